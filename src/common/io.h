@@ -1,0 +1,60 @@
+// Byte-level I/O interfaces the file formats are written against. The object store module
+// provides implementations over local files and S3; here live the local-file and in-memory ones.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/buffer.h"
+#include "common/status.h"
+
+namespace tarn {
+
+// A readable object of known size. Implementations are safe for concurrent ReadAt calls.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  virtual uint64_t Size() const = 0;
+  // Reads exactly n bytes at offset into out. Reading past the end is kCorruption
+  // ("truncated"), an OS failure kIOError.
+  virtual Status ReadAt(uint64_t offset, size_t n, uint8_t* out) const = 0;
+  // A name for error messages (path or URI).
+  virtual const std::string& name() const = 0;
+};
+
+// A sequential sink. Not thread-safe. Close() must be called for the bytes to be durable and
+// visible; destroying an unclosed stream abandons what was written.
+class OutputStream {
+ public:
+  virtual ~OutputStream() = default;
+  virtual Status Write(const uint8_t* data, size_t n) = 0;
+  Status Write(std::string_view s) {
+    return Write(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  }
+  virtual uint64_t Tell() const = 0;
+  virtual Status Close() = 0;
+};
+
+// Opens a local file for reading (kNotFound when missing).
+Result<std::shared_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path);
+// Creates a local file; it appears at `path` atomically at Close (written to a temporary name,
+// fsynced, renamed). Without Close, nothing appears.
+Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path);
+
+// In-memory implementations, for tests and for bytes already in memory.
+std::shared_ptr<RandomAccessFile> MemoryFile(std::string bytes, std::string name = "<memory>");
+class MemoryOutputStream : public OutputStream {
+ public:
+  Status Write(const uint8_t* data, size_t n) override;
+  uint64_t Tell() const override { return bytes_.size(); }
+  Status Close() override { closed_ = true; return Status::OK(); }
+  const std::string& bytes() const { return bytes_; }
+  bool closed() const { return closed_; }
+ private:
+  std::string bytes_;
+  bool closed_ = false;
+};
+
+}  // namespace tarn

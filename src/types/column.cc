@@ -1,0 +1,58 @@
+#include "types/column.h"
+
+namespace tarn {
+
+Column::Column(DataType t) : type(std::move(t)) {
+  if (type.is_variable_width() || type.is_nested()) offsets.push_back(0);
+  if (type.is_nested()) child = std::make_unique<Column>(type.element());
+}
+
+Column Column::Clone() const {
+  Column c;
+  c.type = type;
+  c.length = length;
+  c.validity = validity;
+  c.data = data;
+  c.offsets = offsets;
+  if (child) c.child = std::make_unique<Column>(child->Clone());
+  return c;
+}
+
+int64_t Column::null_count() const {
+  if (validity.empty()) return 0;
+  int64_t n = 0;
+  for (int64_t i = 0; i < length; ++i) n += validity[i] == 0;
+  return n;
+}
+
+void Column::MarkValid() {
+  if (!validity.empty()) validity.push_back(1);
+}
+
+void Column::AppendNull() {
+  if (validity.empty()) validity.assign(static_cast<size_t>(length), 1);
+  validity.push_back(0);
+  int width = type.PhysicalWidth();
+  if (width > 0) {
+    data.resize(data.size() + width);
+    std::memset(data.data() + data.size() - width, 0, width);
+  } else {
+    offsets.push_back(offsets.empty() ? 0 : offsets.back());
+  }
+  ++length;
+}
+
+void Column::AppendBytes(std::string_view v) {
+  MarkValid();
+  data.insert(data.end(), v.begin(), v.end());
+  offsets.push_back(static_cast<int64_t>(data.size()));
+  ++length;
+}
+
+void Column::AppendArrayRow() {
+  MarkValid();
+  offsets.push_back(child->length);
+  ++length;
+}
+
+}  // namespace tarn

@@ -1,0 +1,82 @@
+// In-memory columnar batches: what the Parquet reader produces and the writer consumes.
+//
+// A Column holds `length` values of one DataType in the physical form documented in
+// data_type.h. Not thread-safe for mutation; safe to read from several threads.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "common/buffer.h"
+#include "types/data_type.h"
+
+namespace tarn {
+
+struct Column {
+  DataType type;
+  int64_t length = 0;
+  // One byte per row, 1 = valid, 0 = null. Empty means every row is valid.
+  ByteBuffer validity;
+  // Fixed-width types: length * PhysicalWidth() bytes. VARCHAR/BLOB/JSON: the concatenated
+  // bytes of all values. ARRAY: unused.
+  ByteBuffer data;
+  // VARCHAR/BLOB/JSON: length + 1 offsets into data. ARRAY: length + 1 offsets into child.
+  // A null row has an empty range.
+  std::vector<int64_t> offsets;
+  // ARRAY only: the element values.
+  std::unique_ptr<Column> child;
+
+  Column() = default;
+  explicit Column(DataType t);
+  Column(Column&&) noexcept = default;
+  Column& operator=(Column&&) noexcept = default;
+  Column Clone() const;
+
+  bool IsValid(int64_t i) const { return validity.empty() || validity[i] != 0; }
+  int64_t null_count() const;
+
+  template <typename T>
+  const T* values() const { return reinterpret_cast<const T*>(data.data()); }
+  template <typename T>
+  T* mutable_values() { return reinterpret_cast<T*>(data.data()); }
+  template <typename T>
+  T Value(int64_t i) const {
+    T v;
+    std::memcpy(&v, data.data() + i * sizeof(T), sizeof(T));
+    return v;
+  }
+  std::string_view StringAt(int64_t i) const {
+    return {reinterpret_cast<const char*>(data.data()) + offsets[i],
+            static_cast<size_t>(offsets[i + 1] - offsets[i])};
+  }
+
+  // Builders (append one row). Each keeps validity consistent: validity stays empty until the
+  // first null, then is materialised for all rows.
+  void AppendNull();
+  template <typename T>
+  void AppendFixed(T v) {
+    MarkValid();
+    size_t at = data.size();
+    data.resize(at + sizeof(T));
+    std::memcpy(data.data() + at, &v, sizeof(T));
+    ++length;
+  }
+  void AppendBytes(std::string_view v);  // VARCHAR/BLOB/JSON
+  // ARRAY: closes a row holding the child values appended since the previous row.
+  void AppendArrayRow();
+
+ private:
+  void MarkValid();
+};
+
+// A set of equal-length columns with their schema.
+struct RecordBatch {
+  Schema schema;
+  std::vector<Column> columns;
+  int64_t num_rows = 0;
+};
+
+}  // namespace tarn
