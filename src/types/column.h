@@ -64,6 +64,13 @@ struct Column {
     std::memcpy(data.data() + at, &v, sizeof(T));
     ++length;
   }
+  // Appends one fixed-width value given as its raw in-memory bytes (e.g. a UUID's 16 bytes).
+  void AppendFixedBytes(const void* v, size_t width) {
+    MarkValid();
+    const auto* p = static_cast<const uint8_t*>(v);
+    data.insert(data.end(), p, p + width);
+    ++length;
+  }
   void AppendBytes(std::string_view v);  // VARCHAR/BLOB/JSON
   // ARRAY: closes a row holding the child values appended since the previous row.
   void AppendArrayRow();
