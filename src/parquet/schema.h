@@ -31,6 +31,12 @@ namespace tarn::parquet {
 
 inline constexpr const char* kTarnSchemaKey = "tarn.schema";
 
+// One repeated node (one ARRAY level) on the path from a top-level field to its leaf.
+struct ListLevel {
+  int16_t def_present = 0;   // definition level from which the list is not null
+  int16_t def_nonempty = 0;  // definition level from which it has an element (its repeated node)
+};
+
 // One leaf (primitive) column of a Parquet file, in file order.
 struct LeafColumn {
   int schema_index = 0;             // index into FileMetaData::schema
@@ -40,6 +46,7 @@ struct LeafColumn {
   int16_t max_def_level = 0;
   int16_t max_rep_level = 0;
   int field = -1;                   // top-level field of ParquetSchema::schema it belongs to
+  std::vector<ListLevel> lists;     // one per repeated node on the path, outermost first
 };
 
 struct ParquetSchema {

@@ -25,6 +25,9 @@ struct WriterOptions {
   bool enable_dictionary = true;
   bool write_statistics = true;
   int threads = 2;                          // columns encoded in parallel
+  // 1: DATA_PAGE with PLAIN after a dictionary falls back. 2: DATA_PAGE_V2 (uncompressed levels),
+  // and DELTA_BINARY_PACKED / DELTA_LENGTH_BYTE_ARRAY / BYTE_STREAM_SPLIT instead of PLAIN.
+  int data_page_version = 1;
   std::vector<KeyValue> key_value_metadata;
   std::string created_by = "tarn version 0.1.0";
 };

@@ -1,0 +1,965 @@
+#include "parquet/column_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "common/compression.h"
+#include "parquet/decoding.h"
+
+namespace tarn::parquet {
+namespace {
+
+// Largest uncompressed page accepted (Parquet pages are usually about 1 MiB).
+constexpr int64_t kMaxPageBytes = int64_t{1} << 30;
+// Dictionary indices decoded per gather.
+constexpr int64_t kIndexBatch = 4096;
+// Julian day number of 1970-01-01.
+constexpr int64_t kJulianEpochDay = 2440588;
+constexpr int64_t kNanosPerDay = 86400LL * 1000 * 1000 * 1000;
+
+template <typename T>
+inline T Load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+template <typename T>
+inline void Store(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+int64_t Pow10(int e) {
+  int64_t f = 1;
+  for (int i = 0; i < e; ++i) f *= 10;
+  return f;
+}
+
+int UnitExponent(TimeUnit u) {
+  switch (u) {
+    case TimeUnit::kSecond:
+      return 0;
+    case TimeUnit::kMilli:
+      return 3;
+    case TimeUnit::kMicro:
+      return 6;
+    case TimeUnit::kNano:
+      return 9;
+  }
+  return 6;
+}
+
+// Decimal exponent of the unit an INT32/INT64 time or timestamp element is stored in.
+int SourceExponent(const SchemaElement& e) {
+  if (e.logical_type && (e.logical_type->kind == LogicalType::TIME ||
+                         e.logical_type->kind == LogicalType::TIMESTAMP)) {
+    switch (e.logical_type->unit) {
+      case TimeUnitKind::MILLIS:
+        return 3;
+      case TimeUnitKind::MICROS:
+        return 6;
+      case TimeUnitKind::NANOS:
+        return 9;
+    }
+  }
+  if (e.converted_type == ConvertedType::TIMESTAMP_MILLIS ||
+      e.converted_type == ConvertedType::TIME_MILLIS) {
+    return 3;
+  }
+  return 6;
+}
+
+Result<CompressionCodec> MapCodec(Codec c) {
+  switch (c) {
+    case Codec::UNCOMPRESSED:
+      return CompressionCodec::kNone;
+    case Codec::SNAPPY:
+      return CompressionCodec::kSnappy;
+    case Codec::GZIP:
+      return CompressionCodec::kGzip;
+    case Codec::BROTLI:
+      return CompressionCodec::kBrotli;
+    case Codec::LZ4:
+      return CompressionCodec::kLz4Hadoop;
+    case Codec::ZSTD:
+      return CompressionCodec::kZstd;
+    case Codec::LZ4_RAW:
+      return CompressionCodec::kLz4Raw;
+    case Codec::LZO:
+      return Status::InvalidArgument("the LZO codec is not supported");
+  }
+  return Status::Corruption("unknown compression codec " + std::to_string(static_cast<int>(c)));
+}
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  const uint32_t exp = (h >> 10) & 0x1f;
+  const uint32_t mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {
+      float f = std::ldexp(static_cast<float>(mant), -24);
+      return sign ? -f : f;
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// Big-endian two's complement of `len` (<= 16) bytes.
+int128 BigEndianToInt128(const uint8_t* p, size_t len) {
+  uint128 v = (len > 0 && (p[0] & 0x80)) ? ~uint128{0} : uint128{0};
+  for (size_t i = 0; i < len; ++i) v = (v << 8) | p[i];
+  return static_cast<int128>(v);
+}
+
+// Converts n fixed-width Parquet values at `raw` into plan.target's form at `out`.
+void ConvertFixed(const LeafPlan& p, const uint8_t* raw, int64_t n, uint8_t* out) {
+  switch (p.conv) {
+    case Conversion::kCopy:
+      if (n > 0) std::memcpy(out, raw, static_cast<size_t>(n) * p.out_width);
+      break;
+    case Conversion::kInt32ToInt8:
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<uint8_t>(Load<int32_t>(raw + 4 * i));
+      break;
+    case Conversion::kInt32ToInt16:
+      for (int64_t i = 0; i < n; ++i) {
+        Store<uint16_t>(out + 2 * i, static_cast<uint16_t>(Load<int32_t>(raw + 4 * i)));
+      }
+      break;
+    case Conversion::kInt32ToInt128:
+      for (int64_t i = 0; i < n; ++i) {
+        Store<int128>(out + 16 * i, static_cast<int128>(Load<int32_t>(raw + 4 * i)));
+      }
+      break;
+    case Conversion::kInt64ToInt128:
+      for (int64_t i = 0; i < n; ++i) {
+        Store<int128>(out + 16 * i, static_cast<int128>(Load<int64_t>(raw + 8 * i)));
+      }
+      break;
+    case Conversion::kInt32Scale:
+      for (int64_t i = 0; i < n; ++i) {
+        Store<int64_t>(out + 8 * i, static_cast<int64_t>(Load<int32_t>(raw + 4 * i)) * p.factor);
+      }
+      break;
+    case Conversion::kInt64ScaleDown:
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t v = Load<int64_t>(raw + 8 * i);
+        int64_t q = v / p.factor;
+        if (v % p.factor != 0 && v < 0) --q;
+        Store<int64_t>(out + 8 * i, q);
+      }
+      break;
+    case Conversion::kInt64ScaleUp:
+      for (int64_t i = 0; i < n; ++i) {
+        const uint64_t v = static_cast<uint64_t>(Load<int64_t>(raw + 8 * i));
+        Store<int64_t>(out + 8 * i, static_cast<int64_t>(v * static_cast<uint64_t>(p.factor)));
+      }
+      break;
+    case Conversion::kInt96ToNanos:
+      for (int64_t i = 0; i < n; ++i) {
+        const uint64_t nanos = static_cast<uint64_t>(Load<int64_t>(raw + 12 * i));
+        const int64_t day = Load<int32_t>(raw + 12 * i + 8);
+        const uint64_t v =
+            static_cast<uint64_t>(day - kJulianEpochDay) * static_cast<uint64_t>(kNanosPerDay) +
+            nanos;
+        Store<int64_t>(out + 8 * i, static_cast<int64_t>(v));
+      }
+      break;
+    case Conversion::kFloat16ToFloat:
+      for (int64_t i = 0; i < n; ++i)
+        Store<float>(out + 4 * i, HalfToFloat(Load<uint16_t>(raw + 2 * i)));
+      break;
+    case Conversion::kFixedBigEndianToInt128:
+      for (int64_t i = 0; i < n; ++i) {
+        Store<int128>(out + 16 * i, BigEndianToInt128(raw + static_cast<size_t>(p.raw_width) * i,
+                                                      static_cast<size_t>(p.raw_width)));
+      }
+      break;
+    case Conversion::kFixedToBinary:
+    case Conversion::kBinary:
+    case Conversion::kBinaryToInt128:
+      break;  // handled by the callers
+  }
+}
+
+using Levels = std::vector<int16_t, DefaultInitAllocator<int16_t>>;
+
+// Decodes the values, levels and pages of one column chunk. Dense (non-null) values are
+// appended to `values` in tarn form; levels go to scratch->def / scratch->rep.
+class ChunkDecoder {
+ public:
+  ChunkDecoder(const LeafColumn& leaf, const LeafPlan& plan, CompressionCodec codec,
+               DecodeScratch* s, Column* values)
+      : leaf_(leaf), plan_(plan), codec_(codec), s_(s), values_(values), dict_(plan.target) {}
+
+  Status Run(const uint8_t* data, size_t len, int64_t expected);
+  int64_t num_levels() const { return num_levels_; }
+  int64_t dense() const { return dense_; }
+
+ private:
+  Status Page(const PageHeader& h, const uint8_t* body, size_t body_len, int64_t expected);
+  Status DictionaryPage(const PageHeader& h, const uint8_t* body, size_t body_len);
+  Status DataPageV1(const PageHeader& h, const uint8_t* body, size_t body_len, int64_t n);
+  Status DataPageV2(const PageHeader& h, const uint8_t* body, size_t body_len, int64_t n);
+  // The page's bytes after decompression; the first `raw_prefix` bytes are never compressed.
+  Status PageBytes(const PageHeader& h, const uint8_t* body, size_t body_len, size_t raw_prefix,
+                   bool compressed, const uint8_t** out, size_t* out_len);
+  Status LevelsV1(Encoding enc, int max_level, const uint8_t* data, size_t len, int64_t n,
+                  int16_t* out, size_t* consumed);
+  Status LevelsRle(int max_level, const uint8_t* data, size_t len, int64_t n, int16_t* out);
+  Status Values(Encoding enc, const uint8_t* data, size_t len, int64_t n, Column* dst);
+  Status DictionaryValues(const uint8_t* data, size_t len, int64_t n, Column* dst);
+  // Appends n raw fixed-width Parquet values converted to tarn form.
+  void AppendRawFixed(const uint8_t* raw, int64_t n, Column* dst);
+  // Appends the n variable-width values in scratch tmp_data/tmp_offsets converted to tarn form.
+  Status AppendTmpBinary(int64_t n, Column* dst);
+  uint8_t* GrowFixed(Column* dst, int64_t n) {
+    const size_t at = dst->data.size();
+    dst->data.resize(at + static_cast<size_t>(n) * plan_.out_width);
+    return dst->data.data() + at;
+  }
+  void ResetTmp() {
+    s_->tmp_data.clear();
+    s_->tmp_offsets.assign(1, 0);
+  }
+
+  const LeafColumn& leaf_;
+  const LeafPlan& plan_;
+  CompressionCodec codec_;
+  DecodeScratch* s_;
+  Column* values_;
+  Column dict_;
+  bool has_dict_ = false;
+  uint32_t dict_size_ = 0;
+  int64_t num_levels_ = 0;
+  int64_t dense_ = 0;
+};
+
+Status ChunkDecoder::Run(const uint8_t* data, size_t len, int64_t expected) {
+  size_t pos = 0;
+  int page = 0;
+  while (num_levels_ < expected && pos < len) {
+    size_t header_len = 0;
+    auto header = DecodePageHeader(data + pos, len - pos, &header_len);
+    if (!header.ok())
+      return header.status().WithContext("page " + std::to_string(page) + " header");
+    pos += header_len;
+    const PageHeader& h = *header;
+    if (static_cast<uint64_t>(h.compressed_page_size) > len - pos) {
+      return Status::Corruption("page " + std::to_string(page) + ": compressed size " +
+                                std::to_string(h.compressed_page_size) +
+                                " runs past the end of the column chunk");
+    }
+    Status st = Page(h, data + pos, static_cast<size_t>(h.compressed_page_size), expected);
+    if (!st.ok()) return st.WithContext("page " + std::to_string(page));
+    pos += static_cast<size_t>(h.compressed_page_size);
+    ++page;
+  }
+  if (num_levels_ < expected) {
+    return Status::Corruption("column chunk ends after " + std::to_string(num_levels_) + " of " +
+                              std::to_string(expected) + " values");
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::Page(const PageHeader& h, const uint8_t* body, size_t body_len,
+                          int64_t expected) {
+  switch (h.type) {
+    case PageType::DICTIONARY_PAGE:
+      if (!h.dictionary_page_header) return Status::Corruption("dictionary page without header");
+      if (has_dict_ || num_levels_ > 0) {
+        return Status::Corruption("dictionary page after the first page of the column chunk");
+      }
+      return DictionaryPage(h, body, body_len);
+    case PageType::DATA_PAGE: {
+      if (!h.data_page_header) return Status::Corruption("data page without data_page_header");
+      const int64_t n = h.data_page_header->num_values;
+      if (n < 0 || n > expected - num_levels_) {
+        return Status::Corruption("data page holds " + std::to_string(n) +
+                                  " values, the column chunk has " +
+                                  std::to_string(expected - num_levels_) + " left");
+      }
+      return DataPageV1(h, body, body_len, n);
+    }
+    case PageType::DATA_PAGE_V2: {
+      if (!h.data_page_header_v2) {
+        return Status::Corruption("data page v2 without data_page_header_v2");
+      }
+      const int64_t n = h.data_page_header_v2->num_values;
+      if (n < 0 || n > expected - num_levels_) {
+        return Status::Corruption("data page holds " + std::to_string(n) +
+                                  " values, the column chunk has " +
+                                  std::to_string(expected - num_levels_) + " left");
+      }
+      return DataPageV2(h, body, body_len, n);
+    }
+    default:
+      return Status::OK();  // index pages and page types from the future carry no values
+  }
+}
+
+Status ChunkDecoder::PageBytes(const PageHeader& h, const uint8_t* body, size_t body_len,
+                               size_t raw_prefix, bool compressed, const uint8_t** out,
+                               size_t* out_len) {
+  if (!compressed || codec_ == CompressionCodec::kNone) {
+    *out = body;
+    *out_len = body_len;
+    return Status::OK();
+  }
+  const int64_t size = h.uncompressed_page_size;
+  if (size > kMaxPageBytes) {
+    return Status::TooLarge("uncompressed page size " + std::to_string(size) + " exceeds " +
+                            std::to_string(kMaxPageBytes));
+  }
+  if (size < static_cast<int64_t>(raw_prefix)) {
+    return Status::Corruption("uncompressed page size " + std::to_string(size) +
+                              " is smaller than its levels");
+  }
+  s_->page.resize(static_cast<size_t>(size));
+  if (raw_prefix > 0) std::memcpy(s_->page.data(), body, raw_prefix);
+  const size_t in_len = body_len - raw_prefix;
+  const size_t want = static_cast<size_t>(size) - raw_prefix;
+  if (in_len > 0 || want > 0) {
+    TARN_RETURN_NOT_OK(
+        Decompress(codec_, body + raw_prefix, in_len, s_->page.data() + raw_prefix, want));
+  }
+  *out = s_->page.data();
+  *out_len = static_cast<size_t>(size);
+  return Status::OK();
+}
+
+Status ChunkDecoder::DictionaryPage(const PageHeader& h, const uint8_t* body, size_t body_len) {
+  const DictionaryPageHeader& d = *h.dictionary_page_header;
+  if (d.num_values < 0) return Status::Corruption("dictionary page with negative num_values");
+  if (d.encoding != Encoding::PLAIN && d.encoding != Encoding::PLAIN_DICTIONARY) {
+    return Status::Corruption(std::string("dictionary page encoding ") + EncodingName(d.encoding) +
+                              " is not supported");
+  }
+  const uint8_t* p;
+  size_t len;
+  TARN_RETURN_NOT_OK(PageBytes(h, body, body_len, 0, true, &p, &len));
+  dict_ = Column(plan_.target);
+  TARN_RETURN_NOT_OK(
+      Values(Encoding::PLAIN, p, len, d.num_values, &dict_).WithContext("dictionary"));
+  dict_size_ = static_cast<uint32_t>(d.num_values);
+  has_dict_ = true;
+  return Status::OK();
+}
+
+// Checks levels against their maximum; returns how many equal it (the non-null values).
+// Written as min/max/count reductions so that the compiler vectorizes it.
+bool CheckLevels(const int16_t* levels, int64_t n, int16_t max_level, int64_t* at_max) {
+  int16_t lo = 0, hi = 0;
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int16_t l = levels[i];
+    lo = std::min(lo, l);
+    hi = std::max(hi, l);
+    count += l == max_level;
+  }
+  *at_max = count;
+  return lo >= 0 && hi <= max_level;
+}
+
+Status ChunkDecoder::LevelsRle(int max_level, const uint8_t* data, size_t len, int64_t n,
+                               int16_t* out) {
+  RleBitPackedDecoder dec(data, len, BitWidthOf(static_cast<uint64_t>(max_level)));
+  const int64_t got = dec.GetBatch(out, n);
+  if (got != n) {
+    return Status::Corruption("levels end after " + std::to_string(got) + " of " +
+                              std::to_string(n) + " values");
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::LevelsV1(Encoding enc, int max_level, const uint8_t* data, size_t len,
+                              int64_t n, int16_t* out, size_t* consumed) {
+  if (enc == Encoding::RLE) {
+    if (len < 4) return Status::Corruption("level length prefix truncated");
+    const uint32_t l = Load<uint32_t>(data);
+    if (l > len - 4) {
+      return Status::Corruption("levels of " + std::to_string(l) + " bytes run past the page");
+    }
+    TARN_RETURN_NOT_OK(LevelsRle(max_level, data + 4, l, n, out));
+    *consumed = 4 + static_cast<size_t>(l);
+    return Status::OK();
+  }
+  if (enc == Encoding::BIT_PACKED) {
+    const int w = BitWidthOf(static_cast<uint64_t>(max_level));
+    TARN_RETURN_NOT_OK(DecodeBitPackedLegacy(data, len, w, out, n));
+    *consumed = static_cast<size_t>((static_cast<uint64_t>(n) * w + 7) / 8);
+    return Status::OK();
+  }
+  return Status::Corruption(std::string("level encoding ") + EncodingName(enc) +
+                            " is not supported");
+}
+
+Status ChunkDecoder::DataPageV1(const PageHeader& h, const uint8_t* body, size_t body_len,
+                                int64_t n) {
+  const DataPageHeader& d = *h.data_page_header;
+  const uint8_t* p;
+  size_t len;
+  TARN_RETURN_NOT_OK(PageBytes(h, body, body_len, 0, true, &p, &len));
+  size_t off = 0;
+  const size_t at = static_cast<size_t>(num_levels_);
+  if (leaf_.max_rep_level > 0) {
+    s_->rep.resize(at + n);
+    size_t c;
+    TARN_RETURN_NOT_OK(LevelsV1(d.repetition_level_encoding, leaf_.max_rep_level, p, len, n,
+                                s_->rep.data() + at, &c)
+                           .WithContext("repetition levels"));
+    off += c;
+    int64_t unused;
+    if (!CheckLevels(s_->rep.data() + at, n, leaf_.max_rep_level, &unused)) {
+      return Status::Corruption("repetition level above the maximum " +
+                                std::to_string(leaf_.max_rep_level));
+    }
+  }
+  int64_t valid = n;
+  if (leaf_.max_def_level > 0) {
+    s_->def.resize(at + n);
+    size_t c;
+    TARN_RETURN_NOT_OK(LevelsV1(d.definition_level_encoding, leaf_.max_def_level, p + off,
+                                len - off, n, s_->def.data() + at, &c)
+                           .WithContext("definition levels"));
+    off += c;
+    if (!CheckLevels(s_->def.data() + at, n, leaf_.max_def_level, &valid)) {
+      return Status::Corruption("definition level above the maximum " +
+                                std::to_string(leaf_.max_def_level));
+    }
+  }
+  TARN_RETURN_NOT_OK(Values(d.encoding, p + off, len - off, valid, values_));
+  num_levels_ += n;
+  dense_ += valid;
+  return Status::OK();
+}
+
+Status ChunkDecoder::DataPageV2(const PageHeader& h, const uint8_t* body, size_t body_len,
+                                int64_t n) {
+  const DataPageHeaderV2& d = *h.data_page_header_v2;
+  if (d.repetition_levels_byte_length < 0 || d.definition_levels_byte_length < 0 ||
+      static_cast<uint64_t>(d.repetition_levels_byte_length) +
+              static_cast<uint64_t>(d.definition_levels_byte_length) >
+          body_len) {
+    return Status::Corruption("level lengths of the data page v2 run past the page");
+  }
+  const size_t rep_len = static_cast<size_t>(d.repetition_levels_byte_length);
+  const size_t def_len = static_cast<size_t>(d.definition_levels_byte_length);
+  const size_t at = static_cast<size_t>(num_levels_);
+  if (leaf_.max_rep_level > 0) {
+    s_->rep.resize(at + n);
+    TARN_RETURN_NOT_OK(LevelsRle(leaf_.max_rep_level, body, rep_len, n, s_->rep.data() + at)
+                           .WithContext("repetition levels"));
+    int64_t unused;
+    if (!CheckLevels(s_->rep.data() + at, n, leaf_.max_rep_level, &unused)) {
+      return Status::Corruption("repetition level above the maximum " +
+                                std::to_string(leaf_.max_rep_level));
+    }
+  }
+  int64_t valid = n;
+  if (leaf_.max_def_level > 0) {
+    s_->def.resize(at + n);
+    TARN_RETURN_NOT_OK(
+        LevelsRle(leaf_.max_def_level, body + rep_len, def_len, n, s_->def.data() + at)
+            .WithContext("definition levels"));
+    if (!CheckLevels(s_->def.data() + at, n, leaf_.max_def_level, &valid)) {
+      return Status::Corruption("definition level above the maximum " +
+                                std::to_string(leaf_.max_def_level));
+    }
+  }
+  const uint8_t* p;
+  size_t len;
+  TARN_RETURN_NOT_OK(PageBytes(h, body, body_len, rep_len + def_len, d.is_compressed, &p, &len));
+  TARN_RETURN_NOT_OK(
+      Values(d.encoding, p + rep_len + def_len, len - rep_len - def_len, valid, values_));
+  num_levels_ += n;
+  dense_ += valid;
+  return Status::OK();
+}
+
+void ChunkDecoder::AppendRawFixed(const uint8_t* raw, int64_t n, Column* dst) {
+  if (plan_.conv == Conversion::kFixedToBinary) {
+    const size_t w = static_cast<size_t>(plan_.raw_width);
+    const size_t base = dst->data.size();
+    dst->data.resize(base + w * n);
+    if (n > 0) std::memcpy(dst->data.data() + base, raw, w * n);
+    const size_t ob = dst->offsets.size();
+    dst->offsets.resize(ob + n);
+    for (int64_t i = 0; i < n; ++i) {
+      dst->offsets[ob + i] = static_cast<int64_t>(base + w * (i + 1));
+    }
+    return;
+  }
+  ConvertFixed(plan_, raw, n, GrowFixed(dst, n));
+}
+
+Status ChunkDecoder::AppendTmpBinary(int64_t n, Column* dst) {
+  const int64_t* off = s_->tmp_offsets.data();
+  const uint8_t* data = s_->tmp_data.data();
+  if (plan_.conv == Conversion::kBinaryToInt128) {
+    uint8_t* out = GrowFixed(dst, n);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t l = off[i + 1] - off[i];
+      if (l > 16) {
+        return Status::Corruption("DECIMAL value of " + std::to_string(l) +
+                                  " bytes does not fit 128 bits");
+      }
+      Store<int128>(out + 16 * i, BigEndianToInt128(data + off[i], static_cast<size_t>(l)));
+    }
+    return Status::OK();
+  }
+  // FIXED_LEN_BYTE_ARRAY decoded through a variable-width encoding.
+  const int64_t w = plan_.raw_width;
+  for (int64_t i = 0; i < n; ++i) {
+    if (off[i + 1] - off[i] != w) {
+      return Status::Corruption("FIXED_LEN_BYTE_ARRAY value of " +
+                                std::to_string(off[i + 1] - off[i]) + " bytes, expected " +
+                                std::to_string(w));
+    }
+  }
+  AppendRawFixed(data, n, dst);
+  return Status::OK();
+}
+
+Status ChunkDecoder::DictionaryValues(const uint8_t* data, size_t len, int64_t n, Column* dst) {
+  if (!has_dict_) return Status::Corruption("dictionary-encoded page without a dictionary page");
+  if (n == 0) return Status::OK();
+  if (len < 1) return Status::Corruption("dictionary indices missing");
+  const int bw = data[0];
+  if (bw > 32) return Status::Corruption("dictionary index bit width " + std::to_string(bw));
+  RleBitPackedDecoder dec(data + 1, len - 1, bw);
+  s_->indices.resize(static_cast<size_t>(std::min(n, kIndexBatch)));
+  uint32_t* idx = s_->indices.data();
+  for (int64_t done = 0; done < n;) {
+    const int64_t k = std::min(kIndexBatch, n - done);
+    const int64_t got = dec.GetBatch(idx, k);
+    if (got != k) {
+      return Status::Corruption("dictionary indices end after " + std::to_string(done + got) +
+                                " of " + std::to_string(n) + " values");
+    }
+    if (plan_.out_width > 0) {
+      TARN_RETURN_NOT_OK(
+          GatherFixed(plan_.out_width, dict_.data.data(), dict_size_, idx, k, GrowFixed(dst, k)));
+    } else {
+      TARN_RETURN_NOT_OK(GatherBinary(dict_.data.data(), dict_.offsets.data(), dict_size_, idx, k,
+                                      &dst->data, &dst->offsets));
+    }
+    done += k;
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::Values(Encoding enc, const uint8_t* data, size_t len, int64_t n, Column* dst) {
+  const Type pt = plan_.physical;
+  auto invalid = [&] {
+    return Status::Corruption(std::string("encoding ") + EncodingName(enc) + " is not valid for " +
+                              TypeName(pt));
+  };
+  switch (enc) {
+    case Encoding::PLAIN: {
+      if (pt == Type::BOOLEAN) {
+        size_t c;
+        return DecodePlainBoolean(data, len, n, GrowFixed(dst, n), &c);
+      }
+      if (pt == Type::BYTE_ARRAY) {
+        size_t c;
+        if (plan_.conv == Conversion::kBinary) {
+          return DecodePlainByteArray(data, len, n, &dst->data, &dst->offsets, &c);
+        }
+        ResetTmp();
+        TARN_RETURN_NOT_OK(DecodePlainByteArray(data, len, n, &s_->tmp_data, &s_->tmp_offsets, &c));
+        return AppendTmpBinary(n, dst);
+      }
+      const size_t w = static_cast<size_t>(plan_.raw_width);
+      if (static_cast<uint64_t>(n) > len / w) {
+        return Status::Corruption("PLAIN page holds " + std::to_string(len / w) +
+                                  " values, expected " + std::to_string(n));
+      }
+      AppendRawFixed(data, n, dst);
+      return Status::OK();
+    }
+    case Encoding::PLAIN_DICTIONARY:
+    case Encoding::RLE_DICTIONARY:
+      return DictionaryValues(data, len, n, dst);
+    case Encoding::RLE: {
+      if (pt != Type::BOOLEAN) return invalid();
+      if (len < 4) return Status::Corruption("RLE boolean length prefix truncated");
+      const uint32_t l = Load<uint32_t>(data);
+      if (l > len - 4) return Status::Corruption("RLE booleans run past the page");
+      RleBitPackedDecoder dec(data + 4, l, 1);
+      uint8_t* out = GrowFixed(dst, n);
+      const int64_t got = dec.GetBatch(out, n);
+      if (got != n) {
+        return Status::Corruption("RLE booleans end after " + std::to_string(got) + " of " +
+                                  std::to_string(n) + " values");
+      }
+      for (int64_t i = 0; i < n; ++i) out[i] = out[i] != 0;
+      return Status::OK();
+    }
+    case Encoding::DELTA_BINARY_PACKED: {
+      size_t c;
+      if (pt == Type::INT32) {
+        if (plan_.conv == Conversion::kCopy) {
+          return DecodeDeltaBinaryPacked<int32_t>(
+              data, len, n, reinterpret_cast<int32_t*>(GrowFixed(dst, n)), &c);
+        }
+        s_->ints.resize(static_cast<size_t>(n) * 4);
+        TARN_RETURN_NOT_OK(DecodeDeltaBinaryPacked<int32_t>(
+            data, len, n, reinterpret_cast<int32_t*>(s_->ints.data()), &c));
+        AppendRawFixed(s_->ints.data(), n, dst);
+        return Status::OK();
+      }
+      if (pt == Type::INT64) {
+        if (plan_.conv == Conversion::kCopy) {
+          return DecodeDeltaBinaryPacked<int64_t>(
+              data, len, n, reinterpret_cast<int64_t*>(GrowFixed(dst, n)), &c);
+        }
+        s_->ints.resize(static_cast<size_t>(n) * 8);
+        TARN_RETURN_NOT_OK(DecodeDeltaBinaryPacked<int64_t>(
+            data, len, n, reinterpret_cast<int64_t*>(s_->ints.data()), &c));
+        AppendRawFixed(s_->ints.data(), n, dst);
+        return Status::OK();
+      }
+      return invalid();
+    }
+    case Encoding::DELTA_LENGTH_BYTE_ARRAY: {
+      if (pt != Type::BYTE_ARRAY) return invalid();
+      size_t c;
+      if (plan_.conv == Conversion::kBinary) {
+        return DecodeDeltaLengthByteArray(data, len, n, &dst->data, &dst->offsets, &s_->lens, &c);
+      }
+      ResetTmp();
+      TARN_RETURN_NOT_OK(
+          DecodeDeltaLengthByteArray(data, len, n, &s_->tmp_data, &s_->tmp_offsets, &s_->lens, &c));
+      return AppendTmpBinary(n, dst);
+    }
+    case Encoding::DELTA_BYTE_ARRAY: {
+      if (pt != Type::BYTE_ARRAY && pt != Type::FIXED_LEN_BYTE_ARRAY) return invalid();
+      if (plan_.conv == Conversion::kBinary) {
+        return DecodeDeltaByteArray(data, len, n, &dst->data, &dst->offsets, &s_->lens);
+      }
+      ResetTmp();
+      TARN_RETURN_NOT_OK(
+          DecodeDeltaByteArray(data, len, n, &s_->tmp_data, &s_->tmp_offsets, &s_->lens));
+      return AppendTmpBinary(n, dst);
+    }
+    case Encoding::BYTE_STREAM_SPLIT: {
+      if (pt != Type::INT32 && pt != Type::INT64 && pt != Type::FLOAT && pt != Type::DOUBLE &&
+          pt != Type::FIXED_LEN_BYTE_ARRAY) {
+        return invalid();
+      }
+      const int w = plan_.raw_width;
+      if (plan_.conv == Conversion::kCopy) {
+        return DecodeByteStreamSplit(data, len, w, n, GrowFixed(dst, n));
+      }
+      if (static_cast<uint64_t>(n) > len / static_cast<size_t>(w)) {
+        return Status::Corruption("BYTE_STREAM_SPLIT page too short");
+      }
+      s_->ints.resize(static_cast<size_t>(n) * w);
+      TARN_RETURN_NOT_OK(DecodeByteStreamSplit(data, len, w, n, s_->ints.data()));
+      AppendRawFixed(s_->ints.data(), n, dst);
+      return Status::OK();
+    }
+    default:
+      return Status::Corruption("unsupported encoding " + std::to_string(static_cast<int>(enc)));
+  }
+}
+
+// ---- record assembly -------------------------------------------------------------------------
+
+// Appends validity for n new rows after `base` existing ones.
+void AppendValidity(Column* c, int64_t base, const uint8_t* valid, int64_t n, bool any_null) {
+  if (!any_null) {
+    if (!c->validity.empty()) c->validity.resize(static_cast<size_t>(base + n), 1);
+    return;
+  }
+  if (c->validity.empty()) c->validity.assign(static_cast<size_t>(base), 1);
+  c->validity.insert(c->validity.end(), valid, valid + n);
+}
+
+template <int W>
+void SpreadFixed(uint8_t* d, int64_t dense, const uint8_t* valid, int64_t n) {
+  int64_t k = dense;
+  for (int64_t i = n - 1; i >= 0; --i) {
+    if (valid[i]) {
+      --k;
+      if (k != i) std::memcpy(d + i * W, d + k * W, W);
+    } else {
+      std::memset(d + i * W, 0, W);
+    }
+  }
+}
+
+// Moves the `dense` values appended after row `base` to the valid slots of the next n rows.
+void Spread(Column* c, int out_width, int64_t base, int64_t dense, const uint8_t* valid,
+            int64_t n) {
+  if (out_width > 0) {
+    c->data.resize(static_cast<size_t>(base + n) * out_width);
+    if (dense == n) return;
+    uint8_t* d = c->data.data() + base * out_width;
+    switch (out_width) {
+      case 1:
+        SpreadFixed<1>(d, dense, valid, n);
+        break;
+      case 2:
+        SpreadFixed<2>(d, dense, valid, n);
+        break;
+      case 4:
+        SpreadFixed<4>(d, dense, valid, n);
+        break;
+      case 8:
+        SpreadFixed<8>(d, dense, valid, n);
+        break;
+      default:
+        SpreadFixed<16>(d, dense, valid, n);
+        break;
+    }
+    return;
+  }
+  c->offsets.resize(static_cast<size_t>(base + 1 + n));
+  if (dense == n) return;
+  int64_t* o = c->offsets.data() + base + 1;
+  int64_t k = dense;
+  for (int64_t i = n - 1; i >= 0; --i) {
+    if (valid[i]) {
+      --k;
+      o[i] = o[k];
+    } else {
+      o[i] = o[k - 1];  // o[-1] is the start offset
+    }
+  }
+}
+
+Status FinishFlat(const ChunkDecoder& dec, const LeafColumn& leaf, const LeafPlan& plan,
+                  int64_t num_rows, Column* c, DecodeScratch* s) {
+  const int64_t n = dec.num_levels();
+  if (n != num_rows) {
+    return Status::Corruption("column chunk holds " + std::to_string(n) + " values for " +
+                              std::to_string(num_rows) + " rows");
+  }
+  const int64_t base = c->length;
+  const int64_t dense = dec.dense();
+  if (dense == n) {
+    AppendValidity(c, base, nullptr, n, false);
+  } else {
+    s->valid.resize(static_cast<size_t>(n));
+    const int16_t* def = s->def.data();
+    const int16_t max_def = leaf.max_def_level;
+    uint8_t* v = s->valid.data();
+    for (int64_t i = 0; i < n; ++i) v[i] = def[i] == max_def;
+    AppendValidity(c, base, v, n, true);
+    Spread(c, plan.out_width, base, dense, v, n);
+  }
+  c->length = base + n;
+  return Status::OK();
+}
+
+Status AssembleLists(const ChunkDecoder& dec, const LeafColumn& leaf, const LeafPlan& plan,
+                     int64_t num_rows, Column* top, DecodeScratch* s) {
+  const size_t levels = leaf.lists.size();
+  std::vector<Column*> cols(levels + 1);
+  cols[0] = top;
+  for (size_t i = 0; i < levels; ++i) cols[i + 1] = cols[i]->child.get();
+  std::vector<int64_t> base(levels + 1);
+  for (size_t i = 0; i <= levels; ++i) base[i] = cols[i]->length;
+  s->list_valid.resize(levels);
+  for (auto& v : s->list_valid) v.clear();
+  std::vector<char> any_null(levels + 1, 0);
+  ByteBuffer& leaf_valid = s->valid;
+  leaf_valid.clear();
+
+  const int64_t n = dec.num_levels();
+  const int16_t* def = s->def.data();
+  const int16_t* rep = s->rep.data();
+  const int16_t max_def = leaf.max_def_level;
+  int64_t rows = 0;
+  size_t open = 0;  // list levels holding an open element after the previous entry
+  for (int64_t j = 0; j < n; ++j) {
+    const int16_t d = leaf.max_def_level > 0 ? def[j] : 0;
+    const size_t r = static_cast<size_t>(rep[j]);
+    if (r > open) {
+      return Status::Corruption("repetition level " + std::to_string(r) + " at value " +
+                                std::to_string(j) + " continues a list that is not open");
+    }
+    if (r == 0) {
+      ++rows;
+    } else {
+      ++cols[r - 1]->offsets.back();
+    }
+    size_t i = r;
+    for (; i < levels; ++i) {
+      const ListLevel& ll = leaf.lists[i];
+      std::vector<int64_t>& offs = cols[i]->offsets;
+      offs.push_back(offs.back());
+      if (d < ll.def_present) {
+        s->list_valid[i].push_back(0);
+        any_null[i] = 1;
+        break;
+      }
+      s->list_valid[i].push_back(1);
+      if (d < ll.def_nonempty) break;  // an empty list
+      ++offs.back();                   // its first element
+    }
+    open = i;
+    if (i == levels) {
+      const bool valid = d == max_def;
+      leaf_valid.push_back(valid);
+      any_null[levels] |= !valid;
+    }
+  }
+  if (rows != num_rows) {
+    return Status::Corruption("column chunk holds " + std::to_string(rows) + " rows, expected " +
+                              std::to_string(num_rows));
+  }
+  for (size_t i = 0; i < levels; ++i) {
+    const int64_t slots = static_cast<int64_t>(s->list_valid[i].size());
+    AppendValidity(cols[i], base[i], s->list_valid[i].data(), slots, any_null[i]);
+    cols[i]->length = base[i] + slots;
+  }
+  Column* lc = cols[levels];
+  const int64_t slots = static_cast<int64_t>(leaf_valid.size());
+  AppendValidity(lc, base[levels], leaf_valid.data(), slots, any_null[levels]);
+  Spread(lc, plan.out_width, base[levels], dec.dense(), leaf_valid.data(), slots);
+  lc->length = base[levels] + slots;
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<LeafPlan> PlanLeaf(const SchemaElement& element, const LeafColumn& leaf,
+                          const DataType& target) {
+  LeafPlan p;
+  p.physical = leaf.physical;
+  p.target = target;
+  p.out_width = target.PhysicalWidth();
+  const TypeId t = target.id();
+  bool ok = false;
+  auto set = [&](Conversion c) {
+    p.conv = c;
+    ok = true;
+  };
+  switch (leaf.physical) {
+    case Type::BOOLEAN:
+      p.raw_width = 1;
+      if (t == TypeId::kBoolean) set(Conversion::kCopy);
+      break;
+    case Type::INT32:
+      p.raw_width = 4;
+      switch (t) {
+        case TypeId::kInt32:
+        case TypeId::kUInt32:
+        case TypeId::kDate:
+        case TypeId::kIpv4:
+          set(Conversion::kCopy);
+          break;
+        case TypeId::kInt8:
+        case TypeId::kUInt8:
+          set(Conversion::kInt32ToInt8);
+          break;
+        case TypeId::kInt16:
+        case TypeId::kUInt16:
+          set(Conversion::kInt32ToInt16);
+          break;
+        case TypeId::kDecimal:
+          set(Conversion::kInt32ToInt128);
+          break;
+        case TypeId::kTime:
+          set(Conversion::kInt32Scale);
+          p.factor = Pow10(6 - std::min(SourceExponent(element), 6));
+          break;
+        default:
+          break;
+      }
+      break;
+    case Type::INT64:
+      p.raw_width = 8;
+      switch (t) {
+        case TypeId::kInt64:
+        case TypeId::kUInt64:
+          set(Conversion::kCopy);
+          break;
+        case TypeId::kDecimal:
+          set(Conversion::kInt64ToInt128);
+          break;
+        case TypeId::kTime:
+        case TypeId::kTimestamp:
+        case TypeId::kTimestampTz: {
+          const int src = SourceExponent(element);
+          const int dst = t == TypeId::kTime ? 6 : UnitExponent(target.unit());
+          if (src == dst) {
+            set(Conversion::kCopy);
+          } else if (src > dst) {
+            set(Conversion::kInt64ScaleDown);
+            p.factor = Pow10(src - dst);
+          } else {
+            set(Conversion::kInt64ScaleUp);
+            p.factor = Pow10(dst - src);
+          }
+          break;
+        }
+        default:
+          break;
+      }
+      break;
+    case Type::INT96:
+      p.raw_width = 12;
+      if ((t == TypeId::kTimestamp || t == TypeId::kTimestampTz) &&
+          target.unit() == TimeUnit::kNano) {
+        set(Conversion::kInt96ToNanos);
+      }
+      break;
+    case Type::FLOAT:
+      p.raw_width = 4;
+      if (t == TypeId::kFloat32) set(Conversion::kCopy);
+      break;
+    case Type::DOUBLE:
+      p.raw_width = 8;
+      if (t == TypeId::kFloat64) set(Conversion::kCopy);
+      break;
+    case Type::BYTE_ARRAY:
+      p.raw_width = 0;
+      if (target.is_variable_width()) set(Conversion::kBinary);
+      if (t == TypeId::kDecimal) set(Conversion::kBinaryToInt128);
+      break;
+    case Type::FIXED_LEN_BYTE_ARRAY:
+      p.raw_width = leaf.type_length;
+      if (p.raw_width <= 0) break;
+      if (t == TypeId::kUuid && p.raw_width == 16) set(Conversion::kCopy);
+      if (t == TypeId::kDecimal && p.raw_width <= 16) set(Conversion::kFixedBigEndianToInt128);
+      if (t == TypeId::kFloat32 && p.raw_width == 2) set(Conversion::kFloat16ToFloat);
+      if (target.is_variable_width()) set(Conversion::kFixedToBinary);
+      break;
+  }
+  if (!ok) {
+    return Status::Internal(std::string("no conversion from Parquet ") + TypeName(leaf.physical) +
+                            " to " + target.ToString());
+  }
+  return p;
+}
+
+Status DecodeColumnChunk(const uint8_t* data, size_t len, const ColumnMetaData& meta,
+                         int64_t num_rows, const LeafColumn& leaf, const LeafPlan& plan,
+                         Column* out, DecodeScratch* scratch) {
+  TARN_ASSIGN_OR_RETURN(CompressionCodec codec, MapCodec(meta.codec));
+  Column* values = out;
+  for (size_t i = 0; i < leaf.lists.size(); ++i) {
+    if (!values->child) return Status::Internal("list column without a child column");
+    values = values->child.get();
+  }
+  ChunkDecoder dec(leaf, plan, codec, scratch, values);
+  TARN_RETURN_NOT_OK(dec.Run(data, len, meta.num_values));
+  if (leaf.lists.empty()) return FinishFlat(dec, leaf, plan, num_rows, out, scratch);
+  return AssembleLists(dec, leaf, plan, num_rows, out, scratch);
+}
+
+}  // namespace tarn::parquet

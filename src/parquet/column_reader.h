@@ -1,0 +1,72 @@
+// Decoding of one column chunk into a tarn Column: pages, levels, values, conversion to tarn's
+// physical form, and record assembly for lists. Internal to the Parquet reader.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/buffer.h"
+#include "common/io.h"
+#include "common/status.h"
+#include "parquet/metadata.h"
+#include "parquet/schema.h"
+#include "types/column.h"
+
+namespace tarn::parquet {
+
+// How a Parquet value becomes a tarn value.
+enum class Conversion : uint8_t {
+  kCopy,            // same bytes (fixed width)
+  kInt32ToInt8,     // INT32 -> 1 byte (INT8/UINT8)
+  kInt32ToInt16,    // INT32 -> 2 bytes
+  kInt32ToInt128,   // DECIMAL on INT32
+  kInt64ToInt128,   // DECIMAL on INT64
+  kInt32Scale,      // INT32 -> int64 * factor (TIME millis -> micros)
+  kInt64ScaleDown,  // int64 floor-divided by factor (TIME nanos, TIMESTAMP ms stored for [s])
+  kInt64ScaleUp,    // int64 * factor
+  kInt96ToNanos,    // INT96 (nanos of day, Julian day) -> ns since the epoch
+  kFloat16ToFloat,  // FIXED_LEN_BYTE_ARRAY(2) FLOAT16 -> float
+  kFixedBigEndianToInt128,  // DECIMAL on FIXED_LEN_BYTE_ARRAY
+  kFixedToBinary,           // FIXED_LEN_BYTE_ARRAY -> BLOB
+  kBinary,                  // BYTE_ARRAY -> VARCHAR/BLOB/JSON
+  kBinaryToInt128,          // DECIMAL on BYTE_ARRAY
+};
+
+// What one leaf decodes into.
+struct LeafPlan {
+  Type physical = Type::BOOLEAN;
+  int raw_width = 0;  // bytes of one Parquet value (fixed-width physical types), else 0
+  DataType target;    // the leaf's tarn type (innermost element type for lists)
+  int out_width = 0;  // target.PhysicalWidth(); 0 for variable width
+  Conversion conv = Conversion::kCopy;
+  int64_t factor = 1;  // for the scale conversions
+};
+
+// Chooses the conversion for a leaf whose tarn type is `target`. kInternal if there is none
+// (SchemaFromParquet only produces types that have one).
+Result<LeafPlan> PlanLeaf(const SchemaElement& element, const LeafColumn& leaf,
+                          const DataType& target);
+
+// Buffers reused across the chunks one thread decodes.
+struct DecodeScratch {
+  ByteBuffer chunk;
+  ByteBuffer page;
+  ByteBuffer tmp_data;
+  std::vector<int64_t> tmp_offsets;
+  std::vector<int16_t, DefaultInitAllocator<int16_t>> def;
+  std::vector<int16_t, DefaultInitAllocator<int16_t>> rep;
+  std::vector<uint32_t, DefaultInitAllocator<uint32_t>> indices;
+  ByteBuffer ints;
+  std::vector<int32_t> lens;
+  ByteBuffer valid;
+  std::vector<ByteBuffer> list_valid;
+};
+
+// Decodes the chunk bytes `data` (the whole column chunk, starting at its first page) holding
+// `num_rows` rows and appends them to *out, whose type is the leaf's field type. Errors name
+// the page; the caller adds file, row group and column.
+Status DecodeColumnChunk(const uint8_t* data, size_t len, const ColumnMetaData& meta,
+                         int64_t num_rows, const LeafColumn& leaf, const LeafPlan& plan,
+                         Column* out, DecodeScratch* scratch);
+
+}  // namespace tarn::parquet

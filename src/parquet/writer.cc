@@ -1,0 +1,348 @@
+#include "parquet/writer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "parquet/column_writer.h"
+#include "parquet/schema.h"
+
+namespace tarn::parquet {
+namespace {
+
+constexpr char kMagic[] = "PAR1";
+// Rows encoded per parallel step; between steps the writer checks the row group's byte size.
+constexpr int64_t kSliceRows = 1 << 17;
+
+// A small persistent pool: Run(n, fn) runs fn(0..n-1) on the workers and the calling thread and
+// returns when every call has returned. Run is called from one thread at a time.
+class TaskPool {
+ public:
+  explicit TaskPool(int threads) {
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  }
+  ~TaskPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  void Run(int n, const std::function<void(int)>& fn) {
+    if (workers_.empty() || n <= 1) {
+      for (int i = 0; i < n; ++i) fn(i);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      fn_ = &fn;
+      n_ = n;
+      next_.store(0);
+      pending_.store(n);
+      ++generation_;
+    }
+    wake_.notify_all();
+    Work();
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [this] { return pending_.load() == 0 && busy_ == 0; });
+    fn_ = nullptr;
+  }
+
+ private:
+  void Work() {
+    while (true) {
+      int i = next_.fetch_add(1);
+      if (i >= n_) return;
+      (*fn_)(i);
+      if (pending_.fetch_sub(1) == 1) {
+        std::lock_guard<std::mutex> lock(mu_);
+        done_.notify_all();
+      }
+    }
+  }
+
+  void WorkerLoop() {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) {
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      ++busy_;
+      lock.unlock();
+      Work();
+      lock.lock();
+      --busy_;
+      if (busy_ == 0 && pending_.load() == 0) done_.notify_all();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  bool stop_ = false;
+  uint64_t generation_ = 0;
+  int busy_ = 0;
+  const std::function<void(int)>* fn_ = nullptr;
+  int n_ = 0;
+  std::atomic<int> next_{0};
+  std::atomic<int> pending_{0};
+};
+
+}  // namespace
+
+class FileWriter::Impl {
+ public:
+  Impl(std::unique_ptr<OutputStream> sink, Schema schema, WriterOptions options)
+      : sink_(std::move(sink)),
+        schema_(std::move(schema)),
+        options_(std::move(options)),
+        pool_(std::max(1, options_.threads)) {}
+
+  Status Init() {
+    if (options_.row_group_rows <= 0 || options_.row_group_bytes <= 0 ||
+        options_.data_page_bytes <= 0 || options_.dictionary_page_bytes < 0) {
+      return Status::InvalidArgument("writer options: sizes must be positive");
+    }
+    if (options_.data_page_version != 1 && options_.data_page_version != 2) {
+      return Status::InvalidArgument("writer options: data_page_version must be 1 or 2");
+    }
+    if (schema_.fields.empty()) {
+      return Status::InvalidArgument("a Parquet file needs at least one column");
+    }
+    TARN_ASSIGN_OR_RETURN(metadata_.schema, SchemaToParquet(schema_));
+    ColumnWriterOptions co;
+    co.codec = options_.codec;
+    co.compression_level = options_.compression_level;
+    co.data_page_bytes = options_.data_page_bytes;
+    co.dictionary_page_bytes = options_.dictionary_page_bytes;
+    co.enable_dictionary = options_.enable_dictionary;
+    co.write_statistics = options_.write_statistics;
+    co.data_page_version = options_.data_page_version;
+    for (const Field& f : schema_.fields) {
+      TARN_ASSIGN_OR_RETURN(std::unique_ptr<ColumnChunkWriter> w, ColumnChunkWriter::Make(f, co));
+      columns_.push_back(std::move(w));
+    }
+    statuses_.resize(columns_.size());
+    return Emit(kMagic, 4);
+  }
+
+  Status Write(const RecordBatch& batch) {
+    TARN_RETURN_NOT_OK(CheckUsable());
+    if (batch.columns.size() != schema_.fields.size()) {
+      return Status::InvalidArgument("batch has " + std::to_string(batch.columns.size()) +
+                                     " columns, the schema " +
+                                     std::to_string(schema_.fields.size()));
+    }
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      const Column& c = batch.columns[i];
+      if (c.length != batch.num_rows) {
+        return Status::InvalidArgument("field " + schema_.fields[i].name + ": " +
+                                       std::to_string(c.length) + " rows in a batch of " +
+                                       std::to_string(batch.num_rows));
+      }
+      TARN_RETURN_NOT_OK(ValidateColumnForWrite(schema_.fields[i], c));
+    }
+    // Slices keep a row group's overshoot of row_group_bytes to about a quarter of it.
+    int64_t row_bytes = batch.num_rows > 0 ? BatchBytes(batch) / batch.num_rows + 1 : 1;
+    int64_t slice_rows =
+        std::clamp<int64_t>(options_.row_group_bytes / 4 / row_bytes, 1, kSliceRows);
+    int64_t done = 0;
+    while (done < batch.num_rows) {
+      int64_t n =
+          std::min({batch.num_rows - done, options_.row_group_rows - row_group_rows_, slice_rows});
+      int64_t begin = done;
+      RunColumns(
+          [&](size_t i) { return columns_[i]->WriteRows(batch.columns[i], begin, begin + n); });
+      TARN_RETURN_NOT_OK(Sticky());
+      TARN_RETURN_NOT_OK(CompressPending());
+      done += n;
+      row_group_rows_ += n;
+      if (row_group_rows_ >= options_.row_group_rows ||
+          BufferedBytes() >= options_.row_group_bytes) {
+        TARN_RETURN_NOT_OK(FlushRowGroup());
+      }
+    }
+    return Status::OK();
+  }
+
+  Status Close() {
+    TARN_RETURN_NOT_OK(CheckUsable());
+    if (row_group_rows_ > 0) TARN_RETURN_NOT_OK(FlushRowGroup());
+    metadata_.version = options_.data_page_version;
+    metadata_.num_rows = rows_written_;
+    metadata_.created_by = options_.created_by;
+    metadata_.column_orders_type_defined = true;
+    for (const KeyValue& kv : options_.key_value_metadata) {
+      if (kv.key != kTarnSchemaKey) metadata_.key_value_metadata.push_back(kv);
+    }
+    metadata_.key_value_metadata.push_back({kTarnSchemaKey, schema_.ToString()});
+    ByteBuffer footer;
+    EncodeFileMetaData(metadata_, &footer);
+    if (footer.size() > std::numeric_limits<uint32_t>::max()) {
+      return Fail(Status::TooLarge("footer exceeds 4 GiB"));
+    }
+    uint32_t len = static_cast<uint32_t>(footer.size());
+    uint8_t tail[8];
+    std::memcpy(tail, &len, 4);
+    std::memcpy(tail + 4, kMagic, 4);
+    footer.insert(footer.end(), tail, tail + 8);
+    TARN_RETURN_NOT_OK(Emit(footer));
+    Status st = sink_->Close();
+    if (!st.ok()) return Fail(std::move(st));
+    closed_ = true;
+    return Status::OK();
+  }
+
+  const FileMetaData& metadata() const { return metadata_; }
+  int64_t rows_written() const { return rows_written_ + row_group_rows_; }
+
+ private:
+  Status CheckUsable() const {
+    if (closed_) return Status::FailedPrecondition("the Parquet writer is closed");
+    if (!error_.ok()) {
+      return Status(error_.kind(), "the Parquet writer failed earlier: " + error_.message());
+    }
+    return Status::OK();
+  }
+
+  Status Fail(Status st) {
+    error_ = st;
+    return st;
+  }
+
+  Status Emit(const char* data, size_t n) {
+    Status st = sink_->Write(reinterpret_cast<const uint8_t*>(data), n);
+    if (!st.ok()) return Fail(std::move(st));
+    return Status::OK();
+  }
+
+  Status Emit(const ByteBuffer& b) {
+    return Emit(reinterpret_cast<const char*>(b.data()), b.size());
+  }
+
+  template <typename F>
+  void RunColumns(F fn) {
+    pool_.Run(static_cast<int>(columns_.size()), [&](int i) { statuses_[i] = fn(i); });
+  }
+
+  // The first failure of the last parallel step; it breaks the writer (columns are out of step).
+  Status Sticky() {
+    for (Status& st : statuses_) {
+      if (!st.ok()) return Fail(std::move(st));
+    }
+    return Status::OK();
+  }
+
+  // In-memory size of a batch's values (an estimate of its encoded size).
+  static int64_t ColumnBytes(const Column& c) {
+    int64_t n = static_cast<int64_t>(c.data.size() + c.validity.size() + c.offsets.size() * 4);
+    if (c.child) n += ColumnBytes(*c.child);
+    return n;
+  }
+  static int64_t BatchBytes(const RecordBatch& b) {
+    int64_t n = 0;
+    for (const Column& c : b.columns) n += ColumnBytes(c);
+    return n;
+  }
+
+  // Compresses the pages every column has queued, as parallel tasks of one page each (so one
+  // heavy column does not hold up the others).
+  Status CompressPending() {
+    tasks_.clear();
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      for (int i = 0; i < columns_[c]->pending_pages(); ++i) tasks_.emplace_back(c, i);
+    }
+    if (tasks_.empty()) return Status::OK();
+    task_statuses_.assign(tasks_.size(), Status::OK());
+    pool_.Run(static_cast<int>(tasks_.size()), [&](int t) {
+      task_statuses_[t] = columns_[tasks_[t].first]->CompressPage(tasks_[t].second);
+    });
+    for (Status& st : task_statuses_) {
+      if (!st.ok()) return Fail(std::move(st));
+    }
+    for (auto& c : columns_) c->SettlePages();
+    return Status::OK();
+  }
+
+  int64_t BufferedBytes() const {
+    int64_t total = 0;
+    for (const auto& c : columns_) total += c->buffered_bytes();
+    return total;
+  }
+
+  Status FlushRowGroup() {
+    RunColumns([&](size_t i) { return columns_[i]->CloseChunk(); });
+    TARN_RETURN_NOT_OK(Sticky());
+    TARN_RETURN_NOT_OK(CompressPending());
+    std::vector<EncodedChunk> chunks(columns_.size());
+    for (size_t i = 0; i < columns_.size(); ++i) columns_[i]->TakeChunk(&chunks[i]);
+    RowGroup rg;
+    rg.num_rows = row_group_rows_;
+    rg.file_offset = static_cast<int64_t>(sink_->Tell());
+    if (metadata_.row_groups.size() < static_cast<size_t>(INT16_MAX)) {
+      rg.ordinal = static_cast<int16_t>(metadata_.row_groups.size());
+    }
+    int64_t compressed = 0;
+    for (EncodedChunk& ch : chunks) {
+      int64_t start = static_cast<int64_t>(sink_->Tell());
+      for (const EncodedPage& p : ch.pages) {
+        TARN_RETURN_NOT_OK(Emit(reinterpret_cast<const char*>(p.data()), p.size()));
+      }
+      ColumnChunk cc;
+      cc.file_offset = start;
+      ColumnMetaData m = std::move(ch.meta);
+      m.data_page_offset += start;
+      if (m.dictionary_page_offset) *m.dictionary_page_offset += start;
+      rg.total_byte_size += m.total_uncompressed_size;
+      compressed += m.total_compressed_size;
+      cc.meta_data = std::move(m);
+      rg.columns.push_back(std::move(cc));
+      ch = EncodedChunk();  // release the pages
+    }
+    rg.total_compressed_size = compressed;
+    metadata_.row_groups.push_back(std::move(rg));
+    rows_written_ += row_group_rows_;
+    row_group_rows_ = 0;
+    return Status::OK();
+  }
+
+  std::unique_ptr<OutputStream> sink_;
+  Schema schema_;
+  WriterOptions options_;
+  TaskPool pool_;
+  std::vector<std::unique_ptr<ColumnChunkWriter>> columns_;
+  std::vector<Status> statuses_;
+  std::vector<std::pair<size_t, int>> tasks_;  // (column, pending page) to compress
+  std::vector<Status> task_statuses_;
+  FileMetaData metadata_;
+  int64_t row_group_rows_ = 0;
+  int64_t rows_written_ = 0;
+  bool closed_ = false;
+  Status error_;
+};
+
+Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::unique_ptr<OutputStream> sink,
+                                                     Schema schema, WriterOptions options) {
+  if (sink == nullptr) return Status::InvalidArgument("no output stream");
+  auto impl = std::make_unique<Impl>(std::move(sink), std::move(schema), std::move(options));
+  TARN_RETURN_NOT_OK(impl->Init());
+  return std::unique_ptr<FileWriter>(new FileWriter(std::move(impl)));
+}
+
+FileWriter::FileWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+FileWriter::~FileWriter() = default;
+
+Status FileWriter::Write(const RecordBatch& batch) { return impl_->Write(batch); }
+Status FileWriter::Close() { return impl_->Close(); }
+const FileMetaData& FileWriter::metadata() const { return impl_->metadata(); }
+int64_t FileWriter::rows_written() const { return impl_->rows_written(); }
+
+}  // namespace tarn::parquet
