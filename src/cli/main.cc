@@ -1,6 +1,57 @@
+// The `tarn` executable: parses the command line and dispatches to command groups. Each
+// command returns a Status whose ErrorKind decides the exit code (common/status.cc).
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
+#include "cli/cli.h"
+
+namespace {
+std::optional<tarn::Status> g_result;
+}  // namespace
+
+namespace tarn::cli {
+
+void SetCommand(CLI::App* cmd, CommandFn fn) {
+  cmd->callback([fn = std::move(fn)] { g_result = fn(); });
+}
+
+}  // namespace tarn::cli
 
 int main(int argc, char** argv) {
-  std::puts("tarn");
+  std::signal(SIGPIPE, SIG_IGN);
+  CLI::App app{"tarn: a lakehouse catalog and ingestion service", "tarn"};
+  app.set_version_flag("--version", "tarn 0.1.0");
+  app.require_subcommand(0, 1);
+  app.fallthrough();
+  tarn::cli::GlobalOptions global;
+  app.add_flag("--json", global.json, "Machine-readable JSON output");
+  tarn::cli::RegisterParquetCommands(&app, &global);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the message and usage hint
+    return 2;
+  }
+  if (!g_result.has_value()) {
+    // No command: print usage (the full-screen app will open here at a terminal).
+    std::cerr << app.help();
+    return 2;
+  }
+  if (!g_result->ok()) {
+    tarn::cli::PrintError(*g_result, global.json);
+    return tarn::ExitCodeFor(g_result->kind());
+  }
+  std::fflush(stdout);
+  if (std::ferror(stdout)) return 6;
   return 0;
 }

@@ -1,0 +1,40 @@
+// Shared plumbing of the `tarn` executable: how commands report errors, print JSON and tables,
+// and honour NO_COLOR. Command groups register themselves with a CLI11 app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace tarn::cli {
+
+// Options every command shares.
+struct GlobalOptions {
+  bool json = false;
+};
+
+// A command body returns a Status; main() maps it to the exit code of ErrorKind (U5) and
+// prints the error to stderr (as a JSON error object with --json).
+using CommandFn = std::function<Status()>;
+
+// Registers a command's callback so that its Status becomes the process exit code.
+void SetCommand(CLI::App* cmd, CommandFn fn);
+
+// Prints an error the way every command does: "tarn: error[code]: message" on stderr, or with
+// json a {"error":{"code","message",...fields}} line on stderr.
+void PrintError(const Status& status, bool json);
+
+// Whether stdout should carry ANSI colour (a terminal and NO_COLOR unset).
+bool UseColor();
+
+// Column-aligned plain-text table printed to stdout.
+void PrintTable(const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows);
+
+void RegisterParquetCommands(CLI::App* app, GlobalOptions* global);
+
+}  // namespace tarn::cli

@@ -1,0 +1,80 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.h"
+
+namespace tarn::cli {
+
+void PrintError(const Status& status, bool json) {
+  if (json) {
+    nlohmann::json body = {{"code", std::string(ErrorKindName(status.kind()))},
+                           {"message", status.message()}};
+    for (const auto& [k, v] : status.fields()) body[k] = v;
+    std::cerr << nlohmann::json{{"error", body}}.dump(-1, ' ', false,
+                                                      nlohmann::json::error_handler_t::replace)
+              << "\n";
+    return;
+  }
+  bool color = ::isatty(2) && std::getenv("NO_COLOR") == nullptr;
+  std::string fields;
+  for (const auto& [k, v] : status.fields()) fields += "\n  " + k + ": " + v;
+  std::cerr << (color ? "\033[1;31mtarn: error\033[0m" : "tarn: error") << "["
+            << ErrorKindName(status.kind()) << "]: " << status.message() << fields << "\n";
+}
+
+bool UseColor() {
+  const char* no_color = std::getenv("NO_COLOR");
+  return ::isatty(1) && (no_color == nullptr || no_color[0] == '\0');
+}
+
+namespace {
+// Display width of UTF-8 text, counting code points (good enough for alignment of names).
+size_t Width(const std::string& s) {
+  size_t w = 0;
+  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
+  return w;
+}
+}  // namespace
+
+void PrintTable(const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths(header.size());
+  for (size_t i = 0; i < header.size(); ++i) widths[i] = Width(header[i]);
+  for (const auto& r : rows) {
+    for (size_t i = 0; i < r.size() && i < widths.size(); ++i) {
+      widths[i] = std::max(widths[i], std::min<size_t>(Width(r[i]), 60));
+    }
+  }
+  bool color = UseColor();
+  std::string out;
+  auto emit = [&](const std::vector<std::string>& cells, bool bold) {
+    if (bold && color) out += "\033[1m";
+    for (size_t i = 0; i < cells.size(); ++i) {
+      std::string cell = cells[i];
+      if (Width(cell) > 60) {
+        // Cut at a code point boundary and mark the cut.
+        size_t cut = 0, cps = 0;
+        while (cut < cell.size() && cps < 59) {
+          ++cut;
+          while (cut < cell.size() && (static_cast<unsigned char>(cell[cut]) & 0xC0) == 0x80) ++cut;
+          ++cps;
+        }
+        cell = cell.substr(0, cut) + "…";
+      }
+      out += cell;
+      if (i + 1 < cells.size()) out.append(widths[i] - Width(cell) + 2, ' ');
+    }
+    if (bold && color) out += "\033[0m";
+    out += '\n';
+  };
+  emit(header, true);
+  for (const auto& r : rows) emit(r, false);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+}  // namespace tarn::cli

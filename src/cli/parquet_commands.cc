@@ -1,0 +1,348 @@
+// `tarn parquet schema|meta|cat|write-sample`: inspect and produce Parquet files.
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "cli/cli.h"
+#include "cli/sample_data.h"
+#include "common/io.h"
+#include "parquet/reader.h"
+#include "parquet/stat_value.h"
+#include "parquet/writer.h"
+#include "types/json_render.h"
+#include "types/value_text.h"
+
+namespace tarn::cli {
+
+namespace {
+
+using nlohmann::json;
+namespace pq = tarn::parquet;
+
+Result<std::unique_ptr<pq::FileReader>> OpenParquet(const std::string& path) {
+  TARN_ASSIGN_OR_RETURN(auto file, OpenLocalFile(path));
+  auto reader = pq::FileReader::Open(std::move(file));
+  if (!reader.ok()) return reader.status().WithContext(path);
+  return reader;
+}
+
+std::string Dump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string PathString(const std::vector<std::string>& path) {
+  std::string s;
+  for (const auto& p : path) s += (s.empty() ? "" : ".") + p;
+  return s;
+}
+
+// The element of the schema that carries a leaf's annotations.
+const pq::SchemaElement& Element(const pq::FileMetaData& md, const pq::LeafColumn& leaf) {
+  return md.schema[leaf.schema_index];
+}
+
+std::string LogicalString(const pq::SchemaElement& e) {
+  if (e.logical_type && e.logical_type->kind != pq::LogicalType::NONE) {
+    return pq::LogicalTypeName(*e.logical_type);
+  }
+  if (e.converted_type) return pq::ConvertedTypeName(*e.converted_type);
+  return "";
+}
+
+Status SchemaCommand(const std::string& path, const GlobalOptions& g) {
+  TARN_ASSIGN_OR_RETURN(auto reader, OpenParquet(path));
+  const auto& md = reader->metadata();
+  const auto& ps = reader->schema();
+  json cols = json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (size_t f = 0; f < ps.schema.fields.size(); ++f) {
+    const Field& field = ps.schema.fields[f];
+    const std::string& why = ps.unsupported[f];
+    for (int li : ps.field_leaves[f]) {
+      const pq::LeafColumn& leaf = ps.leaves[li];
+      const pq::SchemaElement& e = Element(md, leaf);
+      std::string type = why.empty() ? field.type.ToString() : "UNSUPPORTED";
+      std::string physical = pq::TypeName(leaf.physical);
+      if (leaf.physical == pq::Type::FIXED_LEN_BYTE_ARRAY) {
+        physical += "(" + std::to_string(leaf.type_length) + ")";
+      }
+      json c = {{"name", field.name},
+                {"path", PathString(leaf.path)},
+                {"type", type},
+                {"physical", physical},
+                {"logical", LogicalString(e)},
+                {"field_id", field.field_id >= 0 ? json(field.field_id) : json(nullptr)},
+                {"nullable", field.nullable},
+                {"max_definition_level", leaf.max_def_level},
+                {"max_repetition_level", leaf.max_rep_level}};
+      if (!why.empty()) c["unsupported"] = why;
+      if (field.type.is_nested() && field.element_field_id >= 0) {
+        c["element_field_id"] = field.element_field_id;
+      }
+      cols.push_back(c);
+      rows.push_back({field.name, type, physical, LogicalString(e),
+                      field.field_id >= 0 ? std::to_string(field.field_id) : "",
+                      field.nullable ? "yes" : "no", PathString(leaf.path)});
+    }
+  }
+  if (g.json) {
+    std::cout << Dump(json{{"file", path}, {"num_rows", md.num_rows}, {"columns", cols}}) << "\n";
+  } else {
+    PrintTable({"name", "type", "physical", "logical", "field_id", "nullable", "path"}, rows);
+  }
+  return Status::OK();
+}
+
+// Statistics bytes rendered as tarn values; undecodable bytes are shown as hex.
+std::string StatValueText(const pq::FileMetaData& md, const pq::LeafColumn& leaf,
+                          const DataType& type, const std::string& bytes) {
+  auto col = pq::DecodeStatValue(md, leaf, type, bytes);
+  if (col.ok()) return ValueText(*col, 0);
+  static const char* kHex = "0123456789abcdef";
+  std::string hex = "0x";
+  for (unsigned char c : bytes) {
+    hex.push_back(kHex[c >> 4]);
+    hex.push_back(kHex[c & 15]);
+  }
+  return hex;
+}
+
+json StatsJson(const pq::FileMetaData& md, const pq::Statistics& st, const pq::LeafColumn& leaf,
+               const DataType& type) {
+  json j = json::object();
+  if (st.null_count) j["null_count"] = *st.null_count;
+  if (st.distinct_count) j["distinct_count"] = *st.distinct_count;
+  const std::optional<std::string>& min = st.min_value ? st.min_value : st.min;
+  const std::optional<std::string>& max = st.max_value ? st.max_value : st.max;
+  if (min) j["min"] = StatValueText(md, leaf, type, *min);
+  if (max) j["max"] = StatValueText(md, leaf, type, *max);
+  if (st.is_min_value_exact) j["min_exact"] = *st.is_min_value_exact;
+  if (st.is_max_value_exact) j["max_exact"] = *st.is_max_value_exact;
+  return j;
+}
+
+Status MetaCommand(const std::string& path, const GlobalOptions& g) {
+  TARN_ASSIGN_OR_RETURN(auto file, OpenLocalFile(path));
+  uint64_t size = file->Size();
+  TARN_ASSIGN_OR_RETURN(auto reader, OpenParquet(path));
+  const auto& md = reader->metadata();
+  const auto& ps = reader->schema();
+  json out = {{"file", path},
+              {"size_bytes", size},
+              {"version", md.version},
+              {"created_by", md.created_by.value_or("")},
+              {"num_rows", md.num_rows},
+              {"num_row_groups", md.row_groups.size()},
+              {"num_columns", ps.leaves.size()}};
+  json kv = json::object();
+  for (const auto& k : md.key_value_metadata) kv[k.key] = k.value.value_or("");
+  out["key_value_metadata"] = kv;
+  json rgs = json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (size_t r = 0; r < md.row_groups.size(); ++r) {
+    const auto& rg = md.row_groups[r];
+    json cols = json::array();
+    for (size_t c = 0; c < rg.columns.size() && c < ps.leaves.size(); ++c) {
+      const auto& chunk = rg.columns[c];
+      if (!chunk.meta_data) continue;
+      const auto& cm = *chunk.meta_data;
+      const pq::LeafColumn& leaf = ps.leaves[c];
+      DataType type = leaf.field >= 0 ? ps.schema.fields[leaf.field].type : DataType::Blob();
+      while (type.is_nested()) type = type.element();
+      std::string encodings;
+      json enc = json::array();
+      for (auto e : cm.encodings) {
+        enc.push_back(pq::EncodingName(e));
+        encodings += (encodings.empty() ? "" : ",") + std::string(pq::EncodingName(e));
+      }
+      json cj = {{"path", PathString(cm.path_in_schema)},
+                 {"physical", pq::TypeName(cm.type)},
+                 {"codec", pq::CodecName(cm.codec)},
+                 {"encodings", enc},
+                 {"num_values", cm.num_values},
+                 {"compressed_bytes", cm.total_compressed_size},
+                 {"uncompressed_bytes", cm.total_uncompressed_size},
+                 {"data_page_offset", cm.data_page_offset}};
+      if (cm.dictionary_page_offset) cj["dictionary_page_offset"] = *cm.dictionary_page_offset;
+      std::string min, max, nulls;
+      if (cm.statistics) {
+        json sj = StatsJson(md, *cm.statistics, leaf, type);
+        cj["statistics"] = sj;
+        if (sj.contains("min")) min = sj["min"].get<std::string>();
+        if (sj.contains("max")) max = sj["max"].get<std::string>();
+        if (sj.contains("null_count")) nulls = std::to_string(sj["null_count"].get<int64_t>());
+      }
+      cols.push_back(cj);
+      rows.push_back({std::to_string(r), PathString(cm.path_in_schema), pq::TypeName(cm.type),
+                      pq::CodecName(cm.codec), encodings, std::to_string(cm.num_values),
+                      std::to_string(cm.total_compressed_size),
+                      std::to_string(cm.total_uncompressed_size), nulls, min, max});
+    }
+    rgs.push_back({{"index", r},
+                   {"num_rows", rg.num_rows},
+                   {"total_byte_size", rg.total_byte_size},
+                   {"columns", cols}});
+  }
+  out["row_groups"] = rgs;
+  if (g.json) {
+    std::cout << Dump(out) << "\n";
+    return Status::OK();
+  }
+  std::printf("file           %s\nsize           %llu bytes\ncreated by     %s\nrows           %lld\n"
+              "row groups     %zu\ncolumns        %zu\n\n",
+              path.c_str(), static_cast<unsigned long long>(size),
+              md.created_by.value_or("").c_str(), static_cast<long long>(md.num_rows),
+              md.row_groups.size(), ps.leaves.size());
+  PrintTable({"rg", "column", "physical", "codec", "encodings", "values", "compressed",
+              "uncompressed", "nulls", "min", "max"},
+             rows);
+  return Status::OK();
+}
+
+Result<std::vector<int>> ResolveColumns(const pq::ParquetSchema& ps, const std::string& spec) {
+  std::vector<int> fields;
+  if (spec.empty()) {
+    for (size_t f = 0; f < ps.schema.fields.size(); ++f) {
+      if (ps.unsupported[f].empty()) fields.push_back(static_cast<int>(f));
+    }
+    return fields;
+  }
+  size_t start = 0;
+  while (start <= spec.size()) {
+    size_t comma = spec.find(',', start);
+    if (comma == std::string::npos) comma = spec.size();
+    std::string name = spec.substr(start, comma - start);
+    int idx = ps.schema.FieldIndex(name);
+    if (idx < 0) {
+      return Status::InvalidArgument("no column '" + name + "' in the file").WithField("column",
+                                                                                        name);
+    }
+    if (!ps.unsupported[idx].empty()) {
+      return Status::InvalidArgument("column '" + name + "': " + ps.unsupported[idx]);
+    }
+    fields.push_back(idx);
+    start = comma + 1;
+  }
+  return fields;
+}
+
+Status CatCommand(const std::string& path, const GlobalOptions& g, int64_t limit,
+                  const std::string& columns) {
+  if (limit < 0) return Status::InvalidArgument("--limit must be >= 0");
+  TARN_ASSIGN_OR_RETURN(auto reader, OpenParquet(path));
+  TARN_ASSIGN_OR_RETURN(std::vector<int> fields, ResolveColumns(reader->schema(), columns));
+  int64_t remaining = limit > 0 ? limit : INT64_MAX;
+  std::vector<std::string> header;
+  for (int f : fields) header.push_back(reader->schema().schema.fields[f].name);
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  std::optional<JsonRowWriter> json_rows;
+  for (int rg = 0; rg < reader->num_row_groups() && remaining > 0; ++rg) {
+    auto batch = reader->ReadRowGroup(rg, fields);
+    if (!batch.ok()) return batch.status().WithContext(path);
+    int64_t n = std::min<int64_t>(batch->num_rows, remaining);
+    for (int64_t r = 0; r < n; ++r) {
+      if (g.json) {
+        line.clear();
+        if (!json_rows) json_rows.emplace(batch->schema);
+        json_rows->AppendRow(*batch, r, &line);
+        line.push_back('\n');
+        if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size()) {
+          return Status::IOError("writing to stdout failed");
+        }
+      } else {
+        std::vector<std::string> cells;
+        for (const Column& c : batch->columns) {
+          cells.push_back(c.IsValid(r) ? ValueText(c, r) : "NULL");
+        }
+        rows.push_back(std::move(cells));
+      }
+    }
+    remaining -= n;
+  }
+  if (!g.json) PrintTable(header, rows);
+  return Status::OK();
+}
+
+struct SampleOptions {
+  std::string file;
+  std::string codec = "zstd";
+  int64_t rows = 1000;
+  int64_t row_group_rows = 1 << 20;
+  int64_t page_bytes = 1 << 20;
+  bool no_dictionary = false;
+};
+
+Status WriteSampleCommand(const SampleOptions& o, const GlobalOptions& g) {
+  if (o.rows < 0) return Status::InvalidArgument("--rows must be >= 0");
+  if (o.row_group_rows < 1) return Status::InvalidArgument("--row-group-rows must be >= 1");
+  if (o.page_bytes < 1) return Status::InvalidArgument("--page-bytes must be >= 1");
+  const std::string& path = o.file;
+  const std::string& codec = o.codec;
+  int64_t rows = o.rows;
+  pq::WriterOptions opts;
+  TARN_ASSIGN_OR_RETURN(opts.codec, ParseCompressionCodec(codec));
+  opts.row_group_rows = o.row_group_rows;
+  opts.data_page_bytes = o.page_bytes;
+  opts.enable_dictionary = !o.no_dictionary;
+  RecordBatch batch = MakeSampleBatch(rows);
+  TARN_ASSIGN_OR_RETURN(auto sink, CreateLocalFile(path));
+  TARN_ASSIGN_OR_RETURN(auto writer, pq::FileWriter::Open(std::move(sink), batch.schema, opts));
+  TARN_RETURN_NOT_OK(writer->Write(batch));
+  TARN_RETURN_NOT_OK(writer->Close());
+  if (g.json) {
+    std::cout << Dump(json{{"file", path}, {"rows", rows}, {"codec", codec}}) << "\n";
+  } else {
+    std::printf("wrote %lld rows to %s (%s)\n", static_cast<long long>(rows), path.c_str(),
+                codec.c_str());
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void RegisterParquetCommands(CLI::App* app, GlobalOptions* g) {
+  CLI::App* pq = app->add_subcommand("parquet", "Inspect and produce Parquet files");
+  pq->require_subcommand(1);
+
+  auto* schema = pq->add_subcommand("schema", "Columns: name, tarn type, physical and logical "
+                                              "type, field id, nullability");
+  static std::string schema_file;
+  schema->add_option("FILE", schema_file, "Parquet file")->required();
+  schema->add_flag("--json", g->json, "JSON output");
+  SetCommand(schema, [g] { return SchemaCommand(schema_file, *g); });
+
+  auto* meta = pq->add_subcommand("meta", "Row groups, column chunks, encodings, codecs, sizes, "
+                                          "statistics");
+  static std::string meta_file;
+  meta->add_option("FILE", meta_file, "Parquet file")->required();
+  meta->add_flag("--json", g->json, "JSON output");
+  SetCommand(meta, [g] { return MetaCommand(meta_file, *g); });
+
+  auto* cat = pq->add_subcommand("cat", "Rows (with --json one object per line)");
+  static std::string cat_file, cat_columns;
+  static int64_t cat_limit = 0;
+  cat->add_option("FILE", cat_file, "Parquet file")->required();
+  cat->add_flag("--json", g->json, "One JSON object per row");
+  cat->add_option("--limit", cat_limit, "At most N rows (0: all)");
+  cat->add_option("--columns", cat_columns, "Comma-separated column names");
+  SetCommand(cat, [g] { return CatCommand(cat_file, *g, cat_limit, cat_columns); });
+
+  auto* sample = pq->add_subcommand("write-sample", "Write a sample file with every tarn type");
+  static SampleOptions so;
+  sample->add_option("FILE", so.file, "Output path")->required();
+  sample->add_option("--rows", so.rows, "Number of rows")->capture_default_str();
+  sample->add_option("--compression", so.codec, "zstd, snappy, gzip, lz4_raw, brotli or none")
+      ->capture_default_str();
+  sample->add_option("--row-group-rows", so.row_group_rows, "Rows per row group")
+      ->capture_default_str();
+  sample->add_option("--page-bytes", so.page_bytes, "Target data page size")->capture_default_str();
+  sample->add_flag("--no-dictionary", so.no_dictionary, "Plain encoding only");
+  sample->add_flag("--json", g->json, "JSON output");
+  SetCommand(sample, [g] { return WriteSampleCommand(so, *g); });
+}
+
+}  // namespace tarn::cli
