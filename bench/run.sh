@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs tarn's Parquet benchmarks beside DuckDB's on the same data shape in one go and prints the
+# table of ratios (bench/README.md). `make bench` builds Release first and runs this.
+#
+# Environment: BENCH_ROWS (default 1000000), BENCH_RUNS (default 5), TARN_BENCH_BIN (default
+# build/bench/parquet_bench), TARN_BENCH_DIR (default a temporary directory, removed at the end;
+# the JSON lines of the run are kept in it as results.jsonl when it is set).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="${TARN_BENCH_BIN:-$root/build/bench/parquet_bench}"
+rows="${BENCH_ROWS:-1000000}"
+runs="${BENCH_RUNS:-5}"
+if [[ -n "${TARN_BENCH_DIR:-}" ]]; then
+  dir="$TARN_BENCH_DIR"
+  mkdir -p "$dir"
+else
+  dir="$(mktemp -d "${TMPDIR:-/tmp}/tarn-bench.XXXXXX")"
+  trap 'rm -rf "$dir"' EXIT
+fi
+[[ -x "$bin" ]] || { echo "bench: $bin is not built (run: make build)" >&2; exit 1; }
+results="$dir/results.jsonl"
+: >"$results"
+
+echo "bench: $rows rows, median of $runs runs, files in $dir"
+echo "bench: machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+load="$(cut -d' ' -f1 /proc/loadavg)"
+echo "bench: load average before the run: $load (figures are only comparable on a quiet machine)"
+
+echo "bench: [1/3] tarn writes and reads its own file, decodes footers"
+"$bin" --rows "$rows" --runs "$runs" --dir "$dir" >>"$results"
+echo "bench: [2/3] DuckDB writes and reads its own file and tarn's"
+node "$root/bench/duckdb_bench.mjs" --rows "$rows" --runs "$runs" --dir "$dir" >>"$results"
+echo "bench: [3/3] tarn reads DuckDB's file"
+"$bin" --rows "$rows" --runs "$runs" --dir "$dir" --only-read --read "$dir/duckdb.parquet" \
+  >>"$results"
+
+echo
+node "$root/bench/report.mjs" "$results"

@@ -1,0 +1,178 @@
+// Interop with DuckDB, both directions:
+//   - files tarn writes are read by DuckDB with identical values and sensible DuckDB types;
+//   - files DuckDB writes (every codec, PARQUET_VERSION V1 and V2, field ids, lists, every
+//     scalar type) are read by tarn with identical values.
+// Values are compared inside DuckDB, typed, row by row (duckdb_compare.mjs).
+import { test, describe as suite } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { compareWithJson, describe, query, quote, scratch, tarn } from './duckdb_compare.mjs';
+
+const CODECS = ['zstd', 'snappy', 'gzip', 'lz4_raw', 'brotli', 'none'];
+
+// The DuckDB type of each column of `tarn parquet write-sample`.
+const SAMPLE_TYPES = {
+  id: 'BIGINT', city: 'VARCHAR', amount: 'DECIMAL(10,2)', price: 'DOUBLE', ratio: 'FLOAT',
+  qty: 'INTEGER', level: 'SMALLINT', grade: 'TINYINT', port: 'USMALLINT', flags8: 'UTINYINT',
+  count32: 'UINTEGER', big: 'UBIGINT', active: 'BOOLEAN', day: 'DATE', at: 'TIME',
+  created: 'TIMESTAMP', created_s: 'TIMESTAMP', updated: 'TIMESTAMP WITH TIME ZONE',
+  precise: 'TIMESTAMP WITH TIME ZONE', uid: 'UUID', ip: 'UINTEGER', payload: 'JSON',
+  raw: 'BLOB', wide: 'DECIMAL(38,6)', tags: 'VARCHAR[]',
+};
+
+function assertNoMismatch(result, what) {
+  assert.deepEqual(result.mismatches, [], `${what}: values differ (first mismatches shown)`);
+}
+
+suite('DuckDB reads what tarn writes', () => {
+  const dir = scratch('tarn-writes');
+  const variants = [];
+  for (const codec of CODECS) variants.push({ name: codec, args: ['--compression', codec] });
+  variants.push({ name: 'small-row-groups', args: ['--row-group-rows', '700'] });
+  variants.push({ name: 'no-dictionary', args: ['--no-dictionary'] });
+  variants.push({ name: 'small-pages', args: ['--page-bytes', '4096'] });
+  for (const v of variants) {
+    test(v.name, async () => {
+      const file = path.join(dir, `${v.name}.parquet`);
+      const expected = path.join(dir, `${v.name}.ndjson`);
+      tarn(['parquet', 'write-sample', file, '--rows', '5000', ...v.args]);
+      fs.writeFileSync(expected, tarn(['parquet', 'cat', file, '--json']));
+      assert.deepEqual(await describe(file), SAMPLE_TYPES);
+      const r = await compareWithJson(file, expected, { ...SAMPLE_TYPES, ip: 'IPV4' });
+      assert.equal(r.rows, 5000);
+      assertNoMismatch(r, v.name);
+    });
+  }
+
+  test('field ids and statistics are what DuckDB sees', async () => {
+    const file = path.join(dir, 'stats.parquet');
+    tarn(['parquet', 'write-sample', file, '--rows', '3000']);
+    const schema = await query(`SELECT name, field_id FROM parquet_schema(${quote(file)})
+                                WHERE name IN ('id', 'city', 'tags', 'element')`);
+    const ids = Object.fromEntries(schema.map((r) => [r.name, Number(r.field_id)]));
+    assert.deepEqual(ids, { id: 1, city: 2, tags: 25, element: 26 });
+    // min/max statistics of every plainly comparable column match DuckDB's own aggregates.
+    for (const [col, t] of Object.entries({ id: 'BIGINT', qty: 'INTEGER', price: 'DOUBLE',
+      day: 'DATE', city: 'VARCHAR', amount: 'DECIMAL(10,2)', big: 'UBIGINT', created: 'TIMESTAMP' })) {
+      const [s] = await query(`SELECT min(stats_min_value) AS mn, max(stats_max_value) AS mx,
+          sum(stats_null_count) AS nulls FROM parquet_metadata(${quote(file)})
+          WHERE path_in_schema = ${quote(col)}`);
+      const [a] = await query(`SELECT min("${col}")::VARCHAR AS mn, max("${col}")::VARCHAR AS mx,
+          count(*) - count("${col}") AS nulls FROM read_parquet(${quote(file)})`);
+      assert.equal(Number(s.nulls), Number(a.nulls), `${col} null_count`);
+      if (t === 'VARCHAR' || t === 'BIGINT' || t === 'INTEGER' || t === 'DATE' || t === 'UBIGINT') {
+        // Single row group: the chunk's stats are the column's.
+        assert.equal(s.mn, a.mn, `${col} min`);
+        assert.equal(s.mx, a.mx, `${col} max`);
+      }
+    }
+  });
+});
+
+// A table with every DuckDB scalar type tarn maps, nulls everywhere, and lists.
+const DUCKDB_TABLE = `
+  SELECT
+    i::BIGINT AS id,
+    CASE WHEN i % 11 = 1 THEN NULL ELSE i % 2 = 0 END AS b,
+    CASE WHEN i % 11 = 2 THEN NULL ELSE (i % 256 - 128)::TINYINT END AS i8,
+    (i * 37 % 65536 - 32768)::SMALLINT AS i16,
+    CASE WHEN i % 11 = 3 THEN NULL ELSE (i * 7919 - 1000000)::INTEGER END AS i32,
+    CASE WHEN i = 0 THEN -9223372036854775808 WHEN i = 1 THEN 9223372036854775807
+         ELSE (i * 1000003) * (CASE WHEN i % 2 = 0 THEN 1 ELSE -1 END) END::BIGINT AS i64,
+    (i % 256)::UTINYINT AS u8, (i * 13 % 65536)::USMALLINT AS u16,
+    (i * 2654435761 % 4294967296)::UINTEGER AS u32,
+    (18446744073709551615 - i)::UBIGINT AS u64,
+    CASE WHEN i = 5 THEN 'NaN'::FLOAT WHEN i = 6 THEN 'inf'::FLOAT ELSE (i / 7.0)::FLOAT END AS f32,
+    CASE WHEN i % 11 = 4 THEN NULL WHEN i = 5 THEN 'NaN'::DOUBLE WHEN i = 7 THEN '-inf'::DOUBLE
+         WHEN i = 8 THEN -0.0::DOUBLE ELSE i / 3.0 END AS f64,
+    ((i % 1000) / 10)::DECIMAL(4,1) AS d4,
+    (i * 1.25 - 3000)::DECIMAL(10,2) AS d10,
+    (i::DECIMAL(18,3) * 1234567.891 - 99999.5)::DECIMAL(18,3) AS d18,
+    (i::HUGEINT * 98765432109876543210987::HUGEINT * (CASE WHEN i % 2 = 0 THEN 1 ELSE -1 END))::DECIMAL(38,5) AS d38,
+    CASE WHEN i % 11 = 5 THEN NULL ELSE 'väl' || i || repeat('x', i % 5) END AS s,
+    CASE WHEN i % 11 = 6 THEN NULL ELSE ('\\xAA\\x00\\xFF' || i::VARCHAR)::BLOB END AS bl,
+    DATE '1969-12-25' + (i * 3)::INTEGER AS dt,
+    TIME '00:00:00' + INTERVAL (i * 7919) SECOND + INTERVAL (i * 13) MICROSECOND AS tm,
+    TIMESTAMP '1999-12-31 23:59:59' + INTERVAL (i * 123456789) MICROSECOND AS ts,
+    (TIMESTAMP '2001-02-03 04:05:06' + INTERVAL (i) DAY)::TIMESTAMP_S AS ts_s,
+    (TIMESTAMP '1950-02-03 04:05:06.789' + INTERVAL (i) HOUR)::TIMESTAMP_MS AS ts_ms,
+    ('2030-01-01 00:00:00'::TIMESTAMP_NS + INTERVAL (i * 1001) MICROSECOND) AS ts_ns,
+    (TIMESTAMPTZ '2024-03-10 01:59:59+00' + INTERVAL (i * 1000003) MICROSECOND) AS tstz,
+    ('00000000-0000-4000-8000-' || lpad(printf('%x', i * 2654435761), 12, '0'))::UUID AS u,
+    CASE WHEN i % 11 = 7 THEN NULL ELSE json_object('k', i, 'tags', ['a', 'b'], 'q', 'x"y') END AS js,
+    CASE WHEN i % 11 = 8 THEN NULL ELSE [i, i + 1, i * 2]::INTEGER[] END AS li,
+    CASE WHEN i % 5 = 0 THEN []::VARCHAR[] WHEN i % 5 = 1 THEN NULL
+         ELSE ['x' || i, NULL, 'z'] END AS ls,
+    CASE WHEN i % 4 = 0 THEN NULL ELSE [[i], [], NULL, [i, NULL]]::BIGINT[][] END AS lli,
+    [(i / 4.0)::DECIMAL(9,2)] AS ldec
+  FROM range(N) t(i)`;
+
+const DUCKDB_TYPES = {
+  id: 'BIGINT', b: 'BOOLEAN', i8: 'TINYINT', i16: 'SMALLINT', i32: 'INTEGER', i64: 'BIGINT',
+  u8: 'UTINYINT', u16: 'USMALLINT', u32: 'UINTEGER', u64: 'UBIGINT', f32: 'FLOAT', f64: 'DOUBLE',
+  d4: 'DECIMAL(4,1)', d10: 'DECIMAL(10,2)', d18: 'DECIMAL(18,3)', d38: 'DECIMAL(38,5)',
+  s: 'VARCHAR', bl: 'BLOB', dt: 'DATE', tm: 'TIME', ts: 'TIMESTAMP', ts_s: 'TIMESTAMP',
+  ts_ms: 'TIMESTAMP', ts_ns: 'TIMESTAMP', tstz: 'TIMESTAMP WITH TIME ZONE', u: 'UUID',
+  js: 'JSON', li: 'INTEGER[]', ls: 'VARCHAR[]', lli: 'BIGINT[][]', ldec: 'DECIMAL(9,2)[]',
+};
+
+// The tarn type each DuckDB column must be read as.
+const TARN_TYPES = {
+  id: 'INT64', b: 'BOOLEAN', i8: 'INT8', i16: 'INT16', i32: 'INT32', i64: 'INT64', u8: 'UINT8',
+  u16: 'UINT16', u32: 'UINT32', u64: 'UINT64', f32: 'FLOAT32', f64: 'FLOAT64',
+  d4: 'DECIMAL(4,1)', d10: 'DECIMAL(10,2)', d18: 'DECIMAL(18,3)', d38: 'DECIMAL(38,5)',
+  s: 'VARCHAR', bl: 'BLOB', dt: 'DATE', tm: 'TIME', ts: 'TIMESTAMP[us]', ts_s: 'TIMESTAMP[us]',
+  ts_ms: 'TIMESTAMP[ms]', ts_ns: 'TIMESTAMP[us]', tstz: 'TIMESTAMPTZ[us]', u: 'UUID',
+  js: 'JSON', li: 'ARRAY<INT32>', ls: 'ARRAY<VARCHAR>', lli: 'ARRAY<ARRAY<INT64>>',
+  ldec: 'ARRAY<DECIMAL(9,2)>',
+};
+
+suite('tarn reads what DuckDB writes', () => {
+  const dir = scratch('duckdb-writes');
+  const cases = [];
+  for (const version of ['V1', 'V2']) {
+    for (const codec of ['zstd', 'snappy', 'gzip', 'lz4_raw', 'brotli', 'uncompressed']) {
+      cases.push({ name: `${version}-${codec}`, opts: `COMPRESSION ${codec}, PARQUET_VERSION ${version}` });
+    }
+  }
+  cases.push({ name: 'row-groups', opts: 'COMPRESSION zstd, ROW_GROUP_SIZE 2048', rows: 10000 });
+  cases.push({ name: 'field-ids', opts: "COMPRESSION snappy, FIELD_IDS 'auto'" });
+
+  for (const c of cases) {
+    test(c.name, async () => {
+      const rows = c.rows ?? 3000;
+      const file = path.join(dir, `${c.name}.parquet`);
+      const got = path.join(dir, `${c.name}.ndjson`);
+      await query(`COPY (${DUCKDB_TABLE.replace('range(N)', `range(${rows})`)}) TO ${quote(file)}
+                   (FORMAT parquet, ${c.opts})`);
+      assert.deepEqual(await describe(file), DUCKDB_TYPES);
+      const schema = JSON.parse(tarn(['parquet', 'schema', file, '--json']));
+      const types = {};
+      for (const col of schema.columns) types[col.name] = col.type;
+      assert.deepEqual(types, TARN_TYPES);
+      if (c.name === 'field-ids') {
+        const ids = await query(`SELECT name, field_id FROM parquet_schema(${quote(file)})
+                                 WHERE field_id IS NOT NULL`);
+        const want = Object.fromEntries(ids.filter((r) => r.name in TARN_TYPES)
+          .map((r) => [r.name, Number(r.field_id)]));
+        const have = Object.fromEntries(schema.columns.filter((col) => col.name in want)
+          .map((col) => [col.name, col.field_id]));
+        assert.deepEqual(have, want);
+        assert.equal(Object.keys(want).length, Object.keys(TARN_TYPES).length);
+      }
+      fs.writeFileSync(got, tarn(['parquet', 'cat', file, '--json']));
+      const r = await compareWithJson(file, got, DUCKDB_TYPES);
+      assert.equal(r.rows, rows);
+      assertNoMismatch(r, c.name);
+    });
+  }
+
+  test('projection and limit', async () => {
+    const file = path.join(dir, 'V2-zstd.parquet');
+    const out = tarn(['parquet', 'cat', file, '--json', '--columns', 'u64,s,ls', '--limit', '3']);
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.length, 3);
+    assert.deepEqual(Object.keys(lines[0]), ['u64', 's', 'ls']);
+  });
+});
