@@ -29,9 +29,7 @@ Result<std::unique_ptr<pq::FileReader>> OpenParquet(const std::string& path) {
   return reader;
 }
 
-std::string Dump(const json& j) {
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 std::string PathString(const std::vector<std::string>& path) {
   std::string s;
@@ -191,11 +189,11 @@ Status MetaCommand(const std::string& path, const GlobalOptions& g) {
     std::cout << Dump(out) << "\n";
     return Status::OK();
   }
-  std::printf("file           %s\nsize           %llu bytes\ncreated by     %s\nrows           %lld\n"
-              "row groups     %zu\ncolumns        %zu\n\n",
-              path.c_str(), static_cast<unsigned long long>(size),
-              md.created_by.value_or("").c_str(), static_cast<long long>(md.num_rows),
-              md.row_groups.size(), ps.leaves.size());
+  std::printf(
+      "file           %s\nsize           %llu bytes\ncreated by     %s\nrows           %lld\n"
+      "row groups     %zu\ncolumns        %zu\n\n",
+      path.c_str(), static_cast<unsigned long long>(size), md.created_by.value_or("").c_str(),
+      static_cast<long long>(md.num_rows), md.row_groups.size(), ps.leaves.size());
   PrintTable({"rg", "column", "physical", "codec", "encodings", "values", "compressed",
               "uncompressed", "nulls", "min", "max"},
              rows);
@@ -217,8 +215,8 @@ Result<std::vector<int>> ResolveColumns(const pq::ParquetSchema& ps, const std::
     std::string name = spec.substr(start, comma - start);
     int idx = ps.schema.FieldIndex(name);
     if (idx < 0) {
-      return Status::InvalidArgument("no column '" + name + "' in the file").WithField("column",
-                                                                                        name);
+      return Status::InvalidArgument("no column '" + name + "' in the file")
+          .WithField("column", name);
     }
     if (!ps.unsupported[idx].empty()) {
       return Status::InvalidArgument("column '" + name + "': " + ps.unsupported[idx]);
@@ -308,15 +306,17 @@ void RegisterParquetCommands(CLI::App* app, GlobalOptions* g) {
   CLI::App* pq = app->add_subcommand("parquet", "Inspect and produce Parquet files");
   pq->require_subcommand(1);
 
-  auto* schema = pq->add_subcommand("schema", "Columns: name, tarn type, physical and logical "
-                                              "type, field id, nullability");
+  auto* schema = pq->add_subcommand("schema",
+                                    "Columns: name, tarn type, physical and logical "
+                                    "type, field id, nullability");
   static std::string schema_file;
   schema->add_option("FILE", schema_file, "Parquet file")->required();
   schema->add_flag("--json", g->json, "JSON output");
   SetCommand(schema, [g] { return SchemaCommand(schema_file, *g); });
 
-  auto* meta = pq->add_subcommand("meta", "Row groups, column chunks, encodings, codecs, sizes, "
-                                          "statistics");
+  auto* meta = pq->add_subcommand("meta",
+                                  "Row groups, column chunks, encodings, codecs, sizes, "
+                                  "statistics");
   static std::string meta_file;
   meta->add_option("FILE", meta_file, "Parquet file")->required();
   meta->add_flag("--json", g->json, "JSON output");

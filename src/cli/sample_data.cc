@@ -17,8 +17,8 @@ struct Rng {
   }
 };
 
-const char* kCities[] = {"Oslo", "Zürich", "Lisboa", "Nairobi", "Kraków", "Montréal",
-                         "São Paulo", "Reykjavík", "Ōsaka", "Cape Town"};
+const char* kCities[] = {"Oslo",     "Zürich",    "Lisboa",    "Nairobi", "Kraków",
+                         "Montréal", "São Paulo", "Reykjavík", "Ōsaka",   "Cape Town"};
 const char* kTags[] = {"fresh", "archived", "pii", "gold", "raw"};
 
 }  // namespace
@@ -109,7 +109,8 @@ RecordBatch MakeSampleBatch(int64_t rows) {
     c[21].AppendBytes("{\"n\":" + std::to_string(i) + ",\"ok\":" + (r & 2 ? "true" : "false") +
                       "}");
     std::string raw;
-    for (int k = 0; k < static_cast<int>(r % 6); ++k) raw.push_back(static_cast<char>(r >> (8 * k)));
+    for (int k = 0; k < static_cast<int>(r % 6); ++k)
+      raw.push_back(static_cast<char>(r >> (8 * k)));
     c[22].AppendBytes(raw);
     int128 wide = static_cast<int128>(r) * 1000000 + static_cast<int128>(i);
     if (i % 2) wide = -wide;

@@ -119,15 +119,24 @@ Status Lz4HadoopDecompress(const uint8_t* in, size_t n, uint8_t* out, size_t out
   size_t ip = 0, op = 0;
   bool framed = true;
   while (ip < n) {
-    if (n - ip < 8) { framed = false; break; }
+    if (n - ip < 8) {
+      framed = false;
+      break;
+    }
     uint32_t raw = LoadBE32(in + ip);
     uint32_t comp = LoadBE32(in + ip + 4);
     ip += 8;
-    if (comp > n - ip || raw > out_len - op) { framed = false; break; }
+    if (comp > n - ip || raw > out_len - op) {
+      framed = false;
+      break;
+    }
     int got = LZ4_decompress_safe(reinterpret_cast<const char*>(in + ip),
                                   reinterpret_cast<char*>(out + op), static_cast<int>(comp),
                                   static_cast<int>(raw));
-    if (got < 0 || static_cast<uint32_t>(got) != raw) { framed = false; break; }
+    if (got < 0 || static_cast<uint32_t>(got) != raw) {
+      framed = false;
+      break;
+    }
     ip += comp;
     op += raw;
   }
@@ -155,13 +164,20 @@ Result<CompressionCodec> ParseCompressionCodec(std::string_view name) {
 
 std::string_view CompressionCodecName(CompressionCodec codec) {
   switch (codec) {
-    case CompressionCodec::kNone: return "none";
-    case CompressionCodec::kSnappy: return "snappy";
-    case CompressionCodec::kGzip: return "gzip";
-    case CompressionCodec::kZstd: return "zstd";
-    case CompressionCodec::kLz4Raw: return "lz4_raw";
-    case CompressionCodec::kBrotli: return "brotli";
-    case CompressionCodec::kLz4Hadoop: return "lz4";
+    case CompressionCodec::kNone:
+      return "none";
+    case CompressionCodec::kSnappy:
+      return "snappy";
+    case CompressionCodec::kGzip:
+      return "gzip";
+    case CompressionCodec::kZstd:
+      return "zstd";
+    case CompressionCodec::kLz4Raw:
+      return "lz4_raw";
+    case CompressionCodec::kBrotli:
+      return "brotli";
+    case CompressionCodec::kLz4Hadoop:
+      return "lz4";
   }
   return "none";
 }
@@ -192,7 +208,8 @@ Status Compress(CompressionCodec codec, const uint8_t* in, size_t n, ByteBuffer*
     }
     case CompressionCodec::kLz4Raw:
     case CompressionCodec::kLz4Hadoop: {
-      if (n > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) return Status::TooLarge("lz4 input too large");
+      if (n > static_cast<size_t>(LZ4_MAX_INPUT_SIZE))
+        return Status::TooLarge("lz4 input too large");
       bool hadoop = codec == CompressionCodec::kLz4Hadoop;
       size_t header = hadoop ? 8 : 0;
       int bound = LZ4_compressBound(static_cast<int>(n));
@@ -251,9 +268,8 @@ Status Decompress(CompressionCodec codec, const uint8_t* in, size_t n, uint8_t* 
       if (n > static_cast<size_t>(INT32_MAX) || out_len > static_cast<size_t>(INT32_MAX)) {
         return Status::TooLarge("lz4 block too large");
       }
-      int got = LZ4_decompress_safe(reinterpret_cast<const char*>(in),
-                                    reinterpret_cast<char*>(out), static_cast<int>(n),
-                                    static_cast<int>(out_len));
+      int got = LZ4_decompress_safe(reinterpret_cast<const char*>(in), reinterpret_cast<char*>(out),
+                                    static_cast<int>(n), static_cast<int>(out_len));
       if (got < 0) return Status::Corruption("malformed lz4_raw data");
       if (static_cast<size_t>(got) != out_len) return SizeMismatch("lz4_raw", got, out_len);
       return Status::OK();

@@ -10,7 +10,15 @@
 
 namespace tarn {
 
-enum class CompressionCodec : uint8_t { kNone, kSnappy, kGzip, kZstd, kLz4Raw, kBrotli, kLz4Hadoop };
+enum class CompressionCodec : uint8_t {
+  kNone,
+  kSnappy,
+  kGzip,
+  kZstd,
+  kLz4Raw,
+  kBrotli,
+  kLz4Hadoop
+};
 
 // "none"/"uncompressed", "snappy", "gzip", "zstd", "lz4_raw", "brotli" (case-insensitive).
 Result<CompressionCodec> ParseCompressionCodec(std::string_view name);

@@ -8,9 +8,9 @@
 namespace tarn {
 namespace {
 
-const CompressionCodec kAll[] = {CompressionCodec::kNone,   CompressionCodec::kSnappy,
-                                 CompressionCodec::kGzip,   CompressionCodec::kZstd,
-                                 CompressionCodec::kLz4Raw, CompressionCodec::kBrotli,
+const CompressionCodec kAll[] = {CompressionCodec::kNone,     CompressionCodec::kSnappy,
+                                 CompressionCodec::kGzip,     CompressionCodec::kZstd,
+                                 CompressionCodec::kLz4Raw,   CompressionCodec::kBrotli,
                                  CompressionCodec::kLz4Hadoop};
 
 std::string Sample(size_t n) {
@@ -63,7 +63,8 @@ TEST(Compression, WrongSizeAndGarbageAreCorruption) {
     ByteBuffer out;
     ASSERT_TRUE(Compress(c, reinterpret_cast<const uint8_t*>(in.data()), in.size(), &out).ok());
     std::string small(4999, '\0'), big(5001, '\0');
-    Status a = Decompress(c, out.data(), out.size(), reinterpret_cast<uint8_t*>(small.data()), 4999);
+    Status a =
+        Decompress(c, out.data(), out.size(), reinterpret_cast<uint8_t*>(small.data()), 4999);
     EXPECT_EQ(a.kind(), ErrorKind::kCorruption) << CompressionCodecName(c) << a.ToString();
     Status b = Decompress(c, out.data(), out.size(), reinterpret_cast<uint8_t*>(big.data()), 5001);
     EXPECT_EQ(b.kind(), ErrorKind::kCorruption) << CompressionCodecName(c) << b.ToString();

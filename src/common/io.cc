@@ -24,7 +24,8 @@ Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
 
 class LocalFile : public RandomAccessFile {
  public:
-  LocalFile(int fd, uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  LocalFile(int fd, uint64_t size, std::string path)
+      : fd_(fd), size_(size), path_(std::move(path)) {}
   ~LocalFile() override { ::close(fd_); }
   uint64_t Size() const override { return size_; }
   const std::string& name() const override { return path_; }
@@ -175,9 +176,9 @@ Result<std::shared_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path)
 
 Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path) {
   static std::atomic<uint64_t> counter{0};
-  uint64_t nonce = static_cast<uint64_t>(
-                       std::chrono::steady_clock::now().time_since_epoch().count()) ^
-                   (static_cast<uint64_t>(::getpid()) << 32) ^ counter.fetch_add(1);
+  uint64_t nonce =
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+      (static_cast<uint64_t>(::getpid()) << 32) ^ counter.fetch_add(1);
   std::string tmp = path + ".tmp-" + std::to_string(nonce);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("creating", path, errno);

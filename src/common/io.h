@@ -49,9 +49,13 @@ class MemoryOutputStream : public OutputStream {
  public:
   Status Write(const uint8_t* data, size_t n) override;
   uint64_t Tell() const override { return bytes_.size(); }
-  Status Close() override { closed_ = true; return Status::OK(); }
+  Status Close() override {
+    closed_ = true;
+    return Status::OK();
+  }
   const std::string& bytes() const { return bytes_; }
   bool closed() const { return closed_; }
+
  private:
   std::string bytes_;
   bool closed_ = false;

@@ -52,8 +52,7 @@ Status::Status(ErrorKind kind, std::string message) {
   if (kind != ErrorKind::kOk) state_.reset(new State{kind, std::move(message), {}});
 }
 
-Status::Status(const Status& other)
-    : state_(other.state_ ? new State(*other.state_) : nullptr) {}
+Status::Status(const Status& other) : state_(other.state_ ? new State(*other.state_) : nullptr) {}
 
 Status& Status::operator=(const Status& other) {
   if (this != &other) state_.reset(other.state_ ? new State(*other.state_) : nullptr);

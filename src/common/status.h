@@ -54,15 +54,25 @@ class [[nodiscard]] Status {
   Status& operator=(Status&&) noexcept = default;
 
   static Status OK() { return Status(); }
-  static Status InvalidArgument(std::string msg) { return {ErrorKind::kInvalidArgument, std::move(msg)}; }
+  static Status InvalidArgument(std::string msg) {
+    return {ErrorKind::kInvalidArgument, std::move(msg)};
+  }
   static Status NotFound(std::string msg) { return {ErrorKind::kNotFound, std::move(msg)}; }
-  static Status AlreadyExists(std::string msg) { return {ErrorKind::kAlreadyExists, std::move(msg)}; }
-  static Status FailedPrecondition(std::string msg) { return {ErrorKind::kFailedPrecondition, std::move(msg)}; }
+  static Status AlreadyExists(std::string msg) {
+    return {ErrorKind::kAlreadyExists, std::move(msg)};
+  }
+  static Status FailedPrecondition(std::string msg) {
+    return {ErrorKind::kFailedPrecondition, std::move(msg)};
+  }
   static Status Conflict(std::string msg) { return {ErrorKind::kConflict, std::move(msg)}; }
   static Status Stale(std::string msg) { return {ErrorKind::kStale, std::move(msg)}; }
   static Status Expired(std::string msg) { return {ErrorKind::kExpired, std::move(msg)}; }
-  static Status Unauthenticated(std::string msg) { return {ErrorKind::kUnauthenticated, std::move(msg)}; }
-  static Status PermissionDenied(std::string msg) { return {ErrorKind::kPermissionDenied, std::move(msg)}; }
+  static Status Unauthenticated(std::string msg) {
+    return {ErrorKind::kUnauthenticated, std::move(msg)};
+  }
+  static Status PermissionDenied(std::string msg) {
+    return {ErrorKind::kPermissionDenied, std::move(msg)};
+  }
   static Status TooLarge(std::string msg) { return {ErrorKind::kTooLarge, std::move(msg)}; }
   static Status Corruption(std::string msg) { return {ErrorKind::kCorruption, std::move(msg)}; }
   static Status Unavailable(std::string msg) { return {ErrorKind::kUnavailable, std::move(msg)}; }
@@ -96,16 +106,25 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT
     if (status_.ok()) status_ = Status::Internal("Result constructed from an OK status");
   }
   bool ok() const { return status_.ok(); }
   const Status& status() const& { return status_; }
   Status status() && { return std::move(status_); }
-  T& value() & { Check(); return *value_; }
-  const T& value() const& { Check(); return *value_; }
-  T&& value() && { Check(); return std::move(*value_); }
+  T& value() & {
+    Check();
+    return *value_;
+  }
+  const T& value() const& {
+    Check();
+    return *value_;
+  }
+  T&& value() && {
+    Check();
+    return std::move(*value_);
+  }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
@@ -131,10 +150,10 @@ void Result<T>::Check() const {
 #define TARN_CONCAT(a, b) TARN_CONCAT_INNER(a, b)
 
 // Returns the Status of `expr` from the enclosing function if it is not OK.
-#define TARN_RETURN_NOT_OK(expr)                     \
-  do {                                               \
-    ::tarn::Status _tarn_st = (expr);                \
-    if (!_tarn_st.ok()) return _tarn_st;             \
+#define TARN_RETURN_NOT_OK(expr)         \
+  do {                                   \
+    ::tarn::Status _tarn_st = (expr);    \
+    if (!_tarn_st.ok()) return _tarn_st; \
   } while (false)
 
 #define TARN_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

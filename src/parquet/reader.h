@@ -27,7 +27,7 @@ class FileReader {
  public:
   // Reads and validates the footer. kCorruption if the file is not Parquet or is truncated.
   static Result<std::unique_ptr<FileReader>> Open(std::shared_ptr<RandomAccessFile> file,
-                                                   ReaderOptions options = {});
+                                                  ReaderOptions options = {});
   // Reads only the footer with ranged reads (the last 64 KiB, then the rest if needed).
   static Result<FileMetaData> ReadFooter(const RandomAccessFile& file);
 

@@ -39,18 +39,18 @@ struct ListLevel {
 
 // One leaf (primitive) column of a Parquet file, in file order.
 struct LeafColumn {
-  int schema_index = 0;             // index into FileMetaData::schema
-  std::vector<std::string> path;    // path_in_schema
+  int schema_index = 0;           // index into FileMetaData::schema
+  std::vector<std::string> path;  // path_in_schema
   Type physical = Type::BOOLEAN;
-  int32_t type_length = 0;          // FIXED_LEN_BYTE_ARRAY width
+  int32_t type_length = 0;  // FIXED_LEN_BYTE_ARRAY width
   int16_t max_def_level = 0;
   int16_t max_rep_level = 0;
-  int field = -1;                   // top-level field of ParquetSchema::schema it belongs to
-  std::vector<ListLevel> lists;     // one per repeated node on the path, outermost first
+  int field = -1;                // top-level field of ParquetSchema::schema it belongs to
+  std::vector<ListLevel> lists;  // one per repeated node on the path, outermost first
 };
 
 struct ParquetSchema {
-  Schema schema;                  // one tarn field per top-level Parquet field
+  Schema schema;  // one tarn field per top-level Parquet field
   std::vector<LeafColumn> leaves;
   // For each top-level field: the leaf indices it spans (one for scalars and lists of scalars).
   std::vector<std::vector<int>> field_leaves;

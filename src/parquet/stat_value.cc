@@ -24,9 +24,12 @@ int64_t StoredUnitsPerSecond(const SchemaElement& e) {
   if (e.logical_type && (e.logical_type->kind == LogicalType::TIMESTAMP ||
                          e.logical_type->kind == LogicalType::TIME)) {
     switch (e.logical_type->unit) {
-      case TimeUnitKind::MILLIS: return 1000;
-      case TimeUnitKind::MICROS: return 1000000;
-      case TimeUnitKind::NANOS: return 1000000000;
+      case TimeUnitKind::MILLIS:
+        return 1000;
+      case TimeUnitKind::MICROS:
+        return 1000000;
+      case TimeUnitKind::NANOS:
+        return 1000000000;
     }
   }
   if (e.converted_type == ConvertedType::TIMESTAMP_MILLIS ||
@@ -38,10 +41,14 @@ int64_t StoredUnitsPerSecond(const SchemaElement& e) {
 
 int64_t UnitsPerSecond(TimeUnit u) {
   switch (u) {
-    case TimeUnit::kSecond: return 1;
-    case TimeUnit::kMilli: return 1000;
-    case TimeUnit::kMicro: return 1000000;
-    case TimeUnit::kNano: return 1000000000;
+    case TimeUnit::kSecond:
+      return 1;
+    case TimeUnit::kMilli:
+      return 1000;
+    case TimeUnit::kMicro:
+      return 1000000;
+    case TimeUnit::kNano:
+      return 1000000000;
   }
   return 1000000;
 }
@@ -54,8 +61,8 @@ int64_t Rescale(int64_t v, int64_t from, int64_t to) {
 
 }  // namespace
 
-Result<Column> DecodeStatValue(const FileMetaData& md, const LeafColumn& leaf,
-                               const DataType& type, std::string_view b) {
+Result<Column> DecodeStatValue(const FileMetaData& md, const LeafColumn& leaf, const DataType& type,
+                               std::string_view b) {
   Column col(type);
   auto need = [&](size_t n) -> Status {
     if (b.size() != n) {
@@ -83,16 +90,56 @@ Result<Column> DecodeStatValue(const FileMetaData& md, const LeafColumn& leaf,
       TARN_RETURN_NOT_OK(need(1));
       col.AppendFixed<uint8_t>(b[0] != 0);
       break;
-    case TypeId::kInt8: { TARN_ASSIGN_OR_RETURN(int64_t v, integer()); col.AppendFixed<int8_t>(static_cast<int8_t>(v)); break; }
-    case TypeId::kInt16: { TARN_ASSIGN_OR_RETURN(int64_t v, integer()); col.AppendFixed<int16_t>(static_cast<int16_t>(v)); break; }
-    case TypeId::kInt32: { TARN_ASSIGN_OR_RETURN(int64_t v, integer()); col.AppendFixed<int32_t>(static_cast<int32_t>(v)); break; }
-    case TypeId::kInt64: { TARN_ASSIGN_OR_RETURN(int64_t v, integer()); col.AppendFixed<int64_t>(v); break; }
-    case TypeId::kUInt8: { TARN_ASSIGN_OR_RETURN(int64_t v, integer()); col.AppendFixed<uint8_t>(static_cast<uint8_t>(v)); break; }
-    case TypeId::kUInt16: { TARN_ASSIGN_OR_RETURN(int64_t v, integer()); col.AppendFixed<uint16_t>(static_cast<uint16_t>(v)); break; }
-    case TypeId::kUInt32: { TARN_ASSIGN_OR_RETURN(int64_t v, integer()); col.AppendFixed<uint32_t>(static_cast<uint32_t>(v)); break; }
-    case TypeId::kIpv4: { TARN_ASSIGN_OR_RETURN(int64_t v, integer()); col.AppendFixed<uint32_t>(static_cast<uint32_t>(v)); break; }
-    case TypeId::kUInt64: { TARN_ASSIGN_OR_RETURN(int64_t v, integer()); col.AppendFixed<uint64_t>(static_cast<uint64_t>(v)); break; }
-    case TypeId::kDate: { TARN_ASSIGN_OR_RETURN(int64_t v, integer()); col.AppendFixed<int32_t>(static_cast<int32_t>(v)); break; }
+    case TypeId::kInt8: {
+      TARN_ASSIGN_OR_RETURN(int64_t v, integer());
+      col.AppendFixed<int8_t>(static_cast<int8_t>(v));
+      break;
+    }
+    case TypeId::kInt16: {
+      TARN_ASSIGN_OR_RETURN(int64_t v, integer());
+      col.AppendFixed<int16_t>(static_cast<int16_t>(v));
+      break;
+    }
+    case TypeId::kInt32: {
+      TARN_ASSIGN_OR_RETURN(int64_t v, integer());
+      col.AppendFixed<int32_t>(static_cast<int32_t>(v));
+      break;
+    }
+    case TypeId::kInt64: {
+      TARN_ASSIGN_OR_RETURN(int64_t v, integer());
+      col.AppendFixed<int64_t>(v);
+      break;
+    }
+    case TypeId::kUInt8: {
+      TARN_ASSIGN_OR_RETURN(int64_t v, integer());
+      col.AppendFixed<uint8_t>(static_cast<uint8_t>(v));
+      break;
+    }
+    case TypeId::kUInt16: {
+      TARN_ASSIGN_OR_RETURN(int64_t v, integer());
+      col.AppendFixed<uint16_t>(static_cast<uint16_t>(v));
+      break;
+    }
+    case TypeId::kUInt32: {
+      TARN_ASSIGN_OR_RETURN(int64_t v, integer());
+      col.AppendFixed<uint32_t>(static_cast<uint32_t>(v));
+      break;
+    }
+    case TypeId::kIpv4: {
+      TARN_ASSIGN_OR_RETURN(int64_t v, integer());
+      col.AppendFixed<uint32_t>(static_cast<uint32_t>(v));
+      break;
+    }
+    case TypeId::kUInt64: {
+      TARN_ASSIGN_OR_RETURN(int64_t v, integer());
+      col.AppendFixed<uint64_t>(static_cast<uint64_t>(v));
+      break;
+    }
+    case TypeId::kDate: {
+      TARN_ASSIGN_OR_RETURN(int64_t v, integer());
+      col.AppendFixed<int32_t>(static_cast<int32_t>(v));
+      break;
+    }
     case TypeId::kFloat32:
       TARN_RETURN_NOT_OK(need(4));
       col.AppendFixed<float>(Load<float>(b));

@@ -24,7 +24,7 @@ struct WriterOptions {
   int64_t dictionary_page_bytes = 1 << 20;  // dictionary falls back to PLAIN past this
   bool enable_dictionary = true;
   bool write_statistics = true;
-  int threads = 2;                          // columns encoded in parallel
+  int threads = 2;  // columns encoded in parallel
   // 1: DATA_PAGE with PLAIN after a dictionary falls back. 2: DATA_PAGE_V2 (uncompressed levels),
   // and DELTA_BINARY_PACKED / DELTA_LENGTH_BYTE_ARRAY / BYTE_STREAM_SPLIT instead of PLAIN.
   int data_page_version = 1;
@@ -36,8 +36,8 @@ class FileWriter {
  public:
   // The sink is owned by the writer and closed by Close(). kInvalidArgument for a schema that
   // cannot be written.
-  static Result<std::unique_ptr<FileWriter>> Open(std::unique_ptr<OutputStream> sink,
-                                                  Schema schema, WriterOptions options = {});
+  static Result<std::unique_ptr<FileWriter>> Open(std::unique_ptr<OutputStream> sink, Schema schema,
+                                                  WriterOptions options = {});
   ~FileWriter();
   // Appends rows. The batch's columns must match the schema in order and type
   // (kInvalidArgument otherwise, e.g. a null in a NOT NULL field).

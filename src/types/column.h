@@ -39,9 +39,13 @@ struct Column {
   int64_t null_count() const;
 
   template <typename T>
-  const T* values() const { return reinterpret_cast<const T*>(data.data()); }
+  const T* values() const {
+    return reinterpret_cast<const T*>(data.data());
+  }
   template <typename T>
-  T* mutable_values() { return reinterpret_cast<T*>(data.data()); }
+  T* mutable_values() {
+    return reinterpret_cast<T*>(data.data());
+  }
   template <typename T>
   T Value(int64_t i) const {
     T v;
