@@ -73,7 +73,9 @@ TEST(Compression, WrongSizeAndGarbageAreCorruption) {
     for (size_t i = 0; i < out.size(); i += 7) out[i] ^= 0x5a;
     std::string junk(5000, '\0');
     Status d = Decompress(c, out.data(), out.size(), reinterpret_cast<uint8_t*>(junk.data()), 5000);
-    if (!d.ok()) EXPECT_EQ(d.kind(), ErrorKind::kCorruption) << CompressionCodecName(c);
+    if (!d.ok()) {
+      EXPECT_EQ(d.kind(), ErrorKind::kCorruption) << CompressionCodecName(c);
+    }
   }
 }
 

@@ -69,7 +69,9 @@ TEST(Status, MappingTable) {
   // Only kInternal may become a 500.
   for (int k = 0; k <= static_cast<int>(ErrorKind::kInternal); ++k) {
     auto kind = static_cast<ErrorKind>(k);
-    if (kind != ErrorKind::kInternal) EXPECT_NE(HttpStatusFor(kind), 500) << ErrorKindName(kind);
+    if (kind != ErrorKind::kInternal) {
+      EXPECT_NE(HttpStatusFor(kind), 500) << ErrorKindName(kind);
+    }
     EXPECT_NE(ErrorKindName(kind), "");
   }
 }

@@ -22,8 +22,8 @@ namespace {
   do {                                                          \
     int16_t last_id_ = 0;                                       \
     for (;;) {                                                  \
-      int16_t id;                                               \
-      uint8_t t;                                                \
+      int16_t id = 0;                                           \
+      uint8_t t = 0;                                            \
       if (!r.ReadFieldHeader(&last_id_, &id, &t)) return false; \
       if (t == kThriftStop) break;                              \
       __VA_ARGS__                                               \
@@ -57,7 +57,7 @@ bool ReadStringField(ThriftReader& r, uint8_t t, const char* name, std::string* 
 
 template <typename E>
 bool ReadEnumField(ThriftReader& r, uint8_t t, const char* name, E* out) {
-  int32_t v;
+  int32_t v = 0;
   TRY_READ(ReadI32Field(r, t, name, &v));
   *out = static_cast<E>(v);
   return true;
@@ -130,7 +130,7 @@ bool DecodeKeyValue(ThriftReader& r, KeyValue* kv) {
 }
 
 bool DecodeKeyValues(ThriftReader& r, uint8_t t, const char* name, std::vector<KeyValue>* out) {
-  uint32_t n;
+  uint32_t n = 0;
   TRY_READ(ReadListHeaderField(r, t, name, kThriftStruct, &n));
   out->resize(n);
   for (uint32_t i = 0; i < n; ++i) TRY_READ(DecodeKeyValue(r, &(*out)[i]));
@@ -232,7 +232,7 @@ bool DecodeSchemaElement(ThriftReader& r, SchemaElement* e) {
   FOR_EACH_FIELD({
     switch (id) {
       case 1: {
-        int32_t v;
+        int32_t v = 0;
         TRY_READ(ReadI32Field(r, t, "SchemaElement.type", &v));
         if (v < 0 || v > 7) return r.Fail("unknown physical type " + std::to_string(v));
         e->type = static_cast<Type>(v);
@@ -253,7 +253,7 @@ bool DecodeSchemaElement(ThriftReader& r, SchemaElement* e) {
         TRY_READ(ReadI32Field(r, t, "SchemaElement.num_children", &e->num_children.emplace()));
         break;
       case 6: {
-        int32_t v;
+        int32_t v = 0;
         TRY_READ(ReadI32Field(r, t, "SchemaElement.converted_type", &v));
         if (v >= 0 && v <= static_cast<int32_t>(ConvertedType::INTERVAL)) {
           e->converted_type = static_cast<ConvertedType>(v);
@@ -309,25 +309,25 @@ bool DecodeColumnMetaData(ThriftReader& r, ColumnMetaData* m) {
     if (id > 0 && id < 32) seen |= 1u << id;
     switch (id) {
       case 1: {
-        int32_t v;
+        int32_t v = 0;
         TRY_READ(ReadI32Field(r, t, "ColumnMetaData.type", &v));
         if (v < 0 || v > 7) return r.Fail("unknown physical type " + std::to_string(v));
         m->type = static_cast<Type>(v);
         break;
       }
       case 2: {
-        uint32_t n;
+        uint32_t n = 0;
         TRY_READ(ReadListHeaderField(r, t, "ColumnMetaData.encodings", kThriftI32, &n));
         m->encodings.resize(n);
         for (uint32_t i = 0; i < n; ++i) {
-          int32_t v;
+          int32_t v = 0;
           TRY_READ(r.ReadI32(&v));
           m->encodings[i] = static_cast<Encoding>(v);
         }
         break;
       }
       case 3: {
-        uint32_t n;
+        uint32_t n = 0;
         TRY_READ(ReadListHeaderField(r, t, "ColumnMetaData.path_in_schema", kThriftBinary, &n));
         m->path_in_schema.resize(n);
         for (uint32_t i = 0; i < n; ++i) TRY_READ(r.ReadString(&m->path_in_schema[i]));
@@ -367,7 +367,7 @@ bool DecodeColumnMetaData(ThriftReader& r, ColumnMetaData* m) {
         TRY_READ(DecodeStatistics(r, &m->statistics.emplace()));
         break;
       case 13: {
-        uint32_t n;
+        uint32_t n = 0;
         TRY_READ(ReadListHeaderField(r, t, "ColumnMetaData.encoding_stats", kThriftStruct, &n));
         m->encoding_stats.resize(n);
         for (uint32_t i = 0; i < n; ++i) {
@@ -454,7 +454,7 @@ bool DecodeRowGroup(ThriftReader& r, RowGroup* g) {
     if (id > 0 && id < 32) seen |= 1u << id;
     switch (id) {
       case 1: {
-        uint32_t n;
+        uint32_t n = 0;
         TRY_READ(ReadListHeaderField(r, t, "RowGroup.columns", kThriftStruct, &n));
         g->columns.resize(n);
         for (uint32_t i = 0; i < n; ++i) TRY_READ(DecodeColumnChunk(r, &g->columns[i]));
@@ -467,7 +467,7 @@ bool DecodeRowGroup(ThriftReader& r, RowGroup* g) {
         TRY_READ(ReadI64Field(r, t, "RowGroup.num_rows", &g->num_rows));
         break;
       case 4: {
-        uint32_t n;
+        uint32_t n = 0;
         TRY_READ(ReadListHeaderField(r, t, "RowGroup.sorting_columns", kThriftStruct, &n));
         g->sorting_columns.resize(n);
         for (uint32_t i = 0; i < n; ++i) {
@@ -496,7 +496,7 @@ bool DecodeRowGroup(ThriftReader& r, RowGroup* g) {
 
 // ColumnOrder list: true when every entry is TYPE_ORDER (union member 1).
 bool DecodeColumnOrders(ThriftReader& r, uint8_t t, bool* all_type_order) {
-  uint32_t n;
+  uint32_t n = 0;
   TRY_READ(ReadListHeaderField(r, t, "FileMetaData.column_orders", kThriftStruct, &n));
   bool all = n > 0;
   for (uint32_t i = 0; i < n; ++i) {
@@ -614,7 +614,7 @@ bool DecodeFileMetaDataBody(ThriftReader& r, FileMetaData& md) {
         TRY_READ(ReadI32Field(r, t, "FileMetaData.version", &md.version));
         break;
       case 2: {
-        uint32_t n;
+        uint32_t n = 0;
         TRY_READ(ReadListHeaderField(r, t, "FileMetaData.schema", kThriftStruct, &n));
         md.schema.resize(n);
         for (uint32_t i = 0; i < n; ++i) TRY_READ(DecodeSchemaElement(r, &md.schema[i]));
@@ -624,7 +624,7 @@ bool DecodeFileMetaDataBody(ThriftReader& r, FileMetaData& md) {
         TRY_READ(ReadI64Field(r, t, "FileMetaData.num_rows", &md.num_rows));
         break;
       case 4: {
-        uint32_t n;
+        uint32_t n = 0;
         TRY_READ(ReadListHeaderField(r, t, "FileMetaData.row_groups", kThriftStruct, &n));
         md.row_groups.resize(n);
         for (uint32_t i = 0; i < n; ++i) TRY_READ(DecodeRowGroup(r, &md.row_groups[i]));

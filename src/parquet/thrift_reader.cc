@@ -122,8 +122,8 @@ bool ThriftReader::SkipValue(uint8_t type, int depth) {
       if (depth >= kMaxDepth) return Fail("nesting deeper than " + std::to_string(kMaxDepth));
       int16_t last = 0;
       for (;;) {
-        int16_t id;
-        uint8_t t;
+        int16_t id = 0;
+        uint8_t t = 0;
         if (!ReadFieldHeader(&last, &id, &t)) return false;
         if (t == kThriftStop) return true;
         if (t == kThriftTrue || t == kThriftFalse) continue;  // value held in the header
@@ -134,7 +134,7 @@ bool ThriftReader::SkipValue(uint8_t type, int depth) {
     case kThriftSet: {
       if (depth >= kMaxDepth) return Fail("nesting deeper than " + std::to_string(kMaxDepth));
       uint8_t et;
-      uint32_t n;
+      uint32_t n = 0;
       if (!ReadListHeader(&et, &n)) return false;
       for (uint32_t i = 0; i < n; ++i) {
         if (!SkipValue(et, depth + 1)) return false;
@@ -144,7 +144,7 @@ bool ThriftReader::SkipValue(uint8_t type, int depth) {
     case kThriftMap: {
       if (depth >= kMaxDepth) return Fail("nesting deeper than " + std::to_string(kMaxDepth));
       uint8_t kt, vt;
-      uint32_t n;
+      uint32_t n = 0;
       if (!ReadMapHeader(&kt, &vt, &n)) return false;
       for (uint32_t i = 0; i < n; ++i) {
         if (!SkipValue(kt, depth + 1) || !SkipValue(vt, depth + 1)) return false;

@@ -82,7 +82,7 @@ TEST(ThriftReaderTest, FieldHeadersShortAndLongForm) {
     if (t == kThriftStop) break;
     ids.push_back(id);
     if (t == kThriftI32) {
-      int32_t v;
+      int32_t v = 0;
       ASSERT_TRUE(r.ReadI32(&v));
       vals.push_back(v);
     } else {

@@ -218,7 +218,10 @@ class TypeTextParser {
     } else {
       end = at + 1;
     }
-    return "'" + std::string(text_.substr(at, end - at)) + "'";
+    std::string found = "'";
+    found.append(text_.substr(at, end - at));
+    found.push_back('\'');
+    return found;
   }
 
   Result<DataType> ParseType(int depth) {

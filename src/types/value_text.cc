@@ -924,7 +924,7 @@ void AppendUuid(const uint8_t* b, std::string* out) {
 }
 
 void AppendIpv4(uint32_t v, std::string* out) {
-  char buf[16];
+  char buf[24];  // 15 needed; slack keeps g++'s -Wstringop-overflow analysis quiet
   char* p = buf;
   for (int shift = 24; shift >= 0; shift -= 8) {
     p = std::to_chars(p, buf + sizeof(buf), (v >> shift) & 0xFF).ptr;
