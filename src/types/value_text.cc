@@ -924,10 +924,13 @@ void AppendUuid(const uint8_t* b, std::string* out) {
 }
 
 void AppendIpv4(uint32_t v, std::string* out) {
-  char buf[24];  // 15 needed; slack keeps g++'s -Wstringop-overflow analysis quiet
+  char buf[16];
   char* p = buf;
   for (int shift = 24; shift >= 0; shift -= 8) {
-    p = std::to_chars(p, buf + sizeof(buf), (v >> shift) & 0xFF).ptr;
+    const uint32_t octet = (v >> shift) & 0xFF;
+    if (octet >= 100) *p++ = static_cast<char>('0' + octet / 100);
+    if (octet >= 10) *p++ = static_cast<char>('0' + octet / 10 % 10);
+    *p++ = static_cast<char>('0' + octet % 10);
     if (shift > 0) *p++ = '.';
   }
   out->append(buf, p);
