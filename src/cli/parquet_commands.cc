@@ -24,9 +24,7 @@ namespace pq = tarn::parquet;
 
 Result<std::unique_ptr<pq::FileReader>> OpenParquet(const std::string& path) {
   TARN_ASSIGN_OR_RETURN(auto file, OpenLocalFile(path));
-  auto reader = pq::FileReader::Open(std::move(file));
-  if (!reader.ok()) return reader.status().WithContext(path);
-  return reader;
+  return pq::FileReader::Open(std::move(file));  // errors name the file already
 }
 
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
@@ -240,7 +238,7 @@ Status CatCommand(const std::string& path, const GlobalOptions& g, int64_t limit
   std::optional<JsonRowWriter> json_rows;
   for (int rg = 0; rg < reader->num_row_groups() && remaining > 0; ++rg) {
     auto batch = reader->ReadRowGroup(rg, fields);
-    if (!batch.ok()) return batch.status().WithContext(path);
+    if (!batch.ok()) return batch.status();
     int64_t n = std::min<int64_t>(batch->num_rows, remaining);
     for (int64_t r = 0; r < n; ++r) {
       if (g.json) {
