@@ -109,6 +109,21 @@ Status BrotliDecompress(const uint8_t* in, size_t n, uint8_t* out, size_t out_le
   return Status::OK();
 }
 
+// zstd contexts are expensive to create (ZSTD_compress allocates and clears one per call), and
+// pages are often small: keep one compression and one decompression context per thread.
+struct ZstdContexts {
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_DCtx* d = ZSTD_createDCtx();
+  ~ZstdContexts() {
+    ZSTD_freeCCtx(c);
+    ZSTD_freeDCtx(d);
+  }
+};
+ZstdContexts& Zstd() {
+  thread_local ZstdContexts contexts;
+  return contexts;
+}
+
 uint32_t LoadBE32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
 }
@@ -201,7 +216,7 @@ Status Compress(CompressionCodec codec, const uint8_t* in, size_t n, ByteBuffer*
     case CompressionCodec::kZstd: {
       size_t bound = ZSTD_compressBound(n);
       out->resize(at + bound);
-      size_t r = ZSTD_compress(out->data() + at, bound, in, n, level < 0 ? 3 : level);
+      size_t r = ZSTD_compressCCtx(Zstd().c, out->data() + at, bound, in, n, level < 0 ? 3 : level);
       if (ZSTD_isError(r)) return Status::Internal(std::string("zstd: ") + ZSTD_getErrorName(r));
       out->resize(at + r);
       return Status::OK();
@@ -257,7 +272,7 @@ Status Decompress(CompressionCodec codec, const uint8_t* in, size_t n, uint8_t* 
     case CompressionCodec::kGzip:
       return GzipDecompress(in, n, out, out_len);
     case CompressionCodec::kZstd: {
-      size_t r = ZSTD_decompress(out, out_len, in, n);
+      size_t r = ZSTD_decompressDCtx(Zstd().d, out, out_len, in, n);
       if (ZSTD_isError(r)) {
         return Status::Corruption(std::string("malformed zstd data: ") + ZSTD_getErrorName(r));
       }
