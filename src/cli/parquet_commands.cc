@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/sample_data.h"
 #include "common/io.h"
+#include "objectstore/object_store.h"
 #include "parquet/reader.h"
 #include "parquet/stat_value.h"
 #include "parquet/writer.h"
@@ -23,7 +24,7 @@ using nlohmann::json;
 namespace pq = tarn::parquet;
 
 Result<std::unique_ptr<pq::FileReader>> OpenParquet(const std::string& path) {
-  TARN_ASSIGN_OR_RETURN(auto file, OpenLocalFile(path));
+  TARN_ASSIGN_OR_RETURN(auto file, OpenInputFile(path));
   return pq::FileReader::Open(std::move(file));  // errors name the file already
 }
 
@@ -121,9 +122,11 @@ json StatsJson(const pq::FileMetaData& md, const pq::Statistics& st, const pq::L
 }
 
 Status MetaCommand(const std::string& path, const GlobalOptions& g) {
-  TARN_ASSIGN_OR_RETURN(auto file, OpenLocalFile(path));
+  TARN_ASSIGN_OR_RETURN(auto file, OpenInputFile(path));
   uint64_t size = file->Size();
-  TARN_ASSIGN_OR_RETURN(auto reader, OpenParquet(path));
+  auto opened = pq::FileReader::Open(std::move(file));
+  TARN_RETURN_NOT_OK(opened.status());
+  auto reader = std::move(opened).value();
   const auto& md = reader->metadata();
   const auto& ps = reader->schema();
   json out = {{"file", path},
@@ -285,7 +288,7 @@ Status WriteSampleCommand(const SampleOptions& o, const GlobalOptions& g) {
   opts.data_page_bytes = o.page_bytes;
   opts.enable_dictionary = !o.no_dictionary;
   RecordBatch batch = MakeSampleBatch(rows);
-  TARN_ASSIGN_OR_RETURN(auto sink, CreateLocalFile(path));
+  TARN_ASSIGN_OR_RETURN(auto sink, CreateOutputFile(path));
   TARN_ASSIGN_OR_RETURN(auto writer, pq::FileWriter::Open(std::move(sink), batch.schema, opts));
   TARN_RETURN_NOT_OK(writer->Write(batch));
   TARN_RETURN_NOT_OK(writer->Close());
