@@ -3,6 +3,7 @@
 #include <cassert>
 #include <cctype>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 namespace tarn {
@@ -114,13 +115,13 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 // Bytes allowed in an unquoted field name: ASCII letters, digits, '_', and UTF-8 (>= 0x80).
 bool IsBareNameChar(char c) { return IsWordChar(c) || static_cast<unsigned char>(c) >= 0x80; }
 
+char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+
+// ASCII case-insensitive equality (names and keywords; UTF-8 bytes compare exactly).
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (std::toupper(static_cast<unsigned char>(a[i])) !=
-        std::toupper(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
+    if (AsciiLower(a[i]) != AsciiLower(b[i])) return false;
   }
   return true;
 }
@@ -514,16 +515,17 @@ std::string Schema::ToString() const {
 Result<Schema> Schema::Parse(std::string_view text) {
   TypeTextParser parser(text, "schema");
   Schema schema;
+  std::unordered_set<std::string> seen;  // lower-cased names, for the duplicate check
   parser.SkipSpaces();
   if (parser.AtEnd()) return parser.Error(0, "no columns");
   while (true) {
     parser.SkipSpaces();
     size_t name_at = parser.pos();
     TARN_ASSIGN_OR_RETURN(std::string name, parser.ParseFieldName());
-    for (const Field& f : schema.fields) {
-      if (EqualsIgnoreCase(f.name, name)) {
-        return parser.Error(name_at, "duplicate column name '" + Excerpt(name) + "'");
-      }
+    std::string key = name;
+    for (char& c : key) c = AsciiLower(c);
+    if (!seen.insert(std::move(key)).second) {
+      return parser.Error(name_at, "duplicate column name '" + Excerpt(name) + "'");
     }
     Field field;
     field.name = std::move(name);
