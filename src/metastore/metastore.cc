@@ -1,0 +1,508 @@
+#include "metastore/metastore.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "metastore/connection_internal.h"
+
+namespace tarn {
+
+using metastore_internal::BeginMode;
+using metastore_internal::Connection;
+using metastore_internal::IsTxRetryable;
+
+// ---- SqlValue and Row ----
+
+SqlValue SqlValue::Blob(std::string_view bytes) {
+  SqlValue v(bytes);
+  v.type_ = SqlType::kBlob;
+  return v;
+}
+
+SqlValue SqlValue::OptionalInt64(std::optional<int64_t> v) { return v ? SqlValue(*v) : SqlValue(); }
+
+SqlValue SqlValue::OptionalText(std::optional<std::string_view> v) {
+  return v ? SqlValue(*v) : SqlValue();
+}
+
+namespace {
+
+const char* TypeName(SqlType t) {
+  switch (t) {
+    case SqlType::kNull:
+      return "NULL";
+    case SqlType::kInt64:
+      return "int64";
+    case SqlType::kDouble:
+      return "double";
+    case SqlType::kText:
+      return "text";
+    case SqlType::kBlob:
+      return "blob";
+  }
+  return "?";
+}
+
+Status TypeMismatch(SqlType have, const char* want) {
+  return Status::Internal(std::string("metastore: value is ") + TypeName(have) + ", not " + want);
+}
+
+}  // namespace
+
+Result<int64_t> SqlValue::AsInt64() const {
+  if (type_ != SqlType::kInt64) return TypeMismatch(type_, "int64");
+  return std::get<int64_t>(v_);
+}
+
+Result<double> SqlValue::AsDouble() const {
+  if (type_ == SqlType::kDouble) return std::get<double>(v_);
+  if (type_ == SqlType::kInt64) return static_cast<double>(std::get<int64_t>(v_));
+  return TypeMismatch(type_, "double");
+}
+
+Result<std::string_view> SqlValue::AsText() const {
+  if (type_ != SqlType::kText && type_ != SqlType::kBlob) return TypeMismatch(type_, "text");
+  return std::string_view(std::get<std::string>(v_));
+}
+
+Result<std::string_view> SqlValue::AsBlob() const {
+  if (type_ != SqlType::kText && type_ != SqlType::kBlob) return TypeMismatch(type_, "blob");
+  return std::string_view(std::get<std::string>(v_));
+}
+
+std::string SqlValue::DebugString() const {
+  switch (type_) {
+    case SqlType::kNull:
+      return "NULL";
+    case SqlType::kInt64:
+      return std::to_string(std::get<int64_t>(v_));
+    case SqlType::kDouble: {
+      char buf[40];
+      std::snprintf(buf, sizeof(buf), "%.17g", std::get<double>(v_));
+      return buf;
+    }
+    case SqlType::kText:
+      return "'" + std::get<std::string>(v_) + "'";
+    case SqlType::kBlob: {
+      static constexpr char kHex[] = "0123456789abcdef";
+      std::string out = "x'";
+      for (unsigned char c : std::get<std::string>(v_)) {
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      }
+      return out + "'";
+    }
+  }
+  return "?";
+}
+
+bool Row::IsNull(size_t col) const { return col >= values_.size() || values_[col].is_null(); }
+
+Result<const SqlValue*> Row::Get(size_t col) const {
+  if (col >= values_.size()) {
+    return Status::Internal("metastore: column " + std::to_string(col) + " of a row of " +
+                            std::to_string(values_.size()));
+  }
+  return &values_[col];
+}
+
+Result<int64_t> Row::Int64(size_t col) const {
+  TARN_ASSIGN_OR_RETURN(const SqlValue* v, Get(col));
+  return v->AsInt64();
+}
+Result<double> Row::Double(size_t col) const {
+  TARN_ASSIGN_OR_RETURN(const SqlValue* v, Get(col));
+  return v->AsDouble();
+}
+Result<std::string_view> Row::Text(size_t col) const {
+  TARN_ASSIGN_OR_RETURN(const SqlValue* v, Get(col));
+  return v->AsText();
+}
+Result<std::string_view> Row::Blob(size_t col) const {
+  TARN_ASSIGN_OR_RETURN(const SqlValue* v, Get(col));
+  return v->AsBlob();
+}
+Result<std::optional<int64_t>> Row::OptionalInt64(size_t col) const {
+  TARN_ASSIGN_OR_RETURN(const SqlValue* v, Get(col));
+  if (v->is_null()) return std::optional<int64_t>();
+  TARN_ASSIGN_OR_RETURN(int64_t x, v->AsInt64());
+  return std::optional<int64_t>(x);
+}
+Result<std::optional<std::string_view>> Row::OptionalText(size_t col) const {
+  TARN_ASSIGN_OR_RETURN(const SqlValue* v, Get(col));
+  if (v->is_null()) return std::optional<std::string_view>();
+  TARN_ASSIGN_OR_RETURN(std::string_view x, v->AsText());
+  return std::optional<std::string_view>(x);
+}
+
+// ---- SQL text helpers ----
+
+std::string RewritePlaceholders(std::string_view sql, int* count) {
+  std::string out;
+  out.reserve(sql.size() + 16);
+  int n = 0;
+  size_t i = 0;
+  while (i < sql.size()) {
+    char c = sql[i];
+    if (c == '\'' || c == '"') {  // literal or quoted identifier; a doubled quote stays inside
+      size_t j = i + 1;
+      while (j < sql.size()) {
+        if (sql[j] == c) {
+          if (j + 1 < sql.size() && sql[j + 1] == c) {
+            j += 2;
+            continue;
+          }
+          break;
+        }
+        ++j;
+      }
+      size_t end = std::min(j + 1, sql.size());
+      out.append(sql.substr(i, end - i));
+      i = end;
+    } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
+      size_t j = sql.find('\n', i);
+      size_t end = j == std::string_view::npos ? sql.size() : j;
+      out.append(sql.substr(i, end - i));
+      i = end;
+    } else if (c == '/' && i + 1 < sql.size() && sql[i + 1] == '*') {
+      size_t j = sql.find("*/", i + 2);
+      size_t end = j == std::string_view::npos ? sql.size() : j + 2;
+      out.append(sql.substr(i, end - i));
+      i = end;
+    } else if (c == '?') {
+      out += '$';
+      out += std::to_string(++n);
+      ++i;
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  if (count) *count = n;
+  return out;
+}
+
+std::string ExpandMigrationSql(std::string_view sql, MetastoreBackend backend) {
+  const bool pg = backend == MetastoreBackend::kPostgres;
+  const std::pair<std::string_view, std::string_view> macros[] = {
+      {"${ID}", pg ? "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY" : "INTEGER PRIMARY KEY"},
+      {"${BLOB}", pg ? "BYTEA" : "BLOB"},
+  };
+  std::string out;
+  out.reserve(sql.size() + 64);
+  size_t i = 0;
+  while (i < sql.size()) {
+    bool replaced = false;
+    if (sql[i] == '$') {
+      for (const auto& [name, value] : macros) {
+        if (sql.substr(i, name.size()) == name) {
+          out.append(value);
+          i += name.size();
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out += sql[i++];
+  }
+  return out;
+}
+
+// ---- Transaction ----
+
+Status Transaction::Note(Status st) {
+  if (st.ok() || !failed_.ok()) return st;
+  failed_ = st;
+  if (IsTxRetryable(st)) must_retry_ = true;
+  return st;
+}
+
+Status Transaction::Aborted() const {
+  Status st(failed_.kind(),
+            "metastore: transaction aborted by an earlier error: " + failed_.message());
+  return must_retry_ ? metastore_internal::MarkRetryable(std::move(st)) : st;
+}
+
+Result<int64_t> Transaction::Execute(std::string_view sql, const SqlParams& params) {
+  if (!failed_.ok()) return Aborted();
+  auto r = conn_->Execute(sql, params);
+  if (!r.ok()) return Note(std::move(r).status());
+  return r;
+}
+
+Status Transaction::QueryEach(std::string_view sql, const SqlParams& params,
+                              const std::function<Status(const Row&)>& fn) {
+  if (!failed_.ok()) return Aborted();
+  // An error from `fn` is the caller's, not the database's: it does not abort the transaction.
+  Status from_fn;
+  Status st = conn_->Query(sql, params, [&](const Row& row) {
+    from_fn = fn(row);
+    return from_fn;
+  });
+  if (!st.ok() && !from_fn.ok()) return st;
+  return Note(std::move(st));
+}
+
+Result<std::vector<Row>> Transaction::Query(std::string_view sql, const SqlParams& params) {
+  std::vector<Row> rows;
+  TARN_RETURN_NOT_OK(QueryEach(sql, params, [&](const Row& row) {
+    rows.push_back(row);
+    return Status::OK();
+  }));
+  return rows;
+}
+
+Result<std::optional<Row>> Transaction::QueryOne(std::string_view sql, const SqlParams& params) {
+  std::optional<Row> one;
+  bool many = false;
+  TARN_RETURN_NOT_OK(QueryEach(sql, params, [&](const Row& row) {
+    if (one) {
+      many = true;
+      return Status::Internal("metastore: QueryOne got more than one row");
+    }
+    one = row;
+    return Status::OK();
+  }));
+  if (many) return Status::Internal("metastore: QueryOne got more than one row");
+  return one;
+}
+
+// ---- Metastore ----
+
+namespace {
+
+bool IsPostgresUri(std::string_view uri) {
+  return uri.starts_with("postgresql://") || uri.starts_with("postgres://");
+}
+
+// One writer mutex per SQLite file per process (see sqlite_serialize_local_writers).
+std::shared_ptr<std::mutex> LocalWriterMutex(const std::string& path) {
+  static std::mutex mu;
+  static std::map<std::string, std::weak_ptr<std::mutex>>* table =
+      new std::map<std::string, std::weak_ptr<std::mutex>>();
+  std::error_code ec;
+  std::string key = std::filesystem::weakly_canonical(path, ec).string();
+  if (ec) key = path;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = (*table)[key];
+  auto m = slot.lock();
+  if (!m) {
+    m = std::make_shared<std::mutex>();
+    slot = m;
+  }
+  return m;
+}
+
+}  // namespace
+
+Metastore::Metastore(std::string uri, MetastoreBackend backend, MetastoreOptions options)
+    : uri_(std::move(uri)), backend_(backend), options_(std::move(options)) {}
+
+Metastore::~Metastore() = default;
+
+Result<std::unique_ptr<Metastore>> Metastore::Open(std::string_view uri, MetastoreOptions options) {
+  if (uri.empty()) return Status::InvalidArgument("metastore: empty database URI");
+  if (options.max_attempts < 1) options.max_attempts = 1;
+  if (!options.migrations) options.migrations = CatalogMigrations();
+  auto& migrations = *options.migrations;
+  std::sort(migrations.begin(), migrations.end(),
+            [](const Migration& a, const Migration& b) { return a.version < b.version; });
+  for (size_t i = 0; i < migrations.size(); ++i) {
+    if (migrations[i].version <= 0 ||
+        (i > 0 && migrations[i].version == migrations[i - 1].version)) {
+      return Status::InvalidArgument("metastore: migration versions must be unique and > 0");
+    }
+  }
+  MetastoreBackend backend =
+      IsPostgresUri(uri) ? MetastoreBackend::kPostgres : MetastoreBackend::kSqlite;
+  std::unique_ptr<Metastore> ms(new Metastore(std::string(uri), backend, std::move(options)));
+  if (backend == MetastoreBackend::kSqlite && ms->options_.sqlite_serialize_local_writers) {
+    ms->local_writer_mutex_ = LocalWriterMutex(ms->uri_);
+  }
+  TARN_ASSIGN_OR_RETURN(auto conn, ms->Connect());
+  ms->Release(std::move(conn));
+  TARN_RETURN_NOT_OK(ms->Migrate());
+  return ms;
+}
+
+Result<std::unique_ptr<Connection>> Metastore::Connect() {
+  if (backend_ == MetastoreBackend::kPostgres) {
+    return metastore_internal::OpenPostgres(uri_, options_);
+  }
+  return metastore_internal::OpenSqlite(uri_, options_);
+}
+
+Result<std::unique_ptr<Connection>> Metastore::Acquire() {
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (!idle_.empty()) {
+      auto conn = std::move(idle_.back());
+      idle_.pop_back();
+      return conn;
+    }
+  }
+  return Connect();
+}
+
+void Metastore::Release(std::unique_ptr<Connection> conn) {
+  if (!conn || conn->broken()) return;
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  if (static_cast<int>(idle_.size()) < std::max(1, options_.max_idle_connections)) {
+    idle_.push_back(std::move(conn));
+  }
+}
+
+namespace {
+
+void Backoff(int attempt, const MetastoreOptions& o) {
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  int64_t cap = o.retry_base_delay_ms;
+  for (int i = 1; i < attempt && cap < o.retry_max_delay_ms; ++i) cap *= 2;
+  cap = std::clamp<int64_t>(cap, 1, std::max(1, o.retry_max_delay_ms));
+  std::uniform_int_distribution<int64_t> dist(0, cap * 1000);
+  std::this_thread::sleep_for(std::chrono::microseconds(dist(rng)));
+}
+
+}  // namespace
+
+Status Metastore::RunInTransaction(const std::function<Status(Transaction&)>& fn, TxMode mode) {
+  Status last;
+  for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
+    if (attempt > 1) Backoff(attempt - 1, options_);
+    TARN_ASSIGN_OR_RETURN(auto conn, Acquire());
+    std::unique_lock<std::mutex> writer_lock;
+    if (local_writer_mutex_ && mode != TxMode::kReadOnly) {
+      writer_lock = std::unique_lock<std::mutex>(*local_writer_mutex_);
+    }
+    Status st = conn->Begin(mode == TxMode::kReadOnly       ? BeginMode::kReadOnly
+                            : mode == TxMode::kLockingWrite ? BeginMode::kLockingWrite
+                                                            : BeginMode::kReadWrite);
+    if (!st.ok()) {
+      // Nothing ran yet: a lock timeout, or a pooled connection that died while idle, is safe
+      // to retry (the broken connection is dropped by Release).
+      bool retry = IsTxRetryable(st) || conn->broken();
+      if (!conn->broken()) conn->Rollback();
+      Release(std::move(conn));
+      if (retry) {
+        last = std::move(st);
+        continue;
+      }
+      return st;
+    }
+    Transaction tx(conn.get(), backend_);
+    st = fn(tx);
+    if (tx.must_retry_) {
+      conn->Rollback();
+      Release(std::move(conn));
+      last = tx.failed_;
+      continue;
+    }
+    if (st.ok() && !tx.failed_.ok()) st = tx.failed_;  // a statement failed, the callback went on
+    if (!st.ok()) {
+      conn->Rollback();
+      Release(std::move(conn));
+      return st;
+    }
+    st = conn->Commit();
+    if (!st.ok()) {
+      if (!conn->broken()) conn->Rollback();
+      Release(std::move(conn));
+      if (IsTxRetryable(st)) {
+        last = std::move(st);
+        continue;
+      }
+      return st;
+    }
+    Release(std::move(conn));
+    return Status::OK();
+  }
+  return Status::Unavailable("metastore: transaction gave up after " +
+                             std::to_string(options_.max_attempts) +
+                             " attempts; last: " + last.message());
+}
+
+Status Metastore::Migrate() {
+  const auto& migrations = *options_.migrations;
+  TARN_ASSIGN_OR_RETURN(auto conn, Acquire());
+  Status last;
+  for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
+    if (attempt > 1) Backoff(attempt - 1, options_);
+    std::unique_lock<std::mutex> writer_lock;
+    if (local_writer_mutex_) writer_lock = std::unique_lock<std::mutex>(*local_writer_mutex_);
+    Status st = conn->Begin(BeginMode::kMigration);
+    auto body = [&]() -> Status {
+      TARN_RETURN_NOT_OK(conn->ExecScript(
+          "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, "
+          "name TEXT NOT NULL, applied_at BIGINT NOT NULL)"));
+      int64_t current = 0;
+      TARN_RETURN_NOT_OK(conn->Query("SELECT MAX(version) FROM schema_migrations", {},
+                                     [&](const Row& row) -> Status {
+                                       if (!row.IsNull(0)) {
+                                         TARN_ASSIGN_OR_RETURN(current, row.Int64(0));
+                                       }
+                                       return Status::OK();
+                                     }));
+      int64_t known = migrations.empty() ? 0 : migrations.back().version;
+      if (current > known) {
+        return Status::FailedPrecondition(
+            "metastore: the database schema is at version " + std::to_string(current) +
+            ", newer than this tarn knows (" + std::to_string(known) + "); upgrade tarn");
+      }
+      for (const Migration& m : migrations) {
+        if (m.version <= current) continue;
+        Status ms = conn->ExecScript(ExpandMigrationSql(m.sql, backend_));
+        if (!ms.ok()) {
+          return ms.WithContext("migration " + std::to_string(m.version) + " (" + m.name + ")");
+        }
+        int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+        TARN_RETURN_NOT_OK(
+            conn->Execute("INSERT INTO schema_migrations (version, name, applied_at) "
+                          "VALUES (?, ?, ?)",
+                          {m.version, m.name, now})
+                .status());
+      }
+      return Status::OK();
+    };
+    if (st.ok()) st = body();
+    if (st.ok()) st = conn->Commit();
+    if (st.ok()) {
+      Release(std::move(conn));
+      return Status::OK();
+    }
+    if (!conn->broken()) conn->Rollback();
+    if (!IsTxRetryable(st)) return st.WithContext("metastore: applying migrations");
+    last = std::move(st);
+    if (conn->broken()) {
+      TARN_ASSIGN_OR_RETURN(conn, Connect());
+    }
+  }
+  return Status::Unavailable("metastore: applying migrations gave up after " +
+                             std::to_string(options_.max_attempts) +
+                             " attempts; last: " + last.message());
+}
+
+Result<std::vector<int64_t>> Metastore::AppliedMigrations() {
+  std::vector<int64_t> out;
+  TARN_RETURN_NOT_OK(RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        out.clear();
+        return tx.QueryEach("SELECT version FROM schema_migrations ORDER BY version", {},
+                            [&](const Row& row) -> Status {
+                              TARN_ASSIGN_OR_RETURN(int64_t v, row.Int64(0));
+                              out.push_back(v);
+                              return Status::OK();
+                            });
+      },
+      TxMode::kReadOnly));
+  return out;
+}
+
+}  // namespace tarn

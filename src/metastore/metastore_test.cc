@@ -1,0 +1,887 @@
+// The Metastore conformance suite, run against SQLite (a file in a temp directory) and
+// PostgreSQL (each test in its own schema of the database at $TARN_TEST_PG_URI). The
+// "postgres" instances skip unless tests/run_with_pg.sh started a server; then they must pass.
+#include "metastore/metastore.h"
+
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tarn {
+namespace {
+
+// Usable with a trailing `<< "context"`.
+#define ASSERT_OK(expr)                        \
+  if (::tarn::Status _st = (expr); _st.ok()) { \
+  } else /* NOLINT */                          \
+    GTEST_FAIL_AT(__FILE__, __LINE__) << _st.ToString()
+
+const char* PgBaseUri() {
+  const char* uri = std::getenv("TARN_TEST_PG_URI");
+  return uri && *uri ? uri : nullptr;
+}
+
+// SQLite files go to tmpfs when there is one: the suite tests isolation, not the disk's fsync.
+std::filesystem::path ScratchDir() {
+  if (::access("/dev/shm", W_OK) == 0) return "/dev/shm";
+  return std::filesystem::temp_directory_path();
+}
+
+std::string TestName() {
+  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::string out;
+  for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? std::tolower(c) : '_';
+  return out;
+}
+
+// Runs SQL on the PostgreSQL server directly (test setup only).
+void PgExec(const std::string& uri, const std::string& sql) {
+  PGconn* conn = PQconnectdb(uri.c_str());
+  ASSERT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
+  PGresult* res = PQexec(conn, sql.c_str());
+  EXPECT_TRUE(PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK)
+      << PQresultErrorMessage(res);
+  PQclear(res);
+  PQfinish(conn);
+}
+
+Result<int64_t> QueryInt(Metastore& ms, const std::string& sql, const SqlParams& params = {}) {
+  int64_t out = 0;
+  TARN_RETURN_NOT_OK(ms.RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne(sql, params));
+        if (!row) return Status::NotFound("no row");
+        TARN_ASSIGN_OR_RETURN(out, row->Int64(0));
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  return out;
+}
+
+// Read-modify-write of counters.v where k = 1: loses updates unless transactions serialize.
+Status Increment(Metastore& ms) {
+  return ms.RunInTransaction([](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne("SELECT v FROM counters WHERE k = ?", {1}));
+    if (!row) return Status::NotFound("counter");
+    TARN_ASSIGN_OR_RETURN(int64_t v, row->Int64(0));
+    TARN_ASSIGN_OR_RETURN(int64_t n,
+                          tx.Execute("UPDATE counters SET v = ? WHERE k = ?", {v + 1, 1}));
+    if (n != 1) return Status::Internal("update changed " + std::to_string(n) + " rows");
+    return Status::OK();
+  });
+}
+
+std::vector<Migration> TestMigrations(int n) {
+  std::vector<Migration> m = {
+      {1, "log", "CREATE TABLE m_log (x BIGINT NOT NULL)"},
+      {2, "two", "INSERT INTO m_log (x) VALUES (2)"},
+      {3, "three", "CREATE TABLE m_three (id ${ID}, b ${BLOB}); INSERT INTO m_log (x) VALUES (3)"},
+      {4, "four", "INSERT INTO m_log (x) VALUES (4)"},
+  };
+  m.resize(n);
+  return m;
+}
+
+class MetastoreConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "sqlite") {
+      dir_ = ScratchDir() / ("tarn-metastore-" + std::to_string(::getpid()) + "-" + TestName());
+      std::filesystem::remove_all(dir_);
+      std::filesystem::create_directories(dir_);
+      uri_ = (dir_ / "catalog.db").string();
+    } else {
+      const char* base = PgBaseUri();
+      if (!base) GTEST_SKIP() << "TARN_TEST_PG_URI not set (run under tests/run_with_pg.sh)";
+      std::string schema = "t_" + TestName();
+      PgExec(base, "DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema);
+      std::string b = base;
+      uri_ =
+          b + (b.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
+    }
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
+  std::unique_ptr<Metastore> Open(MetastoreOptions options = {}) {
+    auto ms = Metastore::Open(uri_, std::move(options));
+    EXPECT_TRUE(ms.ok()) << ms.status().ToString();
+    return ms.ok() ? std::move(*ms) : nullptr;
+  }
+
+  void CreateCounter(Metastore& ms) {
+    ASSERT_OK(ms.RunInTransaction([](Transaction& tx) -> Status {
+      TARN_RETURN_NOT_OK(
+          tx.Execute("CREATE TABLE counters (k BIGINT PRIMARY KEY, v BIGINT NOT NULL)").status());
+      return tx.Execute("INSERT INTO counters (k, v) VALUES (1, 0)").status();
+    }));
+  }
+
+  // Forks `n` children that each run `body` and exit 0 when it returns true; returns how many
+  // succeeded. The parent must hold no open connection to the database while forking.
+  static int ForkAll(int n, const std::function<bool(int)>& body) {
+    std::vector<pid_t> pids;
+    for (int i = 0; i < n; ++i) {
+      pid_t pid = ::fork();
+      if (pid == 0) _exit(body(i) ? 0 : 1);
+      if (pid > 0) pids.push_back(pid);
+    }
+    int ok = 0;
+    for (pid_t pid : pids) {
+      int status = 0;
+      if (::waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0) ++ok;
+    }
+    return ok;
+  }
+
+  std::filesystem::path dir_;
+  std::string uri_;
+};
+
+TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  EXPECT_EQ(ms->backend(),
+            GetParam() == "sqlite" ? MetastoreBackend::kSqlite : MetastoreBackend::kPostgres);
+  auto applied = ms->AppliedMigrations();
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  EXPECT_EQ(*applied, std::vector<int64_t>({1}));
+  for (const char* table : {"catalog_properties", "workspaces", "collections", "datasets",
+                            "dataset_schemas", "dataset_partition_specs", "snapshots", "data_files",
+                            "deletion_vectors", "tags", "consumer_offsets", "removal_ledger"}) {
+    auto n = QueryInt(*ms, std::string("SELECT COUNT(*) FROM ") + table);
+    ASSERT_TRUE(n.ok()) << table << ": " << n.status().ToString();
+    EXPECT_EQ(*n, 0) << table;
+  }
+  // Opening again applies nothing and keeps the data.
+  ASSERT_OK(ms->RunInTransaction([](Transaction& tx) {
+    return tx.Execute("INSERT INTO catalog_properties (key, value) VALUES ('k', 'v')").status();
+  }));
+  ms.reset();
+  ms = Open();
+  ASSERT_TRUE(ms);
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1}));
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 1);
+}
+
+TEST_P(MetastoreConformance, TypedValuesRoundTrip) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  std::string blob;
+  for (int i = 0; i < 256; ++i) blob += static_cast<char>(i);
+  const std::string text = "h\xc3\xa9llo \xe2\x98\x83 'quoted' ? $1";
+  ASSERT_OK(ms->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_RETURN_NOT_OK(
+        tx.Execute(ExpandMigrationSql("CREATE TABLE vals (id BIGINT PRIMARY KEY, i BIGINT, "
+                                      "d DOUBLE PRECISION, s TEXT, b ${BLOB})",
+                                      tx.backend()))
+            .status());
+    const char* insert = "INSERT INTO vals (id, i, d, s, b) VALUES (?, ?, ?, ?, ?)";
+    TARN_RETURN_NOT_OK(
+        tx.Execute(insert, {1, INT64_MIN, 0.1, text, SqlValue::Blob(blob)}).status());
+    TARN_RETURN_NOT_OK(tx.Execute(insert, {2, INT64_MAX, -1e300, "", SqlValue::Blob("")}).status());
+    TARN_RETURN_NOT_OK(tx.Execute(insert, {3, nullptr, nullptr, SqlValue(), SqlValue()}).status());
+    return tx
+        .Execute(insert, {4, true, 5e-324, SqlValue::OptionalText(std::nullopt),
+                          SqlValue::OptionalInt64(7)})
+        .status();
+  }));
+  std::vector<Row> rows;
+  ASSERT_OK(ms->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(rows, tx.Query("SELECT id, i, d, s, b FROM vals ORDER BY id"));
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(*rows[0].Int64(1), INT64_MIN);
+  EXPECT_EQ(*rows[0].Double(2), 0.1);
+  EXPECT_EQ(*rows[0].Text(3), text);
+  EXPECT_EQ(rows[0].Get(4).value()->type(), SqlType::kBlob);
+  EXPECT_EQ(*rows[0].Blob(4), blob);
+  EXPECT_EQ(*rows[1].Int64(1), INT64_MAX);
+  EXPECT_EQ(*rows[1].Double(2), -1e300);
+  EXPECT_EQ(*rows[1].Text(3), "");
+  EXPECT_EQ(*rows[1].Blob(4), "");
+  for (size_t c = 1; c < 5; ++c) EXPECT_TRUE(rows[2].IsNull(c)) << c;
+  EXPECT_EQ(*rows[2].OptionalInt64(1), std::nullopt);
+  EXPECT_EQ(*rows[2].OptionalText(3), std::nullopt);
+  EXPECT_EQ(*rows[3].Int64(1), 1);
+  EXPECT_EQ(*rows[3].Double(2), 5e-324);
+  // Typed access refuses the wrong type and indexes past the end, without aborting.
+  EXPECT_EQ(rows[0].Int64(3).status().kind(), ErrorKind::kInternal);
+  EXPECT_EQ(rows[0].Text(1).status().kind(), ErrorKind::kInternal);
+  EXPECT_EQ(rows[2].Int64(1).status().kind(), ErrorKind::kInternal);
+  EXPECT_EQ(rows[0].Int64(9).status().kind(), ErrorKind::kInternal);
+  EXPECT_TRUE(rows[0].IsNull(9));
+}
+
+TEST_P(MetastoreConformance, ReturningUpsertAndAffectedRows) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  ASSERT_OK(ms->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_RETURN_NOT_OK(
+        tx.Execute(ExpandMigrationSql("CREATE TABLE kv (id ${ID}, k TEXT NOT NULL UNIQUE, "
+                                      "v BIGINT NOT NULL)",
+                                      tx.backend()))
+            .status());
+    TARN_ASSIGN_OR_RETURN(
+        auto a, tx.QueryOne("INSERT INTO kv (k, v) VALUES (?, ?) RETURNING id, v", {"a", 10}));
+    TARN_ASSIGN_OR_RETURN(
+        auto b, tx.QueryOne("INSERT INTO kv (k, v) VALUES (?, ?) RETURNING id, v", {"b", 20}));
+    EXPECT_TRUE(a && b);
+    if (!a || !b) return Status::Internal("no RETURNING row");
+    EXPECT_GT(*b->Int64(0), *a->Int64(0));
+    EXPECT_EQ(*a->Int64(1), 10);
+    // Upsert that updates, returning the new value.
+    TARN_ASSIGN_OR_RETURN(
+        auto up, tx.QueryOne("INSERT INTO kv (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE "
+                             "SET v = kv.v + excluded.v RETURNING v",
+                             {"a", 5}));
+    EXPECT_TRUE(up && *up->Int64(0) == 15);
+    // Upsert that does nothing changes no row.
+    TARN_ASSIGN_OR_RETURN(int64_t n, tx.Execute("INSERT INTO kv (k, v) VALUES (?, ?) "
+                                                "ON CONFLICT (k) DO NOTHING",
+                                                {"b", 99}));
+    EXPECT_EQ(n, 0);
+    TARN_ASSIGN_OR_RETURN(n, tx.Execute("UPDATE kv SET v = v + 1"));
+    EXPECT_EQ(n, 2);
+    TARN_ASSIGN_OR_RETURN(n, tx.Execute("DELETE FROM kv WHERE k = ?", {"zzz"}));
+    EXPECT_EQ(n, 0);
+    TARN_ASSIGN_OR_RETURN(n, tx.Execute("DELETE FROM kv WHERE k = ? RETURNING id", {"b"}));
+    EXPECT_EQ(n, 1);
+    // A placeholder inside a literal is not a placeholder.
+    TARN_ASSIGN_OR_RETURN(auto lit,
+                          tx.QueryOne("SELECT v FROM kv WHERE k = ? AND '?' = '?'", {"a"}));
+    EXPECT_TRUE(lit && *lit->Int64(0) == 16);
+    return Status::OK();
+  }));
+}
+
+TEST_P(MetastoreConformance, ConstraintErrorsMapToKinds) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  auto run = [&](const std::string& sql, const SqlParams& params = {}) {
+    return ms->RunInTransaction([&](Transaction& tx) { return tx.Execute(sql, params).status(); });
+  };
+  const int64_t now = 1700000000000000;
+  ASSERT_OK(run("INSERT INTO workspaces (name, created_at, updated_at) VALUES (?, ?, ?)",
+                {"acme", now, now}));
+  EXPECT_EQ(run("INSERT INTO workspaces (name, created_at, updated_at) VALUES (?, ?, ?)",
+                {"acme", now, now})
+                .kind(),
+            ErrorKind::kAlreadyExists);
+  EXPECT_EQ(run("INSERT INTO collections (workspace_id, name, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?)",
+                {999, "c", now, now})
+                .kind(),
+            ErrorKind::kFailedPrecondition);
+  EXPECT_EQ(run("INSERT INTO workspaces (name, created_at, updated_at) VALUES (?, ?, ?)",
+                {nullptr, now, now})
+                .kind(),
+            ErrorKind::kInvalidArgument);
+  EXPECT_EQ(run("SELEC 1").kind(), ErrorKind::kInternal);
+  EXPECT_EQ(run("SELECT * FROM no_such_table").kind(), ErrorKind::kInternal);
+  // A placeholder count that does not match the parameters is refused, not guessed.
+  EXPECT_EQ(run("SELECT ?", {}).kind(), ErrorKind::kInternal);
+  EXPECT_EQ(run("SELECT 1", {1}).kind(), ErrorKind::kInternal);
+  EXPECT_EQ(run("SELECT 1; SELECT 2").kind(), ErrorKind::kInternal);
+  // A write in a read-only transaction fails and changes nothing.
+  Status ro = ms->RunInTransaction(
+      [&](Transaction& tx) {
+        return tx.Execute("INSERT INTO catalog_properties (key, value) VALUES ('a', 'b')").status();
+      },
+      TxMode::kReadOnly);
+  EXPECT_FALSE(ro.ok());
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 0);
+  // After all those errors the store still works.
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM workspaces"), 1);
+}
+
+TEST_P(MetastoreConformance, ErrorStatusRollsBack) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  int calls = 0;
+  Status st = ms->RunInTransaction([&](Transaction& tx) -> Status {
+    ++calls;
+    TARN_RETURN_NOT_OK(
+        tx.Execute("INSERT INTO workspaces (name, created_at, updated_at) VALUES ('w', 1, 1)")
+            .status());
+    TARN_RETURN_NOT_OK(
+        tx.Execute("INSERT INTO catalog_properties (key, value) VALUES ('x', 'y')").status());
+    return Status::Conflict("changed since read");
+  });
+  EXPECT_EQ(st.kind(), ErrorKind::kConflict);
+  EXPECT_EQ(st.message(), "changed since read");
+  EXPECT_EQ(calls, 1) << "a caller's error is not retried";
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM workspaces"), 0);
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 0);
+  // A failed statement's error, returned, rolls back the statements before it.
+  st = ms->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_RETURN_NOT_OK(
+        tx.Execute("INSERT INTO workspaces (name, created_at, updated_at) VALUES ('w', 1, 1)")
+            .status());
+    return tx.Execute("INSERT INTO workspaces (name, created_at, updated_at) VALUES ('w', 1, 1)")
+        .status();
+  });
+  EXPECT_EQ(st.kind(), ErrorKind::kAlreadyExists);
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM workspaces"), 0);
+  // A callback that ignores a failed statement and returns OK still gets that error, and
+  // nothing it did is committed; statements after the failure fail too (both backends).
+  Status later;
+  st = ms->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_RETURN_NOT_OK(
+        tx.Execute("INSERT INTO workspaces (name, created_at, updated_at) VALUES ('v', 1, 1)")
+            .status());
+    (void)tx.Execute("INSERT INTO workspaces (name, created_at, updated_at) VALUES ('v', 1, 1)");
+    later = tx.Execute("INSERT INTO catalog_properties (key, value) VALUES ('x', 'y')").status();
+    return Status::OK();
+  });
+  EXPECT_EQ(st.kind(), ErrorKind::kAlreadyExists) << st.ToString();
+  EXPECT_EQ(later.kind(), ErrorKind::kAlreadyExists) << later.ToString();
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM workspaces"), 0);
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 0);
+  // An error from a QueryEach callback is the caller's: the transaction goes on.
+  ASSERT_OK(ms->RunInTransaction([&](Transaction& tx) -> Status {
+    Status mine = tx.QueryEach("SELECT 1", {}, [](const Row&) { return Status::NotFound("x"); });
+    EXPECT_EQ(mine.kind(), ErrorKind::kNotFound);
+    return tx.Execute("INSERT INTO catalog_properties (key, value) VALUES ('x', 'y')").status();
+  }));
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 1);
+}
+
+TEST_P(MetastoreConformance, QueryEachStreamsAndStops) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  ASSERT_OK(ms->RunInTransaction([](Transaction& tx) -> Status {
+    for (int i = 0; i < 100; ++i) {
+      TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO catalog_properties (key, value) VALUES (?, ?)",
+                                    {"k" + std::to_string(1000 + i), std::to_string(i)})
+                             .status());
+    }
+    return Status::OK();
+  }));
+  int seen = 0;
+  Status st = ms->RunInTransaction(
+      [&](Transaction& tx) {
+        return tx.QueryEach("SELECT key, value FROM catalog_properties ORDER BY key", {},
+                            [&](const Row& row) -> Status {
+                              if (*row.Text(0) != "k" + std::to_string(1000 + seen)) {
+                                return Status::Internal("order");
+                              }
+                              if (++seen == 10) return Status::Cancelled("enough");
+                              return Status::OK();
+                            });
+      },
+      TxMode::kReadOnly);
+  EXPECT_EQ(st.kind(), ErrorKind::kCancelled);
+  EXPECT_EQ(seen, 10);
+  st = ms->RunInTransaction(
+      [&](Transaction& tx) { return tx.QueryOne("SELECT key FROM catalog_properties").status(); },
+      TxMode::kReadOnly);
+  EXPECT_EQ(st.kind(), ErrorKind::kInternal);
+  // The connection is still usable after an abandoned stream.
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 100);
+}
+
+TEST_P(MetastoreConformance, ManyDistinctStatementsStayUsable) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  // More distinct statements than the per-connection cache keeps (512), e.g. IN lists of
+  // varying length; a statement being streamed survives the cache starting over.
+  ASSERT_OK(ms->RunInTransaction([](Transaction& tx) -> Status {
+    for (int n = 1; n <= 600; ++n) {
+      std::string sql = "SELECT COUNT(*) FROM workspaces WHERE id IN (?";
+      SqlParams params = {0};
+      for (int i = 1; i < n; ++i) {
+        sql += ", ?";
+        params.push_back(i);
+      }
+      TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne(sql + ")", params));
+      if (!row || *row->Int64(0) != 0) return Status::Internal("count");
+    }
+    return Status::OK();
+  }));
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM workspaces WHERE id IN (?, ?)", {1, 2}), 0);
+}
+
+TEST_P(MetastoreConformance, CatalogSchemaConstraints) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  auto run = [&](const std::string& sql, const SqlParams& params = {}) {
+    return ms->RunInTransaction([&](Transaction& tx) { return tx.Execute(sql, params).status(); });
+  };
+  ASSERT_OK(run("INSERT INTO workspaces (name, created_at, updated_at) VALUES ('w', 1, 1)"));
+  ASSERT_OK(
+      run("INSERT INTO collections (workspace_id, name, created_at, updated_at) "
+          "SELECT id, 'c', 1, 1 FROM workspaces WHERE name = 'w'"));
+  const char* create_ds =
+      "INSERT INTO datasets (uuid, collection_id, name, created_at, updated_at) "
+      "SELECT ?, id, ?, 1, 1 FROM collections WHERE name = 'c'";
+  ASSERT_OK(run(create_ds, {"uuid-1", "d"}));
+  EXPECT_EQ(run(create_ds, {"uuid-2", "d"}).kind(), ErrorKind::kAlreadyExists) << "live name";
+  EXPECT_EQ(run(create_ds, {"uuid-1", "e"}).kind(), ErrorKind::kAlreadyExists) << "uuid";
+  ASSERT_OK(run("UPDATE datasets SET dropped_at = 2 WHERE uuid = 'uuid-1'"));
+  ASSERT_OK(run(create_ds, {"uuid-2", "d"})) << "a dropped dataset's name is free again";
+  auto ds = QueryInt(*ms, "SELECT id FROM datasets WHERE uuid = 'uuid-2'");
+  ASSERT_TRUE(ds.ok());
+  const int64_t d = *ds;
+
+  const char* snap =
+      "INSERT INTO snapshots (dataset_id, snapshot_id, parent_snapshot_id, committed_at, author, "
+      "operation, schema_id, idempotency_key) VALUES (?, ?, ?, ?, 'me', 'append', 0, ?)";
+  ASSERT_OK(run(snap, {d, 1, nullptr, 10, "key-1"}));
+  ASSERT_OK(run(snap, {d, 2, 1, 20, nullptr}));
+  ASSERT_OK(run(snap, {d, 3, 2, 30, nullptr})) << "NULL idempotency keys do not collide";
+  EXPECT_EQ(run(snap, {d, 3, 2, 40, nullptr}).kind(), ErrorKind::kAlreadyExists) << "dense id";
+  EXPECT_EQ(run(snap, {d, 4, 3, 40, "key-1"}).kind(), ErrorKind::kAlreadyExists)
+      << "idempotency key";
+  EXPECT_EQ(run(snap, {d, 4, 5, 40, nullptr}).kind(), ErrorKind::kInvalidArgument)
+      << "parent after child";
+  EXPECT_EQ(run(snap, {d + 100, 1, nullptr, 10, nullptr}).kind(), ErrorKind::kFailedPrecondition);
+
+  const char* tag =
+      "INSERT INTO tags (dataset_id, name, snapshot_id, created_at) VALUES (?, ?, ?, 1)";
+  ASSERT_OK(run(tag, {d, "v1", 2}));
+  EXPECT_EQ(run(tag, {d, "v1", 3}).kind(), ErrorKind::kAlreadyExists);
+  EXPECT_EQ(run(tag, {d, "v9", 9}).kind(), ErrorKind::kFailedPrecondition) << "no snapshot 9";
+  EXPECT_EQ(run("DELETE FROM snapshots WHERE dataset_id = ? AND snapshot_id = 2", {d}).kind(),
+            ErrorKind::kFailedPrecondition)
+      << "a tagged snapshot cannot be expired";
+
+  const char* file =
+      "INSERT INTO data_files (dataset_id, path, added_snapshot_id, record_count, "
+      "file_size_bytes, first_row_id) VALUES (?, ?, ?, 10, 100, ?) RETURNING id";
+  ASSERT_OK(run(file, {d, "a.parquet", 1, 0}));
+  EXPECT_EQ(run(file, {d, "a.parquet", 2, 10}).kind(), ErrorKind::kAlreadyExists)
+      << "one live registration per path";
+  ASSERT_OK(run("UPDATE data_files SET removed_snapshot_id = 2 WHERE path = 'a.parquet'"));
+  ASSERT_OK(run(file, {d, "a.parquet", 3, 10})) << "re-registered after removal";
+  EXPECT_EQ(run("UPDATE data_files SET removed_snapshot_id = 3 WHERE added_snapshot_id = 3").kind(),
+            ErrorKind::kInvalidArgument)
+      << "removed before added";
+  EXPECT_EQ(*QueryInt(*ms,
+                      "SELECT COUNT(*) FROM data_files WHERE dataset_id = ? AND "
+                      "added_snapshot_id <= ? AND (removed_snapshot_id IS NULL OR "
+                      "removed_snapshot_id > ?)",
+                      {d, 2, 2}),
+            0);
+  EXPECT_EQ(*QueryInt(*ms,
+                      "SELECT COUNT(*) FROM data_files WHERE dataset_id = ? AND "
+                      "added_snapshot_id <= ? AND (removed_snapshot_id IS NULL OR "
+                      "removed_snapshot_id > ?)",
+                      {d, 1, 1}),
+            1);
+
+  auto file_id = QueryInt(*ms, "SELECT id FROM data_files WHERE added_snapshot_id = 3");
+  ASSERT_TRUE(file_id.ok());
+  const char* dv =
+      "INSERT INTO deletion_vectors (dataset_id, data_file_id, added_snapshot_id, cardinality, "
+      "positions) VALUES (?, ?, ?, 2, ?)";
+  ASSERT_OK(run(dv, {d, *file_id, 3, SqlValue::Blob(std::string("\x01\x00\x02", 3))}));
+  EXPECT_EQ(run(dv, {d, *file_id, 3, SqlValue::Blob("x")}).kind(), ErrorKind::kAlreadyExists)
+      << "one live deletion vector per file";
+  EXPECT_EQ(run("INSERT INTO deletion_vectors (dataset_id, data_file_id, added_snapshot_id, "
+                "cardinality) VALUES (?, ?, 3, 1)",
+                {d, *file_id})
+                .kind(),
+            ErrorKind::kInvalidArgument)
+      << "positions or path";
+
+  EXPECT_EQ(run("DELETE FROM collections WHERE name = 'c'").kind(), ErrorKind::kFailedPrecondition)
+      << "a collection with datasets cannot be dropped";
+
+  ASSERT_OK(
+      run("INSERT INTO removal_ledger (dataset_id, path, reason, recorded_at) "
+          "VALUES (?, 'a.parquet', 'expired', 5)",
+          {d}));
+  EXPECT_EQ(run("INSERT INTO removal_ledger (dataset_id, path, reason, recorded_at) "
+                "VALUES (?, 'a.parquet', 'expired', 6)",
+                {d})
+                .kind(),
+            ErrorKind::kAlreadyExists);
+  // Consumer offsets: upsert that only moves forward.
+  const char* offset =
+      "INSERT INTO consumer_offsets (dataset_id, consumer, snapshot_id, updated_at) "
+      "VALUES (?, 'etl', ?, 0) ON CONFLICT (dataset_id, consumer) DO UPDATE SET "
+      "snapshot_id = excluded.snapshot_id WHERE consumer_offsets.snapshot_id <= "
+      "excluded.snapshot_id";
+  ASSERT_OK(run(offset, {d, 2}));
+  ASSERT_OK(run(offset, {d, 1}));
+  EXPECT_EQ(*QueryInt(*ms, "SELECT snapshot_id FROM consumer_offsets WHERE dataset_id = ?", {d}),
+            2);
+  ASSERT_OK(run(offset, {d, 3}));
+  EXPECT_EQ(*QueryInt(*ms, "SELECT snapshot_id FROM consumer_offsets WHERE dataset_id = ?", {d}),
+            3);
+}
+
+TEST_P(MetastoreConformance, ConcurrentIncrementsLoseNoUpdate) {
+  constexpr int kThreads = 8, kPerThread = 200;
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  CreateCounter(*ms);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      auto mine = Metastore::Open(uri_);  // a handle, and so a connection, of its own
+      if (!mine.ok()) {
+        ++failures;
+        return;
+      }
+      for (int i = 0; i < kPerThread; ++i) {
+        if (!Increment(**mine).ok()) ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), kThreads * kPerThread);
+}
+
+TEST_P(MetastoreConformance, LockingWriteIncrementsLoseNoUpdate) {
+  constexpr int kThreads = 8, kPerThread = 100;
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  CreateCounter(*ms);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      MetastoreOptions o;
+      o.max_attempts = 1;  // locking transactions on one row wait; they never need a retry
+      auto mine = Metastore::Open(uri_, o);
+      if (!mine.ok()) {
+        ++failures;
+        return;
+      }
+      for (int i = 0; i < kPerThread; ++i) {
+        Status st = (*mine)->RunInTransaction(
+            [](Transaction& tx) -> Status {
+              TARN_ASSIGN_OR_RETURN(
+                  auto row,
+                  tx.QueryOne("UPDATE counters SET v = v + 1 WHERE k = ? RETURNING v", {1}));
+              if (!row) return Status::NotFound("counter");
+              TARN_ASSIGN_OR_RETURN(int64_t v, row->Int64(0));
+              return tx
+                  .Execute("INSERT INTO catalog_properties (key, value) VALUES (?, 'x')",
+                           {"seen-" + std::to_string(v)})
+                  .status();
+            },
+            TxMode::kLockingWrite);
+        if (!st.ok()) {
+          ADD_FAILURE() << st.ToString();
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), kThreads * kPerThread);
+  // Every transaction saw a distinct value.
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), kThreads * kPerThread);
+}
+
+TEST_P(MetastoreConformance, SharedHandleIsThreadSafe) {
+  constexpr int kThreads = 4, kPerThread = 100;
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  CreateCounter(*ms);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPerThread; ++i) {
+        if (!Increment(*ms).ok()) ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), kThreads * kPerThread);
+}
+
+TEST_P(MetastoreConformance, ConcurrentIncrementsAcrossProcesses) {
+  constexpr int kProcs = 3, kPerProc = 100;
+  {
+    auto ms = Open();
+    ASSERT_TRUE(ms);
+    CreateCounter(*ms);
+  }
+  std::string uri = uri_;
+  int ok = ForkAll(kProcs, [&](int) {
+    auto ms = Metastore::Open(uri);
+    if (!ms.ok()) return false;
+    for (int i = 0; i < kPerProc; ++i) {
+      if (!Increment(**ms).ok()) return false;
+    }
+    return true;
+  });
+  EXPECT_EQ(ok, kProcs);
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), kProcs * kPerProc);
+}
+
+TEST_P(MetastoreConformance, AcknowledgedCommitsSurviveSigkill) {
+  {
+    auto ms = Open();
+    ASSERT_TRUE(ms);
+    CreateCounter(*ms);
+  }
+  int64_t previous = 0;
+  for (int round = 0; round < 5; ++round) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {  // commits in a loop, acknowledging each committed value on the pipe
+      ::close(fds[0]);
+      auto ms = Metastore::Open(uri_);
+      if (!ms.ok()) _exit(2);
+      for (;;) {
+        int64_t v = 0;
+        Status st = (*ms)->RunInTransaction([&](Transaction& tx) -> Status {
+          TARN_ASSIGN_OR_RETURN(
+              auto row, tx.QueryOne("UPDATE counters SET v = v + 1 WHERE k = 1 RETURNING v"));
+          if (!row) return Status::NotFound("counter");
+          TARN_ASSIGN_OR_RETURN(v, row->Int64(0));
+          return Status::OK();
+        });
+        if (!st.ok() || ::write(fds[1], &v, sizeof(v)) != sizeof(v)) _exit(3);
+      }
+    }
+    ::close(fds[1]);
+    std::this_thread::sleep_for(std::chrono::milliseconds(30 + 25 * round));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status)) << "the child stopped by itself: " << status;
+    int64_t acked = previous, v = 0;
+    while (::read(fds[0], &v, sizeof(v)) == sizeof(v)) acked = v;
+    ::close(fds[0]);
+    auto ms = Open();
+    ASSERT_TRUE(ms);
+    auto now = QueryInt(*ms, "SELECT v FROM counters WHERE k = 1");
+    ASSERT_TRUE(now.ok()) << now.status().ToString();
+    // Every acknowledged commit is there; at most the one in flight when killed is extra.
+    EXPECT_GE(*now, acked) << "round " << round;
+    EXPECT_LE(*now, acked + 1) << "round " << round;
+    EXPECT_GT(*now, previous) << "round " << round << ": the child committed nothing";
+    previous = *now;
+  }
+}
+
+TEST_P(MetastoreConformance, MigrationsRunOnceUnderConcurrentOpensFromThreads) {
+  constexpr int kThreads = 8;
+  std::atomic<int> failures{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      while (!go.load()) std::this_thread::yield();
+      MetastoreOptions o;
+      o.migrations = TestMigrations(3);
+      auto ms = Metastore::Open(uri_, o);
+      if (!ms.ok()) {
+        ADD_FAILURE() << ms.status().ToString();
+        ++failures;
+      }
+    });
+  }
+  go = true;
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  MetastoreOptions o;
+  o.migrations = TestMigrations(3);
+  auto ms = Open(o);
+  ASSERT_TRUE(ms);
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3}));
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM m_log"), 2);
+  EXPECT_EQ(*QueryInt(*ms, "SELECT SUM(x) FROM m_log"), 5);
+}
+
+TEST_P(MetastoreConformance, MigrationsRunOnceUnderConcurrentOpensFromProcesses) {
+  constexpr int kProcs = 6;
+  std::string uri = uri_;
+  int ok = ForkAll(kProcs, [&](int i) {
+    MetastoreOptions o;
+    o.migrations = TestMigrations(i % 2 == 0 ? 3 : 4);  // old and new binaries racing
+    return Metastore::Open(uri, o).ok() || i % 2 == 0;  // an old binary may see "newer"
+  });
+  EXPECT_EQ(ok, kProcs);
+  MetastoreOptions o;
+  o.migrations = TestMigrations(4);
+  auto ms = Open(o);
+  ASSERT_TRUE(ms);
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4}));
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM m_log"), 3);
+  EXPECT_EQ(*QueryInt(*ms, "SELECT SUM(x) FROM m_log"), 9);
+}
+
+TEST_P(MetastoreConformance, MigrationsAreIncrementalAndRefuseNewerSchema) {
+  MetastoreOptions two;
+  two.migrations = TestMigrations(2);
+  ASSERT_TRUE(Open(two));
+  ASSERT_TRUE(Open(two));  // idempotent
+  MetastoreOptions four;
+  four.migrations = TestMigrations(4);
+  auto ms = Open(four);
+  ASSERT_TRUE(ms);
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4}));
+  EXPECT_EQ(*QueryInt(*ms, "SELECT SUM(x) FROM m_log"), 9);
+  auto old = Metastore::Open(uri_, two);
+  EXPECT_EQ(old.status().kind(), ErrorKind::kFailedPrecondition) << old.status().ToString();
+  // A failing migration applies nothing of itself and records nothing.
+  MetastoreOptions bad;
+  bad.migrations = TestMigrations(4);
+  bad.migrations->push_back(
+      {5, "bad", "INSERT INTO m_log (x) VALUES (5); INSERT INTO no_such_table VALUES (1)"});
+  auto failed = Metastore::Open(uri_, bad);
+  EXPECT_FALSE(failed.ok());
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4}));
+  EXPECT_EQ(*QueryInt(*ms, "SELECT SUM(x) FROM m_log"), 9);
+}
+
+TEST_P(MetastoreConformance, LockContentionRetriesThenGivesUp) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  CreateCounter(*ms);
+  MetastoreOptions impatient;
+  impatient.max_attempts = 1;
+  impatient.sqlite_busy_timeout_ms = 20;
+  impatient.sqlite_serialize_local_writers = false;
+  auto other = Metastore::Open(uri_, impatient);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  MetastoreOptions patient = impatient;
+  patient.max_attempts = 1000;
+  auto third = Metastore::Open(uri_, patient);
+  ASSERT_TRUE(third.ok()) << third.status().ToString();
+
+  std::atomic<bool> holding{false};
+  std::thread holder([&] {
+    Status st = ms->RunInTransaction([&](Transaction& tx) -> Status {
+      TARN_RETURN_NOT_OK(tx.Execute("UPDATE counters SET v = v + 1 WHERE k = 1").status());
+      holding = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      return Status::OK();
+    });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  });
+  while (!holding) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  Status gave_up = Increment(**other);
+  EXPECT_EQ(gave_up.kind(), ErrorKind::kUnavailable) << gave_up.ToString();
+  Status retried = Increment(**third);  // retried invisibly until the holder commits
+  EXPECT_TRUE(retried.ok()) << retried.ToString();
+  holder.join();
+  EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, MetastoreConformance, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+// ---- PostgreSQL only ----
+
+class MetastorePostgres : public MetastoreConformance {};
+
+TEST_P(MetastorePostgres, LostConnectionIsUnavailableAndRecovers) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  Status st = ms->RunInTransaction([](Transaction& tx) {
+    return tx.Execute("SELECT pg_terminate_backend(pg_backend_pid())").status();
+  });
+  EXPECT_EQ(st.kind(), ErrorKind::kUnavailable) << st.ToString();
+  // The broken connection left the pool: the next transaction gets a fresh one.
+  auto n = QueryInt(*ms, "SELECT COUNT(*) FROM workspaces");
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 0);
+}
+
+TEST_P(MetastorePostgres, StalePooledConnectionIsReplaced) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  ASSERT_TRUE(QueryInt(*ms, "SELECT COUNT(*) FROM workspaces").ok());  // a connection now idles
+  PgExec(PgBaseUri(),
+         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tarn'");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto n = QueryInt(*ms, "SELECT COUNT(*) FROM workspaces");
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, MetastorePostgres, ::testing::Values("postgres"),
+                         [](const auto& info) { return info.param; });
+
+// ---- Backend-independent units ----
+
+TEST(Metastore, RewritesPlaceholdersOutsideLiteralsAndComments) {
+  int n = 0;
+  EXPECT_EQ(RewritePlaceholders("SELECT ?, '?', \"a?\", ? -- ?\n, /* ? */ ?", &n),
+            "SELECT $1, '?', \"a?\", $2 -- ?\n, /* ? */ $3");
+  EXPECT_EQ(n, 3);
+  EXPECT_EQ(RewritePlaceholders("SELECT 'it''s ?', ?", &n), "SELECT 'it''s ?', $1");
+  EXPECT_EQ(n, 1);
+  EXPECT_EQ(RewritePlaceholders("SELECT 'unterminated ?", &n), "SELECT 'unterminated ?");
+  EXPECT_EQ(n, 0);
+  EXPECT_EQ(RewritePlaceholders("/* open ?", &n), "/* open ?");
+  EXPECT_EQ(RewritePlaceholders("", &n), "");
+}
+
+TEST(Metastore, ExpandsMigrationMacros) {
+  EXPECT_EQ(ExpandMigrationSql("a ${ID}, b ${BLOB}, c $1 ${X}", MetastoreBackend::kSqlite),
+            "a INTEGER PRIMARY KEY, b BLOB, c $1 ${X}");
+  EXPECT_EQ(ExpandMigrationSql("b ${BLOB}", MetastoreBackend::kPostgres), "b BYTEA");
+}
+
+TEST(Metastore, SqlValueAccessors) {
+  EXPECT_EQ(*SqlValue(3).AsDouble(), 3.0);
+  EXPECT_EQ(SqlValue(3.5).AsInt64().status().kind(), ErrorKind::kInternal);
+  EXPECT_EQ(*SqlValue::Blob("ab").AsText(), "ab");
+  EXPECT_EQ(SqlValue::Blob(std::string("\x00\xff", 2)).DebugString(), "x'00ff'");
+  EXPECT_EQ(SqlValue("t").DebugString(), "'t'");
+  EXPECT_EQ(SqlValue().DebugString(), "NULL");
+  EXPECT_EQ(SqlValue(true), SqlValue(1));
+  EXPECT_NE(SqlValue("1"), SqlValue(1));
+  EXPECT_NE(SqlValue("ab"), SqlValue::Blob("ab"));
+}
+
+TEST(Metastore, OpenErrors) {
+  EXPECT_EQ(Metastore::Open("").status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(Metastore::Open("/nonexistent-dir-tarn/x/catalog.db").status().kind(),
+            ErrorKind::kIOError);
+  MetastoreOptions quick;
+  quick.pg_connect_timeout_s = 2;
+  EXPECT_EQ(Metastore::Open("postgresql://tarn@127.0.0.1:1/none", quick).status().kind(),
+            ErrorKind::kUnavailable);
+  MetastoreOptions dup;
+  dup.migrations = std::vector<Migration>{{1, "a", "SELECT 1"}, {1, "b", "SELECT 1"}};
+  auto dir = std::filesystem::temp_directory_path() /
+             ("tarn-metastore-open-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(Metastore::Open((dir / "a.db").string(), dup).status().kind(),
+            ErrorKind::kInvalidArgument);
+  {
+    std::ofstream junk(dir / "junk.db", std::ios::binary);
+    junk << std::string(8192, 'x');
+  }
+  EXPECT_EQ(Metastore::Open((dir / "junk.db").string()).status().kind(), ErrorKind::kCorruption);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tarn
