@@ -46,7 +46,9 @@ fuzz: bootstrap
 bench: build
 	bench/run.sh
 
-demo: build
+demo: bootstrap
+	@cmake --preset release >/dev/null
+	cmake --build build -j $(JOBS) --target tarn
 	@scripts/demo.sh
 
 test:
