@@ -35,5 +35,7 @@ void PrintTable(const std::vector<std::string>& header,
                 const std::vector<std::vector<std::string>>& rows);
 
 void RegisterParquetCommands(CLI::App* app, GlobalOptions* global);
+// `tarn workspace ...` and `tarn collection ...` (catalog_commands.cc).
+void RegisterCatalogCommands(CLI::App* app, GlobalOptions* global);
 
 }  // namespace tarn::cli

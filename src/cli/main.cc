@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   tarn::cli::GlobalOptions global;
   app.add_flag("--json", global.json, "Machine-readable JSON output");
   tarn::cli::RegisterParquetCommands(&app, &global);
+  tarn::cli::RegisterCatalogCommands(&app, &global);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,468 @@
+#include "catalog/catalog.h"
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "metastore/metastore.h"
+#include "objectstore/object_store.h"
+
+namespace tarn {
+
+namespace {
+
+using nlohmann::json;
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Status WorkspaceNotFound(std::string_view name) {
+  return Status::NotFound("workspace '" + std::string(name) + "' does not exist")
+      .WithField("code", "workspace_not_found")
+      .WithField("workspace", std::string(name));
+}
+
+Status CollectionNotFound(const CollectionName& n) {
+  return Status::NotFound("collection '" + n.ToString() + "' does not exist")
+      .WithField("code", "collection_not_found")
+      .WithField("collection", n.ToString());
+}
+
+std::string EncodeProperties(const PropertyMap& props) {
+  json j = json::object();
+  for (const auto& [k, v] : props) j[k] = v;
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Properties as stored; a document that is not an object of strings is kCorruption.
+Result<PropertyMap> DecodeProperties(std::string_view text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return Status::Corruption("stored properties are not a JSON object");
+  PropertyMap out;
+  for (const auto& [k, v] : j.items()) {
+    if (!v.is_string()) return Status::Corruption("stored property '" + k + "' is not a string");
+    out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+Status ValidatePropertyKeys(const PropertyMap& props) {
+  for (const auto& [k, v] : props) {
+    if (k.empty()) return Status::InvalidArgument("property key must not be empty");
+  }
+  return Status::OK();
+}
+
+constexpr char kWorkspaceColumns[] =
+    "w.id, w.name, w.properties, w.deletion_protection, w.egress_protection, w.created_at, "
+    "w.updated_at, (SELECT COUNT(*) FROM collections c WHERE c.workspace_id = w.id)";
+
+Result<WorkspaceInfo> WorkspaceFromRow(const Row& r) {
+  WorkspaceInfo w;
+  TARN_ASSIGN_OR_RETURN(w.id, r.Int64(0));
+  TARN_ASSIGN_OR_RETURN(auto name, r.Text(1));
+  w.name = std::string(name);
+  TARN_ASSIGN_OR_RETURN(auto props, r.Text(2));
+  TARN_ASSIGN_OR_RETURN(w.properties, DecodeProperties(props));
+  TARN_ASSIGN_OR_RETURN(auto dp, r.OptionalText(3));
+  TARN_ASSIGN_OR_RETURN(auto ep, r.OptionalText(4));
+  if (dp) w.deletion_protection = std::string(*dp);
+  if (ep) w.egress_protection = std::string(*ep);
+  TARN_ASSIGN_OR_RETURN(w.created_at_us, r.Int64(5));
+  TARN_ASSIGN_OR_RETURN(w.updated_at_us, r.Int64(6));
+  TARN_ASSIGN_OR_RETURN(w.collection_count, r.Int64(7));
+  return w;
+}
+
+Result<std::optional<WorkspaceInfo>> LoadWorkspace(Transaction& tx, std::string_view name) {
+  TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne(std::string("SELECT ") + kWorkspaceColumns +
+                                                  " FROM workspaces w WHERE w.name = ?",
+                                              {name}));
+  if (!row) return std::optional<WorkspaceInfo>();
+  TARN_ASSIGN_OR_RETURN(auto w, WorkspaceFromRow(*row));
+  return std::optional<WorkspaceInfo>(std::move(w));
+}
+
+Result<int64_t> WorkspaceId(Transaction& tx, std::string_view name) {
+  TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne("SELECT id FROM workspaces WHERE name = ?", {name}));
+  if (!row) return WorkspaceNotFound(name);
+  return row->Int64(0);
+}
+
+constexpr char kCollectionColumns[] =
+    "c.id, w.name, c.name, c.properties, c.created_at, c.updated_at, "
+    "(SELECT COUNT(*) FROM datasets d WHERE d.collection_id = c.id AND d.dropped_at IS NULL), "
+    "(SELECT COUNT(*) FROM datasets d WHERE d.collection_id = c.id AND d.dropped_at IS NOT NULL)";
+
+Result<CollectionInfo> CollectionFromRow(const Row& r) {
+  CollectionInfo c;
+  TARN_ASSIGN_OR_RETURN(c.id, r.Int64(0));
+  TARN_ASSIGN_OR_RETURN(auto ws, r.Text(1));
+  TARN_ASSIGN_OR_RETURN(auto name, r.Text(2));
+  c.workspace = std::string(ws);
+  c.name = std::string(name);
+  TARN_ASSIGN_OR_RETURN(auto props, r.Text(3));
+  TARN_ASSIGN_OR_RETURN(c.properties, DecodeProperties(props));
+  if (auto it = c.properties.find(kDescriptionProperty); it != c.properties.end()) {
+    c.description = std::move(it->second);
+    c.properties.erase(it);
+  }
+  TARN_ASSIGN_OR_RETURN(c.created_at_us, r.Int64(4));
+  TARN_ASSIGN_OR_RETURN(c.updated_at_us, r.Int64(5));
+  TARN_ASSIGN_OR_RETURN(c.dataset_count, r.Int64(6));
+  TARN_ASSIGN_OR_RETURN(c.dropped_dataset_count, r.Int64(7));
+  return c;
+}
+
+// The collection's id and raw stored properties; kNotFound naming what is missing.
+struct CollectionRow {
+  int64_t id;
+  PropertyMap properties;
+};
+Result<CollectionRow> LoadCollectionRow(Transaction& tx, const CollectionName& n) {
+  TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, n.workspace));
+  TARN_ASSIGN_OR_RETURN(
+      auto row, tx.QueryOne("SELECT id, properties FROM collections WHERE workspace_id = ? AND "
+                            "name = ?",
+                            {ws_id, n.collection}));
+  if (!row) return CollectionNotFound(n);
+  CollectionRow out;
+  TARN_ASSIGN_OR_RETURN(out.id, row->Int64(0));
+  TARN_ASSIGN_OR_RETURN(auto props, row->Text(1));
+  TARN_ASSIGN_OR_RETURN(out.properties, DecodeProperties(props));
+  return out;
+}
+
+}  // namespace
+
+bool ProtectionOn(const std::optional<std::string>& raw) {
+  if (!raw) return true;
+  static constexpr std::string_view kFalse = "false";
+  if (raw->size() != kFalse.size()) return true;
+  for (size_t i = 0; i < kFalse.size(); ++i) {
+    char c = (*raw)[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != kFalse[i]) return true;
+  }
+  return false;
+}
+
+Status ValidateIdentifier(std::string_view what, std::string_view name) {
+  auto bad = [&](std::string_view why) {
+    std::string shown(name.substr(0, 140));
+    return Status::InvalidArgument(std::string(what) + " '" + shown + "' " + std::string(why) +
+                                   " (must match ^[A-Za-z_][A-Za-z0-9_-]{0,127}$)");
+  };
+  if (name.empty()) return bad("is empty");
+  if (name.size() > 128) return bad("is longer than 128 characters");
+  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  if (!alpha(name[0])) return bad("must start with a letter or '_'");
+  for (char c : name.substr(1)) {
+    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '-') return bad("has an invalid character");
+  }
+  return Status::OK();
+}
+
+Result<CollectionName> ParseCollectionName(std::string_view qualified) {
+  size_t dot = qualified.find('.');
+  if (dot == std::string_view::npos || qualified.find('.', dot + 1) != std::string_view::npos) {
+    return Status::InvalidArgument("collection name '" + std::string(qualified.substr(0, 300)) +
+                                   "' must be workspace.collection");
+  }
+  CollectionName n{std::string(qualified.substr(0, dot)), std::string(qualified.substr(dot + 1))};
+  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", n.workspace));
+  TARN_RETURN_NOT_OK(ValidateIdentifier("collection name", n.collection));
+  return n;
+}
+
+Catalog::Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse)
+    : metastore_(std::move(metastore)), warehouse_(std::move(warehouse)) {}
+
+Catalog::~Catalog() = default;
+
+Result<std::unique_ptr<Catalog>> Catalog::Open(std::string_view metastore_uri,
+                                               std::string_view warehouse_uri) {
+  TARN_ASSIGN_OR_RETURN(auto ms, Metastore::Open(metastore_uri));
+  TARN_ASSIGN_OR_RETURN(auto store, OpenObjectStore(warehouse_uri));
+  return std::unique_ptr<Catalog>(new Catalog(std::move(ms), std::move(store)));
+}
+
+Result<std::unique_ptr<Catalog>> Catalog::OpenEmbedded(std::string_view dir) {
+  if (dir.empty()) return Status::InvalidArgument("catalog directory must not be empty");
+  std::error_code ec;
+  std::filesystem::path root = std::filesystem::absolute(std::filesystem::path(dir), ec);
+  if (ec) return Status::IOError("catalog directory '" + std::string(dir) + "': " + ec.message());
+  std::filesystem::create_directories(root / "warehouse", ec);
+  if (ec) {
+    return Status::IOError("cannot create catalog directory '" + root.string() +
+                           "': " + ec.message());
+  }
+  return Open((root / "catalog.db").string(), (root / "warehouse").string());
+}
+
+// ---- workspaces ----
+
+Status Catalog::CreateWorkspace(std::string_view name, bool exists_ok,
+                                const PropertyMap& properties) {
+  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
+  TARN_RETURN_NOT_OK(ValidatePropertyKeys(properties));
+  PropertyMap plain;
+  std::optional<std::string_view> dp, ep;
+  for (const auto& [k, v] : properties) {
+    if (k == kDeletionProtection) {
+      dp = v;
+    } else if (k == kEgressProtection) {
+      ep = v;
+    } else {
+      plain[k] = v;
+    }
+  }
+  std::string props = EncodeProperties(plain);
+  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    int64_t now = NowMicros();
+    TARN_ASSIGN_OR_RETURN(
+        int64_t n,
+        tx.Execute(
+            "INSERT INTO workspaces (name, properties, deletion_protection, "
+            "egress_protection, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (name) DO NOTHING",
+            {name, props, SqlValue::OptionalText(dp), SqlValue::OptionalText(ep), now, now}));
+    if (n == 0 && !exists_ok) {
+      return Status::AlreadyExists("workspace '" + std::string(name) + "' already exists")
+          .WithField("workspace", std::string(name));
+    }
+    return Status::OK();
+  });
+}
+
+Result<WorkspaceInfo> Catalog::GetWorkspace(std::string_view name) {
+  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
+  WorkspaceInfo out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto w, LoadWorkspace(tx, name));
+        if (!w) return WorkspaceNotFound(name);
+        out = std::move(*w);
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  return out;
+}
+
+Result<WorkspaceInfo> Catalog::OpenWorkspace(std::string_view name, bool create_if_missing) {
+  if (create_if_missing) TARN_RETURN_NOT_OK(CreateWorkspace(name, /*exists_ok=*/true));
+  return GetWorkspace(name);
+}
+
+Result<std::vector<WorkspaceInfo>> Catalog::ListWorkspaces() {
+  std::vector<WorkspaceInfo> out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        out.clear();
+        TARN_ASSIGN_OR_RETURN(auto rows, tx.Query(std::string("SELECT ") + kWorkspaceColumns +
+                                                  " FROM workspaces w ORDER BY w.name"));
+        for (const Row& r : rows) {
+          TARN_ASSIGN_OR_RETURN(auto w, WorkspaceFromRow(r));
+          out.push_back(std::move(w));
+        }
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  return out;
+}
+
+namespace {
+
+// Applies `set` and `unset` to a workspace in one transaction.
+Status UpdateWorkspace(Metastore& ms, std::string_view name, const PropertyMap& set,
+                       const std::vector<std::string>& unset) {
+  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
+  TARN_RETURN_NOT_OK(ValidatePropertyKeys(set));
+  return ms.RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(auto w, LoadWorkspace(tx, name));
+    if (!w) return WorkspaceNotFound(name);
+    for (const auto& k : unset) {
+      if (k == kDeletionProtection) {
+        w->deletion_protection.reset();
+      } else if (k == kEgressProtection) {
+        w->egress_protection.reset();
+      } else {
+        w->properties.erase(k);
+      }
+    }
+    for (const auto& [k, v] : set) {
+      if (k == kDeletionProtection) {
+        w->deletion_protection = v;
+      } else if (k == kEgressProtection) {
+        w->egress_protection = v;
+      } else {
+        w->properties[k] = v;
+      }
+    }
+    auto opt = [](const std::optional<std::string>& s) {
+      return s ? SqlValue(*s) : SqlValue::Null();
+    };
+    return tx
+        .Execute(
+            "UPDATE workspaces SET properties = ?, deletion_protection = ?, "
+            "egress_protection = ?, updated_at = ? WHERE id = ?",
+            {EncodeProperties(w->properties), opt(w->deletion_protection),
+             opt(w->egress_protection), NowMicros(), w->id})
+        .status();
+  });
+}
+
+}  // namespace
+
+Status Catalog::SetWorkspaceProperties(std::string_view name, const PropertyMap& set) {
+  return UpdateWorkspace(*metastore_, name, set, {});
+}
+
+Status Catalog::UnsetWorkspaceProperties(std::string_view name,
+                                         const std::vector<std::string>& keys) {
+  return UpdateWorkspace(*metastore_, name, {}, keys);
+}
+
+Status Catalog::DropWorkspace(std::string_view name) {
+  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
+  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(auto w, LoadWorkspace(tx, name));
+    if (!w) return WorkspaceNotFound(name);
+    if (w->DeletionProtected()) {
+      return Status::FailedPrecondition("workspace '" + std::string(name) +
+                                        "' has deletion_protection on; set "
+                                        "deletion_protection=false first")
+          .WithField("code", "deletion_protected")
+          .WithField("workspace", std::string(name));
+    }
+    if (w->collection_count > 0) {
+      return Status::FailedPrecondition("workspace '" + std::string(name) + "' still holds " +
+                                        std::to_string(w->collection_count) + " collection(s)")
+          .WithField("code", "workspace_not_empty")
+          .WithField("workspace", std::string(name));
+    }
+    // A collection created concurrently makes this fail on the foreign key (kFailedPrecondition).
+    return tx.Execute("DELETE FROM workspaces WHERE id = ?", {w->id}).status();
+  });
+}
+
+// ---- collections ----
+
+Status Catalog::CreateCollection(std::string_view qualified, bool exists_ok,
+                                 std::string_view description, const PropertyMap& properties) {
+  TARN_ASSIGN_OR_RETURN(auto n, ParseCollectionName(qualified));
+  TARN_RETURN_NOT_OK(ValidatePropertyKeys(properties));
+  PropertyMap props = properties;
+  if (!description.empty()) props[kDescriptionProperty] = std::string(description);
+  std::string encoded = EncodeProperties(props);
+  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, n.workspace));
+    int64_t now = NowMicros();
+    TARN_ASSIGN_OR_RETURN(
+        int64_t changed,
+        tx.Execute("INSERT INTO collections (workspace_id, name, properties, created_at, "
+                   "updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (workspace_id, name) DO NOTHING",
+                   {ws_id, n.collection, encoded, now, now}));
+    if (changed == 0 && !exists_ok) {
+      return Status::AlreadyExists("collection '" + n.ToString() + "' already exists")
+          .WithField("collection", n.ToString());
+    }
+    return Status::OK();
+  });
+}
+
+Result<std::vector<CollectionInfo>> Catalog::ListCollections(std::string_view workspace) {
+  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", workspace));
+  std::vector<CollectionInfo> out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        out.clear();
+        TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, workspace));
+        TARN_ASSIGN_OR_RETURN(
+            auto rows, tx.Query(std::string("SELECT ") + kCollectionColumns +
+                                    " FROM collections c JOIN workspaces w ON w.id = "
+                                    "c.workspace_id WHERE c.workspace_id = ? ORDER BY c.name",
+                                {ws_id}));
+        for (const Row& r : rows) {
+          TARN_ASSIGN_OR_RETURN(auto c, CollectionFromRow(r));
+          out.push_back(std::move(c));
+        }
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  return out;
+}
+
+Result<CollectionInfo> Catalog::GetCollection(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(auto n, ParseCollectionName(qualified));
+  CollectionInfo out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, n.workspace));
+        TARN_ASSIGN_OR_RETURN(
+            auto row, tx.QueryOne(std::string("SELECT ") + kCollectionColumns +
+                                      " FROM collections c JOIN workspaces w ON w.id = "
+                                      "c.workspace_id WHERE c.workspace_id = ? AND c.name = ?",
+                                  {ws_id, n.collection}));
+        if (!row) return CollectionNotFound(n);
+        TARN_ASSIGN_OR_RETURN(out, CollectionFromRow(*row));
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  return out;
+}
+
+Status Catalog::DropCollection(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(auto n, ParseCollectionName(qualified));
+  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(auto c, LoadCollectionRow(tx, n));
+    TARN_ASSIGN_OR_RETURN(
+        auto row, tx.QueryOne("SELECT COUNT(*) FROM datasets WHERE collection_id = ?", {c.id}));
+    int64_t datasets = 0;
+    if (row) {
+      TARN_ASSIGN_OR_RETURN(datasets, row->Int64(0));
+    }
+    if (datasets > 0) {
+      return Status::FailedPrecondition("collection '" + n.ToString() + "' is not empty (" +
+                                        std::to_string(datasets) + " dataset(s))")
+          .WithField("code", "collection_not_empty")
+          .WithField("collection", n.ToString());
+    }
+    // A dataset created concurrently makes this fail on the foreign key (kFailedPrecondition).
+    return tx.Execute("DELETE FROM collections WHERE id = ?", {c.id}).status();
+  });
+}
+
+namespace {
+
+Status UpdateCollection(Metastore& ms, std::string_view qualified, const PropertyMap& set,
+                        const std::vector<std::string>& unset) {
+  TARN_ASSIGN_OR_RETURN(auto n, ParseCollectionName(qualified));
+  TARN_RETURN_NOT_OK(ValidatePropertyKeys(set));
+  return ms.RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(auto c, LoadCollectionRow(tx, n));
+    for (const auto& k : unset) c.properties.erase(k);
+    for (const auto& [k, v] : set) c.properties[k] = v;
+    return tx
+        .Execute("UPDATE collections SET properties = ?, updated_at = ? WHERE id = ?",
+                 {EncodeProperties(c.properties), NowMicros(), c.id})
+        .status();
+  });
+}
+
+}  // namespace
+
+Status Catalog::SetCollectionProperties(std::string_view qualified, const PropertyMap& set) {
+  return UpdateCollection(*metastore_, qualified, set, {});
+}
+
+Status Catalog::UnsetCollectionProperties(std::string_view qualified,
+                                          const std::vector<std::string>& keys) {
+  return UpdateCollection(*metastore_, qualified, {}, keys);
+}
+
+}  // namespace tarn

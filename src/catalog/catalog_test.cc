@@ -1,0 +1,364 @@
+// The catalog suite, run on SQLite (files on tmpfs when there is one) and on PostgreSQL (each
+// test in its own schema of the database at $TARN_TEST_PG_URI; skipped when unset).
+#include "catalog/catalog.h"
+
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "metastore/metastore.h"
+
+namespace tarn {
+namespace {
+
+#define ASSERT_OK(expr)                        \
+  if (::tarn::Status _st = (expr); _st.ok()) { \
+  } else /* NOLINT */                          \
+    GTEST_FAIL_AT(__FILE__, __LINE__) << _st.ToString()
+
+std::string FieldOf(const Status& st, const std::string& name) {
+  for (const auto& [k, v] : st.fields()) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+std::filesystem::path ScratchDir() {
+  if (::access("/dev/shm", W_OK) == 0) return "/dev/shm";
+  return std::filesystem::temp_directory_path();
+}
+
+std::string TestName() {
+  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::string out;
+  for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? std::tolower(c) : '_';
+  return out;
+}
+
+void PgExec(const std::string& uri, const std::string& sql) {
+  PGconn* conn = PQconnectdb(uri.c_str());
+  ASSERT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
+  PGresult* res = PQexec(conn, sql.c_str());
+  ExecStatusType status = PQresultStatus(res);
+  std::string err = PQerrorMessage(conn);
+  PQclear(res);
+  PQfinish(conn);
+  ASSERT_EQ(status, PGRES_COMMAND_OK) << err;
+}
+
+class CatalogSuite : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    dir_ = ScratchDir() /
+           ("tarn-catalog-" + std::to_string(::getpid()) + "-" + GetParam() + "-" + TestName());
+    std::filesystem::remove_all(dir_);
+    if (GetParam() == "sqlite") {
+      auto c = Catalog::OpenEmbedded(dir_.string());
+      ASSERT_TRUE(c.ok()) << c.status().ToString();
+      cat_ = std::move(*c);
+      return;
+    }
+    const char* base = std::getenv("TARN_TEST_PG_URI");
+    if (!base || !*base)
+      GTEST_SKIP() << "TARN_TEST_PG_URI not set (run under tests/run_with_pg.sh)";
+    std::string schema = "c_" + TestName();
+    PgExec(base, "DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema);
+    std::string b = base;
+    std::string uri =
+        b + (b.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
+    auto c = Catalog::Open(uri, (dir_ / "warehouse").string());
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    cat_ = std::move(*c);
+  }
+  void TearDown() override {
+    cat_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // Adds a dataset row directly (datasets are not in the Catalog API yet).
+  void AddDataset(const std::string& qualified, const std::string& name, bool dropped = false) {
+    auto c = cat_->GetCollection(qualified);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {
+      return tx
+          .Execute(
+              "INSERT INTO datasets (uuid, collection_id, name, created_at, updated_at, "
+              "dropped_at) VALUES (?, ?, ?, 1, 1, ?)",
+              {qualified + "/" + name, c->id, name,
+               SqlValue::OptionalInt64(dropped ? std::optional<int64_t>(2) : std::nullopt)})
+          .status();
+    }));
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<Catalog> cat_;
+};
+
+TEST(CatalogNames, Identifiers) {
+  for (const char* ok : {"a", "_", "A_b-9", "x-", "_0", "abc_DEF"}) {
+    EXPECT_TRUE(ValidateIdentifier("workspace name", ok).ok()) << ok;
+  }
+  EXPECT_TRUE(ValidateIdentifier("n", std::string(128, 'a')).ok());
+  for (std::string bad :
+       {std::string(), std::string("9a"), std::string("-a"), std::string("a.b"), std::string("a b"),
+        std::string("é"), std::string(129, 'a'), std::string("a\0b", 3), std::string("a/b")}) {
+    Status st = ValidateIdentifier("workspace name", bad);
+    EXPECT_EQ(st.kind(), ErrorKind::kInvalidArgument) << bad;
+    EXPECT_NE(st.message().find("workspace name"), std::string::npos);
+  }
+}
+
+TEST(CatalogNames, Qualified) {
+  auto n = ParseCollectionName("ws.coll-1");
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(n->workspace, "ws");
+  EXPECT_EQ(n->collection, "coll-1");
+  EXPECT_EQ(n->ToString(), "ws.coll-1");
+  for (const char* bad : {"ws", "ws.", ".c", "a.b.c", ""}) {
+    EXPECT_EQ(ParseCollectionName(bad).status().kind(), ErrorKind::kInvalidArgument) << bad;
+  }
+  Status st = ParseCollectionName("ws.9c").status();
+  EXPECT_NE(st.message().find("collection name"), std::string::npos) << st.ToString();
+  st = ParseCollectionName("w s.c").status();
+  EXPECT_NE(st.message().find("workspace name"), std::string::npos) << st.ToString();
+}
+
+TEST(CatalogNames, ProtectionTriState) {
+  EXPECT_TRUE(ProtectionOn(std::nullopt));
+  EXPECT_FALSE(ProtectionOn(std::string("false")));
+  EXPECT_FALSE(ProtectionOn(std::string("FALSE")));
+  EXPECT_FALSE(ProtectionOn(std::string("False")));
+  for (const char* on : {"true", "no", "off", "0", "garbage", "", " false", "false ", "falsey"}) {
+    EXPECT_TRUE(ProtectionOn(std::string(on))) << on;
+  }
+}
+
+TEST_P(CatalogSuite, CreateAndGetWorkspace) {
+  ASSERT_OK(cat_->CreateWorkspace("ws", false, {{"owner", "me"}}));
+  auto w = cat_->GetWorkspace("ws");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->name, "ws");
+  EXPECT_EQ(w->properties, (PropertyMap{{"owner", "me"}}));
+  EXPECT_TRUE(w->DeletionProtected());
+  EXPECT_TRUE(w->EgressProtected());
+  EXPECT_FALSE(w->deletion_protection.has_value());
+  EXPECT_GT(w->created_at_us, 1'600'000'000'000'000);
+  EXPECT_EQ(w->collection_count, 0);
+
+  Status dup = cat_->CreateWorkspace("ws");
+  EXPECT_EQ(dup.kind(), ErrorKind::kAlreadyExists) << dup.ToString();
+  ASSERT_OK(cat_->CreateWorkspace("ws", /*exists_ok=*/true, {{"owner", "other"}}));
+  EXPECT_EQ(cat_->GetWorkspace("ws")->properties.at("owner"), "me");  // exists_ok changes nothing
+
+  EXPECT_EQ(cat_->CreateWorkspace("bad name").kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(cat_->GetWorkspace("1x").status().kind(), ErrorKind::kInvalidArgument);
+}
+
+TEST_P(CatalogSuite, WorkspaceNotFound) {
+  Status st = cat_->GetWorkspace("nope").status();
+  EXPECT_EQ(st.kind(), ErrorKind::kNotFound);
+  EXPECT_EQ(FieldOf(st, "code"), "workspace_not_found");
+  st = cat_->OpenWorkspace("nope").status();
+  EXPECT_EQ(FieldOf(st, "code"), "workspace_not_found");
+  EXPECT_EQ(FieldOf(cat_->SetWorkspaceProperties("nope", {{"a", "b"}}), "code"),
+            "workspace_not_found");
+  EXPECT_EQ(FieldOf(cat_->DropWorkspace("nope"), "code"), "workspace_not_found");
+  EXPECT_EQ(FieldOf(cat_->ListCollections("nope").status(), "code"), "workspace_not_found");
+  EXPECT_EQ(FieldOf(cat_->CreateCollection("nope.c"), "code"), "workspace_not_found");
+
+  auto w = cat_->OpenWorkspace("made", /*create_if_missing=*/true);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->name, "made");
+  EXPECT_TRUE(cat_->OpenWorkspace("made").ok());
+}
+
+TEST_P(CatalogSuite, ListWorkspaces) {
+  ASSERT_OK(cat_->CreateWorkspace("b"));
+  ASSERT_OK(cat_->CreateWorkspace("a"));
+  ASSERT_OK(cat_->CreateCollection("b.c1"));
+  auto ws = cat_->ListWorkspaces();
+  ASSERT_TRUE(ws.ok()) << ws.status().ToString();
+  ASSERT_EQ(ws->size(), 2u);
+  EXPECT_EQ((*ws)[0].name, "a");
+  EXPECT_EQ((*ws)[1].name, "b");
+  EXPECT_EQ((*ws)[1].collection_count, 1);
+}
+
+TEST_P(CatalogSuite, WorkspaceProperties) {
+  ASSERT_OK(cat_->CreateWorkspace("ws"));
+  ASSERT_OK(cat_->SetWorkspaceProperties("ws", {{"a", "1"}, {"b", "2"}}));
+  ASSERT_OK(cat_->SetWorkspaceProperties("ws", {{"a", "3"}}));
+  ASSERT_OK(cat_->UnsetWorkspaceProperties("ws", {"b", "missing"}));
+  EXPECT_EQ(cat_->GetWorkspace("ws")->properties, (PropertyMap{{"a", "3"}}));
+  EXPECT_EQ(cat_->SetWorkspaceProperties("ws", {{"", "x"}}).kind(), ErrorKind::kInvalidArgument);
+}
+
+TEST_P(CatalogSuite, ProtectionTriStateStored) {
+  ASSERT_OK(cat_->CreateWorkspace("ws"));
+  struct Case {
+    std::optional<std::string> value;
+    bool on;
+  };
+  for (const Case& c : {Case{std::nullopt, true}, Case{"false", false}, Case{"FALSE", false},
+                        Case{"no", true}, Case{"garbage", true}, Case{"true", true}}) {
+    if (c.value) {
+      ASSERT_OK(cat_->SetWorkspaceProperties(
+          "ws", {{kDeletionProtection, *c.value}, {kEgressProtection, *c.value}}));
+    } else {
+      ASSERT_OK(cat_->UnsetWorkspaceProperties("ws", {kDeletionProtection, kEgressProtection}));
+    }
+    auto w = cat_->GetWorkspace("ws");
+    ASSERT_TRUE(w.ok());
+    EXPECT_EQ(w->deletion_protection, c.value);
+    EXPECT_EQ(w->DeletionProtected(), c.on) << c.value.value_or("<unset>");
+    EXPECT_EQ(w->EgressProtected(), c.on) << c.value.value_or("<unset>");
+    EXPECT_TRUE(w->properties.empty());  // the flags live in their own columns
+  }
+  // Set at creation.
+  ASSERT_OK(cat_->CreateWorkspace("open", false, {{kEgressProtection, "False"}}));
+  auto w = cat_->GetWorkspace("open");
+  EXPECT_FALSE(w->EgressProtected());
+  EXPECT_TRUE(w->DeletionProtected());
+}
+
+TEST_P(CatalogSuite, DropWorkspaceRefusals) {
+  ASSERT_OK(cat_->CreateWorkspace("ws"));
+  Status st = cat_->DropWorkspace("ws");
+  EXPECT_EQ(st.kind(), ErrorKind::kFailedPrecondition) << st.ToString();
+  EXPECT_EQ(FieldOf(st, "code"), "deletion_protected");
+  for (const char* v : {"no", "garbage", "0", "off"}) {
+    ASSERT_OK(cat_->SetWorkspaceProperties("ws", {{kDeletionProtection, v}}));
+    EXPECT_EQ(cat_->DropWorkspace("ws").kind(), ErrorKind::kFailedPrecondition) << v;
+  }
+  ASSERT_OK(cat_->SetWorkspaceProperties("ws", {{kDeletionProtection, "false"}}));
+  ASSERT_OK(cat_->CreateCollection("ws.c"));
+  st = cat_->DropWorkspace("ws");
+  EXPECT_EQ(st.kind(), ErrorKind::kFailedPrecondition);
+  EXPECT_EQ(FieldOf(st, "code"), "workspace_not_empty");
+  ASSERT_OK(cat_->DropCollection("ws.c"));
+  ASSERT_OK(cat_->DropWorkspace("ws"));
+  EXPECT_EQ(cat_->GetWorkspace("ws").status().kind(), ErrorKind::kNotFound);
+  ASSERT_OK(cat_->CreateWorkspace("ws"));  // the name is free again, protected from birth
+  EXPECT_TRUE(cat_->GetWorkspace("ws")->DeletionProtected());
+}
+
+TEST_P(CatalogSuite, Collections) {
+  ASSERT_OK(cat_->CreateWorkspace("ws"));
+  ASSERT_OK(cat_->CreateWorkspace("other"));
+  ASSERT_OK(cat_->CreateCollection("ws.sales", false, "the sales", {{"team", "fin"}}));
+  ASSERT_OK(cat_->CreateCollection("ws.audit"));
+  ASSERT_OK(cat_->CreateCollection("other.sales"));  // same name, other workspace
+  Status dup = cat_->CreateCollection("ws.sales");
+  EXPECT_EQ(dup.kind(), ErrorKind::kAlreadyExists) << dup.ToString();
+  ASSERT_OK(cat_->CreateCollection("ws.sales", /*exists_ok=*/true, "changed?"));
+  EXPECT_EQ(cat_->CreateCollection("ws.9").kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(cat_->CreateCollection("ws").kind(), ErrorKind::kInvalidArgument);
+
+  auto c = cat_->GetCollection("ws.sales");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->workspace, "ws");
+  EXPECT_EQ(c->name, "sales");
+  EXPECT_EQ(c->description, "the sales");
+  EXPECT_EQ(c->properties, (PropertyMap{{"team", "fin"}}));
+  EXPECT_EQ(c->dataset_count, 0);
+  EXPECT_GT(c->created_at_us, 0);
+
+  auto list = cat_->ListCollections("ws");
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0].name, "audit");
+  EXPECT_EQ((*list)[1].name, "sales");
+  EXPECT_EQ((*list)[1].description, "the sales");
+
+  Status st = cat_->GetCollection("ws.nope").status();
+  EXPECT_EQ(st.kind(), ErrorKind::kNotFound);
+  EXPECT_EQ(FieldOf(st, "code"), "collection_not_found");
+  EXPECT_EQ(FieldOf(cat_->DropCollection("ws.nope"), "code"), "collection_not_found");
+  EXPECT_EQ(FieldOf(cat_->GetCollection("nope.c").status(), "code"), "workspace_not_found");
+
+  ASSERT_OK(cat_->SetCollectionProperties("ws.sales", {{"tier", "gold"}, {"description", "d2"}}));
+  ASSERT_OK(cat_->UnsetCollectionProperties("ws.sales", {"team"}));
+  c = cat_->GetCollection("ws.sales");
+  EXPECT_EQ(c->properties, (PropertyMap{{"tier", "gold"}}));
+  EXPECT_EQ(c->description, "d2");
+  EXPECT_GE(c->updated_at_us, c->created_at_us);
+}
+
+TEST_P(CatalogSuite, DropCollectionRefusedWhenNotEmpty) {
+  ASSERT_OK(cat_->CreateWorkspace("ws"));
+  ASSERT_OK(cat_->CreateCollection("ws.c"));
+  AddDataset("ws.c", "d1");
+  AddDataset("ws.c", "old", /*dropped=*/true);
+  auto c = cat_->GetCollection("ws.c");
+  EXPECT_EQ(c->dataset_count, 1);
+  EXPECT_EQ(c->dropped_dataset_count, 1);
+  Status st = cat_->DropCollection("ws.c");
+  EXPECT_EQ(st.kind(), ErrorKind::kFailedPrecondition) << st.ToString();
+  EXPECT_EQ(FieldOf(st, "code"), "collection_not_empty");
+  EXPECT_TRUE(cat_->GetCollection("ws.c").ok());
+
+  ASSERT_OK(cat_->CreateCollection("ws.empty"));
+  ASSERT_OK(cat_->DropCollection("ws.empty"));
+  EXPECT_EQ(cat_->GetCollection("ws.empty").status().kind(), ErrorKind::kNotFound);
+}
+
+TEST_P(CatalogSuite, ConcurrentCreateCollection) {
+  ASSERT_OK(cat_->CreateWorkspace("ws"));
+  for (bool exists_ok : {false, true}) {
+    std::string name = exists_ok ? "ws.ok" : "ws.strict";
+    std::atomic<int> won{0}, exists{0}, other{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 8; ++i) {
+      threads.emplace_back([&] {
+        Status st = cat_->CreateCollection(name, exists_ok);
+        if (st.ok()) {
+          ++won;
+        } else if (st.kind() == ErrorKind::kAlreadyExists) {
+          ++exists;
+        } else {
+          ++other;
+          ADD_FAILURE() << st.ToString();
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(other.load(), 0);
+    if (exists_ok) {
+      EXPECT_EQ(won.load(), 8);
+    } else {
+      EXPECT_EQ(won.load(), 1);
+      EXPECT_EQ(exists.load(), 7);
+    }
+  }
+  auto list = cat_->ListCollections("ws");
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->size(), 2u);
+}
+
+TEST_P(CatalogSuite, ReopenKeepsState) {
+  ASSERT_OK(cat_->CreateWorkspace("ws"));
+  ASSERT_OK(cat_->CreateCollection("ws.c", false, "kept"));
+  if (GetParam() != "sqlite") return;
+  cat_.reset();
+  auto c = Catalog::OpenEmbedded(dir_.string());
+  ASSERT_TRUE(c.ok());
+  cat_ = std::move(*c);
+  EXPECT_EQ(cat_->GetCollection("ws.c")->description, "kept");
+  EXPECT_TRUE(std::filesystem::is_directory(dir_ / "warehouse"));
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "catalog.db"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, CatalogSuite, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace tarn

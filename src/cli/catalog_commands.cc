@@ -1,0 +1,333 @@
+// `tarn workspace ...` and `tarn collection ...`: thin handlers over catalog/catalog.h on an
+// embedded catalog (`--catalog DIR`, else $TARN_CATALOG, else ~/.tarn).
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "cli/cli.h"
+
+namespace tarn::cli {
+
+namespace {
+
+using nlohmann::json;
+
+struct CatalogOptions {
+  std::string dir;
+};
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogOptions& o) {
+  std::string dir = o.dir;
+  if (dir.empty()) {
+    const char* env = std::getenv("TARN_CATALOG");
+    if (env && *env) dir = env;
+  }
+  if (dir.empty()) {
+    const char* home = std::getenv("HOME");
+    if (!home || !*home) {
+      return Status::InvalidArgument("no catalog: pass --catalog DIR or set TARN_CATALOG");
+    }
+    dir = std::string(home) + "/.tarn";
+  }
+  if (dir.rfind("http://", 0) == 0 || dir.rfind("https://", 0) == 0) {
+    return Status::InvalidArgument("remote catalogs are not supported yet: " + dir);
+  }
+  return Catalog::OpenEmbedded(dir);
+}
+
+// RFC 3339 UTC with microseconds.
+std::string FormatTime(int64_t us) {
+  std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
+  int64_t frac = us % 1'000'000;
+  if (frac < 0) {
+    frac += 1'000'000;
+    --secs;
+  }
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<long long>(frac));
+  return buf;
+}
+
+json PropsJson(const PropertyMap& p) {
+  json j = json::object();
+  for (const auto& [k, v] : p) j[k] = v;
+  return j;
+}
+
+json RawJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+json WorkspaceJson(const WorkspaceInfo& w) {
+  return {{"name", w.name},
+          {"properties", PropsJson(w.properties)},
+          {"deletion_protection", w.DeletionProtected()},
+          {"egress_protection", w.EgressProtected()},
+          {"deletion_protection_value", RawJson(w.deletion_protection)},
+          {"egress_protection_value", RawJson(w.egress_protection)},
+          {"collections", w.collection_count},
+          {"created_at", FormatTime(w.created_at_us)},
+          {"updated_at", FormatTime(w.updated_at_us)}};
+}
+
+json CollectionJson(const CollectionInfo& c) {
+  return {{"workspace", c.workspace},
+          {"name", c.name},
+          {"description", c.description},
+          {"properties", PropsJson(c.properties)},
+          {"datasets", c.dataset_count},
+          {"dropped_datasets", c.dropped_dataset_count},
+          {"created_at", FormatTime(c.created_at_us)},
+          {"updated_at", FormatTime(c.updated_at_us)}};
+}
+
+std::string OnOff(bool on) { return on ? "on" : "off"; }
+
+// Parses KEY=VALUE arguments.
+Result<PropertyMap> ParseAssignments(const std::vector<std::string>& args) {
+  PropertyMap out;
+  for (const auto& a : args) {
+    size_t eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument("expected KEY=VALUE, got '" + a + "'");
+    }
+    out[a.substr(0, eq)] = a.substr(eq + 1);
+  }
+  return out;
+}
+
+void PrintKeyValues(const std::vector<std::pair<std::string, std::string>>& kv) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [k, v] : kv) rows.push_back({k, v});
+  PrintTable({"field", "value"}, rows);
+}
+
+void RegisterWorkspace(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  CLI::App* ws = app->add_subcommand("workspace", "Create, list, show and configure workspaces");
+  ws->require_subcommand(1);
+
+  auto* create = ws->add_subcommand("create", "Create a workspace");
+  auto name = std::make_shared<std::string>();
+  auto exists_ok = std::make_shared<bool>(false);
+  create->add_option("WORKSPACE", *name, "Workspace name")->required();
+  create->add_flag("--exists-ok", *exists_ok, "Succeed when it already exists");
+  SetCommand(create, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *name));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_RETURN_NOT_OK(cat->CreateWorkspace(*name, *exists_ok));
+    if (g->json) {
+      TARN_ASSIGN_OR_RETURN(auto w, cat->GetWorkspace(*name));
+      std::cout << Dump(WorkspaceJson(w)) << "\n";
+    } else {
+      std::cout << "workspace " << *name << "\n";
+    }
+    return Status::OK();
+  });
+
+  auto* list = ws->add_subcommand("list", "List workspaces");
+  SetCommand(list, [=]() -> Status {
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto all, cat->ListWorkspaces());
+    if (g->json) {
+      json arr = json::array();
+      for (const auto& w : all) arr.push_back(WorkspaceJson(w));
+      std::cout << Dump(arr) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& w : all) {
+      rows.push_back({w.name, std::to_string(w.collection_count), OnOff(w.DeletionProtected()),
+                      OnOff(w.EgressProtected()), FormatTime(w.created_at_us)});
+    }
+    PrintTable({"name", "collections", "deletion_protection", "egress_protection", "created_at"},
+               rows);
+    return Status::OK();
+  });
+
+  auto* show = ws->add_subcommand("show", "Show a workspace");
+  auto show_name = std::make_shared<std::string>();
+  show->add_option("WORKSPACE", *show_name, "Workspace name")->required();
+  SetCommand(show, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *show_name));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto w, cat->GetWorkspace(*show_name));
+    if (g->json) {
+      std::cout << Dump(WorkspaceJson(w)) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::pair<std::string, std::string>> kv = {
+        {"name", w.name},
+        {"collections", std::to_string(w.collection_count)},
+        {"deletion_protection", OnOff(w.DeletionProtected())},
+        {"egress_protection", OnOff(w.EgressProtected())},
+        {"created_at", FormatTime(w.created_at_us)},
+        {"updated_at", FormatTime(w.updated_at_us)}};
+    for (const auto& [k, v] : w.properties) kv.emplace_back("property." + k, v);
+    PrintKeyValues(kv);
+    return Status::OK();
+  });
+
+  auto* set = ws->add_subcommand("set", "Set workspace properties (KEY=VALUE...)");
+  auto set_name = std::make_shared<std::string>();
+  auto assigns = std::make_shared<std::vector<std::string>>();
+  set->add_option("WORKSPACE", *set_name, "Workspace name")->required();
+  set->add_option("ASSIGNMENTS", *assigns, "KEY=VALUE pairs")->required();
+  SetCommand(set, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *set_name));
+    TARN_ASSIGN_OR_RETURN(auto props, ParseAssignments(*assigns));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_RETURN_NOT_OK(cat->SetWorkspaceProperties(*set_name, props));
+    if (g->json) {
+      TARN_ASSIGN_OR_RETURN(auto w, cat->GetWorkspace(*set_name));
+      std::cout << Dump(WorkspaceJson(w)) << "\n";
+    }
+    return Status::OK();
+  });
+
+  auto* unset = ws->add_subcommand("unset", "Unset workspace properties (KEY...)");
+  auto unset_name = std::make_shared<std::string>();
+  auto unset_keys = std::make_shared<std::vector<std::string>>();
+  unset->add_option("WORKSPACE", *unset_name, "Workspace name")->required();
+  unset->add_option("KEYS", *unset_keys, "Property keys")->required();
+  SetCommand(unset, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *unset_name));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    return cat->UnsetWorkspaceProperties(*unset_name, *unset_keys);
+  });
+
+  auto* drop =
+      ws->add_subcommand("drop", "Drop an empty workspace whose deletion_protection is false");
+  auto drop_name = std::make_shared<std::string>();
+  drop->add_option("WORKSPACE", *drop_name, "Workspace name")->required();
+  SetCommand(drop, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *drop_name));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_RETURN_NOT_OK(cat->DropWorkspace(*drop_name));
+    if (!g->json) std::cout << "dropped workspace " << *drop_name << "\n";
+    return Status::OK();
+  });
+}
+
+void RegisterCollection(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  CLI::App* coll = app->add_subcommand("collection", "Create, list, show and drop collections");
+  coll->require_subcommand(1);
+
+  auto* create = coll->add_subcommand("create", "Create a collection WORKSPACE.COLLECTION");
+  auto name = std::make_shared<std::string>();
+  auto exists_ok = std::make_shared<bool>(false);
+  auto description = std::make_shared<std::string>();
+  create->add_option("COLLECTION", *name, "workspace.collection")->required();
+  create->add_flag("--exists-ok", *exists_ok, "Succeed when it already exists");
+  create->add_option("--description", *description, "Description");
+  SetCommand(create, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ParseCollectionName(*name).status());
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_RETURN_NOT_OK(cat->CreateCollection(*name, *exists_ok, *description));
+    if (g->json) {
+      TARN_ASSIGN_OR_RETURN(auto c, cat->GetCollection(*name));
+      std::cout << Dump(CollectionJson(c)) << "\n";
+    } else {
+      std::cout << "collection " << *name << "\n";
+    }
+    return Status::OK();
+  });
+
+  auto* list = coll->add_subcommand("list", "List the collections of a workspace");
+  auto ws = std::make_shared<std::string>();
+  list->add_option("WORKSPACE", *ws, "Workspace name")->required();
+  SetCommand(list, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *ws));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto all, cat->ListCollections(*ws));
+    if (g->json) {
+      json arr = json::array();
+      for (const auto& c : all) arr.push_back(CollectionJson(c));
+      std::cout << Dump(arr) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& c : all) {
+      rows.push_back(
+          {c.name, std::to_string(c.dataset_count), c.description, FormatTime(c.created_at_us)});
+    }
+    PrintTable({"name", "datasets", "description", "created_at"}, rows);
+    return Status::OK();
+  });
+
+  auto* show = coll->add_subcommand("show", "Show a collection");
+  auto show_name = std::make_shared<std::string>();
+  show->add_option("COLLECTION", *show_name, "workspace.collection")->required();
+  SetCommand(show, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ParseCollectionName(*show_name).status());
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto c, cat->GetCollection(*show_name));
+    if (g->json) {
+      std::cout << Dump(CollectionJson(c)) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::pair<std::string, std::string>> kv = {
+        {"name", c.workspace + "." + c.name},
+        {"description", c.description},
+        {"datasets", std::to_string(c.dataset_count)},
+        {"created_at", FormatTime(c.created_at_us)},
+        {"updated_at", FormatTime(c.updated_at_us)}};
+    for (const auto& [k, v] : c.properties) kv.emplace_back("property." + k, v);
+    PrintKeyValues(kv);
+    return Status::OK();
+  });
+
+  auto* drop = coll->add_subcommand("drop", "Drop an empty collection");
+  auto drop_name = std::make_shared<std::string>();
+  drop->add_option("COLLECTION", *drop_name, "workspace.collection")->required();
+  SetCommand(drop, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ParseCollectionName(*drop_name).status());
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_RETURN_NOT_OK(cat->DropCollection(*drop_name));
+    if (!g->json) std::cout << "dropped collection " << *drop_name << "\n";
+    return Status::OK();
+  });
+
+  auto* set = coll->add_subcommand("set", "Set collection properties (KEY=VALUE...)");
+  auto set_name = std::make_shared<std::string>();
+  auto assigns = std::make_shared<std::vector<std::string>>();
+  set->add_option("COLLECTION", *set_name, "workspace.collection")->required();
+  set->add_option("ASSIGNMENTS", *assigns, "KEY=VALUE pairs")->required();
+  SetCommand(set, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ParseCollectionName(*set_name).status());
+    TARN_ASSIGN_OR_RETURN(auto props, ParseAssignments(*assigns));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    return cat->SetCollectionProperties(*set_name, props);
+  });
+
+  auto* unset = coll->add_subcommand("unset", "Unset collection properties (KEY...)");
+  auto unset_name = std::make_shared<std::string>();
+  auto unset_keys = std::make_shared<std::vector<std::string>>();
+  unset->add_option("COLLECTION", *unset_name, "workspace.collection")->required();
+  unset->add_option("KEYS", *unset_keys, "Property keys")->required();
+  SetCommand(unset, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ParseCollectionName(*unset_name).status());
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    return cat->UnsetCollectionProperties(*unset_name, *unset_keys);
+  });
+}
+
+}  // namespace
+
+void RegisterCatalogCommands(CLI::App* app, GlobalOptions* global) {
+  static CatalogOptions options;
+  app->add_option("--catalog", options.dir,
+                  "Catalog directory (default $TARN_CATALOG, else ~/.tarn)");
+  RegisterWorkspace(app, global, &options);
+  RegisterCollection(app, global, &options);
+}
+
+}  // namespace tarn::cli
