@@ -106,31 +106,16 @@ void AppendJsonValue(const Column& col, int64_t row, std::string* out) {
   }
   switch (col.type.id()) {
     case TypeId::kBoolean:
-      out->append(col.data[row] ? "true" : "false");
-      return;
     case TypeId::kInt8:
-      AppendInt64(col.Value<int8_t>(row), out);
-      return;
     case TypeId::kInt16:
-      AppendInt64(col.Value<int16_t>(row), out);
-      return;
     case TypeId::kInt32:
-      AppendInt64(col.Value<int32_t>(row), out);
-      return;
     case TypeId::kInt64:
-      AppendInt64(col.Value<int64_t>(row), out);
-      return;
     case TypeId::kUInt8:
-      AppendUInt64(col.Value<uint8_t>(row), out);
-      return;
     case TypeId::kUInt16:
-      AppendUInt64(col.Value<uint16_t>(row), out);
-      return;
     case TypeId::kUInt32:
-      AppendUInt64(col.Value<uint32_t>(row), out);
-      return;
     case TypeId::kUInt64:
-      AppendUInt64(col.Value<uint64_t>(row), out);
+      // true/false and integers with every digit: their canonical text is already JSON.
+      AppendValueText(col, row, out);
       return;
     case TypeId::kFloat32:
       AppendJsonFloat(col.Value<float>(row), out);
