@@ -51,17 +51,7 @@ as_pg() {
   fi
 }
 
-free_port() {
-  local p i
-  for i in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
-    if [[ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ]]; then
-      echo "$p"
-      return 0
-    fi
-  done
-  die "no free TCP port found"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # free_port
 
 print_env() {
   local port

@@ -49,18 +49,7 @@ http_up() {
   curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$1/" 2>/dev/null
 }
 
-# free_port: a TCP port nothing listens on (racy, but two starts also hold different locks).
-free_port() {
-  local p i
-  for i in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
-    if [[ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ]]; then
-      echo "$p"
-      return 0
-    fi
-  done
-  die "no free TCP port found"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # free_port
 
 print_env() {
   local port

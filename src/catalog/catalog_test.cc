@@ -14,9 +14,14 @@
 #include <vector>
 
 #include "metastore/metastore.h"
+#include "metastore/test_util.h"
 
 namespace tarn {
 namespace {
+
+using testing_util::PgExec;
+using testing_util::ScratchDir;
+using testing_util::TestName;
 
 #define ASSERT_OK(expr)                        \
   if (::tarn::Status _st = (expr); _st.ok()) { \
@@ -28,31 +33,6 @@ std::string FieldOf(const Status& st, const std::string& name) {
     if (k == name) return v;
   }
   return "";
-}
-
-std::filesystem::path ScratchDir() {
-  if (::access("/dev/shm", W_OK) == 0) return "/dev/shm";
-  return std::filesystem::temp_directory_path();
-}
-
-std::string TestName() {
-  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  std::string out;
-  for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? std::tolower(c) : '_';
-  return out;
-}
-
-void PgExec(const std::string& uri, const std::string& sql) {
-  PGconn* conn = PQconnectdb(uri.c_str());
-  ASSERT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
-  PQsetNoticeProcessor(
-      conn, [](void*, const char*) {}, nullptr);
-  PGresult* res = PQexec(conn, sql.c_str());
-  ExecStatusType status = PQresultStatus(res);
-  std::string err = PQerrorMessage(conn);
-  PQclear(res);
-  PQfinish(conn);
-  ASSERT_EQ(status, PGRES_COMMAND_OK) << err;
 }
 
 class CatalogSuite : public ::testing::TestWithParam<std::string> {
@@ -67,7 +47,7 @@ class CatalogSuite : public ::testing::TestWithParam<std::string> {
       cat_ = std::move(*c);
       return;
     }
-    const char* base = std::getenv("TARN_TEST_PG_URI");
+    const char* base = testing_util::PgBaseUri();
     if (!base || !*base)
       GTEST_SKIP() << "TARN_TEST_PG_URI not set (run under tests/run_with_pg.sh)";
     std::string schema = "c_" + TestName();

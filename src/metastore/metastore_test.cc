@@ -24,45 +24,21 @@
 #include <thread>
 #include <vector>
 
+#include "metastore/test_util.h"
+
 namespace tarn {
 namespace {
+
+using testing_util::PgBaseUri;
+using testing_util::PgExec;
+using testing_util::ScratchDir;
+using testing_util::TestName;
 
 // Usable with a trailing `<< "context"`.
 #define ASSERT_OK(expr)                        \
   if (::tarn::Status _st = (expr); _st.ok()) { \
   } else /* NOLINT */                          \
     GTEST_FAIL_AT(__FILE__, __LINE__) << _st.ToString()
-
-const char* PgBaseUri() {
-  const char* uri = std::getenv("TARN_TEST_PG_URI");
-  return uri && *uri ? uri : nullptr;
-}
-
-// SQLite files go to tmpfs when there is one: the suite tests isolation, not the disk's fsync.
-std::filesystem::path ScratchDir() {
-  if (::access("/dev/shm", W_OK) == 0) return "/dev/shm";
-  return std::filesystem::temp_directory_path();
-}
-
-std::string TestName() {
-  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  std::string out;
-  for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? std::tolower(c) : '_';
-  return out;
-}
-
-// Runs SQL on the PostgreSQL server directly (test setup only).
-void PgExec(const std::string& uri, const std::string& sql) {
-  PGconn* conn = PQconnectdb(uri.c_str());
-  ASSERT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
-  PQsetNoticeProcessor(
-      conn, [](void*, const char*) {}, nullptr);
-  PGresult* res = PQexec(conn, sql.c_str());
-  EXPECT_TRUE(PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK)
-      << PQresultErrorMessage(res);
-  PQclear(res);
-  PQfinish(conn);
-}
 
 Result<int64_t> QueryInt(Metastore& ms, const std::string& sql, const SqlParams& params = {}) {
   int64_t out = 0;
