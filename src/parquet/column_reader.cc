@@ -607,29 +607,22 @@ Status ChunkDecoder::Values(Encoding enc, const uint8_t* data, size_t len, int64
       return Status::OK();
     }
     case Encoding::DELTA_BINARY_PACKED: {
-      size_t c;
-      if (pt == Type::INT32) {
+      // Decoded straight into the column when no conversion is needed, else into scratch.
+      auto decode = [&](auto zero) -> Status {
+        using T = decltype(zero);
+        size_t c;
         if (plan_.conv == Conversion::kCopy) {
-          return DecodeDeltaBinaryPacked<int32_t>(
-              data, len, n, reinterpret_cast<int32_t*>(GrowFixed(dst, n)), &c);
+          return DecodeDeltaBinaryPacked<T>(data, len, n, reinterpret_cast<T*>(GrowFixed(dst, n)),
+                                            &c);
         }
-        s_->ints.resize(static_cast<size_t>(n) * 4);
-        TARN_RETURN_NOT_OK(DecodeDeltaBinaryPacked<int32_t>(
-            data, len, n, reinterpret_cast<int32_t*>(s_->ints.data()), &c));
+        s_->ints.resize(static_cast<size_t>(n) * sizeof(T));
+        TARN_RETURN_NOT_OK(
+            DecodeDeltaBinaryPacked<T>(data, len, n, reinterpret_cast<T*>(s_->ints.data()), &c));
         AppendRawFixed(s_->ints.data(), n, dst);
         return Status::OK();
-      }
-      if (pt == Type::INT64) {
-        if (plan_.conv == Conversion::kCopy) {
-          return DecodeDeltaBinaryPacked<int64_t>(
-              data, len, n, reinterpret_cast<int64_t*>(GrowFixed(dst, n)), &c);
-        }
-        s_->ints.resize(static_cast<size_t>(n) * 8);
-        TARN_RETURN_NOT_OK(DecodeDeltaBinaryPacked<int64_t>(
-            data, len, n, reinterpret_cast<int64_t*>(s_->ints.data()), &c));
-        AppendRawFixed(s_->ints.data(), n, dst);
-        return Status::OK();
-      }
+      };
+      if (pt == Type::INT32) return decode(int32_t{0});
+      if (pt == Type::INT64) return decode(int64_t{0});
       return invalid();
     }
     case Encoding::DELTA_LENGTH_BYTE_ARRAY: {
