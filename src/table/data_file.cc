@@ -1,0 +1,396 @@
+#include "table/data_file.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "table/ordered_key.h"
+#include "types/iceberg.h"
+
+namespace tarn {
+
+using nlohmann::json;
+
+const ColumnStats* DataFile::FindStats(int32_t field_id) const {
+  for (const ColumnStats& s : columns) {
+    if (s.field_id == field_id) return &s;
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (char c : bytes) {
+    out.push_back(kHex[static_cast<uint8_t>(c) >> 4]);
+    out.push_back(kHex[static_cast<uint8_t>(c) & 15]);
+  }
+  return out;
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool Unhex(std::string_view hex, std::string* out) {
+  if (hex.size() % 2 != 0) return false;
+  out->clear();
+  out->reserve(hex.size() / 2);
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int hi = HexDigit(hex[i]), lo = HexDigit(hex[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out->push_back(static_cast<char>(hi << 4 | lo));
+  }
+  return true;
+}
+
+// Min and max of the valid rows of a fixed-width column, compared with `less`.
+template <typename T, typename Less>
+bool MinMax(const Column& col, Less less, T* lo, T* hi) {
+  const T* v = col.values<T>();
+  bool any = false;
+  const bool all_valid = col.validity.empty();
+  for (int64_t i = 0; i < col.length; ++i) {
+    if (!all_valid && col.validity[i] == 0) continue;
+    T x;
+    std::memcpy(&x, v + i, sizeof(T));
+    if (!any) {
+      *lo = *hi = x;
+      any = true;
+    } else {
+      if (less(x, *lo)) *lo = x;
+      if (less(*hi, x)) *hi = x;
+    }
+  }
+  return any;
+}
+
+template <typename T>
+void SetBounds(const DataType& type, const T& lo, const T& hi, ColumnStats* s) {
+  s->lower =
+      EncodeBoundPhysical(type, std::string_view(reinterpret_cast<const char*>(&lo), sizeof(T)));
+  s->upper =
+      EncodeBoundPhysical(type, std::string_view(reinterpret_cast<const char*>(&hi), sizeof(T)));
+}
+
+template <typename T>
+void IntegerBounds(const Column& col, ColumnStats* s) {
+  T lo{}, hi{};
+  if (MinMax<T>(
+          col, [](T a, T b) { return a < b; }, &lo, &hi))
+    SetBounds(col.type, lo, hi, s);
+}
+
+// Floats: NaNs counted and skipped; -0 orders before +0.
+template <typename F>
+void FloatBounds(const Column& col, ColumnStats* s) {
+  int64_t nans = 0;
+  bool any = false;
+  F lo = 0, hi = 0;
+  const F* v = col.values<F>();
+  const bool all_valid = col.validity.empty();
+  for (int64_t i = 0; i < col.length; ++i) {
+    if (!all_valid && col.validity[i] == 0) continue;
+    F x;
+    std::memcpy(&x, v + i, sizeof(F));
+    if (std::isnan(x)) {
+      ++nans;
+      continue;
+    }
+    if (!any) {
+      lo = hi = x;
+      any = true;
+      continue;
+    }
+    if (x < lo || (x == lo && std::signbit(x) && !std::signbit(lo))) lo = x;
+    if (x > hi || (x == hi && !std::signbit(x) && std::signbit(hi))) hi = x;
+  }
+  s->nan_count = nans;
+  if (any) SetBounds(col.type, lo, hi, s);
+}
+
+// Length of the longest prefix of `s` of at most `max` bytes that ends at a UTF-8 boundary.
+size_t Utf8Cut(std::string_view s, size_t max) {
+  if (s.size() <= max) return s.size();
+  size_t n = max;
+  while (n > 0 && (static_cast<uint8_t>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+// Smallest string greater than every string with prefix `s`, for raw bytes: drop trailing 0xFF,
+// increment the last byte. False when none exists.
+bool IncrementBytes(std::string* s) {
+  while (!s->empty() && static_cast<uint8_t>(s->back()) == 0xFF) s->pop_back();
+  if (s->empty()) return false;
+  s->back() = static_cast<char>(static_cast<uint8_t>(s->back()) + 1);
+  return true;
+}
+
+void AppendUtf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// The same for valid UTF-8: increment the last code point that can be (skipping surrogates),
+// dropping the ones after it; the result stays valid UTF-8 and fits in s->size() + 1 bytes.
+bool IncrementUtf8(std::string* s) {
+  while (!s->empty()) {
+    size_t start = s->size() - 1;
+    while (start > 0 && (static_cast<uint8_t>((*s)[start]) & 0xC0) == 0x80) --start;
+    auto b0 = static_cast<uint8_t>((*s)[start]);
+    uint32_t cp;
+    size_t len = s->size() - start;
+    if (len == 1) {
+      cp = b0;
+    } else if (len == 2) {
+      cp = (b0 & 0x1Fu) << 6 | (static_cast<uint8_t>((*s)[start + 1]) & 0x3F);
+    } else if (len == 3) {
+      cp = (b0 & 0x0Fu) << 12 | (static_cast<uint8_t>((*s)[start + 1]) & 0x3Fu) << 6 |
+           (static_cast<uint8_t>((*s)[start + 2]) & 0x3F);
+    } else {
+      cp = (b0 & 0x07u) << 18 | (static_cast<uint8_t>((*s)[start + 1]) & 0x3Fu) << 12 |
+           (static_cast<uint8_t>((*s)[start + 2]) & 0x3Fu) << 6 |
+           (static_cast<uint8_t>((*s)[start + 3]) & 0x3F);
+    }
+    s->resize(start);
+    uint32_t next = cp + 1;
+    if (next >= 0xD800 && next <= 0xDFFF) next = 0xE000;
+    if (next <= 0x10FFFF) {
+      AppendUtf8(next, s);
+      return true;
+    }
+  }
+  return false;
+}
+
+void StringBounds(const Column& col, ColumnStats* s) {
+  bool any = false;
+  std::string_view lo, hi;
+  for (int64_t i = 0; i < col.length; ++i) {
+    if (!col.IsValid(i)) continue;
+    std::string_view x = col.StringAt(i);
+    if (!any) {
+      lo = hi = x;
+      any = true;
+    } else {
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+  }
+  if (!any) return;
+  const bool utf8 = col.type.id() != TypeId::kBlob;
+  size_t lo_len =
+      utf8 ? Utf8Cut(lo, kMaxStringBoundBytes) : std::min(lo.size(), kMaxStringBoundBytes);
+  s->lower = std::string(lo.substr(0, lo_len));
+  if (hi.size() <= kMaxStringBoundBytes) {
+    s->upper = std::string(hi);
+    return;
+  }
+  std::string up(hi.substr(0, utf8 ? Utf8Cut(hi, kMaxStringBoundBytes) : kMaxStringBoundBytes));
+  if (utf8 ? IncrementUtf8(&up) : IncrementBytes(&up)) s->upper = std::move(up);
+}
+
+}  // namespace
+
+ColumnStats ComputeColumnStats(int32_t field_id, const Column& col) {
+  ColumnStats s;
+  s.field_id = field_id;
+  s.value_count = col.length;
+  s.null_count = col.null_count();
+  if (s.null_count == col.length &&
+      !col.type.is_floating()) {  // all null: no bounds (floats still report nans = 0)
+    return s;
+  }
+  switch (col.type.id()) {
+    case TypeId::kBoolean:
+    case TypeId::kUInt8:
+      IntegerBounds<uint8_t>(col, &s);
+      break;
+    case TypeId::kInt8:
+      IntegerBounds<int8_t>(col, &s);
+      break;
+    case TypeId::kInt16:
+      IntegerBounds<int16_t>(col, &s);
+      break;
+    case TypeId::kUInt16:
+      IntegerBounds<uint16_t>(col, &s);
+      break;
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      IntegerBounds<int32_t>(col, &s);
+      break;
+    case TypeId::kUInt32:
+    case TypeId::kIpv4:
+      IntegerBounds<uint32_t>(col, &s);
+      break;
+    case TypeId::kInt64:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      IntegerBounds<int64_t>(col, &s);
+      break;
+    case TypeId::kUInt64:
+      IntegerBounds<uint64_t>(col, &s);
+      break;
+    case TypeId::kDecimal:
+      IntegerBounds<int128>(col, &s);
+      break;
+    case TypeId::kFloat32:
+      FloatBounds<float>(col, &s);
+      break;
+    case TypeId::kFloat64:
+      FloatBounds<double>(col, &s);
+      break;
+    case TypeId::kUuid: {
+      int lo = -1, hi = -1;
+      for (int64_t i = 0; i < col.length; ++i) {
+        if (!col.IsValid(i)) continue;
+        const uint8_t* p = col.data.data() + i * 16;
+        if (lo < 0 || std::memcmp(p, col.data.data() + lo * 16, 16) < 0) lo = static_cast<int>(i);
+        if (hi < 0 || std::memcmp(p, col.data.data() + hi * 16, 16) > 0) hi = static_cast<int>(i);
+      }
+      if (lo >= 0) {
+        s.lower = EncodeBound(col, lo);
+        s.upper = EncodeBound(col, hi);
+      }
+      break;
+    }
+    case TypeId::kVarchar:
+    case TypeId::kBlob:
+    case TypeId::kJson:
+      StringBounds(col, &s);
+      break;
+    case TypeId::kArray:
+      break;
+  }
+  if (s.lower && s.lower->empty() && !col.type.is_variable_width()) s.lower.reset();
+  if (s.upper && s.upper->empty() && !col.type.is_variable_width()) s.upper.reset();
+  return s;
+}
+
+void MergeColumnStats(const DataType& type, const ColumnStats& other, ColumnStats* into) {
+  into->value_count += other.value_count;
+  into->null_count += other.null_count;
+  if (into->nan_count || other.nan_count) {
+    into->nan_count = into->nan_count.value_or(0) + other.nan_count.value_or(0);
+  }
+  auto key = [&](const std::optional<std::string>& b) -> std::optional<std::string> {
+    if (!b) return std::nullopt;
+    Result<Column> c = DecodeBound(type, *b);
+    if (!c.ok()) return std::nullopt;
+    return OrderedKey(*c, 0);
+  };
+  // A side with no values at all contributes no bounds; a side with values but no bound (an
+  // omitted upper) makes the merged bound unknown.
+  const bool into_has = into->value_count - other.value_count > into->null_count - other.null_count;
+  const bool other_has = other.value_count > other.null_count;
+  auto merge = [&](std::optional<std::string>* mine, const std::optional<std::string>& theirs,
+                   bool want_lower) {
+    if (!other_has) return;
+    if (!into_has) {
+      *mine = theirs;
+      return;
+    }
+    if (!*mine || !theirs) {
+      mine->reset();
+      return;
+    }
+    std::optional<std::string> a = key(*mine), b = key(theirs);
+    if (!a || !b) {
+      mine->reset();
+      return;
+    }
+    if (want_lower ? (*b < *a) : (*b > *a)) *mine = theirs;
+  };
+  merge(&into->lower, other.lower, true);
+  merge(&into->upper, other.upper, false);
+}
+
+std::string StatsToJson(const std::vector<ColumnStats>& stats) {
+  json root = json::object();
+  for (const ColumnStats& s : stats) {
+    json o = json::object();
+    o["values"] = s.value_count;
+    o["nulls"] = s.null_count;
+    if (s.nan_count) o["nans"] = *s.nan_count;
+    if (s.lower) o["lower"] = Hex(*s.lower);
+    if (s.upper) o["upper"] = Hex(*s.upper);
+    root[std::to_string(s.field_id)] = std::move(o);
+  }
+  return root.dump();
+}
+
+Result<std::vector<ColumnStats>> StatsFromJson(std::string_view text) {
+  auto bad = [](std::string what) { return Status::InvalidArgument("stats JSON: " + what); };
+  json root = json::parse(text.begin(), text.end(), nullptr, false);
+  if (root.is_discarded()) return bad("not valid JSON");
+  if (!root.is_object()) return bad("not a JSON object");
+  std::vector<ColumnStats> out;
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    ColumnStats s;
+    const std::string& key = it.key();
+    if (key.empty() || key.size() > 10 ||
+        !std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return bad("field id \"" + key.substr(0, 20) + "\" is not a number");
+    }
+    int64_t id = std::stoll(key);
+    if (id > INT32_MAX) return bad("field id " + key + " out of range");
+    s.field_id = static_cast<int32_t>(id);
+    const json& o = it.value();
+    if (!o.is_object()) return bad("stats of field " + key + " are not an object");
+    auto count = [&](const char* name, bool required, std::optional<int64_t>* out) -> Status {
+      auto f = o.find(name);
+      if (f == o.end()) {
+        if (required) return bad("field " + key + " has no \"" + name + "\"");
+        return Status::OK();
+      }
+      if (!f->is_number_integer() || (f->is_number_unsigned() && f->get<uint64_t>() > INT64_MAX) ||
+          f->get<int64_t>() < 0) {
+        return bad("field " + key + ": \"" + name + "\" is not a count");
+      }
+      *out = f->get<int64_t>();
+      return Status::OK();
+    };
+    std::optional<int64_t> values, nulls;
+    TARN_RETURN_NOT_OK(count("values", true, &values));
+    TARN_RETURN_NOT_OK(count("nulls", true, &nulls));
+    TARN_RETURN_NOT_OK(count("nans", false, &s.nan_count));
+    s.value_count = *values;
+    s.null_count = *nulls;
+    for (auto [name, dst] : {std::pair{"lower", &s.lower}, std::pair{"upper", &s.upper}}) {
+      auto f = o.find(name);
+      if (f == o.end()) continue;
+      std::string bytes;
+      if (!f->is_string() || !Unhex(f->get_ref<const std::string&>(), &bytes)) {
+        return bad("field " + key + ": \"" + name + "\" is not hex");
+      }
+      *dst = std::move(bytes);
+    }
+    out.push_back(std::move(s));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ColumnStats& a, const ColumnStats& b) { return a.field_id < b.field_id; });
+  return out;
+}
+
+}  // namespace tarn

@@ -1,0 +1,63 @@
+// Data files as the catalog records them: path, counts, partition values and per-column
+// statistics (Iceberg-style bounds).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "table/partition.h"
+#include "types/column.h"
+
+namespace tarn {
+
+struct ColumnStats {
+  int32_t field_id = 0;
+  int64_t value_count = 0;  // values including nulls
+  int64_t null_count = 0;
+  std::optional<int64_t> nan_count;  // FLOAT32/FLOAT64 only
+  std::optional<std::string> lower;  // Iceberg single-value encoding (types/iceberg.h)
+  std::optional<std::string> upper;
+  bool operator==(const ColumnStats&) const = default;
+};
+
+struct DataFile {
+  std::string path;  // object key relative to the warehouse root
+  std::string format = "parquet";
+  int64_t record_count = 0;
+  int64_t file_size_bytes = 0;
+  int32_t spec_id = 0;
+  PartitionValues partition;
+  std::vector<ColumnStats> columns;  // by field id, ascending
+  // Assigned by the catalog at commit:
+  int64_t file_id = 0;
+  int64_t first_row_id = -1;
+  int64_t added_snapshot_id = 0;
+
+  // Stats of `field_id`, or nullptr.
+  const ColumnStats* FindStats(int32_t field_id) const;
+};
+
+// {"1":{"values":10,"nulls":0,"nans":0,"lower":"<hex>","upper":"<hex>"}} ("nans", "lower",
+// "upper" omitted when absent).
+std::string StatsToJson(const std::vector<ColumnStats>& stats);
+// Sorted by field id. Errors: kInvalidArgument for malformed JSON, bad keys or bad hex.
+Result<std::vector<ColumnStats>> StatsFromJson(std::string_view json);
+
+// Longest string bound kept: longer lower bounds are truncated, longer upper bounds truncated
+// and incremented (or omitted when no increment exists).
+constexpr size_t kMaxStringBoundBytes = 64;
+
+// Statistics of a whole column (a RecordBatch column with its field id): counts and bounds.
+// NaNs are counted but never bounds; FLOAT bounds treat -0 < +0. ARRAY columns: counts of rows
+// only, no bounds. VARCHAR/JSON bounds are cut at a UTF-8 boundary.
+ColumnStats ComputeColumnStats(int32_t field_id, const Column& col);
+
+// Merges stats of the same field from two parts of one file (counts add, bounds widen).
+// `type` is the column's type (bounds are compared decoded).
+void MergeColumnStats(const DataType& type, const ColumnStats& other, ColumnStats* into);
+
+}  // namespace tarn

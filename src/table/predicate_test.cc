@@ -1,0 +1,349 @@
+#include "table/predicate.h"
+
+#include <gtest/gtest.h>
+
+#include "table/ordered_key.h"
+#include "table/test_util.h"
+#include "types/iceberg.h"
+
+namespace tarn {
+namespace {
+
+using table_test::Col;
+using table_test::S;
+
+Schema TestSchema() {
+  return S(
+      "id INT64, ts TIMESTAMP[us], name VARCHAR, f FLOAT64, ok BOOLEAN, d DATE, "
+      "amt DECIMAL(10,2), \"odd col\" INT32, tags ARRAY<INT32>");
+}
+
+BoundPredicate Bind(std::string_view text, const Schema& s = TestSchema()) {
+  Result<BoundPredicate> r = ParseAndBindPredicate(text, s);
+  EXPECT_TRUE(r.ok()) << text << ": " << r.status().ToString();
+  return r.ok() ? *r : BoundPredicate();
+}
+
+TEST(ParsePredicateTest, SyntaxAndPrinting) {
+  struct Case {
+    const char* in;
+    const char* out;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"id = 5", "id = 5"},
+           {"id<>5", "id <> 5"},
+           {"id != -5", "id <> -5"},
+           {"5 < id", "id > 5"},
+           {"name = 'it''s'", "name = 'it''s'"},
+           {"\"odd col\" >= 1.5e3", "\"odd col\" >= 1.5e3"},
+           {"id in (1, 2,3)", "id IN (1, 2, 3)"},
+           {"id NOT IN (1)", "id NOT IN (1)"},
+           {"name is null", "name IS NULL"},
+           {"name IS NOT NULL", "name IS NOT NULL"},
+           {"a = 1 AND b = 2 OR c = 3", "((a = 1 AND b = 2) OR c = 3)"},
+           {"a = 1 AND b = 2 AND c = 3", "(a = 1 AND b = 2 AND c = 3)"},
+           {"a = 1 AND (b = 2 OR c = 3)", "(a = 1 AND (b = 2 OR c = 3))"},
+           {"NOT a = 1", "(NOT a = 1)"},
+           {"ok = TRUE", "ok = TRUE"},
+           {"TRUE", "TRUE"},
+           {"((x >= '2024-01-01'))", "x >= '2024-01-01'"},
+       }) {
+    Result<Predicate> p = ParsePredicate(c.in);
+    ASSERT_TRUE(p.ok()) << c.in << ": " << p.status().ToString();
+    EXPECT_EQ(p->ToString(), c.out) << c.in;
+    Result<Predicate> again = ParsePredicate(p->ToString());
+    ASSERT_TRUE(again.ok()) << p->ToString();
+    EXPECT_EQ(again->ToString(), c.out);
+  }
+}
+
+TEST(ParsePredicateTest, ErrorsHavePositions) {
+  struct Case {
+    const char* in;
+    const char* expect;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"", "at position 0"},
+           {"id =", "expected a literal, found end of text at position 4"},
+           {"id = 'abc", "unterminated string at position 5"},
+           {"id = 5 AND", "at position 10"},
+           {"(id = 5", "expected ')'"},
+           {"id = 5)", "unexpected \")\" at position 6"},
+           {"id IN (1,", "at position 9"},
+           {"id IN 1", "expected '(' after IN"},
+           {"id = NULL", "IS NULL"},
+           {"id IS 5", "expected NULL after IS"},
+           {"id ~ 5", "unexpected character '~' at position 3"},
+           {"id = other", "comparing two columns"},
+           {"id 5", "expected a comparison"},
+           {"\"id = 5", "unterminated quoted name"},
+       }) {
+    Result<Predicate> p = ParsePredicate(c.in);
+    ASSERT_FALSE(p.ok()) << c.in;
+    EXPECT_EQ(p.status().kind(), ErrorKind::kInvalidArgument);
+    EXPECT_NE(p.status().message().find(c.expect), std::string::npos)
+        << c.in << " -> " << p.status().message();
+  }
+  EXPECT_FALSE(ParsePredicate(std::string(5000, '(') + "id = 1" + std::string(5000, ')')).ok());
+}
+
+TEST(BindPredicateTest, TypesLiteralsAndErrors) {
+  Schema s = TestSchema();
+  BoundPredicate p = Bind("ts >= '2024-01-01' AND d < '2024-02-01' AND amt > 1.5", s);
+  EXPECT_EQ(p.ToString(), "(ts >= '2024-01-01T00:00:00' AND d < '2024-02-01' AND amt > 1.50)");
+  EXPECT_EQ(p.children[0].field_id, 2);
+  EXPECT_EQ(Bind("id IN (3, 1, 3, 2)").ToString(), "id IN (1, 2, 3)");
+  EXPECT_EQ(Bind("ID = 1").column, "id");  // case-insensitive fallback
+  EXPECT_EQ(ReferencedFieldIds(p), (std::vector<int32_t>{2, 3 + 3, 7}));
+
+  struct Case {
+    const char* in;
+    const char* expect;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"nope = 1", "unknown column nope"},
+           {"id = 'abc'", "literal 'abc' is not a valid INT64 for column id"},
+           {"id = 1.5", "not a valid INT64"},
+           {"d = '2024-01-01T10:00:00'", "not a valid DATE"},
+           {"amt = 1.234", "not a valid DECIMAL(10,2)"},
+           {"id = TRUE", "not a value of column id"},
+           {"tags = 1", "only IS NULL"},
+           {"id IN (1, 'x')", "'x'"},
+       }) {
+    Result<BoundPredicate> r = ParseAndBindPredicate(c.in, s);
+    ASSERT_FALSE(r.ok()) << c.in;
+    EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument);
+    EXPECT_NE(r.status().message().find(c.expect), std::string::npos)
+        << c.in << " -> " << r.status().message();
+  }
+  EXPECT_TRUE(ParseAndBindPredicate("tags IS NULL", s).ok());
+}
+
+RecordBatch TestBatch() {
+  RecordBatch b;
+  b.schema = S("id INT64, name VARCHAR, f FLOAT64, ts TIMESTAMP[us]");
+  b.columns.push_back(Col("INT64", {"1", "2", "NULL", "4", "5"}));
+  b.columns.push_back(Col("VARCHAR", {"a", "NULL", "c", "b", "a"}));
+  b.columns.push_back(Col("FLOAT64", {"1.5", "NaN", "NULL", "-0", "3"}));
+  b.columns.push_back(
+      Col("TIMESTAMP[us]", {"2023-12-31T23:59:59", "2024-01-01", "NULL", "2024-06-01", "NULL"}));
+  b.num_rows = 5;
+  return b;
+}
+
+std::vector<uint8_t> Eval(std::string_view text) {
+  RecordBatch b = TestBatch();
+  BoundPredicate p = Bind(text, b.schema);
+  Result<std::vector<uint8_t>> m = EvaluatePredicate(p, b);
+  EXPECT_TRUE(m.ok()) << text << ": " << m.status().ToString();
+  return m.ok() ? *m : std::vector<uint8_t>{};
+}
+
+using M = std::vector<uint8_t>;
+
+TEST(EvaluatePredicateTest, ComparisonsAndThreeValuedLogic) {
+  EXPECT_EQ(Eval("id = 2"), (M{0, 1, 0, 0, 0}));
+  EXPECT_EQ(Eval("id <> 2"), (M{1, 0, 0, 1, 1}));  // null row: unknown
+  EXPECT_EQ(Eval("id >= 4"), (M{0, 0, 0, 1, 1}));
+  EXPECT_EQ(Eval("id < 2"), (M{1, 0, 0, 0, 0}));
+  EXPECT_EQ(Eval("id IN (5, 1)"), (M{1, 0, 0, 0, 1}));
+  EXPECT_EQ(Eval("id NOT IN (5, 1)"), (M{0, 1, 0, 1, 0}));
+  EXPECT_EQ(Eval("id IN (1,2,3,4,6,7,8,9,10,11)"), (M{1, 1, 0, 1, 0}));  // binary search path
+  EXPECT_EQ(Eval("id IS NULL"), (M{0, 0, 1, 0, 0}));
+  EXPECT_EQ(Eval("id IS NOT NULL"), (M{1, 1, 0, 1, 1}));
+  EXPECT_EQ(Eval("name > 'a'"), (M{0, 0, 1, 1, 0}));
+  // NOT of unknown is unknown; OR with true is true; AND with false is false.
+  EXPECT_EQ(Eval("NOT id = 2"), (M{1, 0, 0, 1, 1}));
+  EXPECT_EQ(Eval("NOT (id = 2 OR name = 'a')"), (M{0, 0, 0, 1, 0}));
+  EXPECT_EQ(Eval("id = 99 OR name = 'c'"), (M{0, 0, 1, 0, 0}));          // null OR true = true
+  EXPECT_EQ(Eval("NOT (id = 99 AND name = 'zz')"), (M{1, 1, 1, 1, 1}));  // null AND false = false
+  EXPECT_EQ(Eval("NOT (id > 0 AND name = 'c')"), (M{1, 0, 0, 1, 1}));    // row 1: true AND null
+  EXPECT_EQ(Eval("TRUE"), (M{1, 1, 1, 1, 1}));
+  EXPECT_EQ(Eval("FALSE OR id = 1"), (M{1, 0, 0, 0, 0}));
+  // IEEE NaN and signed zero.
+  EXPECT_EQ(Eval("f = 0"), (M{0, 0, 0, 1, 0}));
+  EXPECT_EQ(Eval("f <> 1.5"), (M{0, 1, 0, 1, 1}));
+  EXPECT_EQ(Eval("f > 0"), (M{1, 0, 0, 0, 1}));
+  EXPECT_EQ(Eval("f = 'NaN'"), (M{0, 0, 0, 0, 0}));
+  // Date-only literal against a timestamp.
+  EXPECT_EQ(Eval("ts >= '2024-01-01'"), (M{0, 1, 0, 1, 0}));
+}
+
+TEST(EvaluatePredicateTest, MissingOrRetypedColumn) {
+  RecordBatch b = TestBatch();
+  Schema other = S("zz INT64");
+  other.fields[0].field_id = 77;
+  BoundPredicate p = Bind("zz = 1", other);
+  EXPECT_EQ(EvaluatePredicate(p, b).status().kind(), ErrorKind::kInvalidArgument);
+  Schema retyped = S("id INT32");
+  BoundPredicate q = Bind("id = 1", retyped);
+  EXPECT_EQ(EvaluatePredicate(q, b).status().kind(), ErrorKind::kInvalidArgument);
+}
+
+DataFile FileWithStats(const Schema& s, const RecordBatch& b) {
+  DataFile f;
+  f.record_count = b.num_rows;
+  for (size_t i = 0; i < b.columns.size(); ++i) {
+    f.columns.push_back(ComputeColumnStats(s.fields[i].field_id, b.columns[i]));
+  }
+  return f;
+}
+
+TEST(MightMatchTest, BoundsAndNullCounts) {
+  RecordBatch b;
+  b.schema = S("id INT64, name VARCHAR, f FLOAT64");
+  b.columns.push_back(Col("INT64", {"10", "20", "15"}));
+  b.columns.push_back(Col("VARCHAR", {"NULL", "NULL", "NULL"}));
+  b.columns.push_back(Col("FLOAT64", {"1", "2", "3"}));
+  b.num_rows = 3;
+  DataFile file = FileWithStats(b.schema, b);
+  PartitionSpec none;
+  auto mm = [&](std::string_view text) {
+    return MightMatch(Bind(text, b.schema), file, none, b.schema);
+  };
+  EXPECT_TRUE(mm("id = 10"));
+  EXPECT_TRUE(mm("id = 20"));
+  EXPECT_FALSE(mm("id = 9"));
+  EXPECT_FALSE(mm("id = 21"));
+  EXPECT_FALSE(mm("id < 10"));
+  EXPECT_TRUE(mm("id <= 10"));
+  EXPECT_FALSE(mm("id > 20"));
+  EXPECT_TRUE(mm("id >= 20"));
+  EXPECT_FALSE(mm("id IN (1, 2, 30)"));
+  EXPECT_TRUE(mm("id IN (1, 12)"));
+  EXPECT_TRUE(mm("id <> 10"));
+  EXPECT_FALSE(mm("id IS NULL"));
+  EXPECT_TRUE(mm("id IS NOT NULL"));
+  EXPECT_FALSE(mm("name = 'x'"));  // all null
+  EXPECT_FALSE(mm("name IS NOT NULL"));
+  EXPECT_TRUE(mm("name IS NULL"));
+  EXPECT_FALSE(mm("id = 5 AND id = 15"));
+  EXPECT_TRUE(mm("id = 5 OR id = 15"));
+  EXPECT_FALSE(mm("NOT id >= 10"));  // id < 10
+  EXPECT_TRUE(mm("NOT id = 10"));
+  EXPECT_FALSE(mm("NOT (id < 25 AND id > 5)"));
+  EXPECT_FALSE(mm("f > 3"));
+  EXPECT_TRUE(mm("f > 2.5"));
+  EXPECT_TRUE(mm("f = 0"));  // signed zero: never pruned by key order
+  // A file whose values are all one value prunes <> of it.
+  RecordBatch one;
+  one.schema = S("id INT64");
+  one.columns.push_back(Col("INT64", {"7", "7"}));
+  one.num_rows = 2;
+  DataFile f1 = FileWithStats(one.schema, one);
+  EXPECT_FALSE(MightMatch(Bind("id <> 7", one.schema), f1, none, one.schema));
+  EXPECT_FALSE(MightMatch(Bind("id NOT IN (7, 8)", one.schema), f1, none, one.schema));
+  EXPECT_TRUE(MightMatch(Bind("id <> 8", one.schema), f1, none, one.schema));
+  // No stats: never pruned.
+  DataFile bare;
+  bare.record_count = 5;
+  EXPECT_TRUE(MightMatch(Bind("id = 1", one.schema), bare, none, one.schema));
+  // Corrupt bound bytes: never pruned.
+  f1.columns[0].lower = "xx";
+  EXPECT_TRUE(MightMatch(Bind("id = 100", one.schema), f1, none, one.schema));
+}
+
+TEST(MightMatchTest, TruncatedStringBounds) {
+  RecordBatch b;
+  b.schema = S("s VARCHAR");
+  b.columns.push_back(Col("VARCHAR", {std::string(70, 'm'), std::string(80, 'c')}));
+  b.num_rows = 2;
+  DataFile f = FileWithStats(b.schema, b);
+  PartitionSpec none;
+  EXPECT_TRUE(MightMatch(Bind("s = '" + std::string(70, 'm') + "'", b.schema), f, none, b.schema));
+  EXPECT_TRUE(MightMatch(Bind("s = '" + std::string(80, 'c') + "'", b.schema), f, none, b.schema));
+  EXPECT_FALSE(MightMatch(Bind("s = 'n'", b.schema), f, none, b.schema));
+  EXPECT_FALSE(MightMatch(Bind("s < 'c'", b.schema), f, none, b.schema));
+}
+
+TEST(MightMatchTest, PartitionValues) {
+  Schema s = S("id INT64, ts TIMESTAMP[us], region VARCHAR, name VARCHAR");
+  PartitionSpec spec =
+      *PartitionSpec::Parse("bucket(16, id), month(ts), region, truncate(3, name)", s);
+  DataFile f;
+  f.record_count = 10;
+  // id 34 -> bucket 3; ts in 2017-11 -> 574.
+  f.partition = {"3", "574", "eu", "ice"};
+  auto mm = [&](std::string_view text) { return MightMatch(Bind(text, s), f, spec, s); };
+  EXPECT_TRUE(mm("id = 34"));
+  EXPECT_FALSE(mm("id = 35"));  // other bucket (bucket[16] of 35 != 3)
+  EXPECT_TRUE(mm("id IN (35, 34)"));
+  EXPECT_TRUE(mm("id > 1000"));  // bucket cannot prune ranges
+  EXPECT_TRUE(mm("ts >= '2017-11-30'"));
+  EXPECT_FALSE(mm("ts >= '2017-12-01'"));
+  EXPECT_TRUE(mm("ts < '2017-11-01T00:00:01'"));
+  EXPECT_TRUE(mm("ts < '2017-11-01'"));
+  EXPECT_FALSE(mm("ts < '2017-10-31'"));
+  EXPECT_FALSE(mm("ts = '2018-01-01'"));
+  EXPECT_TRUE(mm("region = 'eu'"));
+  EXPECT_FALSE(mm("region = 'us'"));
+  EXPECT_FALSE(mm("region <> 'eu'"));
+  EXPECT_FALSE(mm("region IS NULL"));
+  EXPECT_TRUE(mm("name = 'iceberg'"));
+  EXPECT_FALSE(mm("name = 'icicle'"));
+  EXPECT_FALSE(mm("name > 'idx'"));
+  EXPECT_TRUE(mm("name > 'ic'"));
+  // A null partition value: the source column is null in every row.
+  f.partition[2] = std::nullopt;
+  EXPECT_FALSE(mm("region = 'eu'"));
+  EXPECT_TRUE(mm("region IS NULL"));
+  // Another spec id: partition values are not used.
+  f.spec_id = 9;
+  EXPECT_TRUE(mm("id = 35"));
+}
+
+TEST(PartitionKeyRangeTest, RangesAndSets) {
+  Schema s = S("ts TIMESTAMP[us], id INT64");
+  PartitionSpec by_month = *PartitionSpec::Parse("month(ts)", s);
+  auto key = [](int32_t v) {
+    Column c(DataType::Int32());
+    c.AppendFixed<int32_t>(v);
+    return OrderedKey(c, 0);
+  };
+  auto range = [&](std::string_view text, const PartitionSpec& spec) {
+    return PartitionKeyRange(Bind(text, s), spec, s);
+  };
+  std::optional<KeyRange> r = range("ts >= '2017-11-16' AND ts < '2018-01-01'", by_month);
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->empty);
+  EXPECT_EQ(r->lo, key(574));
+  EXPECT_EQ(r->hi, key(576));
+  r = range("ts = '2017-11-16T10:00:00'", by_month);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->in, std::vector<std::string>{key(574)});
+  EXPECT_FALSE(range("id = 5", by_month));
+  EXPECT_FALSE(range("ts <> '2017-01-01'", by_month));
+  EXPECT_FALSE(range("ts > '2017-01-01' OR id = 1", by_month));
+  r = range("ts < '1970-01-01' AND ts > '2000-01-01'", by_month);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->empty);
+  r = range("ts IS NULL", by_month);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->empty);
+  r = range("NOT ts < '2017-11-16'", by_month);  // ts >= ...
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->lo, key(574));
+  EXPECT_FALSE(r->hi);
+  r = range("(ts < '1970-02-01') OR (ts >= '1970-05-01' AND ts < '1970-06-01')", by_month);
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->lo);
+  EXPECT_EQ(r->hi, key(5));
+
+  PartitionSpec by_bucket = *PartitionSpec::Parse("bucket(16, id)", s);
+  r = range("id IN (34, 34, 35)", by_bucket);
+  ASSERT_TRUE(r);
+  Column ids = Col("INT64", {"34", "35"});
+  std::vector<std::string> want = {key(BucketTransform(IcebergBucketHash(ids, 0), 16)),
+                                   key(BucketTransform(IcebergBucketHash(ids, 1), 16))};
+  std::sort(want.begin(), want.end());
+  want.erase(std::unique(want.begin(), want.end()), want.end());
+  EXPECT_EQ(r->in, want);
+  EXPECT_FALSE(range("id > 3", by_bucket));
+  r = range("id = 34 AND id = 35", by_bucket);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->empty, want.size() == 2);
+  EXPECT_FALSE(PartitionKeyRange(Bind("id = 1", s), PartitionSpec(), s));
+}
+
+}  // namespace
+}  // namespace tarn

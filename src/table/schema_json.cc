@@ -1,0 +1,166 @@
+#include "table/schema_json.h"
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <unordered_set>
+
+namespace tarn {
+
+using nlohmann::json;
+
+namespace {
+
+Status Bad(std::string_view what) {
+  return Status::InvalidArgument("schema JSON: " + std::string(what));
+}
+
+// Reads an int32 member; absent -> `fallback` when given.
+Status GetInt32(const json& obj, const char* key, bool required, int32_t fallback, int32_t* out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) {
+    if (required) return Bad(std::string("field without \"") + key + "\"");
+    *out = fallback;
+    return Status::OK();
+  }
+  if (!it->is_number_integer()) return Bad(std::string("\"") + key + "\" is not an integer");
+  int64_t v = it->get<int64_t>();
+  if (it->is_number_unsigned() && it->get<uint64_t>() > INT32_MAX) v = INT64_MAX;
+  if (v < -1 || v > INT32_MAX) return Bad(std::string("\"") + key + "\" out of range");
+  *out = static_cast<int32_t>(v);
+  return Status::OK();
+}
+
+Status GetBool(const json& obj, const char* key, bool fallback, bool* out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) {
+    *out = fallback;
+    return Status::OK();
+  }
+  if (!it->is_boolean()) return Bad(std::string("\"") + key + "\" is not a boolean");
+  *out = it->get<bool>();
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string SchemaToJson(const Schema& schema) {
+  json fields = json::array();
+  for (const Field& f : schema.fields) {
+    json o = json::object();
+    o["id"] = f.field_id;
+    o["name"] = f.name;
+    o["type"] = f.type.ToString();
+    o["nullable"] = f.nullable;
+    if (f.type.is_nested()) {
+      o["element_id"] = f.element_field_id;
+      o["element_nullable"] = f.element_nullable;
+    }
+    fields.push_back(std::move(o));
+  }
+  json root = json::object();
+  root["fields"] = std::move(fields);
+  return root.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<Schema> SchemaFromJson(std::string_view text) {
+  json root = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) return Bad("not valid JSON");
+  if (!root.is_object()) return Bad("not a JSON object");
+  auto fit = root.find("fields");
+  if (fit == root.end() || !fit->is_array()) return Bad("no \"fields\" array");
+  Schema schema;
+  std::unordered_set<std::string> names;
+  std::unordered_set<int32_t> ids;
+  for (const json& jf : *fit) {
+    if (!jf.is_object()) return Bad("a field is not an object");
+    Field f;
+    auto nit = jf.find("name");
+    if (nit == jf.end() || !nit->is_string()) return Bad("field without a \"name\" string");
+    f.name = nit->get<std::string>();
+    auto tit = jf.find("type");
+    if (tit == jf.end() || !tit->is_string()) {
+      return Bad("field " + f.name + " without a \"type\" string");
+    }
+    Result<DataType> type = DataType::Parse(tit->get<std::string>());
+    if (!type.ok()) return type.status().WithContext("schema JSON: field " + f.name);
+    f.type = *type;
+    TARN_RETURN_NOT_OK(GetInt32(jf, "id", true, -1, &f.field_id));
+    TARN_RETURN_NOT_OK(GetBool(jf, "nullable", true, &f.nullable));
+    if (f.type.is_nested()) {
+      TARN_RETURN_NOT_OK(GetInt32(jf, "element_id", false, -1, &f.element_field_id));
+      TARN_RETURN_NOT_OK(GetBool(jf, "element_nullable", true, &f.element_nullable));
+    }
+    std::string lower = f.name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    if (!names.insert(lower).second) return Bad("duplicate field name " + f.name);
+    for (int32_t id : {f.field_id, f.element_field_id}) {
+      if (id == -1) continue;
+      if (id <= 0) return Bad("field " + f.name + " has a non-positive id");
+      if (!ids.insert(id).second) return Bad("duplicate field id " + std::to_string(id));
+    }
+    schema.fields.push_back(std::move(f));
+  }
+  return schema;
+}
+
+Status ValidateColumnName(std::string_view name) {
+  auto fail = [&](std::string_view why) {
+    std::string shown(name.substr(0, 140));
+    return Status::InvalidArgument("invalid column name \"" + shown + "\": " + std::string(why))
+        .WithField("code", "invalid_name");
+  };
+  if (name.empty()) return fail("empty");
+  if (name.size() > 128) return fail("longer than 128 characters");
+  auto c0 = static_cast<unsigned char>(name[0]);
+  if (!(std::isalpha(c0) || c0 == '_')) return fail("must start with a letter or '_'");
+  for (char ch : name) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x80 || !(std::isalnum(c) || c == '_' || c == '-')) {
+      return fail("only letters, digits, '_' and '-' are allowed");
+    }
+  }
+  if (name.size() >= 5) {
+    std::string prefix(name.substr(0, 5));
+    std::transform(prefix.begin(), prefix.end(), prefix.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    if (prefix == "_tarn") return fail("names starting with _tarn are reserved");
+  }
+  return Status::OK();
+}
+
+int32_t MaxFieldId(const Schema& schema) {
+  int32_t m = 0;
+  for (const Field& f : schema.fields) {
+    m = std::max({m, f.field_id, f.type.is_nested() ? f.element_field_id : 0});
+  }
+  return m;
+}
+
+Status AssignFieldIds(Schema* schema, int32_t* last_field_id) {
+  std::unordered_set<int32_t> ids;
+  for (const Field& f : schema->fields) {
+    for (int32_t id : {f.field_id, f.type.is_nested() ? f.element_field_id : -1}) {
+      if (id == -1) continue;
+      if (!ids.insert(id).second) {
+        return Status::InvalidArgument("duplicate field id " + std::to_string(id));
+      }
+    }
+  }
+  int32_t next = std::max(*last_field_id, MaxFieldId(*schema));
+  for (Field& f : schema->fields) {
+    if (f.field_id == -1) {
+      if (next == INT32_MAX) return Status::InvalidArgument("field ids exhausted");
+      f.field_id = ++next;
+    }
+    if (f.type.is_nested() && f.element_field_id == -1) {
+      if (next == INT32_MAX) return Status::InvalidArgument("field ids exhausted");
+      f.element_field_id = ++next;
+    }
+  }
+  *last_field_id = next;
+  return Status::OK();
+}
+
+}  // namespace tarn

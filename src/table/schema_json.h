@@ -1,0 +1,35 @@
+// Schemas as JSON (stored in the metastore) and the rules for column names and field ids.
+//
+// JSON form: {"fields":[{"id":1,"name":"id","type":"INT64","nullable":false},
+//   {"id":3,"name":"tags","type":"ARRAY<VARCHAR>","nullable":true,"element_id":4,
+//    "element_nullable":true}]}
+// Type strings are DataType::ToString() / DataType::Parse. Field ids are preserved exactly.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "types/data_type.h"
+
+namespace tarn {
+
+std::string SchemaToJson(const Schema& schema);
+// Errors: kInvalidArgument (malformed JSON, missing/ill-typed keys, bad type names, duplicate
+// names or field ids), naming what is wrong.
+Result<Schema> SchemaFromJson(std::string_view json);
+
+// Identifier rule ^[A-Za-z_][A-Za-z0-9_-]{0,127}$; names starting with "_tarn" (any case) are
+// reserved. Errors: kInvalidArgument with field code=invalid_name.
+Status ValidateColumnName(std::string_view name);
+
+// The largest field id in `schema`, element ids included; 0 when there is none.
+int32_t MaxFieldId(const Schema& schema);
+
+// Gives fields (and ARRAY element ids) with id -1 fresh ids above *last_field_id, in field order
+// (a field's element id right after the field's), and updates *last_field_id.
+// Errors: kInvalidArgument on a duplicate of an existing id; *last_field_id is then unchanged.
+Status AssignFieldIds(Schema* schema, int32_t* last_field_id);
+
+}  // namespace tarn
