@@ -1,0 +1,113 @@
+#include "formats/reader_common.h"
+
+#include <cstring>
+
+namespace tarn::formats::internal {
+
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// At most 256 bytes of a value for error fields, cut on a UTF-8 boundary.
+std::string Shortened(std::string_view value) {
+  constexpr size_t kMax = 256;
+  if (value.size() <= kMax) return std::string(value);
+  size_t cut = kMax;
+  while (cut > 0 && (static_cast<uint8_t>(value[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(value.substr(0, cut)) + "...";
+}
+
+}  // namespace
+
+int MatchField(const Schema& target, std::string_view name) {
+  for (size_t i = 0; i < target.fields.size(); ++i) {
+    if (target.fields[i].name == name) return static_cast<int>(i);
+  }
+  int found = -1;
+  for (size_t i = 0; i < target.fields.size(); ++i) {
+    if (EqualsIgnoreCase(target.fields[i].name, name)) {
+      if (found >= 0) return -1;
+      found = static_cast<int>(i);
+    }
+  }
+  return found;
+}
+
+Result<ColumnMapping> MapColumns(const std::vector<std::string>& names, const Schema& target) {
+  ColumnMapping m;
+  m.input_to_target.assign(names.size(), -1);
+  m.target_to_input.assign(target.fields.size(), -1);
+  for (size_t i = 0; i < names.size(); ++i) {
+    int t = MatchField(target, names[i]);
+    if (t < 0) {
+      return Status::InvalidArgument("column '" + Shortened(names[i]) +
+                                     "' is not declared by the target schema")
+          .WithField("code", "column_undeclared")
+          .WithField("column", Shortened(names[i]));
+    }
+    if (m.target_to_input[t] >= 0) {
+      return Status::InvalidArgument("columns '" + names[m.target_to_input[t]] + "' and '" +
+                                     Shortened(names[i]) + "' both map to column '" +
+                                     target.fields[t].name + "'")
+          .WithField("code", "format_unreadable")
+          .WithField("column", target.fields[t].name);
+    }
+    m.input_to_target[i] = t;
+    m.target_to_input[t] = static_cast<int>(i);
+  }
+  for (size_t t = 0; t < target.fields.size(); ++t) {
+    if (m.target_to_input[t] < 0 && !target.fields[t].nullable) {
+      return Status::InvalidArgument("column '" + target.fields[t].name +
+                                     "' is NOT NULL but missing from the input")
+          .WithField("code", "column_missing")
+          .WithField("column", target.fields[t].name);
+    }
+  }
+  return m;
+}
+
+Status ValueNotCastable(std::string_view column, int64_t row, std::string_view value,
+                        std::string_view why) {
+  return Status::InvalidArgument("column '" + std::string(column) + "', row " +
+                                 std::to_string(row) + ": " + std::string(why))
+      .WithField("code", "value_not_castable")
+      .WithField("column", std::string(column))
+      .WithField("row", std::to_string(row))
+      .WithField("value", Shortened(value));
+}
+
+Status NullNotAllowed(std::string_view column, int64_t row, std::string_view value) {
+  return ValueNotCastable(column, row, value, "null in a NOT NULL column");
+}
+
+Status MalformedRow(std::string_view what, int64_t row, std::string_view why) {
+  return Status::InvalidArgument(std::string(what) + ": row " + std::to_string(row) + ": " +
+                                 std::string(why))
+      .WithField("code", "format_unreadable")
+      .WithField("row", std::to_string(row));
+}
+
+Column NullColumn(const DataType& type, int64_t n) {
+  Column c(type);
+  c.length = n;
+  c.validity.assign(static_cast<size_t>(n), 0);
+  const int width = type.PhysicalWidth();
+  if (width > 0) {
+    c.data.resize(static_cast<size_t>(n) * width);
+    if (n > 0) std::memset(c.data.data(), 0, c.data.size());
+  } else {
+    c.offsets.assign(static_cast<size_t>(n) + 1, 0);
+  }
+  return c;
+}
+
+}  // namespace tarn::formats::internal

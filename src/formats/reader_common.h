@@ -1,0 +1,40 @@
+// Helpers shared by the readers of this module: column matching, typed errors, null columns.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "types/column.h"
+
+namespace tarn::formats::internal {
+
+// The target field for an input column name: exact match, else a case-insensitive match when
+// exactly one field has it; -1 when none.
+int MatchField(const Schema& target, std::string_view name);
+
+// For input columns `names`: input_to_target[i] is the target field of names[i];
+// target_to_input[t] is the input column of field t or -1. Unknown names are
+// column_undeclared, two names for one field are format_unreadable, a NOT NULL field without
+// a column is column_missing (all kInvalidArgument).
+struct ColumnMapping {
+  std::vector<int> input_to_target;
+  std::vector<int> target_to_input;
+};
+Result<ColumnMapping> MapColumns(const std::vector<std::string>& names, const Schema& target);
+
+// kInvalidArgument code=value_not_castable for `value` at 1-based `row` of `column`; `why` is
+// the parser's message.
+Status ValueNotCastable(std::string_view column, int64_t row, std::string_view value,
+                        std::string_view why);
+// The same for a null in a NOT NULL column.
+Status NullNotAllowed(std::string_view column, int64_t row, std::string_view value);
+// kInvalidArgument code=format_unreadable naming `what` (the file) and the 1-based row.
+Status MalformedRow(std::string_view what, int64_t row, std::string_view why);
+
+// A column of `n` nulls of `type`.
+Column NullColumn(const DataType& type, int64_t n);
+
+}  // namespace tarn::formats::internal
