@@ -1,0 +1,52 @@
+#include "common/random.h"
+
+#include <sys/random.h>
+
+#include <cstring>
+#include <random>
+
+namespace tarn {
+
+namespace {
+
+// Fills `out` from getrandom; falls back to std::random_device if the call fails (it does not
+// on Linux >= 3.17 once the pool is initialised).
+void FillRandom(void* out, size_t n) {
+  auto* p = static_cast<unsigned char*>(out);
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::getrandom(p + got, n - got, 0);
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  if (got < n) {
+    std::random_device rd;
+    for (; got < n; ++got) p[got] = static_cast<unsigned char>(rd());
+  }
+}
+
+}  // namespace
+
+std::string NewUuidV4() {
+  unsigned char b[16];
+  FillRandom(b, sizeof(b));
+  b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);  // version 4
+  b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(36);
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += kHex[b[i] >> 4];
+    out += kHex[b[i] & 15];
+  }
+  return out;
+}
+
+uint64_t RandomU64() {
+  uint64_t v;
+  FillRandom(&v, sizeof(v));
+  return v;
+}
+
+}  // namespace tarn

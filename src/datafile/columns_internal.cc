@@ -1,0 +1,63 @@
+#include "datafile/columns_internal.h"
+
+#include <cstring>
+
+#include "types/cast.h"
+
+namespace tarn::datafile_internal {
+
+std::vector<int> MatchFileFields(const parquet::ParquetSchema& file, const Schema& schema) {
+  const std::vector<Field>& ff = file.schema.fields;
+  bool by_id = false;
+  for (const Field& f : ff) by_id = by_id || f.field_id >= 0;
+  std::vector<int> out(schema.fields.size(), -1);
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    const Field& want = schema.fields[i];
+    for (size_t j = 0; j < ff.size(); ++j) {
+      if (by_id ? (want.field_id >= 0 && ff[j].field_id == want.field_id)
+                : ff[j].name == want.name) {
+        out[i] = static_cast<int>(j);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+Status CheckFileColumn(const parquet::ParquetSchema& file, int file_field, const Field& to) {
+  if (!file.unsupported[file_field].empty()) {
+    return Status::InvalidArgument("column '" + to.name + "' cannot be read from the file: " +
+                                   file.unsupported[file_field])
+        .WithField("column", to.name);
+  }
+  const DataType& from = file.schema.fields[file_field].type;
+  if (from == to.type || IsLosslessWidening(from, to.type)) return Status::OK();
+  return Status::InvalidArgument("column '" + to.name + "' has type " + from.ToString() +
+                                 " in the file, which does not widen to the dataset's " +
+                                 to.type.ToString())
+      .WithField("column", to.name);
+}
+
+Column NullColumn(const DataType& type, int64_t n) {
+  Column c(type);
+  c.length = n;
+  c.validity.assign(static_cast<size_t>(n), 0);
+  const int width = type.PhysicalWidth();
+  if (width > 0) {
+    c.data.assign(static_cast<size_t>(n) * width, 0);
+  } else {
+    c.offsets.assign(static_cast<size_t>(n) + 1, 0);
+  }
+  return c;
+}
+
+void AppendScalarRow(const Column& src, int64_t row, Column* dst) {
+  const int width = src.type.PhysicalWidth();
+  if (width > 0) {
+    dst->AppendFixedBytes(src.data.data() + row * width, width);
+  } else {
+    dst->AppendBytes(src.StringAt(row));
+  }
+}
+
+}  // namespace tarn::datafile_internal

@@ -1,0 +1,28 @@
+// Helpers shared by the data file reader and writer (not part of the module's interface).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/status.h"
+#include "parquet/schema.h"
+#include "types/column.h"
+#include "types/data_type.h"
+
+namespace tarn::datafile_internal {
+
+// For each field of `schema`: the index of the matching top-level field of the file, or -1.
+// Matched by field id when any file field carries one, else by name.
+std::vector<int> MatchFileFields(const parquet::ParquetSchema& file, const Schema& schema);
+
+// OK when a file column of type `from` can be read as `to` (equal or a lossless widening).
+// kInvalidArgument naming the column otherwise (also for a column tarn cannot read).
+Status CheckFileColumn(const parquet::ParquetSchema& file, int file_field, const Field& to);
+
+// A column of `n` nulls of `type`.
+Column NullColumn(const DataType& type, int64_t n);
+
+// Appends row `row` of scalar column `src` (a valid row) to `dst` of the same type.
+void AppendScalarRow(const Column& src, int64_t row, Column* dst);
+
+}  // namespace tarn::datafile_internal

@@ -1,0 +1,902 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "datafile/reader.h"
+#include "datafile/writer.h"
+#include "objectstore/fault/fault_store.h"
+#include "objectstore/local/local_store.h"
+#include "objectstore/memory/memory_store.h"
+#include "objectstore/test_util.h"
+#include "parquet/reader.h"
+#include "parquet/writer.h"
+#include "table/predicate.h"
+#include "types/iceberg.h"
+#include "types/value_text.h"
+
+namespace tarn {
+namespace {
+
+Schema MustSchema(std::string_view text) {
+  Result<Schema> s = Schema::Parse(text);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? *s : Schema{};
+}
+
+// Text of every cell ("NULL" for nulls), row-major, for whole-batch comparisons.
+std::vector<std::string> Cells(const RecordBatch& b) {
+  std::vector<std::string> out;
+  for (int64_t r = 0; r < b.num_rows; ++r) {
+    for (const Column& c : b.columns) out.push_back(c.IsValid(r) ? ValueText(c, r) : "NULL");
+  }
+  return out;
+}
+
+std::vector<std::string> ColumnCells(const RecordBatch& b, size_t col) {
+  std::vector<std::string> out;
+  for (int64_t r = 0; r < b.num_rows; ++r) {
+    const Column& c = b.columns[col];
+    out.push_back(c.IsValid(r) ? ValueText(c, r) : "NULL");
+  }
+  return out;
+}
+
+// A batch of `schema` filled by parsing text cells (nullptr = null).
+RecordBatch BatchOf(const Schema& schema, const std::vector<std::vector<const char*>>& rows) {
+  RecordBatch b;
+  b.schema = schema;
+  for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.size(), schema.fields.size());
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (row[i] == nullptr) {
+        b.columns[i].AppendNull();
+      } else {
+        Status st = AppendParsedValue(row[i], &b.columns[i]);
+        EXPECT_TRUE(st.ok()) << st.ToString();
+      }
+    }
+    ++b.num_rows;
+  }
+  return b;
+}
+
+RecordBatch Copy(const RecordBatch& b) {
+  RecordBatch c;
+  c.schema = b.schema;
+  c.num_rows = b.num_rows;
+  for (const Column& col : b.columns) c.columns.push_back(col.Clone());
+  return c;
+}
+
+template <typename... B>
+std::vector<RecordBatch> Vec(B&&... b) {
+  std::vector<RecordBatch> v;
+  (v.push_back(std::forward<B>(b)), ...);
+  return v;
+}
+
+std::string Bound(const DataType& t, const char* text) {
+  Column c(t);
+  EXPECT_TRUE(AppendParsedValue(text, &c).ok());
+  return EncodeBound(c, 0);
+}
+
+RecordBatch Read(ObjectStore& store, const DataFile& f, const Schema& schema,
+                 const std::vector<uint64_t>& deleted = {}, const BoundPredicate* filter = nullptr,
+                 ReadOptions opts = {}) {
+  Result<RecordBatch> r = ReadDataFile(store, f, schema, deleted, filter, opts);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? std::move(r).value() : RecordBatch{};
+}
+
+PartitionField PField(int32_t source, int32_t id, std::string name, TransformKind kind,
+                      int32_t param = 0) {
+  PartitionField f;
+  f.source_id = source;
+  f.field_id = id;
+  f.name = std::move(name);
+  f.transform.kind = kind;
+  f.transform.param = param;
+  return f;
+}
+
+const char* kAllTypes =
+    "b BOOLEAN, i8 INT8, i16 INT16, i32 INT32 NOT NULL, i64 INT64, u8 UINT8, u16 UINT16, "
+    "u32 UINT32, u64 UINT64, f32 FLOAT32, f64 FLOAT64, d1 DECIMAL(9,2), d2 DECIMAL(18,4), "
+    "d3 DECIMAL(38,6), s VARCHAR, bl BLOB, dt DATE, tm TIME, ts TIMESTAMP[us], "
+    "tss TIMESTAMP[s], tsn TIMESTAMP[ns], tz TIMESTAMPTZ[ms], u UUID, ip IPV4, j JSON, "
+    "a ARRAY<INT32>";
+
+// ---- Round trip ----
+
+TEST(WriteDataFiles, RoundTripsEveryScalarType) {
+  Schema schema = MustSchema(kAllTypes);
+  // The last field (ARRAY) is filled separately.
+  Schema scalars = schema;
+  scalars.fields.pop_back();
+  RecordBatch b = BatchOf(
+      scalars, {{"true",
+                 "-128",
+                 "-32768",
+                 "-2147483648",
+                 "-9223372036854775808",
+                 "0",
+                 "0",
+                 "0",
+                 "0",
+                 "-1.5",
+                 "-Infinity",
+                 "-9999999.99",
+                 "-12345678901234.5678",
+                 "-12345678901234567890123456789012.123456",
+                 "",
+                 "",
+                 "0001-01-01",
+                 "00:00:00",
+                 "1970-01-01T00:00:00",
+                 "1900-01-01T00:00:00",
+                 "2262-04-11T23:47:16.854775807",
+                 "1969-12-31T23:59:59.999Z",
+                 "00000000-0000-0000-0000-000000000000",
+                 "0.0.0.0",
+                 "{}"},
+                {"false",
+                 "127",
+                 "32767",
+                 "2147483647",
+                 "9223372036854775807",
+                 "255",
+                 "65535",
+                 "4294967295",
+                 "18446744073709551615",
+                 "3.25",
+                 "NaN",
+                 "9999999.99",
+                 "0.0001",
+                 "1.000001",
+                 "héllo wörld",
+                 "AAECAwQ=",
+                 "9999-12-31",
+                 "23:59:59.999999",
+                 "2024-02-29T12:34:56.789012",
+                 "2100-01-01T00:00:01",
+                 "1677-09-21T00:12:43.145224192",
+                 "2024-07-01T10:00:00.123Z",
+                 "123e4567-e89b-12d3-a456-426614174000",
+                 "255.255.255.255",
+                 "[1,{\"a\":null}]"},
+                {nullptr, nullptr, nullptr, "7",     nullptr, nullptr, nullptr, nullptr, nullptr,
+                 nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                 nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr}});
+  Column arr(DataType::Array(DataType::Int32()));
+  arr.child->AppendFixed<int32_t>(1);
+  arr.child->AppendFixed<int32_t>(2);
+  arr.AppendArrayRow();
+  arr.AppendArrayRow();  // empty
+  arr.AppendNull();
+  b.schema = schema;
+  b.columns.push_back(std::move(arr));
+
+  MemoryObjectStore store;
+  DataWriteOptions opts;
+  opts.prefix = "ds/data";
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<DataFile> files,
+      WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{}, Vec(Copy(b)), opts));
+  ASSERT_EQ(files.size(), 1u);
+  const DataFile& f = files[0];
+  EXPECT_EQ(f.record_count, 3);
+  EXPECT_EQ(f.format, "parquet");
+  EXPECT_TRUE(f.partition.empty());
+  // <prefix>/<uuid v4>.parquet
+  ASSERT_EQ(f.path.size(), std::string("ds/data/").size() + 36 + 8) << f.path;
+  EXPECT_EQ(f.path.substr(0, 8), "ds/data/");
+  EXPECT_EQ(f.path.substr(f.path.size() - 8), ".parquet");
+  EXPECT_EQ(f.path[8 + 14], '4');
+  EXPECT_NE(std::string("89ab").find(f.path[8 + 19]), std::string::npos);
+  ASSERT_OK_AND_ASSIGN(ObjectInfo info, store.Head(f.path));
+  EXPECT_EQ(static_cast<uint64_t>(f.file_size_bytes), info.size);
+  ASSERT_EQ(f.columns.size(), schema.fields.size());
+  for (size_t i = 0; i < f.columns.size(); ++i) {
+    EXPECT_EQ(f.columns[i].field_id, static_cast<int32_t>(i + 1));
+    EXPECT_EQ(f.columns[i].value_count, 3);
+  }
+
+  RecordBatch back = Read(store, f, schema);
+  ASSERT_EQ(back.num_rows, 3);
+  ASSERT_EQ(back.columns.size(), schema.fields.size());
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    EXPECT_EQ(back.columns[i].type, schema.fields[i].type) << schema.fields[i].name;
+    EXPECT_EQ(back.schema.fields[i].field_id, schema.fields[i].field_id);
+  }
+  EXPECT_EQ(Cells(back), Cells(b));
+  EXPECT_EQ(ColumnCells(back, 25), (std::vector<std::string>{"[1,2]", "[]", "NULL"}));
+
+  // Two writes never collide.
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<DataFile> again,
+      WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{}, Vec(Copy(b)), opts));
+  EXPECT_NE(again[0].path, f.path);
+}
+
+TEST(WriteDataFiles, NoRowsNoFiles) {
+  Schema schema = MustSchema("id INT64");
+  MemoryObjectStore store;
+  RecordBatch empty = BatchOf(schema, {});
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{},
+                                                  Vec(Copy(empty)), {}));
+  EXPECT_TRUE(files.empty());
+  EXPECT_EQ(store.object_count(), 0u);
+}
+
+TEST(WriteDataFiles, MatchesColumnsByFieldIdAndFillsMissingNullable) {
+  Schema schema = MustSchema("id INT64 NOT NULL, name VARCHAR, extra INT32");
+  // Batch holds name then id, no `extra`, under the dataset's ids.
+  Schema bs;
+  bs.fields = {schema.fields[1], schema.fields[0]};
+  bs.fields[0].name = "whatever";  // ids decide, not names
+  RecordBatch b = BatchOf(bs, {{"x", "1"}, {nullptr, "2"}});
+  MemoryObjectStore store;
+  ASSERT_OK_AND_ASSIGN(
+      auto files, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{}, Vec(Copy(b)), {}));
+  ASSERT_EQ(files.size(), 1u);
+  RecordBatch back = Read(store, files[0], schema);
+  EXPECT_EQ(Cells(back), (std::vector<std::string>{"1", "x", "NULL", "2", "NULL", "NULL"}));
+  ASSERT_NE(files[0].FindStats(3), nullptr);
+  EXPECT_EQ(files[0].FindStats(3)->null_count, 2);
+}
+
+TEST(WriteDataFiles, RefusesBadBatches) {
+  Schema schema = MustSchema("id INT64 NOT NULL, v INT32");
+  MemoryObjectStore store;
+  {
+    Schema bs = MustSchema("id INT32 NOT NULL, v INT32");
+    RecordBatch b = BatchOf(bs, {{"1", "2"}});
+    auto r = WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{}, Vec(Copy(b)), {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("id"), std::string::npos) << r.status().message();
+  }
+  {
+    Schema bs;
+    bs.fields = {schema.fields[1]};
+    RecordBatch b = BatchOf(bs, {{"2"}});
+    auto r = WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{}, Vec(Copy(b)), {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument);
+  }
+  {
+    RecordBatch b = BatchOf(schema, {{"1", "2"}, {nullptr, "3"}});  // null in NOT NULL
+    auto r = WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{}, Vec(Copy(b)), {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument);
+  }
+  EXPECT_EQ(store.object_count(), 0u);
+}
+
+TEST(WriteDataFiles, SeveralBatchesUnpartitionedMakeOneFileWithMergedStats) {
+  Schema schema = MustSchema("id INT64 NOT NULL, s VARCHAR");
+  RecordBatch a = BatchOf(schema, {{"5", "m"}, {"9", nullptr}});
+  RecordBatch b = BatchOf(schema, {{"-3", "z"}, {"4", "a"}});
+  MemoryObjectStore store;
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{},
+                                                  Vec(Copy(a), Copy(b)), {}));
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].record_count, 4);
+  const ColumnStats* id = files[0].FindStats(1);
+  ASSERT_NE(id, nullptr);
+  EXPECT_EQ(id->value_count, 4);
+  EXPECT_EQ(id->lower, Bound(DataType::Int64(), "-3"));
+  EXPECT_EQ(id->upper, Bound(DataType::Int64(), "9"));
+  const ColumnStats* s = files[0].FindStats(2);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->null_count, 1);
+  EXPECT_EQ(s->lower, std::string("a"));
+  EXPECT_EQ(s->upper, std::string("z"));
+  EXPECT_EQ(Cells(Read(store, files[0], schema)),
+            (std::vector<std::string>{"5", "m", "9", "NULL", "-3", "z", "4", "a"}));
+}
+
+// ---- Sorting ----
+
+TEST(WriteDataFiles, SortsRowsInsideTheFile) {
+  Schema schema = MustSchema("id INT64 NOT NULL, k VARCHAR");
+  RecordBatch a = BatchOf(schema, {{"3", "b"}, {"1", nullptr}, {"2", "a"}});
+  RecordBatch b = BatchOf(schema, {{"1", "a"}, {"5", "a"}});
+  SortOrder order;
+  order.fields = {SortField{2, false, false},
+                  SortField{1, true, true}};  // k ASC NULLS LAST, id DESC
+  MemoryObjectStore store;
+  ASSERT_OK_AND_ASSIGN(
+      auto files, WriteDataFiles(store, schema, PartitionSpec{}, order, Vec(Copy(a), Copy(b)), {}));
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(Cells(Read(store, files[0], schema)),
+            (std::vector<std::string>{"5", "a", "2", "a", "1", "a", "3", "b", "1", "NULL"}));
+}
+
+// ---- Partitioning ----
+
+Schema EventSchema() { return MustSchema("id INT64 NOT NULL, ts TIMESTAMP[us], key VARCHAR"); }
+
+// 60 rows: month (2024-01, -02, -03) by id % 3, key ("a", "b/c d") by id % 2; ids shuffled.
+RecordBatch EventBatch(int first, int n) {
+  Schema schema = EventSchema();
+  RecordBatch b;
+  b.schema = schema;
+  for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
+  const int64_t jan = 19723LL * 86400 * 1000000;  // 2024-01-01
+  const int64_t month_days[] = {0, 31, 60};
+  for (int i = first; i < first + n; ++i) {
+    int64_t id = (i * 37) % 60;
+    b.columns[0].AppendFixed<int64_t>(id);
+    b.columns[1].AppendFixed<int64_t>(jan + (month_days[id % 3] + id % 20) * 86400LL * 1000000 +
+                                      id * 1000);
+    b.columns[2].AppendBytes(id % 2 == 0 ? "a" : "b/c d");
+    ++b.num_rows;
+  }
+  return b;
+}
+
+PartitionSpec MonthKeySpec() {
+  PartitionSpec spec;
+  spec.spec_id = 3;
+  spec.fields = {PField(2, 1000, "ts_month", TransformKind::kMonth),
+                 PField(3, 1001, "key", TransformKind::kIdentity)};
+  return spec;
+}
+
+TEST(WriteDataFiles, OneFilePerPartition) {
+  Schema schema = EventSchema();
+  PartitionSpec spec = MonthKeySpec();
+  SortOrder order;
+  order.fields = {SortField{1, true, false}};  // id DESC
+  MemoryObjectStore store;
+  DataWriteOptions opts;
+  opts.prefix = "uuid/data/";
+  ASSERT_OK_AND_ASSIGN(
+      auto files,
+      WriteDataFiles(store, schema, spec, order, Vec(EventBatch(0, 25), EventBatch(25, 35)), opts));
+  ASSERT_EQ(files.size(), 6u);
+  EXPECT_EQ(store.object_count(), 6u);
+  std::set<std::pair<std::string, std::string>> seen;
+  int64_t total = 0;
+  for (const DataFile& f : files) {
+    EXPECT_EQ(f.spec_id, 3);
+    ASSERT_EQ(f.partition.size(), 2u);
+    ASSERT_TRUE(f.partition[0].has_value());
+    ASSERT_TRUE(f.partition[1].has_value());
+    const std::string& month = *f.partition[0];
+    const std::string& key = *f.partition[1];
+    EXPECT_TRUE(month == "648" || month == "649" || month == "650") << month;
+    EXPECT_TRUE(key == "a" || key == "b/c d") << key;
+    seen.emplace(month, key);
+    EXPECT_EQ(f.record_count, 10);
+    total += f.record_count;
+    // The path carries the partition, escaped, under the prefix.
+    EXPECT_EQ(f.path.rfind("uuid/data/ts_month=", 0), 0u) << f.path;
+    EXPECT_NE(f.path.find(key == "a" ? "/key=a/" : "/key=b%2Fc%20d/"), std::string::npos) << f.path;
+    EXPECT_EQ(std::count(f.path.begin(), f.path.end(), '/'), 4) << f.path;
+
+    RecordBatch back = Read(store, f, schema);
+    ASSERT_EQ(back.num_rows, 10);
+    const int64_t* ids = back.columns[0].values<int64_t>();
+    for (int64_t r = 0; r < back.num_rows; ++r) {
+      if (r > 0) {
+        EXPECT_GT(ids[r - 1], ids[r]) << "not sorted descending";
+      }
+      EXPECT_EQ(648 + ids[r] % 3, std::stoi(month));
+      EXPECT_EQ(back.columns[2].StringAt(r), key);
+    }
+    // Stats are the file's own.
+    const ColumnStats* st = f.FindStats(1);
+    ASSERT_NE(st, nullptr);
+    EXPECT_EQ(st->value_count, 10);
+    EXPECT_EQ(st->lower,
+              EncodeBoundPhysical(
+                  DataType::Int64(),
+                  std::string_view(reinterpret_cast<const char*>(&ids[back.num_rows - 1]), 8)));
+  }
+  EXPECT_EQ(seen.size(), 6u);
+  EXPECT_EQ(total, 60);
+}
+
+TEST(WriteDataFiles, NullPartitionValueAndBucket) {
+  Schema schema = MustSchema("id INT64 NOT NULL, key VARCHAR");
+  RecordBatch b = BatchOf(schema, {{"1", "x"}, {"2", nullptr}, {"3", "x"}});
+  PartitionSpec spec;
+  spec.fields = {PField(2, 1000, "key", TransformKind::kIdentity)};
+  MemoryObjectStore store;
+  ASSERT_OK_AND_ASSIGN(auto files,
+                       WriteDataFiles(store, schema, spec, SortOrder{}, Vec(Copy(b)), {}));
+  ASSERT_EQ(files.size(), 2u);
+  std::map<std::optional<std::string>, int64_t> rows;
+  for (const DataFile& f : files) rows[f.partition.at(0)] = f.record_count;
+  EXPECT_EQ(rows[std::optional<std::string>("x")], 2);
+  EXPECT_EQ(rows[std::nullopt], 1);
+}
+
+TEST(WriteDataFiles, DeletesWrittenFilesOnFailure) {
+  Schema schema = MustSchema("id INT64 NOT NULL, key VARCHAR");
+  Schema loose = schema;
+  loose.fields[0].nullable = true;
+  // Partition "a" is fine, partition "b" has a null id: its file fails after "a" was written.
+  RecordBatch b = BatchOf(loose, {{"1", "a"}, {"2", "a"}, {nullptr, "b"}});
+  b.schema = schema;
+  PartitionSpec spec;
+  spec.fields = {PField(2, 1000, "key", TransformKind::kIdentity)};
+  MemoryObjectStore store;
+  auto r = WriteDataFiles(store, schema, spec, SortOrder{}, Vec(Copy(b)), {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument) << r.status().ToString();
+  EXPECT_EQ(store.object_count(), 0u);
+}
+
+TEST(WriteDataFiles, DeletesWrittenFilesWhenTheStoreFails) {
+  Schema schema = EventSchema();
+  for (ObjectOp op : {ObjectOp::kClose, ObjectOp::kOpenWrite, ObjectOp::kWrite}) {
+    SCOPED_TRACE(std::string(ObjectOpName(op)));
+    auto base = std::make_shared<MemoryObjectStore>();
+    FaultInjectingObjectStore store(base);
+    store.FailNthCall(op == ObjectOp::kWrite ? 9 : 4, op);
+    auto r = WriteDataFiles(store, schema, MonthKeySpec(), SortOrder{}, Vec(EventBatch(0, 60)), {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().kind(), ErrorKind::kUnavailable) << r.status().ToString();
+    EXPECT_EQ(store.faults_injected(), 1u);
+    EXPECT_EQ(base->object_count(), 0u);
+  }
+}
+
+TEST(ReadDataFile, ReportsStoreFailuresWithThePath) {
+  Schema schema = MustSchema("id INT64 NOT NULL");
+  auto base = std::make_shared<MemoryObjectStore>();
+  FaultInjectingObjectStore store(base);
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{},
+                                                  Vec(BatchOf(schema, {{"1"}, {"2"}})), {}));
+  store.FailAll(ObjectOp::kReadAt);
+  auto r = ReadDataFile(store, files[0], schema, {}, nullptr, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), ErrorKind::kUnavailable);
+  EXPECT_NE(r.status().message().find(files[0].path), std::string::npos);
+  store.Reset();
+  DataFile missing = files[0];
+  missing.path = "nope.parquet";
+  EXPECT_EQ(ReadDataFile(store, missing, schema, {}, nullptr, {}).status().kind(),
+            ErrorKind::kNotFound);
+  // Bytes that are not Parquet.
+  ASSERT_OK(base->Put("bad.parquet", "PAR1garbagegarbagePAR1"));
+  missing.path = "bad.parquet";
+  EXPECT_EQ(ReadDataFile(store, missing, schema, {}, nullptr, {}).status().kind(),
+            ErrorKind::kCorruption);
+}
+
+// ---- Statistics ----
+
+TEST(WriteDataFiles, ComputesStats) {
+  Schema schema = MustSchema("i INT32, f FLOAT64, s VARCHAR, d DATE, n INT64");
+  RecordBatch b = BatchOf(schema, {{"5", "1.5", "pear", "2024-03-01", nullptr},
+                                   {nullptr, "NaN", "apple", "2023-12-31", nullptr},
+                                   {"-7", "-0.25", nullptr, nullptr, nullptr},
+                                   {"12", "NaN", "zebra", "2024-01-01", nullptr}});
+  MemoryObjectStore store;
+  ASSERT_OK_AND_ASSIGN(
+      auto files, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{}, Vec(Copy(b)), {}));
+  ASSERT_EQ(files.size(), 1u);
+  const DataFile& f = files[0];
+  ASSERT_EQ(f.columns.size(), 5u);
+  const ColumnStats& i = f.columns[0];
+  EXPECT_EQ(i.field_id, 1);
+  EXPECT_EQ(i.value_count, 4);
+  EXPECT_EQ(i.null_count, 1);
+  EXPECT_FALSE(i.nan_count.has_value());
+  EXPECT_EQ(i.lower, Bound(DataType::Int32(), "-7"));
+  EXPECT_EQ(i.upper, Bound(DataType::Int32(), "12"));
+  const ColumnStats& fl = f.columns[1];
+  EXPECT_EQ(fl.null_count, 0);
+  EXPECT_EQ(fl.nan_count, 2);
+  EXPECT_EQ(fl.lower, Bound(DataType::Float64(), "-0.25"));
+  EXPECT_EQ(fl.upper, Bound(DataType::Float64(), "1.5"));
+  const ColumnStats& s = f.columns[2];
+  EXPECT_EQ(s.null_count, 1);
+  EXPECT_EQ(s.lower, std::string("apple"));
+  EXPECT_EQ(s.upper, std::string("zebra"));
+  const ColumnStats& d = f.columns[3];
+  EXPECT_EQ(d.lower, Bound(DataType::Date(), "2023-12-31"));
+  EXPECT_EQ(d.upper, Bound(DataType::Date(), "2024-03-01"));
+  const ColumnStats& n = f.columns[4];
+  EXPECT_EQ(n.null_count, 4);
+  EXPECT_FALSE(n.lower.has_value());
+  EXPECT_FALSE(n.upper.has_value());
+}
+
+// ---- Reading: schema evolution ----
+
+// Writes `b` as a Parquet file of `schema` at `key` with tarn's writer (ids as in `schema`).
+void PutParquet(ObjectStore& store, const std::string& key, const Schema& schema,
+                const RecordBatch& b, parquet::WriterOptions wo = {}) {
+  auto sink = std::make_unique<MemoryOutputStream>();
+  MemoryOutputStream* raw = sink.get();
+  auto w = parquet::FileWriter::Open(std::move(sink), schema, wo);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK((*w)->Write(b));
+  ASSERT_OK((*w)->Close());
+  ASSERT_OK(store.Put(key, raw->bytes()));
+}
+
+TEST(ReadDataFile, ResolvesEvolvedSchemaByFieldId) {
+  Schema old_schema = MustSchema("id INT32 NOT NULL, name VARCHAR, x FLOAT32");
+  RecordBatch b = BatchOf(old_schema, {{"1", "a", "1.5"}, {"-2", nullptr, "-0.25"}});
+  MemoryObjectStore store;
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, old_schema, PartitionSpec{}, SortOrder{},
+                                                  Vec(Copy(b)), {}));
+  ASSERT_EQ(files.size(), 1u);
+
+  // Renamed (id 2), promoted (ids 1 and 3), reordered, one column added (id 4), one dropped.
+  Schema now = MustSchema("full_name VARCHAR, id INT64 NOT NULL, added INT32, x FLOAT64");
+  now.fields[0].field_id = 2;
+  now.fields[1].field_id = 1;
+  now.fields[2].field_id = 4;
+  now.fields[3].field_id = 3;
+  RecordBatch back = Read(store, files[0], now);
+  ASSERT_EQ(back.columns.size(), 4u);
+  EXPECT_EQ(back.columns[1].type, DataType::Int64());
+  EXPECT_EQ(back.columns[3].type, DataType::Float64());
+  EXPECT_EQ(back.schema.fields[0].name, "full_name");
+  EXPECT_EQ(Cells(back),
+            (std::vector<std::string>{"a", "1", "NULL", "1.5", "NULL", "-2", "NULL", "-0.25"}));
+
+  // Projection in a chosen order.
+  ReadOptions opts;
+  opts.field_ids = {3, 2};
+  RecordBatch proj = Read(store, files[0], now, {}, nullptr, opts);
+  EXPECT_EQ(Cells(proj), (std::vector<std::string>{"1.5", "a", "-0.25", "NULL"}));
+  opts.field_ids = {4};  // only a column the file lacks
+  EXPECT_EQ(Cells(Read(store, files[0], now, {}, nullptr, opts)),
+            (std::vector<std::string>{"NULL", "NULL"}));
+  opts.field_ids = {99};
+  EXPECT_EQ(ReadDataFile(store, files[0], now, {}, nullptr, opts).status().kind(),
+            ErrorKind::kInvalidArgument);
+
+  // An added NOT NULL column cannot be read from old files.
+  Schema strict = now;
+  strict.fields[2].nullable = false;
+  auto r = ReadDataFile(store, files[0], strict, {}, nullptr, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("added"), std::string::npos);
+
+  // Narrowing is not a promotion.
+  Schema narrow = MustSchema("id INT16 NOT NULL");
+  r = ReadDataFile(store, files[0], narrow, {}, nullptr, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("id"), std::string::npos);
+}
+
+TEST(ReadDataFile, FilesWithoutFieldIdsMatchByName) {
+  Schema file_schema = MustSchema("b VARCHAR, a INT32");
+  for (Field& f : file_schema.fields) f.field_id = -1;
+  RecordBatch b = BatchOf(file_schema, {{"x", "1"}, {"y", "2"}});
+  MemoryObjectStore store;
+  PutParquet(store, "ext/f.parquet", file_schema, b);
+  Schema schema = MustSchema("a INT64, b VARCHAR, c VARCHAR");
+  DataFile f;
+  f.path = "ext/f.parquet";
+  f.record_count = 2;
+  EXPECT_EQ(Cells(Read(store, f, schema)),
+            (std::vector<std::string>{"1", "x", "NULL", "2", "y", "NULL"}));
+}
+
+TEST(ReadDataFile, IdsTakePrecedenceOverNames) {
+  // The file's column "a" has id 2; the dataset's "a" has id 1 (a different, dropped column).
+  Schema file_schema = MustSchema("a INT32");
+  file_schema.fields[0].field_id = 2;
+  RecordBatch b = BatchOf(file_schema, {{"7"}});
+  MemoryObjectStore store;
+  PutParquet(store, "f.parquet", file_schema, b);
+  Schema schema = MustSchema("a INT32, renamed INT32");
+  DataFile f;
+  f.path = "f.parquet";
+  EXPECT_EQ(Cells(Read(store, f, schema)), (std::vector<std::string>{"NULL", "7"}));
+}
+
+// ---- Reading: deletions, row ids, filters ----
+
+TEST(ReadDataFile, DropsDeletedPositionsAndNumbersRows) {
+  Schema schema = MustSchema("id INT64 NOT NULL, s VARCHAR");
+  std::vector<std::vector<const char*>> rows;
+  std::vector<std::string> texts;
+  for (int i = 0; i < 10; ++i) texts.push_back(std::to_string(i));
+  for (int i = 0; i < 10; ++i) rows.push_back({texts[i].c_str(), i % 2 ? "odd" : "even"});
+  MemoryObjectStore store;
+  parquet::WriterOptions small;
+  small.row_group_rows = 3;  // several row groups
+  DataWriteOptions opts;
+  opts.parquet = small;
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{},
+                                                  Vec(BatchOf(schema, rows)), opts));
+  DataFile f = files[0];
+  f.first_row_id = 1000;
+  ReadOptions ro;
+  ro.with_row_ids = true;
+  RecordBatch back = Read(store, f, schema, {0, 3, 4, 9}, nullptr, ro);
+  ASSERT_EQ(back.num_rows, 6);
+  ASSERT_EQ(back.columns.size(), 3u);
+  EXPECT_EQ(back.schema.fields[2].name, kRowIdColumnName);
+  EXPECT_EQ(back.schema.fields[2].field_id, kRowIdFieldId);
+  EXPECT_EQ(ColumnCells(back, 0), (std::vector<std::string>{"1", "2", "5", "6", "7", "8"}));
+  EXPECT_EQ(ColumnCells(back, 2),
+            (std::vector<std::string>{"1001", "1002", "1005", "1006", "1007", "1008"}));
+
+  // Row ids without deletions.
+  RecordBatch all = Read(store, f, schema, {}, nullptr, ro);
+  EXPECT_EQ(ColumnCells(all, 2).back(), "1009");
+
+  // A position past the end is corrupt metadata.
+  auto r = ReadDataFile(store, f, schema, {10}, nullptr, {});
+  EXPECT_EQ(r.status().kind(), ErrorKind::kCorruption);
+  // Row ids need first_row_id.
+  f.first_row_id = -1;
+  r = ReadDataFile(store, f, schema, {}, nullptr, ro);
+  EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument);
+  // A record count that disagrees with the file.
+  f.record_count = 11;
+  r = ReadDataFile(store, f, schema, {}, nullptr, {});
+  EXPECT_EQ(r.status().kind(), ErrorKind::kCorruption);
+}
+
+TEST(ReadDataFile, FiltersRowsAfterDeletions) {
+  Schema schema = MustSchema("id INT64 NOT NULL, s VARCHAR");
+  RecordBatch b = BatchOf(schema, {{"1", "a"}, {"2", nullptr}, {"3", "c"}, {"4", "d"}, {"5", "e"}});
+  MemoryObjectStore store;
+  ASSERT_OK_AND_ASSIGN(
+      auto files, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{}, Vec(Copy(b)), {}));
+  DataFile f = files[0];
+  f.first_row_id = 0;
+  ASSERT_OK_AND_ASSIGN(BoundPredicate pred,
+                       ParseAndBindPredicate("id >= 2 AND s IS NOT NULL", schema));
+  ReadOptions ro;
+  ro.field_ids = {1};  // the filter reads s, which is not returned
+  ro.with_row_ids = true;
+  RecordBatch back = Read(store, f, schema, {3}, &pred, ro);
+  ASSERT_EQ(back.columns.size(), 2u);
+  EXPECT_EQ(Cells(back), (std::vector<std::string>{"3", "2", "5", "4"}));
+}
+
+// ---- Footer statistics ----
+
+void ExpectSameStats(const std::vector<ColumnStats>& got, const std::vector<ColumnStats>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE("field " + std::to_string(want[i].field_id));
+    EXPECT_EQ(got[i].field_id, want[i].field_id);
+    EXPECT_EQ(got[i].value_count, want[i].value_count);
+    EXPECT_EQ(got[i].null_count, want[i].null_count);
+    EXPECT_EQ(got[i].lower, want[i].lower);
+    EXPECT_EQ(got[i].upper, want[i].upper);
+  }
+}
+
+TEST(DataFileFromFooter, MatchesWrittenStatsAcrossRowGroups) {
+  Schema schema = MustSchema("id INT64 NOT NULL, s VARCHAR, f FLOAT32, d DECIMAL(20,3), u UINT32");
+  std::vector<std::vector<const char*>> rows = {{"4", "m", "1.5", "12.345", "4000000000"},
+                                                {"-9", nullptr, "-2", "-0.001", "1"},
+                                                {"7", "b", nullptr, nullptr, nullptr},
+                                                {"100", "zz", "0.5", "99999.999", "7"},
+                                                {"0", "a", "3.25", "0", "0"}};
+  MemoryObjectStore store;
+  DataWriteOptions opts;
+  opts.parquet.row_group_rows = 2;
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{},
+                                                  Vec(BatchOf(schema, rows)), opts));
+  ASSERT_OK_AND_ASSIGN(DataFile from_footer,
+                       DataFileFromFooter(store, files[0].path, schema, PartitionSpec{}));
+  EXPECT_EQ(from_footer.path, files[0].path);
+  EXPECT_EQ(from_footer.record_count, 5);
+  EXPECT_EQ(from_footer.file_size_bytes, files[0].file_size_bytes);
+  ExpectSameStats(from_footer.columns, files[0].columns);
+  EXPECT_FALSE(from_footer.columns[2].nan_count.has_value());
+}
+
+TEST(DataFileFromFooter, WidensTypesAndRefusesOthers) {
+  Schema file_schema = MustSchema("a INT32, b VARCHAR");
+  RecordBatch b = BatchOf(file_schema, {{"3", "x"}, {"-1", "y"}});
+  MemoryObjectStore store;
+  PutParquet(store, "f.parquet", file_schema, b);
+  Schema wide = MustSchema("a INT64, b VARCHAR");
+  ASSERT_OK_AND_ASSIGN(DataFile f, DataFileFromFooter(store, "f.parquet", wide, PartitionSpec{}));
+  ASSERT_EQ(f.columns.size(), 2u);
+  EXPECT_EQ(f.columns[0].lower, Bound(DataType::Int64(), "-1"));
+  EXPECT_EQ(f.columns[0].upper, Bound(DataType::Int64(), "3"));
+  EXPECT_EQ(f.columns[0].lower->size(), 8u);
+
+  Schema bad = MustSchema("a DATE, b VARCHAR");
+  auto r = DataFileFromFooter(store, "f.parquet", bad, PartitionSpec{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("'a'"), std::string::npos) << r.status().message();
+
+  Schema missing = MustSchema("a INT32, b VARCHAR, c INT32 NOT NULL");
+  EXPECT_EQ(DataFileFromFooter(store, "f.parquet", missing, PartitionSpec{}).status().kind(),
+            ErrorKind::kInvalidArgument);
+  EXPECT_EQ(DataFileFromFooter(store, "nope.parquet", wide, PartitionSpec{}).status().kind(),
+            ErrorKind::kNotFound);
+  ASSERT_OK(store.Put("junk.parquet", "PAR1 not really a parquet file PAR1"));
+  EXPECT_EQ(DataFileFromFooter(store, "junk.parquet", wide, PartitionSpec{}).status().kind(),
+            ErrorKind::kCorruption);
+}
+
+TEST(DataFileFromFooter, PartitionValuesFromBounds) {
+  Schema schema = EventSchema();
+  PartitionSpec spec = MonthKeySpec();
+  MemoryObjectStore store;
+  DataWriteOptions opts;
+  opts.parquet.row_group_rows = 4;
+  ASSERT_OK_AND_ASSIGN(
+      auto files, WriteDataFiles(store, schema, spec, SortOrder{}, Vec(EventBatch(0, 60)), opts));
+  ASSERT_EQ(files.size(), 6u);
+  for (const DataFile& f : files) {
+    ASSERT_OK_AND_ASSIGN(DataFile g, DataFileFromFooter(store, f.path, schema, spec));
+    EXPECT_EQ(g.partition, f.partition);
+    EXPECT_EQ(g.spec_id, 3);
+    ExpectSameStats(g.columns, f.columns);
+  }
+  // A file holding several months.
+  ASSERT_OK_AND_ASSIGN(auto whole, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{},
+                                                  Vec(EventBatch(0, 60)), {}));
+  auto r = DataFileFromFooter(store, whole[0].path, schema, spec);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("spans partitions"), std::string::npos)
+      << r.status().message();
+
+  // Bucket: a constant column gives its bucket; two values never do, even in one bucket.
+  Schema ids = MustSchema("id INT64 NOT NULL, key VARCHAR");
+  PartitionSpec bucket;
+  bucket.fields = {PField(1, 1000, "id_bucket", TransformKind::kBucket, 1)};
+  ASSERT_OK_AND_ASSIGN(auto one, WriteDataFiles(store, ids, PartitionSpec{}, SortOrder{},
+                                                Vec(BatchOf(ids, {{"34", "x"}, {"34", "y"}})), {}));
+  ASSERT_OK_AND_ASSIGN(DataFile g, DataFileFromFooter(store, one[0].path, ids, bucket));
+  EXPECT_EQ(g.partition, PartitionValues{std::string("0")});
+  ASSERT_OK_AND_ASSIGN(auto two, WriteDataFiles(store, ids, PartitionSpec{}, SortOrder{},
+                                                Vec(BatchOf(ids, {{"34", "x"}, {"35", "y"}})), {}));
+  EXPECT_EQ(DataFileFromFooter(store, two[0].path, ids, bucket).status().kind(),
+            ErrorKind::kInvalidArgument);
+  // An all-null source column gives a null partition value; a mixed one spans partitions.
+  PartitionSpec by_key;
+  by_key.fields = {PField(2, 1000, "key", TransformKind::kIdentity)};
+  ASSERT_OK_AND_ASSIGN(auto nulls,
+                       WriteDataFiles(store, ids, PartitionSpec{}, SortOrder{},
+                                      Vec(BatchOf(ids, {{"1", nullptr}, {"2", nullptr}})), {}));
+  ASSERT_OK_AND_ASSIGN(g, DataFileFromFooter(store, nulls[0].path, ids, by_key));
+  EXPECT_EQ(g.partition, PartitionValues{std::nullopt});
+  ASSERT_OK_AND_ASSIGN(auto mixed,
+                       WriteDataFiles(store, ids, PartitionSpec{}, SortOrder{},
+                                      Vec(BatchOf(ids, {{"1", "k"}, {"2", nullptr}})), {}));
+  EXPECT_EQ(DataFileFromFooter(store, mixed[0].path, ids, by_key).status().kind(),
+            ErrorKind::kInvalidArgument);
+}
+
+// The DuckDB fixture (testdata/README.md) holds rows i = 0..999 of these columns.
+RecordBatch DuckDbFixtureRows(const Schema& schema) {
+  RecordBatch b;
+  b.schema = schema;
+  for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
+  const int64_t day0 = 19723;  // 2024-01-01
+  for (int64_t i = 0; i < 1000; ++i) {
+    b.columns[0].AppendFixed<int64_t>(i);
+    if (i % 7 == 0) {
+      b.columns[1].AppendNull();
+    } else {
+      b.columns[1].AppendFixed<int32_t>(static_cast<int32_t>(i * 3 - 500));
+    }
+    b.columns[2].AppendFixed<double>(static_cast<double>(i) * 0.5 - 100);
+    if (i % 5 == 0) {
+      b.columns[3].AppendNull();
+    } else {
+      b.columns[3].AppendBytes(std::string(1 + i % 80, static_cast<char>('a' + i % 26)));
+    }
+    b.columns[4].AppendFixed<int32_t>(static_cast<int32_t>(day0 + i));
+    b.columns[5].AppendFixed<int64_t>(day0 * 86400 * 1000000 + i * 3600 * 1000000);
+    b.columns[6].AppendFixed<int128>(static_cast<int128>(i * 125));
+    b.columns[7].AppendFixed<uint8_t>(i % 3 == 0 ? 1 : 0);
+    ++b.num_rows;
+  }
+  return b;
+}
+
+std::string ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(DataFileFromFooter, DuckDbFileMatchesTarnStats) {
+  Schema schema = MustSchema(
+      "id INT64, n INT32, d FLOAT64, s VARCHAR, dt DATE, ts TIMESTAMP[us], dec DECIMAL(10,2), "
+      "b BOOLEAN");
+  const std::string bytes =
+      ReadFileBytes(std::string(TARN_SOURCE_DIR) + "/src/datafile/testdata/duckdb_stats.parquet");
+  ASSERT_GT(bytes.size(), 1000u);
+  MemoryObjectStore store;
+  ASSERT_OK(store.Put("ext/duck.parquet", bytes));
+  ASSERT_OK_AND_ASSIGN(DataFile duck,
+                       DataFileFromFooter(store, "ext/duck.parquet", schema, PartitionSpec{}));
+  EXPECT_EQ(duck.record_count, 1000);
+  EXPECT_EQ(duck.file_size_bytes, static_cast<int64_t>(bytes.size()));
+
+  ASSERT_OK_AND_ASSIGN(auto ours, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{},
+                                                 Vec(DuckDbFixtureRows(schema)), {}));
+  ASSERT_EQ(ours.size(), 1u);
+  ExpectSameStats(duck.columns, ours[0].columns);
+  // Spot checks against values computed by hand.
+  ASSERT_EQ(duck.columns.size(), 8u);
+  EXPECT_EQ(duck.columns[1].null_count, 143);
+  EXPECT_EQ(duck.columns[1].lower, Bound(DataType::Int32(), "-497"));
+  EXPECT_EQ(duck.columns[3].null_count, 200);
+  EXPECT_EQ(duck.columns[3].lower, std::string("aaa"));
+  // The longest string is 80 'z's: the upper bound is cut to 64 bytes and incremented.
+  EXPECT_EQ(duck.columns[3].upper, std::string(63, 'z') + "{");
+  EXPECT_EQ(duck.columns[5].upper,
+            Bound(DataType::Timestamp(TimeUnit::kMicro), "2024-02-11T15:00:00"));
+
+  // And the rows read back equal ours (by name: DuckDB writes no field ids).
+  RecordBatch back = Read(store, duck, schema);
+  EXPECT_EQ(Cells(back), Cells(DuckDbFixtureRows(schema)));
+}
+
+TEST(DataFileFromFooter, MalformedFilesFailCleanly) {
+  Schema schema = MustSchema("id INT64 NOT NULL, s VARCHAR, f FLOAT64");
+  MemoryObjectStore store;
+  ASSERT_OK_AND_ASSIGN(
+      auto files,
+      WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{},
+                     Vec(BatchOf(schema, {{"1", "a", "0.5"}, {"2", nullptr, "-1"}})), {}));
+  ASSERT_OK_AND_ASSIGN(std::string bytes, store.Get(files[0].path));
+  DataFile f = files[0];
+  f.path = "mangled.parquet";
+  for (size_t cut = 0; cut < bytes.size(); cut += 7) {
+    ASSERT_OK(store.Put("mangled.parquet", bytes.substr(0, cut)));
+    EXPECT_FALSE(DataFileFromFooter(store, "mangled.parquet", schema, PartitionSpec{}).ok());
+    EXPECT_FALSE(ReadDataFile(store, f, schema, {}, nullptr, {}).ok());
+  }
+  // Flipped bytes anywhere: errors or (if the change is harmless) success, never a crash.
+  for (size_t at = 0; at < bytes.size(); ++at) {
+    std::string m = bytes;
+    m[at] = static_cast<char>(m[at] ^ 0x5a);
+    ASSERT_OK(store.Put("mangled.parquet", m));
+    (void)DataFileFromFooter(store, "mangled.parquet", schema, PartitionSpec{});
+    (void)ReadDataFile(store, f, schema, {}, nullptr, {});
+  }
+}
+
+// ---- Local store ----
+
+TEST(WriteDataFiles, WorksOnTheLocalStore) {
+  std::string dir = testing::TempDir() + "/datafile_local_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  ASSERT_OK_AND_ASSIGN(auto store, LocalObjectStore::Open(dir));
+  Schema schema = EventSchema();
+  DataWriteOptions opts;
+  opts.prefix = "ds/data/";
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(*store, schema, MonthKeySpec(), SortOrder{},
+                                                  Vec(EventBatch(0, 60)), opts));
+  ASSERT_EQ(files.size(), 6u);
+  int64_t rows = 0;
+  for (const DataFile& f : files) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + f.path)) << f.path;
+    rows += Read(*store, f, schema).num_rows;
+  }
+  EXPECT_EQ(rows, 60);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tarn

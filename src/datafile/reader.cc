@@ -1,0 +1,179 @@
+#include "datafile/reader.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "datafile/columns_internal.h"
+#include "parquet/reader.h"
+#include "table/sort_order.h"
+#include "types/cast.h"
+
+namespace tarn {
+
+namespace {
+
+using datafile_internal::CheckFileColumn;
+using datafile_internal::MatchFileFields;
+using datafile_internal::NullColumn;
+
+int SchemaIndexOf(const Schema& schema, int32_t field_id) {
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    if (schema.fields[i].field_id == field_id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
+                             const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
+                             const ReadOptions& options) {
+  // Schema fields to return, then the extra ones only the filter reads.
+  std::vector<int> out_fields;
+  if (options.field_ids.empty()) {
+    for (size_t i = 0; i < schema.fields.size(); ++i) out_fields.push_back(static_cast<int>(i));
+  } else {
+    for (int32_t id : options.field_ids) {
+      int idx = SchemaIndexOf(schema, id);
+      if (idx < 0) {
+        return Status::InvalidArgument("no field with id " + std::to_string(id) + " in the schema");
+      }
+      out_fields.push_back(idx);
+    }
+  }
+  std::vector<int> needed = out_fields;
+  if (filter != nullptr) {
+    for (int32_t id : ReferencedFieldIds(*filter)) {
+      int idx = SchemaIndexOf(schema, id);
+      if (idx < 0) {
+        return Status::InvalidArgument("the filter reads field id " + std::to_string(id) +
+                                       ", which is not in the schema");
+      }
+      if (std::find(needed.begin(), needed.end(), idx) == needed.end()) needed.push_back(idx);
+    }
+  }
+
+  TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> in, store.OpenRead(file.path));
+  parquet::ReaderOptions ropts;
+  ropts.threads = std::max(1, options.threads);
+  TARN_ASSIGN_OR_RETURN(std::unique_ptr<parquet::FileReader> reader,
+                        parquet::FileReader::Open(std::move(in), ropts));
+  const int64_t num_rows = reader->num_rows();
+  if (file.record_count != 0 && file.record_count != num_rows) {
+    return Status::Corruption("the catalog records " + std::to_string(file.record_count) +
+                              " rows, the file holds " + std::to_string(num_rows));
+  }
+
+  // Resolve each needed schema field to a file field.
+  const Schema needed_schema = [&] {
+    Schema s;
+    for (int idx : needed) s.fields.push_back(schema.fields[idx]);
+    return s;
+  }();
+  const std::vector<int> match = MatchFileFields(reader->schema(), needed_schema);
+  std::vector<int> file_fields;  // distinct file fields to read, in read order
+  std::vector<int> read_pos(needed.size(), -1);
+  for (size_t k = 0; k < needed.size(); ++k) {
+    const Field& f = needed_schema.fields[k];
+    if (match[k] < 0) {
+      if (!f.nullable) {
+        return Status::InvalidArgument("NOT NULL column '" + f.name + "' is missing from the file")
+            .WithField("column", f.name);
+      }
+      continue;
+    }
+    TARN_RETURN_NOT_OK(CheckFileColumn(reader->schema(), match[k], f));
+    auto it = std::find(file_fields.begin(), file_fields.end(), match[k]);
+    read_pos[k] = static_cast<int>(it - file_fields.begin());
+    if (it == file_fields.end()) file_fields.push_back(match[k]);
+  }
+  RecordBatch raw;
+  if (!file_fields.empty()) {
+    TARN_ASSIGN_OR_RETURN(raw, reader->ReadAll(file_fields));
+    if (raw.num_rows != num_rows) {
+      return Status::Corruption("the row groups hold " + std::to_string(raw.num_rows) +
+                                " rows, the footer says " + std::to_string(num_rows));
+    }
+  }
+
+  RecordBatch work;
+  work.schema = needed_schema;
+  work.num_rows = num_rows;
+  work.columns.reserve(needed.size());
+  for (size_t k = 0; k < needed.size(); ++k) {
+    const Field& f = needed_schema.fields[k];
+    if (read_pos[k] < 0) {
+      work.columns.push_back(NullColumn(f.type, num_rows));
+      continue;
+    }
+    // A file field used twice is only possible with duplicate ids in the schema; copy then.
+    const bool shared = std::count(read_pos.begin(), read_pos.end(), read_pos[k]) > 1;
+    Column& src = raw.columns[read_pos[k]];
+    if (src.type == f.type) {
+      work.columns.push_back(shared ? src.Clone() : std::move(src));
+    } else {
+      Result<Column> cast = CastColumn(src, f.type);
+      if (!cast.ok()) return cast.status().WithContext("column '" + f.name + "'");
+      work.columns.push_back(std::move(cast).value());
+    }
+  }
+
+  // Rows to keep: not deleted, and passing the filter.
+  std::vector<uint8_t> mask;
+  if (filter != nullptr) {
+    TARN_ASSIGN_OR_RETURN(mask, EvaluatePredicate(*filter, work));
+  }
+  if (!deleted.empty()) {
+    if (mask.empty()) mask.assign(static_cast<size_t>(num_rows), 1);
+    for (uint64_t p : deleted) {
+      if (p >= static_cast<uint64_t>(num_rows)) {
+        return Status::Corruption("deleted position " + std::to_string(p) +
+                                  " is past the end of the file (" + std::to_string(num_rows) +
+                                  " rows)");
+      }
+      mask[p] = 0;
+    }
+  }
+
+  RecordBatch out;
+  out.num_rows = num_rows;
+  for (size_t k = 0; k < out_fields.size(); ++k) {
+    out.schema.fields.push_back(work.schema.fields[k]);
+    out.columns.push_back(std::move(work.columns[k]));
+  }
+  if (options.with_row_ids) {
+    if (file.first_row_id < 0) {
+      return Status::InvalidArgument("the file has no row ids assigned (first_row_id unset)");
+    }
+    if (file.first_row_id > std::numeric_limits<int64_t>::max() - num_rows) {
+      return Status::Corruption("row ids overflow: first_row_id " +
+                                std::to_string(file.first_row_id));
+    }
+    Column ids(DataType::Int64());
+    ids.data.resize(static_cast<size_t>(num_rows) * sizeof(int64_t));
+    int64_t* v = ids.mutable_values<int64_t>();
+    for (int64_t i = 0; i < num_rows; ++i) v[i] = file.first_row_id + i;
+    ids.length = num_rows;
+    Field f;
+    f.name = kRowIdColumnName;
+    f.type = DataType::Int64();
+    f.nullable = false;
+    f.field_id = kRowIdFieldId;
+    out.schema.fields.push_back(std::move(f));
+    out.columns.push_back(std::move(ids));
+  }
+  if (mask.empty()) return out;
+  return FilterRows(out, mask);
+}
+
+}  // namespace
+
+Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const Schema& schema,
+                                 const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
+                                 const ReadOptions& options) {
+  Result<RecordBatch> r = ReadImpl(store, file, schema, deleted, filter, options);
+  if (!r.ok()) return r.status().WithContext("reading data file " + file.path);
+  return r;
+}
+
+}  // namespace tarn

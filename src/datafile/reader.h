@@ -1,0 +1,40 @@
+// Reading one data file back as a dataset schema: schema evolution (field ids, added columns,
+// promoted types), deletion vectors, row filters and row ids.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/status.h"
+#include "objectstore/object_store.h"
+#include "table/data_file.h"
+#include "table/predicate.h"
+#include "types/column.h"
+
+namespace tarn {
+
+// Name and field id of the row id column appended by ReadOptions::with_row_ids (the id is
+// Iceberg's reserved _row_id field id).
+inline constexpr const char* kRowIdColumnName = "_tarn_row_id";
+inline constexpr int32_t kRowIdFieldId = 2147483540;
+
+struct ReadOptions {
+  std::vector<int32_t> field_ids;  // columns wanted, in this order; empty = all of `schema`
+  bool with_row_ids = false;
+  int threads = 1;  // Parquet decoding threads
+};
+
+// Reads one data file as `schema` (the snapshot's schema): columns resolved by Parquet field id
+// (by name when the file has no field ids), missing columns all null, promoted types widened
+// with types/cast.h. Drops rows at `deleted` positions (sorted, unique), then rows failing
+// `filter` (may be null; it may reference columns outside field_ids). With with_row_ids,
+// appends a NOT NULL INT64 column kRowIdColumnName = file.first_row_id + position in the file.
+// Errors: kInvalidArgument for an unknown field id, a missing NOT NULL column, a file column of
+// a type that does not widen to the schema's, or row ids asked of a file without first_row_id;
+// kCorruption for a malformed file, a record count that disagrees with the file, or a deleted
+// position past the end; store errors as they come.
+Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const Schema& schema,
+                                 const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
+                                 const ReadOptions& options);
+
+}  // namespace tarn

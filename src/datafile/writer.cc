@@ -1,0 +1,539 @@
+#include "datafile/writer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+#include <utility>
+
+#include "datafile/columns_internal.h"
+#include "parquet/reader.h"
+#include "parquet/schema.h"
+#include "parquet/stat_value.h"
+#include "table/ordered_key.h"
+#include "common/random.h"
+#include "types/cast.h"
+#include "types/value_text.h"
+
+namespace tarn {
+
+namespace {
+
+using datafile_internal::AppendScalarRow;
+using datafile_internal::CheckFileColumn;
+using datafile_internal::MatchFileFields;
+using datafile_internal::NullColumn;
+
+// Forwards to a sink and counts the bytes, so the file size is known without a Head.
+class CountingStream : public OutputStream {
+ public:
+  CountingStream(std::unique_ptr<OutputStream> inner, uint64_t* bytes)
+      : inner_(std::move(inner)), bytes_(bytes) {}
+  Status Write(const uint8_t* data, size_t n) override {
+    TARN_RETURN_NOT_OK(inner_->Write(data, n));
+    *bytes_ += n;
+    return Status::OK();
+  }
+  uint64_t Tell() const override { return inner_->Tell(); }
+  Status Close() override { return inner_->Close(); }
+
+ private:
+  std::unique_ptr<OutputStream> inner_;
+  uint64_t* bytes_;
+};
+
+bool IsAligned(const RecordBatch& b, const Schema& schema) {
+  if (b.columns.size() != schema.fields.size() || b.schema.fields.size() != schema.fields.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    if (b.schema.fields[i].field_id != schema.fields[i].field_id ||
+        b.columns[i].type != schema.fields[i].type || b.columns[i].length != b.num_rows) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// `b`'s columns in the order and under the field ids of `schema` (copies).
+Result<RecordBatch> Align(const RecordBatch& b, const Schema& schema) {
+  if (b.columns.size() != b.schema.fields.size()) {
+    return Status::InvalidArgument("batch has " + std::to_string(b.columns.size()) +
+                                   " columns and " + std::to_string(b.schema.fields.size()) +
+                                   " fields");
+  }
+  RecordBatch out;
+  out.schema = schema;
+  out.num_rows = b.num_rows;
+  for (const Field& f : schema.fields) {
+    int found = -1;
+    for (size_t j = 0; j < b.schema.fields.size() && found < 0; ++j) {
+      const Field& bf = b.schema.fields[j];
+      if (bf.field_id >= 0 ? bf.field_id == f.field_id : bf.name == f.name) {
+        found = static_cast<int>(j);
+      }
+    }
+    if (found < 0) {
+      if (!f.nullable) {
+        return Status::InvalidArgument("NOT NULL column '" + f.name + "' is missing")
+            .WithField("column", f.name);
+      }
+      out.columns.push_back(NullColumn(f.type, b.num_rows));
+      continue;
+    }
+    const Column& c = b.columns[found];
+    if (c.type != f.type) {
+      return Status::InvalidArgument("column '" + f.name + "' has type " + c.type.ToString() +
+                                     ", the dataset's type is " + f.type.ToString())
+          .WithField("column", f.name);
+    }
+    if (c.length != b.num_rows) {
+      return Status::InvalidArgument("column '" + f.name + "' has " + std::to_string(c.length) +
+                                     " rows in a batch of " + std::to_string(b.num_rows));
+    }
+    out.columns.push_back(c.Clone());
+  }
+  return out;
+}
+
+// Appends all rows of `src` to `dst` (same type).
+void AppendColumn(const Column& src, Column* dst) {
+  if (!src.validity.empty() || !dst->validity.empty()) {
+    if (dst->validity.empty()) dst->validity.assign(static_cast<size_t>(dst->length), 1);
+    if (src.validity.empty()) {
+      dst->validity.insert(dst->validity.end(), static_cast<size_t>(src.length), 1);
+    } else {
+      dst->validity.insert(dst->validity.end(), src.validity.begin(), src.validity.end());
+    }
+  }
+  if (src.type.is_variable_width() || src.type.is_nested()) {
+    const int64_t base =
+        src.type.is_nested() ? dst->child->length : static_cast<int64_t>(dst->data.size());
+    const int64_t first = src.offsets[0];
+    for (int64_t i = 1; i <= src.length; ++i) dst->offsets.push_back(base + src.offsets[i] - first);
+    if (src.type.is_nested()) {
+      AppendColumn(*src.child, dst->child.get());
+    } else {
+      dst->data.insert(dst->data.end(), src.data.begin() + first,
+                       src.data.begin() + src.offsets[src.length]);
+    }
+  } else {
+    dst->data.insert(dst->data.end(), src.data.begin(), src.data.end());
+  }
+  dst->length += src.length;
+}
+
+RecordBatch Concat(const std::vector<const RecordBatch*>& parts, const Schema& schema) {
+  RecordBatch out;
+  out.schema = schema;
+  for (const Field& f : schema.fields) out.columns.emplace_back(f.type);
+  for (const RecordBatch* p : parts) {
+    for (size_t i = 0; i < out.columns.size(); ++i) AppendColumn(p->columns[i], &out.columns[i]);
+    out.num_rows += p->num_rows;
+  }
+  return out;
+}
+
+struct FileWrite {
+  ObjectStore& store;
+  const Schema& schema;
+  const PartitionSpec& spec;
+  const DataWriteOptions& options;
+  std::string prefix;
+  std::vector<std::string> written;
+
+  // Writes `parts` (aligned batches) as one file.
+  Result<DataFile> Write(const std::vector<const RecordBatch*>& parts,
+                         const PartitionValues& values) {
+    std::string key = prefix;
+    if (!spec.unpartitioned()) key += PartitionPath(spec, schema, values) + "/";
+    key += NewUuidV4() + ".parquet";
+    WriteOptions wo;
+    wo.if_absent = true;
+    TARN_ASSIGN_OR_RETURN(std::unique_ptr<OutputStream> sink, store.OpenWrite(key, wo));
+    uint64_t bytes = 0;
+    written.push_back(key);
+    TARN_ASSIGN_OR_RETURN(
+        std::unique_ptr<parquet::FileWriter> writer,
+        parquet::FileWriter::Open(std::make_unique<CountingStream>(std::move(sink), &bytes), schema,
+                                  options.parquet));
+    DataFile df;
+    df.path = key;
+    df.spec_id = spec.spec_id;
+    df.partition = values;
+    df.columns.resize(schema.fields.size());
+    for (const RecordBatch* b : parts) {
+      TARN_RETURN_NOT_OK(writer->Write(*b));
+      for (size_t i = 0; i < schema.fields.size(); ++i) {
+        ColumnStats st = ComputeColumnStats(schema.fields[i].field_id, b->columns[i]);
+        if (df.record_count == 0) {
+          df.columns[i] = std::move(st);
+        } else {
+          MergeColumnStats(schema.fields[i].type, st, &df.columns[i]);
+        }
+      }
+      df.record_count += b->num_rows;
+    }
+    TARN_RETURN_NOT_OK(writer->Close());
+    df.file_size_bytes = static_cast<int64_t>(bytes);
+    std::sort(df.columns.begin(), df.columns.end(),
+              [](const ColumnStats& a, const ColumnStats& b) { return a.field_id < b.field_id; });
+    return df;
+  }
+};
+
+Result<std::vector<DataFile>> WriteImpl(FileWrite& fw, const Schema& schema,
+                                        const PartitionSpec& spec, const SortOrder& sort,
+                                        const std::vector<RecordBatch>& batches) {
+  // Batches in the schema's column order, copied only when they are not already.
+  std::vector<RecordBatch> aligned_store;
+  std::vector<const RecordBatch*> parts;
+  for (const RecordBatch& b : batches) {
+    if (b.num_rows == 0) continue;
+    if (IsAligned(b, schema)) {
+      parts.push_back(&b);
+    } else {
+      TARN_ASSIGN_OR_RETURN(RecordBatch a, Align(b, schema));
+      aligned_store.push_back(std::move(a));
+    }
+  }
+  for (RecordBatch& a : aligned_store) parts.push_back(&a);
+  std::vector<DataFile> files;
+  if (parts.empty()) return files;
+  if (spec.unpartitioned() && sort.unsorted()) {
+    TARN_ASSIGN_OR_RETURN(DataFile df, fw.Write(parts, PartitionValues{}));
+    files.push_back(std::move(df));
+    return files;
+  }
+
+  RecordBatch concat;
+  const RecordBatch* all = parts[0];
+  if (parts.size() > 1) {
+    concat = Concat(parts, schema);
+    all = &concat;
+  }
+  std::vector<PartitionGroup> groups;
+  if (spec.unpartitioned()) {
+    groups.emplace_back();  // rows filled by the sort below
+  } else {
+    TARN_ASSIGN_OR_RETURN(groups, GroupByPartition(spec, *all));
+  }
+  if (!sort.unsorted()) {
+    TARN_ASSIGN_OR_RETURN(std::vector<int64_t> perm, SortPermutation(*all, sort));
+    if (groups.size() == 1) {
+      groups[0].rows = std::move(perm);
+    } else {
+      // Distribute the sorted rows to their groups: each group keeps the sorted order.
+      std::vector<uint32_t> group_of(static_cast<size_t>(all->num_rows));
+      for (size_t g = 0; g < groups.size(); ++g) {
+        for (int64_t r : groups[g].rows) group_of[r] = static_cast<uint32_t>(g);
+        groups[g].rows.clear();
+      }
+      for (int64_t r : perm) groups[group_of[r]].rows.push_back(r);
+    }
+  }
+  for (const PartitionGroup& g : groups) {
+    const bool identity = sort.unsorted() && groups.size() == 1 &&
+                          static_cast<int64_t>(g.rows.size()) == all->num_rows;
+    RecordBatch taken;
+    const RecordBatch* b = all;
+    if (!identity) {
+      taken = TakeRows(*all, g.rows);
+      b = &taken;
+    }
+    TARN_ASSIGN_OR_RETURN(DataFile df, fw.Write({b}, g.values));
+    files.push_back(std::move(df));
+  }
+  return files;
+}
+
+// ---- Footer statistics ----
+
+bool IsUnsignedType(const DataType& t) {
+  switch (t.id()) {
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64:
+    case TypeId::kIpv4:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether the deprecated (signed-order) min/max of a column are valid bounds.
+bool LegacyStatsUsable(const parquet::LeafColumn& leaf, const DataType& type) {
+  switch (leaf.physical) {
+    case parquet::Type::BOOLEAN:
+    case parquet::Type::INT32:
+    case parquet::Type::INT64:
+    case parquet::Type::FLOAT:
+    case parquet::Type::DOUBLE:
+      return !IsUnsignedType(type);
+    default:
+      return false;
+  }
+}
+
+// What the footer tells about one column, in the dataset's type.
+struct FooterColumn {
+  int32_t field_id = 0;
+  bool nulls_known = true;
+  bool bounds_known = true;
+  bool exact = true;  // min/max are values of the column (not truncated)
+  int64_t values = 0;
+  int64_t nulls = 0;
+  Column mins, maxes;  // one row per row group with non-null values
+};
+
+Result<FooterColumn> ReadFooterColumn(const parquet::FileMetaData& md,
+                                      const parquet::ParquetSchema& ps, int file_field,
+                                      const Field& field) {
+  FooterColumn fc;
+  fc.field_id = field.field_id;
+  const DataType& file_type = ps.schema.fields[file_field].type;
+  const int leaf_index = ps.field_leaves[file_field][0];
+  const parquet::LeafColumn& leaf = ps.leaves[leaf_index];
+  fc.mins = Column(file_type);
+  fc.maxes = Column(file_type);
+  for (size_t g = 0; g < md.row_groups.size(); ++g) {
+    const parquet::RowGroup& rg = md.row_groups[g];
+    if (static_cast<size_t>(leaf_index) >= rg.columns.size()) {
+      return Status::Corruption("row group " + std::to_string(g) + " has " +
+                                std::to_string(rg.columns.size()) + " columns, the schema " +
+                                std::to_string(ps.leaves.size()));
+    }
+    fc.values += rg.num_rows;
+    const parquet::ColumnChunk& cc = rg.columns[leaf_index];
+    const parquet::Statistics* st =
+        cc.meta_data && cc.meta_data->statistics ? &*cc.meta_data->statistics : nullptr;
+    if (st == nullptr || !st->null_count) {
+      fc.nulls_known = false;
+      fc.bounds_known = false;
+      continue;
+    }
+    fc.nulls += *st->null_count;
+    const std::optional<std::string>* lo = &st->min_value;
+    const std::optional<std::string>* hi = &st->max_value;
+    if (!lo->has_value() && !hi->has_value() && LegacyStatsUsable(leaf, file_type)) {
+      lo = &st->min;
+      hi = &st->max;
+    }
+    if (leaf.physical == parquet::Type::INT96) {
+      fc.bounds_known = false;  // no defined order
+      continue;
+    }
+    if (!lo->has_value() || !hi->has_value()) {
+      // Fine only when the row group has no values.
+      if (*st->null_count < rg.num_rows) fc.bounds_known = false;
+      continue;
+    }
+    if (st->is_min_value_exact == false || st->is_max_value_exact == false) fc.exact = false;
+    TARN_ASSIGN_OR_RETURN(Column lo_col, parquet::DecodeStatValue(md, leaf, file_type, **lo));
+    TARN_ASSIGN_OR_RETURN(Column hi_col, parquet::DecodeStatValue(md, leaf, file_type, **hi));
+    if (lo_col.length != 1 || hi_col.length != 1 || !lo_col.IsValid(0) || !hi_col.IsValid(0)) {
+      fc.bounds_known = false;
+      continue;
+    }
+    AppendScalarRow(lo_col, 0, &fc.mins);
+    AppendScalarRow(hi_col, 0, &fc.maxes);
+  }
+  if (fc.nulls_known && (fc.nulls < 0 || fc.nulls > fc.values)) {
+    return Status::Corruption("column '" + field.name + "' has a null count of " +
+                              std::to_string(fc.nulls) + " in " + std::to_string(fc.values) +
+                              " rows");
+  }
+  if (file_type != field.type) {
+    TARN_ASSIGN_OR_RETURN(fc.mins, CastColumn(fc.mins, field.type));
+    TARN_ASSIGN_OR_RETURN(fc.maxes, CastColumn(fc.maxes, field.type));
+  }
+  // Parquet: a +0 minimum may hide -0 values and a -0 maximum +0 ones. NaN bounds are useless.
+  if (field.type.is_floating()) {
+    const bool f32 = field.type.id() == TypeId::kFloat32;
+    for (int64_t i = 0; i < fc.mins.length; ++i) {
+      double lo = f32 ? fc.mins.Value<float>(i) : fc.mins.Value<double>(i);
+      double hi = f32 ? fc.maxes.Value<float>(i) : fc.maxes.Value<double>(i);
+      if (std::isnan(lo) || std::isnan(hi)) fc.bounds_known = false;
+      if (lo == 0 && !std::signbit(lo)) {
+        if (f32) {
+          fc.mins.mutable_values<float>()[i] = -0.0f;
+        } else {
+          fc.mins.mutable_values<double>()[i] = -0.0;
+        }
+      }
+      if (hi == 0 && std::signbit(hi)) {
+        if (f32) {
+          fc.maxes.mutable_values<float>()[i] = 0.0f;
+        } else {
+          fc.maxes.mutable_values<double>()[i] = 0.0;
+        }
+      }
+    }
+  }
+  return fc;
+}
+
+ColumnStats StatsOf(const FooterColumn& fc) {
+  ColumnStats st;
+  if (fc.bounds_known && fc.mins.length > 0) {
+    Column both(fc.mins.type);
+    for (int64_t i = 0; i < fc.mins.length; ++i) AppendScalarRow(fc.mins, i, &both);
+    for (int64_t i = 0; i < fc.maxes.length; ++i) AppendScalarRow(fc.maxes, i, &both);
+    st = ComputeColumnStats(fc.field_id, both);
+  }
+  st.field_id = fc.field_id;
+  st.value_count = fc.values;
+  st.null_count = fc.nulls;
+  st.nan_count.reset();
+  if (!fc.bounds_known) {
+    st.lower.reset();
+    st.upper.reset();
+  }
+  return st;
+}
+
+// The partition value of a whole file for one spec field, from its source column's footer.
+Result<std::optional<std::string>> FooterPartitionValue(const PartitionField& pf,
+                                                        const Field& source,
+                                                        const FooterColumn* fc) {
+  if (pf.transform.kind == TransformKind::kVoid) return std::optional<std::string>();
+  if (fc == nullptr) return std::optional<std::string>();  // column absent: all null
+  auto cannot = [&](const std::string& why) {
+    return Status::InvalidArgument("cannot tell the partition '" + pf.name +
+                                   "' of the file: " + why)
+        .WithField("column", source.name);
+  };
+  if (!fc->nulls_known) return cannot("no null count for column '" + source.name + "'");
+  if (fc->nulls == fc->values) return std::optional<std::string>();
+  if (!fc->bounds_known || fc->mins.length == 0) {
+    return cannot("no min/max statistics for column '" + source.name + "'");
+  }
+  if (!fc->exact) return cannot("the min/max of column '" + source.name + "' are truncated");
+  if (fc->nulls > 0) {
+    return Status::InvalidArgument("the file spans partitions: column '" + source.name +
+                                   "' has nulls and values (partition '" + pf.name + "')")
+        .WithField("column", source.name);
+  }
+  Column both(fc->mins.type);
+  for (int64_t i = 0; i < fc->mins.length; ++i) AppendScalarRow(fc->mins, i, &both);
+  for (int64_t i = 0; i < fc->maxes.length; ++i) AppendScalarRow(fc->maxes, i, &both);
+  const Column* check = &both;
+  Column transformed;
+  if (pf.transform.IsMonotone()) {
+    TARN_ASSIGN_OR_RETURN(transformed, ApplyTransform(pf.transform, both));
+    check = &transformed;
+  }
+  // Monotone: equal transformed bounds bound every value. Otherwise the column must be constant.
+  const std::string first = OrderedKey(*check, 0);
+  for (int64_t i = 1; i < check->length; ++i) {
+    if (OrderedKey(*check, i) != first) {
+      return Status::InvalidArgument("the file spans partitions: column '" + source.name +
+                                     "' has values in several partitions of '" + pf.name + "'")
+          .WithField("column", source.name);
+    }
+  }
+  if (check == &both) {
+    TARN_ASSIGN_OR_RETURN(transformed, ApplyTransform(pf.transform, both));
+  }
+  if (transformed.length < 1 || !transformed.IsValid(0)) return std::optional<std::string>();
+  return std::optional<std::string>(ValueText(transformed, 0));
+}
+
+Result<DataFile> FromFooterImpl(ObjectStore& store, std::string_view path, const Schema& schema,
+                                const PartitionSpec& spec) {
+  TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> file, store.OpenRead(path));
+  TARN_ASSIGN_OR_RETURN(parquet::FileMetaData md, parquet::FileReader::ReadFooter(*file));
+  TARN_ASSIGN_OR_RETURN(parquet::ParquetSchema ps, parquet::SchemaFromParquet(md));
+  if (md.num_rows < 0) return Status::Corruption("negative row count in the footer");
+  int64_t rg_rows = 0;
+  for (const parquet::RowGroup& rg : md.row_groups) {
+    if (rg.num_rows < 0 || rg.num_rows > md.num_rows - rg_rows) {
+      return Status::Corruption("row group row counts do not add up to the file's " +
+                                std::to_string(md.num_rows));
+    }
+    rg_rows += rg.num_rows;
+  }
+  if (rg_rows != md.num_rows) {
+    return Status::Corruption("row groups hold " + std::to_string(rg_rows) +
+                              " rows, the footer says " + std::to_string(md.num_rows));
+  }
+
+  DataFile df;
+  df.path = std::string(path);
+  df.record_count = md.num_rows;
+  df.file_size_bytes = static_cast<int64_t>(file->Size());
+  df.spec_id = spec.spec_id;
+
+  const std::vector<int> match = MatchFileFields(ps, schema);
+  std::map<int32_t, FooterColumn> by_id;
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    const Field& f = schema.fields[i];
+    if (match[i] < 0) {
+      if (!f.nullable) {
+        return Status::InvalidArgument("NOT NULL column '" + f.name + "' is missing from the file")
+            .WithField("column", f.name);
+      }
+      continue;
+    }
+    TARN_RETURN_NOT_OK(CheckFileColumn(ps, match[i], f));
+    if (f.type.is_nested()) continue;
+    if (ps.field_leaves[match[i]].size() != 1) continue;
+    Result<FooterColumn> fc = ReadFooterColumn(md, ps, match[i], f);
+    if (!fc.ok()) return fc.status().WithContext("column '" + f.name + "'");
+    if (!f.nullable && fc->nulls_known && fc->nulls > 0) {
+      return Status::InvalidArgument("NOT NULL column '" + f.name + "' has " +
+                                     std::to_string(fc->nulls) + " nulls in the file")
+          .WithField("column", f.name);
+    }
+    if (fc->nulls_known) df.columns.push_back(StatsOf(*fc));
+    by_id.emplace(f.field_id, std::move(fc).value());
+  }
+  std::sort(df.columns.begin(), df.columns.end(),
+            [](const ColumnStats& a, const ColumnStats& b) { return a.field_id < b.field_id; });
+
+  for (const PartitionField& pf : spec.fields) {
+    const int src = [&] {
+      for (size_t i = 0; i < schema.fields.size(); ++i) {
+        if (schema.fields[i].field_id == pf.source_id) return static_cast<int>(i);
+      }
+      return -1;
+    }();
+    if (src < 0) {
+      return Status::InvalidArgument("partition field '" + pf.name + "' has source id " +
+                                     std::to_string(pf.source_id) + ", not in the schema");
+    }
+    auto it = by_id.find(pf.source_id);
+    TARN_ASSIGN_OR_RETURN(
+        std::optional<std::string> v,
+        FooterPartitionValue(pf, schema.fields[src], it == by_id.end() ? nullptr : &it->second));
+    df.partition.push_back(std::move(v));
+  }
+  return df;
+}
+
+}  // namespace
+
+Result<std::vector<DataFile>> WriteDataFiles(ObjectStore& store, const Schema& schema,
+                                             const PartitionSpec& spec, const SortOrder& sort,
+                                             const std::vector<RecordBatch>& batches,
+                                             const DataWriteOptions& options) {
+  FileWrite fw{store, schema, spec, options, options.prefix, {}};
+  if (!fw.prefix.empty() && fw.prefix.back() != '/') fw.prefix += '/';
+  Result<std::vector<DataFile>> r = WriteImpl(fw, schema, spec, sort, batches);
+  if (!r.ok() && !fw.written.empty()) {
+    Status ignored = store.DeleteMany(fw.written);
+    (void)ignored;
+  }
+  return r;
+}
+
+Result<DataFile> DataFileFromFooter(ObjectStore& store, std::string_view path, const Schema& schema,
+                                    const PartitionSpec& spec) {
+  Result<DataFile> r = FromFooterImpl(store, path, schema, spec);
+  if (!r.ok()) return r.status().WithContext("reading the footer of " + std::string(path));
+  return r;
+}
+
+}  // namespace tarn
