@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "catalog/catalog_internal.h"
+#include "catalog/commit_queue.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
 
@@ -12,50 +14,13 @@ namespace tarn {
 
 namespace {
 
-using nlohmann::json;
-
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-Status WorkspaceNotFound(std::string_view name) {
-  return Status::NotFound("workspace '" + std::string(name) + "' does not exist")
-      .WithField("code", "workspace_not_found")
-      .WithField("workspace", std::string(name));
-}
-
-Status CollectionNotFound(const CollectionName& n) {
-  return Status::NotFound("collection '" + n.ToString() + "' does not exist")
-      .WithField("code", "collection_not_found")
-      .WithField("collection", n.ToString());
-}
-
-std::string EncodeProperties(const PropertyMap& props) {
-  json j = json::object();
-  for (const auto& [k, v] : props) j[k] = v;
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-// Properties as stored; a document that is not an object of strings is kCorruption.
-Result<PropertyMap> DecodeProperties(std::string_view text) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return Status::Corruption("stored properties are not a JSON object");
-  PropertyMap out;
-  for (const auto& [k, v] : j.items()) {
-    if (!v.is_string()) return Status::Corruption("stored property '" + k + "' is not a string");
-    out[k] = v.get<std::string>();
-  }
-  return out;
-}
-
-Status ValidatePropertyKeys(const PropertyMap& props) {
-  for (const auto& [k, v] : props) {
-    if (k.empty()) return Status::InvalidArgument("property key must not be empty");
-  }
-  return Status::OK();
-}
+using catalog_internal::CollectionNotFound;
+using catalog_internal::DecodeProperties;
+using catalog_internal::EncodeProperties;
+using catalog_internal::NowMicros;
+using catalog_internal::ValidatePropertyKeys;
+using catalog_internal::WorkspaceId;
+using catalog_internal::WorkspaceNotFound;
 
 constexpr char kWorkspaceColumns[] =
     "w.id, w.name, w.properties, w.deletion_protection, w.egress_protection, w.created_at, "
@@ -85,12 +50,6 @@ Result<std::optional<WorkspaceInfo>> LoadWorkspace(Transaction& tx, std::string_
   if (!row) return std::optional<WorkspaceInfo>();
   TARN_ASSIGN_OR_RETURN(auto w, WorkspaceFromRow(*row));
   return std::optional<WorkspaceInfo>(std::move(w));
-}
-
-Result<int64_t> WorkspaceId(Transaction& tx, std::string_view name) {
-  TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne("SELECT id FROM workspaces WHERE name = ?", {name}));
-  if (!row) return WorkspaceNotFound(name);
-  return row->Int64(0);
 }
 
 constexpr char kCollectionColumns[] =
@@ -180,7 +139,9 @@ Result<CollectionName> ParseCollectionName(std::string_view qualified) {
 }
 
 Catalog::Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse)
-    : metastore_(std::move(metastore)), warehouse_(std::move(warehouse)) {}
+    : metastore_(std::move(metastore)),
+      warehouse_(std::move(warehouse)),
+      commit_queue_(std::make_unique<CommitQueue>(metastore_.get())) {}
 
 Catalog::~Catalog() = default;
 
@@ -189,6 +150,13 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(std::string_view metastore_uri,
   TARN_ASSIGN_OR_RETURN(auto ms, Metastore::Open(metastore_uri));
   TARN_ASSIGN_OR_RETURN(auto store, OpenObjectStore(warehouse_uri));
   return std::unique_ptr<Catalog>(new Catalog(std::move(ms), std::move(store)));
+}
+
+Result<std::unique_ptr<Catalog>> Catalog::Open(std::string_view metastore_uri,
+                                               std::shared_ptr<ObjectStore> warehouse) {
+  if (!warehouse) return Status::InvalidArgument("a catalog needs a warehouse");
+  TARN_ASSIGN_OR_RETURN(auto ms, Metastore::Open(metastore_uri));
+  return std::unique_ptr<Catalog>(new Catalog(std::move(ms), std::move(warehouse)));
 }
 
 Result<std::unique_ptr<Catalog>> Catalog::OpenEmbedded(std::string_view dir) {

@@ -2,10 +2,13 @@
 //
 // Every mutation is one metastore transaction; correctness under concurrency (threads or
 // processes) comes from the database's unique constraints, never from in-process locks.
-// Datasets, commits and snapshots are not built yet (see README.md).
+// Datasets, commits, snapshots, planning and maintenance: catalog.h declares them, dataset.h
+// holds their value types, and datasets.cc, commit.cc, snapshots.cc, planning.cc and
+// maintenance.cc implement them.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,14 +16,16 @@
 #include <string_view>
 #include <vector>
 
+#include "catalog/dataset.h"
 #include "common/status.h"
 
 namespace tarn {
 
 class Metastore;
 class ObjectStore;
-
-using PropertyMap = std::map<std::string, std::string>;
+class BoundPredicate;
+struct RecordBatch;
+class CommitQueue;
 
 // Workspace property keys stored in their own columns rather than in the properties map.
 inline constexpr char kDeletionProtection[] = "deletion_protection";
@@ -43,6 +48,10 @@ struct CollectionName {
   std::string ToString() const { return workspace + "." + collection; }
 };
 Result<CollectionName> ParseCollectionName(std::string_view qualified);
+
+// The warehouse key of `path`: a key relative to the warehouse root, or a URI / absolute path
+// inside it. Anything else (or a key with "..") is kInvalidArgument, code=path_outside_warehouse.
+Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view path);
 
 struct WorkspaceInfo {
   int64_t id = 0;
@@ -78,6 +87,9 @@ class Catalog {
   // applied) and the object store of `warehouse_uri`.
   static Result<std::unique_ptr<Catalog>> Open(std::string_view metastore_uri,
                                                std::string_view warehouse_uri);
+  // The same over a warehouse object store the caller built (e.g. fault injection in tests).
+  static Result<std::unique_ptr<Catalog>> Open(std::string_view metastore_uri,
+                                               std::shared_ptr<ObjectStore> warehouse);
   // The embedded layout: `<dir>/catalog.db` (SQLite) and `<dir>/warehouse` (local objects);
   // `dir` is created when missing.
   static Result<std::unique_ptr<Catalog>> OpenEmbedded(std::string_view dir);
@@ -113,11 +125,104 @@ class Catalog {
   Status UnsetCollectionProperties(std::string_view qualified,
                                    const std::vector<std::string>& keys);
 
+  // ---- datasets (C3), named `workspace.collection.dataset` ----
+  // A missing dataset is kNotFound with code=dataset_not_found.
+  Result<DatasetInfo> CreateDataset(std::string_view qualified, DatasetDefinition def,
+                                    bool exists_ok = false);
+  // The dataset with its current schema, or with the schema of the selected snapshot.
+  Result<DatasetInfo> LoadDataset(std::string_view qualified, const SnapshotSelector& at = {});
+  Result<std::vector<DatasetInfo>> ListDatasets(std::string_view collection);
+  // Renames within its collection (`new_name` is the bare dataset name).
+  Status RenameDataset(std::string_view qualified, std::string_view new_name);
+  // Drops the dataset: its name is free at once. Without `purge` its history is kept (the
+  // collection stays non-empty); with `purge` every row goes and its files enter the removal
+  // ledger, refused while the workspace has deletion protection on.
+  Status DropDataset(std::string_view qualified, bool purge = false,
+                     std::optional<std::string> expected_uuid = std::nullopt);
+  Status SetDatasetProperties(std::string_view qualified, const PropertyMap& set,
+                              const std::vector<std::string>& unset = {});
+  // Schema evolution (C6): one new schema version; field ids never change or get reused.
+  // With `read_snapshot_id`, refused (kConflict) when the dataset committed since.
+  Result<DatasetInfo> AlterSchema(std::string_view qualified,
+                                  const std::vector<SchemaChange>& changes,
+                                  std::optional<int64_t> read_snapshot_id = std::nullopt);
+  // Partition spec (C7) and sort order evolution: later writes use them.
+  Result<DatasetInfo> SetPartitionSpec(std::string_view qualified, std::string_view spec);
+  Result<DatasetInfo> SetSortOrder(std::string_view qualified, std::string_view order);
+
+  // ---- commits (C4) ----
+  // Commits every part in one database transaction: one snapshot per dataset, all or nothing.
+  // Appends (kAppend/kAddFiles) to one dataset from threads of this process are grouped into
+  // one transaction, each still its own snapshot.
+  // Errors: kConflict (code=commit_conflict, retryable) when a non-append part's dataset
+  // committed after its read snapshot; kStale (code=incarnation_changed) when the dataset's
+  // uuid is not the expected one; kInvalidArgument for a missing author or bad files.
+  Result<std::vector<SnapshotInfo>> Commit(std::vector<DatasetCommit> parts);
+  Result<SnapshotInfo> Commit(DatasetCommit part);
+  // Writes `batches` (already in the dataset's current types, matched by field id or name)
+  // as Parquet under the warehouse, sorted and split by partition, and commits them.
+  Result<SnapshotInfo> Append(std::string_view qualified, const std::vector<RecordBatch>& batches,
+                              CommitMeta meta, CommitOperation op = CommitOperation::kAppend,
+                              std::optional<std::string> expected_uuid = std::nullopt);
+  // The same for input of any size: pulls batches from `next` until it returns nullopt, writes
+  // data files every ~kAppendFlushRows rows (memory stays bounded), and commits them all as one
+  // snapshot. An error from `next` or the commit deletes every file written.
+  using BatchSource = std::function<Result<std::optional<RecordBatch>>()>;
+  static constexpr int64_t kAppendFlushRows = 1'000'000;
+  static constexpr int64_t kAppendFlushBytes = 256ll << 20;
+  Result<SnapshotInfo> AppendStream(std::string_view qualified, const BatchSource& next,
+                                    CommitMeta meta, CommitOperation op = CommitOperation::kAppend,
+                                    std::optional<std::string> expected_uuid = std::nullopt);
+  // Registers files already in the warehouse (paths relative to its root, or URIs inside it);
+  // stats come from their footers.
+  Result<SnapshotInfo> AddFiles(std::string_view qualified, const std::vector<std::string>& paths,
+                                CommitMeta meta, bool truncate_first = false);
+  // Marks the rows matching `where` deleted with deletion vectors (rows stay in their files).
+  Result<SnapshotInfo> DeleteRows(std::string_view qualified, std::string_view where,
+                                  CommitMeta meta);
+  Result<SnapshotInfo> Rollback(std::string_view qualified, int64_t to_snapshot_id,
+                                CommitMeta meta);
+
+  // ---- snapshots, time travel and tags (C5) ----
+  Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified);
+  Result<SnapshotInfo> GetSnapshot(std::string_view qualified, const SnapshotSelector& at);
+  Status CreateTag(std::string_view qualified, std::string_view tag, const SnapshotSelector& at,
+                   bool replace = false);
+  Status DropTag(std::string_view qualified, std::string_view tag);
+  Result<std::vector<TagInfo>> ListTags(std::string_view qualified);
+
+  // ---- planning (C8) and scans ----
+  // Streams the live files at the selected snapshot that may hold rows matching `where`
+  // (empty = all); memory stays bounded by one file.
+  Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
+                   const std::function<Status(const PlannedFile&)>& fn);
+  // Streams the rows of the dataset at the snapshot, deletion vectors applied and filtered by
+  // `where`, in the snapshot's schema (plus `_tarn_row_id` when asked), one batch per file.
+  Status Scan(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
+              bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn);
+
+  // ---- change feed (C9) ----
+  // Files added and removed in (from, to]; `to` defaults to the current snapshot. A range
+  // reaching into expired snapshots is kExpired (code=changes_expired).
+  Result<ChangeSet> Changes(std::string_view qualified, int64_t from_snapshot_id,
+                            std::optional<int64_t> to_snapshot_id = std::nullopt);
+  // Consumer offsets only move forward (kFailedPrecondition, code=offset_regression).
+  Status CommitOffset(std::string_view qualified, std::string_view consumer, int64_t snapshot_id);
+  Result<std::optional<int64_t>> GetOffset(std::string_view qualified, std::string_view consumer);
+
+  // ---- maintenance (C11) ----
+  Result<ExpiryResult> ExpireSnapshots(std::string_view qualified, const ExpiryOptions& options);
+  // Deletes the objects in the removal ledger (nothing live or retained references them) and
+  // reports orphans: objects under dataset prefixes that no catalog row references.
+  Result<CleanupResult> Cleanup(bool delete_orphans = false);
+
  private:
   Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse);
+  Result<std::vector<SnapshotInfo>> CommitDirect(std::vector<DatasetCommit>& parts);
 
   std::unique_ptr<Metastore> metastore_;
   std::shared_ptr<ObjectStore> warehouse_;
+  std::unique_ptr<CommitQueue> commit_queue_;
 };
 
 }  // namespace tarn

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "metastore/metastore.h"
+#include "catalog/test_fixture.h"
 #include "metastore/test_util.h"
 
 namespace tarn {
@@ -23,47 +24,8 @@ using testing_util::PgExec;
 using testing_util::ScratchDir;
 using testing_util::TestName;
 
-#define ASSERT_OK(expr)                        \
-  if (::tarn::Status _st = (expr); _st.ok()) { \
-  } else /* NOLINT */                          \
-    GTEST_FAIL_AT(__FILE__, __LINE__) << _st.ToString()
-
-std::string FieldOf(const Status& st, const std::string& name) {
-  for (const auto& [k, v] : st.fields()) {
-    if (k == name) return v;
-  }
-  return "";
-}
-
-class CatalogSuite : public ::testing::TestWithParam<std::string> {
+class CatalogSuite : public CatalogBackendTest {
  protected:
-  void SetUp() override {
-    dir_ = ScratchDir() /
-           ("tarn-catalog-" + std::to_string(::getpid()) + "-" + GetParam() + "-" + TestName());
-    std::filesystem::remove_all(dir_);
-    if (GetParam() == "sqlite") {
-      auto c = Catalog::OpenEmbedded(dir_.string());
-      ASSERT_TRUE(c.ok()) << c.status().ToString();
-      cat_ = std::move(*c);
-      return;
-    }
-    const char* base = testing_util::PgBaseUri();
-    if (!base || !*base)
-      GTEST_SKIP() << "TARN_TEST_PG_URI not set (run under tests/run_with_pg.sh)";
-    std::string schema = "c_" + TestName();
-    PgExec(base, "DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema);
-    std::string b = base;
-    std::string uri =
-        b + (b.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
-    auto c = Catalog::Open(uri, (dir_ / "warehouse").string());
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    cat_ = std::move(*c);
-  }
-  void TearDown() override {
-    cat_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
   // Adds a dataset row directly (datasets are not in the Catalog API yet).
   void AddDataset(const std::string& qualified, const std::string& name, bool dropped = false) {
     auto c = cat_->GetCollection(qualified);
@@ -79,8 +41,6 @@ class CatalogSuite : public ::testing::TestWithParam<std::string> {
     }));
   }
 
-  std::filesystem::path dir_;
-  std::unique_ptr<Catalog> cat_;
 };
 
 TEST(CatalogNames, Identifiers) {

@@ -174,11 +174,27 @@ CREATE TABLE removal_ledger (
 CREATE INDEX removal_ledger_pending ON removal_ledger (deleted_at, recorded_at);
 )sql";
 
+// Datasets at work: running totals and commit time on the dataset row (the per-dataset
+// serialization point of commits), the expiry frontier, and an order-preserving key of each
+// file's first partition value so planning can prune partitions in SQL.
+constexpr char kDatasetsAtWork[] = R"sql(
+ALTER TABLE datasets ADD COLUMN total_files BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE datasets ADD COLUMN total_records BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE datasets ADD COLUMN total_bytes BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE datasets ADD COLUMN last_commit_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE datasets ADD COLUMN expired_through BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE data_files ADD COLUMN partition_key ${BLOB};
+CREATE INDEX data_files_live_partition ON data_files (dataset_id, partition_key)
+  WHERE removed_snapshot_id IS NULL;
+CREATE INDEX removal_ledger_dataset ON removal_ledger (dataset_id);
+CREATE INDEX data_files_path ON data_files (dataset_id, path);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& CatalogMigrations() {
-  static const std::vector<Migration>* migrations =
-      new std::vector<Migration>{{1, "catalog core", kCatalogCore}};
+  static const std::vector<Migration>* migrations = new std::vector<Migration>{
+      {1, "catalog core", kCatalogCore}, {2, "datasets at work", kDatasetsAtWork}};
   return *migrations;
 }
 

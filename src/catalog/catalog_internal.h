@@ -1,0 +1,64 @@
+// Helpers shared by the catalog's .cc files. Not part of the catalog's interface.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "catalog/catalog.h"
+#include "metastore/metastore.h"
+
+namespace tarn::catalog_internal {
+
+int64_t NowMicros();
+
+Status WorkspaceNotFound(std::string_view name);
+Status CollectionNotFound(const CollectionName& n);
+// kNotFound with code=dataset_not_found (or the workspace/collection error when that is what is
+// missing).
+Status DatasetNotFound(Transaction& tx, const DatasetName& n);
+
+std::string EncodeProperties(const PropertyMap& props);
+Result<PropertyMap> DecodeProperties(std::string_view text);
+Status ValidatePropertyKeys(const PropertyMap& props);
+
+Result<int64_t> WorkspaceId(Transaction& tx, std::string_view name);
+
+// The columns of a dataset row with its current schema and spec, for DatasetFromRow, over
+// `datasets d JOIN collections c JOIN workspaces w JOIN dataset_schemas s JOIN
+// dataset_partition_specs p` (kDatasetFrom).
+extern const char kDatasetColumns[];
+extern const char kDatasetFrom[];
+Result<DatasetInfo> DatasetFromRow(const Row& r);
+// The live dataset of that name (dropped ones are invisible), or kNotFound.
+Result<DatasetInfo> LoadLiveDataset(Transaction& tx, const DatasetName& n);
+// The schema with id `schema_id` of a dataset.
+Result<Schema> LoadSchema(Transaction& tx, int64_t dataset_id, int64_t schema_id);
+Result<PartitionSpec> LoadSpec(Transaction& tx, int64_t dataset_id, int64_t spec_id);
+
+// Snapshot rows: columns for SnapshotFromRow over `snapshots sn JOIN datasets d`.
+extern const char kSnapshotColumns[];
+Result<SnapshotInfo> SnapshotFromRow(const Row& r);
+// The snapshot id a selector resolves to for the dataset, with how it was resolved
+// ("current", "snapshot", "time", "tag:<name>"); kNotFound (code=snapshot_not_found) when there
+// is none, kExpired (code=snapshot_expired) when it expired. nullopt for the current snapshot of
+// a dataset without commits.
+struct ResolvedSnapshot {
+  std::optional<int64_t> snapshot_id;
+  std::string resolved_by;
+};
+Result<ResolvedSnapshot> ResolveSnapshot(Transaction& tx, const DatasetInfo& ds,
+                                         const SnapshotSelector& at);
+
+// Reserved tag names: they resolve to snapshots and cannot be created.
+bool IsReservedTag(std::string_view name);
+
+// The data_files columns for DataFileFromRow (alias f).
+extern const char kDataFileColumns[];
+Result<DataFile> DataFileFromRow(const Row& r, size_t first_col = 0);
+
+// The warehouse key prefix of a dataset's files: "datasets/<uuid>/".
+std::string DatasetPrefix(std::string_view uuid);
+
+}  // namespace tarn::catalog_internal

@@ -1,0 +1,771 @@
+// Commits (C4): one metastore transaction per commit group, one snapshot per dataset part.
+//
+// The dataset row is the serialization point: `UPDATE datasets SET last_snapshot_id =
+// last_snapshot_id + n ...` both locks it (PostgreSQL READ COMMITTED row lock, SQLite's write
+// lock) and hands out dense snapshot ids and row-id ranges. Appends to one dataset from threads
+// of this process queue in a CommitQueue; a leader commits everything queued in one
+// transaction, each part still its own snapshot, so the lock is taken once per group.
+#include "catalog/commit_queue.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog.h"
+#include "catalog/catalog_internal.h"
+#include "common/random.h"
+#include "metastore/metastore.h"
+#include "table/deletion_vector.h"
+#include "table/ordered_key.h"
+#include "table/schema_json.h"
+
+namespace tarn {
+
+using namespace catalog_internal;  // NOLINT: this file is part of the catalog
+
+namespace {
+
+Status Incarnation(const std::string& dataset, std::string_view actual,
+                   std::string_view expected) {
+  return Status::Stale("dataset '" + dataset + "' was recreated (its uuid is " +
+                       std::string(actual) + ", the commit expected " + std::string(expected) +
+                       ")")
+      .WithField("code", "incarnation_changed")
+      .WithField("dataset", dataset)
+      .WithField("dataset_uuid", std::string(actual));
+}
+
+Status ConflictSince(const std::string& dataset, int64_t read, int64_t now) {
+  return Status::Conflict("dataset '" + dataset + "' changed since snapshot " +
+                          std::to_string(read) + " (now at " + std::to_string(now) +
+                          "); reload and retry")
+      .WithField("code", "commit_conflict")
+      .WithField("dataset", dataset)
+      .WithField("current_snapshot_id", std::to_string(now));
+}
+
+Status ValidatePart(const DatasetCommit& p) {
+  if (p.meta.author.empty()) {
+    return Status::InvalidArgument("a commit needs an author").WithField("code", "author_required");
+  }
+  if (p.meta.idempotency_key && p.meta.idempotency_key->empty()) {
+    return Status::InvalidArgument("an idempotency key must not be empty");
+  }
+  for (const DataFile& f : p.added) {
+    if (f.path.empty() || f.path.front() == '/' || f.path.find("..") != std::string::npos) {
+      return Status::InvalidArgument("data file path '" + f.path +
+                                     "' must be a key inside the warehouse")
+          .WithField("path", f.path);
+    }
+    if (f.record_count < 0 || f.file_size_bytes < 0) {
+      return Status::InvalidArgument("data file '" + f.path + "' has negative counts");
+    }
+  }
+  switch (p.operation) {
+    case CommitOperation::kAppend:
+    case CommitOperation::kAddFiles:
+      if (!p.removed_paths.empty() || !p.deletes.empty()) {
+        return Status::InvalidArgument("an append cannot remove files or rows");
+      }
+      break;
+    case CommitOperation::kDeleteRows:
+      if (p.deletes.empty()) return Status::InvalidArgument("delete_rows needs row positions");
+      break;
+    case CommitOperation::kDeleteFiles:
+      if (p.removed_paths.empty()) return Status::InvalidArgument("delete_files needs paths");
+      break;
+    case CommitOperation::kRollback:
+      if (!p.rollback_to) return Status::InvalidArgument("rollback needs a target snapshot");
+      break;
+    default:
+      break;
+  }
+  return Status::OK();
+}
+
+// What one part changed, for its snapshot's summary.
+struct Delta {
+  int64_t added_files = 0, deleted_files = 0;
+  int64_t added_records = 0, deleted_records = 0;
+  int64_t added_bytes = 0, deleted_bytes = 0;
+};
+
+// The dataset row as the lock-and-allocate UPDATE returned it.
+struct Locked {
+  int64_t id = 0;
+  std::string uuid;
+  int64_t last_snapshot_id = 0;  // after the update
+  int64_t next_row_id = 0;       // after the update
+  int64_t commit_at = 0;
+  int64_t schema_id = 0;
+  int64_t spec_id = 0;
+  int64_t total_files = 0, total_records = 0, total_bytes = 0;  // after the update
+  std::string schema_json, spec_json;
+};
+
+std::string Placeholders(size_t rows, size_t cols) {
+  std::string one = "(";
+  for (size_t c = 0; c < cols; ++c) one += c ? ", ?" : "?";
+  one += ")";
+  std::string out;
+  out.reserve(rows * (one.size() + 2));
+  for (size_t r = 0; r < rows; ++r) {
+    if (r) out += ", ";
+    out += one;
+  }
+  return out;
+}
+
+// The order-preserving key of a file's first partition value (NULL when unpartitioned or null).
+Result<SqlValue> PartitionKey(const DataFile& f, const PartitionSpec& spec, const Schema& schema) {
+  if (spec.fields.empty() || f.partition.empty() || !f.partition[0]) return SqlValue::Null();
+  const PartitionField& pf = spec.fields[0];
+  const Field* source = nullptr;
+  for (const Field& fld : schema.fields) {
+    if (fld.field_id == pf.source_id) source = &fld;
+  }
+  if (!source) return SqlValue::Null();
+  TARN_ASSIGN_OR_RETURN(DataType type, pf.transform.ResultType(source->type));
+  TARN_ASSIGN_OR_RETURN(std::string key, OrderedKeyFromText(type, *f.partition[0]));
+  return SqlValue::Blob(key);
+}
+
+// Inserts data file rows added at `snapshot_id`, giving each its row-id range from *next_row_id.
+Status InsertFiles(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
+                   std::vector<DataFile>& files, int64_t* next_row_id, const PartitionSpec& spec,
+                   const Schema& schema) {
+  constexpr size_t kCols = 11, kChunk = 400;
+  for (size_t start = 0; start < files.size(); start += kChunk) {
+    size_t n = std::min(kChunk, files.size() - start);
+    SqlParams params;
+    params.reserve(n * kCols);
+    for (size_t i = start; i < start + n; ++i) {
+      DataFile& f = files[i];
+      f.first_row_id = *next_row_id;
+      f.added_snapshot_id = snapshot_id;
+      *next_row_id += f.record_count;
+      TARN_ASSIGN_OR_RETURN(SqlValue key, PartitionKey(f, spec, schema));
+      params.insert(params.end(), {dataset_id, f.path, f.format, snapshot_id, f.record_count,
+                                   f.file_size_bytes, int64_t{f.spec_id},
+                                   PartitionValuesToJson(f.partition), StatsToJson(f.columns),
+                                   f.first_row_id, std::move(key)});
+    }
+    TARN_RETURN_NOT_OK(
+        tx.Execute("INSERT INTO data_files (dataset_id, path, file_format, added_snapshot_id, "
+                   "record_count, file_size_bytes, spec_id, partition_values, stats, "
+                   "first_row_id, partition_key) VALUES " +
+                       Placeholders(n, kCols),
+                   params)
+            .status());
+  }
+  return Status::OK();
+}
+
+// Marks files removed at `snapshot_id` (with their live deletion vectors), given a WHERE clause
+// over data_files `f` beyond dataset and liveness. Returns the rows removed.
+Result<int64_t> RemoveFiles(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
+                            const std::string& where, const SqlParams& where_params,
+                            Delta* delta) {
+  SqlParams params = {snapshot_id, dataset_id};
+  params.insert(params.end(), where_params.begin(), where_params.end());
+  TARN_ASSIGN_OR_RETURN(
+      auto rows,
+      tx.Query("UPDATE data_files SET removed_snapshot_id = ? WHERE dataset_id = ? AND "
+               "removed_snapshot_id IS NULL" +
+                   where + " RETURNING id, record_count, file_size_bytes",
+               params));
+  if (rows.empty()) return 0;
+  std::vector<int64_t> ids;
+  for (const Row& r : rows) {
+    TARN_ASSIGN_OR_RETURN(int64_t id, r.Int64(0));
+    TARN_ASSIGN_OR_RETURN(int64_t records, r.Int64(1));
+    TARN_ASSIGN_OR_RETURN(int64_t bytes, r.Int64(2));
+    ids.push_back(id);
+    delta->deleted_files += 1;
+    delta->deleted_records += records;
+    delta->deleted_bytes += bytes;
+  }
+  // Rows already deleted by vectors were counted out of the totals when they were deleted.
+  constexpr size_t kChunk = 500;
+  for (size_t start = 0; start < ids.size(); start += kChunk) {
+    size_t n = std::min(kChunk, ids.size() - start);
+    SqlParams p = {snapshot_id};
+    std::string in;
+    for (size_t i = 0; i < n; ++i) {
+      in += i ? ", ?" : "?";
+      p.push_back(ids[start + i]);
+    }
+    TARN_ASSIGN_OR_RETURN(
+        auto dvs, tx.Query("UPDATE deletion_vectors SET removed_snapshot_id = ? WHERE "
+                           "removed_snapshot_id IS NULL AND data_file_id IN (" +
+                               in + ") RETURNING cardinality",
+                           p));
+    for (const Row& r : dvs) {
+      TARN_ASSIGN_OR_RETURN(int64_t card, r.Int64(0));
+      delta->deleted_records -= card;
+    }
+  }
+  return static_cast<int64_t>(rows.size());
+}
+
+// Applies row deletions to live files: the new vector is the union with the live one; a file
+// whose every row is deleted is removed instead.
+Status DeleteRowsIn(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
+                    const std::vector<FileDeletes>& deletes, const std::string& dataset,
+                    Delta* delta) {
+  for (const FileDeletes& d : deletes) {
+    TARN_ASSIGN_OR_RETURN(
+        auto row,
+        tx.QueryOne("SELECT f.id, f.record_count, f.file_size_bytes, dv.id, dv.cardinality, "
+                    "dv.positions FROM data_files f LEFT JOIN deletion_vectors dv ON "
+                    "dv.data_file_id = f.id AND dv.removed_snapshot_id IS NULL WHERE "
+                    "f.dataset_id = ? AND f.path = ? AND f.removed_snapshot_id IS NULL",
+                    {dataset_id, d.path}));
+    if (!row) {
+      return Status::Conflict("file '" + d.path + "' is no longer live in '" + dataset +
+                              "'; reload and retry")
+          .WithField("code", "commit_conflict")
+          .WithField("path", d.path);
+    }
+    TARN_ASSIGN_OR_RETURN(int64_t file_id, row->Int64(0));
+    TARN_ASSIGN_OR_RETURN(int64_t records, row->Int64(1));
+    TARN_ASSIGN_OR_RETURN(int64_t bytes, row->Int64(2));
+    std::vector<uint64_t> positions = d.positions;
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+    if (!positions.empty() && positions.back() >= static_cast<uint64_t>(records)) {
+      return Status::InvalidArgument("row position " + std::to_string(positions.back()) +
+                                     " is past the end of '" + d.path + "' (" +
+                                     std::to_string(records) + " rows)")
+          .WithField("path", d.path);
+    }
+    int64_t old_card = 0;
+    std::optional<int64_t> old_dv;
+    if (!row->IsNull(3)) {
+      TARN_ASSIGN_OR_RETURN(int64_t dv_id, row->Int64(3));
+      old_dv = dv_id;
+      TARN_ASSIGN_OR_RETURN(old_card, row->Int64(4));
+      TARN_ASSIGN_OR_RETURN(auto blob, row->Blob(5));
+      TARN_ASSIGN_OR_RETURN(auto old_positions, DecodeDeletionVector(blob));
+      positions = UnionPositions(old_positions, positions);
+    }
+    int64_t card = static_cast<int64_t>(positions.size());
+    if (card == old_card) continue;  // nothing new
+    if (old_dv) {
+      TARN_RETURN_NOT_OK(tx.Execute("UPDATE deletion_vectors SET removed_snapshot_id = ? WHERE "
+                                    "id = ?",
+                                    {snapshot_id, *old_dv})
+                             .status());
+    }
+    if (card == records) {
+      // Every row is gone: the file leaves the snapshot.
+      TARN_RETURN_NOT_OK(tx.Execute("UPDATE data_files SET removed_snapshot_id = ? WHERE id = ?",
+                                    {snapshot_id, file_id})
+                             .status());
+      delta->deleted_files += 1;
+      delta->deleted_bytes += bytes;
+      delta->deleted_records += records - old_card;
+      continue;
+    }
+    TARN_RETURN_NOT_OK(
+        tx.Execute("INSERT INTO deletion_vectors (dataset_id, data_file_id, added_snapshot_id, "
+                   "cardinality, positions) VALUES (?, ?, ?, ?, ?)",
+                   {dataset_id, file_id, snapshot_id, card,
+                    SqlValue::Blob(EncodeDeletionVector(positions))})
+            .status());
+    delta->deleted_records += card - old_card;
+  }
+  return Status::OK();
+}
+
+// Restores the file set (and deletion vectors) of snapshot `target` as snapshot `snapshot_id`.
+Status RollbackTo(Transaction& tx, int64_t dataset_id, int64_t snapshot_id, int64_t target,
+                  Delta* delta) {
+  // Files live now that were added after the target leave.
+  TARN_RETURN_NOT_OK(RemoveFiles(tx, dataset_id, snapshot_id, " AND added_snapshot_id > ?",
+                                 {target}, delta)
+                         .status());
+  // Files live at the target but removed since come back as new rows (same path, same rows).
+  TARN_ASSIGN_OR_RETURN(
+      auto back,
+      tx.Query(std::string("SELECT ") + kDataFileColumns +
+                   " FROM data_files f WHERE f.dataset_id = ? AND "
+                   "f.added_snapshot_id <= ? AND f.removed_snapshot_id > ? AND NOT EXISTS "
+                   "(SELECT 1 FROM data_files g WHERE g.dataset_id = f.dataset_id AND g.path = "
+                   "f.path AND g.removed_snapshot_id IS NULL)",
+               {dataset_id, target, target}));
+  for (const Row& r : back) {
+    TARN_ASSIGN_OR_RETURN(DataFile f, DataFileFromRow(r));
+    TARN_ASSIGN_OR_RETURN(
+        auto ins,
+        tx.QueryOne("INSERT INTO data_files (dataset_id, path, file_format, added_snapshot_id, "
+                    "record_count, file_size_bytes, spec_id, partition_values, stats, "
+                    "first_row_id, partition_key) SELECT dataset_id, path, file_format, ?, "
+                    "record_count, file_size_bytes, spec_id, partition_values, stats, "
+                    "first_row_id, partition_key FROM data_files WHERE id = ? RETURNING id",
+                    {snapshot_id, f.file_id}));
+    TARN_ASSIGN_OR_RETURN(int64_t new_id, ins->Int64(0));
+    delta->added_files += 1;
+    delta->added_records += f.record_count;
+    delta->added_bytes += f.file_size_bytes;
+    // Its vector at the target, if any, comes back with it.
+    TARN_ASSIGN_OR_RETURN(
+        auto dv, tx.QueryOne("SELECT cardinality, positions FROM deletion_vectors WHERE "
+                             "data_file_id = ? AND added_snapshot_id <= ? AND "
+                             "(removed_snapshot_id IS NULL OR removed_snapshot_id > ?)",
+                             {f.file_id, target, target}));
+    if (dv) {
+      TARN_ASSIGN_OR_RETURN(int64_t card, dv->Int64(0));
+      TARN_ASSIGN_OR_RETURN(auto blob, dv->Blob(1));
+      TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO deletion_vectors (dataset_id, data_file_id, "
+                                    "added_snapshot_id, cardinality, positions) VALUES (?, ?, "
+                                    "?, ?, ?)",
+                                    {dataset_id, new_id, snapshot_id, card, SqlValue::Blob(blob)})
+                             .status());
+      delta->added_records -= card;
+    }
+  }
+  // Files live both then and now: their vector must be the one live at the target.
+  TARN_ASSIGN_OR_RETURN(
+      auto kept,
+      tx.Query("SELECT f.id, (SELECT dv.id FROM deletion_vectors dv WHERE dv.data_file_id = "
+               "f.id AND dv.removed_snapshot_id IS NULL), (SELECT dv.id FROM deletion_vectors dv "
+               "WHERE dv.data_file_id = f.id AND dv.added_snapshot_id <= ? AND "
+               "(dv.removed_snapshot_id IS NULL OR dv.removed_snapshot_id > ?)) FROM data_files "
+               "f WHERE f.dataset_id = ? AND f.removed_snapshot_id IS NULL AND "
+               "f.added_snapshot_id <= ?",
+               {target, target, dataset_id, target}));
+  for (const Row& r : kept) {
+    TARN_ASSIGN_OR_RETURN(auto now_dv, r.OptionalInt64(1));
+    TARN_ASSIGN_OR_RETURN(auto then_dv, r.OptionalInt64(2));
+    if (now_dv == then_dv) continue;
+    TARN_ASSIGN_OR_RETURN(int64_t file_id, r.Int64(0));
+    if (now_dv) {
+      TARN_ASSIGN_OR_RETURN(
+          auto c, tx.QueryOne("UPDATE deletion_vectors SET removed_snapshot_id = ? WHERE id = ? "
+                              "RETURNING cardinality",
+                              {snapshot_id, *now_dv}));
+      TARN_ASSIGN_OR_RETURN(int64_t card, c->Int64(0));
+      delta->added_records += card;  // rows come back
+    }
+    if (then_dv) {
+      TARN_ASSIGN_OR_RETURN(
+          auto c, tx.QueryOne("INSERT INTO deletion_vectors (dataset_id, data_file_id, "
+                              "added_snapshot_id, cardinality, positions) SELECT dataset_id, ?, "
+                              "?, cardinality, positions FROM deletion_vectors WHERE id = ? "
+                              "RETURNING cardinality",
+                              {file_id, snapshot_id, *then_dv}));
+      TARN_ASSIGN_OR_RETURN(int64_t card, c->Int64(0));
+      delta->deleted_records += card;
+    }
+  }
+  return Status::OK();
+}
+
+// One dataset's parts of a commit group, in order.
+struct DatasetGroup {
+  std::string dataset;
+  std::vector<DatasetCommit*> parts;
+  std::vector<SnapshotInfo*> results;
+};
+
+Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& commit_id,
+                          bool shared_commit_id, int64_t now) {
+  TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(g.dataset));
+  // Idempotent replays first: a part whose key already committed returns that snapshot.
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < g.parts.size(); ++i) {
+    const auto& key = g.parts[i]->meta.idempotency_key;
+    if (key) {
+      TARN_ASSIGN_OR_RETURN(
+          auto row, tx.QueryOne(std::string("SELECT ") + kSnapshotColumns +
+                                    " FROM snapshots sn JOIN datasets d ON d.id = sn.dataset_id "
+                                    "JOIN collections c ON c.id = d.collection_id JOIN "
+                                    "workspaces w ON w.id = c.workspace_id WHERE w.name = ? AND "
+                                    "c.name = ? AND d.name = ? AND d.dropped_at IS NULL AND "
+                                    "sn.idempotency_key = ?",
+                                {n.workspace, n.collection, n.dataset, *key}));
+      if (row) {
+        TARN_ASSIGN_OR_RETURN(*g.results[i], SnapshotFromRow(*row));
+        g.results[i]->idempotent_replay = true;
+        continue;
+      }
+    }
+    todo.push_back(i);
+  }
+  if (todo.empty()) return Status::OK();
+
+  // Lock the dataset row and allocate snapshot ids and row ids. Appends add their totals here.
+  int64_t n_snaps = static_cast<int64_t>(todo.size());
+  int64_t add_rows = 0;
+  Delta append_sum;
+  for (size_t i : todo) {
+    const DatasetCommit& p = *g.parts[i];
+    for (const DataFile& f : p.added) add_rows += f.record_count;
+    if (IsAppendOnly(p.operation)) {
+      for (const DataFile& f : p.added) {
+        append_sum.added_files += 1;
+        append_sum.added_records += f.record_count;
+        append_sum.added_bytes += f.file_size_bytes;
+      }
+    }
+  }
+  TARN_ASSIGN_OR_RETURN(
+      auto row,
+      tx.QueryOne(
+          "UPDATE datasets SET last_snapshot_id = last_snapshot_id + ?, current_snapshot_id = "
+          "last_snapshot_id + ?, next_row_id = next_row_id + ?, total_files = total_files + ?, "
+          "total_records = total_records + ?, total_bytes = total_bytes + ?, last_commit_at = "
+          "CASE WHEN last_commit_at > ? THEN last_commit_at ELSE ? END, updated_at = ? WHERE "
+          "dropped_at IS NULL AND name = ? AND collection_id = (SELECT c.id FROM collections c "
+          "JOIN workspaces w ON w.id = c.workspace_id WHERE w.name = ? AND c.name = ?) "
+          "RETURNING id, uuid, last_snapshot_id, next_row_id, last_commit_at, schema_id, "
+          "spec_id, total_files, total_records, total_bytes, (SELECT s.schema_json FROM "
+          "dataset_schemas s WHERE s.dataset_id = datasets.id AND s.schema_id = "
+          "datasets.schema_id), (SELECT p.spec_json FROM dataset_partition_specs p WHERE "
+          "p.dataset_id = datasets.id AND p.spec_id = datasets.spec_id)",
+          {n_snaps, n_snaps, add_rows, append_sum.added_files, append_sum.added_records,
+           append_sum.added_bytes, now, now, now, n.dataset, n.workspace, n.collection}));
+  if (!row) return DatasetNotFound(tx, n);
+  Locked lk;
+  TARN_ASSIGN_OR_RETURN(lk.id, row->Int64(0));
+  TARN_ASSIGN_OR_RETURN(auto uuid, row->Text(1));
+  lk.uuid = std::string(uuid);
+  TARN_ASSIGN_OR_RETURN(lk.last_snapshot_id, row->Int64(2));
+  TARN_ASSIGN_OR_RETURN(lk.next_row_id, row->Int64(3));
+  TARN_ASSIGN_OR_RETURN(lk.commit_at, row->Int64(4));
+  TARN_ASSIGN_OR_RETURN(lk.schema_id, row->Int64(5));
+  TARN_ASSIGN_OR_RETURN(lk.spec_id, row->Int64(6));
+  TARN_ASSIGN_OR_RETURN(lk.total_files, row->Int64(7));
+  TARN_ASSIGN_OR_RETURN(lk.total_records, row->Int64(8));
+  TARN_ASSIGN_OR_RETURN(lk.total_bytes, row->Int64(9));
+  TARN_ASSIGN_OR_RETURN(auto schema_json, row->Text(10));
+  TARN_ASSIGN_OR_RETURN(auto spec_json, row->Text(11));
+  TARN_ASSIGN_OR_RETURN(Schema schema, SchemaFromJson(schema_json));
+  TARN_ASSIGN_OR_RETURN(PartitionSpec spec, PartitionSpec::FromJson(spec_json));
+
+  const int64_t base = lk.last_snapshot_id - n_snaps;  // the snapshot before this group
+  int64_t next_row_id = lk.next_row_id - add_rows;
+  int64_t total_files = lk.total_files - append_sum.added_files;
+  int64_t total_records = lk.total_records - append_sum.added_records;
+  int64_t total_bytes = lk.total_bytes - append_sum.added_bytes;
+  Delta other_sum;  // totals of non-append parts, applied at the end
+
+  for (size_t k = 0; k < todo.size(); ++k) {
+    DatasetCommit& p = *g.parts[todo[k]];
+    const int64_t snap = base + 1 + static_cast<int64_t>(k);
+    const int64_t before = snap - 1;
+    if (p.expected_uuid && *p.expected_uuid != lk.uuid) {
+      return Incarnation(g.dataset, lk.uuid, *p.expected_uuid);
+    }
+    if (!IsAppendOnly(p.operation) && p.read_snapshot_id && *p.read_snapshot_id != before) {
+      return ConflictSince(g.dataset, *p.read_snapshot_id, before);
+    }
+    if (!p.added.empty()) {
+      int64_t written = p.written_spec_id.value_or(p.added.front().spec_id);
+      for (const DataFile& f : p.added) {
+        if (f.spec_id != written) written = -1;
+      }
+      if (written != lk.spec_id) {
+        return Status::Conflict("the partition spec of '" + g.dataset +
+                                "' changed since the files were written; rewrite and retry")
+            .WithField("code", "spec_changed")
+            .WithField("dataset", g.dataset);
+      }
+      for (const DataFile& f : p.added) {
+        if (f.partition.size() != spec.fields.size()) {
+          return Status::InvalidArgument("data file '" + f.path + "' has " +
+                                         std::to_string(f.partition.size()) +
+                                         " partition values; the spec has " +
+                                         std::to_string(spec.fields.size()))
+              .WithField("path", f.path);
+        }
+      }
+    }
+    Delta d;
+    switch (p.operation) {
+      case CommitOperation::kOverwrite:
+      case CommitOperation::kTruncateAndAdd:
+        TARN_RETURN_NOT_OK(RemoveFiles(tx, lk.id, snap, "", {}, &d).status());
+        break;
+      case CommitOperation::kDeleteFiles:
+      case CommitOperation::kMerge: {
+        if (!p.removed_paths.empty()) {
+          std::string in;
+          SqlParams params;
+          for (const auto& path : p.removed_paths) {
+            in += in.empty() ? "?" : ", ?";
+            params.push_back(path);
+          }
+          TARN_ASSIGN_OR_RETURN(int64_t removed,
+                                RemoveFiles(tx, lk.id, snap, " AND path IN (" + in + ")",
+                                            params, &d));
+          if (removed != static_cast<int64_t>(p.removed_paths.size())) {
+            return Status::Conflict("some files to remove are no longer live in '" + g.dataset +
+                                    "'; reload and retry")
+                .WithField("code", "commit_conflict")
+                .WithField("dataset", g.dataset);
+          }
+        }
+        break;
+      }
+      case CommitOperation::kRollback: {
+        if (*p.rollback_to > before || *p.rollback_to < 0) {
+          return Status::InvalidArgument("cannot roll back to snapshot " +
+                                         std::to_string(*p.rollback_to));
+        }
+        TARN_ASSIGN_OR_RETURN(
+            auto exists, tx.QueryOne("SELECT expired_through FROM datasets WHERE id = ?",
+                                     {lk.id}));
+        TARN_ASSIGN_OR_RETURN(int64_t expired_through, exists->Int64(0));
+        if (*p.rollback_to < expired_through) {
+          return Status::Expired("snapshot " + std::to_string(*p.rollback_to) + " of '" +
+                                 g.dataset + "' has expired")
+              .WithField("code", "snapshot_expired");
+        }
+        TARN_RETURN_NOT_OK(RollbackTo(tx, lk.id, snap, *p.rollback_to, &d));
+        break;
+      }
+      default:
+        break;
+    }
+    if (!p.deletes.empty()) {
+      TARN_RETURN_NOT_OK(DeleteRowsIn(tx, lk.id, snap, p.deletes, g.dataset, &d));
+    }
+    if (!p.added.empty()) {
+      TARN_RETURN_NOT_OK(InsertFiles(tx, lk.id, snap, p.added, &next_row_id, spec, schema));
+      for (const DataFile& f : p.added) {
+        d.added_files += 1;
+        d.added_records += f.record_count;
+        d.added_bytes += f.file_size_bytes;
+      }
+    }
+    if (!IsAppendOnly(p.operation)) {
+      // Appends' totals went into the locking UPDATE; everything else is summed here.
+      other_sum.added_files += d.added_files;
+      other_sum.deleted_files += d.deleted_files;
+      other_sum.added_records += d.added_records;
+      other_sum.deleted_records += d.deleted_records;
+      other_sum.added_bytes += d.added_bytes;
+      other_sum.deleted_bytes += d.deleted_bytes;
+    }
+    total_files += d.added_files - d.deleted_files;
+    total_records += d.added_records - d.deleted_records;
+    total_bytes += d.added_bytes - d.deleted_bytes;
+
+    SnapshotInfo& s = *g.results[todo[k]];
+    s.dataset_uuid = lk.uuid;
+    s.snapshot_id = snap;
+    if (before > 0) s.parent_snapshot_id = before;
+    s.committed_at_us = lk.commit_at;
+    s.author = p.meta.author;
+    s.message = p.meta.message;
+    s.operation = std::string(CommitOperationName(p.operation));
+    s.user_created = p.meta.user_created;
+    s.schema_id = static_cast<int32_t>(lk.schema_id);
+    s.spec_id = static_cast<int32_t>(lk.spec_id);
+    s.added_files = d.added_files;
+    s.deleted_files = d.deleted_files;
+    s.total_files = total_files;
+    s.added_records = d.added_records;
+    s.deleted_records = d.deleted_records;
+    s.total_records = total_records;
+    s.added_bytes = d.added_bytes;
+    s.deleted_bytes = d.deleted_bytes;
+    s.total_bytes = total_bytes;
+    s.idempotency_key = p.meta.idempotency_key;
+    s.commit_id = shared_commit_id ? commit_id : NewUuidV4();
+    s.receipt = p.meta.receipt;
+    s.receipt_missing = p.meta.receipt.empty();
+  }
+
+  // Snapshot rows, in one statement.
+  constexpr size_t kCols = 22;
+  SqlParams params;
+  params.reserve(todo.size() * kCols);
+  for (size_t k = 0; k < todo.size(); ++k) {
+    const SnapshotInfo& s = *g.results[todo[k]];
+    params.insert(params.end(),
+                  {lk.id, s.snapshot_id, SqlValue::OptionalInt64(s.parent_snapshot_id),
+                   s.committed_at_us, s.author, s.message, s.operation, s.user_created,
+                   int64_t{s.schema_id}, int64_t{s.spec_id}, s.added_files, s.deleted_files,
+                   s.total_files, s.added_records, s.deleted_records, s.total_records,
+                   s.added_bytes, s.deleted_bytes, s.total_bytes, s.receipt.ToJson(),
+                   s.idempotency_key ? SqlValue(*s.idempotency_key) : SqlValue::Null(),
+                   s.commit_id});
+  }
+  TARN_RETURN_NOT_OK(
+      tx.Execute("INSERT INTO snapshots (dataset_id, snapshot_id, parent_snapshot_id, "
+                 "committed_at, author, message, operation, user_created, schema_id, spec_id, "
+                 "added_files, deleted_files, total_files, added_records, deleted_records, "
+                 "total_records, added_bytes, deleted_bytes, total_bytes, receipt, "
+                 "idempotency_key, commit_id) VALUES " +
+                     Placeholders(todo.size(), kCols),
+                 params)
+          .status());
+  if (other_sum.added_files || other_sum.deleted_files || other_sum.added_records ||
+      other_sum.deleted_records || other_sum.added_bytes || other_sum.deleted_bytes) {
+    TARN_RETURN_NOT_OK(
+        tx.Execute("UPDATE datasets SET total_files = total_files + ?, total_records = "
+                   "total_records + ?, total_bytes = total_bytes + ? WHERE id = ?",
+                   {other_sum.added_files - other_sum.deleted_files,
+                    other_sum.added_records - other_sum.deleted_records,
+                    other_sum.added_bytes - other_sum.deleted_bytes, lk.id})
+            .status());
+  }
+  return Status::OK();
+}
+
+// Commits `parts` in one transaction; results[i] is parts[i]'s snapshot.
+Status CommitParts(Metastore& ms, std::vector<DatasetCommit*>& parts,
+                   std::vector<SnapshotInfo>* results, bool shared_commit_id) {
+  for (DatasetCommit* p : parts) TARN_RETURN_NOT_OK(ValidatePart(*p));
+  // Datasets in name order, so two multi-dataset commits lock rows in the same order.
+  std::map<std::string, DatasetGroup> groups;
+  results->assign(parts.size(), SnapshotInfo());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto& g = groups[parts[i]->dataset];
+    g.dataset = parts[i]->dataset;
+    g.parts.push_back(parts[i]);
+    g.results.push_back(&(*results)[i]);
+  }
+  std::string commit_id = NewUuidV4();
+  // Files are copied per attempt: a retried transaction must start from the caller's input.
+  std::vector<std::vector<DataFile>> original;
+  original.reserve(parts.size());
+  for (DatasetCommit* p : parts) original.push_back(p->added);
+  size_t attempt = 0;
+  return ms.RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        if (attempt++ > 0) {
+          for (size_t i = 0; i < parts.size(); ++i) parts[i]->added = original[i];
+          for (auto& r : *results) r = SnapshotInfo();
+        }
+        int64_t now = NowMicros();
+        for (auto& [name, g] : groups) {
+          TARN_RETURN_NOT_OK(CommitDatasetGroup(tx, g, commit_id, shared_commit_id, now));
+        }
+        return Status::OK();
+      },
+      TxMode::kLockingWrite);
+}
+
+}  // namespace
+
+// ---- the in-process commit queue ----
+
+struct CommitQueue::Pending {
+  DatasetCommit* part;
+  SnapshotInfo result;
+  Status status;
+  bool done = false;
+};
+
+struct CommitQueue::Lane {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<Pending*> queue;
+  bool leader_active = false;
+};
+
+CommitQueue::CommitQueue(Metastore* ms) : ms_(ms) {}
+CommitQueue::~CommitQueue() = default;
+
+CommitQueue::Lane& CommitQueue::LaneFor(const std::string& dataset) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& lane = lanes_[dataset];
+  if (!lane) lane = std::make_unique<Lane>();
+  return *lane;
+}
+
+Result<SnapshotInfo> CommitQueue::Submit(DatasetCommit* part) {
+  Lane& lane = LaneFor(part->dataset);
+  Pending me{part, {}, Status::OK(), false};
+  std::unique_lock<std::mutex> lock(lane.mu);
+  lane.queue.push_back(&me);
+  while (true) {
+    lane.cv.wait(lock, [&] { return me.done || !lane.leader_active; });
+    if (me.done) break;
+    // Lead: commit everything queued (this part included) as one group.
+    lane.leader_active = true;
+    std::vector<Pending*> batch;
+    batch.swap(lane.queue);
+    if (batch.size() > kMaxGroup) {
+      lane.queue.assign(batch.begin() + kMaxGroup, batch.end());
+      batch.resize(kMaxGroup);
+    }
+    lock.unlock();
+    RunGroup(batch);
+    lock.lock();
+    for (Pending* p : batch) p->done = true;
+    lane.leader_active = false;
+    lane.cv.notify_all();
+  }
+  if (!me.status.ok()) return me.status;
+  return std::move(me.result);
+}
+
+void CommitQueue::RunGroup(std::vector<Pending*>& batch) {
+  std::vector<DatasetCommit*> parts;
+  for (Pending* p : batch) parts.push_back(p->part);
+  std::vector<SnapshotInfo> results;
+  Status st = CommitParts(*ms_, parts, &results, /*shared_commit_id=*/false);
+  if (st.ok()) {
+    for (size_t i = 0; i < batch.size(); ++i) batch[i]->result = std::move(results[i]);
+    return;
+  }
+  if (batch.size() == 1) {
+    // A racing commit with the same idempotency key won: the retry returns its snapshot.
+    if (st.kind() == ErrorKind::kAlreadyExists && batch[0]->part->meta.idempotency_key) {
+      st = CommitParts(*ms_, parts, &results, false);
+      if (st.ok()) {
+        batch[0]->result = std::move(results[0]);
+        return;
+      }
+    }
+    batch[0]->status = st;
+    return;
+  }
+  // One part spoiled the group: commit each on its own so every caller gets its own answer.
+  for (Pending* p : batch) {
+    std::vector<Pending*> one = {p};
+    RunGroup(one);
+  }
+}
+
+// ---- Catalog members ----
+
+Result<std::vector<SnapshotInfo>> Catalog::CommitDirect(std::vector<DatasetCommit>& parts) {
+  std::vector<DatasetCommit*> ptrs;
+  for (auto& p : parts) ptrs.push_back(&p);
+  std::vector<SnapshotInfo> results;
+  Status st = CommitParts(*metastore_, ptrs, &results, /*shared_commit_id=*/true);
+  if (st.kind() == ErrorKind::kAlreadyExists) {
+    bool keyed = std::all_of(parts.begin(), parts.end(),
+                             [](const DatasetCommit& p) { return p.meta.idempotency_key; });
+    if (keyed) st = CommitParts(*metastore_, ptrs, &results, true);
+  }
+  TARN_RETURN_NOT_OK(st);
+  return results;
+}
+
+Result<std::vector<SnapshotInfo>> Catalog::Commit(std::vector<DatasetCommit> parts) {
+  if (parts.empty()) return Status::InvalidArgument("a commit needs at least one dataset part");
+  for (const auto& p : parts) TARN_RETURN_NOT_OK(ParseDatasetName(p.dataset).status());
+  if (parts.size() == 1 && IsAppendOnly(parts[0].operation)) {
+    TARN_ASSIGN_OR_RETURN(auto s, commit_queue_->Submit(&parts[0]));
+    return std::vector<SnapshotInfo>{std::move(s)};
+  }
+  return CommitDirect(parts);
+}
+
+Result<SnapshotInfo> Catalog::Commit(DatasetCommit part) {
+  std::vector<DatasetCommit> parts;
+  parts.push_back(std::move(part));
+  TARN_ASSIGN_OR_RETURN(auto out, Commit(std::move(parts)));
+  return std::move(out[0]);
+}
+
+}  // namespace tarn

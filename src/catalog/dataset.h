@@ -1,0 +1,213 @@
+// Datasets, commits and snapshots: the value types of the catalog's dataset API (PRODUCT.md
+// C3 to C11). The operations are members of Catalog (catalog.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "table/data_file.h"
+#include "table/partition.h"
+#include "table/sort_order.h"
+#include "types/data_type.h"
+
+namespace tarn {
+
+using PropertyMap = std::map<std::string, std::string>;
+
+// A `workspace.collection.dataset` name, split and validated.
+struct DatasetName {
+  std::string workspace;
+  std::string collection;
+  std::string dataset;
+  std::string ToString() const { return workspace + "." + collection + "." + dataset; }
+};
+Result<DatasetName> ParseDatasetName(std::string_view qualified);
+
+struct DatasetDefinition {
+  Schema schema;                 // field ids assigned at create when -1
+  std::string partition_spec;    // PartitionSpec::Parse syntax; empty = unpartitioned
+  std::string sort_order;        // SortOrder::Parse syntax; empty = unsorted
+  std::string description;
+  PropertyMap properties;
+};
+
+struct DatasetInfo {
+  int64_t id = 0;
+  std::string uuid;  // the incarnation: a dataset dropped and recreated gets a new one
+  DatasetName name;
+  std::string description;
+  PropertyMap properties;
+  int32_t schema_id = 0;
+  Schema schema;  // the current schema, or the snapshot's when loaded at a snapshot
+  int32_t last_field_id = 0;
+  PartitionSpec spec;
+  std::vector<PartitionSpec> specs;  // every spec the dataset has had, by id (LoadDataset only)
+  SortOrder sort_order;
+  std::optional<int64_t> current_snapshot_id;  // nullopt before the first commit
+  int64_t next_row_id = 0;
+  int64_t total_files = 0;
+  int64_t total_records = 0;  // live rows: rows in live files minus rows deleted by vectors
+  int64_t total_bytes = 0;
+  int64_t expired_through = 0;  // snapshots with ids <= this are expired
+  int64_t created_at_us = 0;
+  int64_t updated_at_us = 0;
+  std::optional<int64_t> dropped_at_us;
+};
+
+// Which snapshot a read resolves to (C5). Empty = the current snapshot.
+struct SnapshotSelector {
+  std::optional<int64_t> snapshot_id;
+  std::optional<int64_t> at_time_us;  // the latest snapshot committed at or before this time
+  std::optional<std::string> tag;     // a tag name, or current / previous / head / last
+  bool empty() const { return !snapshot_id && !at_time_us && !tag; }
+  std::string ToString() const;  // "snapshot 4", "time 2024-...", "tag nightly", "current"
+};
+
+enum class CommitOperation : uint8_t {
+  kAppend,           // rows in: tarn wrote the files
+  kAddFiles,         // existing files registered
+  kOverwrite,        // every live file replaced by the added files (rows in)
+  kTruncateAndAdd,   // every live file replaced by registered files
+  kDeleteRows,       // deletion vectors
+  kDeleteFiles,      // files removed
+  kMerge,            // add, remove and delete rows in one snapshot
+  kRollback,         // the file set of an earlier snapshot restored
+  kCompact,          // maintenance rewrite (user_created = false)
+};
+std::string_view CommitOperationName(CommitOperation op);
+Result<CommitOperation> ParseCommitOperation(std::string_view name);
+// Appends and add_files never conflict with each other; the rest need an unchanged dataset.
+bool IsAppendOnly(CommitOperation op);
+
+// What a commit read and what produced it (PRODUCT.md V4).
+struct ReadReference {
+  std::string dataset;  // qualified name
+  std::string dataset_uuid;
+  int64_t snapshot_id = 0;
+  std::string resolved_by;  // "current", "snapshot", "time", "tag:<name>"
+};
+struct Receipt {
+  std::vector<ReadReference> reads;
+  std::string producer;  // "cli:append", "upload:<channel>", "task:<name>", "view:<name>"
+  bool empty() const { return reads.empty() && producer.empty(); }
+  std::string ToJson() const;
+  static Result<Receipt> FromJson(std::string_view json);
+};
+
+struct CommitMeta {
+  std::string author;  // required
+  std::string message;
+  std::optional<std::string> idempotency_key;  // a retry with the same key returns the original
+  Receipt receipt;  // a commit without one lands but its snapshot is flagged
+  bool user_created = true;
+};
+
+// Row deletions in one live file: positions (0-based row ordinals in the file).
+struct FileDeletes {
+  std::string path;
+  std::vector<uint64_t> positions;
+};
+
+// One dataset's part of a commit.
+struct DatasetCommit {
+  std::string dataset;  // qualified name
+  std::optional<std::string> expected_uuid;   // incarnation guard
+  std::optional<int64_t> read_snapshot_id;    // the snapshot the writer read (0 = empty dataset)
+  CommitOperation operation = CommitOperation::kAppend;
+  std::vector<DataFile> added;                // paths relative to the warehouse root
+  std::vector<std::string> removed_paths;     // kDeleteFiles, kMerge
+  std::vector<FileDeletes> deletes;           // kDeleteRows, kMerge
+  std::optional<int32_t> written_spec_id;     // the spec the added files' partitions follow
+  std::optional<int64_t> rollback_to;         // kRollback
+  CommitMeta meta;
+};
+
+struct SnapshotInfo {
+  std::string dataset_uuid;
+  int64_t snapshot_id = 0;
+  std::optional<int64_t> parent_snapshot_id;
+  int64_t committed_at_us = 0;
+  std::string author;
+  std::string message;
+  std::string operation;
+  bool user_created = true;
+  int32_t schema_id = 0;
+  int32_t spec_id = 0;
+  int64_t added_files = 0, deleted_files = 0, total_files = 0;
+  int64_t added_records = 0, deleted_records = 0, total_records = 0;
+  int64_t added_bytes = 0, deleted_bytes = 0, total_bytes = 0;
+  std::optional<std::string> idempotency_key;
+  std::string commit_id;  // shared by the snapshots of one multi-dataset commit
+  Receipt receipt;
+  bool receipt_missing = false;
+  bool idempotent_replay = false;  // true when an earlier commit with the same key was returned
+};
+
+struct TagInfo {
+  std::string name;
+  int64_t snapshot_id = 0;
+  int64_t created_at_us = 0;
+};
+
+// A live file at a snapshot with its deletion vector, as planning returns it (C8).
+struct PlannedFile {
+  DataFile file;
+  int64_t deleted_rows = 0;                // cardinality of the live deletion vector
+  std::optional<std::string> deletion_vector;  // its encoding (table/deletion_vector.h)
+};
+
+// Schema evolution (C6). Columns are addressed by name in the current schema.
+struct SchemaChange {
+  enum class Kind : uint8_t { kAddColumn, kDropColumn, kRenameColumn, kPromoteColumn, kMoveColumn,
+                              kSetNullable };
+  Kind kind = Kind::kAddColumn;
+  std::string column;
+  std::string new_name;                 // kRenameColumn
+  std::optional<DataType> type;         // kAddColumn, kPromoteColumn
+  bool nullable = true;                 // kAddColumn (must be true), kSetNullable
+  std::optional<std::string> after;     // kAddColumn / kMoveColumn: place after this column
+  bool first = false;                   // kMoveColumn / kAddColumn: place first
+};
+// Parses "add score FLOAT64", "drop c", "rename a TO b", "promote n INT64", "move c FIRST",
+// "move c AFTER b", "set nullable c" / "drop not null c".
+Result<SchemaChange> ParseSchemaChange(std::string_view text);
+
+// The change feed between two snapshots (C9): (from, to].
+struct ChangeSet {
+  int64_t from_snapshot_id = 0;
+  int64_t to_snapshot_id = 0;
+  std::vector<DataFile> added_files;
+  std::vector<DataFile> removed_files;
+  struct VectorChange {
+    std::string path;  // the data file
+    int64_t snapshot_id = 0;
+    int64_t cardinality = 0;
+    bool removed = false;  // the vector was replaced or its file removed
+  };
+  std::vector<VectorChange> deletion_vectors;
+};
+
+struct ExpiryOptions {
+  int64_t older_than_us = 0;       // snapshots committed before this time may expire
+  bool respect_consumer_offsets = true;
+  bool dry_run = false;
+};
+struct ExpiryResult {
+  std::string dataset;
+  int64_t expired_snapshots = 0;
+  int64_t expired_through = 0;
+  int64_t files_released = 0;  // rows moved to the removal ledger
+};
+struct CleanupResult {
+  int64_t objects_deleted = 0;
+  int64_t bytes_deleted = 0;
+  int64_t pending = 0;           // ledger entries left (errors)
+  std::vector<std::string> orphans;  // objects under dataset prefixes nobody references
+};
+
+}  // namespace tarn

@@ -1,0 +1,676 @@
+// Datasets, commits, snapshots, planning, the change feed and maintenance, on SQLite and
+// PostgreSQL (see test_fixture.h).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "catalog/catalog.h"
+#include "catalog/catalog_internal.h"
+#include "catalog/test_fixture.h"
+#include "datafile/reader.h"
+#include "metastore/metastore.h"
+#include "objectstore/object_store.h"
+#include "types/value_text.h"
+
+namespace tarn {
+namespace {
+
+// A batch of `schema` from rows of canonical text ("" = null).
+RecordBatch MakeBatch(const Schema& schema, const std::vector<std::vector<std::string>>& rows) {
+  RecordBatch b;
+  b.schema = schema;
+  for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < schema.fields.size(); ++c) {
+      if (row[c].empty()) {
+        b.columns[c].AppendNull();
+      } else {
+        Status st = AppendParsedValue(row[c], &b.columns[c]);
+        EXPECT_TRUE(st.ok()) << st.ToString();
+      }
+    }
+  }
+  b.num_rows = static_cast<int64_t>(rows.size());
+  return b;
+}
+
+RecordBatch CloneBatch(const RecordBatch& b) {
+  RecordBatch out;
+  out.schema = b.schema;
+  out.num_rows = b.num_rows;
+  for (const auto& c : b.columns) out.columns.push_back(c.Clone());
+  return out;
+}
+
+std::vector<RecordBatch> One(RecordBatch b) {
+  std::vector<RecordBatch> v;
+  v.push_back(std::move(b));
+  return v;
+}
+
+CommitMeta Meta(std::string message = "") {
+  CommitMeta m;
+  m.author = "tester";
+  m.message = std::move(message);
+  m.receipt.producer = "test";
+  return m;
+}
+
+class DatasetSuite : public CatalogBackendTest {
+ protected:
+  void SetUp() override {
+    CatalogBackendTest::SetUp();
+    if (!cat_) return;
+    ASSERT_OK(cat_->CreateWorkspace("w"));
+    ASSERT_OK(cat_->CreateCollection("w.c"));
+  }
+
+  DatasetInfo Create(const std::string& name, const std::string& schema,
+                     const std::string& spec = "", const std::string& sort = "") {
+    DatasetDefinition def;
+    auto s = Schema::Parse(schema);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    def.schema = *s;
+    def.partition_spec = spec;
+    def.sort_order = sort;
+    auto d = cat_->CreateDataset(name, def);
+    EXPECT_TRUE(d.ok()) << d.status().ToString();
+    return d.ok() ? *d : DatasetInfo();
+  }
+
+  SnapshotInfo Append(const std::string& name, const std::vector<std::vector<std::string>>& rows,
+                      const std::string& message = "") {
+    auto ds = cat_->LoadDataset(name);
+    EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+    auto s = cat_->Append(name, One(MakeBatch(ds->schema, rows)), Meta(message));
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? *s : SnapshotInfo();
+  }
+
+  // Every row of the dataset at `at` as "v1|v2|..." strings, sorted.
+  std::vector<std::string> Rows(const std::string& name, const SnapshotSelector& at = {},
+                                const std::string& where = "") {
+    std::vector<std::string> out;
+    Status st = cat_->Scan(name, at, where, false, [&](const RecordBatch& b) {
+      for (int64_t r = 0; r < b.num_rows; ++r) {
+        std::string line;
+        for (size_t c = 0; c < b.columns.size(); ++c) {
+          if (c) line += '|';
+          if (b.columns[c].IsValid(r)) AppendValueText(b.columns[c], r, &line);
+        }
+        out.push_back(line);
+      }
+      return Status::OK();
+    });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  std::vector<PlannedFile> Files(const std::string& name, const SnapshotSelector& at = {},
+                                 const std::string& where = "") {
+    std::vector<PlannedFile> out;
+    Status st = cat_->PlanFiles(name, at, where, [&](const PlannedFile& f) {
+      out.push_back(f);
+      return Status::OK();
+    });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return out;
+  }
+
+  static SnapshotSelector At(int64_t id) {
+    SnapshotSelector s;
+    s.snapshot_id = id;
+    return s;
+  }
+};
+
+TEST(DatasetNames, Parse) {
+  auto n = ParseDatasetName("w.c.d");
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(n->ToString(), "w.c.d");
+  for (const char* bad : {"w.c", "w.c.d.e", "w..d", "w.c.9d", "", "w.c.d e"}) {
+    EXPECT_EQ(ParseDatasetName(bad).status().kind(), ErrorKind::kInvalidArgument) << bad;
+  }
+}
+
+TEST(SchemaChanges, Parse) {
+  auto add = ParseSchemaChange("add score FLOAT64");
+  ASSERT_TRUE(add.ok()) << add.status().ToString();
+  EXPECT_EQ(add->kind, SchemaChange::Kind::kAddColumn);
+  EXPECT_EQ(add->column, "score");
+  EXPECT_EQ(add->type->ToString(), "FLOAT64");
+  auto after = ParseSchemaChange("add column note VARCHAR after id");
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(*after->after, "id");
+  auto ren = ParseSchemaChange("rename a TO b");
+  ASSERT_TRUE(ren.ok());
+  EXPECT_EQ(ren->new_name, "b");
+  auto pro = ParseSchemaChange("promote n INT64");
+  ASSERT_TRUE(pro.ok());
+  EXPECT_EQ(pro->kind, SchemaChange::Kind::kPromoteColumn);
+  auto mv = ParseSchemaChange("move c FIRST");
+  ASSERT_TRUE(mv.ok());
+  EXPECT_TRUE(mv->first);
+  auto dnn = ParseSchemaChange("drop not null c");
+  ASSERT_TRUE(dnn.ok());
+  EXPECT_EQ(dnn->kind, SchemaChange::Kind::kSetNullable);
+  for (const char* bad : {"", "add x", "frobnicate a", "rename a b", "move a SIDEWAYS",
+                          "promote x NOTATYPE"}) {
+    EXPECT_FALSE(ParseSchemaChange(bad).ok()) << bad;
+  }
+}
+
+TEST_P(DatasetSuite, CreateLoadListRenameDrop) {
+  auto ds = Create("w.c.events", "id INT64 NOT NULL, ts TIMESTAMP[us], name VARCHAR",
+                   "bucket(4, id), month(ts)", "id");
+  EXPECT_EQ(ds.schema.ToString(), "id INT64 NOT NULL, ts TIMESTAMP[us], name VARCHAR");
+  EXPECT_EQ(ds.schema.fields[2].field_id, 3);
+  EXPECT_EQ(ds.spec.fields.size(), 2u);
+  EXPECT_EQ(ds.sort_order.fields.size(), 1u);
+  EXPECT_FALSE(ds.current_snapshot_id);
+  EXPECT_EQ(ds.uuid.size(), 36u);
+
+  DatasetDefinition def;
+  def.schema = *Schema::Parse("x INT32");
+  auto dup = cat_->CreateDataset("w.c.events", def);
+  EXPECT_EQ(dup.status().kind(), ErrorKind::kAlreadyExists);
+  EXPECT_EQ(FieldOf(dup.status(), "code"), "dataset_exists");
+  auto same = cat_->CreateDataset("w.c.events", def, /*exists_ok=*/true);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->uuid, ds.uuid);
+
+  // Reserved and bad column names, bad specs.
+  def.schema = *Schema::Parse("_tarn_x INT32");
+  EXPECT_EQ(cat_->CreateDataset("w.c.bad", def).status().kind(), ErrorKind::kInvalidArgument);
+  def.schema = *Schema::Parse("x INT32");
+  def.partition_spec = "bucket(4, nope)";
+  EXPECT_EQ(cat_->CreateDataset("w.c.bad", def).status().kind(), ErrorKind::kInvalidArgument);
+  def.partition_spec = "";
+  EXPECT_EQ(cat_->CreateDataset("w.nope.bad", def).status().kind(), ErrorKind::kNotFound);
+  EXPECT_EQ(FieldOf(cat_->LoadDataset("w.c.missing").status(), "code"), "dataset_not_found");
+  EXPECT_EQ(FieldOf(cat_->LoadDataset("w.nope.missing").status(), "code"),
+            "collection_not_found");
+
+  Create("w.c.other", "x INT32");
+  auto list = cat_->ListDatasets("w.c");
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0].name.dataset, "events");
+
+  EXPECT_EQ(cat_->RenameDataset("w.c.other", "events").kind(), ErrorKind::kAlreadyExists);
+  ASSERT_OK(cat_->RenameDataset("w.c.other", "renamed"));
+  EXPECT_TRUE(cat_->LoadDataset("w.c.renamed").ok());
+
+  // Drop keeps history; the name is free; a recreated dataset is a new incarnation.
+  ASSERT_OK(cat_->DropDataset("w.c.renamed"));
+  EXPECT_EQ(cat_->LoadDataset("w.c.renamed").status().kind(), ErrorKind::kNotFound);
+  auto again = Create("w.c.renamed", "x INT32");
+  EXPECT_NE(again.uuid, "");
+  EXPECT_EQ(cat_->DropCollection("w.c").kind(), ErrorKind::kFailedPrecondition);
+  // Purge is refused while the workspace is protected.
+  Status purge = cat_->DropDataset("w.c.renamed", /*purge=*/true);
+  EXPECT_EQ(FieldOf(purge, "code"), "deletion_protected");
+  ASSERT_OK(cat_->SetWorkspaceProperties("w", {{"deletion_protection", "false"}}));
+  ASSERT_OK(cat_->DropDataset("w.c.renamed", true));
+  ASSERT_OK(cat_->DropDataset("w.c.events", true));
+  auto info = cat_->GetCollection("w.c");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->dataset_count, 0);
+  EXPECT_EQ(info->dropped_dataset_count, 0);
+  ASSERT_OK(cat_->DropCollection("w.c"));
+}
+
+TEST_P(DatasetSuite, AppendScanSnapshotsAndTotals) {
+  Create("w.c.t", "id INT64 NOT NULL, name VARCHAR, score FLOAT64");
+  auto s1 = Append("w.c.t", {{"1", "a", "1.5"}, {"2", "", "2.5"}}, "first");
+  EXPECT_EQ(s1.snapshot_id, 1);
+  EXPECT_FALSE(s1.parent_snapshot_id);
+  EXPECT_EQ(s1.operation, "append");
+  EXPECT_EQ(s1.added_files, 1);
+  EXPECT_EQ(s1.added_records, 2);
+  EXPECT_EQ(s1.total_records, 2);
+  EXPECT_GT(s1.added_bytes, 0);
+  auto s2 = Append("w.c.t", {{"3", "c", ""}});
+  EXPECT_EQ(s2.snapshot_id, 2);
+  EXPECT_EQ(*s2.parent_snapshot_id, 1);
+  EXPECT_EQ(s2.total_records, 3);
+  EXPECT_EQ(s2.total_files, 2);
+  EXPECT_GE(s2.committed_at_us, s1.committed_at_us);
+
+  EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"1|a|1.5", "2||2.5", "3|c|"}));
+  EXPECT_EQ(Rows("w.c.t", At(1)), (std::vector<std::string>{"1|a|1.5", "2||2.5"}));
+  EXPECT_EQ(Rows("w.c.t", {}, "id >= 2"), (std::vector<std::string>{"2||2.5", "3|c|"}));
+  EXPECT_EQ(Rows("w.c.t", {}, "name IS NULL"), (std::vector<std::string>{"2||2.5"}));
+
+  auto snaps = cat_->ListSnapshots("w.c.t");
+  ASSERT_TRUE(snaps.ok());
+  ASSERT_EQ(snaps->size(), 2u);
+  EXPECT_EQ((*snaps)[0].message, "first");
+  EXPECT_EQ((*snaps)[0].author, "tester");
+  EXPECT_EQ((*snaps)[0].receipt.producer, "test");
+  EXPECT_FALSE((*snaps)[0].receipt_missing);
+
+  auto ds = cat_->LoadDataset("w.c.t");
+  ASSERT_TRUE(ds.ok());
+  EXPECT_EQ(ds->total_records, 3);
+  EXPECT_EQ(ds->total_files, 2);
+  EXPECT_EQ(*ds->current_snapshot_id, 2);
+  EXPECT_EQ(ds->next_row_id, 3);
+
+  // Row lineage: contiguous, dataset-unique ranges.
+  auto files = Files("w.c.t");
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].file.first_row_id, 0);
+  EXPECT_EQ(files[1].file.first_row_id, 2);
+  std::set<int64_t> ids;
+  ASSERT_OK(cat_->Scan("w.c.t", {}, "", true, [&](const RecordBatch& b) {
+    const Column& rid = b.columns.back();
+    EXPECT_EQ(b.schema.fields.back().name, kRowIdColumnName);
+    for (int64_t r = 0; r < b.num_rows; ++r) ids.insert(rid.Value<int64_t>(r));
+    return Status::OK();
+  }));
+  EXPECT_EQ(ids, (std::set<int64_t>{0, 1, 2}));
+
+  // Author is required; a bad value type for the dataset is refused and nothing commits.
+  CommitMeta no_author;
+  auto batch = MakeBatch(ds->schema, {{"9", "x", "1"}});
+  EXPECT_EQ(FieldOf(cat_->Append("w.c.t", One(CloneBatch(batch)), no_author).status(), "code"),
+            "author_required");
+  EXPECT_EQ(cat_->ListSnapshots("w.c.t")->size(), 2u);
+}
+
+TEST_P(DatasetSuite, IdempotencyAndIncarnation) {
+  auto ds = Create("w.c.t", "id INT64");
+  CommitMeta m = Meta();
+  m.idempotency_key = "load-1";
+  auto batch = MakeBatch(ds.schema, {{"1"}});
+  auto a = cat_->Append("w.c.t", One(CloneBatch(batch)), m);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  auto b = cat_->Append("w.c.t", One(CloneBatch(batch)), m);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(a->snapshot_id, b->snapshot_id);
+  EXPECT_TRUE(b->idempotent_replay);
+  EXPECT_EQ(Rows("w.c.t").size(), 1u);
+
+  // Drop and recreate: a commit naming the old uuid is refused, whole.
+  ASSERT_OK(cat_->DropDataset("w.c.t"));
+  Create("w.c.t", "id INT64");
+  auto c = cat_->Append("w.c.t", One(CloneBatch(batch)), Meta(), CommitOperation::kAppend, ds.uuid);
+  EXPECT_EQ(c.status().kind(), ErrorKind::kStale);
+  EXPECT_EQ(FieldOf(c.status(), "code"), "incarnation_changed");
+  DatasetCommit part;
+  part.dataset = "w.c.t";
+  part.expected_uuid = ds.uuid;
+  part.meta = Meta();
+  auto d = cat_->Commit(part);
+  EXPECT_EQ(FieldOf(d.status(), "code"), "incarnation_changed");
+  EXPECT_TRUE(cat_->ListSnapshots("w.c.t")->empty());
+}
+
+TEST_P(DatasetSuite, ConflictsAndMultiDatasetCommit) {
+  auto a = Create("w.c.a", "id INT64");
+  Create("w.c.b", "id INT64");
+  Append("w.c.a", {{"1"}, {"2"}});
+  auto files = Files("w.c.a");
+  ASSERT_EQ(files.size(), 1u);
+  // A delete based on snapshot 1 conflicts once someone appended after it.
+  Append("w.c.a", {{"3"}});
+  DatasetCommit del;
+  del.dataset = "w.c.a";
+  del.operation = CommitOperation::kDeleteRows;
+  del.read_snapshot_id = 1;
+  del.deletes.push_back({files[0].file.path, {0}});
+  del.meta = Meta();
+  auto st = cat_->Commit(del);
+  EXPECT_EQ(st.status().kind(), ErrorKind::kConflict);
+  EXPECT_TRUE(IsRetryable(st.status().kind()));
+  EXPECT_EQ(FieldOf(st.status(), "code"), "commit_conflict");
+  // Appends never conflict: the same stale read snapshot is fine for an append.
+  DatasetCommit app;
+  app.dataset = "w.c.a";
+  app.read_snapshot_id = 1;
+  app.meta = Meta();
+  EXPECT_TRUE(cat_->Commit(app).ok());
+
+  // One commit across two datasets: all or nothing.
+  DatasetCommit pa, pb;
+  pa.dataset = "w.c.a";
+  pa.operation = CommitOperation::kDeleteRows;
+  pa.deletes.push_back({files[0].file.path, {1}});
+  pa.meta = Meta();
+  pb.dataset = "w.c.b";
+  pb.operation = CommitOperation::kDeleteFiles;
+  pb.removed_paths = {"datasets/none.parquet"};
+  pb.meta = Meta();
+  auto both = cat_->Commit(std::vector<DatasetCommit>{pa, pb});
+  EXPECT_FALSE(both.ok());
+  EXPECT_EQ(cat_->LoadDataset("w.c.a")->current_snapshot_id, 3);  // unchanged
+  EXPECT_EQ(Rows("w.c.a").size(), 3u);
+  pb.operation = CommitOperation::kAppend;
+  pb.removed_paths.clear();
+  auto ok = cat_->Commit(std::vector<DatasetCommit>{pa, pb});
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ((*ok)[0].commit_id, (*ok)[1].commit_id);
+  EXPECT_EQ((*ok)[0].snapshot_id, 4);
+  EXPECT_EQ((*ok)[1].snapshot_id, 1);
+  EXPECT_EQ(Rows("w.c.a"), (std::vector<std::string>{"1", "3"}));
+  (void)a;
+}
+
+TEST_P(DatasetSuite, DeleteRowsOverwriteRollbackAndTimeTravel) {
+  Create("w.c.t", "id INT64 NOT NULL, v VARCHAR");
+  Append("w.c.t", {{"1", "a"}, {"2", "b"}, {"3", "c"}});
+  auto del = cat_->DeleteRows("w.c.t", "id = 2 OR v = 'c'", Meta("del"));
+  ASSERT_TRUE(del.ok()) << del.status().ToString();
+  EXPECT_EQ(del->operation, "delete_rows");
+  EXPECT_EQ(del->deleted_records, 2);
+  EXPECT_EQ(del->total_records, 1);
+  EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"1|a"}));
+  EXPECT_EQ(Rows("w.c.t", At(1)).size(), 3u);
+  auto files = Files("w.c.t");
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].deleted_rows, 2);
+  // Deleting nothing commits nothing.
+  auto none = cat_->DeleteRows("w.c.t", "id = 42", Meta());
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->snapshot_id, 0);
+  // Deleting the last row removes the file.
+  auto last = cat_->DeleteRows("w.c.t", "id = 1", Meta());
+  ASSERT_TRUE(last.ok()) << last.status().ToString();
+  EXPECT_EQ(last->deleted_files, 1);
+  EXPECT_EQ(last->total_records, 0);
+  EXPECT_TRUE(Files("w.c.t").empty());
+
+  // Overwrite replaces everything.
+  auto ds = cat_->LoadDataset("w.c.t");
+  auto ow = cat_->Append("w.c.t", One(MakeBatch(ds->schema, {{"7", "x"}})), Meta(),
+                         CommitOperation::kOverwrite);
+  ASSERT_TRUE(ow.ok()) << ow.status().ToString();
+  EXPECT_EQ(ow->snapshot_id, 4);
+  EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"7|x"}));
+
+  // Time travel by tag and by time; reserved tags.
+  ASSERT_OK(cat_->CreateTag("w.c.t", "before_delete", At(1)));
+  EXPECT_EQ(FieldOf(cat_->CreateTag("w.c.t", "current", {}), "code"), "reserved_name");
+  EXPECT_EQ(cat_->CreateTag("w.c.t", "before_delete", At(2)).kind(), ErrorKind::kAlreadyExists);
+  SnapshotSelector tag;
+  tag.tag = "before_delete";
+  EXPECT_EQ(Rows("w.c.t", tag).size(), 3u);
+  tag.tag = "previous";
+  EXPECT_EQ(cat_->GetSnapshot("w.c.t", tag)->snapshot_id, 3);
+  auto s1 = cat_->GetSnapshot("w.c.t", At(1));
+  ASSERT_TRUE(s1.ok());
+  SnapshotSelector when;
+  when.at_time_us = s1->committed_at_us;
+  EXPECT_GE(cat_->GetSnapshot("w.c.t", when)->snapshot_id, 1);
+  when.at_time_us = s1->committed_at_us - 1;
+  EXPECT_EQ(FieldOf(cat_->GetSnapshot("w.c.t", when).status(), "code"), "snapshot_not_found");
+  EXPECT_EQ(FieldOf(cat_->GetSnapshot("w.c.t", At(99)).status(), "code"), "snapshot_not_found");
+
+  // Rollback to snapshot 2 (1 live row with a vector) as a new snapshot.
+  auto rb = cat_->Rollback("w.c.t", 2, Meta("undo"));
+  ASSERT_TRUE(rb.ok()) << rb.status().ToString();
+  EXPECT_EQ(rb->snapshot_id, 5);
+  EXPECT_EQ(rb->operation, "rollback");
+  EXPECT_EQ(rb->total_records, 1);
+  EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"1|a"}));
+  EXPECT_EQ(cat_->LoadDataset("w.c.t")->total_records, 1);
+  auto tags = cat_->ListTags("w.c.t");
+  ASSERT_EQ(tags->size(), 1u);
+  ASSERT_OK(cat_->DropTag("w.c.t", "before_delete"));
+  EXPECT_EQ(FieldOf(cat_->DropTag("w.c.t", "before_delete"), "code"), "tag_not_found");
+}
+
+TEST_P(DatasetSuite, SchemaEvolutionReadsOldFilesByFieldId) {
+  Create("w.c.t", "id INT32 NOT NULL, name VARCHAR, f FLOAT32");
+  Append("w.c.t", {{"1", "a", "0.5"}});
+  std::vector<SchemaChange> changes;
+  for (const char* c : {"add score FLOAT64", "rename name TO label", "promote id INT64",
+                        "promote f FLOAT64", "move score FIRST"}) {
+    changes.push_back(*ParseSchemaChange(c));
+  }
+  auto ds = cat_->AlterSchema("w.c.t", changes);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ(ds->schema.ToString(), "score FLOAT64, id INT64 NOT NULL, label VARCHAR, f FLOAT64");
+  EXPECT_EQ(ds->schema.fields[0].field_id, 4);
+  EXPECT_EQ(ds->schema.fields[2].field_id, 2);
+  Append("w.c.t", {{"9.5", "2", "b", "1.25"}});
+  EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"9.5|2|b|1.25", "|1|a|0.5"}));
+  // The old snapshot reads with its own schema.
+  EXPECT_EQ(Rows("w.c.t", At(1)), (std::vector<std::string>{"1|a|0.5"}));
+  // Field ids are never reused: drop then add gives a new id.
+  auto d2 = cat_->AlterSchema("w.c.t", {*ParseSchemaChange("drop label")});
+  ASSERT_TRUE(d2.ok());
+  auto d3 = cat_->AlterSchema("w.c.t", {*ParseSchemaChange("add label VARCHAR")});
+  ASSERT_TRUE(d3.ok());
+  EXPECT_EQ(d3->schema.fields.back().field_id, 5);
+  EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"9.5|2|1.25|", "|1|0.5|"}));
+  // Lossy promotions, NOT NULL additions and unknown columns are refused.
+  EXPECT_EQ(FieldOf(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("promote score FLOAT32")})
+                        .status(),
+                    "code"),
+            "promotion_not_lossless");
+  EXPECT_FALSE(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("add x INT64 NOT NULL")}).ok());
+  EXPECT_EQ(FieldOf(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("drop nope")}).status(),
+                    "code"),
+            "column_not_found");
+  // DDL with a stale read snapshot conflicts.
+  EXPECT_EQ(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("add y INT64")}, 1).status().kind(),
+            ErrorKind::kConflict);
+}
+
+TEST_P(DatasetSuite, PartitionedAppendAndPruning) {
+  Create("w.c.ev", "team INT64 NOT NULL, ts TIMESTAMP[us], v VARCHAR", "team, month(ts)", "ts");
+  // 2 teams x 3 months -> 6 files in one snapshot.
+  auto s = Append("w.c.ev", {{"101", "2026-01-05 00:00:00", "a"},
+                             {"102", "2026-01-06 00:00:00", "b"},
+                             {"101", "2026-02-05 00:00:00", "c"},
+                             {"102", "2026-02-06 00:00:00", "d"},
+                             {"101", "2026-03-05 00:00:00", "e"},
+                             {"102", "2026-03-06 00:00:00", "f"},
+                             {"101", "2026-01-01 00:00:00", "g"}});
+  EXPECT_EQ(s.added_files, 6);
+  EXPECT_EQ(s.added_records, 7);
+  auto files = Files("w.c.ev");
+  ASSERT_EQ(files.size(), 6u);
+  std::set<std::string> parts;
+  for (const auto& f : files) {
+    ASSERT_EQ(f.file.partition.size(), 2u);
+    parts.insert(*f.file.partition[0] + "/" + *f.file.partition[1]);
+  }
+  // Iceberg months since 1970: 2026-01 = 672.
+  EXPECT_EQ(parts, (std::set<std::string>{"101/672", "101/673", "101/674", "102/672", "102/673",
+                                          "102/674"}));
+  EXPECT_EQ(Files("w.c.ev", {}, "team = 101").size(), 3u);
+  EXPECT_EQ(Files("w.c.ev", {}, "team = 101 AND ts >= '2026-02-01'").size(), 2u);
+  EXPECT_EQ(Files("w.c.ev", {}, "team IN (102)").size(), 3u);
+  EXPECT_EQ(Files("w.c.ev", {}, "team = 5").size(), 0u);
+  EXPECT_EQ(Files("w.c.ev", {}, "v = 'zzz'").size(), 0u);  // pruned on bounds
+  EXPECT_EQ(Rows("w.c.ev", {}, "team = 101 AND ts < '2026-01-31'"),
+            (std::vector<std::string>{"101|2026-01-01T00:00:00|g", "101|2026-01-05T00:00:00|a"}));
+  // Rows are sorted by ts within the file.
+  int checked = 0;
+  ASSERT_OK(cat_->Scan("w.c.ev", {}, "team = 101 AND ts < '2026-01-31'", false,
+                       [&](const RecordBatch& b) {
+                         EXPECT_LE(b.columns[1].Value<int64_t>(0), b.columns[1].Value<int64_t>(1));
+                         ++checked;
+                         return Status::OK();
+                       }));
+  EXPECT_EQ(checked, 1);
+  // Spec evolution: new files follow the new spec, old ones keep theirs.
+  auto ds = cat_->SetPartitionSpec("w.c.ev", "team");
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ(ds->spec.spec_id, 1);
+  Append("w.c.ev", {{"103", "2026-01-05 00:00:00", "h"}});
+  EXPECT_EQ(Files("w.c.ev", {}, "team = 103").size(), 1u);
+  EXPECT_EQ(Files("w.c.ev", {}, "team = 101").size(), 3u);
+}
+
+TEST_P(DatasetSuite, AddFilesFromFooters) {
+  auto ds = Create("w.c.src", "id INT64 NOT NULL, v VARCHAR");
+  Append("w.c.src", {{"1", "a"}, {"5", "e"}});
+  auto files = Files("w.c.src");
+  ASSERT_EQ(files.size(), 1u);
+  Create("w.c.dst", "id INT64 NOT NULL, v VARCHAR");
+  auto s = cat_->AddFiles("w.c.dst", {files[0].file.path}, Meta());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->operation, "add_files");
+  EXPECT_EQ(s->added_records, 2);
+  auto dst = Files("w.c.dst");
+  ASSERT_EQ(dst.size(), 1u);
+  EXPECT_EQ(dst[0].file.record_count, 2);
+  EXPECT_NE(dst[0].file.FindStats(1), nullptr);
+  EXPECT_EQ(Files("w.c.dst", {}, "id > 5").size(), 0u);
+  EXPECT_EQ(Rows("w.c.dst"), (std::vector<std::string>{"1|a", "5|e"}));
+  // Outside the warehouse: refused.
+  auto out = cat_->AddFiles("w.c.dst", {"/etc/passwd"}, Meta());
+  EXPECT_EQ(FieldOf(out.status(), "code"), "path_outside_warehouse");
+  EXPECT_FALSE(cat_->AddFiles("w.c.dst", {"../x.parquet"}, Meta()).ok());
+  // truncate_and_add_files replaces the content.
+  auto t = cat_->AddFiles("w.c.dst", {files[0].file.path}, Meta(), /*truncate_first=*/true);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->operation, "truncate_and_add_files");
+  EXPECT_EQ(t->total_records, 2);
+}
+
+TEST_P(DatasetSuite, ChangeFeedOffsetsExpiryAndCleanup) {
+  Create("w.c.t", "id INT64");
+  Append("w.c.t", {{"1"}});
+  Append("w.c.t", {{"2"}});
+  ASSERT_TRUE(cat_->DeleteRows("w.c.t", "id = 1", Meta()).ok());  // removes file 1
+  auto ch = cat_->Changes("w.c.t", 0);
+  ASSERT_TRUE(ch.ok()) << ch.status().ToString();
+  EXPECT_EQ(ch->to_snapshot_id, 3);
+  EXPECT_EQ(ch->added_files.size(), 2u);
+  EXPECT_EQ(ch->removed_files.size(), 1u);
+  auto ch2 = cat_->Changes("w.c.t", 1, 2);
+  ASSERT_TRUE(ch2.ok());
+  EXPECT_EQ(ch2->added_files.size(), 1u);
+  EXPECT_TRUE(ch2->removed_files.empty());
+  EXPECT_FALSE(cat_->Changes("w.c.t", 2, 9).ok());
+
+  // Offsets only move forward.
+  ASSERT_OK(cat_->CommitOffset("w.c.t", "reader", 1));
+  ASSERT_OK(cat_->CommitOffset("w.c.t", "reader", 1));
+  EXPECT_EQ(FieldOf(cat_->CommitOffset("w.c.t", "reader", 0), "code"), "offset_regression");
+  EXPECT_EQ(cat_->GetOffset("w.c.t", "reader")->value_or(-1), 1);
+  EXPECT_FALSE(cat_->GetOffset("w.c.t", "nobody")->has_value());
+
+  // Expiry respects the consumer floor (offset 1), then expires up to the current one - 1.
+  ExpiryOptions opt;
+  opt.older_than_us = catalog_internal::NowMicros() + 1'000'000;
+  auto e1 = cat_->ExpireSnapshots("w.c.t", opt);
+  ASSERT_TRUE(e1.ok()) << e1.status().ToString();
+  EXPECT_EQ(e1->expired_through, 1);
+  EXPECT_EQ(e1->files_released, 0);  // file 1 was removed at 3 > 1
+  opt.respect_consumer_offsets = false;
+  auto e2 = cat_->ExpireSnapshots("w.c.t", opt);
+  ASSERT_TRUE(e2.ok());
+  EXPECT_EQ(e2->expired_through, 2);
+  EXPECT_EQ(e2->files_released, 0);
+  EXPECT_EQ(FieldOf(cat_->Changes("w.c.t", 1).status(), "code"), "changes_expired");
+  EXPECT_EQ(cat_->Changes("w.c.t", 1).status().kind(), ErrorKind::kExpired);
+  EXPECT_EQ(FieldOf(cat_->GetSnapshot("w.c.t", At(1)).status(), "code"), "snapshot_expired");
+  Append("w.c.t", {{"3"}});  // snapshot 4, so 3 can expire and release file 1
+  auto e3 = cat_->ExpireSnapshots("w.c.t", opt);
+  ASSERT_TRUE(e3.ok());
+  EXPECT_EQ(e3->expired_through, 3);
+  EXPECT_EQ(e3->files_released, 1);
+  EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"2", "3"}));
+
+  auto before = cat_->warehouse().List("datasets/", "", 1000);
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(before->objects.size(), 3u);
+  auto clean = cat_->Cleanup();
+  ASSERT_TRUE(clean.ok()) << clean.status().ToString();
+  EXPECT_EQ(clean->objects_deleted, 1);
+  EXPECT_TRUE(clean->orphans.empty());
+  auto after = cat_->warehouse().List("datasets/", "", 1000);
+  EXPECT_EQ(after->objects.size(), 2u);
+  // Every live file still exists.
+  for (const auto& f : Files("w.c.t")) EXPECT_TRUE(cat_->warehouse().Head(f.file.path).ok());
+  EXPECT_EQ(cat_->Cleanup()->objects_deleted, 0);
+}
+
+TEST_P(DatasetSuite, AppendStreamIsOneSnapshotAndCleansUpOnError) {
+  auto ds = Create("w.c.t", "id INT64 NOT NULL");
+  int calls = 0;
+  auto source = [&](bool fail_third) {
+    calls = 0;
+    return [&, fail_third]() -> Result<std::optional<RecordBatch>> {
+      ++calls;
+      if (calls == 3 && fail_third) return Status::InvalidArgument("bad row in the input");
+      if (calls > 4) return std::optional<RecordBatch>();
+      return std::optional<RecordBatch>(MakeBatch(ds.schema, {{std::to_string(calls)}}));
+    };
+  };
+  auto bad = cat_->AppendStream("w.c.t", source(true), Meta());
+  EXPECT_EQ(bad.status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_TRUE(cat_->ListSnapshots("w.c.t")->empty());
+  auto listed = cat_->warehouse().List("datasets/", "", 100);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->objects.empty());
+  auto good = cat_->AppendStream("w.c.t", source(false), Meta());
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  EXPECT_EQ(good->snapshot_id, 1);
+  EXPECT_EQ(good->added_records, 4);
+  EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"1", "2", "3", "4"}));
+  // An empty input appends nothing.
+  auto empty = cat_->AppendStream(
+      "w.c.t", []() -> Result<std::optional<RecordBatch>> { return std::optional<RecordBatch>(); },
+      Meta());
+  EXPECT_EQ(FieldOf(empty.status(), "code"), "no_rows");
+}
+
+TEST_P(DatasetSuite, ConcurrentAppendsAreDenseAndGrouped) {
+  auto ds = Create("w.c.t", "id INT64");
+  constexpr int kThreads = 8, kEach = 10;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        DatasetCommit part;
+        part.dataset = "w.c.t";
+        DataFile f;
+        f.path = "datasets/x/t" + std::to_string(t) + "-" + std::to_string(i) + ".parquet";
+        f.record_count = 10;
+        f.file_size_bytes = 100;
+        part.added.push_back(f);
+        part.meta = Meta();
+        if (!cat_->Commit(part).ok()) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  auto snaps = cat_->ListSnapshots("w.c.t");
+  ASSERT_TRUE(snaps.ok());
+  ASSERT_EQ(snaps->size(), static_cast<size_t>(kThreads * kEach));
+  std::set<int64_t> first_rows;
+  for (size_t i = 0; i < snaps->size(); ++i) {
+    EXPECT_EQ((*snaps)[i].snapshot_id, static_cast<int64_t>(i + 1));
+    EXPECT_EQ((*snaps)[i].total_records, static_cast<int64_t>(10 * (i + 1)));
+    if (i > 0) {
+      EXPECT_GE((*snaps)[i].committed_at_us, (*snaps)[i - 1].committed_at_us);
+    }
+  }
+  for (const auto& f : Files("w.c.t")) {
+    EXPECT_TRUE(first_rows.insert(f.file.first_row_id).second);
+  }
+  EXPECT_EQ(first_rows.size(), static_cast<size_t>(kThreads * kEach));
+  EXPECT_EQ(*first_rows.rbegin(), 10 * (kThreads * kEach - 1));
+  EXPECT_EQ(cat_->LoadDataset("w.c.t")->total_records, 10 * kThreads * kEach);
+  (void)ds;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DatasetSuite, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace tarn

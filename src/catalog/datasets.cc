@@ -1,0 +1,632 @@
+// Datasets (C3): create, load, list, rename, drop, properties; schema, partition spec and sort
+// order evolution (C6, C7).
+#include <algorithm>
+#include <cctype>
+
+#include "catalog/catalog.h"
+#include "catalog/catalog_internal.h"
+#include "common/random.h"
+#include "metastore/metastore.h"
+#include "table/schema_json.h"
+#include "types/cast.h"
+
+namespace tarn {
+
+using namespace catalog_internal;  // NOLINT: this file is part of the catalog
+
+Result<DatasetName> ParseDatasetName(std::string_view qualified) {
+  size_t d1 = qualified.find('.');
+  size_t d2 = d1 == std::string_view::npos ? d1 : qualified.find('.', d1 + 1);
+  if (d2 == std::string_view::npos || qualified.find('.', d2 + 1) != std::string_view::npos) {
+    return Status::InvalidArgument("dataset name '" + std::string(qualified.substr(0, 300)) +
+                                   "' must be workspace.collection.dataset");
+  }
+  DatasetName n{std::string(qualified.substr(0, d1)),
+                std::string(qualified.substr(d1 + 1, d2 - d1 - 1)),
+                std::string(qualified.substr(d2 + 1))};
+  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", n.workspace));
+  TARN_RETURN_NOT_OK(ValidateIdentifier("collection name", n.collection));
+  TARN_RETURN_NOT_OK(ValidateIdentifier("dataset name", n.dataset));
+  return n;
+}
+
+namespace {
+
+Status ValidateSchema(const Schema& schema) {
+  if (schema.fields.empty()) return Status::InvalidArgument("a dataset needs at least one column");
+  for (const Field& f : schema.fields) TARN_RETURN_NOT_OK(ValidateColumnName(f.name));
+  return Status::OK();
+}
+
+// Locks the dataset row (PostgreSQL: until commit; SQLite holds the write lock anyway) and
+// returns the dataset as committed now.
+Result<DatasetInfo> LockDataset(Transaction& tx, const DatasetName& n) {
+  TARN_ASSIGN_OR_RETURN(
+      auto row,
+      tx.QueryOne("UPDATE datasets SET updated_at = updated_at WHERE dropped_at IS NULL AND "
+                  "name = ? AND collection_id = (SELECT c.id FROM collections c JOIN workspaces "
+                  "w ON w.id = c.workspace_id WHERE w.name = ? AND c.name = ?) RETURNING id",
+                  {n.dataset, n.workspace, n.collection}));
+  if (!row) return DatasetNotFound(tx, n);
+  return LoadLiveDataset(tx, n);
+}
+
+Status CheckReadSnapshot(const DatasetInfo& ds, std::optional<int64_t> read_snapshot_id) {
+  if (!read_snapshot_id) return Status::OK();
+  int64_t current = ds.current_snapshot_id.value_or(0);
+  if (current == *read_snapshot_id) return Status::OK();
+  return Status::Conflict("dataset '" + ds.name.ToString() + "' changed since snapshot " +
+                          std::to_string(*read_snapshot_id) + " (now at " +
+                          std::to_string(current) + "); reload and retry")
+      .WithField("code", "commit_conflict")
+      .WithField("dataset", ds.name.ToString())
+      .WithField("current_snapshot_id", std::to_string(current));
+}
+
+bool PartitionUses(const PartitionSpec& spec, int32_t field_id) {
+  for (const auto& pf : spec.fields) {
+    if (pf.source_id == field_id) return true;
+  }
+  return false;
+}
+
+bool SortUses(const SortOrder& order, int32_t field_id) {
+  for (const auto& sf : order.fields) {
+    if (sf.field_id == field_id) return true;
+  }
+  return false;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Applies one change to `schema` (the dataset's current one in `ds`, being edited).
+Status ApplyChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema,
+                   int32_t* last_field_id) {
+  int idx = schema->FieldIndex(ch.column);
+  auto missing = [&] {
+    return Status::InvalidArgument("column '" + ch.column + "' does not exist in '" +
+                                   ds.name.ToString() + "'")
+        .WithField("code", "column_not_found")
+        .WithField("column", ch.column);
+  };
+  auto place = [&](Field f) -> Status {
+    if (ch.first) {
+      schema->fields.insert(schema->fields.begin(), std::move(f));
+    } else if (ch.after) {
+      int at = schema->FieldIndex(*ch.after);
+      if (at < 0) {
+        return Status::InvalidArgument("column '" + *ch.after + "' does not exist")
+            .WithField("column", *ch.after);
+      }
+      schema->fields.insert(schema->fields.begin() + at + 1, std::move(f));
+    } else {
+      schema->fields.push_back(std::move(f));
+    }
+    return Status::OK();
+  };
+  switch (ch.kind) {
+    case SchemaChange::Kind::kAddColumn: {
+      TARN_RETURN_NOT_OK(ValidateColumnName(ch.column));
+      if (idx >= 0) {
+        return Status::AlreadyExists("column '" + ch.column + "' already exists")
+            .WithField("column", ch.column);
+      }
+      if (!ch.type) return Status::InvalidArgument("add column '" + ch.column + "' needs a type");
+      if (!ch.nullable) {
+        return Status::InvalidArgument("an added column must be nullable: existing rows have no "
+                                       "value for '" +
+                                       ch.column + "'")
+            .WithField("column", ch.column);
+      }
+      Field f;
+      f.name = ch.column;
+      f.type = *ch.type;
+      f.nullable = true;
+      Schema one;
+      one.fields.push_back(std::move(f));
+      TARN_RETURN_NOT_OK(AssignFieldIds(&one, last_field_id));
+      return place(std::move(one.fields[0]));
+    }
+    case SchemaChange::Kind::kDropColumn: {
+      if (idx < 0) return missing();
+      int32_t id = schema->fields[idx].field_id;
+      if (PartitionUses(ds.spec, id)) {
+        return Status::FailedPrecondition("column '" + ch.column +
+                                          "' is a partition source; change the partition spec "
+                                          "first")
+            .WithField("column", ch.column);
+      }
+      if (SortUses(ds.sort_order, id)) {
+        return Status::FailedPrecondition("column '" + ch.column +
+                                          "' is in the sort order; change the sort order first")
+            .WithField("column", ch.column);
+      }
+      if (schema->fields.size() == 1) {
+        return Status::FailedPrecondition("cannot drop the last column of a dataset");
+      }
+      schema->fields.erase(schema->fields.begin() + idx);
+      return Status::OK();
+    }
+    case SchemaChange::Kind::kRenameColumn: {
+      if (idx < 0) return missing();
+      TARN_RETURN_NOT_OK(ValidateColumnName(ch.new_name));
+      if (schema->FieldIndex(ch.new_name) >= 0) {
+        return Status::AlreadyExists("column '" + ch.new_name + "' already exists")
+            .WithField("column", ch.new_name);
+      }
+      schema->fields[idx].name = ch.new_name;
+      return Status::OK();
+    }
+    case SchemaChange::Kind::kPromoteColumn: {
+      if (idx < 0) return missing();
+      if (!ch.type) return Status::InvalidArgument("promote '" + ch.column + "' needs a type");
+      const DataType& from = schema->fields[idx].type;
+      if (from == *ch.type) return Status::OK();
+      if (!IsLosslessWidening(from, *ch.type)) {
+        return Status::InvalidArgument("cannot promote '" + ch.column + "' from " +
+                                       from.ToString() + " to " + ch.type->ToString() +
+                                       ": only lossless widenings are allowed")
+            .WithField("code", "promotion_not_lossless")
+            .WithField("column", ch.column);
+      }
+      if (PartitionUses(ds.spec, schema->fields[idx].field_id)) {
+        return Status::FailedPrecondition("column '" + ch.column +
+                                          "' is a partition source; its type cannot change")
+            .WithField("column", ch.column);
+      }
+      schema->fields[idx].type = *ch.type;
+      return Status::OK();
+    }
+    case SchemaChange::Kind::kMoveColumn: {
+      if (idx < 0) return missing();
+      if (ch.after && *ch.after == ch.column) {
+        return Status::InvalidArgument("cannot move a column after itself");
+      }
+      Field f = std::move(schema->fields[idx]);
+      schema->fields.erase(schema->fields.begin() + idx);
+      return place(std::move(f));
+    }
+    case SchemaChange::Kind::kSetNullable: {
+      if (idx < 0) return missing();
+      if (!ch.nullable) {
+        return Status::InvalidArgument("a column cannot become NOT NULL: existing rows may hold "
+                                       "nulls")
+            .WithField("column", ch.column);
+      }
+      schema->fields[idx].nullable = true;
+      return Status::OK();
+    }
+  }
+  return Status::Internal("unknown schema change");
+}
+
+// Splits "word rest" at the first run of spaces.
+std::pair<std::string_view, std::string_view> NextWord(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  size_t sp = s.find(' ');
+  std::string_view word = s.substr(0, sp);
+  std::string_view rest = sp == std::string_view::npos ? std::string_view() : s.substr(sp);
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+  return {word, rest};
+}
+
+}  // namespace
+
+Result<SchemaChange> ParseSchemaChange(std::string_view text) {
+  auto bad = [&](std::string_view why) {
+    return Status::InvalidArgument("schema change '" + std::string(text.substr(0, 200)) + "': " +
+                                   std::string(why));
+  };
+  auto [verb, rest] = NextWord(text);
+  std::string v = Lower(verb);
+  SchemaChange ch;
+  if (v == "add") {
+    auto [col, type] = NextWord(rest);
+    if (Lower(col) == "column") std::tie(col, type) = NextWord(type);
+    if (col.empty() || type.empty()) return bad("expected 'add COLUMN TYPE'");
+    ch.kind = SchemaChange::Kind::kAddColumn;
+    ch.column = std::string(col);
+    std::string t(type);
+    std::string lt = Lower(t);
+    if (lt.size() > 6 && lt.compare(lt.size() - 6, 6, " first") == 0) {
+      ch.first = true;
+      t.resize(t.size() - 6);
+    } else if (size_t at = lt.rfind(" after "); at != std::string::npos) {
+      ch.after = t.substr(at + 7);
+      t.resize(at);
+    }
+    if (Lower(t).find("not null") != std::string::npos) ch.nullable = false;
+    std::string lt2 = Lower(t);
+    if (size_t nn = lt2.find(" not null"); nn != std::string::npos) t.resize(nn);
+    auto dt = DataType::Parse(t);
+    if (!dt.ok()) return bad(dt.status().message());
+    ch.type = *dt;
+    return ch;
+  }
+  if (v == "drop") {
+    auto [col, more] = NextWord(rest);
+    if (Lower(col) == "not" && Lower(more).rfind("null ", 0) == 0) {
+      ch.kind = SchemaChange::Kind::kSetNullable;
+      ch.column = std::string(NextWord(more).second);
+      ch.nullable = true;
+      if (ch.column.empty()) return bad("expected 'drop not null COLUMN'");
+      return ch;
+    }
+    if (Lower(col) == "column") std::tie(col, more) = NextWord(more);
+    if (col.empty() || !more.empty()) return bad("expected 'drop COLUMN'");
+    ch.kind = SchemaChange::Kind::kDropColumn;
+    ch.column = std::string(col);
+    return ch;
+  }
+  if (v == "rename") {
+    auto [col, more] = NextWord(rest);
+    if (Lower(col) == "column") std::tie(col, more) = NextWord(more);
+    auto [to, name] = NextWord(more);
+    if (col.empty() || Lower(to) != "to" || name.empty()) return bad("expected 'rename A TO B'");
+    ch.kind = SchemaChange::Kind::kRenameColumn;
+    ch.column = std::string(col);
+    ch.new_name = std::string(name);
+    return ch;
+  }
+  if (v == "promote") {
+    auto [col, type] = NextWord(rest);
+    if (col.empty() || type.empty()) return bad("expected 'promote COLUMN TYPE'");
+    auto dt = DataType::Parse(type);
+    if (!dt.ok()) return bad(dt.status().message());
+    ch.kind = SchemaChange::Kind::kPromoteColumn;
+    ch.column = std::string(col);
+    ch.type = *dt;
+    return ch;
+  }
+  if (v == "move") {
+    auto [col, more] = NextWord(rest);
+    auto [where, target] = NextWord(more);
+    ch.kind = SchemaChange::Kind::kMoveColumn;
+    ch.column = std::string(col);
+    if (Lower(where) == "first" && target.empty()) {
+      ch.first = true;
+    } else if (Lower(where) == "after" && !target.empty()) {
+      ch.after = std::string(target);
+    } else {
+      return bad("expected 'move COLUMN FIRST' or 'move COLUMN AFTER OTHER'");
+    }
+    return ch;
+  }
+  if (v == "set") {
+    auto [what, col] = NextWord(rest);
+    if (Lower(what) != "nullable" || col.empty()) return bad("expected 'set nullable COLUMN'");
+    ch.kind = SchemaChange::Kind::kSetNullable;
+    ch.column = std::string(col);
+    return ch;
+  }
+  return bad("expected add, drop, rename, promote, move or set nullable");
+}
+
+Result<DatasetInfo> Catalog::CreateDataset(std::string_view qualified, DatasetDefinition def,
+                                           bool exists_ok) {
+  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  TARN_RETURN_NOT_OK(ValidateSchema(def.schema));
+  TARN_RETURN_NOT_OK(ValidatePropertyKeys(def.properties));
+  int32_t last_field_id = MaxFieldId(def.schema);
+  TARN_RETURN_NOT_OK(AssignFieldIds(&def.schema, &last_field_id));
+  TARN_ASSIGN_OR_RETURN(auto spec, PartitionSpec::Parse(def.partition_spec, def.schema, 0));
+  TARN_ASSIGN_OR_RETURN(auto sort, SortOrder::Parse(def.sort_order, def.schema));
+  std::string schema_json = SchemaToJson(def.schema);
+  std::string spec_json = spec.ToJson();
+  std::string sort_json = sort.ToJson();
+  std::string props = EncodeProperties(def.properties);
+  std::string uuid = NewUuidV4();
+  bool existed = false;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    existed = false;
+    TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, n.workspace));
+    TARN_ASSIGN_OR_RETURN(
+        auto coll, tx.QueryOne("SELECT id FROM collections WHERE workspace_id = ? AND name = ?",
+                               {ws_id, n.collection}));
+    if (!coll) return CollectionNotFound(CollectionName{n.workspace, n.collection});
+    TARN_ASSIGN_OR_RETURN(int64_t coll_id, coll->Int64(0));
+    int64_t now = NowMicros();
+    TARN_ASSIGN_OR_RETURN(
+        auto row,
+        tx.QueryOne("INSERT INTO datasets (uuid, collection_id, name, description, properties, "
+                    "schema_id, last_field_id, spec_id, sort_order, created_at, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, 0, ?, 0, ?, ?, ?) "
+                    "ON CONFLICT (collection_id, name) WHERE dropped_at IS NULL DO NOTHING "
+                    "RETURNING id",
+                    {uuid, coll_id, n.dataset, def.description, props, int64_t{last_field_id},
+                     sort_json, now, now}));
+    if (!row) {
+      if (exists_ok) {
+        existed = true;
+        return Status::OK();
+      }
+      return Status::AlreadyExists("dataset '" + n.ToString() + "' already exists")
+          .WithField("code", "dataset_exists")
+          .WithField("dataset", n.ToString());
+    }
+    TARN_ASSIGN_OR_RETURN(int64_t id, row->Int64(0));
+    TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO dataset_schemas (dataset_id, schema_id, "
+                                  "schema_json, created_at) VALUES (?, 0, ?, ?)",
+                                  {id, schema_json, now})
+                           .status());
+    return tx
+        .Execute("INSERT INTO dataset_partition_specs (dataset_id, spec_id, spec_json, "
+                 "created_at) VALUES (?, 0, ?, ?)",
+                 {id, spec_json, now})
+        .status();
+  }));
+  (void)existed;
+  return LoadDataset(qualified);
+}
+
+Result<DatasetInfo> Catalog::LoadDataset(std::string_view qualified, const SnapshotSelector& at) {
+  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  DatasetInfo out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(out, LoadLiveDataset(tx, n));
+        TARN_ASSIGN_OR_RETURN(auto specs, tx.Query("SELECT spec_json FROM "
+                                                   "dataset_partition_specs WHERE dataset_id = ? "
+                                                   "ORDER BY spec_id",
+                                                   {out.id}));
+        out.specs.clear();
+        for (const Row& r : specs) {
+          TARN_ASSIGN_OR_RETURN(auto text, r.Text(0));
+          TARN_ASSIGN_OR_RETURN(auto spec, PartitionSpec::FromJson(text));
+          out.specs.push_back(std::move(spec));
+        }
+        if (at.empty()) return Status::OK();
+        TARN_ASSIGN_OR_RETURN(auto resolved, ResolveSnapshot(tx, out, at));
+        if (!resolved.snapshot_id) return Status::OK();
+        TARN_ASSIGN_OR_RETURN(
+            auto row, tx.QueryOne("SELECT schema_id FROM snapshots WHERE dataset_id = ? AND "
+                                  "snapshot_id = ?",
+                                  {out.id, *resolved.snapshot_id}));
+        if (!row) return Status::Internal("resolved snapshot vanished");
+        TARN_ASSIGN_OR_RETURN(int64_t schema_id, row->Int64(0));
+        if (schema_id != out.schema_id) {
+          TARN_ASSIGN_OR_RETURN(out.schema, LoadSchema(tx, out.id, schema_id));
+          out.schema_id = static_cast<int32_t>(schema_id);
+        }
+        out.current_snapshot_id = resolved.snapshot_id;
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  return out;
+}
+
+Result<std::vector<DatasetInfo>> Catalog::ListDatasets(std::string_view collection) {
+  TARN_ASSIGN_OR_RETURN(auto cn, ParseCollectionName(collection));
+  std::vector<DatasetInfo> out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        out.clear();
+        TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, cn.workspace));
+        TARN_ASSIGN_OR_RETURN(
+            auto coll, tx.QueryOne("SELECT id FROM collections WHERE workspace_id = ? AND "
+                                   "name = ?",
+                                   {ws_id, cn.collection}));
+        if (!coll) return CollectionNotFound(cn);
+        TARN_ASSIGN_OR_RETURN(int64_t coll_id, coll->Int64(0));
+        TARN_ASSIGN_OR_RETURN(auto rows,
+                              tx.Query(std::string("SELECT ") + kDatasetColumns + kDatasetFrom +
+                                           " WHERE d.collection_id = ? AND d.dropped_at IS NULL "
+                                           "ORDER BY d.name",
+                                       {coll_id}));
+        for (const Row& r : rows) {
+          TARN_ASSIGN_OR_RETURN(auto d, DatasetFromRow(r));
+          out.push_back(std::move(d));
+        }
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  return out;
+}
+
+Status Catalog::RenameDataset(std::string_view qualified, std::string_view new_name) {
+  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  TARN_RETURN_NOT_OK(ValidateIdentifier("dataset name", new_name));
+  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
+    if (ds.name.dataset == new_name) return Status::OK();
+    TARN_ASSIGN_OR_RETURN(
+        auto clash, tx.QueryOne("SELECT id FROM datasets WHERE collection_id = (SELECT "
+                                "collection_id FROM datasets WHERE id = ?) AND name = ? AND "
+                                "dropped_at IS NULL",
+                                {ds.id, new_name}));
+    DatasetName target = n;
+    target.dataset = std::string(new_name);
+    if (clash) {
+      return Status::AlreadyExists("dataset '" + target.ToString() + "' already exists")
+          .WithField("code", "dataset_exists")
+          .WithField("dataset", target.ToString());
+    }
+    return tx
+        .Execute("UPDATE datasets SET name = ?, updated_at = ? WHERE id = ?",
+                 {new_name, NowMicros(), ds.id})
+        .status();
+  });
+}
+
+Status Catalog::DropDataset(std::string_view qualified, bool purge,
+                            std::optional<std::string> expected_uuid) {
+  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  std::vector<std::string> released;
+  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(
+        auto rows,
+        tx.Query("SELECT d.id, d.uuid, d.dropped_at FROM datasets d JOIN collections c ON c.id = "
+                 "d.collection_id JOIN workspaces w ON w.id = c.workspace_id WHERE w.name = ? "
+                 "AND c.name = ? AND d.name = ?",
+                 {n.workspace, n.collection, n.dataset}));
+    std::optional<int64_t> live_id;
+    std::vector<int64_t> ids;
+    for (const Row& r : rows) {
+      TARN_ASSIGN_OR_RETURN(int64_t id, r.Int64(0));
+      TARN_ASSIGN_OR_RETURN(auto uuid, r.Text(1));
+      if (r.IsNull(2)) {
+        live_id = id;
+        if (expected_uuid && *expected_uuid != uuid) {
+          return Status::Stale("dataset '" + n.ToString() + "' was recreated (uuid " +
+                               std::string(uuid) + ", expected " + *expected_uuid + ")")
+              .WithField("code", "incarnation_changed")
+              .WithField("dataset", n.ToString());
+        }
+      }
+      ids.push_back(id);
+    }
+    if (!purge) {
+      if (!live_id) return DatasetNotFound(tx, n);
+      return tx
+          .Execute("UPDATE datasets SET dropped_at = ?, updated_at = ? WHERE id = ?",
+                   {NowMicros(), NowMicros(), *live_id})
+          .status();
+    }
+    if (ids.empty()) return DatasetNotFound(tx, n);
+    TARN_ASSIGN_OR_RETURN(
+        auto ws, tx.QueryOne("SELECT deletion_protection FROM workspaces WHERE name = ?",
+                             {n.workspace}));
+    std::optional<std::string> dp;
+    if (ws && !ws->IsNull(0)) {
+      TARN_ASSIGN_OR_RETURN(auto v, ws->Text(0));
+      dp = std::string(v);
+    }
+    if (ProtectionOn(dp)) {
+      return Status::FailedPrecondition("workspace '" + n.workspace +
+                                        "' has deletion_protection on; purging '" +
+                                        n.ToString() + "' would delete its data")
+          .WithField("code", "deletion_protected")
+          .WithField("dataset", n.ToString());
+    }
+    int64_t now = NowMicros();
+    for (int64_t id : ids) {
+      TARN_RETURN_NOT_OK(
+          tx.Execute("INSERT INTO removal_ledger (dataset_id, path, reason, recorded_at) "
+                     "SELECT NULL, path, 'purge', ? FROM data_files WHERE dataset_id = ? "
+                     "ON CONFLICT (path) DO NOTHING",
+                     {now, id})
+              .status());
+      TARN_RETURN_NOT_OK(tx.Execute("UPDATE removal_ledger SET dataset_id = NULL WHERE "
+                                    "dataset_id = ?",
+                                    {id})
+                             .status());
+      for (const char* table : {"tags", "consumer_offsets", "deletion_vectors", "data_files",
+                                "snapshots", "dataset_schemas", "dataset_partition_specs"}) {
+        TARN_RETURN_NOT_OK(
+            tx.Execute(std::string("DELETE FROM ") + table + " WHERE dataset_id = ?", {id})
+                .status());
+      }
+      TARN_RETURN_NOT_OK(tx.Execute("DELETE FROM datasets WHERE id = ?", {id}).status());
+    }
+    return Status::OK();
+  });
+}
+
+Status Catalog::SetDatasetProperties(std::string_view qualified, const PropertyMap& set,
+                                     const std::vector<std::string>& unset) {
+  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  TARN_RETURN_NOT_OK(ValidatePropertyKeys(set));
+  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
+    std::string description = ds.description;
+    for (const auto& k : unset) {
+      if (k == kDescriptionProperty) description.clear();
+      ds.properties.erase(k);
+    }
+    for (const auto& [k, v] : set) {
+      if (k == kDescriptionProperty) {
+        description = v;
+      } else {
+        ds.properties[k] = v;
+      }
+    }
+    return tx
+        .Execute("UPDATE datasets SET properties = ?, description = ?, updated_at = ? WHERE "
+                 "id = ?",
+                 {EncodeProperties(ds.properties), description, NowMicros(), ds.id})
+        .status();
+  });
+}
+
+Result<DatasetInfo> Catalog::AlterSchema(std::string_view qualified,
+                                         const std::vector<SchemaChange>& changes,
+                                         std::optional<int64_t> read_snapshot_id) {
+  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  if (changes.empty()) return Status::InvalidArgument("no schema change given");
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
+        TARN_RETURN_NOT_OK(CheckReadSnapshot(ds, read_snapshot_id));
+        Schema schema = ds.schema;
+        int32_t last_field_id = ds.last_field_id;
+        for (const auto& ch : changes) {
+          TARN_RETURN_NOT_OK(ApplyChange(ds, ch, &schema, &last_field_id));
+        }
+        TARN_ASSIGN_OR_RETURN(
+            auto row,
+            tx.QueryOne("SELECT MAX(schema_id) FROM dataset_schemas WHERE dataset_id = ?",
+                        {ds.id}));
+        TARN_ASSIGN_OR_RETURN(int64_t max_id, row->Int64(0));
+        int64_t now = NowMicros();
+        TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO dataset_schemas (dataset_id, schema_id, "
+                                      "schema_json, created_at) VALUES (?, ?, ?, ?)",
+                                      {ds.id, max_id + 1, SchemaToJson(schema), now})
+                               .status());
+        return tx
+            .Execute("UPDATE datasets SET schema_id = ?, last_field_id = ?, updated_at = ? "
+                     "WHERE id = ?",
+                     {max_id + 1, int64_t{last_field_id}, now, ds.id})
+            .status();
+      },
+      TxMode::kLockingWrite));
+  return LoadDataset(qualified);
+}
+
+Result<DatasetInfo> Catalog::SetPartitionSpec(std::string_view qualified, std::string_view text) {
+  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
+        TARN_ASSIGN_OR_RETURN(
+            auto row, tx.QueryOne("SELECT MAX(spec_id) FROM dataset_partition_specs WHERE "
+                                  "dataset_id = ?",
+                                  {ds.id}));
+        TARN_ASSIGN_OR_RETURN(int64_t max_id, row->Int64(0));
+        TARN_ASSIGN_OR_RETURN(auto spec, PartitionSpec::Parse(text, ds.schema,
+                                                              static_cast<int32_t>(max_id + 1)));
+        if (spec.fields == ds.spec.fields) return Status::OK();
+        int64_t now = NowMicros();
+        TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO dataset_partition_specs (dataset_id, "
+                                      "spec_id, spec_json, created_at) VALUES (?, ?, ?, ?)",
+                                      {ds.id, max_id + 1, spec.ToJson(), now})
+                               .status());
+        return tx
+            .Execute("UPDATE datasets SET spec_id = ?, updated_at = ? WHERE id = ?",
+                     {max_id + 1, now, ds.id})
+            .status();
+      },
+      TxMode::kLockingWrite));
+  return LoadDataset(qualified);
+}
+
+Result<DatasetInfo> Catalog::SetSortOrder(std::string_view qualified, std::string_view text) {
+  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
+        TARN_ASSIGN_OR_RETURN(auto order, SortOrder::Parse(text, ds.schema));
+        return tx
+            .Execute("UPDATE datasets SET sort_order = ?, updated_at = ? WHERE id = ?",
+                     {order.ToJson(), NowMicros(), ds.id})
+            .status();
+      },
+      TxMode::kLockingWrite));
+  return LoadDataset(qualified);
+}
+
+}  // namespace tarn

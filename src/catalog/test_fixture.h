@@ -1,0 +1,63 @@
+// The fixture of the catalog suites that run on both metastore backends: SQLite (files on
+// tmpfs when there is one) and PostgreSQL (each test in its own schema of the database at
+// $TARN_TEST_PG_URI; skipped when unset). Test-only.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "catalog/catalog.h"
+#include "metastore/test_util.h"
+
+namespace tarn {
+
+#define ASSERT_OK(expr)                        \
+  if (::tarn::Status _st = (expr); _st.ok()) { \
+  } else /* NOLINT */                          \
+    GTEST_FAIL_AT(__FILE__, __LINE__) << _st.ToString()
+
+inline std::string FieldOf(const Status& st, const std::string& name) {
+  for (const auto& [k, v] : st.fields()) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+class CatalogBackendTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    dir_ = testing_util::ScratchDir() /
+           ("tarn-catalog-" + std::to_string(::getpid()) + "-" + GetParam() + "-" + testing_util::TestName());
+    std::filesystem::remove_all(dir_);
+    if (GetParam() == "sqlite") {
+      auto c = Catalog::OpenEmbedded(dir_.string());
+      ASSERT_TRUE(c.ok()) << c.status().ToString();
+      cat_ = std::move(*c);
+      return;
+    }
+    const char* base = testing_util::PgBaseUri();
+    if (!base || !*base)
+      GTEST_SKIP() << "TARN_TEST_PG_URI not set (run under tests/run_with_pg.sh)";
+    std::string schema = "c_" + testing_util::TestName();
+    testing_util::PgExec(base, "DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema);
+    std::string b = base;
+    std::string uri =
+        b + (b.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
+    auto c = Catalog::Open(uri, (dir_ / "warehouse").string());
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    cat_ = std::move(*c);
+  }
+  void TearDown() override {
+    cat_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<Catalog> cat_;
+};
+
+}  // namespace tarn
