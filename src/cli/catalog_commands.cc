@@ -1,7 +1,5 @@
 // `tarn workspace ...` and `tarn collection ...`: thin handlers over catalog/catalog.h on an
 // embedded catalog (`--catalog DIR`, else $TARN_CATALOG, else ~/.tarn).
-#include <cstdlib>
-#include <ctime>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -9,6 +7,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "cli/catalog_common.h"
 #include "cli/cli.h"
 
 namespace tarn::cli {
@@ -16,54 +15,6 @@ namespace tarn::cli {
 namespace {
 
 using nlohmann::json;
-
-struct CatalogOptions {
-  std::string dir;
-};
-
-std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
-
-Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogOptions& o) {
-  std::string dir = o.dir;
-  if (dir.empty()) {
-    const char* env = std::getenv("TARN_CATALOG");
-    if (env && *env) dir = env;
-  }
-  if (dir.empty()) {
-    const char* home = std::getenv("HOME");
-    if (!home || !*home) {
-      return Status::InvalidArgument("no catalog: pass --catalog DIR or set TARN_CATALOG");
-    }
-    dir = std::string(home) + "/.tarn";
-  }
-  if (dir.rfind("http://", 0) == 0 || dir.rfind("https://", 0) == 0) {
-    return Status::InvalidArgument("remote catalogs are not supported yet: " + dir);
-  }
-  return Catalog::OpenEmbedded(dir);
-}
-
-// RFC 3339 UTC with microseconds.
-std::string FormatTime(int64_t us) {
-  std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
-  int64_t frac = us % 1'000'000;
-  if (frac < 0) {
-    frac += 1'000'000;
-    --secs;
-  }
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<long long>(frac));
-  return buf;
-}
-
-json PropsJson(const PropertyMap& p) {
-  json j = json::object();
-  for (const auto& [k, v] : p) j[k] = v;
-  return j;
-}
 
 json RawJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
 
@@ -91,25 +42,6 @@ json CollectionJson(const CollectionInfo& c) {
 }
 
 std::string OnOff(bool on) { return on ? "on" : "off"; }
-
-// Parses KEY=VALUE arguments.
-Result<PropertyMap> ParseAssignments(const std::vector<std::string>& args) {
-  PropertyMap out;
-  for (const auto& a : args) {
-    size_t eq = a.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return Status::InvalidArgument("expected KEY=VALUE, got '" + a + "'");
-    }
-    out[a.substr(0, eq)] = a.substr(eq + 1);
-  }
-  return out;
-}
-
-void PrintKeyValues(const std::vector<std::pair<std::string, std::string>>& kv) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& [k, v] : kv) rows.push_back({k, v});
-  PrintTable({"field", "value"}, rows);
-}
 
 void RegisterWorkspace(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   CLI::App* ws = app->add_subcommand("workspace", "Create, list, show and configure workspaces");
@@ -323,11 +255,11 @@ void RegisterCollection(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 }  // namespace
 
 void RegisterCatalogCommands(CLI::App* app, GlobalOptions* global) {
-  static CatalogOptions options;
-  app->add_option("--catalog", options.dir,
+  CatalogOptions* options = SharedCatalogOptions();
+  app->add_option("--catalog", options->dir,
                   "Catalog directory (default $TARN_CATALOG, else ~/.tarn)");
-  RegisterWorkspace(app, global, &options);
-  RegisterCollection(app, global, &options);
+  RegisterWorkspace(app, global, options);
+  RegisterCollection(app, global, options);
 }
 
 }  // namespace tarn::cli

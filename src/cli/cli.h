@@ -37,5 +37,8 @@ void PrintTable(const std::vector<std::string>& header,
 void RegisterParquetCommands(CLI::App* app, GlobalOptions* global);
 // `tarn workspace ...` and `tarn collection ...` (catalog_commands.cc).
 void RegisterCatalogCommands(CLI::App* app, GlobalOptions* global);
+// `tarn dataset ...`, `tarn append`, `scan`, `files`, `snapshots` and the other dataset
+// commands (dataset_commands.cc). Call after RegisterCatalogCommands (it shares --catalog).
+void RegisterDatasetCommands(CLI::App* app, GlobalOptions* global);
 
 }  // namespace tarn::cli

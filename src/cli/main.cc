@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", global.json, "Machine-readable JSON output");
   tarn::cli::RegisterParquetCommands(&app, &global);
   tarn::cli::RegisterCatalogCommands(&app, &global);
+  tarn::cli::RegisterDatasetCommands(&app, &global);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,79 @@
+#include "cli/catalog_common.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include "cli/cli.h"
+
+namespace tarn::cli {
+
+using nlohmann::json;
+
+CatalogOptions* SharedCatalogOptions() {
+  static CatalogOptions options;
+  return &options;
+}
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogOptions& o) {
+  std::string dir = o.dir;
+  if (dir.empty()) {
+    const char* env = std::getenv("TARN_CATALOG");
+    if (env && *env) dir = env;
+  }
+  if (dir.empty()) {
+    const char* home = std::getenv("HOME");
+    if (!home || !*home) {
+      return Status::InvalidArgument("no catalog: pass --catalog DIR or set TARN_CATALOG");
+    }
+    dir = std::string(home) + "/.tarn";
+  }
+  if (dir.rfind("http://", 0) == 0 || dir.rfind("https://", 0) == 0) {
+    return Status::InvalidArgument("remote catalogs are not supported yet: " + dir);
+  }
+  return Catalog::OpenEmbedded(dir);
+}
+
+std::string FormatTime(int64_t us) {
+  std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
+  int64_t frac = us % 1'000'000;
+  if (frac < 0) {
+    frac += 1'000'000;
+    --secs;
+  }
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<long long>(frac));
+  return buf;
+}
+
+json PropsJson(const PropertyMap& p) {
+  json j = json::object();
+  for (const auto& [k, v] : p) j[k] = v;
+  return j;
+}
+
+Result<PropertyMap> ParseAssignments(const std::vector<std::string>& args) {
+  PropertyMap out;
+  for (const auto& a : args) {
+    size_t eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument("expected KEY=VALUE, got '" + a + "'");
+    }
+    out[a.substr(0, eq)] = a.substr(eq + 1);
+  }
+  return out;
+}
+
+void PrintKeyValues(const std::vector<std::pair<std::string, std::string>>& kv) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [k, v] : kv) rows.push_back({k, v});
+  PrintTable({"field", "value"}, rows);
+}
+
+}  // namespace tarn::cli

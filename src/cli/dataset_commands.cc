@@ -1,0 +1,1020 @@
+// `tarn dataset ...`, `tarn append`, `add-files`, `snapshots`, `files`, `scan`, `delete`,
+// `changes`, `tag`, `rollback`, `offset`, `expire` and `cleanup`: thin handlers over the
+// dataset API of catalog/catalog.h on the embedded catalog (`--catalog DIR`, else
+// $TARN_CATALOG, else ~/.tarn).
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "cli/catalog_common.h"
+#include "cli/cli.h"
+#include "cli/dataset_render.h"
+#include "formats/format.h"
+#include "objectstore/object_store.h"
+#include "types/json_render.h"
+#include "types/value_text.h"
+
+namespace tarn::cli {
+
+namespace {
+
+using nlohmann::json;
+
+// ---- argument parsing ----
+
+Result<int64_t> ParseSnapshotId(std::string_view what, const std::string& text) {
+  auto v = ParseInteger<int64_t>(text);
+  if (!v.ok() || *v < 0) {
+    return Status::InvalidArgument(std::string(what) +
+                                   " must be a snapshot id (an integer >= 0), "
+                                   "got '" +
+                                   text + "'");
+  }
+  return *v;
+}
+
+// RFC 3339 ("2026-01-01T00:00:00Z", offsets allowed) or a date; no zone means UTC.
+Result<int64_t> ParseTimeArg(const std::string& text) {
+  auto v = ParseTimestampTz(text, TimeUnit::kMicro);
+  if (!v.ok()) {
+    return Status::InvalidArgument("--at-time: expected an RFC 3339 timestamp or a date, got '" +
+                                   text + "'");
+  }
+  return *v;
+}
+
+// "7d", "12h", "30m", "0s", "1w", also "1d12h". Microseconds.
+Result<int64_t> ParseDuration(const std::string& text) {
+  auto bad = [&] {
+    return Status::InvalidArgument("expected a duration like 7d, 12h, 30m or 0s, got '" + text +
+                                   "'");
+  };
+  if (text.empty()) return bad();
+  int64_t total = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t start = i;
+    int64_t n = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      if (n > (std::numeric_limits<int64_t>::max() - 9) / 10) return bad();
+      n = n * 10 + (text[i] - '0');
+      ++i;
+    }
+    if (i == start || i == text.size()) return bad();
+    int64_t unit = 0;
+    if (text.compare(i, 2, "ms") == 0) {
+      unit = 1'000;
+      i += 2;
+    } else {
+      switch (text[i]) {
+        case 's':
+          unit = 1'000'000;
+          break;
+        case 'm':
+          unit = 60'000'000;
+          break;
+        case 'h':
+          unit = 3'600'000'000;
+          break;
+        case 'd':
+          unit = 86'400'000'000;
+          break;
+        case 'w':
+          unit = 604'800'000'000;
+          break;
+        default:
+          return bad();
+      }
+      ++i;
+    }
+    if (n > (std::numeric_limits<int64_t>::max() - total) / unit) return bad();
+    total += n * unit;
+  }
+  return total;
+}
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string DefaultAuthor() {
+  for (const char* var : {"TARN_AUTHOR", "USER"}) {
+    const char* v = std::getenv(var);
+    if (v && *v) return v;
+  }
+  return "unknown";
+}
+
+// --at / --at-time / --tag.
+struct SelectorArgs {
+  std::string at;
+  std::string at_time;
+  std::string tag;
+
+  Result<SnapshotSelector> Resolve() const {
+    SnapshotSelector s;
+    int given = !at.empty() + !at_time.empty() + !tag.empty();
+    if (given > 1) {
+      return Status::InvalidArgument("give at most one of --at, --at-time and --tag");
+    }
+    if (!at.empty()) {
+      TARN_ASSIGN_OR_RETURN(s.snapshot_id, ParseSnapshotId("--at", at));
+    }
+    if (!at_time.empty()) {
+      TARN_ASSIGN_OR_RETURN(s.at_time_us, ParseTimeArg(at_time));
+    }
+    if (!tag.empty()) s.tag = tag;
+    return s;
+  }
+};
+
+void AddSelector(CLI::App* cmd, SelectorArgs* s) {
+  cmd->add_option("--at", s->at, "Snapshot id");
+  cmd->add_option("--at-time", s->at_time,
+                  "The snapshot current at this time (RFC 3339 timestamp or date, UTC)");
+  cmd->add_option("--tag", s->tag, "A tag name (or current, previous)");
+}
+
+// -m / --author / --idempotency-key of a commit.
+struct CommitArgs {
+  std::string message;
+  std::string author;
+  std::string idempotency_key;
+
+  CommitMeta Meta(std::string producer) const {
+    CommitMeta m;
+    m.author = author.empty() ? DefaultAuthor() : author;
+    m.message = message;
+    if (!idempotency_key.empty()) m.idempotency_key = idempotency_key;
+    m.receipt.producer = std::move(producer);
+    return m;
+  }
+};
+
+void AddCommitArgs(CLI::App* cmd, CommitArgs* c, bool idempotency) {
+  cmd->add_option("-m,--message", c->message, "Commit message");
+  cmd->add_option("--author", c->author, "Author (default $TARN_AUTHOR, else $USER)");
+  if (idempotency) {
+    cmd->add_option("--idempotency-key", c->idempotency_key,
+                    "A retry with the same key returns the original snapshot");
+  }
+}
+
+Status CheckDatasetName(const std::string& name) { return ParseDatasetName(name).status(); }
+
+Status WriteOut(const std::string& s) {
+  if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) {
+    return Status::IOError("writing to stdout failed");
+  }
+  return Status::OK();
+}
+
+Status PrintSnapshot(const SnapshotInfo& s, bool as_json) {
+  if (as_json) {
+    std::cout << Dump(SnapshotJson(s)) << "\n";
+  } else {
+    std::cout << SnapshotLine(s) << "\n";
+  }
+  return Status::OK();
+}
+
+// ---- tarn dataset ... ----
+
+void PrintDataset(const DatasetInfo& ds, const std::optional<SnapshotInfo>& snap) {
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"name", ds.name.ToString()},
+      {"uuid", ds.uuid},
+      {"description", ds.description},
+      {"schema_id", std::to_string(ds.schema_id)},
+      {"partition", ds.spec.unpartitioned() ? "(unpartitioned)" : ds.spec.ToString(ds.schema)},
+      {"sort_order", ds.sort_order.unsorted() ? "(unsorted)" : ds.sort_order.ToString(ds.schema)},
+      {"snapshot", ds.current_snapshot_id ? std::to_string(*ds.current_snapshot_id) : "(none)"},
+      {"files", std::to_string(snap ? snap->total_files : ds.total_files)},
+      {"records", std::to_string(snap ? snap->total_records : ds.total_records)},
+      {"bytes", std::to_string(snap ? snap->total_bytes : ds.total_bytes)},
+      {"created_at", FormatTime(ds.created_at_us)},
+      {"updated_at", FormatTime(ds.updated_at_us)}};
+  if (snap) kv.emplace_back("committed_at", FormatTime(snap->committed_at_us));
+  for (const auto& [k, v] : ds.properties) kv.emplace_back("property." + k, v);
+  PrintKeyValues(kv);
+  std::cout << "\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const Field& f : ds.schema.fields) {
+    rows.push_back(
+        {std::to_string(f.field_id), f.name, f.type.ToString(), f.nullable ? "yes" : "no"});
+  }
+  PrintTable({"id", "column", "type", "nullable"}, rows);
+}
+
+Status PrintDatasetResult(const DatasetInfo& ds, bool as_json, const std::string& verb) {
+  if (as_json) {
+    std::cout << Dump(DatasetJson(ds)) << "\n";
+  } else {
+    std::cout << verb << " dataset " << ds.name.ToString() << "\n";
+  }
+  return Status::OK();
+}
+
+void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  CLI::App* ds = app->add_subcommand("dataset", "Create, list, show, evolve and drop datasets");
+  ds->require_subcommand(1);
+
+  {
+    struct Args {
+      std::string name, schema, partition, sort, description;
+      std::vector<std::string> properties;
+      bool exists_ok = false;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = ds->add_subcommand("create", "Create a dataset WORKSPACE.COLLECTION.DATASET");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("--schema", a->schema, "Columns: 'id INT64 NOT NULL, ts TIMESTAMP[us], ...'")
+        ->required();
+    cmd->add_option("--partition", a->partition, "Partition spec: 'bucket(16, id), month(ts)'");
+    cmd->add_option("--sort", a->sort, "Sort order: 'id, ts DESC'");
+    cmd->add_option("--description", a->description, "Description");
+    cmd->add_option("--property", a->properties, "KEY=VALUE (repeatable)");
+    cmd->add_flag("--exists-ok", a->exists_ok, "Succeed when it already exists");
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      DatasetDefinition def;
+      auto schema = Schema::Parse(a->schema);
+      if (!schema.ok()) return schema.status().WithContext("--schema");
+      def.schema = std::move(*schema);
+      def.partition_spec = a->partition;
+      def.sort_order = a->sort;
+      def.description = a->description;
+      TARN_ASSIGN_OR_RETURN(def.properties, ParseAssignments(a->properties));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto info, cat->CreateDataset(a->name, std::move(def), a->exists_ok));
+      return PrintDatasetResult(info, g->json, "created");
+    });
+  }
+
+  {
+    auto name = std::make_shared<std::string>();
+    auto* cmd = ds->add_subcommand("list", "List the datasets of a collection");
+    cmd->add_option("COLLECTION", *name, "workspace.collection")->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(ParseCollectionName(*name).status());
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto all, cat->ListDatasets(*name));
+      if (g->json) {
+        json arr = json::array();
+        for (const auto& d : all) arr.push_back(DatasetJson(d));
+        std::cout << Dump(arr) << "\n";
+        return Status::OK();
+      }
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& d : all) {
+        rows.push_back({d.name.dataset,
+                        d.current_snapshot_id ? std::to_string(*d.current_snapshot_id) : "",
+                        std::to_string(d.total_files), std::to_string(d.total_records),
+                        std::to_string(d.total_bytes), d.description, FormatTime(d.updated_at_us)});
+      }
+      PrintTable({"name", "snapshot", "files", "records", "bytes", "description", "updated_at"},
+                 rows);
+      return Status::OK();
+    });
+  }
+
+  {
+    auto name = std::make_shared<std::string>();
+    auto sel = std::make_shared<SelectorArgs>();
+    auto* cmd = ds->add_subcommand("show", "Schema, partitioning, sort order and totals");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    AddSelector(cmd, sel.get());
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto at, sel->Resolve());
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto info, cat->LoadDataset(*name, at));
+      std::optional<SnapshotInfo> snap;
+      if (info.current_snapshot_id) {
+        SnapshotSelector pinned;
+        pinned.snapshot_id = info.current_snapshot_id;
+        TARN_ASSIGN_OR_RETURN(snap, cat->GetSnapshot(*name, pinned));
+      }
+      if (g->json) {
+        json j = DatasetJson(info);
+        j["snapshot"] = snap ? SnapshotJson(*snap) : json(nullptr);
+        if (!at.empty() && snap) {
+          // Totals as of the selected snapshot, not the current ones.
+          j["total_files"] = snap->total_files;
+          j["total_records"] = snap->total_records;
+          j["total_bytes"] = snap->total_bytes;
+        }
+        std::cout << Dump(j) << "\n";
+        return Status::OK();
+      }
+      PrintDataset(info, at.empty() ? std::nullopt : snap);
+      return Status::OK();
+    });
+  }
+
+  {
+    auto name = std::make_shared<std::string>();
+    auto new_name = std::make_shared<std::string>();
+    auto* cmd = ds->add_subcommand("rename", "Rename a dataset within its collection");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    cmd->add_option("NEW_NAME", *new_name, "The new (bare) dataset name")->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_RETURN_NOT_OK(cat->RenameDataset(*name, *new_name));
+      TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(*name));
+      n.dataset = *new_name;
+      if (g->json) {
+        TARN_ASSIGN_OR_RETURN(auto info, cat->LoadDataset(n.ToString()));
+        std::cout << Dump(DatasetJson(info)) << "\n";
+      } else {
+        std::cout << "renamed " << *name << " to " << n.ToString() << "\n";
+      }
+      return Status::OK();
+    });
+  }
+
+  {
+    auto name = std::make_shared<std::string>();
+    auto purge = std::make_shared<bool>(false);
+    auto* cmd = ds->add_subcommand("drop", "Drop a dataset (its history is kept unless --purge)");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    cmd->add_flag("--purge", *purge, "Delete its history and files too");
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_RETURN_NOT_OK(cat->DropDataset(*name, *purge));
+      if (g->json) {
+        std::cout << Dump(json{{"dropped", *name}, {"purged", *purge}}) << "\n";
+      } else {
+        std::cout << (*purge ? "purged dataset " : "dropped dataset ") << *name << "\n";
+      }
+      return Status::OK();
+    });
+  }
+
+  {
+    auto name = std::make_shared<std::string>();
+    auto assigns = std::make_shared<std::vector<std::string>>();
+    auto* cmd = ds->add_subcommand("set", "Set dataset properties (KEY=VALUE...)");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    cmd->add_option("ASSIGNMENTS", *assigns, "KEY=VALUE pairs")->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto props, ParseAssignments(*assigns));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_RETURN_NOT_OK(cat->SetDatasetProperties(*name, props));
+      if (g->json) {
+        TARN_ASSIGN_OR_RETURN(auto info, cat->LoadDataset(*name));
+        std::cout << Dump(DatasetJson(info)) << "\n";
+      }
+      return Status::OK();
+    });
+  }
+
+  {
+    auto name = std::make_shared<std::string>();
+    auto keys = std::make_shared<std::vector<std::string>>();
+    auto* cmd = ds->add_subcommand("unset", "Unset dataset properties (KEY...)");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    cmd->add_option("KEYS", *keys, "Property keys")->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_RETURN_NOT_OK(cat->SetDatasetProperties(*name, {}, *keys));
+      if (g->json) {
+        TARN_ASSIGN_OR_RETURN(auto info, cat->LoadDataset(*name));
+        std::cout << Dump(DatasetJson(info)) << "\n";
+      }
+      return Status::OK();
+    });
+  }
+
+  {
+    auto name = std::make_shared<std::string>();
+    auto changes = std::make_shared<std::vector<std::string>>();
+    auto* cmd = ds->add_subcommand(
+        "alter",
+        "Evolve the schema: 'add score FLOAT64', 'drop c', 'rename a TO b', 'promote n INT64', "
+        "'move c FIRST', 'move c AFTER b', 'set nullable c' (all in one schema version)");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    cmd->add_option("CHANGES", *changes, "Schema changes")->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      std::vector<SchemaChange> parsed;
+      for (const auto& c : *changes) {
+        auto change = ParseSchemaChange(c);
+        if (!change.ok()) return change.status().WithContext("'" + c + "'");
+        parsed.push_back(std::move(*change));
+      }
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto info, cat->AlterSchema(*name, parsed));
+      if (g->json) return PrintDatasetResult(info, true, "");
+      std::cout << "altered dataset " << info.name.ToString() << " (schema " << info.schema_id
+                << ")\n";
+      return Status::OK();
+    });
+  }
+
+  {
+    auto name = std::make_shared<std::string>();
+    auto spec = std::make_shared<std::string>();
+    auto* cmd = ds->add_subcommand("partition",
+                                   "Set the partition spec for later writes ('' = unpartitioned)");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    cmd->add_option("SPEC", *spec, "'bucket(16, id), month(ts)'")->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto info, cat->SetPartitionSpec(*name, *spec));
+      if (g->json) return PrintDatasetResult(info, true, "");
+      std::cout << "partition spec " << info.spec.spec_id << " of " << info.name.ToString() << ": "
+                << info.spec.ToString(info.schema) << "\n";
+      return Status::OK();
+    });
+  }
+
+  {
+    auto name = std::make_shared<std::string>();
+    auto order = std::make_shared<std::string>();
+    auto* cmd = ds->add_subcommand("sort", "Set the sort order for later writes ('' = unsorted)");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    cmd->add_option("ORDER", *order, "'id, ts DESC'")->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto info, cat->SetSortOrder(*name, *order));
+      if (g->json) return PrintDatasetResult(info, true, "");
+      std::cout << "sort order of " << info.name.ToString() << ": "
+                << info.sort_order.ToString(info.schema) << "\n";
+      return Status::OK();
+    });
+  }
+}
+
+// ---- commits ----
+
+// Reads every input file completely, converted to `schema`. Files are read one after the
+// other; the batches of all of them are held in memory until the single commit.
+Result<std::vector<RecordBatch>> ReadInputs(const std::vector<std::string>& paths,
+                                            const Schema& schema) {
+  std::vector<RecordBatch> batches;
+  for (const std::string& path : paths) {
+    auto context = [&](const Status& st) {
+      return st.WithContext("reading '" + path + "'").WithField("file", path);
+    };
+    auto format = formats::DetectFormat(path);
+    if (!format.ok()) return context(format.status());
+    auto file = OpenInputFile(path);
+    if (!file.ok()) return context(file.status());
+    auto reader = formats::OpenBatchReader(std::move(*file), path, *format, schema);
+    if (!reader.ok()) return context(reader.status());
+    while (true) {
+      auto next = (*reader)->Next();
+      if (!next.ok()) return context(next.status());
+      if (!next->has_value()) break;
+      if ((*next)->num_rows > 0) batches.push_back(std::move(**next));
+    }
+  }
+  return batches;
+}
+
+void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  {
+    struct Args {
+      std::string name;
+      std::vector<std::string> files;
+      CommitArgs commit;
+      bool overwrite = false;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app->add_subcommand(
+        "append",
+        "Append Parquet, CSV or NDJSON files (optionally .gz/.zst/.br) as one snapshot, "
+        "converted to the dataset's types");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("FILES", a->files, "Input files")->required();
+    AddCommitArgs(cmd, &a->commit, /*idempotency=*/true);
+    cmd->add_flag("--overwrite", a->overwrite, "Replace every live row with the input");
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto ds, cat->LoadDataset(a->name));
+      TARN_ASSIGN_OR_RETURN(auto batches, ReadInputs(a->files, ds.schema));
+      TARN_ASSIGN_OR_RETURN(auto snap, cat->Append(a->name, batches, a->commit.Meta("cli:append"),
+                                                   a->overwrite ? CommitOperation::kOverwrite
+                                                                : CommitOperation::kAppend,
+                                                   ds.uuid));
+      return PrintSnapshot(snap, g->json);
+    });
+  }
+
+  {
+    struct Args {
+      std::string name;
+      std::vector<std::string> paths;
+      CommitArgs commit;
+      bool truncate = false;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app->add_subcommand(
+        "add-files", "Register Parquet files already in the warehouse (stats from their footers)");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("PATHS", a->paths, "Warehouse keys, or paths/URIs inside the warehouse");
+    AddCommitArgs(cmd, &a->commit, /*idempotency=*/true);
+    cmd->add_flag("--truncate", a->truncate, "Replace every live file with these");
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      std::vector<std::string> paths;
+      for (const std::string& p : a->paths) {
+        // ./x and ../x name local files; bare relative paths are warehouse keys.
+        if (p.rfind("./", 0) == 0 || p.rfind("../", 0) == 0) {
+          char* real = ::realpath(p.c_str(), nullptr);
+          if (!real) return Status::NotFound("no such file: " + p).WithField("path", p);
+          paths.emplace_back(real);
+          std::free(real);
+        } else {
+          paths.push_back(p);
+        }
+      }
+      TARN_ASSIGN_OR_RETURN(
+          auto snap, cat->AddFiles(a->name, paths, a->commit.Meta("cli:add-files"), a->truncate));
+      return PrintSnapshot(snap, g->json);
+    });
+  }
+
+  {
+    struct Args {
+      std::string name, where;
+      CommitArgs commit;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app->add_subcommand(
+        "delete", "Delete the rows matching a predicate (deletion vectors; files stay)");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("--where", a->where, "Predicate, e.g. \"id < 10 AND region = 'eu'\"")
+        ->required();
+    AddCommitArgs(cmd, &a->commit, /*idempotency=*/false);
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto snap,
+                            cat->DeleteRows(a->name, a->where, a->commit.Meta("cli:delete")));
+      if (snap.snapshot_id == 0) {
+        if (g->json) {
+          std::cout << Dump(json{{"snapshot_id", nullptr}, {"deleted_records", 0}}) << "\n";
+        } else {
+          std::cout << "no rows match: nothing committed\n";
+        }
+        return Status::OK();
+      }
+      return PrintSnapshot(snap, g->json);
+    });
+  }
+
+  {
+    struct Args {
+      std::string name, snapshot;
+      CommitArgs commit;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app->add_subcommand("rollback",
+                                    "Restore the files of an earlier snapshot (as a new snapshot)");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("SNAPSHOT", a->snapshot, "Snapshot id")->required();
+    AddCommitArgs(cmd, &a->commit, /*idempotency=*/false);
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      TARN_ASSIGN_OR_RETURN(int64_t to, ParseSnapshotId("SNAPSHOT", a->snapshot));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto snap, cat->Rollback(a->name, to, a->commit.Meta("cli:rollback")));
+      return PrintSnapshot(snap, g->json);
+    });
+  }
+}
+
+// ---- reads ----
+
+Status SnapshotsCommand(Catalog& cat, const std::string& name, bool as_json) {
+  TARN_ASSIGN_OR_RETURN(auto all, cat.ListSnapshots(name));
+  if (as_json) {
+    json arr = json::array();
+    for (const auto& s : all) arr.push_back(SnapshotJson(s));
+    std::cout << Dump(arr) << "\n";
+    return Status::OK();
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& s : all) {
+    rows.push_back({std::to_string(s.snapshot_id),
+                    s.parent_snapshot_id ? std::to_string(*s.parent_snapshot_id) : "",
+                    FormatTime(s.committed_at_us), s.operation, s.author,
+                    std::to_string(s.added_files), std::to_string(s.added_records),
+                    std::to_string(s.deleted_records), std::to_string(s.total_records), s.message});
+  }
+  PrintTable({"snapshot", "parent", "committed_at", "operation", "author", "added_files",
+              "added_rows", "deleted_rows", "total_rows", "message"},
+             rows);
+  return Status::OK();
+}
+
+// Files stream: the JSON array is written element by element.
+Status FilesCommand(Catalog& cat, const std::string& name, const SnapshotSelector& at,
+                    const std::string& where, bool as_json) {
+  TARN_ASSIGN_OR_RETURN(auto ds, cat.LoadDataset(name, at));
+  std::vector<std::vector<std::string>> rows;
+  bool first = true;
+  if (as_json) TARN_RETURN_NOT_OK(WriteOut("["));
+  TARN_RETURN_NOT_OK(cat.PlanFiles(name, at, where, [&](const PlannedFile& pf) -> Status {
+    const DataFile& f = pf.file;
+    if (as_json) {
+      std::string s = first ? "" : ",";
+      first = false;
+      s += Dump(FileJson(f, pf.deleted_rows, ds.schema, ds.spec));
+      return WriteOut(s);
+    }
+    std::string ids = f.first_row_id >= 0 && f.record_count > 0
+                          ? std::to_string(f.first_row_id) + ".." +
+                                std::to_string(f.first_row_id + f.record_count - 1)
+                          : "";
+    rows.push_back({f.path, std::to_string(f.record_count), std::to_string(pf.deleted_rows),
+                    std::to_string(f.file_size_bytes), PartitionText(f, ds.spec), ids,
+                    std::to_string(f.added_snapshot_id)});
+    return Status::OK();
+  }));
+  if (as_json) return WriteOut("]\n");
+  PrintTable({"path", "records", "deleted", "bytes", "partition", "row_ids", "snapshot"}, rows);
+  return Status::OK();
+}
+
+Status ScanCommand(Catalog& cat, const std::string& name, const SnapshotSelector& at,
+                   const std::string& where, bool row_ids, int64_t limit, bool as_json) {
+  if (limit < 0) return Status::InvalidArgument("--limit must be >= 0");
+  int64_t remaining = limit > 0 ? limit : INT64_MAX;
+  bool stopped = false;
+  std::optional<JsonRowWriter> json_rows;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  Status st = cat.Scan(name, at, where, row_ids, [&](const RecordBatch& batch) -> Status {
+    int64_t n = std::min<int64_t>(batch.num_rows, remaining);
+    if (as_json) {
+      if (!json_rows) json_rows.emplace(batch.schema);
+      for (int64_t r = 0; r < n; ++r) {
+        line.clear();
+        json_rows->AppendRow(batch, r, &line);
+        line.push_back('\n');
+        TARN_RETURN_NOT_OK(WriteOut(line));
+      }
+    } else {
+      if (header.empty()) {
+        for (const Field& f : batch.schema.fields) header.push_back(f.name);
+      }
+      for (int64_t r = 0; r < n; ++r) {
+        std::vector<std::string> cells;
+        for (const Column& c : batch.columns) {
+          cells.push_back(c.IsValid(r) ? ValueText(c, r) : "NULL");
+        }
+        rows.push_back(std::move(cells));
+      }
+    }
+    remaining -= n;
+    if (remaining == 0) {
+      stopped = true;
+      return Status::Cancelled("limit reached");
+    }
+    return Status::OK();
+  });
+  if (!st.ok() && !stopped) return st;
+  if (!as_json) {
+    if (header.empty()) {
+      TARN_ASSIGN_OR_RETURN(auto ds, cat.LoadDataset(name, at));
+      for (const Field& f : ds.schema.fields) header.push_back(f.name);
+      if (row_ids) header.push_back("_tarn_row_id");
+    }
+    PrintTable(header, rows);
+  }
+  return Status::OK();
+}
+
+Status ChangesCommand(Catalog& cat, const std::string& name, int64_t from,
+                      std::optional<int64_t> to, bool as_json) {
+  TARN_ASSIGN_OR_RETURN(auto c, cat.Changes(name, from, to));
+  if (as_json) {
+    std::cout << Dump(ChangeSetJson(c)) << "\n";
+    return Status::OK();
+  }
+  std::cout << "changes in (" << c.from_snapshot_id << ", " << c.to_snapshot_id << "]\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& f : c.added_files) {
+    rows.push_back(
+        {"added", f.path, std::to_string(f.record_count), std::to_string(f.added_snapshot_id)});
+  }
+  for (const auto& f : c.removed_files) {
+    rows.push_back({"removed", f.path, std::to_string(f.record_count), ""});
+  }
+  for (const auto& v : c.deletion_vectors) {
+    rows.push_back({v.removed ? "vector removed" : "vector added", v.path,
+                    std::to_string(v.cardinality), std::to_string(v.snapshot_id)});
+  }
+  PrintTable({"change", "path", "rows", "snapshot"}, rows);
+  return Status::OK();
+}
+
+void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  {
+    auto name = std::make_shared<std::string>();
+    auto* cmd = app->add_subcommand("snapshots", "The snapshots of a dataset, oldest first");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      return SnapshotsCommand(*cat, *name, g->json);
+    });
+  }
+
+  {
+    struct Args {
+      std::string name, where;
+      SelectorArgs sel;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app->add_subcommand(
+        "files", "Live data files at a snapshot, with partition values and column statistics");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    AddSelector(cmd, &a->sel);
+    cmd->add_option("--where", a->where, "Only files that may hold matching rows");
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      TARN_ASSIGN_OR_RETURN(auto at, a->sel.Resolve());
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      return FilesCommand(*cat, a->name, at, a->where, g->json);
+    });
+  }
+
+  {
+    struct Args {
+      std::string name, where;
+      SelectorArgs sel;
+      bool row_ids = false;
+      int64_t limit = 0;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app->add_subcommand(
+        "scan", "Rows of a dataset at a snapshot (with --json one object per line)");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    AddSelector(cmd, &a->sel);
+    cmd->add_option("--where", a->where, "Row filter");
+    cmd->add_flag("--row-ids", a->row_ids, "Add the _tarn_row_id column");
+    cmd->add_option("--limit", a->limit, "At most N rows (0: all)");
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      TARN_ASSIGN_OR_RETURN(auto at, a->sel.Resolve());
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      return ScanCommand(*cat, a->name, at, a->where, a->row_ids, a->limit, g->json);
+    });
+  }
+
+  {
+    struct Args {
+      std::string name, from, to;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app->add_subcommand("changes",
+                                    "Files added and removed, and deletion vectors, in (FROM, TO]");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("--from", a->from, "Snapshot id (exclusive)")->required();
+    cmd->add_option("--to", a->to, "Snapshot id (inclusive; default current)");
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      TARN_ASSIGN_OR_RETURN(int64_t from, ParseSnapshotId("--from", a->from));
+      std::optional<int64_t> to;
+      if (!a->to.empty()) {
+        TARN_ASSIGN_OR_RETURN(to, ParseSnapshotId("--to", a->to));
+      }
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      return ChangesCommand(*cat, a->name, from, to, g->json);
+    });
+  }
+}
+
+// ---- tags, offsets, maintenance ----
+
+void RegisterTags(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  CLI::App* tag = app->add_subcommand("tag", "Name snapshots of a dataset");
+  tag->require_subcommand(1);
+  {
+    struct Args {
+      std::string name, tag;
+      SelectorArgs sel;
+      bool replace = false;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = tag->add_subcommand("create", "Tag a snapshot (default: the current one)");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("NAME", a->tag, "Tag name")->required();
+    AddSelector(cmd, &a->sel);
+    cmd->add_flag("--replace", a->replace, "Move the tag when it exists");
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      TARN_ASSIGN_OR_RETURN(auto at, a->sel.Resolve());
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_RETURN_NOT_OK(cat->CreateTag(a->name, a->tag, at, a->replace));
+      SnapshotSelector by_tag;
+      by_tag.tag = a->tag;
+      TARN_ASSIGN_OR_RETURN(auto snap, cat->GetSnapshot(a->name, by_tag));
+      if (g->json) {
+        std::cout << Dump(json{{"tag", a->tag}, {"snapshot_id", snap.snapshot_id}}) << "\n";
+      } else {
+        std::cout << "tag " << a->tag << " -> snapshot " << snap.snapshot_id << "\n";
+      }
+      return Status::OK();
+    });
+  }
+  {
+    auto name = std::make_shared<std::string>();
+    auto* cmd = tag->add_subcommand("list", "List the tags of a dataset");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto tags, cat->ListTags(*name));
+      if (g->json) {
+        json arr = json::array();
+        for (const auto& t : tags) {
+          arr.push_back({{"name", t.name},
+                         {"snapshot_id", t.snapshot_id},
+                         {"created_at", FormatTime(t.created_at_us)}});
+        }
+        std::cout << Dump(arr) << "\n";
+        return Status::OK();
+      }
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& t : tags) {
+        rows.push_back({t.name, std::to_string(t.snapshot_id), FormatTime(t.created_at_us)});
+      }
+      PrintTable({"name", "snapshot", "created_at"}, rows);
+      return Status::OK();
+    });
+  }
+  {
+    auto name = std::make_shared<std::string>();
+    auto tag_name = std::make_shared<std::string>();
+    auto* cmd = tag->add_subcommand("drop", "Drop a tag");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    cmd->add_option("NAME", *tag_name, "Tag name")->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_RETURN_NOT_OK(cat->DropTag(*name, *tag_name));
+      if (!g->json) std::cout << "dropped tag " << *tag_name << "\n";
+      return Status::OK();
+    });
+  }
+}
+
+void RegisterOffsets(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  CLI::App* off = app->add_subcommand("offset", "Consumer offsets of the change feed");
+  off->require_subcommand(1);
+  {
+    struct Args {
+      std::string name, consumer, snapshot;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = off->add_subcommand(
+        "commit", "Move a consumer's offset forward (default: to the current snapshot)");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("CONSUMER", a->consumer, "Consumer name")->required();
+    cmd->add_option("SNAPSHOT", a->snapshot, "Snapshot id");
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      int64_t snapshot = 0;
+      if (!a->snapshot.empty()) {
+        TARN_ASSIGN_OR_RETURN(snapshot, ParseSnapshotId("SNAPSHOT", a->snapshot));
+      } else {
+        TARN_ASSIGN_OR_RETURN(auto ds, cat->LoadDataset(a->name));
+        snapshot = ds.current_snapshot_id.value_or(0);
+      }
+      TARN_RETURN_NOT_OK(cat->CommitOffset(a->name, a->consumer, snapshot));
+      if (g->json) {
+        std::cout << Dump(json{{"consumer", a->consumer}, {"snapshot_id", snapshot}}) << "\n";
+      } else {
+        std::cout << "consumer " << a->consumer << " at snapshot " << snapshot << "\n";
+      }
+      return Status::OK();
+    });
+  }
+  {
+    struct Args {
+      std::string name, consumer;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = off->add_subcommand("show", "A consumer's offset");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("CONSUMER", a->consumer, "Consumer name")->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto offset, cat->GetOffset(a->name, a->consumer));
+      if (g->json) {
+        std::cout << Dump(json{{"consumer", a->consumer},
+                               {"snapshot_id", offset ? json(*offset) : json(nullptr)}})
+                  << "\n";
+      } else {
+        std::cout << "consumer " << a->consumer << ": "
+                  << (offset ? "snapshot " + std::to_string(*offset) : "no offset") << "\n";
+      }
+      return Status::OK();
+    });
+  }
+}
+
+void RegisterMaintenance(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  {
+    struct Args {
+      std::string name, older_than;
+      bool ignore_offsets = false, dry_run = false;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app->add_subcommand(
+        "expire", "Expire snapshots older than a duration (files go to the removal ledger)");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("--older-than", a->older_than, "Age: 7d, 12h, 30m, 0s")->required();
+    cmd->add_flag("--ignore-offsets", a->ignore_offsets,
+                  "Expire past the slowest consumer's offset too");
+    cmd->add_flag("--dry-run", a->dry_run, "Report what would expire; change nothing");
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      auto age = ParseDuration(a->older_than);
+      if (!age.ok()) return age.status().WithContext("--older-than");
+      ExpiryOptions options;
+      options.older_than_us = NowMicros() - *age;
+      options.respect_consumer_offsets = !a->ignore_offsets;
+      options.dry_run = a->dry_run;
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto r, cat->ExpireSnapshots(a->name, options));
+      if (g->json) {
+        std::cout << Dump(json{{"dataset", r.dataset},
+                               {"expired_snapshots", r.expired_snapshots},
+                               {"expired_through", r.expired_through},
+                               {"files_released", r.files_released},
+                               {"dry_run", a->dry_run}})
+                  << "\n";
+      } else {
+        std::cout << (a->dry_run ? "would expire " : "expired ") << r.expired_snapshots
+                  << " snapshots of " << a->name << " (through " << r.expired_through << "), "
+                  << r.files_released << " files released\n";
+      }
+      return Status::OK();
+    });
+  }
+  {
+    auto orphans = std::make_shared<bool>(false);
+    auto* cmd = app->add_subcommand(
+        "cleanup", "Delete files no snapshot references any more; report orphaned objects");
+    cmd->add_flag("--delete-orphans", *orphans, "Delete the orphaned objects too");
+    SetCommand(cmd, [=]() -> Status {
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto r, cat->Cleanup(*orphans));
+      if (g->json) {
+        std::cout << Dump(json{{"objects_deleted", r.objects_deleted},
+                               {"bytes_deleted", r.bytes_deleted},
+                               {"pending", r.pending},
+                               {"orphans", r.orphans}})
+                  << "\n";
+      } else {
+        std::cout << "deleted " << r.objects_deleted << " objects (" << r.bytes_deleted
+                  << " bytes), " << r.pending << " pending, " << r.orphans.size()
+                  << (*orphans ? " orphans deleted\n" : " orphans\n");
+        for (const auto& o : r.orphans) std::cout << "  " << o << "\n";
+      }
+      return Status::OK();
+    });
+  }
+}
+
+}  // namespace
+
+void RegisterDatasetCommands(CLI::App* app, GlobalOptions* global) {
+  CatalogOptions* co = SharedCatalogOptions();
+  RegisterDataset(app, global, co);
+  RegisterCommits(app, global, co);
+  RegisterReads(app, global, co);
+  RegisterTags(app, global, co);
+  RegisterOffsets(app, global, co);
+  RegisterMaintenance(app, global, co);
+}
+
+}  // namespace tarn::cli
