@@ -465,30 +465,44 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 
 // ---- commits ----
 
-// Reads every input file completely, converted to `schema`. Files are read one after the
-// other; the batches of all of them are held in memory until the single commit.
-Result<std::vector<RecordBatch>> ReadInputs(const std::vector<std::string>& paths,
-                                            const Schema& schema) {
-  std::vector<RecordBatch> batches;
-  for (const std::string& path : paths) {
-    auto context = [&](const Status& st) {
-      return st.WithContext("reading '" + path + "'").WithField("file", path);
-    };
-    auto format = formats::DetectFormat(path);
-    if (!format.ok()) return context(format.status());
-    auto file = OpenInputFile(path);
-    if (!file.ok()) return context(file.status());
-    auto reader = formats::OpenBatchReader(std::move(*file), path, *format, schema);
-    if (!reader.ok()) return context(reader.status());
+// Streams the batches of every input file in turn, converted to `schema`: the catalog writes
+// them as they come (bounded memory) and commits once at the end.
+class InputBatches {
+ public:
+  InputBatches(std::vector<std::string> paths, Schema schema)
+      : paths_(std::move(paths)), schema_(std::move(schema)) {}
+
+  Result<std::optional<RecordBatch>> Next() {
     while (true) {
-      auto next = (*reader)->Next();
-      if (!next.ok()) return context(next.status());
-      if (!next->has_value()) break;
-      if ((*next)->num_rows > 0) batches.push_back(std::move(**next));
+      if (!reader_) {
+        if (next_path_ == paths_.size()) return std::optional<RecordBatch>();
+        current_ = paths_[next_path_++];
+        auto format = formats::DetectFormat(current_);
+        if (!format.ok()) return Context(format.status());
+        auto file = OpenInputFile(current_);
+        if (!file.ok()) return Context(file.status());
+        auto reader = formats::OpenBatchReader(std::move(*file), current_, *format, schema_);
+        if (!reader.ok()) return Context(reader.status());
+        reader_ = std::move(*reader);
+      }
+      auto next = reader_->Next();
+      if (!next.ok()) return Context(next.status());
+      if (next->has_value()) return next;
+      reader_.reset();
     }
   }
-  return batches;
-}
+
+ private:
+  Status Context(const Status& st) const {
+    return st.WithContext("reading '" + current_ + "'").WithField("file", current_);
+  }
+
+  std::vector<std::string> paths_;
+  Schema schema_;
+  size_t next_path_ = 0;
+  std::string current_;
+  std::unique_ptr<formats::BatchReader> reader_;
+};
 
 void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   {
@@ -511,11 +525,13 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
       TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
       TARN_ASSIGN_OR_RETURN(auto ds, cat->LoadDataset(a->name));
-      TARN_ASSIGN_OR_RETURN(auto batches, ReadInputs(a->files, ds.schema));
-      TARN_ASSIGN_OR_RETURN(auto snap, cat->Append(a->name, batches, a->commit.Meta("cli:append"),
-                                                   a->overwrite ? CommitOperation::kOverwrite
-                                                                : CommitOperation::kAppend,
-                                                   ds.uuid));
+      auto inputs = std::make_shared<InputBatches>(a->files, ds.schema);
+      TARN_ASSIGN_OR_RETURN(
+          auto snap,
+          cat->AppendStream(a->name, [inputs] { return inputs->Next(); },
+                            a->commit.Meta("cli:append"),
+                            a->overwrite ? CommitOperation::kOverwrite : CommitOperation::kAppend,
+                            ds.uuid));
       return PrintSnapshot(snap, g->json);
     });
   }
@@ -629,6 +645,14 @@ Status SnapshotsCommand(Catalog& cat, const std::string& name, bool as_json) {
   return Status::OK();
 }
 
+// The spec a file was written under (partition values are named by it).
+const PartitionSpec& SpecOf(const DatasetInfo& ds, int32_t spec_id) {
+  for (const PartitionSpec& spec : ds.specs) {
+    if (spec.spec_id == spec_id) return spec;
+  }
+  return ds.spec;
+}
+
 // Files stream: the JSON array is written element by element.
 Status FilesCommand(Catalog& cat, const std::string& name, const SnapshotSelector& at,
                     const std::string& where, bool as_json) {
@@ -641,7 +665,7 @@ Status FilesCommand(Catalog& cat, const std::string& name, const SnapshotSelecto
     if (as_json) {
       std::string s = first ? "" : ",";
       first = false;
-      s += Dump(FileJson(f, pf.deleted_rows, ds.schema, ds.spec));
+      s += Dump(FileJson(f, pf.deleted_rows, ds.schema, SpecOf(ds, f.spec_id)));
       return WriteOut(s);
     }
     std::string ids = f.first_row_id >= 0 && f.record_count > 0
@@ -649,7 +673,7 @@ Status FilesCommand(Catalog& cat, const std::string& name, const SnapshotSelecto
                                 std::to_string(f.first_row_id + f.record_count - 1)
                           : "";
     rows.push_back({f.path, std::to_string(f.record_count), std::to_string(pf.deleted_rows),
-                    std::to_string(f.file_size_bytes), PartitionText(f, ds.spec), ids,
+                    std::to_string(f.file_size_bytes), PartitionText(f, SpecOf(ds, f.spec_id)), ids,
                     std::to_string(f.added_snapshot_id)});
     return Status::OK();
   }));
