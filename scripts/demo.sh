@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# tarn's walk-through on the embedded default: writes a sample dataset with tarn's own Parquet
-# writer and shows what is in it. `make demo` builds first and then runs this.
+# tarn's walk-through on the embedded default: a catalog in a directory (SQLite + local
+# warehouse), a partitioned dataset fed from CSV and NDJSON, snapshots, time travel, a delete
+# and the change feed; then tarn's own Parquet tools on a sample file. `make demo` builds first
+# and then runs this.
 #
 # Environment: TARN_BIN (default build/tarn), TARN_DEMO_DIR (default a new temporary directory,
 # removed at the end), TARN_DEMO_ROWS (default 1000).
@@ -20,14 +22,51 @@ fi
 
 file="$dir/sample.parquet"
 step() {
-  printf '\n\033[1m== %s\033[0m\n' "$1"
+  [[ -z "$1" ]] || printf '\n\033[1m== %s\033[0m\n' "$1"
   printf '$ %s\n' "${*:2}"
   "${@:2}"
 }
 [[ -t 1 && -z "${NO_COLOR:-}" ]] || step() {
-  printf '\n== %s\n$ %s\n' "$1" "${*:2}"
+  [[ -z "$1" ]] || printf '\n== %s\n' "$1"
+  printf '$ %s\n' "${*:2}"
   "${@:2}"
 }
+
+cat="$dir/catalog"
+export TARN_CATALOG="$cat" TARN_AUTHOR="demo"
+cat >"$dir/orders-jan.csv" <<'CSV'
+id,ts,region,amount
+1,2026-01-03 09:15:00,eu,19.99
+2,2026-01-03 10:02:00,us,5.00
+3,2026-01-17 18:40:00,eu,120.50
+4,2026-02-01 08:00:00,apac,42.00
+CSV
+cat >"$dir/orders-feb.ndjson" <<'JSON'
+{"id": 5, "ts": "2026-02-11T12:00:00", "region": "us", "amount": 7.25}
+{"id": 6, "ts": "2026-02-12T13:30:00", "region": "eu", "amount": 64.00}
+JSON
+
+step "A workspace and a collection in an embedded catalog ($cat)" \
+  "$tarn" workspace create shop
+step "" "$tarn" collection create shop.sales
+step "A dataset with declared types, partitioned by region and month, sorted by id" \
+  "$tarn" dataset create shop.sales.orders \
+  --schema 'id INT64 NOT NULL, ts TIMESTAMP[us], region VARCHAR, amount DECIMAL(10,2)' \
+  --partition 'region, month(ts)' --sort id
+step "Append a CSV: converted to the declared types, one Parquet file per partition" \
+  "$tarn" append shop.sales.orders "$dir/orders-jan.csv" -m "January orders"
+step "Append NDJSON as a second snapshot" \
+  "$tarn" append shop.sales.orders "$dir/orders-feb.ndjson" -m "February orders"
+step "Snapshots" "$tarn" snapshots shop.sales.orders
+step "Live files with partition values and row-id ranges" "$tarn" files shop.sales.orders
+step "Files that can hold EU orders from February on (pruned on partitions and bounds)" \
+  "$tarn" files shop.sales.orders --where "region = 'eu' AND ts >= '2026-02-01'"
+step "Scan the dataset as of the first snapshot (time travel)" \
+  "$tarn" scan shop.sales.orders --at 1
+step "Delete small orders (deletion vectors: rows stay in their files, reads skip them)" \
+  "$tarn" delete shop.sales.orders --where 'amount < 10'
+step "Scan the current state" "$tarn" scan shop.sales.orders
+step "The change feed since snapshot 1" "$tarn" changes shop.sales.orders --from 1
 
 step "Write $rows sample rows as Parquet with tarn's writer (ZSTD)" \
   "$tarn" parquet write-sample "$file" --rows "$rows"

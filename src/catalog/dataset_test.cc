@@ -547,7 +547,10 @@ TEST_P(DatasetSuite, ChangeFeedOffsetsExpiryAndCleanup) {
   ASSERT_TRUE(ch.ok()) << ch.status().ToString();
   EXPECT_EQ(ch->to_snapshot_id, 3);
   EXPECT_EQ(ch->added_files.size(), 2u);
-  EXPECT_EQ(ch->removed_files.size(), 1u);
+  ASSERT_EQ(ch->removed_files.size(), 1u);
+  EXPECT_EQ(ch->removed_files[0].removed_snapshot_id.value_or(-1), 3);
+  EXPECT_FALSE(ch->added_files[0].removed_snapshot_id.has_value() &&
+               ch->added_files[1].removed_snapshot_id.has_value());
   auto ch2 = cat_->Changes("w.c.t", 1, 2);
   ASSERT_TRUE(ch2.ok());
   EXPECT_EQ(ch2->added_files.size(), 1u);

@@ -80,9 +80,9 @@ Status ForEachLiveFile(Transaction& tx, const DatasetInfo& ds, int64_t snapshot_
   return tx.QueryEach(sql, params, [&](const Row& r) -> Status {
     PlannedFile pf;
     TARN_ASSIGN_OR_RETURN(pf.file, DataFileFromRow(r));
-    if (!r.IsNull(10)) {
-      TARN_ASSIGN_OR_RETURN(pf.deleted_rows, r.Int64(10));
-      TARN_ASSIGN_OR_RETURN(auto blob, r.Blob(11));
+    if (!r.IsNull(11)) {
+      TARN_ASSIGN_OR_RETURN(pf.deleted_rows, r.Int64(11));
+      TARN_ASSIGN_OR_RETURN(auto blob, r.Blob(12));
       pf.deletion_vector = std::string(blob);
     }
     if (pred) {

@@ -239,7 +239,7 @@ Result<ResolvedSnapshot> ResolveSnapshot(Transaction& tx, const DatasetInfo& ds,
 
 const char kDataFileColumns[] =
     "f.id, f.path, f.file_format, f.added_snapshot_id, f.record_count, f.file_size_bytes, "
-    "f.spec_id, f.partition_values, f.stats, f.first_row_id";
+    "f.spec_id, f.partition_values, f.stats, f.first_row_id, f.removed_snapshot_id";
 
 Result<DataFile> DataFileFromRow(const Row& r, size_t c) {
   DataFile f;
@@ -258,6 +258,7 @@ Result<DataFile> DataFileFromRow(const Row& r, size_t c) {
   TARN_ASSIGN_OR_RETURN(auto stats, r.Text(c + 8));
   TARN_ASSIGN_OR_RETURN(f.columns, StatsFromJson(stats));
   TARN_ASSIGN_OR_RETURN(f.first_row_id, r.Int64(c + 9));
+  TARN_ASSIGN_OR_RETURN(f.removed_snapshot_id, r.OptionalInt64(c + 10));
   return f;
 }
 

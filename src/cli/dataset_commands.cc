@@ -746,7 +746,8 @@ Status ChangesCommand(Catalog& cat, const std::string& name, int64_t from,
         {"added", f.path, std::to_string(f.record_count), std::to_string(f.added_snapshot_id)});
   }
   for (const auto& f : c.removed_files) {
-    rows.push_back({"removed", f.path, std::to_string(f.record_count), ""});
+    rows.push_back({"removed", f.path, std::to_string(f.record_count),
+                    std::to_string(f.removed_snapshot_id.value_or(0))});
   }
   for (const auto& v : c.deletion_vectors) {
     rows.push_back({v.removed ? "vector removed" : "vector added", v.path,

@@ -191,7 +191,10 @@ json ChangeSetJson(const ChangeSet& c) {
                         return p;
                       }()},
                      {"first_row_id", f.first_row_id},
-                     {"added_snapshot_id", f.added_snapshot_id}});
+                     {"added_snapshot_id", f.added_snapshot_id},
+                     {"removed_snapshot_id", f.removed_snapshot_id
+                                                 ? json(*f.removed_snapshot_id)
+                                                 : json(nullptr)}});
     }
     return arr;
   };

@@ -36,6 +36,7 @@ struct DataFile {
   int64_t file_id = 0;
   int64_t first_row_id = -1;
   int64_t added_snapshot_id = 0;
+  std::optional<int64_t> removed_snapshot_id;  // set in change feeds for removed files
 
   // Stats of `field_id`, or nullptr.
   const ColumnStats* FindStats(int32_t field_id) const;
