@@ -51,6 +51,10 @@ struct ResolvedSnapshot {
 Result<ResolvedSnapshot> ResolveSnapshot(Transaction& tx, const DatasetInfo& ds,
                                          const SnapshotSelector& at);
 
+// The snapshot of a live dataset committed with `key`, if any (marked idempotent_replay).
+Result<std::optional<SnapshotInfo>> FindByIdempotencyKey(Metastore& ms, const DatasetName& n,
+                                                         const std::string& key);
+
 // Reserved tag names: they resolve to snapshots and cannot be created.
 bool IsReservedTag(std::string_view name);
 

@@ -102,7 +102,7 @@ struct Locked {
   int64_t schema_id = 0;
   int64_t spec_id = 0;
   int64_t total_files = 0, total_records = 0, total_bytes = 0;  // after the update
-  std::string schema_json, spec_json;
+  int64_t expired_through = 0;
 };
 
 std::string Placeholders(size_t rows, size_t cols) {
@@ -132,20 +132,18 @@ Result<SqlValue> PartitionKey(const DataFile& f, const PartitionSpec& spec, cons
   return SqlValue::Blob(key);
 }
 
-// Inserts data file rows added at `snapshot_id`, giving each its row-id range from *next_row_id.
-Status InsertFiles(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
-                   std::vector<DataFile>& files, int64_t* next_row_id, const PartitionSpec& spec,
-                   const Schema& schema) {
+// Inserts data file rows (their added_snapshot_id and first_row_id already assigned), several
+// hundred per statement: the files of every part of a group go in together.
+Status InsertFiles(Transaction& tx, int64_t dataset_id, const std::vector<DataFile*>& files,
+                   const PartitionSpec& spec, const Schema& schema) {
   constexpr size_t kCols = 11, kChunk = 400;
   for (size_t start = 0; start < files.size(); start += kChunk) {
     size_t n = std::min(kChunk, files.size() - start);
     SqlParams params;
     params.reserve(n * kCols);
     for (size_t i = start; i < start + n; ++i) {
-      DataFile& f = files[i];
-      f.first_row_id = *next_row_id;
-      f.added_snapshot_id = snapshot_id;
-      *next_row_id += f.record_count;
+      const DataFile& f = *files[i];
+      const int64_t snapshot_id = f.added_snapshot_id;
       TARN_ASSIGN_OR_RETURN(SqlValue key, PartitionKey(f, spec, schema));
       params.insert(params.end(), {dataset_id, f.path, f.format, snapshot_id, f.record_count,
                                    f.file_size_bytes, int64_t{f.spec_id},
@@ -153,12 +151,11 @@ Status InsertFiles(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
                                    f.first_row_id, std::move(key)});
     }
     TARN_RETURN_NOT_OK(
-        tx.Execute("INSERT INTO data_files (dataset_id, path, file_format, added_snapshot_id, "
-                   "record_count, file_size_bytes, spec_id, partition_values, stats, "
-                   "first_row_id, partition_key) VALUES " +
-                       Placeholders(n, kCols),
-                   params)
-            .status());
+        tx.ExecuteDeferred("INSERT INTO data_files (dataset_id, path, file_format, "
+                           "added_snapshot_id, record_count, file_size_bytes, spec_id, "
+                           "partition_values, stats, first_row_id, partition_key) VALUES " +
+                               Placeholders(n, kCols),
+                           params));
   }
   return Status::OK();
 }
@@ -364,6 +361,64 @@ Status RollbackTo(Transaction& tx, int64_t dataset_id, int64_t snapshot_id, int6
   return Status::OK();
 }
 
+}  // namespace
+
+Result<std::shared_ptr<const DefinitionCache::Entry>> DefinitionCache::Get(Transaction& tx,
+                                                                            int64_t dataset_id,
+                                                                            const std::string& uuid,
+                                                                            int64_t schema_id,
+                                                                            int64_t spec_id) {
+  std::string key = uuid + "/" + std::to_string(schema_id) + "/" + std::to_string(spec_id);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = entries_.find(key); it != entries_.end()) {
+      return std::shared_ptr<const Entry>(it->second);
+    }
+  }
+  TARN_ASSIGN_OR_RETURN(
+      auto row, tx.QueryOne("SELECT s.schema_json, p.spec_json FROM dataset_schemas s, "
+                            "dataset_partition_specs p WHERE s.dataset_id = ? AND s.schema_id = ? "
+                            "AND p.dataset_id = ? AND p.spec_id = ?",
+                            {dataset_id, schema_id, dataset_id, spec_id}));
+  if (!row) {
+    return Status::Corruption("schema " + std::to_string(schema_id) + " or partition spec " +
+                              std::to_string(spec_id) + " of dataset " + uuid + " is missing");
+  }
+  auto entry = std::make_shared<Entry>();
+  TARN_ASSIGN_OR_RETURN(auto schema_json, row->Text(0));
+  TARN_ASSIGN_OR_RETURN(auto spec_json, row->Text(1));
+  TARN_ASSIGN_OR_RETURN(entry->schema, SchemaFromJson(schema_json));
+  TARN_ASSIGN_OR_RETURN(entry->spec, PartitionSpec::FromJson(spec_json));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (entries_.size() >= kMaxEntries) entries_.clear();
+  entries_[key] = entry;
+  return std::shared_ptr<const Entry>(entry);
+}
+
+namespace {
+
+// A part based on an older snapshot than `before` (the one it commits on top of). Row and file
+// deletes commit over appends and other row deletes in between: they touch only the files they
+// name, each of which must still be live (checked when applied), and vectors are merged with
+// the live one. Anything else in between (overwrite, rollback, DDL-like rewrites) conflicts.
+Status CheckIntervening(Transaction& tx, const Locked& lk, const DatasetCommit& p,
+                        const std::string& dataset, int64_t before) {
+  int64_t read = *p.read_snapshot_id;
+  bool deletes = p.operation == CommitOperation::kDeleteRows ||
+                 p.operation == CommitOperation::kDeleteFiles;
+  if (!deletes || read > before || read < lk.expired_through) {
+    return ConflictSince(dataset, read, before);
+  }
+  TARN_ASSIGN_OR_RETURN(
+      auto row, tx.QueryOne("SELECT COUNT(*) FROM snapshots WHERE dataset_id = ? AND "
+                            "snapshot_id > ? AND snapshot_id <= ? AND operation NOT IN "
+                            "('append', 'add_files', 'delete_rows')",
+                            {lk.id, read, before}));
+  TARN_ASSIGN_OR_RETURN(int64_t others, row->Int64(0));
+  if (others > 0) return ConflictSince(dataset, read, before);
+  return Status::OK();
+}
+
 // One dataset's parts of a commit group, in order.
 struct DatasetGroup {
   std::string dataset;
@@ -372,7 +427,7 @@ struct DatasetGroup {
 };
 
 Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& commit_id,
-                          bool shared_commit_id, int64_t now) {
+                          bool shared_commit_id, int64_t now, DefinitionCache& cache) {
   TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(g.dataset));
   // Idempotent replays first: a part whose key already committed returns that snapshot.
   std::vector<size_t> todo;
@@ -422,10 +477,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
           "dropped_at IS NULL AND name = ? AND collection_id = (SELECT c.id FROM collections c "
           "JOIN workspaces w ON w.id = c.workspace_id WHERE w.name = ? AND c.name = ?) "
           "RETURNING id, uuid, last_snapshot_id, next_row_id, last_commit_at, schema_id, "
-          "spec_id, total_files, total_records, total_bytes, (SELECT s.schema_json FROM "
-          "dataset_schemas s WHERE s.dataset_id = datasets.id AND s.schema_id = "
-          "datasets.schema_id), (SELECT p.spec_json FROM dataset_partition_specs p WHERE "
-          "p.dataset_id = datasets.id AND p.spec_id = datasets.spec_id)",
+          "spec_id, total_files, total_records, total_bytes, expired_through",
           {n_snaps, n_snaps, add_rows, append_sum.added_files, append_sum.added_records,
            append_sum.added_bytes, now, now, now, n.dataset, n.workspace, n.collection}));
   if (!row) return DatasetNotFound(tx, n);
@@ -441,10 +493,14 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
   TARN_ASSIGN_OR_RETURN(lk.total_files, row->Int64(7));
   TARN_ASSIGN_OR_RETURN(lk.total_records, row->Int64(8));
   TARN_ASSIGN_OR_RETURN(lk.total_bytes, row->Int64(9));
-  TARN_ASSIGN_OR_RETURN(auto schema_json, row->Text(10));
-  TARN_ASSIGN_OR_RETURN(auto spec_json, row->Text(11));
-  TARN_ASSIGN_OR_RETURN(Schema schema, SchemaFromJson(schema_json));
-  TARN_ASSIGN_OR_RETURN(PartitionSpec spec, PartitionSpec::FromJson(spec_json));
+  TARN_ASSIGN_OR_RETURN(lk.expired_through, row->Int64(10));
+  // The schema and spec are read after the lock, in their own statement: under READ COMMITTED a
+  // subquery in the locking UPDATE would see the snapshot taken before it waited, and miss a
+  // schema version committed meanwhile. Versions never change, so a process-wide cache keyed by
+  // (uuid, version) spares most commits the round trip.
+  TARN_ASSIGN_OR_RETURN(auto defs, cache.Get(tx, lk.id, lk.uuid, lk.schema_id, lk.spec_id));
+  const Schema& schema = defs->schema;
+  const PartitionSpec& spec = defs->spec;
 
   const int64_t base = lk.last_snapshot_id - n_snaps;  // the snapshot before this group
   int64_t next_row_id = lk.next_row_id - add_rows;
@@ -452,6 +508,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
   int64_t total_records = lk.total_records - append_sum.added_records;
   int64_t total_bytes = lk.total_bytes - append_sum.added_bytes;
   Delta other_sum;  // totals of non-append parts, applied at the end
+  std::vector<DataFile*> new_files;  // of every part, inserted together
 
   for (size_t k = 0; k < todo.size(); ++k) {
     DatasetCommit& p = *g.parts[todo[k]];
@@ -461,7 +518,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
       return Incarnation(g.dataset, lk.uuid, *p.expected_uuid);
     }
     if (!IsAppendOnly(p.operation) && p.read_snapshot_id && *p.read_snapshot_id != before) {
-      return ConflictSince(g.dataset, *p.read_snapshot_id, before);
+      TARN_RETURN_NOT_OK(CheckIntervening(tx, lk, p, g.dataset, before));
     }
     if (!p.added.empty()) {
       int64_t written = p.written_spec_id.value_or(p.added.front().spec_id);
@@ -535,8 +592,11 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
       TARN_RETURN_NOT_OK(DeleteRowsIn(tx, lk.id, snap, p.deletes, g.dataset, &d));
     }
     if (!p.added.empty()) {
-      TARN_RETURN_NOT_OK(InsertFiles(tx, lk.id, snap, p.added, &next_row_id, spec, schema));
-      for (const DataFile& f : p.added) {
+      for (DataFile& f : p.added) {
+        f.first_row_id = next_row_id;
+        f.added_snapshot_id = snap;
+        next_row_id += f.record_count;
+        new_files.push_back(&f);
         d.added_files += 1;
         d.added_records += f.record_count;
         d.added_bytes += f.file_size_bytes;
@@ -581,6 +641,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
     s.receipt_missing = p.meta.receipt.empty();
   }
 
+  TARN_RETURN_NOT_OK(InsertFiles(tx, lk.id, new_files, spec, schema));
   // Snapshot rows, in one statement.
   constexpr size_t kCols = 22;
   SqlParams params;
@@ -596,30 +657,29 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
                    s.idempotency_key ? SqlValue(*s.idempotency_key) : SqlValue::Null(),
                    s.commit_id});
   }
+  // Deferred: on PostgreSQL these go to the server with COMMIT, in one round trip.
   TARN_RETURN_NOT_OK(
-      tx.Execute("INSERT INTO snapshots (dataset_id, snapshot_id, parent_snapshot_id, "
-                 "committed_at, author, message, operation, user_created, schema_id, spec_id, "
-                 "added_files, deleted_files, total_files, added_records, deleted_records, "
-                 "total_records, added_bytes, deleted_bytes, total_bytes, receipt, "
-                 "idempotency_key, commit_id) VALUES " +
-                     Placeholders(todo.size(), kCols),
-                 params)
-          .status());
+      tx.ExecuteDeferred("INSERT INTO snapshots (dataset_id, snapshot_id, parent_snapshot_id, "
+                         "committed_at, author, message, operation, user_created, schema_id, "
+                         "spec_id, added_files, deleted_files, total_files, added_records, "
+                         "deleted_records, total_records, added_bytes, deleted_bytes, "
+                         "total_bytes, receipt, idempotency_key, commit_id) VALUES " +
+                             Placeholders(todo.size(), kCols),
+                         params));
   if (other_sum.added_files || other_sum.deleted_files || other_sum.added_records ||
       other_sum.deleted_records || other_sum.added_bytes || other_sum.deleted_bytes) {
     TARN_RETURN_NOT_OK(
-        tx.Execute("UPDATE datasets SET total_files = total_files + ?, total_records = "
-                   "total_records + ?, total_bytes = total_bytes + ? WHERE id = ?",
-                   {other_sum.added_files - other_sum.deleted_files,
-                    other_sum.added_records - other_sum.deleted_records,
-                    other_sum.added_bytes - other_sum.deleted_bytes, lk.id})
-            .status());
+        tx.ExecuteDeferred("UPDATE datasets SET total_files = total_files + ?, total_records = "
+                           "total_records + ?, total_bytes = total_bytes + ? WHERE id = ?",
+                           {other_sum.added_files - other_sum.deleted_files,
+                            other_sum.added_records - other_sum.deleted_records,
+                            other_sum.added_bytes - other_sum.deleted_bytes, lk.id}));
   }
   return Status::OK();
 }
 
 // Commits `parts` in one transaction; results[i] is parts[i]'s snapshot.
-Status CommitParts(Metastore& ms, std::vector<DatasetCommit*>& parts,
+Status CommitParts(Metastore& ms, DefinitionCache& cache, std::vector<DatasetCommit*>& parts,
                    std::vector<SnapshotInfo>* results, bool shared_commit_id) {
   for (DatasetCommit* p : parts) TARN_RETURN_NOT_OK(ValidatePart(*p));
   // Datasets in name order, so two multi-dataset commits lock rows in the same order.
@@ -645,7 +705,7 @@ Status CommitParts(Metastore& ms, std::vector<DatasetCommit*>& parts,
         }
         int64_t now = NowMicros();
         for (auto& [name, g] : groups) {
-          TARN_RETURN_NOT_OK(CommitDatasetGroup(tx, g, commit_id, shared_commit_id, now));
+          TARN_RETURN_NOT_OK(CommitDatasetGroup(tx, g, commit_id, shared_commit_id, now, cache));
         }
         return Status::OK();
       },
@@ -656,18 +716,27 @@ Status CommitParts(Metastore& ms, std::vector<DatasetCommit*>& parts,
 
 // ---- the in-process commit queue ----
 
+// One waiting caller. It sleeps on its own condition variable until its group committed
+// (`done`) or it is handed the lead (`lead`), so a commit wakes only the threads it concerns.
 struct CommitQueue::Pending {
-  DatasetCommit* part;
+  DatasetCommit* part = nullptr;
   SnapshotInfo result;
   Status status;
   bool done = false;
+  bool lead = false;
+  std::condition_variable cv;
 };
 
 struct CommitQueue::Lane {
   std::mutex mu;
-  std::condition_variable cv;
+  std::condition_variable gather;  // a leader waiting for writers to queue
   std::vector<Pending*> queue;
   bool leader_active = false;
+  size_t in_flight = 0;  // parts of the group being committed
+  // How many writers this lane has seen at once recently: a new leader waits briefly for the
+  // writers of the group that just finished to come back, so groups do not split into halves
+  // that alternate. Decays when writers go away.
+  size_t peak = 1;
 };
 
 CommitQueue::CommitQueue(Metastore* ms) : ms_(ms) {}
@@ -682,27 +751,50 @@ CommitQueue::Lane& CommitQueue::LaneFor(const std::string& dataset) {
 
 Result<SnapshotInfo> CommitQueue::Submit(DatasetCommit* part) {
   Lane& lane = LaneFor(part->dataset);
-  Pending me{part, {}, Status::OK(), false};
+  Pending me;
+  me.part = part;
   std::unique_lock<std::mutex> lock(lane.mu);
   lane.queue.push_back(&me);
-  while (true) {
-    lane.cv.wait(lock, [&] { return me.done || !lane.leader_active; });
-    if (me.done) break;
-    // Lead: commit everything queued (this part included) as one group.
-    lane.leader_active = true;
-    std::vector<Pending*> batch;
-    batch.swap(lane.queue);
-    if (batch.size() > kMaxGroup) {
-      lane.queue.assign(batch.begin() + kMaxGroup, batch.end());
-      batch.resize(kMaxGroup);
+  lane.peak = std::max(lane.peak, lane.queue.size() + lane.in_flight);
+  if (lane.leader_active) {
+    lane.gather.notify_one();
+    me.cv.wait(lock, [&] { return me.done || me.lead; });
+    if (me.done) {
+      if (!me.status.ok()) return me.status;
+      return std::move(me.result);
     }
-    lock.unlock();
-    RunGroup(batch);
-    lock.lock();
-    for (Pending* p : batch) p->done = true;
-    lane.leader_active = false;
-    lane.cv.notify_all();
   }
+  // Lead: commit everything queued (this part included) as one group, after giving the
+  // writers seen recently a moment to queue.
+  lane.leader_active = true;
+  if (lane.queue.size() < lane.peak) {
+    bool full = lane.gather.wait_for(lock, kGatherWait,
+                                     [&] { return lane.queue.size() >= lane.peak; });
+    if (!full) lane.peak = std::max(lane.queue.size(), (lane.peak + lane.queue.size()) / 2);
+  }
+  std::vector<Pending*> batch;
+  batch.swap(lane.queue);
+  if (batch.size() > kMaxGroup) {
+    lane.queue.assign(batch.begin() + kMaxGroup, batch.end());
+    batch.resize(kMaxGroup);
+  }
+  lane.in_flight = batch.size();
+  lock.unlock();
+  RunGroup(batch);
+  lock.lock();
+  lane.in_flight = 0;
+  for (Pending* p : batch) {
+    p->done = true;
+    if (p != &me) p->cv.notify_one();
+  }
+  // Hand the lead to the oldest waiter, if any.
+  if (!lane.queue.empty()) {
+    lane.queue.front()->lead = true;
+    lane.queue.front()->cv.notify_one();
+  } else {
+    lane.leader_active = false;
+  }
+  lock.unlock();
   if (!me.status.ok()) return me.status;
   return std::move(me.result);
 }
@@ -711,7 +803,7 @@ void CommitQueue::RunGroup(std::vector<Pending*>& batch) {
   std::vector<DatasetCommit*> parts;
   for (Pending* p : batch) parts.push_back(p->part);
   std::vector<SnapshotInfo> results;
-  Status st = CommitParts(*ms_, parts, &results, /*shared_commit_id=*/false);
+  Status st = CommitParts(*ms_, cache_, parts, &results, /*shared_commit_id=*/false);
   if (st.ok()) {
     for (size_t i = 0; i < batch.size(); ++i) batch[i]->result = std::move(results[i]);
     return;
@@ -719,7 +811,7 @@ void CommitQueue::RunGroup(std::vector<Pending*>& batch) {
   if (batch.size() == 1) {
     // A racing commit with the same idempotency key won: the retry returns its snapshot.
     if (st.kind() == ErrorKind::kAlreadyExists && batch[0]->part->meta.idempotency_key) {
-      st = CommitParts(*ms_, parts, &results, false);
+      st = CommitParts(*ms_, cache_, parts, &results, false);
       if (st.ok()) {
         batch[0]->result = std::move(results[0]);
         return;
@@ -741,11 +833,12 @@ Result<std::vector<SnapshotInfo>> Catalog::CommitDirect(std::vector<DatasetCommi
   std::vector<DatasetCommit*> ptrs;
   for (auto& p : parts) ptrs.push_back(&p);
   std::vector<SnapshotInfo> results;
-  Status st = CommitParts(*metastore_, ptrs, &results, /*shared_commit_id=*/true);
+  Status st =
+      CommitParts(*metastore_, commit_queue_->cache(), ptrs, &results, /*shared_commit_id=*/true);
   if (st.kind() == ErrorKind::kAlreadyExists) {
     bool keyed = std::all_of(parts.begin(), parts.end(),
                              [](const DatasetCommit& p) { return p.meta.idempotency_key; });
-    if (keyed) st = CommitParts(*metastore_, ptrs, &results, true);
+    if (keyed) st = CommitParts(*metastore_, commit_queue_->cache(), ptrs, &results, true);
   }
   TARN_RETURN_NOT_OK(st);
   return results;

@@ -1,6 +1,7 @@
 // Group commit of appends within one process (internal to the catalog).
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -13,6 +14,26 @@
 namespace tarn {
 
 class Metastore;
+class Transaction;
+
+// Schemas and partition specs by (dataset uuid, schema id, spec id). Versions are immutable, so
+// entries never go stale; the uuid keeps a recreated dataset (whose row id SQLite may reuse)
+// apart. Thread-safe.
+class DefinitionCache {
+ public:
+  struct Entry {
+    Schema schema;
+    PartitionSpec spec;
+  };
+  static constexpr size_t kMaxEntries = 4096;
+  Result<std::shared_ptr<const Entry>> Get(Transaction& tx, int64_t dataset_id,
+                                           const std::string& uuid, int64_t schema_id,
+                                           int64_t spec_id);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Entry>> entries_;
+};
 
 // Appends to one dataset queue in a lane; whoever finds no leader commits everything queued
 // (up to kMaxGroup parts) in one transaction, each part its own snapshot. A group that fails
@@ -20,12 +41,15 @@ class Metastore;
 class CommitQueue {
  public:
   static constexpr size_t kMaxGroup = 256;
+  // How long a new leader waits for recently seen writers to queue (a commit takes longer).
+  static constexpr std::chrono::microseconds kGatherWait{300};
 
   explicit CommitQueue(Metastore* ms);
   ~CommitQueue();
 
   // Commits one append-only part (blocking until its group committed).
   Result<SnapshotInfo> Submit(DatasetCommit* part);
+  DefinitionCache& cache() { return cache_; }
 
  private:
   struct Pending;
@@ -34,6 +58,7 @@ class CommitQueue {
   void RunGroup(std::vector<Pending*>& batch);
 
   Metastore* ms_;
+  DefinitionCache cache_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<Lane>> lanes_;
 };

@@ -119,6 +119,9 @@ class DatasetSuite : public CatalogBackendTest {
       return Status::OK();
     });
     EXPECT_TRUE(st.ok()) << st.ToString();
+    std::sort(out.begin(), out.end(), [](const PlannedFile& a, const PlannedFile& b) {
+      return a.file.first_row_id < b.file.first_row_id;
+    });
     return out;
   }
 
@@ -318,7 +321,7 @@ TEST_P(DatasetSuite, ConflictsAndMultiDatasetCommit) {
   Append("w.c.a", {{"1"}, {"2"}});
   auto files = Files("w.c.a");
   ASSERT_EQ(files.size(), 1u);
-  // A delete based on snapshot 1 conflicts once someone appended after it.
+  // A row delete based on snapshot 1 commits over a later append (it deletes what it saw)...
   Append("w.c.a", {{"3"}});
   DatasetCommit del;
   del.dataset = "w.c.a";
@@ -326,10 +329,21 @@ TEST_P(DatasetSuite, ConflictsAndMultiDatasetCommit) {
   del.read_snapshot_id = 1;
   del.deletes.push_back({files[0].file.path, {0}});
   del.meta = Meta();
+  auto over_append = cat_->Commit(del);
+  ASSERT_TRUE(over_append.ok()) << over_append.status().ToString();
+  EXPECT_EQ(Rows("w.c.a"), (std::vector<std::string>{"2", "3"}));
+  ASSERT_TRUE(cat_->Rollback("w.c.a", 2, Meta()).ok());  // snapshot 4 restores row 1
+  // ...but not over a rollback (or an overwrite): the dataset changed under it.
+  del.read_snapshot_id = 2;
   auto st = cat_->Commit(del);
   EXPECT_EQ(st.status().kind(), ErrorKind::kConflict);
   EXPECT_TRUE(IsRetryable(st.status().kind()));
   EXPECT_EQ(FieldOf(st.status(), "code"), "commit_conflict");
+  // A file removed meanwhile conflicts even over appends only.
+  DatasetCommit gone = del;
+  gone.deletes = {{"datasets/not-live.parquet", {0}}};
+  gone.read_snapshot_id = 4;
+  EXPECT_EQ(cat_->Commit(gone).status().kind(), ErrorKind::kConflict);
   // Appends never conflict: the same stale read snapshot is fine for an append.
   DatasetCommit app;
   app.dataset = "w.c.a";
@@ -349,17 +363,73 @@ TEST_P(DatasetSuite, ConflictsAndMultiDatasetCommit) {
   pb.meta = Meta();
   auto both = cat_->Commit(std::vector<DatasetCommit>{pa, pb});
   EXPECT_FALSE(both.ok());
-  EXPECT_EQ(cat_->LoadDataset("w.c.a")->current_snapshot_id, 3);  // unchanged
+  EXPECT_EQ(cat_->LoadDataset("w.c.a")->current_snapshot_id, 5);  // unchanged
   EXPECT_EQ(Rows("w.c.a").size(), 3u);
   pb.operation = CommitOperation::kAppend;
   pb.removed_paths.clear();
   auto ok = cat_->Commit(std::vector<DatasetCommit>{pa, pb});
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ((*ok)[0].commit_id, (*ok)[1].commit_id);
-  EXPECT_EQ((*ok)[0].snapshot_id, 4);
+  EXPECT_EQ((*ok)[0].snapshot_id, 6);
   EXPECT_EQ((*ok)[1].snapshot_id, 1);
   EXPECT_EQ(Rows("w.c.a"), (std::vector<std::string>{"1", "3"}));
   (void)a;
+}
+
+TEST_P(DatasetSuite, KeyedRetriesReplayWithoutWriting) {
+  auto ds = Create("w.c.t", "id INT64");
+  CommitMeta m = Meta();
+  m.idempotency_key = "a1";
+  auto batch = MakeBatch(ds.schema, {{"1"}, {"2"}, {"3"}});
+  auto a = cat_->Append("w.c.t", One(CloneBatch(batch)), m);
+  ASSERT_TRUE(a.ok());
+  auto objects = [&] { return cat_->warehouse().List("datasets/", "", 100)->objects.size(); };
+  EXPECT_EQ(objects(), 1u);
+  auto again = cat_->Append("w.c.t", One(CloneBatch(batch)), m);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->idempotent_replay);
+  EXPECT_EQ(again->snapshot_id, a->snapshot_id);
+  EXPECT_EQ(objects(), 1u);  // nothing written for the replay
+  CommitMeta d = Meta();
+  d.idempotency_key = "d1";
+  auto del = cat_->DeleteRows("w.c.t", "id = 2", d);
+  ASSERT_TRUE(del.ok());
+  EXPECT_EQ(del->snapshot_id, 2);
+  auto del2 = cat_->DeleteRows("w.c.t", "id = 2", d);
+  ASSERT_TRUE(del2.ok());
+  EXPECT_EQ(del2->snapshot_id, 2);
+  EXPECT_TRUE(del2->idempotent_replay);
+}
+
+TEST_P(DatasetSuite, CommitsRacingSchemaChanges) {
+  auto ds = Create("w.c.t", "id INT64");
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0}, commits{0};
+  std::string first_error;
+  std::thread writer([&] {
+    while (!stop) {
+      auto cur = cat_->LoadDataset("w.c.t");
+      if (!cur.ok()) continue;
+      std::vector<std::string> row(cur->schema.fields.size());  // nulls in the added columns
+      row[0] = "1";
+      auto s = cat_->Append("w.c.t", One(MakeBatch(cur->schema, {row})), Meta());
+      if (s.ok()) {
+        ++commits;
+      } else if (s.status().kind() != ErrorKind::kConflict) {
+        if (failures++ == 0) first_error = s.status().ToString();
+      }
+    }
+  });
+  for (int i = 0; i < 15; ++i) {
+    auto change = ParseSchemaChange("add x" + std::to_string(i) + " INT64");
+    auto r = cat_->AlterSchema("w.c.t", {*change});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+  }
+  stop = true;
+  writer.join();
+  EXPECT_EQ(failures.load(), 0) << first_error;
+  EXPECT_EQ(cat_->LoadDataset("w.c.t")->total_records, commits.load());
+  (void)ds;
 }
 
 TEST_P(DatasetSuite, DeleteRowsOverwriteRollbackAndTimeTravel) {

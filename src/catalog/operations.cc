@@ -105,8 +105,17 @@ Result<SnapshotInfo> FinishAppend(Catalog& cat, const DatasetInfo& ds, std::vect
   part.added = files;
   part.meta = std::move(meta);
   auto result = cat.Commit(std::move(part));
-  if (!result.ok()) DeleteQuietly(cat.warehouse(), files);
+  // A replay of an earlier commit with the same key did not use these files.
+  if (!result.ok() || result->idempotent_replay) DeleteQuietly(cat.warehouse(), files);
   return result;
+}
+
+// A retry of a keyed commit that already landed: its snapshot, before any byte is written.
+Result<std::optional<SnapshotInfo>> EarlierCommit(Catalog& cat, std::string_view qualified,
+                                                  const CommitMeta& meta) {
+  if (!meta.idempotency_key) return std::optional<SnapshotInfo>();
+  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  return FindByIdempotencyKey(cat.metastore(), n, *meta.idempotency_key);
 }
 
 int64_t BatchBytes(const RecordBatch& b) {
@@ -124,6 +133,8 @@ Result<SnapshotInfo> Catalog::Append(std::string_view qualified,
                                      const std::vector<RecordBatch>& batches, CommitMeta meta,
                                      CommitOperation op, std::optional<std::string> expected_uuid) {
   TARN_ASSIGN_OR_RETURN(auto ds, PrepareAppend(*this, qualified, meta, op, expected_uuid));
+  TARN_ASSIGN_OR_RETURN(auto earlier, EarlierCommit(*this, qualified, meta));
+  if (earlier) return std::move(*earlier);
   int64_t rows = 0;
   for (const auto& b : batches) rows += b.num_rows;
   std::vector<DataFile> files;
@@ -135,6 +146,8 @@ Result<SnapshotInfo> Catalog::AppendStream(std::string_view qualified, const Bat
                                            CommitMeta meta, CommitOperation op,
                                            std::optional<std::string> expected_uuid) {
   TARN_ASSIGN_OR_RETURN(auto ds, PrepareAppend(*this, qualified, meta, op, expected_uuid));
+  TARN_ASSIGN_OR_RETURN(auto earlier, EarlierCommit(*this, qualified, meta));
+  if (earlier) return std::move(*earlier);
   std::vector<DataFile> files;
   std::vector<RecordBatch> buffer;
   int64_t rows = 0, buffered_rows = 0, buffered_bytes = 0;
@@ -200,6 +213,8 @@ Result<SnapshotInfo> Catalog::DeleteRows(std::string_view qualified, std::string
   if (where.empty()) {
     return Status::InvalidArgument("delete needs a predicate (use TRUE to delete every row)");
   }
+  TARN_ASSIGN_OR_RETURN(auto earlier, EarlierCommit(*this, qualified, meta));
+  if (earlier) return std::move(*earlier);
   Status last;
   for (int attempt = 0; attempt < kDeleteAttempts; ++attempt) {
     TARN_ASSIGN_OR_RETURN(auto ds, LoadDataset(qualified));

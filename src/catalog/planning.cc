@@ -14,56 +14,75 @@ using namespace catalog_internal;  // NOLINT: this file is part of the catalog
 
 namespace {
 
-// SQL condition and parameters restricting `f.partition_key` for files of the current spec.
-void AddPartitionPushdown(const BoundPredicate& pred, const DatasetInfo& ds, std::string* sql,
-                          SqlParams* params) {
-  if (ds.spec.unpartitioned()) return;
-  std::optional<KeyRange> range = PartitionKeyRange(pred, ds.spec, ds.schema);
-  if (!range) return;
-  std::string cond;
-  if (range->empty) {
-    cond = "1 = 0";
-  } else if (!range->in.empty()) {
-    cond = "f.partition_key IN (";
-    for (size_t i = 0; i < range->in.size(); ++i) {
-      cond += i ? ", ?" : "?";
+// The WHERE conditions (after dataset and liveness) of the queries that together return every
+// live file a predicate may match: for files of the current spec, a range (or set) of
+// `partition_key` plus the files whose key is NULL; files of older specs are all returned (their
+// partition values are pruned per file). Each condition leads with (spec_id, partition_key) so
+// that it is one range scan of data_files_live_partition: an OR across them would make the
+// database read every live file.
+struct Branch {
+  std::string sql;
+  SqlParams params;
+};
+std::vector<Branch> PushdownBranches(const BoundPredicate* pred, const DatasetInfo& ds) {
+  std::optional<KeyRange> range;
+  if (pred && !ds.spec.unpartitioned()) range = PartitionKeyRange(*pred, ds.spec, ds.schema);
+  if (!range) return {Branch{"", {}}};
+  std::vector<Branch> out;
+  const int64_t spec_id = ds.spec.spec_id;
+  if (!range->empty) {
+    Branch b{" AND f.spec_id = ?", {spec_id}};
+    if (!range->in.empty()) {
+      b.sql += " AND f.partition_key IN (";
+      for (size_t i = 0; i < range->in.size(); ++i) {
+        b.sql += i ? ", ?" : "?";
+        b.params.push_back(SqlValue::Blob(range->in[i]));
+      }
+      b.sql += ")";
+    } else {
+      b.sql += " AND f.partition_key IS NOT NULL";
+      if (range->lo) {
+        b.sql += " AND f.partition_key >= ?";
+        b.params.push_back(SqlValue::Blob(*range->lo));
+      }
+      if (range->hi) {
+        b.sql += " AND f.partition_key <= ?";
+        b.params.push_back(SqlValue::Blob(*range->hi));
+      }
     }
-    cond += ")";
-  } else {
-    cond = "1 = 1";
-    if (range->lo) cond += " AND f.partition_key >= ?";
-    if (range->hi) cond += " AND f.partition_key <= ?";
+    out.push_back(std::move(b));
   }
-  *sql += " AND (f.spec_id <> ? OR f.partition_key IS NULL OR (" + cond + "))";
-  params->push_back(int64_t{ds.spec.spec_id});
-  if (range->empty) return;
-  if (!range->in.empty()) {
-    for (const auto& k : range->in) params->push_back(SqlValue::Blob(k));
-    return;
-  }
-  if (range->lo) params->push_back(SqlValue::Blob(*range->lo));
-  if (range->hi) params->push_back(SqlValue::Blob(*range->hi));
+  out.push_back(Branch{" AND f.spec_id = ? AND f.partition_key IS NULL", {spec_id}});
+  if (spec_id > 0) out.push_back(Branch{" AND f.spec_id < ?", {spec_id}});
+  return out;
 }
 
 // Streams the live files of `ds` at `snapshot_id` with their live deletion vectors.
 Status ForEachLiveFile(Transaction& tx, const DatasetInfo& ds, int64_t snapshot_id, bool current,
                        const BoundPredicate* pred,
                        const std::function<Status(const PlannedFile&)>& fn) {
-  std::string sql = std::string("SELECT ") + kDataFileColumns +
-                    ", dv.cardinality, dv.positions FROM data_files f LEFT JOIN "
-                    "deletion_vectors dv ON dv.data_file_id = f.id AND ";
-  SqlParams params;
+  std::string head = std::string("SELECT ") + kDataFileColumns +
+                     ", dv.cardinality, dv.positions FROM data_files f LEFT JOIN "
+                     "deletion_vectors dv ON dv.data_file_id = f.id AND ";
+  SqlParams head_params;
   if (current) {
-    sql += "dv.removed_snapshot_id IS NULL WHERE f.dataset_id = ? AND f.removed_snapshot_id IS NULL";
-    params = {ds.id};
+    head += "dv.removed_snapshot_id IS NULL WHERE f.dataset_id = ? AND "
+            "f.removed_snapshot_id IS NULL";
+    head_params = {ds.id};
   } else {
-    sql += "dv.added_snapshot_id <= ? AND (dv.removed_snapshot_id IS NULL OR "
-           "dv.removed_snapshot_id > ?) WHERE f.dataset_id = ? AND f.added_snapshot_id <= ? AND "
-           "(f.removed_snapshot_id IS NULL OR f.removed_snapshot_id > ?)";
-    params = {snapshot_id, snapshot_id, ds.id, snapshot_id, snapshot_id};
+    head += "dv.added_snapshot_id <= ? AND (dv.removed_snapshot_id IS NULL OR "
+            "dv.removed_snapshot_id > ?) WHERE f.dataset_id = ? AND f.added_snapshot_id <= ? AND "
+            "(f.removed_snapshot_id IS NULL OR f.removed_snapshot_id > ?)";
+    head_params = {snapshot_id, snapshot_id, ds.id, snapshot_id, snapshot_id};
   }
-  if (pred) AddPartitionPushdown(*pred, ds, &sql, &params);
-  sql += " ORDER BY f.id";
+  std::string sql;
+  SqlParams params;
+  for (const Branch& b : PushdownBranches(pred, ds)) {
+    if (!sql.empty()) sql += " UNION ALL ";
+    sql += head + b.sql;
+    params.insert(params.end(), head_params.begin(), head_params.end());
+    params.insert(params.end(), b.params.begin(), b.params.end());
+  }
   // Partition values of files written under older specs are pruned with their own spec.
   std::map<int32_t, PartitionSpec> specs;
   specs[ds.spec.spec_id] = ds.spec;

@@ -237,6 +237,29 @@ Result<ResolvedSnapshot> ResolveSnapshot(Transaction& tx, const DatasetInfo& ds,
   return out;
 }
 
+Result<std::optional<SnapshotInfo>> FindByIdempotencyKey(Metastore& ms, const DatasetName& n,
+                                                         const std::string& key) {
+  std::optional<SnapshotInfo> out;
+  TARN_RETURN_NOT_OK(ms.RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        out.reset();
+        TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
+        TARN_ASSIGN_OR_RETURN(
+            auto row, tx.QueryOne(std::string("SELECT ") + kSnapshotColumns +
+                                      " FROM snapshots sn JOIN datasets d ON d.id = "
+                                      "sn.dataset_id WHERE sn.dataset_id = ? AND "
+                                      "sn.idempotency_key = ?",
+                                  {ds.id, key}));
+        if (!row) return Status::OK();
+        TARN_ASSIGN_OR_RETURN(auto s, SnapshotFromRow(*row));
+        s.idempotent_replay = true;
+        out = std::move(s);
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  return out;
+}
+
 const char kDataFileColumns[] =
     "f.id, f.path, f.file_format, f.added_snapshot_id, f.record_count, f.file_size_bytes, "
     "f.spec_id, f.partition_values, f.stats, f.first_row_id, f.removed_snapshot_id";

@@ -34,6 +34,11 @@ class Connection {
                        const std::function<Status(const Row&)>& fn) = 0;
   // Runs several `;`-separated statements without parameters (migrations).
   virtual Status ExecScript(std::string_view sql) = 0;
+  // Queues a statement whose result nobody reads: the backend may send it later, with the next
+  // statement or with COMMIT, where its error then surfaces. Default: run it now.
+  virtual Status ExecuteDeferred(std::string_view sql, const SqlParams& params) {
+    return Execute(sql, params).status();
+  }
   // Whether the connection can no longer be used (lost, or left in an unknown state).
   virtual bool broken() const = 0;
 };

@@ -236,6 +236,13 @@ Result<int64_t> Transaction::Execute(std::string_view sql, const SqlParams& para
   return r;
 }
 
+Status Transaction::ExecuteDeferred(std::string_view sql, const SqlParams& params) {
+  if (!failed_.ok()) return Aborted();
+  Status st = conn_->ExecuteDeferred(sql, params);
+  if (!st.ok()) return Note(std::move(st));
+  return st;
+}
+
 Status Transaction::QueryEach(std::string_view sql, const SqlParams& params,
                               const std::function<Status(const Row&)>& fn) {
   if (!failed_.ok()) return Aborted();

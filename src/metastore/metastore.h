@@ -113,6 +113,10 @@ class Transaction {
   // Runs a statement and returns the number of rows it changed (rows of a RETURNING clause are
   // read and dropped).
   Result<int64_t> Execute(std::string_view sql, const SqlParams& params = {});
+  // Queues a statement whose row count and rows are not needed. PostgreSQL sends it together
+  // with the next statement or with COMMIT (one round trip for all); its error then surfaces
+  // from that call or from the commit (RunInTransaction's result). SQLite runs it at once.
+  Status ExecuteDeferred(std::string_view sql, const SqlParams& params = {});
   // Runs a query and returns all its rows.
   Result<std::vector<Row>> Query(std::string_view sql, const SqlParams& params = {});
   // Runs a query and returns its only row, or nullopt when it returns none; more than one row

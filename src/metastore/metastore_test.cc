@@ -346,6 +346,41 @@ TEST_P(MetastoreConformance, ErrorStatusRollsBack) {
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 1);
 }
 
+TEST_P(MetastoreConformance, DeferredStatementsRunInOrderAndFailTheTransaction) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  CreateCounter(*ms);
+  for (TxMode mode : {TxMode::kReadWrite, TxMode::kLockingWrite}) {
+    // Deferred writes are visible to the next statement of the same transaction, in order.
+    ASSERT_OK(ms->RunInTransaction(
+        [](Transaction& tx) -> Status {
+          TARN_RETURN_NOT_OK(tx.ExecuteDeferred("UPDATE counters SET v = v + 1 WHERE k = ?", {1}));
+          TARN_RETURN_NOT_OK(tx.ExecuteDeferred("UPDATE counters SET v = v * 10 WHERE k = ?", {1}));
+          TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne("SELECT v FROM counters WHERE k = 1"));
+          TARN_ASSIGN_OR_RETURN(int64_t v, row->Int64(0));
+          if (v % 10 != 0) return Status::Internal("deferred statements ran out of order");
+          // Deferred until COMMIT.
+          return tx.ExecuteDeferred("INSERT INTO counters (k, v) VALUES (?, ?)", {v + 100, v});
+        },
+        mode));
+    // A failing deferred statement (duplicate key) fails the whole transaction, whether it
+    // surfaces at the next statement or at COMMIT.
+    auto before = QueryInt(*ms, "SELECT v FROM counters WHERE k = 1");
+    ASSERT_TRUE(before.ok());
+    Status st = ms->RunInTransaction(
+        [](Transaction& tx) -> Status {
+          TARN_RETURN_NOT_OK(tx.ExecuteDeferred("UPDATE counters SET v = v + 1 WHERE k = ?", {1}));
+          return tx.ExecuteDeferred("INSERT INTO counters (k, v) VALUES (?, ?)", {1, 5});
+        },
+        mode);
+    EXPECT_EQ(st.kind(), ErrorKind::kAlreadyExists) << st.ToString();
+    EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), *before);
+    // The connection is usable afterwards.
+    EXPECT_TRUE(QueryInt(*ms, "SELECT COUNT(*) FROM counters").ok());
+  }
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM counters"), 3);
+}
+
 TEST_P(MetastoreConformance, QueryEachStreamsAndStops) {
   auto ms = Open();
   ASSERT_TRUE(ms);

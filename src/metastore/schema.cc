@@ -184,7 +184,7 @@ ALTER TABLE datasets ADD COLUMN total_bytes BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE datasets ADD COLUMN last_commit_at BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE datasets ADD COLUMN expired_through BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE data_files ADD COLUMN partition_key ${BLOB};
-CREATE INDEX data_files_live_partition ON data_files (dataset_id, partition_key)
+CREATE INDEX data_files_live_partition ON data_files (dataset_id, spec_id, partition_key)
   WHERE removed_snapshot_id IS NULL;
 CREATE INDEX removal_ledger_dataset ON removal_ledger (dataset_id);
 CREATE INDEX data_files_path ON data_files (dataset_id, path);

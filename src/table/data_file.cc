@@ -326,21 +326,122 @@ void MergeColumnStats(const DataType& type, const ColumnStats& other, ColumnStat
   merge(&into->upper, other.upper, false);
 }
 
+// Stats JSON is written and read on every commit and every planned file, so both directions
+// have a hand-written path for the exact shape written here (the same text nlohmann would dump:
+// keys in string order, no spaces); any other valid JSON falls back to the general parser.
 std::string StatsToJson(const std::vector<ColumnStats>& stats) {
-  json root = json::object();
-  for (const ColumnStats& s : stats) {
-    json o = json::object();
-    o["values"] = s.value_count;
-    o["nulls"] = s.null_count;
-    if (s.nan_count) o["nans"] = *s.nan_count;
-    if (s.lower) o["lower"] = Hex(*s.lower);
-    if (s.upper) o["upper"] = Hex(*s.upper);
-    root[std::to_string(s.field_id)] = std::move(o);
+  std::vector<std::pair<std::string, const ColumnStats*>> keyed;
+  keyed.reserve(stats.size());
+  for (const ColumnStats& s : stats) keyed.emplace_back(std::to_string(s.field_id), &s);
+  std::sort(keyed.begin(), keyed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  keyed.erase(std::unique(keyed.begin(), keyed.end(),
+                          [](const auto& a, const auto& b) { return a.first == b.first; }),
+              keyed.end());
+  std::string out = "{";
+  for (const auto& [key, s] : keyed) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    out += key;
+    out += "\":{";
+    if (s->lower) out += "\"lower\":\"" + Hex(*s->lower) + "\",";
+    if (s->nan_count) out += "\"nans\":" + std::to_string(*s->nan_count) + ",";
+    out += "\"nulls\":" + std::to_string(s->null_count) + ",";
+    if (s->upper) out += "\"upper\":\"" + Hex(*s->upper) + "\",";
+    out += "\"values\":" + std::to_string(s->value_count) + "}";
   }
-  return root.dump();
+  out += '}';
+  return out;
 }
 
+namespace {
+
+// The fast reader of StatsToJson's own output; false on anything else (the caller then uses
+// the general parser, which also produces the error messages).
+bool ParseStatsFast(std::string_view t, std::vector<ColumnStats>* out) {
+  size_t i = 0;
+  auto eat = [&](char c) {
+    if (i < t.size() && t[i] == c) {
+      ++i;
+      return true;
+    }
+    return false;
+  };
+  auto digits = [&](int64_t* v, size_t max_digits) {
+    size_t start = i;
+    int64_t x = 0;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9' && i - start < max_digits) {
+      x = x * 10 + (t[i] - '0');
+      ++i;
+    }
+    if (i == start || (i < t.size() && t[i] >= '0' && t[i] <= '9')) return false;
+    if (i - start > 1 && t[start] == '0') return false;
+    *v = x;
+    return true;
+  };
+  auto word = [&](std::string_view* w) {
+    if (!eat('"')) return false;
+    size_t end = t.find('"', i);
+    if (end == std::string_view::npos) return false;
+    *w = t.substr(i, end - i);
+    if (w->find('\\') != std::string_view::npos) return false;
+    i = end + 1;
+    return true;
+  };
+  if (!eat('{')) return false;
+  if (eat('}')) return i == t.size();
+  do {
+    ColumnStats s;
+    if (!eat('"')) return false;
+    int64_t id;
+    if (!digits(&id, 10) || id > INT32_MAX || !eat('"') || !eat(':') || !eat('{')) return false;
+    s.field_id = static_cast<int32_t>(id);
+    bool have_values = false, have_nulls = false;
+    do {
+      std::string_view key;
+      if (!word(&key) || !eat(':')) return false;
+      if (key == "values" || key == "nulls" || key == "nans") {
+        int64_t v;
+        if (!digits(&v, 18)) return false;
+        if (key == "values") {
+          s.value_count = v;
+          have_values = true;
+        } else if (key == "nulls") {
+          s.null_count = v;
+          have_nulls = true;
+        } else {
+          s.nan_count = v;
+        }
+      } else if (key == "lower" || key == "upper") {
+        std::string_view hex;
+        std::string bytes;
+        if (!word(&hex) || !Unhex(hex, &bytes)) return false;
+        (key == "lower" ? s.lower : s.upper) = std::move(bytes);
+      } else {
+        return false;
+      }
+    } while (eat(','));
+    if (!eat('}') || !have_values || !have_nulls) return false;
+    out->push_back(std::move(s));
+  } while (eat(','));
+  return eat('}') && i == t.size();
+}
+
+}  // namespace
+
 Result<std::vector<ColumnStats>> StatsFromJson(std::string_view text) {
+  std::vector<ColumnStats> fast;
+  if (ParseStatsFast(text, &fast)) {
+    auto by_id = [](const ColumnStats& a, const ColumnStats& b) { return a.field_id < b.field_id; };
+    if (!std::is_sorted(fast.begin(), fast.end(), by_id)) {
+      std::stable_sort(fast.begin(), fast.end(), by_id);
+    }
+    auto same_id = [](const ColumnStats& a, const ColumnStats& b) {
+      return a.field_id == b.field_id;
+    };
+    // Duplicate keys are left to the general parser (a JSON object keeps one of them).
+    if (std::adjacent_find(fast.begin(), fast.end(), same_id) == fast.end()) return fast;
+  }
   auto bad = [](std::string what) { return Status::InvalidArgument("stats JSON: " + what); };
   json root = json::parse(text.begin(), text.end(), nullptr, false);
   if (root.is_discarded()) return bad("not valid JSON");

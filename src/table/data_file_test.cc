@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "table/test_util.h"
 #include "types/iceberg.h"
@@ -139,6 +140,38 @@ TEST(StatsJsonTest, Malformed) {
     if (!r.ok()) {
       EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument);
     }
+  }
+}
+
+TEST(StatsJsonTest, FastPathMatchesTheGeneralParser) {
+  std::vector<ColumnStats> stats;
+  for (int32_t id : {1, 2, 10, 11, 100, 2147483647}) {
+    ColumnStats s;
+    s.field_id = id;
+    s.value_count = 1000 + id % 7;
+    s.null_count = id % 3;
+    if (id % 2) s.nan_count = 0;
+    if (id != 11) s.lower = std::string("\x00\x01\xff", 3);
+    if (id != 100) s.upper = "zz";
+    stats.push_back(s);
+  }
+  std::string text = StatsToJson(stats);
+  // The text is exactly what a JSON library writes for the same object (keys in string order).
+  nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_EQ(j.dump(), text);
+  auto back = StatsFromJson(text);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, stats);
+  // Other spellings of the same JSON take the general path and agree.
+  auto spaced = StatsFromJson(j.dump(2));
+  ASSERT_TRUE(spaced.ok());
+  EXPECT_EQ(*spaced, stats);
+  // Near misses of the fast shape are still errors with the general messages.
+  for (const char* bad : {R"({"1":{"values":1}})", R"({"1":{"values":-1,"nulls":0}})",
+                          R"({"01x":{"values":1,"nulls":0}})",
+                          R"({"1":{"values":1,"nulls":0,"lower":"0"}})",
+                          "{\"1\":{\"values\":1,\"nulls\":0}} x"}) {
+    EXPECT_FALSE(StatsFromJson(bad).ok()) << bad;
   }
 }
 

@@ -1,5 +1,9 @@
 // The PostgreSQL backend (libpq): statements prepared once per connection (named s1, s2, ...),
 // parameters sent as text (blobs in binary), rows streamed in single-row mode.
+//
+// Round trips are what a commit pays for beyond its flush, so writers pipeline (libpq pipeline
+// mode): BEGIN of a read-write transaction is sent with its first statement, and deferred
+// statements (ExecuteDeferred) go with the next statement or with COMMIT.
 #include <libpq-fe.h>
 
 #include <cerrno>
@@ -71,9 +75,11 @@ class PgConnection final : public Connection {
   Status Begin(BeginMode mode) override {
     switch (mode) {
       case BeginMode::kReadWrite:
-        return Simple("BEGIN ISOLATION LEVEL SERIALIZABLE");
+        pending_begin_ = "BEGIN ISOLATION LEVEL SERIALIZABLE";
+        return Status::OK();
       case BeginMode::kLockingWrite:
-        return Simple("BEGIN ISOLATION LEVEL READ COMMITTED");
+        pending_begin_ = "BEGIN ISOLATION LEVEL READ COMMITTED";
+        return Status::OK();
       case BeginMode::kReadOnly:
         return Simple("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       case BeginMode::kMigration:
@@ -85,7 +91,16 @@ class PgConnection final : public Connection {
   }
 
   Status Commit() override {
-    Status st = Simple("COMMIT");
+    Status st;
+    if (!pending_begin_.empty() && deferred_.empty()) {
+      pending_begin_.clear();  // nothing was sent: nothing to commit
+      return Status::OK();
+    }
+    if (!pending_begin_.empty() || !deferred_.empty()) {
+      st = Pipeline(nullptr, {}, nullptr, nullptr, /*commit=*/true);
+    } else {
+      st = Simple("COMMIT");
+    }
     // A COMMIT of an aborted transaction "succeeds" with ROLLBACK as its command tag.
     if (st.ok() && last_tag_ == "ROLLBACK") {
       return Status::Internal("postgres: transaction was rolled back at COMMIT");
@@ -93,7 +108,16 @@ class PgConnection final : public Connection {
     return st;
   }
 
+  Status ExecuteDeferred(std::string_view sql, const SqlParams& params) override {
+    TARN_ASSIGN_OR_RETURN(Statement stmt, Prepared(sql));
+    if (params.size() != static_cast<size_t>(stmt.params)) return ParamCountError(stmt, params);
+    deferred_.push_back(Deferred{std::move(stmt), params});
+    return Status::OK();
+  }
+
   void Rollback() override {
+    pending_begin_.clear();
+    deferred_.clear();
     if (PQstatus(conn_) != CONNECTION_OK) {
       broken_ = true;
       return;
@@ -169,6 +193,10 @@ class PgConnection final : public Connection {
     std::string name;
     int params;
   };
+  struct Deferred {
+    Statement stmt;
+    SqlParams params;
+  };
 
   Result<Statement> Prepared(std::string_view sql) {
     std::string key(sql);
@@ -192,19 +220,157 @@ class PgConnection final : public Connection {
     return stmt;
   }
 
+  static Status ParamCountError(const Statement& stmt, const SqlParams& params) {
+    return Status::Internal("postgres: statement has " + std::to_string(stmt.params) +
+                            " placeholders, got " + std::to_string(params.size()) +
+                            " parameters");
+  }
+
+  // Parameters in libpq's form; `texts` owns the bytes `values` point to.
+  struct Bound {
+    std::vector<std::string> texts;
+    std::vector<const char*> values;
+    std::vector<int> lengths;
+    std::vector<int> formats;
+  };
+
   Status Run(std::string_view sql, const SqlParams& params,
              const std::function<Status(const Row&)>* fn, int64_t* affected) {
     TARN_ASSIGN_OR_RETURN(Statement stmt, Prepared(sql));
-    if (params.size() != static_cast<size_t>(stmt.params)) {
-      return Status::Internal("postgres: statement has " + std::to_string(stmt.params) +
-                              " placeholders, got " + std::to_string(params.size()) +
-                              " parameters");
+    if (params.size() != static_cast<size_t>(stmt.params)) return ParamCountError(stmt, params);
+    if (!pending_begin_.empty() || !deferred_.empty()) {
+      return Pipeline(&stmt, params, fn, affected, /*commit=*/false);
     }
+    Bound b;
+    TARN_RETURN_NOT_OK(Bind(params, &b));
     const int n = stmt.params;
-    std::vector<std::string> texts(n);
-    std::vector<const char*> values(n, nullptr);
-    std::vector<int> lengths(n, 0);
-    std::vector<int> formats(n, 0);
+    if (!PQsendQueryPrepared(conn_, stmt.name.c_str(), n, b.values.data(), b.lengths.data(),
+                             b.formats.data(), 0)) {
+      return Error(nullptr, "send");
+    }
+    if (fn && !PQsetSingleRowMode(conn_)) {
+      // Not fatal: the rows then arrive in one result.
+    }
+    Status st;
+    while (PGresult* res = PQgetResult(conn_)) {
+      ConsumeResult(res, fn, affected, &st);
+      PQclear(res);
+    }
+    if (st.ok() && PQstatus(conn_) != CONNECTION_OK) st = Error(nullptr, "statement");
+    return st;
+  }
+
+  // Sends the pending BEGIN, the deferred statements and then `stmt` (or COMMIT) in one
+  // pipeline and reads their results; the first error wins (later statements are aborted).
+  Status Pipeline(const Statement* stmt, const SqlParams& params,
+                  const std::function<Status(const Row&)>* fn, int64_t* affected, bool commit) {
+    std::string begin = std::move(pending_begin_);
+    pending_begin_.clear();
+    std::vector<Deferred> deferred = std::move(deferred_);
+    deferred_.clear();
+    std::vector<Bound> bound(deferred.size() + 1);
+    for (size_t i = 0; i < deferred.size(); ++i) {
+      TARN_RETURN_NOT_OK(Bind(deferred[i].params, &bound[i]));
+    }
+    if (stmt) TARN_RETURN_NOT_OK(Bind(params, &bound.back()));
+    if (!PQenterPipelineMode(conn_)) return Error(nullptr, "pipeline");
+    int sent = 0;
+    bool ok = true;
+    auto send_plain = [&](const std::string& sql) {
+      ok = ok && PQsendQueryParams(conn_, sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0);
+      ++sent;
+    };
+    auto send_prepared = [&](const Statement& s, const Bound& b) {
+      ok = ok && PQsendQueryPrepared(conn_, s.name.c_str(), s.params, b.values.data(),
+                                     b.lengths.data(), b.formats.data(), 0);
+      ++sent;
+    };
+    if (!begin.empty()) send_plain(begin);
+    for (size_t i = 0; i < deferred.size(); ++i) send_prepared(deferred[i].stmt, bound[i]);
+    if (stmt) send_prepared(*stmt, bound.back());
+    if (commit) send_plain("COMMIT");
+    ok = ok && PQpipelineSync(conn_);
+    if (!ok) {
+      broken_ = true;
+      return Error(nullptr, "send");
+    }
+    Status st;
+    last_tag_.clear();
+    const int last = sent - 1;  // the statement whose rows and count the caller wants
+    for (int q = 0; q < sent; ++q) {
+      while (PGresult* res = PQgetResult(conn_)) {
+        ExecStatusType s = PQresultStatus(res);
+        if (s == PGRES_PIPELINE_ABORTED) {
+          // Skipped after an earlier error, which `st` already holds.
+        } else if (q == last && !commit) {
+          ConsumeResult(res, fn, affected, &st);
+        } else if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK) {
+          if (s == PGRES_COMMAND_OK) last_tag_ = PQcmdStatus(res);
+        } else if (st.ok()) {
+          st = Error(res, q == 0 && !begin.empty() ? "begin" : "statement");
+        }
+        PQclear(res);
+      }
+    }
+    // The sync point, then leave pipeline mode.
+    while (PGresult* res = PQgetResult(conn_)) {
+      bool sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+      PQclear(res);
+      if (sync) break;
+    }
+    if (!PQexitPipelineMode(conn_)) {
+      broken_ = true;
+      if (st.ok()) st = Error(nullptr, "pipeline");
+    }
+    if (st.ok() && PQstatus(conn_) != CONNECTION_OK) st = Error(nullptr, "statement");
+    return st;
+  }
+
+  // Handles one result of a statement: rows to `fn`, the count to `affected`, errors to `st`.
+  void ConsumeResult(PGresult* res, const std::function<Status(const Row&)>* fn,
+                     int64_t* affected, Status* st) {
+    ExecStatusType s = PQresultStatus(res);
+    if (s == PGRES_SINGLE_TUPLE || s == PGRES_TUPLES_OK) {
+      if (fn && st->ok()) {
+        int rows = PQntuples(res);
+        int cols = PQnfields(res);
+        std::vector<SqlValue> row_values;
+        for (int r = 0; r < rows && st->ok(); ++r) {
+          row_values.clear();
+          row_values.reserve(cols);
+          for (int c = 0; c < cols && st->ok(); ++c) {
+            auto v = Value(res, r, c);
+            if (!v.ok()) {
+              *st = v.status();
+            } else {
+              row_values.push_back(std::move(*v));
+            }
+          }
+          if (st->ok()) {
+            Row row(std::move(row_values));
+            *st = (*fn)(row);
+            row_values = std::vector<SqlValue>();
+          }
+        }
+      }
+      if (s == PGRES_TUPLES_OK && affected) *affected = ParseAffected(res);
+    } else if (s == PGRES_COMMAND_OK) {
+      if (affected) *affected = ParseAffected(res);
+    } else if (st->ok()) {
+      *st = Error(res, "statement");
+    }
+  }
+
+  Status Bind(const SqlParams& params, Bound* out) {
+    const int n = static_cast<int>(params.size());
+    auto& texts = out->texts;
+    auto& values = out->values;
+    auto& lengths = out->lengths;
+    auto& formats = out->formats;
+    texts.assign(n, std::string());
+    values.assign(n, nullptr);
+    lengths.assign(n, 0);
+    formats.assign(n, 0);
     for (int i = 0; i < n; ++i) {
       const SqlValue& v = params[i];
       switch (v.type()) {
@@ -248,49 +414,7 @@ class PgConnection final : public Connection {
         }
       }
     }
-    if (!PQsendQueryPrepared(conn_, stmt.name.c_str(), n, values.data(), lengths.data(),
-                             formats.data(), 0)) {
-      return Error(nullptr, "send");
-    }
-    if (fn && !PQsetSingleRowMode(conn_)) {
-      // Not fatal: the rows then arrive in one result.
-    }
-    Status st;
-    std::vector<SqlValue> row_values;
-    while (PGresult* res = PQgetResult(conn_)) {
-      ExecStatusType s = PQresultStatus(res);
-      if (s == PGRES_SINGLE_TUPLE || s == PGRES_TUPLES_OK) {
-        if (fn && st.ok()) {
-          int rows = PQntuples(res);
-          int cols = PQnfields(res);
-          for (int r = 0; r < rows && st.ok(); ++r) {
-            row_values.clear();
-            row_values.reserve(cols);
-            for (int c = 0; c < cols && st.ok(); ++c) {
-              auto v = Value(res, r, c);
-              if (!v.ok()) {
-                st = v.status();
-              } else {
-                row_values.push_back(std::move(*v));
-              }
-            }
-            if (st.ok()) {
-              Row row(std::move(row_values));
-              st = (*fn)(row);
-              row_values = std::vector<SqlValue>();
-            }
-          }
-        }
-        if (s == PGRES_TUPLES_OK && affected) *affected = ParseAffected(res);
-      } else if (s == PGRES_COMMAND_OK) {
-        if (affected) *affected = ParseAffected(res);
-      } else if (st.ok()) {
-        st = Error(res, "statement");
-      }
-      PQclear(res);
-    }
-    if (st.ok() && PQstatus(conn_) != CONNECTION_OK) st = Error(nullptr, "statement");
-    return st;
+    return Status::OK();
   }
 
   static int64_t ParseAffected(PGresult* res) {
@@ -351,6 +475,8 @@ class PgConnection final : public Connection {
   PGconn* conn_;
   bool broken_ = false;
   std::string last_tag_;
+  std::string pending_begin_;      // BEGIN not yet sent (goes with the first statement)
+  std::vector<Deferred> deferred_;  // statements not yet sent (go with the next one or COMMIT)
   int64_t statement_counter_ = 0;
   std::unordered_map<std::string, Statement> cache_;
 };
@@ -369,6 +495,9 @@ Result<std::unique_ptr<Connection>> OpenPostgres(const std::string& uri,
     PQfinish(conn);
     return Status::Unavailable("postgres: cannot connect: " + msg);
   }
+  // Catalog statements are short: JIT compilation (PostgreSQL >= 11) only adds tens of
+  // milliseconds to the few that read many rows. Servers without the setting ignore the error.
+  PQclear(PQexec(conn, "SET jit = off"));
   return std::unique_ptr<Connection>(std::make_unique<PgConnection>(conn));
 }
 
