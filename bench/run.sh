@@ -37,3 +37,15 @@ echo "bench: [3/3] tarn reads DuckDB's file"
 
 echo
 node "$root/bench/report.mjs" "$results"
+
+# Catalog commits and planning beside pgbench and raw SQLite (bench/catalog_run.sh, a few
+# minutes: it loads 1,000,000 files). BENCH_CATALOG=0 skips it.
+if [[ "${BENCH_CATALOG:-1}" == 1 ]]; then
+  echo
+  echo "bench: catalog commits and planning (bench/catalog_run.sh)"
+  if [[ -n "${TARN_BENCH_DIR:-}" ]]; then
+    TARN_BENCH_DIR="$dir/catalog" "$root/bench/catalog_run.sh"
+  else
+    env -u TARN_BENCH_DIR "$root/bench/catalog_run.sh"
+  fi
+fi

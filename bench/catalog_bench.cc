@@ -1,0 +1,758 @@
+// Catalog commit throughput and planning latency (bench/README.md, "Catalog"). Driven by
+// bench/catalog_run.sh, which runs it beside pgbench and a raw SQLite loop in the same run.
+//
+//   catalog_bench commit --metastore URI --warehouse DIR | --embedded DIR
+//                        [--dataset W.C.D] [--threads N] [--procs N] [--seconds S] [--warmup S]
+//       Each commit registers one small file with 10 columns of stats (kAddFiles) through
+//       Catalog::Commit. --threads: threads of one process sharing one Catalog; --procs:
+//       separate processes (fork before any connection), each with its own Catalog.
+//   catalog_bench sqlite-raw --dir DIR [--threads N] [--seconds S] [--warmup S] [--mutex]
+//       BEGIN IMMEDIATE; INSERT one row; COMMIT on a WAL database with synchronous=FULL, one
+//       connection per thread (--mutex: threads queue on a mutex, as tarn's metastore does).
+//   catalog_bench load --metastore URI --warehouse DIR | --embedded DIR [--files N]
+//                      [--per-commit K] [--files-per-day F] [--dataset W.C.D]
+//       Fills a `day(ts)`-partitioned dataset up to N live files, K files per commit.
+//   catalog_bench plan --metastore URI --warehouse DIR | --embedded DIR [--runs N]
+//                      [--files-per-day F] [--dataset W.C.D]
+//       Full listing through PlanFiles (time and peak RSS), then a selective predicate (one day
+//       of ts: partition pushdown; p50/p99 over --runs) and a predicate on `id` (bounds only,
+//       as costly as a full listing: one run).
+//   catalog_bench report FILE
+//       Prints the table of bench/README.md from the JSON lines of a run.
+//
+// Every measurement prints one JSON object per line on stdout; progress goes to stderr.
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "table/partition.h"
+#include "types/iceberg.h"
+#include "types/value_text.h"
+
+namespace {
+
+using tarn::Status;
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::json;
+
+constexpr int64_t kMicrosPerDay = 86'400'000'000;
+constexpr int64_t kBaseDay = 19'723;  // 2024-01-01
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "catalog_bench: %s\n", what.c_str());
+  std::fflush(stderr);
+  _exit(1);
+}
+
+void Check(const Status& st, const std::string& what) {
+  if (!st.ok()) Die(what + ": " + st.ToString());
+}
+
+struct Args {
+  std::string cmd;
+  std::string metastore;
+  std::string warehouse;
+  std::string embedded;
+  std::string dir;
+  std::string dataset;
+  int threads = 1;
+  int procs = 0;
+  double seconds = 5;
+  double warmup = 1;
+  bool mutex = false;
+  int64_t files = 1'000'000;
+  int64_t per_commit = 5'000;
+  int64_t files_per_day = 1'000;
+  int runs = 20;
+  std::string label;
+  std::string file;
+};
+
+Args ParseArgs(int argc, char** argv) {
+  if (argc < 2) Die("usage: catalog_bench commit|sqlite-raw|load|plan|report ... (see source)");
+  Args a;
+  a.cmd = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) Die(std::string(arg) + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--metastore") {
+      a.metastore = value();
+    } else if (arg == "--warehouse") {
+      a.warehouse = value();
+    } else if (arg == "--embedded") {
+      a.embedded = value();
+    } else if (arg == "--dir") {
+      a.dir = value();
+    } else if (arg == "--dataset") {
+      a.dataset = value();
+    } else if (arg == "--threads") {
+      a.threads = std::stoi(value());
+    } else if (arg == "--procs") {
+      a.procs = std::stoi(value());
+    } else if (arg == "--seconds") {
+      a.seconds = std::stod(value());
+    } else if (arg == "--warmup") {
+      a.warmup = std::stod(value());
+    } else if (arg == "--mutex") {
+      a.mutex = true;
+    } else if (arg == "--files") {
+      a.files = std::stoll(value());
+    } else if (arg == "--per-commit") {
+      a.per_commit = std::stoll(value());
+    } else if (arg == "--files-per-day") {
+      a.files_per_day = std::stoll(value());
+    } else if (arg == "--runs") {
+      a.runs = std::stoi(value());
+    } else if (arg == "--label") {
+      a.label = value();
+    } else if (a.cmd == "report" && a.file.empty()) {
+      a.file = std::string(arg);
+    } else {
+      Die("unknown argument " + std::string(arg));
+    }
+  }
+  return a;
+}
+
+std::string Backend(const Args& a) { return a.embedded.empty() ? "postgres" : "sqlite"; }
+
+std::unique_ptr<tarn::Catalog> OpenCatalog(const Args& a) {
+  auto c = a.embedded.empty() ? tarn::Catalog::Open(a.metastore, a.warehouse)
+                              : tarn::Catalog::OpenEmbedded(a.embedded);
+  Check(c.status(), "open catalog");
+  return std::move(*c);
+}
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// p in [0, 100] of sorted `v` (nearest rank).
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
+  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+// ---- the dataset and its files ----
+
+constexpr char kSchema[] =
+    "id INT64 NOT NULL, ts TIMESTAMP[us] NOT NULL, user_id INT64, amount FLOAT64, "
+    "country VARCHAR, status VARCHAR, qty INT32, price FLOAT64, flag BOOLEAN, event_date DATE";
+
+template <typename T>
+std::string Bound(const tarn::DataType& type, T v) {
+  std::string b = tarn::EncodeBoundPhysical(
+      type, std::string_view(reinterpret_cast<const char*>(&v), sizeof v));
+  if (b.empty()) Die("cannot encode a bound of " + type.ToString());
+  return b;
+}
+
+std::string StrBound(const tarn::DataType& type, std::string_view v) {
+  return tarn::EncodeBoundPhysical(type, v);
+}
+
+// What a writer sends for file number `k`: rows, size, day partition and 10 columns of stats,
+// with bounds that narrow with k so predicates can prune. `slot` (0..slots-1) places the file's
+// ts range inside its day.
+tarn::DataFile MakeFile(const tarn::DatasetInfo& ds, int64_t k, int64_t day, int64_t slot,
+                        int64_t slots, const std::string& path) {
+  tarn::DataFile f;
+  f.path = path;
+  f.record_count = 10'000 + k % 5'000;
+  f.file_size_bytes = f.record_count * 38 + 4'096;
+  f.spec_id = ds.spec.spec_id;
+  f.partition = {std::to_string(day)};
+  const int64_t width = kMicrosPerDay / slots;
+  const int64_t ts_lo = day * kMicrosPerDay + slot * width;
+  const int64_t rows = f.record_count;
+  f.columns.reserve(ds.schema.fields.size());
+  for (const tarn::Field& fld : ds.schema.fields) {
+    tarn::ColumnStats s;
+    s.field_id = fld.field_id;
+    s.value_count = rows;
+    const tarn::DataType& t = fld.type;
+    if (fld.name == "id") {
+      s.lower = Bound(t, int64_t{k * 20'000});
+      s.upper = Bound(t, int64_t{k * 20'000 + rows - 1});
+    } else if (fld.name == "ts") {
+      s.lower = Bound(t, ts_lo);
+      s.upper = Bound(t, ts_lo + width - 1);
+    } else if (fld.name == "user_id") {
+      s.null_count = k % 7;
+      s.lower = Bound(t, int64_t{k % 1'000});
+      s.upper = Bound(t, int64_t{k % 1'000 + 100'000});
+    } else if (fld.name == "amount") {
+      s.null_count = k % 3;
+      s.nan_count = 0;
+      s.lower = Bound(t, 0.5);
+      s.upper = Bound(t, 999.5 + static_cast<double>(k % 100));
+    } else if (fld.name == "country") {
+      s.lower = StrBound(t, "AR");
+      s.upper = StrBound(t, "US");
+    } else if (fld.name == "status") {
+      s.null_count = k % 11;
+      s.lower = StrBound(t, "cancelled");
+      s.upper = StrBound(t, "shipped");
+    } else if (fld.name == "qty") {
+      s.lower = Bound(t, int32_t{1});
+      s.upper = Bound(t, int32_t{100 + static_cast<int32_t>(k % 50)});
+    } else if (fld.name == "price") {
+      s.nan_count = 0;
+      s.lower = Bound(t, 0.99);
+      s.upper = Bound(t, 4999.99);
+    } else if (fld.name == "flag") {
+      s.lower = Bound(t, uint8_t{0});
+      s.upper = Bound(t, uint8_t{1});
+    } else if (fld.name == "event_date") {
+      s.lower = Bound(t, static_cast<int32_t>(day));
+      s.upper = Bound(t, static_cast<int32_t>(day));
+    }
+    f.columns.push_back(std::move(s));
+  }
+  return f;
+}
+
+// The partition value text the catalog expects for a day, checked once against the transform.
+void CheckDayPartitionText(const tarn::DatasetInfo& ds) {
+  if (ds.spec.fields.size() != 1) Die("the bench dataset must be partitioned by day(ts)");
+  tarn::Column ts(tarn::DataType::Timestamp(tarn::TimeUnit::kMicro));
+  ts.AppendFixed<int64_t>((kBaseDay + 3) * kMicrosPerDay + 12'345);
+  auto part = tarn::ApplyTransform(ds.spec.fields[0].transform, ts);
+  Check(part.status(), "day transform");
+  std::string text = tarn::ValueText(*part, 0);
+  if (text != std::to_string(kBaseDay + 3)) Die("unexpected day partition text: " + text);
+}
+
+tarn::DatasetInfo EnsureDataset(tarn::Catalog& cat, const std::string& qualified) {
+  auto first = qualified.find('.');
+  auto second = qualified.find('.', first + 1);
+  if (first == std::string::npos || second == std::string::npos) Die("--dataset W.C.D");
+  Check(cat.CreateWorkspace(qualified.substr(0, first), true), "create workspace");
+  Check(cat.CreateCollection(qualified.substr(0, second), true), "create collection");
+  tarn::DatasetDefinition def;
+  auto schema = tarn::Schema::Parse(kSchema);
+  Check(schema.status(), "schema");
+  def.schema = *schema;
+  for (auto& f : def.schema.fields) f.field_id = -1;
+  def.partition_spec = "day(ts)";
+  auto ds = cat.CreateDataset(qualified, def, true);
+  Check(ds.status(), "create dataset");
+  auto loaded = cat.LoadDataset(qualified);
+  Check(loaded.status(), "load dataset");
+  CheckDayPartitionText(*loaded);
+  return *loaded;
+}
+
+tarn::CommitMeta Meta(const std::string& message) {
+  tarn::CommitMeta m;
+  m.author = "bench";
+  m.message = message;
+  m.receipt.producer = "task:catalog_bench";
+  return m;
+}
+
+// ---- commit throughput ----
+
+struct WriterResult {
+  int64_t commits = 0;         // completed inside the measured window
+  std::vector<double> lat_ms;  // their latencies
+};
+
+// Commits one file per call until `end`; counts those completed in [start, end].
+void WriterLoop(tarn::Catalog& cat, const tarn::DatasetInfo& ds, const std::string& dataset,
+                const std::string& tag, Clock::time_point start, Clock::time_point end,
+                WriterResult* out) {
+  for (int64_t i = 0;; ++i) {
+    Clock::time_point t0 = Clock::now();
+    if (t0 >= end) break;
+    int64_t day = kBaseDay + i % 30;
+    tarn::DatasetCommit part;
+    part.dataset = dataset;
+    part.operation = tarn::CommitOperation::kAddFiles;
+    part.meta = Meta("add 1 file");
+    part.added.push_back(MakeFile(ds, i, day, i % 1'000, 1'000,
+                                  "datasets/bench/data/ts_day=" + std::to_string(day) + "/" + tag +
+                                      "-" + std::to_string(i) + ".parquet"));
+    auto r = cat.Commit(std::move(part));
+    Check(r.status(), "commit");
+    Clock::time_point t1 = Clock::now();
+    if (t0 >= start && t1 <= end) {
+      out->commits += 1;
+      out->lat_ms.push_back(Seconds(t1 - t0) * 1e3);
+    }
+  }
+}
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
+Json Summary(const std::string& bench, const Args& a, int writers, const std::string& mode,
+             const std::vector<double>& lat, double seconds) {
+  Json j;
+  j["bench"] = bench;
+  j["backend"] = Backend(a);
+  j["writers"] = writers;
+  j["mode"] = mode;
+  j["commits"] = lat.size();
+  j["seconds"] = seconds;
+  j["per_s"] = static_cast<double>(lat.size()) / seconds;
+  j["p50_ms"] = Percentile(lat, 50);
+  j["p99_ms"] = Percentile(lat, 99);
+  if (!a.label.empty()) j["label"] = a.label;
+  return j;
+}
+
+void RunCommit(const Args& a) {
+  std::string dataset = a.dataset.empty() ? "bench.commits.files" : a.dataset;
+  std::vector<double> lat;
+  if (a.procs > 0) {
+    {
+      auto cat = OpenCatalog(a);
+      EnsureDataset(*cat, dataset);
+    }  // closed before fork: children must not share connections
+    if (a.dir.empty()) Die("--procs needs --dir for the children's results");
+    int ready[2], go[2];
+    if (pipe(ready) != 0 || pipe(go) != 0) Die("pipe");
+    std::vector<pid_t> kids;
+    for (int p = 0; p < a.procs; ++p) {
+      pid_t pid = fork();
+      if (pid < 0) Die("fork");
+      if (pid == 0) {
+        auto cat = OpenCatalog(a);
+        auto ds = cat->LoadDataset(dataset);
+        Check(ds.status(), "load dataset");
+        char c = 'r';
+        if (write(ready[1], &c, 1) != 1) Die("ready pipe");
+        int64_t start_ns = 0;
+        if (read(go[0], &start_ns, sizeof start_ns) != sizeof start_ns) Die("go pipe");
+        Clock::time_point start{std::chrono::nanoseconds(start_ns)};
+        std::this_thread::sleep_until(start - std::chrono::duration_cast<Clock::duration>(
+                                                  std::chrono::duration<double>(a.warmup)));
+        Clock::time_point end = start + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(a.seconds));
+        WriterResult r;
+        WriterLoop(*cat, *ds, dataset, "p" + std::to_string(getpid()), start, end, &r);
+        std::ofstream out(a.dir + "/lat." + std::to_string(p));
+        for (double v : r.lat_ms) out << v << "\n";
+        out.close();
+        cat.reset();
+        _exit(out ? 0 : 1);
+      }
+      kids.push_back(pid);
+    }
+    for (int p = 0; p < a.procs; ++p) {
+      char c;
+      if (read(ready[0], &c, 1) != 1) Die("a child did not get ready");
+    }
+    int64_t start_ns =
+        NowNanos() + static_cast<int64_t>(a.warmup * 1e9) + 50'000'000;  // all start together
+    for (int p = 0; p < a.procs; ++p) {
+      if (write(go[1], &start_ns, sizeof start_ns) != sizeof start_ns) Die("go pipe");
+    }
+    for (pid_t pid : kids) {
+      int status = 0;
+      waitpid(pid, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) Die("a writer process failed");
+    }
+    for (int p = 0; p < a.procs; ++p) {
+      std::ifstream in(a.dir + "/lat." + std::to_string(p));
+      double v;
+      while (in >> v) lat.push_back(v);
+      std::remove((a.dir + "/lat." + std::to_string(p)).c_str());
+    }
+    std::printf("%s\n",
+                Summary("tarn_commit", a, a.procs, "processes", lat, a.seconds).dump().c_str());
+    return;
+  }
+  auto cat = OpenCatalog(a);
+  tarn::DatasetInfo ds = EnsureDataset(*cat, dataset);
+  std::vector<WriterResult> results(a.threads);
+  std::vector<std::thread> threads;
+  Clock::time_point start = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                               std::chrono::duration<double>(a.warmup));
+  Clock::time_point end =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(a.seconds));
+  std::string run = std::to_string(getpid());
+  for (int t = 0; t < a.threads; ++t) {
+    threads.emplace_back([&, t] {
+      WriterLoop(*cat, ds, dataset, run + "-t" + std::to_string(t), start, end, &results[t]);
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (auto& r : results) lat.insert(lat.end(), r.lat_ms.begin(), r.lat_ms.end());
+  std::printf("%s\n",
+              Summary("tarn_commit", a, a.threads, "threads", lat, a.seconds).dump().c_str());
+}
+
+// ---- raw SQLite one-row insert transactions ----
+
+void SqliteCheck(int rc, sqlite3* db, const char* what) {
+  if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW) {
+    Die(std::string("sqlite ") + what + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+  }
+}
+
+sqlite3* SqliteOpen(const std::string& path) {
+  sqlite3* db = nullptr;
+  SqliteCheck(
+      sqlite3_open_v2(path.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr),
+      db, "open");
+  sqlite3_busy_timeout(db, 5000);
+  SqliteCheck(sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr), db, "wal");
+  SqliteCheck(sqlite3_exec(db, "PRAGMA synchronous=FULL", nullptr, nullptr, nullptr), db,
+              "synchronous");
+  return db;
+}
+
+void RunSqliteRaw(const Args& a) {
+  if (a.dir.empty()) Die("sqlite-raw needs --dir");
+  std::string path = a.dir + "/raw.db";
+  {
+    sqlite3* db = SqliteOpen(path);
+    SqliteCheck(sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS t (a INTEGER, b TEXT)", nullptr,
+                             nullptr, nullptr),
+                db, "create");
+    sqlite3_close(db);
+  }
+  std::mutex mu;
+  std::vector<WriterResult> results(a.threads);
+  Clock::time_point start = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                               std::chrono::duration<double>(a.warmup));
+  Clock::time_point end =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(a.seconds));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < a.threads; ++t) {
+    threads.emplace_back([&, t] {
+      sqlite3* db = SqliteOpen(path);
+      sqlite3_stmt *begin, *ins, *commit, *rollback;
+      SqliteCheck(sqlite3_prepare_v2(db, "BEGIN IMMEDIATE", -1, &begin, nullptr), db, "prep");
+      SqliteCheck(sqlite3_prepare_v2(db, "INSERT INTO t (a, b) VALUES (?, 'x')", -1, &ins, nullptr),
+                  db, "prep");
+      SqliteCheck(sqlite3_prepare_v2(db, "COMMIT", -1, &commit, nullptr), db, "prep");
+      SqliteCheck(sqlite3_prepare_v2(db, "ROLLBACK", -1, &rollback, nullptr), db, "prep");
+      for (int64_t i = 0;; ++i) {
+        Clock::time_point t0 = Clock::now();
+        if (t0 >= end) break;
+        std::unique_lock<std::mutex> lock(mu, std::defer_lock);
+        if (a.mutex) lock.lock();
+        while (true) {
+          int rc = sqlite3_step(begin);
+          sqlite3_reset(begin);
+          if (rc == SQLITE_BUSY) continue;  // the busy timeout expired: try again
+          SqliteCheck(rc, db, "begin");
+          sqlite3_bind_int64(ins, 1, t * 1'000'000'000LL + i);
+          SqliteCheck(sqlite3_step(ins), db, "insert");
+          sqlite3_reset(ins);
+          rc = sqlite3_step(commit);
+          sqlite3_reset(commit);
+          SqliteCheck(rc, db, "commit");
+          break;
+        }
+        if (lock.owns_lock()) lock.unlock();
+        Clock::time_point t1 = Clock::now();
+        if (t0 >= start && t1 <= end) {
+          results[t].commits += 1;
+          results[t].lat_ms.push_back(Seconds(t1 - t0) * 1e3);
+        }
+      }
+      for (sqlite3_stmt* s : {begin, ins, commit, rollback}) sqlite3_finalize(s);
+      sqlite3_close(db);
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::vector<double> lat;
+  for (auto& r : results) lat.insert(lat.end(), r.lat_ms.begin(), r.lat_ms.end());
+  Args b = a;
+  b.embedded = a.dir;  // backend sqlite
+  std::printf("%s\n", Summary("sqlite_raw", b, a.threads, a.mutex ? "threads+mutex" : "threads",
+                              lat, a.seconds)
+                          .dump()
+                          .c_str());
+}
+
+// ---- planning ----
+
+void RunLoad(const Args& a) {
+  std::string dataset = a.dataset.empty() ? "bench.plan.files" : a.dataset;
+  auto cat = OpenCatalog(a);
+  tarn::DatasetInfo ds = EnsureDataset(*cat, dataset);
+  int64_t have = ds.total_files;
+  Clock::time_point t0 = Clock::now();
+  int64_t commits = 0;
+  for (int64_t k = have; k < a.files;) {
+    tarn::DatasetCommit part;
+    part.dataset = dataset;
+    part.operation = tarn::CommitOperation::kAddFiles;
+    part.meta = Meta("bulk add_files");
+    int64_t n = std::min(a.per_commit, a.files - k);
+    part.added.reserve(n);
+    for (int64_t i = 0; i < n; ++i, ++k) {
+      int64_t day = kBaseDay + k / a.files_per_day;
+      part.added.push_back(MakeFile(ds, k, day, k % a.files_per_day, a.files_per_day,
+                                    "datasets/bench/data/ts_day=" + std::to_string(day) + "/f" +
+                                        std::to_string(k) + ".parquet"));
+    }
+    Check(cat->Commit(std::move(part)).status(), "bulk commit");
+    ++commits;
+    if (commits % 20 == 0) {
+      std::fprintf(stderr, "catalog_bench: loaded %lld files (%.0f files/s)\n",
+                   static_cast<long long>(k),
+                   static_cast<double>(k - have) / Seconds(Clock::now() - t0));
+    }
+  }
+  double secs = Seconds(Clock::now() - t0);
+  Json j;
+  j["bench"] = "load";
+  j["backend"] = Backend(a);
+  j["files"] = a.files;
+  j["loaded"] = a.files - have;
+  j["per_commit"] = a.per_commit;
+  j["seconds"] = secs;
+  j["files_per_s"] = secs > 0 ? static_cast<double>(a.files - have) / secs : 0;
+  std::printf("%s\n", j.dump().c_str());
+}
+
+// The peak resident set since the last ResetPeakRss (kB), from /proc/self/status VmHWM.
+int64_t ProcStatusKb(const char* key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) == 0) return std::atoll(line.c_str() + std::strlen(key));
+  }
+  return -1;
+}
+
+bool ResetPeakRss() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  out.close();
+  return static_cast<bool>(out);
+}
+
+std::string TimestampText(int64_t micros) {
+  std::string s;
+  tarn::AppendTimestamp(micros, tarn::TimeUnit::kMicro, false, &s);
+  return s;
+}
+
+void RunPlan(const Args& a) {
+  std::string dataset = a.dataset.empty() ? "bench.plan.files" : a.dataset;
+  auto cat = OpenCatalog(a);
+  auto ds = cat->LoadDataset(dataset);
+  Check(ds.status(), "load dataset");
+  const int64_t total = ds->total_files;
+
+  // (a) Full listing, streamed: the callback keeps nothing but counters.
+  bool reset = ResetPeakRss();
+  int64_t rss_before = ProcStatusKb("VmRSS:");
+  int64_t n = 0, records = 0, stats_cols = 0;
+  Clock::time_point t0 = Clock::now();
+  Check(cat->PlanFiles(dataset, {}, "",
+                       [&](const tarn::PlannedFile& f) {
+                         ++n;
+                         records += f.file.record_count;
+                         stats_cols += static_cast<int64_t>(f.file.columns.size());
+                         return Status::OK();
+                       }),
+        "full listing");
+  double full_s = Seconds(Clock::now() - t0);
+  int64_t peak = ProcStatusKb("VmHWM:");
+  if (n != total)
+    Die("listing returned " + std::to_string(n) + " files of " + std::to_string(total));
+  Json j;
+  j["bench"] = "plan_full";
+  j["backend"] = Backend(a);
+  j["files"] = n;
+  j["seconds"] = full_s;
+  j["files_per_s"] = static_cast<double>(n) / full_s;
+  j["rss_before_kb"] = rss_before;
+  j["peak_rss_kb"] = peak;
+  j["peak_reset"] = reset;
+  std::printf("%s\n", j.dump().c_str());
+  std::fflush(stdout);
+
+  // (b) One day of ts: ~1/days of the files, pruned in SQL through partition_key.
+  const int64_t days = std::max<int64_t>(1, (total + a.files_per_day - 1) / a.files_per_day);
+  auto timed = [&](const std::string& name, const std::function<std::string(int)>& where,
+                   int runs) {
+    std::vector<double> lat;
+    int64_t matched = 0;
+    for (int r = 0; r < runs; ++r) {
+      std::string w = where(r);
+      int64_t m = 0;
+      Clock::time_point s = Clock::now();
+      Check(cat->PlanFiles(dataset, {}, w,
+                           [&](const tarn::PlannedFile&) {
+                             ++m;
+                             return Status::OK();
+                           }),
+            "plan " + w);
+      lat.push_back(Seconds(Clock::now() - s) * 1e3);
+      matched += m;
+      if (r == 0)
+        std::fprintf(stderr, "catalog_bench: %s: '%s' -> %lld files\n", name.c_str(), w.c_str(),
+                     static_cast<long long>(m));
+    }
+    Json o;
+    o["bench"] = name;
+    o["backend"] = Backend(a);
+    o["files"] = total;
+    o["runs"] = runs;
+    o["where_example"] = where(0);
+    o["matched_avg"] = static_cast<double>(matched) / runs;
+    o["p50_ms"] = Percentile(lat, 50);
+    o["p99_ms"] = Percentile(lat, 99);
+    o["min_ms"] = Percentile(lat, 0);
+    std::printf("%s\n", o.dump().c_str());
+    std::fflush(stdout);
+  };
+  timed(
+      "plan_day",
+      [&](int r) {
+        int64_t day = kBaseDay + (r * 37 + 11) % days;
+        return "ts >= '" + TimestampText(day * kMicrosPerDay) + "' AND ts < '" +
+               TimestampText((day + 1) * kMicrosPerDay) + "'";
+      },
+      a.runs);
+  // (c) A range of `id` holding ~0.1% of the files: no partition pushdown, so every live file
+  // is read and pruned on its bounds in the process (the cost of a full listing): one run.
+  const int64_t span = std::max<int64_t>(1, total / 1'000);
+  timed(
+      "plan_id",
+      [&](int r) {
+        int64_t first = (r * 7919 + 101) % std::max<int64_t>(1, total - span);
+        return "id >= " + std::to_string(first * 20'000) + " AND id < " +
+               std::to_string((first + span) * 20'000);
+      },
+      1);
+}
+
+// ---- report ----
+
+void RunReport(const Args& a) {
+  std::ifstream in(a.file);
+  if (!in) Die("cannot read " + a.file);
+  std::vector<Json> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '{') continue;
+    rows.push_back(Json::parse(line, nullptr, false));
+  }
+  auto find = [&](const std::string& bench, const std::string& backend, int writers,
+                  const std::string& mode) -> const Json* {
+    for (const Json& r : rows) {
+      if (r.value("bench", "") == bench && r.value("backend", "") == backend &&
+          r.value("writers", 0) == writers && r.value("mode", "") == mode) {
+        return &r;
+      }
+    }
+    return nullptr;
+  };
+  std::printf(
+      "| backend | writers | tarn commits/s | p50 / p99 ms | reference | ref/s | ref p50 / p99 ms "
+      "| ratio | goal |\n");
+  std::printf("|---|---|---:|---:|---|---:|---:|---:|---|\n");
+  for (const char* backend : {"postgres", "sqlite"}) {
+    for (int w : {1, 8}) {
+      const Json* ref = nullptr;
+      std::string ref_name;
+      if (std::string(backend) == "postgres") {
+        ref = find("pgbench", backend, w, "clients");
+        ref_name = "pgbench";
+      } else {
+        const Json* plain = find("sqlite_raw", backend, w, "threads");
+        const Json* mutex = find("sqlite_raw", backend, w, "threads+mutex");
+        ref = plain;
+        ref_name = "raw SQLite";
+        if (mutex && (!plain || mutex->value("per_s", 0.0) > plain->value("per_s", 0.0))) {
+          ref = mutex;
+          ref_name = "raw SQLite + mutex";
+        }
+      }
+      for (const char* mode : {"threads", "processes"}) {
+        const Json* t = find("tarn_commit", backend, w, mode);
+        if (!t) continue;
+        if (w == 1 && std::string(mode) == "processes") continue;
+        double ratio = ref ? t->value("per_s", 0.0) / ref->value("per_s", 1.0) : 0;
+        std::printf(
+            "| %s | %d %s | %.0f | %.1f / %.1f | %s | %.0f | %.1f / %.1f | **%.2f** | >= 0.5 |\n",
+            backend, w, w == 1 ? "" : mode, t->value("per_s", 0.0), t->value("p50_ms", 0.0),
+            t->value("p99_ms", 0.0), ref_name.c_str(), ref ? ref->value("per_s", 0.0) : 0.0,
+            ref ? ref->value("p50_ms", 0.0) : 0.0, ref ? ref->value("p99_ms", 0.0) : 0.0, ratio);
+      }
+    }
+  }
+  std::printf("\n| backend | planning | files | result | p50 ms | p99 ms | peak RSS |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+  for (const Json& r : rows) {
+    std::string b = r.value("bench", "");
+    if (b == "load") {
+      std::printf("| %s | load (%lld files/commit) | %lld | %.0f files/s | %.1f s total | | |\n",
+                  r.value("backend", "").c_str(),
+                  static_cast<long long>(r.value("per_commit", int64_t{0})),
+                  static_cast<long long>(r.value("files", int64_t{0})), r.value("files_per_s", 0.0),
+                  r.value("seconds", 0.0));
+    } else if (b == "plan_full") {
+      std::printf(
+          "| %s | full listing | %lld | %.0f files/s | %.0f (one run) | | %.0f MB (%.0f MB before) "
+          "|\n",
+          r.value("backend", "").c_str(), static_cast<long long>(r.value("files", int64_t{0})),
+          r.value("files_per_s", 0.0), r.value("seconds", 0.0) * 1e3,
+          r.value("peak_rss_kb", int64_t{0}) / 1024.0,
+          r.value("rss_before_kb", int64_t{0}) / 1024.0);
+    } else if (b == "plan_day" || b == "plan_id") {
+      std::printf("| %s | %s | %lld | %.0f files | %.1f | %.1f | |\n",
+                  r.value("backend", "").c_str(),
+                  b == "plan_day" ? "one day of ts (partition pushdown)" : "id range (bounds only)",
+                  static_cast<long long>(r.value("files", int64_t{0})), r.value("matched_avg", 0.0),
+                  r.value("p50_ms", 0.0), r.value("p99_ms", 0.0));
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a = ParseArgs(argc, argv);
+  if (a.cmd == "commit") {
+    RunCommit(a);
+  } else if (a.cmd == "sqlite-raw") {
+    RunSqliteRaw(a);
+  } else if (a.cmd == "load") {
+    RunLoad(a);
+  } else if (a.cmd == "plan") {
+    RunPlan(a);
+  } else if (a.cmd == "report") {
+    RunReport(a);
+  } else {
+    Die("unknown command " + a.cmd);
+  }
+  std::fflush(stdout);
+  return 0;
+}
