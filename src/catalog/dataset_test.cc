@@ -376,6 +376,54 @@ TEST_P(DatasetSuite, ConflictsAndMultiDatasetCommit) {
   (void)a;
 }
 
+TEST_P(DatasetSuite, MergeAndDeleteFilesAreOneSnapshotEach) {
+  Create("w.c.t", "id INT64 NOT NULL");
+  Append("w.c.t", {{"1"}, {"2"}});
+  Append("w.c.t", {{"3"}, {"4"}});
+  auto files = Files("w.c.t");
+  ASSERT_EQ(files.size(), 2u);
+  // A file registered by the merge (here: a copy of file 1's bytes under a new key).
+  auto bytes = cat_->warehouse().Get(files[0].file.path);
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_OK(cat_->warehouse().Put("datasets/merged/new.parquet", *bytes, WriteOptions{}));
+  DataFile added = files[0].file;
+  added.path = "datasets/merged/new.parquet";
+  DatasetCommit merge;
+  merge.dataset = "w.c.t";
+  merge.operation = CommitOperation::kMerge;
+  merge.read_snapshot_id = 2;
+  merge.added = {added};
+  merge.removed_paths = {files[0].file.path};
+  merge.deletes = {{files[1].file.path, {0}}};  // row "3"
+  merge.meta = Meta("merge");
+  auto m = cat_->Commit(merge);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->operation, "merge");
+  EXPECT_EQ(m->added_files, 1);
+  EXPECT_EQ(m->deleted_files, 1);
+  EXPECT_EQ(m->added_records, 2);
+  EXPECT_EQ(m->deleted_records, 3);
+  EXPECT_EQ(m->total_records, 3);
+  EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"1", "2", "4"}));
+  // The merged file got fresh row ids (rows are new registrations).
+  auto after = Files("w.c.t");
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[1].file.path, "datasets/merged/new.parquet");
+  EXPECT_EQ(after[1].file.first_row_id, 4);
+  // delete_files removes whole files.
+  DatasetCommit del;
+  del.dataset = "w.c.t";
+  del.operation = CommitOperation::kDeleteFiles;
+  del.removed_paths = {"datasets/merged/new.parquet"};
+  del.meta = Meta();
+  auto d = cat_->Commit(del);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->operation, "delete_files");
+  EXPECT_EQ(d->total_records, 1);
+  EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"4"}));
+  EXPECT_EQ(cat_->LoadDataset("w.c.t")->total_records, 1);
+}
+
 TEST_P(DatasetSuite, KeyedRetriesReplayWithoutWriting) {
   auto ds = Create("w.c.t", "id INT64");
   CommitMeta m = Meta();

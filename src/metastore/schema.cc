@@ -176,7 +176,9 @@ CREATE INDEX removal_ledger_pending ON removal_ledger (deleted_at, recorded_at);
 
 // Datasets at work: running totals and commit time on the dataset row (the per-dataset
 // serialization point of commits), the expiry frontier, and an order-preserving key of each
-// file's first partition value so planning can prune partitions in SQL.
+// file's first partition value so planning can prune partitions in SQL. Indexes a commit pays
+// for without using them go: the "removed" indexes only hold removed rows, and commit ids are
+// not looked up.
 constexpr char kDatasetsAtWork[] = R"sql(
 ALTER TABLE datasets ADD COLUMN total_files BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE datasets ADD COLUMN total_records BIGINT NOT NULL DEFAULT 0;
@@ -187,6 +189,13 @@ ALTER TABLE data_files ADD COLUMN partition_key ${BLOB};
 CREATE INDEX data_files_live_partition ON data_files (dataset_id, spec_id, partition_key)
   WHERE removed_snapshot_id IS NULL;
 CREATE INDEX removal_ledger_dataset ON removal_ledger (dataset_id);
+DROP INDEX data_files_removed;
+CREATE INDEX data_files_removed ON data_files (dataset_id, removed_snapshot_id)
+  WHERE removed_snapshot_id IS NOT NULL;
+DROP INDEX deletion_vectors_removed;
+CREATE INDEX deletion_vectors_removed ON deletion_vectors (dataset_id, removed_snapshot_id)
+  WHERE removed_snapshot_id IS NOT NULL;
+DROP INDEX snapshots_commit;
 CREATE INDEX data_files_path ON data_files (dataset_id, path);
 )sql";
 
