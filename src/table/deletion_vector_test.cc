@@ -33,7 +33,7 @@ TEST(DeletionVectorTest, RandomRoundTrip) {
     uint64_t v = rng() % 1000;
     for (int i = 0; i < 200; ++i) {
       p.push_back(v);
-      v += 1 + (rng() % (r % 2 ? 3 : 1u << (rng() % 40)));
+      v += 1 + (rng() % (r % 2 ? uint64_t{3} : uint64_t{1} << (rng() % 40)));
     }
     EXPECT_EQ(*DecodeDeletionVector(EncodeDeletionVector(p)), p);
   }
