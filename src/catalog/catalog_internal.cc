@@ -9,7 +9,6 @@ namespace tarn::catalog_internal {
 
 using nlohmann::json;
 
-
 int64_t NowMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -117,11 +116,11 @@ Result<DatasetInfo> DatasetFromRow(const Row& r) {
 }
 
 Result<DatasetInfo> LoadLiveDataset(Transaction& tx, const DatasetName& n) {
-  TARN_ASSIGN_OR_RETURN(
-      auto row, tx.QueryOne(std::string("SELECT ") + kDatasetColumns + kDatasetFrom +
-                                " WHERE w.name = ? AND c.name = ? AND d.name = ? AND "
-                                "d.dropped_at IS NULL",
-                            {n.workspace, n.collection, n.dataset}));
+  TARN_ASSIGN_OR_RETURN(auto row,
+                        tx.QueryOne(std::string("SELECT ") + kDatasetColumns + kDatasetFrom +
+                                        " WHERE w.name = ? AND c.name = ? AND d.name = ? AND "
+                                        "d.dropped_at IS NULL",
+                                    {n.workspace, n.collection, n.dataset}));
   if (!row) return DatasetNotFound(tx, n);
   return DatasetFromRow(*row);
 }
@@ -152,12 +151,37 @@ Result<PartitionSpec> LoadSpec(Transaction& tx, int64_t dataset_id, int64_t spec
   return PartitionSpec::FromJson(text);
 }
 
+Result<std::vector<PartitionSpec>> LoadSpecs(Transaction& tx, int64_t dataset_id) {
+  TARN_ASSIGN_OR_RETURN(auto rows, tx.Query("SELECT spec_json FROM dataset_partition_specs "
+                                            "WHERE dataset_id = ? ORDER BY spec_id",
+                                            {dataset_id}));
+  std::vector<PartitionSpec> out;
+  for (const Row& r : rows) {
+    TARN_ASSIGN_OR_RETURN(auto text, r.Text(0));
+    TARN_ASSIGN_OR_RETURN(auto spec, PartitionSpec::FromJson(text));
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+Status UseSnapshotSchema(Transaction& tx, DatasetInfo* ds, int64_t snapshot_id) {
+  TARN_ASSIGN_OR_RETURN(auto row,
+                        tx.QueryOne("SELECT schema_id FROM snapshots WHERE dataset_id = ? AND "
+                                    "snapshot_id = ?",
+                                    {ds->id, snapshot_id}));
+  if (!row) return Status::Internal("resolved snapshot vanished");
+  TARN_ASSIGN_OR_RETURN(int64_t schema_id, row->Int64(0));
+  if (schema_id != ds->schema_id) {
+    TARN_ASSIGN_OR_RETURN(ds->schema, LoadSchema(tx, ds->id, schema_id));
+    ds->schema_id = static_cast<int32_t>(schema_id);
+  }
+  return Status::OK();
+}
+
 bool IsReservedTag(std::string_view name) {
   return name == "current" || name == "previous" || name == "head" || name == "last";
 }
 
-std::string DatasetPrefix(std::string_view uuid) {
-  return "datasets/" + std::string(uuid) + "/";
-}
+std::string DatasetPrefix(std::string_view uuid) { return "datasets/" + std::string(uuid) + "/"; }
 
 }  // namespace tarn::catalog_internal

@@ -36,6 +36,10 @@ Result<DatasetInfo> LoadLiveDataset(Transaction& tx, const DatasetName& n);
 // The schema with id `schema_id` of a dataset.
 Result<Schema> LoadSchema(Transaction& tx, int64_t dataset_id, int64_t schema_id);
 Result<PartitionSpec> LoadSpec(Transaction& tx, int64_t dataset_id, int64_t spec_id);
+// Every partition spec of a dataset, by id.
+Result<std::vector<PartitionSpec>> LoadSpecs(Transaction& tx, int64_t dataset_id);
+// Replaces ds->schema (and schema_id) with the schema snapshot `snapshot_id` was committed with.
+Status UseSnapshotSchema(Transaction& tx, DatasetInfo* ds, int64_t snapshot_id);
 
 // Snapshot rows: columns for SnapshotFromRow over `snapshots sn JOIN datasets d`.
 extern const char kSnapshotColumns[];

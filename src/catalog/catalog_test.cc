@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "metastore/metastore.h"
 #include "catalog/test_fixture.h"
+#include "metastore/metastore.h"
 #include "metastore/test_util.h"
 
 namespace tarn {
@@ -40,7 +40,6 @@ class CatalogSuite : public CatalogBackendTest {
           .status();
     }));
   }
-
 };
 
 TEST(CatalogNames, Identifiers) {

@@ -5,8 +5,6 @@
 // lock) and hands out dense snapshot ids and row-id ranges. Appends to one dataset from threads
 // of this process queue in a CommitQueue; a leader commits everything queued in one
 // transaction, each part still its own snapshot, so the lock is taken once per group.
-#include "catalog/commit_queue.h"
-
 #include <algorithm>
 #include <condition_variable>
 #include <map>
@@ -15,6 +13,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/commit_queue.h"
 #include "common/random.h"
 #include "metastore/metastore.h"
 #include "table/deletion_vector.h"
@@ -27,11 +26,9 @@ using namespace catalog_internal;  // NOLINT: this file is part of the catalog
 
 namespace {
 
-Status Incarnation(const std::string& dataset, std::string_view actual,
-                   std::string_view expected) {
+Status Incarnation(const std::string& dataset, std::string_view actual, std::string_view expected) {
   return Status::Stale("dataset '" + dataset + "' was recreated (its uuid is " +
-                       std::string(actual) + ", the commit expected " + std::string(expected) +
-                       ")")
+                       std::string(actual) + ", the commit expected " + std::string(expected) + ")")
       .WithField("code", "incarnation_changed")
       .WithField("dataset", dataset)
       .WithField("dataset_uuid", std::string(actual));
@@ -145,10 +142,10 @@ Status InsertFiles(Transaction& tx, int64_t dataset_id, const std::vector<DataFi
       const DataFile& f = *files[i];
       const int64_t snapshot_id = f.added_snapshot_id;
       TARN_ASSIGN_OR_RETURN(SqlValue key, PartitionKey(f, spec, schema));
-      params.insert(params.end(), {dataset_id, f.path, f.format, snapshot_id, f.record_count,
-                                   f.file_size_bytes, int64_t{f.spec_id},
-                                   PartitionValuesToJson(f.partition), StatsToJson(f.columns),
-                                   f.first_row_id, std::move(key)});
+      params.insert(params.end(),
+                    {dataset_id, f.path, f.format, snapshot_id, f.record_count, f.file_size_bytes,
+                     int64_t{f.spec_id}, PartitionValuesToJson(f.partition), StatsToJson(f.columns),
+                     f.first_row_id, std::move(key)});
     }
     TARN_RETURN_NOT_OK(
         tx.ExecuteDeferred("INSERT INTO data_files (dataset_id, path, file_format, "
@@ -163,16 +160,14 @@ Status InsertFiles(Transaction& tx, int64_t dataset_id, const std::vector<DataFi
 // Marks files removed at `snapshot_id` (with their live deletion vectors), given a WHERE clause
 // over data_files `f` beyond dataset and liveness. Returns the rows removed.
 Result<int64_t> RemoveFiles(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
-                            const std::string& where, const SqlParams& where_params,
-                            Delta* delta) {
+                            const std::string& where, const SqlParams& where_params, Delta* delta) {
   SqlParams params = {snapshot_id, dataset_id};
   params.insert(params.end(), where_params.begin(), where_params.end());
   TARN_ASSIGN_OR_RETURN(
-      auto rows,
-      tx.Query("UPDATE data_files SET removed_snapshot_id = ? WHERE dataset_id = ? AND "
-               "removed_snapshot_id IS NULL" +
-                   where + " RETURNING id, record_count, file_size_bytes",
-               params));
+      auto rows, tx.Query("UPDATE data_files SET removed_snapshot_id = ? WHERE dataset_id = ? AND "
+                          "removed_snapshot_id IS NULL" +
+                              where + " RETURNING id, record_count, file_size_bytes",
+                          params));
   if (rows.empty()) return 0;
   std::vector<int64_t> ids;
   for (const Row& r : rows) {
@@ -194,11 +189,11 @@ Result<int64_t> RemoveFiles(Transaction& tx, int64_t dataset_id, int64_t snapsho
       in += i ? ", ?" : "?";
       p.push_back(ids[start + i]);
     }
-    TARN_ASSIGN_OR_RETURN(
-        auto dvs, tx.Query("UPDATE deletion_vectors SET removed_snapshot_id = ? WHERE "
-                           "removed_snapshot_id IS NULL AND data_file_id IN (" +
-                               in + ") RETURNING cardinality",
-                           p));
+    TARN_ASSIGN_OR_RETURN(auto dvs,
+                          tx.Query("UPDATE deletion_vectors SET removed_snapshot_id = ? WHERE "
+                                   "removed_snapshot_id IS NULL AND data_file_id IN (" +
+                                       in + ") RETURNING cardinality",
+                                   p));
     for (const Row& r : dvs) {
       TARN_ASSIGN_OR_RETURN(int64_t card, r.Int64(0));
       delta->deleted_records -= card;
@@ -281,9 +276,9 @@ Status DeleteRowsIn(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
 Status RollbackTo(Transaction& tx, int64_t dataset_id, int64_t snapshot_id, int64_t target,
                   Delta* delta) {
   // Files live now that were added after the target leave.
-  TARN_RETURN_NOT_OK(RemoveFiles(tx, dataset_id, snapshot_id, " AND added_snapshot_id > ?",
-                                 {target}, delta)
-                         .status());
+  TARN_RETURN_NOT_OK(
+      RemoveFiles(tx, dataset_id, snapshot_id, " AND added_snapshot_id > ?", {target}, delta)
+          .status());
   // Files live at the target but removed since come back as new rows (same path, same rows).
   TARN_ASSIGN_OR_RETURN(
       auto back,
@@ -308,11 +303,11 @@ Status RollbackTo(Transaction& tx, int64_t dataset_id, int64_t snapshot_id, int6
     delta->added_records += f.record_count;
     delta->added_bytes += f.file_size_bytes;
     // Its vector at the target, if any, comes back with it.
-    TARN_ASSIGN_OR_RETURN(
-        auto dv, tx.QueryOne("SELECT cardinality, positions FROM deletion_vectors WHERE "
-                             "data_file_id = ? AND added_snapshot_id <= ? AND "
-                             "(removed_snapshot_id IS NULL OR removed_snapshot_id > ?)",
-                             {f.file_id, target, target}));
+    TARN_ASSIGN_OR_RETURN(auto dv,
+                          tx.QueryOne("SELECT cardinality, positions FROM deletion_vectors WHERE "
+                                      "data_file_id = ? AND added_snapshot_id <= ? AND "
+                                      "(removed_snapshot_id IS NULL OR removed_snapshot_id > ?)",
+                                      {f.file_id, target, target}));
     if (dv) {
       TARN_ASSIGN_OR_RETURN(int64_t card, dv->Int64(0));
       TARN_ASSIGN_OR_RETURN(auto blob, dv->Blob(1));
@@ -364,10 +359,10 @@ Status RollbackTo(Transaction& tx, int64_t dataset_id, int64_t snapshot_id, int6
 }  // namespace
 
 Result<std::shared_ptr<const DefinitionCache::Entry>> DefinitionCache::Get(Transaction& tx,
-                                                                            int64_t dataset_id,
-                                                                            const std::string& uuid,
-                                                                            int64_t schema_id,
-                                                                            int64_t spec_id) {
+                                                                           int64_t dataset_id,
+                                                                           const std::string& uuid,
+                                                                           int64_t schema_id,
+                                                                           int64_t spec_id) {
   std::string key = uuid + "/" + std::to_string(schema_id) + "/" + std::to_string(spec_id);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -404,16 +399,16 @@ namespace {
 Status CheckIntervening(Transaction& tx, const Locked& lk, const DatasetCommit& p,
                         const std::string& dataset, int64_t before) {
   int64_t read = *p.read_snapshot_id;
-  bool deletes = p.operation == CommitOperation::kDeleteRows ||
-                 p.operation == CommitOperation::kDeleteFiles;
+  bool deletes =
+      p.operation == CommitOperation::kDeleteRows || p.operation == CommitOperation::kDeleteFiles;
   if (!deletes || read > before || read < lk.expired_through) {
     return ConflictSince(dataset, read, before);
   }
-  TARN_ASSIGN_OR_RETURN(
-      auto row, tx.QueryOne("SELECT COUNT(*) FROM snapshots WHERE dataset_id = ? AND "
-                            "snapshot_id > ? AND snapshot_id <= ? AND operation NOT IN "
-                            "('append', 'add_files', 'delete_rows')",
-                            {lk.id, read, before}));
+  TARN_ASSIGN_OR_RETURN(auto row,
+                        tx.QueryOne("SELECT COUNT(*) FROM snapshots WHERE dataset_id = ? AND "
+                                    "snapshot_id > ? AND snapshot_id <= ? AND operation NOT IN "
+                                    "('append', 'add_files', 'delete_rows')",
+                                    {lk.id, read, before}));
   TARN_ASSIGN_OR_RETURN(int64_t others, row->Int64(0));
   if (others > 0) return ConflictSince(dataset, read, before);
   return Status::OK();
@@ -507,7 +502,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
   int64_t total_files = lk.total_files - append_sum.added_files;
   int64_t total_records = lk.total_records - append_sum.added_records;
   int64_t total_bytes = lk.total_bytes - append_sum.added_bytes;
-  Delta other_sum;  // totals of non-append parts, applied at the end
+  Delta other_sum;                   // totals of non-append parts, applied at the end
   std::vector<DataFile*> new_files;  // of every part, inserted together
 
   for (size_t k = 0; k < todo.size(); ++k) {
@@ -533,10 +528,9 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
       }
       for (const DataFile& f : p.added) {
         if (f.partition.size() != spec.fields.size()) {
-          return Status::InvalidArgument("data file '" + f.path + "' has " +
-                                         std::to_string(f.partition.size()) +
-                                         " partition values; the spec has " +
-                                         std::to_string(spec.fields.size()))
+          return Status::InvalidArgument(
+                     "data file '" + f.path + "' has " + std::to_string(f.partition.size()) +
+                     " partition values; the spec has " + std::to_string(spec.fields.size()))
               .WithField("path", f.path);
         }
       }
@@ -556,9 +550,9 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
             in += in.empty() ? "?" : ", ?";
             params.push_back(path);
           }
-          TARN_ASSIGN_OR_RETURN(int64_t removed,
-                                RemoveFiles(tx, lk.id, snap, " AND path IN (" + in + ")",
-                                            params, &d));
+          TARN_ASSIGN_OR_RETURN(
+              int64_t removed,
+              RemoveFiles(tx, lk.id, snap, " AND path IN (" + in + ")", params, &d));
           if (removed != static_cast<int64_t>(p.removed_paths.size())) {
             return Status::Conflict("some files to remove are no longer live in '" + g.dataset +
                                     "'; reload and retry")
@@ -574,8 +568,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
                                          std::to_string(*p.rollback_to));
         }
         TARN_ASSIGN_OR_RETURN(
-            auto exists, tx.QueryOne("SELECT expired_through FROM datasets WHERE id = ?",
-                                     {lk.id}));
+            auto exists, tx.QueryOne("SELECT expired_through FROM datasets WHERE id = ?", {lk.id}));
         TARN_ASSIGN_OR_RETURN(int64_t expired_through, exists->Int64(0));
         if (*p.rollback_to < expired_through) {
           return Status::Expired("snapshot " + std::to_string(*p.rollback_to) + " of '" +
@@ -649,11 +642,26 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
   for (size_t k = 0; k < todo.size(); ++k) {
     const SnapshotInfo& s = *g.results[todo[k]];
     params.insert(params.end(),
-                  {lk.id, s.snapshot_id, SqlValue::OptionalInt64(s.parent_snapshot_id),
-                   s.committed_at_us, s.author, s.message, s.operation, s.user_created,
-                   int64_t{s.schema_id}, int64_t{s.spec_id}, s.added_files, s.deleted_files,
-                   s.total_files, s.added_records, s.deleted_records, s.total_records,
-                   s.added_bytes, s.deleted_bytes, s.total_bytes, s.receipt.ToJson(),
+                  {lk.id,
+                   s.snapshot_id,
+                   SqlValue::OptionalInt64(s.parent_snapshot_id),
+                   s.committed_at_us,
+                   s.author,
+                   s.message,
+                   s.operation,
+                   s.user_created,
+                   int64_t{s.schema_id},
+                   int64_t{s.spec_id},
+                   s.added_files,
+                   s.deleted_files,
+                   s.total_files,
+                   s.added_records,
+                   s.deleted_records,
+                   s.total_records,
+                   s.added_bytes,
+                   s.deleted_bytes,
+                   s.total_bytes,
+                   s.receipt.ToJson(),
                    s.idempotency_key ? SqlValue(*s.idempotency_key) : SqlValue::Null(),
                    s.commit_id});
   }
@@ -768,8 +776,8 @@ Result<SnapshotInfo> CommitQueue::Submit(DatasetCommit* part) {
   // writers seen recently a moment to queue.
   lane.leader_active = true;
   if (lane.queue.size() < lane.peak) {
-    bool full = lane.gather.wait_for(lock, kGatherWait,
-                                     [&] { return lane.queue.size() >= lane.peak; });
+    bool full =
+        lane.gather.wait_for(lock, kGatherWait, [&] { return lane.queue.size() >= lane.peak; });
     if (!full) lane.peak = std::max(lane.queue.size(), (lane.peak + lane.queue.size()) / 2);
   }
   std::vector<Pending*> batch;

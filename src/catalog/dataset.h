@@ -29,9 +29,9 @@ struct DatasetName {
 Result<DatasetName> ParseDatasetName(std::string_view qualified);
 
 struct DatasetDefinition {
-  Schema schema;                 // field ids assigned at create when -1
-  std::string partition_spec;    // PartitionSpec::Parse syntax; empty = unpartitioned
-  std::string sort_order;        // SortOrder::Parse syntax; empty = unsorted
+  Schema schema;               // field ids assigned at create when -1
+  std::string partition_spec;  // PartitionSpec::Parse syntax; empty = unpartitioned
+  std::string sort_order;      // SortOrder::Parse syntax; empty = unsorted
   std::string description;
   PropertyMap properties;
 };
@@ -69,15 +69,15 @@ struct SnapshotSelector {
 };
 
 enum class CommitOperation : uint8_t {
-  kAppend,           // rows in: tarn wrote the files
-  kAddFiles,         // existing files registered
-  kOverwrite,        // every live file replaced by the added files (rows in)
-  kTruncateAndAdd,   // every live file replaced by registered files
-  kDeleteRows,       // deletion vectors
-  kDeleteFiles,      // files removed
-  kMerge,            // add, remove and delete rows in one snapshot
-  kRollback,         // the file set of an earlier snapshot restored
-  kCompact,          // maintenance rewrite (user_created = false)
+  kAppend,          // rows in: tarn wrote the files
+  kAddFiles,        // existing files registered
+  kOverwrite,       // every live file replaced by the added files (rows in)
+  kTruncateAndAdd,  // every live file replaced by registered files
+  kDeleteRows,      // deletion vectors
+  kDeleteFiles,     // files removed
+  kMerge,           // add, remove and delete rows in one snapshot
+  kRollback,        // the file set of an earlier snapshot restored
+  kCompact,         // maintenance rewrite (user_created = false)
 };
 std::string_view CommitOperationName(CommitOperation op);
 Result<CommitOperation> ParseCommitOperation(std::string_view name);
@@ -115,15 +115,15 @@ struct FileDeletes {
 
 // One dataset's part of a commit.
 struct DatasetCommit {
-  std::string dataset;  // qualified name
-  std::optional<std::string> expected_uuid;   // incarnation guard
-  std::optional<int64_t> read_snapshot_id;    // the snapshot the writer read (0 = empty dataset)
+  std::string dataset;                       // qualified name
+  std::optional<std::string> expected_uuid;  // incarnation guard
+  std::optional<int64_t> read_snapshot_id;   // the snapshot the writer read (0 = empty dataset)
   CommitOperation operation = CommitOperation::kAppend;
-  std::vector<DataFile> added;                // paths relative to the warehouse root
-  std::vector<std::string> removed_paths;     // kDeleteFiles, kMerge
-  std::vector<FileDeletes> deletes;           // kDeleteRows, kMerge
-  std::optional<int32_t> written_spec_id;     // the spec the added files' partitions follow
-  std::optional<int64_t> rollback_to;         // kRollback
+  std::vector<DataFile> added;             // paths relative to the warehouse root
+  std::vector<std::string> removed_paths;  // kDeleteFiles, kMerge
+  std::vector<FileDeletes> deletes;        // kDeleteRows, kMerge
+  std::optional<int32_t> written_spec_id;  // the spec the added files' partitions follow
+  std::optional<int64_t> rollback_to;      // kRollback
   CommitMeta meta;
 };
 
@@ -157,21 +157,27 @@ struct TagInfo {
 // A live file at a snapshot with its deletion vector, as planning returns it (C8).
 struct PlannedFile {
   DataFile file;
-  int64_t deleted_rows = 0;                // cardinality of the live deletion vector
+  int64_t deleted_rows = 0;                    // cardinality of the live deletion vector
   std::optional<std::string> deletion_vector;  // its encoding (table/deletion_vector.h)
 };
 
 // Schema evolution (C6). Columns are addressed by name in the current schema.
 struct SchemaChange {
-  enum class Kind : uint8_t { kAddColumn, kDropColumn, kRenameColumn, kPromoteColumn, kMoveColumn,
-                              kSetNullable };
+  enum class Kind : uint8_t {
+    kAddColumn,
+    kDropColumn,
+    kRenameColumn,
+    kPromoteColumn,
+    kMoveColumn,
+    kSetNullable
+  };
   Kind kind = Kind::kAddColumn;
   std::string column;
-  std::string new_name;                 // kRenameColumn
-  std::optional<DataType> type;         // kAddColumn, kPromoteColumn
-  bool nullable = true;                 // kAddColumn (must be true), kSetNullable
-  std::optional<std::string> after;     // kAddColumn / kMoveColumn: place after this column
-  bool first = false;                   // kMoveColumn / kAddColumn: place first
+  std::string new_name;              // kRenameColumn
+  std::optional<DataType> type;      // kAddColumn, kPromoteColumn
+  bool nullable = true;              // kAddColumn (must be true), kSetNullable
+  std::optional<std::string> after;  // kAddColumn / kMoveColumn: place after this column
+  bool first = false;                // kMoveColumn / kAddColumn: place first
 };
 // Parses "add score FLOAT64", "drop c", "rename a TO b", "promote n INT64", "move c FIRST",
 // "move c AFTER b", "set nullable c" / "drop not null c".
@@ -193,7 +199,7 @@ struct ChangeSet {
 };
 
 struct ExpiryOptions {
-  int64_t older_than_us = 0;       // snapshots committed before this time may expire
+  int64_t older_than_us = 0;  // snapshots committed before this time may expire
   bool respect_consumer_offsets = true;
   bool dry_run = false;
 };
@@ -206,7 +212,7 @@ struct ExpiryResult {
 struct CleanupResult {
   int64_t objects_deleted = 0;
   int64_t bytes_deleted = 0;
-  int64_t pending = 0;           // ledger entries left (errors)
+  int64_t pending = 0;               // ledger entries left (errors)
   std::vector<std::string> orphans;  // objects under dataset prefixes nobody references
 };
 

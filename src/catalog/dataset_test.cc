@@ -162,8 +162,8 @@ TEST(SchemaChanges, Parse) {
   auto dnn = ParseSchemaChange("drop not null c");
   ASSERT_TRUE(dnn.ok());
   EXPECT_EQ(dnn->kind, SchemaChange::Kind::kSetNullable);
-  for (const char* bad : {"", "add x", "frobnicate a", "rename a b", "move a SIDEWAYS",
-                          "promote x NOTATYPE"}) {
+  for (const char* bad :
+       {"", "add x", "frobnicate a", "rename a b", "move a SIDEWAYS", "promote x NOTATYPE"}) {
     EXPECT_FALSE(ParseSchemaChange(bad).ok()) << bad;
   }
 }
@@ -196,8 +196,7 @@ TEST_P(DatasetSuite, CreateLoadListRenameDrop) {
   def.partition_spec = "";
   EXPECT_EQ(cat_->CreateDataset("w.nope.bad", def).status().kind(), ErrorKind::kNotFound);
   EXPECT_EQ(FieldOf(cat_->LoadDataset("w.c.missing").status(), "code"), "dataset_not_found");
-  EXPECT_EQ(FieldOf(cat_->LoadDataset("w.nope.missing").status(), "code"),
-            "collection_not_found");
+  EXPECT_EQ(FieldOf(cat_->LoadDataset("w.nope.missing").status(), "code"), "collection_not_found");
 
   Create("w.c.other", "x INT32");
   auto list = cat_->ListDatasets("w.c");
@@ -569,13 +568,12 @@ TEST_P(DatasetSuite, SchemaEvolutionReadsOldFilesByFieldId) {
   EXPECT_EQ(d3->schema.fields.back().field_id, 5);
   EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"9.5|2|1.25|", "|1|0.5|"}));
   // Lossy promotions, NOT NULL additions and unknown columns are refused.
-  EXPECT_EQ(FieldOf(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("promote score FLOAT32")})
-                        .status(),
-                    "code"),
-            "promotion_not_lossless");
+  EXPECT_EQ(
+      FieldOf(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("promote score FLOAT32")}).status(),
+              "code"),
+      "promotion_not_lossless");
   EXPECT_FALSE(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("add x INT64 NOT NULL")}).ok());
-  EXPECT_EQ(FieldOf(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("drop nope")}).status(),
-                    "code"),
+  EXPECT_EQ(FieldOf(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("drop nope")}).status(), "code"),
             "column_not_found");
   // DDL with a stale read snapshot conflicts.
   EXPECT_EQ(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("add y INT64")}, 1).status().kind(),

@@ -117,9 +117,10 @@ Status ApplyChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema
       }
       if (!ch.type) return Status::InvalidArgument("add column '" + ch.column + "' needs a type");
       if (!ch.nullable) {
-        return Status::InvalidArgument("an added column must be nullable: existing rows have no "
-                                       "value for '" +
-                                       ch.column + "'")
+        return Status::InvalidArgument(
+                   "an added column must be nullable: existing rows have no "
+                   "value for '" +
+                   ch.column + "'")
             .WithField("column", ch.column);
       }
       Field f;
@@ -193,8 +194,9 @@ Status ApplyChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema
     case SchemaChange::Kind::kSetNullable: {
       if (idx < 0) return missing();
       if (!ch.nullable) {
-        return Status::InvalidArgument("a column cannot become NOT NULL: existing rows may hold "
-                                       "nulls")
+        return Status::InvalidArgument(
+                   "a column cannot become NOT NULL: existing rows may hold "
+                   "nulls")
             .WithField("column", ch.column);
       }
       schema->fields[idx].nullable = true;
@@ -219,8 +221,8 @@ std::pair<std::string_view, std::string_view> NextWord(std::string_view s) {
 
 Result<SchemaChange> ParseSchemaChange(std::string_view text) {
   auto bad = [&](std::string_view why) {
-    return Status::InvalidArgument("schema change '" + std::string(text.substr(0, 200)) + "': " +
-                                   std::string(why));
+    return Status::InvalidArgument("schema change '" + std::string(text.substr(0, 200)) +
+                                   "': " + std::string(why));
   };
   auto [verb, rest] = NextWord(text);
   std::string v = Lower(verb);
@@ -355,9 +357,10 @@ Result<DatasetInfo> Catalog::CreateDataset(std::string_view qualified, DatasetDe
                                   {id, schema_json, now})
                            .status());
     return tx
-        .Execute("INSERT INTO dataset_partition_specs (dataset_id, spec_id, spec_json, "
-                 "created_at) VALUES (?, 0, ?, ?)",
-                 {id, spec_json, now})
+        .Execute(
+            "INSERT INTO dataset_partition_specs (dataset_id, spec_id, spec_json, "
+            "created_at) VALUES (?, 0, ?, ?)",
+            {id, spec_json, now})
         .status();
   }));
   (void)existed;
@@ -370,29 +373,11 @@ Result<DatasetInfo> Catalog::LoadDataset(std::string_view qualified, const Snaps
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         TARN_ASSIGN_OR_RETURN(out, LoadLiveDataset(tx, n));
-        TARN_ASSIGN_OR_RETURN(auto specs, tx.Query("SELECT spec_json FROM "
-                                                   "dataset_partition_specs WHERE dataset_id = ? "
-                                                   "ORDER BY spec_id",
-                                                   {out.id}));
-        out.specs.clear();
-        for (const Row& r : specs) {
-          TARN_ASSIGN_OR_RETURN(auto text, r.Text(0));
-          TARN_ASSIGN_OR_RETURN(auto spec, PartitionSpec::FromJson(text));
-          out.specs.push_back(std::move(spec));
-        }
+        TARN_ASSIGN_OR_RETURN(out.specs, LoadSpecs(tx, out.id));
         if (at.empty()) return Status::OK();
         TARN_ASSIGN_OR_RETURN(auto resolved, ResolveSnapshot(tx, out, at));
         if (!resolved.snapshot_id) return Status::OK();
-        TARN_ASSIGN_OR_RETURN(
-            auto row, tx.QueryOne("SELECT schema_id FROM snapshots WHERE dataset_id = ? AND "
-                                  "snapshot_id = ?",
-                                  {out.id, *resolved.snapshot_id}));
-        if (!row) return Status::Internal("resolved snapshot vanished");
-        TARN_ASSIGN_OR_RETURN(int64_t schema_id, row->Int64(0));
-        if (schema_id != out.schema_id) {
-          TARN_ASSIGN_OR_RETURN(out.schema, LoadSchema(tx, out.id, schema_id));
-          out.schema_id = static_cast<int32_t>(schema_id);
-        }
+        TARN_RETURN_NOT_OK(UseSnapshotSchema(tx, &out, *resolved.snapshot_id));
         out.current_snapshot_id = resolved.snapshot_id;
         return Status::OK();
       },
@@ -407,10 +392,10 @@ Result<std::vector<DatasetInfo>> Catalog::ListDatasets(std::string_view collecti
       [&](Transaction& tx) -> Status {
         out.clear();
         TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, cn.workspace));
-        TARN_ASSIGN_OR_RETURN(
-            auto coll, tx.QueryOne("SELECT id FROM collections WHERE workspace_id = ? AND "
-                                   "name = ?",
-                                   {ws_id, cn.collection}));
+        TARN_ASSIGN_OR_RETURN(auto coll,
+                              tx.QueryOne("SELECT id FROM collections WHERE workspace_id = ? AND "
+                                          "name = ?",
+                                          {ws_id, cn.collection}));
         if (!coll) return CollectionNotFound(cn);
         TARN_ASSIGN_OR_RETURN(int64_t coll_id, coll->Int64(0));
         TARN_ASSIGN_OR_RETURN(auto rows,
@@ -434,11 +419,11 @@ Status Catalog::RenameDataset(std::string_view qualified, std::string_view new_n
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
     if (ds.name.dataset == new_name) return Status::OK();
-    TARN_ASSIGN_OR_RETURN(
-        auto clash, tx.QueryOne("SELECT id FROM datasets WHERE collection_id = (SELECT "
-                                "collection_id FROM datasets WHERE id = ?) AND name = ? AND "
-                                "dropped_at IS NULL",
-                                {ds.id, new_name}));
+    TARN_ASSIGN_OR_RETURN(auto clash,
+                          tx.QueryOne("SELECT id FROM datasets WHERE collection_id = (SELECT "
+                                      "collection_id FROM datasets WHERE id = ?) AND name = ? AND "
+                                      "dropped_at IS NULL",
+                                      {ds.id, new_name}));
     DatasetName target = n;
     target.dataset = std::string(new_name);
     if (clash) {
@@ -489,8 +474,8 @@ Status Catalog::DropDataset(std::string_view qualified, bool purge,
     }
     if (ids.empty()) return DatasetNotFound(tx, n);
     TARN_ASSIGN_OR_RETURN(
-        auto ws, tx.QueryOne("SELECT deletion_protection FROM workspaces WHERE name = ?",
-                             {n.workspace}));
+        auto ws,
+        tx.QueryOne("SELECT deletion_protection FROM workspaces WHERE name = ?", {n.workspace}));
     std::optional<std::string> dp;
     if (ws && !ws->IsNull(0)) {
       TARN_ASSIGN_OR_RETURN(auto v, ws->Text(0));
@@ -498,8 +483,8 @@ Status Catalog::DropDataset(std::string_view qualified, bool purge,
     }
     if (ProtectionOn(dp)) {
       return Status::FailedPrecondition("workspace '" + n.workspace +
-                                        "' has deletion_protection on; purging '" +
-                                        n.ToString() + "' would delete its data")
+                                        "' has deletion_protection on; purging '" + n.ToString() +
+                                        "' would delete its data")
           .WithField("code", "deletion_protected")
           .WithField("dataset", n.ToString());
     }
@@ -546,9 +531,10 @@ Status Catalog::SetDatasetProperties(std::string_view qualified, const PropertyM
       }
     }
     return tx
-        .Execute("UPDATE datasets SET properties = ?, description = ?, updated_at = ? WHERE "
-                 "id = ?",
-                 {EncodeProperties(ds.properties), description, NowMicros(), ds.id})
+        .Execute(
+            "UPDATE datasets SET properties = ?, description = ?, updated_at = ? WHERE "
+            "id = ?",
+            {EncodeProperties(ds.properties), description, NowMicros(), ds.id})
         .status();
   });
 }
@@ -568,9 +554,8 @@ Result<DatasetInfo> Catalog::AlterSchema(std::string_view qualified,
           TARN_RETURN_NOT_OK(ApplyChange(ds, ch, &schema, &last_field_id));
         }
         TARN_ASSIGN_OR_RETURN(
-            auto row,
-            tx.QueryOne("SELECT MAX(schema_id) FROM dataset_schemas WHERE dataset_id = ?",
-                        {ds.id}));
+            auto row, tx.QueryOne("SELECT MAX(schema_id) FROM dataset_schemas WHERE dataset_id = ?",
+                                  {ds.id}));
         TARN_ASSIGN_OR_RETURN(int64_t max_id, row->Int64(0));
         int64_t now = NowMicros();
         TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO dataset_schemas (dataset_id, schema_id, "
@@ -578,9 +563,10 @@ Result<DatasetInfo> Catalog::AlterSchema(std::string_view qualified,
                                       {ds.id, max_id + 1, SchemaToJson(schema), now})
                                .status());
         return tx
-            .Execute("UPDATE datasets SET schema_id = ?, last_field_id = ?, updated_at = ? "
-                     "WHERE id = ?",
-                     {max_id + 1, int64_t{last_field_id}, now, ds.id})
+            .Execute(
+                "UPDATE datasets SET schema_id = ?, last_field_id = ?, updated_at = ? "
+                "WHERE id = ?",
+                {max_id + 1, int64_t{last_field_id}, now, ds.id})
             .status();
       },
       TxMode::kLockingWrite));
@@ -592,13 +578,13 @@ Result<DatasetInfo> Catalog::SetPartitionSpec(std::string_view qualified, std::s
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
-        TARN_ASSIGN_OR_RETURN(
-            auto row, tx.QueryOne("SELECT MAX(spec_id) FROM dataset_partition_specs WHERE "
-                                  "dataset_id = ?",
-                                  {ds.id}));
+        TARN_ASSIGN_OR_RETURN(auto row,
+                              tx.QueryOne("SELECT MAX(spec_id) FROM dataset_partition_specs WHERE "
+                                          "dataset_id = ?",
+                                          {ds.id}));
         TARN_ASSIGN_OR_RETURN(int64_t max_id, row->Int64(0));
-        TARN_ASSIGN_OR_RETURN(auto spec, PartitionSpec::Parse(text, ds.schema,
-                                                              static_cast<int32_t>(max_id + 1)));
+        TARN_ASSIGN_OR_RETURN(
+            auto spec, PartitionSpec::Parse(text, ds.schema, static_cast<int32_t>(max_id + 1)));
         if (spec.fields == ds.spec.fields) return Status::OK();
         int64_t now = NowMicros();
         TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO dataset_partition_specs (dataset_id, "

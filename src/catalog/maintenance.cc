@@ -63,10 +63,10 @@ Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
         TARN_ASSIGN_OR_RETURN(int64_t e, row->Int64(0));
         e = std::min(e, current - 1);  // the current snapshot always stays
         if (options.respect_consumer_offsets) {
-          TARN_ASSIGN_OR_RETURN(
-              auto floor, tx.QueryOne("SELECT MIN(snapshot_id) FROM consumer_offsets WHERE "
-                                      "dataset_id = ?",
-                                      {ds.id}));
+          TARN_ASSIGN_OR_RETURN(auto floor,
+                                tx.QueryOne("SELECT MIN(snapshot_id) FROM consumer_offsets WHERE "
+                                            "dataset_id = ?",
+                                            {ds.id}));
           if (floor && !floor->IsNull(0)) {
             TARN_ASSIGN_OR_RETURN(int64_t f, floor->Int64(0));
             e = std::min(e, f);
@@ -108,11 +108,10 @@ Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
                        {ds.id, ds.id, e})
                 .status());
         // Vectors replaced at or before E that no tagged snapshot sees.
-        TARN_RETURN_NOT_OK(
-            tx.Execute("DELETE FROM deletion_vectors WHERE dataset_id = ? AND " +
-                           DeadFile("deletion_vectors"),
-                       {ds.id, e})
-                .status());
+        TARN_RETURN_NOT_OK(tx.Execute("DELETE FROM deletion_vectors WHERE dataset_id = ? AND " +
+                                          DeadFile("deletion_vectors"),
+                                      {ds.id, e})
+                               .status());
         TARN_RETURN_NOT_OK(
             tx.Execute("DELETE FROM data_files WHERE dataset_id = ? AND " + DeadFile("data_files"),
                        {ds.id, e})
@@ -123,8 +122,7 @@ Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
                        "AND t.snapshot_id = snapshots.snapshot_id)",
                        {ds.id, e})
                 .status());
-        return tx
-            .Execute("UPDATE datasets SET expired_through = ? WHERE id = ?", {e, ds.id})
+        return tx.Execute("UPDATE datasets SET expired_through = ? WHERE id = ?", {e, ds.id})
             .status();
       },
       TxMode::kLockingWrite));

@@ -41,9 +41,7 @@ Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view 
   if (path.find("://") != std::string_view::npos || (!path.empty() && path.front() == '/')) {
     std::string p(path);
     // file:///x and /x name the same local path.
-    auto strip_file = [](std::string s) {
-      return s.rfind("file://", 0) == 0 ? s.substr(7) : s;
-    };
+    auto strip_file = [](std::string s) { return s.rfind("file://", 0) == 0 ? s.substr(7) : s; };
     std::string r = strip_file(root), q = strip_file(p);
     if (q.size() <= r.size() + 1 || q.compare(0, r.size(), r) != 0 || q[r.size()] != '/') {
       return outside();

@@ -66,13 +66,15 @@ Status ForEachLiveFile(Transaction& tx, const DatasetInfo& ds, int64_t snapshot_
                      "deletion_vectors dv ON dv.data_file_id = f.id AND ";
   SqlParams head_params;
   if (current) {
-    head += "dv.removed_snapshot_id IS NULL WHERE f.dataset_id = ? AND "
-            "f.removed_snapshot_id IS NULL";
+    head +=
+        "dv.removed_snapshot_id IS NULL WHERE f.dataset_id = ? AND "
+        "f.removed_snapshot_id IS NULL";
     head_params = {ds.id};
   } else {
-    head += "dv.added_snapshot_id <= ? AND (dv.removed_snapshot_id IS NULL OR "
-            "dv.removed_snapshot_id > ?) WHERE f.dataset_id = ? AND f.added_snapshot_id <= ? AND "
-            "(f.removed_snapshot_id IS NULL OR f.removed_snapshot_id > ?)";
+    head +=
+        "dv.added_snapshot_id <= ? AND (dv.removed_snapshot_id IS NULL OR "
+        "dv.removed_snapshot_id > ?) WHERE f.dataset_id = ? AND f.added_snapshot_id <= ? AND "
+        "(f.removed_snapshot_id IS NULL OR f.removed_snapshot_id > ?)";
     head_params = {snapshot_id, snapshot_id, ds.id, snapshot_id, snapshot_id};
   }
   std::string sql;
@@ -87,14 +89,8 @@ Status ForEachLiveFile(Transaction& tx, const DatasetInfo& ds, int64_t snapshot_
   std::map<int32_t, PartitionSpec> specs;
   specs[ds.spec.spec_id] = ds.spec;
   if (pred && ds.spec.spec_id > 0) {
-    TARN_ASSIGN_OR_RETURN(auto rows, tx.Query("SELECT spec_json FROM dataset_partition_specs "
-                                              "WHERE dataset_id = ?",
-                                              {ds.id}));
-    for (const Row& r : rows) {
-      TARN_ASSIGN_OR_RETURN(auto text, r.Text(0));
-      TARN_ASSIGN_OR_RETURN(auto spec, PartitionSpec::FromJson(text));
-      specs[spec.spec_id] = std::move(spec);
-    }
+    TARN_ASSIGN_OR_RETURN(auto all, LoadSpecs(tx, ds.id));
+    for (auto& spec : all) specs[spec.spec_id] = std::move(spec);
   }
   return tx.QueryEach(sql, params, [&](const Row& r) -> Status {
     PlannedFile pf;
@@ -137,28 +133,18 @@ Status Catalog::PlanFiles(std::string_view qualified, const SnapshotSelector& at
         // A read at a selected snapshot uses that snapshot's schema (it differs from the
         // dataset's after an ALTER, even when the snapshot is the current one); a read of the
         // current state uses the dataset's current schema.
-        TARN_ASSIGN_OR_RETURN(
-            auto row, tx.QueryOne("SELECT schema_id FROM snapshots WHERE dataset_id = ? AND "
-                                  "snapshot_id = ?",
-                                  {ds.id, *resolved.snapshot_id}));
-        if (!row) return Status::Internal("resolved snapshot vanished");
-        TARN_ASSIGN_OR_RETURN(int64_t schema_id, row->Int64(0));
-        if (!at.empty() && schema_id != ds.schema_id) {
-          TARN_ASSIGN_OR_RETURN(ds.schema, LoadSchema(tx, ds.id, schema_id));
-        }
+        if (!at.empty()) TARN_RETURN_NOT_OK(UseSnapshotSchema(tx, &ds, *resolved.snapshot_id));
         std::optional<BoundPredicate> pred;
         if (!where.empty()) {
           TARN_ASSIGN_OR_RETURN(pred, ParseAndBindPredicate(where, ds.schema));
         }
-        return ForEachLiveFile(tx, ds, *resolved.snapshot_id, current,
-                               pred ? &*pred : nullptr, fn);
+        return ForEachLiveFile(tx, ds, *resolved.snapshot_id, current, pred ? &*pred : nullptr, fn);
       },
       TxMode::kReadOnly);
 }
 
-Status Catalog::Scan(std::string_view qualified, const SnapshotSelector& at,
-                     std::string_view where, bool with_row_ids,
-                     const std::function<Status(const RecordBatch&)>& fn) {
+Status Catalog::Scan(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
+                     bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn) {
   // Both use the same rule for the schema: the selected snapshot's, or the current one.
   TARN_ASSIGN_OR_RETURN(auto ds, LoadDataset(qualified, at));
   if (!ds.current_snapshot_id) return Status::OK();
@@ -202,11 +188,10 @@ Result<ChangeSet> Catalog::Changes(std::string_view qualified, int64_t from_snap
                                          std::to_string(current) + "]");
         }
         if (from_snapshot_id < ds.expired_through) {
-          return Status::Expired("changes of '" + n.ToString() + "' after snapshot " +
-                                 std::to_string(from_snapshot_id) +
-                                 " have expired (snapshots up to " +
-                                 std::to_string(ds.expired_through) +
-                                 " are gone); reconcile from a full scan")
+          return Status::Expired(
+                     "changes of '" + n.ToString() + "' after snapshot " +
+                     std::to_string(from_snapshot_id) + " have expired (snapshots up to " +
+                     std::to_string(ds.expired_through) + " are gone); reconcile from a full scan")
               .WithField("code", "changes_expired")
               .WithField("expired_through", std::to_string(ds.expired_through));
         }
@@ -215,8 +200,7 @@ Result<ChangeSet> Catalog::Changes(std::string_view qualified, int64_t from_snap
         auto collect = [&](const char* column, std::vector<DataFile>* into) {
           return tx.QueryEach(std::string("SELECT ") + kDataFileColumns +
                                   " FROM data_files f WHERE f.dataset_id = ? AND f." + column +
-                                  " > ? AND f." + column + " <= ? ORDER BY f." + column +
-                                  ", f.id",
+                                  " > ? AND f." + column + " <= ? ORDER BY f." + column + ", f.id",
                               {ds.id, from_snapshot_id, to}, [&](const Row& r) -> Status {
                                 TARN_ASSIGN_OR_RETURN(auto f, DataFileFromRow(r));
                                 into->push_back(std::move(f));

@@ -144,9 +144,9 @@ Result<SnapshotInfo> SnapshotFromRow(const Row& r) {
   TARN_ASSIGN_OR_RETURN(int64_t spec_id, r.Int64(8));
   s.schema_id = static_cast<int32_t>(schema_id);
   s.spec_id = static_cast<int32_t>(spec_id);
-  int64_t* counters[] = {&s.added_files,     &s.deleted_files,   &s.total_files,
-                         &s.added_records,   &s.deleted_records, &s.total_records,
-                         &s.added_bytes,     &s.deleted_bytes,   &s.total_bytes};
+  int64_t* counters[] = {&s.added_files,   &s.deleted_files,   &s.total_files,
+                         &s.added_records, &s.deleted_records, &s.total_records,
+                         &s.added_bytes,   &s.deleted_bytes,   &s.total_bytes};
   for (size_t i = 0; i < 9; ++i) {
     TARN_ASSIGN_OR_RETURN(*counters[i], r.Int64(9 + i));
   }
@@ -244,12 +244,12 @@ Result<std::optional<SnapshotInfo>> FindByIdempotencyKey(Metastore& ms, const Da
       [&](Transaction& tx) -> Status {
         out.reset();
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
-        TARN_ASSIGN_OR_RETURN(
-            auto row, tx.QueryOne(std::string("SELECT ") + kSnapshotColumns +
-                                      " FROM snapshots sn JOIN datasets d ON d.id = "
-                                      "sn.dataset_id WHERE sn.dataset_id = ? AND "
-                                      "sn.idempotency_key = ?",
-                                  {ds.id, key}));
+        TARN_ASSIGN_OR_RETURN(auto row,
+                              tx.QueryOne(std::string("SELECT ") + kSnapshotColumns +
+                                              " FROM snapshots sn JOIN datasets d ON d.id = "
+                                              "sn.dataset_id WHERE sn.dataset_id = ? AND "
+                                              "sn.idempotency_key = ?",
+                                          {ds.id, key}));
         if (!row) return Status::OK();
         TARN_ASSIGN_OR_RETURN(auto s, SnapshotFromRow(*row));
         s.idempotent_replay = true;
@@ -315,12 +315,12 @@ Result<SnapshotInfo> Catalog::GetSnapshot(std::string_view qualified, const Snap
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
         TARN_ASSIGN_OR_RETURN(auto resolved, ResolveSnapshot(tx, ds, at));
         if (!resolved.snapshot_id) return SnapshotNotFound(ds, "snapshot yet");
-        TARN_ASSIGN_OR_RETURN(
-            auto row, tx.QueryOne(std::string("SELECT ") + kSnapshotColumns +
-                                      " FROM snapshots sn JOIN datasets d ON d.id = "
-                                      "sn.dataset_id WHERE sn.dataset_id = ? AND "
-                                      "sn.snapshot_id = ?",
-                                  {ds.id, *resolved.snapshot_id}));
+        TARN_ASSIGN_OR_RETURN(auto row,
+                              tx.QueryOne(std::string("SELECT ") + kSnapshotColumns +
+                                              " FROM snapshots sn JOIN datasets d ON d.id = "
+                                              "sn.dataset_id WHERE sn.dataset_id = ? AND "
+                                              "sn.snapshot_id = ?",
+                                          {ds.id, *resolved.snapshot_id}));
         if (!row) return Status::Internal("resolved snapshot vanished");
         TARN_ASSIGN_OR_RETURN(out, SnapshotFromRow(*row));
         return Status::OK();
@@ -349,8 +349,8 @@ Status Catalog::CreateTag(std::string_view qualified, std::string_view tag,
     sql += replace ? "UPDATE SET snapshot_id = excluded.snapshot_id, created_at = "
                      "excluded.created_at"
                    : "NOTHING";
-    TARN_ASSIGN_OR_RETURN(
-        int64_t changed, tx.Execute(sql, {ds.id, tag, *resolved.snapshot_id, NowMicros()}));
+    TARN_ASSIGN_OR_RETURN(int64_t changed,
+                          tx.Execute(sql, {ds.id, tag, *resolved.snapshot_id, NowMicros()}));
     if (changed == 0) {
       return Status::AlreadyExists("tag '" + std::string(tag) + "' already exists on '" +
                                    n.ToString() + "'")
@@ -364,9 +364,9 @@ Status Catalog::DropTag(std::string_view qualified, std::string_view tag) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
-    TARN_ASSIGN_OR_RETURN(int64_t changed,
-                          tx.Execute("DELETE FROM tags WHERE dataset_id = ? AND name = ?",
-                                     {ds.id, tag}));
+    TARN_ASSIGN_OR_RETURN(
+        int64_t changed,
+        tx.Execute("DELETE FROM tags WHERE dataset_id = ? AND name = ?", {ds.id, tag}));
     if (changed == 0) {
       return Status::NotFound("dataset '" + n.ToString() + "' has no tag '" + std::string(tag) +
                               "'")

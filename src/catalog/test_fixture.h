@@ -30,8 +30,8 @@ inline std::string FieldOf(const Status& st, const std::string& name) {
 class CatalogBackendTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    dir_ = testing_util::ScratchDir() /
-           ("tarn-catalog-" + std::to_string(::getpid()) + "-" + GetParam() + "-" + testing_util::TestName());
+    dir_ = testing_util::ScratchDir() / ("tarn-catalog-" + std::to_string(::getpid()) + "-" +
+                                         GetParam() + "-" + testing_util::TestName());
     std::filesystem::remove_all(dir_);
     if (GetParam() == "sqlite") {
       auto c = Catalog::OpenEmbedded(dir_.string());
@@ -43,7 +43,8 @@ class CatalogBackendTest : public ::testing::TestWithParam<std::string> {
     if (!base || !*base)
       GTEST_SKIP() << "TARN_TEST_PG_URI not set (run under tests/run_with_pg.sh)";
     std::string schema = "c_" + testing_util::TestName();
-    testing_util::PgExec(base, "DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema);
+    testing_util::PgExec(base,
+                         "DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema);
     std::string b = base;
     std::string uri =
         b + (b.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;

@@ -528,10 +528,9 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       auto inputs = std::make_shared<InputBatches>(a->files, ds.schema);
       TARN_ASSIGN_OR_RETURN(
           auto snap,
-          cat->AppendStream(a->name, [inputs] { return inputs->Next(); },
-                            a->commit.Meta("cli:append"),
-                            a->overwrite ? CommitOperation::kOverwrite : CommitOperation::kAppend,
-                            ds.uuid));
+          cat->AppendStream(
+              a->name, [inputs] { return inputs->Next(); }, a->commit.Meta("cli:append"),
+              a->overwrite ? CommitOperation::kOverwrite : CommitOperation::kAppend, ds.uuid));
       return PrintSnapshot(snap, g->json);
     });
   }

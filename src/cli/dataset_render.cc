@@ -12,13 +12,6 @@ using nlohmann::json;
 
 namespace {
 
-const Field* FieldById(const Schema& schema, int32_t id) {
-  for (const Field& f : schema.fields) {
-    if (f.field_id == id) return &f;
-  }
-  return nullptr;
-}
-
 std::string Hex(const std::string& bytes) {
   static const char* kHex = "0123456789abcdef";
   std::string out = "0x";
@@ -53,7 +46,7 @@ json DatasetJson(const DatasetInfo& ds) {
   json fields = schema.is_object() && schema.contains("fields") ? schema["fields"] : json::array();
   json spec_fields = json::array();
   for (const PartitionField& pf : ds.spec.fields) {
-    const Field* src = FieldById(ds.schema, pf.source_id);
+    const Field* src = FindFieldById(ds.schema, pf.source_id);
     spec_fields.push_back({{"field_id", pf.field_id},
                            {"name", pf.name},
                            {"source_id", pf.source_id},
@@ -62,7 +55,7 @@ json DatasetJson(const DatasetInfo& ds) {
   }
   json sort_fields = json::array();
   for (const SortField& sf : ds.sort_order.fields) {
-    const Field* src = FieldById(ds.schema, sf.field_id);
+    const Field* src = FindFieldById(ds.schema, sf.field_id);
     sort_fields.push_back({{"field_id", sf.field_id},
                            {"column", src ? json(src->name) : json(nullptr)},
                            {"direction", sf.descending ? "desc" : "asc"},
@@ -135,7 +128,7 @@ json FileJson(const DataFile& f, int64_t deleted_rows, const Schema& schema,
   }
   json columns = json::object();
   for (const ColumnStats& st : f.columns) {
-    const Field* field = FieldById(schema, st.field_id);
+    const Field* field = FindFieldById(schema, st.field_id);
     json c = {{"field_id", st.field_id}, {"values", st.value_count}, {"nulls", st.null_count}};
     if (st.nan_count) c["nans"] = *st.nan_count;
     if (st.lower) c["lower"] = field ? BoundJson(field->type, *st.lower) : json(Hex(*st.lower));
@@ -192,9 +185,8 @@ json ChangeSetJson(const ChangeSet& c) {
                       }()},
                      {"first_row_id", f.first_row_id},
                      {"added_snapshot_id", f.added_snapshot_id},
-                     {"removed_snapshot_id", f.removed_snapshot_id
-                                                 ? json(*f.removed_snapshot_id)
-                                                 : json(nullptr)}});
+                     {"removed_snapshot_id",
+                      f.removed_snapshot_id ? json(*f.removed_snapshot_id) : json(nullptr)}});
     }
     return arr;
   };

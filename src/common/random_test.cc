@@ -14,7 +14,7 @@ TEST(Random, UuidV4ShapeAndUniqueness) {
     ASSERT_EQ(u.size(), 36u);
     EXPECT_EQ(u[8], '-');
     EXPECT_EQ(u[13], '-');
-    EXPECT_EQ(u[14], '4');  // version
+    EXPECT_EQ(u[14], '4');                                                           // version
     EXPECT_TRUE(u[19] == '8' || u[19] == '9' || u[19] == 'a' || u[19] == 'b') << u;  // variant
     EXPECT_TRUE(seen.insert(u).second) << "duplicate " << u;
   }

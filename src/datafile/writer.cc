@@ -7,12 +7,12 @@
 #include <random>
 #include <utility>
 
+#include "common/random.h"
 #include "datafile/columns_internal.h"
 #include "parquet/reader.h"
 #include "parquet/schema.h"
 #include "parquet/stat_value.h"
 #include "table/ordered_key.h"
-#include "common/random.h"
 #include "types/cast.h"
 #include "types/value_text.h"
 

@@ -167,10 +167,10 @@ TEST(StatsJsonTest, FastPathMatchesTheGeneralParser) {
   ASSERT_TRUE(spaced.ok());
   EXPECT_EQ(*spaced, stats);
   // Near misses of the fast shape are still errors with the general messages.
-  for (const char* bad : {R"({"1":{"values":1}})", R"({"1":{"values":-1,"nulls":0}})",
-                          R"({"01x":{"values":1,"nulls":0}})",
-                          R"({"1":{"values":1,"nulls":0,"lower":"0"}})",
-                          "{\"1\":{\"values\":1,\"nulls\":0}} x"}) {
+  for (const char* bad :
+       {R"({"1":{"values":1}})", R"({"1":{"values":-1,"nulls":0}})",
+        R"({"01x":{"values":1,"nulls":0}})", R"({"1":{"values":1,"nulls":0,"lower":"0"}})",
+        "{\"1\":{\"values\":1,\"nulls\":0}} x"}) {
     EXPECT_FALSE(StatsFromJson(bad).ok()) << bad;
   }
 }

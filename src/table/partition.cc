@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "table/ordered_key.h"
+#include "table/schema_json.h"
 #include "types/iceberg.h"
 #include "types/value_text.h"
 
@@ -43,28 +44,6 @@ bool ParsePositiveInt(std::string_view s, int32_t* out) {
 
 bool IsTimeLike(TypeId id) {
   return id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampTz;
-}
-
-const Field* FieldById(const Schema& schema, int32_t id) {
-  for (const Field& f : schema.fields) {
-    if (f.field_id == id) return &f;
-  }
-  return nullptr;
-}
-
-std::string QuoteName(const std::string& name) {
-  bool plain =
-      !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
-  for (char c : name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) plain = false;
-  }
-  if (plain) return name;
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
 }
 
 // Floor division for a positive divisor.
@@ -498,8 +477,8 @@ std::string PartitionSpec::ToString(const Schema& schema) const {
   std::string out;
   for (const PartitionField& pf : fields) {
     if (!out.empty()) out += ", ";
-    const Field* f = FieldById(schema, pf.source_id);
-    std::string col = f ? QuoteName(f->name) : "\"#" + std::to_string(pf.source_id) + "\"";
+    const Field* f = FindFieldById(schema, pf.source_id);
+    std::string col = f ? QuoteColumnName(f->name) : "\"#" + std::to_string(pf.source_id) + "\"";
     switch (pf.transform.kind) {
       case TransformKind::kIdentity:
         out += col;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "table/ordered_key.h"
+#include "table/schema_json.h"
 #include "types/iceberg.h"
 #include "types/value_text.h"
 
@@ -16,23 +17,7 @@ namespace {
 // ---- Printing helpers ----
 
 std::string QuoteName(const std::string& name) {
-  bool plain =
-      !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
-  for (char c : name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) plain = false;
-  }
-  std::string up = name;
-  for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (const char* kw : {"AND", "OR", "NOT", "IN", "IS", "NULL", "TRUE", "FALSE"}) {
-    if (up == kw) plain = false;
-  }
-  if (plain) return name;
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
+  return QuoteColumnName(name, {"AND", "OR", "NOT", "IN", "IS", "NULL", "TRUE", "FALSE"});
 }
 
 std::string QuoteString(std::string_view s) {

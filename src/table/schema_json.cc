@@ -163,4 +163,32 @@ Status AssignFieldIds(Schema* schema, int32_t* last_field_id) {
   return Status::OK();
 }
 
+const Field* FindFieldById(const Schema& schema, int32_t field_id) {
+  for (const Field& f : schema.fields) {
+    if (f.field_id == field_id) return &f;
+  }
+  return nullptr;
+}
+
+std::string QuoteColumnName(std::string_view name,
+                            std::initializer_list<std::string_view> keywords) {
+  bool plain =
+      !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) plain = false;
+  }
+  std::string up(name);
+  for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (std::string_view kw : keywords) {
+    if (up == kw) plain = false;
+  }
+  if (plain) return std::string(name);
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
 }  // namespace tarn

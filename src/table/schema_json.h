@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,13 @@
 namespace tarn {
 
 std::string SchemaToJson(const Schema& schema);
+// The top-level field with this id, or nullptr.
+const Field* FindFieldById(const Schema& schema, int32_t field_id);
+// A column name as the text syntaxes (partition specs, sort orders, predicates) read it back:
+// bare when it is an identifier and not one of `keywords` (compared case-insensitively), else
+// "double-quoted" with "" escapes.
+std::string QuoteColumnName(std::string_view name,
+                            std::initializer_list<std::string_view> keywords = {});
 // Errors: kInvalidArgument (malformed JSON, missing/ill-typed keys, bad type names, duplicate
 // names or field ids), naming what is wrong.
 Result<Schema> SchemaFromJson(std::string_view json);

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <string>
 
+#include "table/schema_json.h"
+
 namespace tarn {
 
 using nlohmann::json;
@@ -72,28 +74,6 @@ std::vector<std::string_view> SplitItems(std::string_view text) {
   }
   items.push_back(text.substr(start));
   return items;
-}
-
-const Field* FieldById(const Schema& schema, int32_t id) {
-  for (const Field& f : schema.fields) {
-    if (f.field_id == id) return &f;
-  }
-  return nullptr;
-}
-
-std::string QuoteName(const std::string& name) {
-  bool plain =
-      !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
-  for (char c : name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) plain = false;
-  }
-  if (plain) return name;
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
 }
 
 // ---- Sorting ----
@@ -334,8 +314,8 @@ std::string SortOrder::ToString(const Schema& schema) const {
   std::string out;
   for (const SortField& sf : fields) {
     if (!out.empty()) out += ", ";
-    const Field* f = FieldById(schema, sf.field_id);
-    out += f ? QuoteName(f->name) : "#" + std::to_string(sf.field_id);
+    const Field* f = FindFieldById(schema, sf.field_id);
+    out += f ? QuoteColumnName(f->name) : "#" + std::to_string(sf.field_id);
     out += sf.descending ? " DESC" : " ASC";
     out += sf.nulls_first ? " NULLS FIRST" : " NULLS LAST";
   }

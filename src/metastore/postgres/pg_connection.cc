@@ -222,8 +222,7 @@ class PgConnection final : public Connection {
 
   static Status ParamCountError(const Statement& stmt, const SqlParams& params) {
     return Status::Internal("postgres: statement has " + std::to_string(stmt.params) +
-                            " placeholders, got " + std::to_string(params.size()) +
-                            " parameters");
+                            " placeholders, got " + std::to_string(params.size()) + " parameters");
   }
 
   // Parameters in libpq's form; `texts` owns the bytes `values` point to.
@@ -327,8 +326,8 @@ class PgConnection final : public Connection {
   }
 
   // Handles one result of a statement: rows to `fn`, the count to `affected`, errors to `st`.
-  void ConsumeResult(PGresult* res, const std::function<Status(const Row&)>* fn,
-                     int64_t* affected, Status* st) {
+  void ConsumeResult(PGresult* res, const std::function<Status(const Row&)>* fn, int64_t* affected,
+                     Status* st) {
     ExecStatusType s = PQresultStatus(res);
     if (s == PGRES_SINGLE_TUPLE || s == PGRES_TUPLES_OK) {
       if (fn && st->ok()) {
@@ -475,7 +474,7 @@ class PgConnection final : public Connection {
   PGconn* conn_;
   bool broken_ = false;
   std::string last_tag_;
-  std::string pending_begin_;      // BEGIN not yet sent (goes with the first statement)
+  std::string pending_begin_;       // BEGIN not yet sent (goes with the first statement)
   std::vector<Deferred> deferred_;  // statements not yet sent (go with the next one or COMMIT)
   int64_t statement_counter_ = 0;
   std::unordered_map<std::string, Statement> cache_;
