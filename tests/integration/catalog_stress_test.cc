@@ -847,6 +847,7 @@ void RunCrashLoop(const Backend& backend, bool faults, int rounds, Clock::durati
     ::kill(pid, SIGKILL);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    backend.Settle();
     std::string text;
     char buf[4096];
     ssize_t got;

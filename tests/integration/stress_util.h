@@ -19,6 +19,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "catalog/catalog.h"
@@ -67,6 +68,27 @@ struct Backend {
     b.metastore_uri =
         u + (u.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
     return b;
+  }
+
+  // After a child was killed: PostgreSQL may still be running (and will still commit) what the
+  // child had pipelined before it died, so wait until no other session of the server is inside
+  // a statement or a transaction. SQLite needs nothing: the dead process's locks are gone.
+  void Settle() const {
+    if (name != "postgres") return;
+    const char* base = testing_util::PgBaseUri();
+    PGconn* conn = PQconnectdb(base);
+    for (int i = 0; i < 500 && PQstatus(conn) == CONNECTION_OK; ++i) {
+      PGresult* res = PQexec(conn,
+                             "SELECT COUNT(*) FROM pg_stat_activity WHERE pid <> "
+                             "pg_backend_pid() AND backend_type = 'client backend' AND "
+                             "state IS NOT NULL AND state <> 'idle'");
+      bool busy = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
+                  std::string(PQgetvalue(res, 0, 0)) != "0";
+      PQclear(res);
+      if (!busy) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    PQfinish(conn);
   }
 
   // A catalog over this backend; with `faults`, its warehouse goes through a fault-injecting
