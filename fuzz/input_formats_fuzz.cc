@@ -36,8 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool ndjson = mode & 1;
   auto reader = tarn::formats::OpenBatchReader(
       tarn::MemoryFile(std::move(bytes)), ndjson ? "input.ndjson" : "input.csv",
-      ndjson ? tarn::formats::Format::kNdjson : tarn::formats::Format::kCsv, TheSchema(),
-      options);
+      ndjson ? tarn::formats::Format::kNdjson : tarn::formats::Format::kCsv, TheSchema(), options);
   if (!reader.ok()) return 0;
   for (int i = 0; i < 100000; ++i) {
     auto batch = (*reader)->Next();

@@ -315,7 +315,7 @@ TEST_P(DatasetSuite, IdempotencyAndIncarnation) {
 }
 
 TEST_P(DatasetSuite, ConflictsAndMultiDatasetCommit) {
-  auto a = Create("w.c.a", "id INT64");
+  Create("w.c.a", "id INT64");
   Create("w.c.b", "id INT64");
   Append("w.c.a", {{"1"}, {"2"}});
   auto files = Files("w.c.a");
@@ -372,7 +372,6 @@ TEST_P(DatasetSuite, ConflictsAndMultiDatasetCommit) {
   EXPECT_EQ((*ok)[0].snapshot_id, 6);
   EXPECT_EQ((*ok)[1].snapshot_id, 1);
   EXPECT_EQ(Rows("w.c.a"), (std::vector<std::string>{"1", "3"}));
-  (void)a;
 }
 
 TEST_P(DatasetSuite, MergeAndDeleteFilesAreOneSnapshotEach) {
@@ -449,7 +448,7 @@ TEST_P(DatasetSuite, KeyedRetriesReplayWithoutWriting) {
 }
 
 TEST_P(DatasetSuite, CommitsRacingSchemaChanges) {
-  auto ds = Create("w.c.t", "id INT64");
+  Create("w.c.t", "id INT64");
   std::atomic<bool> stop{false};
   std::atomic<int> failures{0}, commits{0};
   std::string first_error;
@@ -476,7 +475,6 @@ TEST_P(DatasetSuite, CommitsRacingSchemaChanges) {
   writer.join();
   EXPECT_EQ(failures.load(), 0) << first_error;
   EXPECT_EQ(cat_->LoadDataset("w.c.t")->total_records, commits.load());
-  (void)ds;
 }
 
 TEST_P(DatasetSuite, DeleteRowsOverwriteRollbackAndTimeTravel) {
@@ -747,7 +745,7 @@ TEST_P(DatasetSuite, AppendStreamIsOneSnapshotAndCleansUpOnError) {
 }
 
 TEST_P(DatasetSuite, ConcurrentAppendsAreDenseAndGrouped) {
-  auto ds = Create("w.c.t", "id INT64");
+  Create("w.c.t", "id INT64");
   constexpr int kThreads = 8, kEach = 10;
   std::vector<std::thread> threads;
   std::atomic<int> failures{0};
@@ -785,7 +783,6 @@ TEST_P(DatasetSuite, ConcurrentAppendsAreDenseAndGrouped) {
   EXPECT_EQ(first_rows.size(), static_cast<size_t>(kThreads * kEach));
   EXPECT_EQ(*first_rows.rbegin(), 10 * (kThreads * kEach - 1));
   EXPECT_EQ(cat_->LoadDataset("w.c.t")->total_records, 10 * kThreads * kEach);
-  (void)ds;
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DatasetSuite, ::testing::Values("sqlite", "postgres"),

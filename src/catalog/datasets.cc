@@ -323,9 +323,7 @@ Result<DatasetInfo> Catalog::CreateDataset(std::string_view qualified, DatasetDe
   std::string sort_json = sort.ToJson();
   std::string props = EncodeProperties(def.properties);
   std::string uuid = NewUuidV4();
-  bool existed = false;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    existed = false;
     TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, n.workspace));
     TARN_ASSIGN_OR_RETURN(
         auto coll, tx.QueryOne("SELECT id FROM collections WHERE workspace_id = ? AND name = ?",
@@ -343,10 +341,7 @@ Result<DatasetInfo> Catalog::CreateDataset(std::string_view qualified, DatasetDe
                     {uuid, coll_id, n.dataset, def.description, props, int64_t{last_field_id},
                      sort_json, now, now}));
     if (!row) {
-      if (exists_ok) {
-        existed = true;
-        return Status::OK();
-      }
+      if (exists_ok) return Status::OK();  // the existing dataset is returned below
       return Status::AlreadyExists("dataset '" + n.ToString() + "' already exists")
           .WithField("code", "dataset_exists")
           .WithField("dataset", n.ToString());
@@ -363,7 +358,6 @@ Result<DatasetInfo> Catalog::CreateDataset(std::string_view qualified, DatasetDe
             {id, spec_json, now})
         .status();
   }));
-  (void)existed;
   return LoadDataset(qualified);
 }
 
