@@ -38,19 +38,6 @@ Status CheckFileColumn(const parquet::ParquetSchema& file, int file_field, const
       .WithField("column", to.name);
 }
 
-Column NullColumn(const DataType& type, int64_t n) {
-  Column c(type);
-  c.length = n;
-  c.validity.assign(static_cast<size_t>(n), 0);
-  const int width = type.PhysicalWidth();
-  if (width > 0) {
-    c.data.assign(static_cast<size_t>(n) * width, 0);
-  } else {
-    c.offsets.assign(static_cast<size_t>(n) + 1, 0);
-  }
-  return c;
-}
-
 void AppendScalarRow(const Column& src, int64_t row, Column* dst) {
   const int width = src.type.PhysicalWidth();
   if (width > 0) {

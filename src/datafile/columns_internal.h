@@ -19,9 +19,6 @@ std::vector<int> MatchFileFields(const parquet::ParquetSchema& file, const Schem
 // kInvalidArgument naming the column otherwise (also for a column tarn cannot read).
 Status CheckFileColumn(const parquet::ParquetSchema& file, int file_field, const Field& to);
 
-// A column of `n` nulls of `type`.
-Column NullColumn(const DataType& type, int64_t n);
-
 // Appends row `row` of scalar column `src` (a valid row) to `dst` of the same type.
 void AppendScalarRow(const Column& src, int64_t row, Column* dst);
 

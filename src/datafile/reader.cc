@@ -16,7 +16,6 @@ namespace {
 
 using datafile_internal::CheckFileColumn;
 using datafile_internal::MatchFileFields;
-using datafile_internal::NullColumn;
 
 int SchemaIndexOf(const Schema& schema, int32_t field_id) {
   for (size_t i = 0; i < schema.fields.size(); ++i) {
@@ -103,7 +102,7 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
   for (size_t k = 0; k < needed.size(); ++k) {
     const Field& f = needed_schema.fields[k];
     if (read_pos[k] < 0) {
-      work.columns.push_back(NullColumn(f.type, num_rows));
+      work.columns.push_back(Column::Nulls(f.type, num_rows));
       continue;
     }
     // A file field used twice is only possible with duplicate ids in the schema; copy then.

@@ -23,7 +23,6 @@ namespace {
 using datafile_internal::AppendScalarRow;
 using datafile_internal::CheckFileColumn;
 using datafile_internal::MatchFileFields;
-using datafile_internal::NullColumn;
 
 // Forwards to a sink and counts the bytes, so the file size is known without a Head.
 class CountingStream : public OutputStream {
@@ -79,7 +78,7 @@ Result<RecordBatch> Align(const RecordBatch& b, const Schema& schema) {
         return Status::InvalidArgument("NOT NULL column '" + f.name + "' is missing")
             .WithField("column", f.name);
       }
-      out.columns.push_back(NullColumn(f.type, b.num_rows));
+      out.columns.push_back(Column::Nulls(f.type, b.num_rows));
       continue;
     }
     const Column& c = b.columns[found];

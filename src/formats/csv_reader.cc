@@ -539,7 +539,7 @@ Result<std::optional<RecordBatch>> CsvReader::Next() {
   for (size_t t = 0; t < target_.fields.size(); ++t) {
     const int c = mapping_.target_to_input[t];
     if (c < 0) {
-      batch.columns.push_back(internal::NullColumn(target_.fields[t].type, rows));
+      batch.columns.push_back(Column::Nulls(target_.fields[t].type, rows));
       continue;
     }
     Column col(target_.fields[t].type);

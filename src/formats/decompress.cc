@@ -8,23 +8,15 @@
 #include <string>
 
 #include "common/buffer.h"
+#include "formats/reader_common.h"
 
 namespace tarn::formats {
+
+using internal::EndsWithIgnoreCase;
 
 namespace {
 
 constexpr size_t kInputChunk = 256 * 1024;
-
-bool EndsWithIgnoreCase(std::string_view s, std::string_view suffix) {
-  if (s.size() < suffix.size()) return false;
-  std::string_view tail = s.substr(s.size() - suffix.size());
-  for (size_t i = 0; i < suffix.size(); ++i) {
-    char c = tail[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != suffix[i]) return false;
-  }
-  return true;
-}
 
 // The raw bytes of a file, read sequentially with ReadAt.
 class FileStream final : public InputStream {

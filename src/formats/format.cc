@@ -3,23 +3,11 @@
 #include "formats/csv_reader.h"
 #include "formats/ndjson_reader.h"
 #include "formats/parquet_source.h"
+#include "formats/reader_common.h"
 
 namespace tarn::formats {
 
-namespace {
-
-bool EndsWithIgnoreCase(std::string_view s, std::string_view suffix) {
-  if (s.size() < suffix.size()) return false;
-  std::string_view tail = s.substr(s.size() - suffix.size());
-  for (size_t i = 0; i < suffix.size(); ++i) {
-    char c = tail[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != suffix[i]) return false;
-  }
-  return true;
-}
-
-}  // namespace
+using internal::EndsWithIgnoreCase;
 
 std::string_view FormatName(Format format) {
   switch (format) {

@@ -59,7 +59,7 @@ Result<std::optional<RecordBatch>> ParquetSource::Next() {
       const Field& field = target_.fields[t];
       const int i = mapping_.target_to_input[t];
       if (i < 0) {
-        out.columns.push_back(internal::NullColumn(field.type, in.num_rows));
+        out.columns.push_back(Column::Nulls(field.type, in.num_rows));
         continue;
       }
       Column col = std::move(in.columns[i]);

@@ -96,18 +96,15 @@ Status MalformedRow(std::string_view what, int64_t row, std::string_view why) {
       .WithField("row", std::to_string(row));
 }
 
-Column NullColumn(const DataType& type, int64_t n) {
-  Column c(type);
-  c.length = n;
-  c.validity.assign(static_cast<size_t>(n), 0);
-  const int width = type.PhysicalWidth();
-  if (width > 0) {
-    c.data.resize(static_cast<size_t>(n) * width);
-    if (n > 0) std::memset(c.data.data(), 0, c.data.size());
-  } else {
-    c.offsets.assign(static_cast<size_t>(n) + 1, 0);
+bool EndsWithIgnoreCase(std::string_view s, std::string_view suffix) {
+  if (s.size() < suffix.size()) return false;
+  std::string_view tail = s.substr(s.size() - suffix.size());
+  for (size_t i = 0; i < suffix.size(); ++i) {
+    char c = tail[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != suffix[i]) return false;
   }
-  return c;
+  return true;
 }
 
 }  // namespace tarn::formats::internal

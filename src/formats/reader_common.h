@@ -34,7 +34,7 @@ Status NullNotAllowed(std::string_view column, int64_t row, std::string_view val
 // kInvalidArgument code=format_unreadable naming `what` (the file) and the 1-based row.
 Status MalformedRow(std::string_view what, int64_t row, std::string_view why);
 
-// A column of `n` nulls of `type`.
-Column NullColumn(const DataType& type, int64_t n);
+// Whether `s` ends with `suffix` (given in lower case), ignoring ASCII case.
+bool EndsWithIgnoreCase(std::string_view s, std::string_view suffix);
 
 }  // namespace tarn::formats::internal

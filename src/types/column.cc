@@ -7,6 +7,19 @@ Column::Column(DataType t) : type(std::move(t)) {
   if (type.is_nested()) child = std::make_unique<Column>(type.element());
 }
 
+Column Column::Nulls(const DataType& type, int64_t n) {
+  Column c(type);
+  c.length = n;
+  c.validity.assign(static_cast<size_t>(n), 0);
+  const int width = type.PhysicalWidth();
+  if (width > 0) {
+    c.data.assign(static_cast<size_t>(n) * width, 0);
+  } else {
+    c.offsets.assign(static_cast<size_t>(n) + 1, 0);
+  }
+  return c;
+}
+
 Column Column::Clone() const {
   Column c;
   c.type = type;

@@ -34,6 +34,8 @@ struct Column {
   Column(Column&&) noexcept = default;
   Column& operator=(Column&&) noexcept = default;
   Column Clone() const;
+  // A column of `n` nulls of `type` (zeroed values, empty ranges).
+  static Column Nulls(const DataType& type, int64_t n);
 
   bool IsValid(int64_t i) const { return validity.empty() || validity[i] != 0; }
   int64_t null_count() const;
