@@ -18,6 +18,7 @@
 
 #include "catalog/dataset.h"
 #include "common/status.h"
+#include "tarn/client.h"
 
 namespace tarn {
 
@@ -32,10 +33,6 @@ inline constexpr char kDeletionProtection[] = "deletion_protection";
 inline constexpr char kEgressProtection[] = "egress_protection";
 // The collection property that carries its description.
 inline constexpr char kDescriptionProperty[] = "description";
-
-// Whether a protection flag is on: only an explicit false (case-insensitive "false") turns it
-// off; unset (nullopt) and any other value, malformed included, read as on (fail closed).
-bool ProtectionOn(const std::optional<std::string>& raw);
 
 // Checks one identifier against ^[A-Za-z_][A-Za-z0-9_-]{0,127}$; kInvalidArgument naming
 // `what` (e.g. "workspace name") and the bad value otherwise.
@@ -53,35 +50,9 @@ Result<CollectionName> ParseCollectionName(std::string_view qualified);
 // inside it. Anything else (or a key with "..") is kInvalidArgument, code=path_outside_warehouse.
 Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view path);
 
-struct WorkspaceInfo {
-  int64_t id = 0;
-  std::string name;
-  PropertyMap properties;  // without the two protection keys
-  // The raw values as set; nullopt when never set (reads as on).
-  std::optional<std::string> deletion_protection;
-  std::optional<std::string> egress_protection;
-  int64_t created_at_us = 0;
-  int64_t updated_at_us = 0;
-  int64_t collection_count = 0;
-
-  bool DeletionProtected() const { return ProtectionOn(deletion_protection); }
-  bool EgressProtected() const { return ProtectionOn(egress_protection); }
-};
-
-struct CollectionInfo {
-  int64_t id = 0;
-  std::string workspace;
-  std::string name;
-  std::string description;
-  PropertyMap properties;  // without "description"
-  int64_t created_at_us = 0;
-  int64_t updated_at_us = 0;
-  int64_t dataset_count = 0;          // live datasets
-  int64_t dropped_dataset_count = 0;  // dropped datasets whose history is kept
-};
-
-// A handle on one catalog: its metastore and its warehouse. Thread-safe.
-class Catalog {
+// A handle on one catalog: its metastore and its warehouse; the embedded tarn::Client.
+// Thread-safe.
+class Catalog : public Client {
  public:
   // Opens the metastore at `metastore_uri` (SQLite path or postgresql:// URI; migrations are
   // applied) and the object store of `warehouse_uri`.
@@ -95,60 +66,67 @@ class Catalog {
   static Result<std::unique_ptr<Catalog>> OpenEmbedded(std::string_view dir);
   ~Catalog();
 
+  bool remote() const override { return false; }
+  // "local:<user>" from $USER (or the uid).
+  std::string actor() const override;
+
   Metastore& metastore() { return *metastore_; }
   ObjectStore& warehouse() { return *warehouse_; }
 
   // Workspaces (C1). A missing workspace is kNotFound with field code=workspace_not_found.
   // Properties may include deletion_protection / egress_protection (stored raw).
   Status CreateWorkspace(std::string_view name, bool exists_ok = false,
-                         const PropertyMap& properties = {});
-  Result<WorkspaceInfo> GetWorkspace(std::string_view name);
+                         const PropertyMap& properties = {}) override;
+  Result<WorkspaceInfo> GetWorkspace(std::string_view name) override;
   // GetWorkspace, creating the workspace first when `create_if_missing`.
   Result<WorkspaceInfo> OpenWorkspace(std::string_view name, bool create_if_missing = false);
-  Result<std::vector<WorkspaceInfo>> ListWorkspaces();
-  Status SetWorkspaceProperties(std::string_view name, const PropertyMap& set);
+  Result<std::vector<WorkspaceInfo>> ListWorkspaces() override;
+  Status SetWorkspaceProperties(std::string_view name, const PropertyMap& set) override;
   // Unsetting a protection key returns it to its default (on).
-  Status UnsetWorkspaceProperties(std::string_view name, const std::vector<std::string>& keys);
+  Status UnsetWorkspaceProperties(std::string_view name,
+                                  const std::vector<std::string>& keys) override;
   // Refused (kFailedPrecondition) while deletion protection is on or collections remain.
-  Status DropWorkspace(std::string_view name);
+  Status DropWorkspace(std::string_view name) override;
 
   // Collections (C2), named `workspace.collection`. A missing one is kNotFound with
   // code=collection_not_found.
   Status CreateCollection(std::string_view qualified, bool exists_ok = false,
-                          std::string_view description = {}, const PropertyMap& properties = {});
-  Result<std::vector<CollectionInfo>> ListCollections(std::string_view workspace);
-  Result<CollectionInfo> GetCollection(std::string_view qualified);
+                          std::string_view description = {},
+                          const PropertyMap& properties = {}) override;
+  Result<std::vector<CollectionInfo>> ListCollections(std::string_view workspace) override;
+  Result<CollectionInfo> GetCollection(std::string_view qualified) override;
   // Refused (kFailedPrecondition) while the collection holds datasets (live or dropped ones
   // whose history is kept).
-  Status DropCollection(std::string_view qualified);
-  Status SetCollectionProperties(std::string_view qualified, const PropertyMap& set);
+  Status DropCollection(std::string_view qualified) override;
+  Status SetCollectionProperties(std::string_view qualified, const PropertyMap& set) override;
   Status UnsetCollectionProperties(std::string_view qualified,
-                                   const std::vector<std::string>& keys);
+                                   const std::vector<std::string>& keys) override;
 
   // ---- datasets (C3), named `workspace.collection.dataset` ----
   // A missing dataset is kNotFound with code=dataset_not_found.
   Result<DatasetInfo> CreateDataset(std::string_view qualified, DatasetDefinition def,
-                                    bool exists_ok = false);
+                                    bool exists_ok = false) override;
   // The dataset with its current schema, or with the schema of the selected snapshot.
-  Result<DatasetInfo> LoadDataset(std::string_view qualified, const SnapshotSelector& at = {});
-  Result<std::vector<DatasetInfo>> ListDatasets(std::string_view collection);
+  Result<DatasetInfo> LoadDataset(std::string_view qualified,
+                                  const SnapshotSelector& at = {}) override;
+  Result<std::vector<DatasetInfo>> ListDatasets(std::string_view collection) override;
   // Renames within its collection (`new_name` is the bare dataset name).
-  Status RenameDataset(std::string_view qualified, std::string_view new_name);
+  Status RenameDataset(std::string_view qualified, std::string_view new_name) override;
   // Drops the dataset: its name is free at once. Without `purge` its history is kept (the
   // collection stays non-empty); with `purge` every row goes and its files enter the removal
   // ledger, refused while the workspace has deletion protection on.
   Status DropDataset(std::string_view qualified, bool purge = false,
-                     std::optional<std::string> expected_uuid = std::nullopt);
+                     std::optional<std::string> expected_uuid = std::nullopt) override;
   Status SetDatasetProperties(std::string_view qualified, const PropertyMap& set,
-                              const std::vector<std::string>& unset = {});
+                              const std::vector<std::string>& unset = {}) override;
   // Schema evolution (C6): one new schema version; field ids never change or get reused.
   // With `read_snapshot_id`, refused (kConflict) when the dataset committed since.
   Result<DatasetInfo> AlterSchema(std::string_view qualified,
                                   const std::vector<SchemaChange>& changes,
-                                  std::optional<int64_t> read_snapshot_id = std::nullopt);
+                                  std::optional<int64_t> read_snapshot_id = std::nullopt) override;
   // Partition spec (C7) and sort order evolution: later writes use them.
-  Result<DatasetInfo> SetPartitionSpec(std::string_view qualified, std::string_view spec);
-  Result<DatasetInfo> SetSortOrder(std::string_view qualified, std::string_view order);
+  Result<DatasetInfo> SetPartitionSpec(std::string_view qualified, std::string_view spec) override;
+  Result<DatasetInfo> SetSortOrder(std::string_view qualified, std::string_view order) override;
 
   // ---- commits (C4) ----
   // Commits every part in one database transaction: one snapshot per dataset, all or nothing.
@@ -157,64 +135,94 @@ class Catalog {
   // Errors: kConflict (code=commit_conflict, retryable) when a non-append part's dataset
   // committed after its read snapshot; kStale (code=incarnation_changed) when the dataset's
   // uuid is not the expected one; kInvalidArgument for a missing author or bad files.
-  Result<std::vector<SnapshotInfo>> Commit(std::vector<DatasetCommit> parts);
+  Result<std::vector<SnapshotInfo>> Commit(std::vector<DatasetCommit> parts) override;
   Result<SnapshotInfo> Commit(DatasetCommit part);
   // Writes `batches` (already in the dataset's current types, matched by field id or name)
   // as Parquet under the warehouse, sorted and split by partition, and commits them.
   Result<SnapshotInfo> Append(std::string_view qualified, const std::vector<RecordBatch>& batches,
                               CommitMeta meta, CommitOperation op = CommitOperation::kAppend,
-                              std::optional<std::string> expected_uuid = std::nullopt);
+                              std::optional<std::string> expected_uuid = std::nullopt) override;
   // The same for input of any size: pulls batches from `next` until it returns nullopt, writes
   // data files every ~kAppendFlushRows rows (memory stays bounded), and commits them all as one
   // snapshot. An error from `next` or the commit deletes every file written.
-  using BatchSource = std::function<Result<std::optional<RecordBatch>>()>;
   static constexpr int64_t kAppendFlushRows = 1'000'000;
   static constexpr int64_t kAppendFlushBytes = 256ll << 20;
-  Result<SnapshotInfo> AppendStream(std::string_view qualified, const BatchSource& next,
-                                    CommitMeta meta, CommitOperation op = CommitOperation::kAppend,
-                                    std::optional<std::string> expected_uuid = std::nullopt);
+  Result<SnapshotInfo> AppendStream(
+      std::string_view qualified, const BatchSource& next, CommitMeta meta,
+      CommitOperation op = CommitOperation::kAppend,
+      std::optional<std::string> expected_uuid = std::nullopt) override;
   // Registers files already in the warehouse (paths relative to its root, or URIs inside it);
   // stats come from their footers.
   Result<SnapshotInfo> AddFiles(std::string_view qualified, const std::vector<std::string>& paths,
-                                CommitMeta meta, bool truncate_first = false);
+                                CommitMeta meta, bool truncate_first = false) override;
   // Marks the rows matching `where` deleted with deletion vectors (rows stay in their files).
   Result<SnapshotInfo> DeleteRows(std::string_view qualified, std::string_view where,
-                                  CommitMeta meta);
+                                  CommitMeta meta) override;
   Result<SnapshotInfo> Rollback(std::string_view qualified, int64_t to_snapshot_id,
-                                CommitMeta meta);
+                                CommitMeta meta) override;
 
   // ---- snapshots, time travel and tags (C5) ----
-  Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified);
-  Result<SnapshotInfo> GetSnapshot(std::string_view qualified, const SnapshotSelector& at);
+  Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified) override;
+  Result<SnapshotInfo> GetSnapshot(std::string_view qualified, const SnapshotSelector& at) override;
   Status CreateTag(std::string_view qualified, std::string_view tag, const SnapshotSelector& at,
-                   bool replace = false);
-  Status DropTag(std::string_view qualified, std::string_view tag);
-  Result<std::vector<TagInfo>> ListTags(std::string_view qualified);
+                   bool replace = false) override;
+  Status DropTag(std::string_view qualified, std::string_view tag) override;
+  Result<std::vector<TagInfo>> ListTags(std::string_view qualified) override;
 
   // ---- planning (C8) and scans ----
   // Streams the live files at the selected snapshot that may hold rows matching `where`
   // (empty = all); memory stays bounded by one file.
   Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
-                   const std::function<Status(const PlannedFile&)>& fn);
+                   const std::function<Status(const PlannedFile&)>& fn) override;
   // Streams the rows of the dataset at the snapshot, deletion vectors applied and filtered by
   // `where`, in the snapshot's schema (plus `_tarn_row_id` when asked), one batch per file.
   Status Scan(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
-              bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn);
+              bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn) override;
 
   // ---- change feed (C9) ----
   // Files added and removed in (from, to]; `to` defaults to the current snapshot. A range
   // reaching into expired snapshots is kExpired (code=changes_expired).
   Result<ChangeSet> Changes(std::string_view qualified, int64_t from_snapshot_id,
-                            std::optional<int64_t> to_snapshot_id = std::nullopt);
+                            std::optional<int64_t> to_snapshot_id = std::nullopt) override;
   // Consumer offsets only move forward (kFailedPrecondition, code=offset_regression).
-  Status CommitOffset(std::string_view qualified, std::string_view consumer, int64_t snapshot_id);
-  Result<std::optional<int64_t>> GetOffset(std::string_view qualified, std::string_view consumer);
+  Status CommitOffset(std::string_view qualified, std::string_view consumer,
+                      int64_t snapshot_id) override;
+  Result<std::optional<int64_t>> GetOffset(std::string_view qualified,
+                                           std::string_view consumer) override;
 
   // ---- maintenance (C11) ----
-  Result<ExpiryResult> ExpireSnapshots(std::string_view qualified, const ExpiryOptions& options);
+  Result<ExpiryResult> ExpireSnapshots(std::string_view qualified,
+                                       const ExpiryOptions& options) override;
   // Deletes the objects in the removal ledger (nothing live or retained references them) and
   // reports orphans: objects under dataset prefixes that no catalog row references.
-  Result<CleanupResult> Cleanup(bool delete_orphans = false);
+  Result<CleanupResult> Cleanup(bool delete_orphans = false) override;
+
+  // ---- access tokens and audit (V5; access.cc) ----
+  // A random client id ("tarn_" + 20 base32 chars) and secret (40 base32 chars) unless the spec
+  // names them; the secret is stored as an Argon2id hash. kNotFound for a missing workspace
+  // (other than "*"); kAlreadyExists for a client id in use.
+  Result<NewAccessToken> CreateAccessToken(const AccessTokenSpec& spec) override;
+  // The same, recording `created_by` (the server passes the caller's client id).
+  Result<NewAccessToken> CreateAccessToken(const AccessTokenSpec& spec,
+                                           std::string_view created_by);
+  Result<std::vector<AccessTokenInfo>> ListAccessTokens(std::string_view workspace) override;
+  // kNotFound (code=token_not_found) for an unknown client id; revoking twice is fine.
+  Status RevokeAccessToken(std::string_view client_id) override;
+  Result<AccessTokenInfo> GetAccessToken(std::string_view client_id);
+  // Checks a client secret against its stored hash (slow on purpose) and records last use.
+  // kUnauthenticated (code=invalid_client) for an unknown, revoked or wrong credential; the
+  // three are not told apart.
+  Result<AccessTokenInfo> VerifyClientSecret(std::string_view client_id,
+                                             std::string_view client_secret);
+  // Whether any access token exists (a new server creates its bootstrap owner when none does).
+  Result<bool> HasAccessTokens();
+  // CreateAccessToken only while the metastore holds no access token, atomically: of concurrent
+  // callers (threads or servers) exactly one creates. nullopt when a token exists already.
+  Result<std::optional<NewAccessToken>> CreateFirstAccessToken(const AccessTokenSpec& spec,
+                                                               std::string_view created_by);
+  // Appends rows to the audit log, in one transaction.
+  Status WriteAudit(const std::vector<AuditRecord>& records);
+  Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) override;
 
  private:
   Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse);

@@ -421,6 +421,35 @@ struct DatasetGroup {
   std::vector<SnapshotInfo*> results;
 };
 
+// The audit rows of the parts a server committed (CommitMeta::audit), in the commit's own
+// transaction: an acknowledged commit always has its row. Deferred like the snapshot rows.
+Status InsertCommitAudit(Transaction& tx, const DatasetGroup& g, const std::vector<size_t>& todo,
+                         int64_t commit_at) {
+  constexpr size_t kCols = 8;
+  SqlParams params;
+  size_t rows = 0;
+  for (size_t k : todo) {
+    const DatasetCommit& p = *g.parts[k];
+    if (!p.meta.audit) continue;
+    const AuditRecord& a = *p.meta.audit;
+    const SnapshotInfo& s = *g.results[k];
+    std::string detail = "{\"snapshot_id\":" + std::to_string(s.snapshot_id) + ",\"operation\":\"" +
+                         s.operation + "\",\"commit_id\":\"" + s.commit_id + "\"}";
+    std::string action =
+        a.action.empty() ? "dataset." + std::string(CommitOperationName(p.operation)) : a.action;
+    params.insert(params.end(),
+                  {a.at_us ? a.at_us : commit_at, a.request_id, a.actor, action, g.dataset,
+                   g.dataset.substr(0, g.dataset.find('.')), std::string("ok"), detail});
+    ++rows;
+  }
+  if (rows == 0) return Status::OK();
+  return tx.ExecuteDeferred(
+      "INSERT INTO audit_log (at, request_id, actor, action, target, workspace, outcome, detail) "
+      "VALUES " +
+          Placeholders(rows, kCols),
+      params);
+}
+
 Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& commit_id,
                           bool shared_commit_id, int64_t now, DefinitionCache& cache) {
   TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(g.dataset));
@@ -674,6 +703,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
                          "total_bytes, receipt, idempotency_key, commit_id) VALUES " +
                              Placeholders(todo.size(), kCols),
                          params));
+  TARN_RETURN_NOT_OK(InsertCommitAudit(tx, g, todo, lk.commit_at));
   if (other_sum.added_files || other_sum.deleted_files || other_sum.added_records ||
       other_sum.deleted_records || other_sum.added_bytes || other_sum.deleted_bytes) {
     TARN_RETURN_NOT_OK(

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "catalog/access.h"
 #include "common/status.h"
 #include "table/data_file.h"
 #include "table/partition.h"
@@ -18,6 +19,37 @@
 namespace tarn {
 
 using PropertyMap = std::map<std::string, std::string>;
+
+// Whether a protection flag is on: only an explicit false (case-insensitive "false") turns it
+// off; unset (nullopt) and any other value, malformed included, read as on (fail closed).
+bool ProtectionOn(const std::optional<std::string>& raw);
+
+struct WorkspaceInfo {
+  int64_t id = 0;
+  std::string name;
+  PropertyMap properties;  // without the two protection keys
+  // The raw values as set; nullopt when never set (reads as on).
+  std::optional<std::string> deletion_protection;
+  std::optional<std::string> egress_protection;
+  int64_t created_at_us = 0;
+  int64_t updated_at_us = 0;
+  int64_t collection_count = 0;
+
+  bool DeletionProtected() const { return ProtectionOn(deletion_protection); }
+  bool EgressProtected() const { return ProtectionOn(egress_protection); }
+};
+
+struct CollectionInfo {
+  int64_t id = 0;
+  std::string workspace;
+  std::string name;
+  std::string description;
+  PropertyMap properties;  // without "description"
+  int64_t created_at_us = 0;
+  int64_t updated_at_us = 0;
+  int64_t dataset_count = 0;          // live datasets
+  int64_t dropped_dataset_count = 0;  // dropped datasets whose history is kept
+};
 
 // A `workspace.collection.dataset` name, split and validated.
 struct DatasetName {
@@ -105,6 +137,9 @@ struct CommitMeta {
   std::optional<std::string> idempotency_key;  // a retry with the same key returns the original
   Receipt receipt;  // a commit without one lands but its snapshot is flagged
   bool user_created = true;
+  // Set by a server: the audit row written in the commit's own transaction (target, workspace,
+  // outcome and the snapshot id in the detail are filled in by the commit).
+  std::optional<AuditRecord> audit;
 };
 
 // Row deletions in one live file: positions (0-based row ordinals in the file).

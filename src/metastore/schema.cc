@@ -199,11 +199,53 @@ DROP INDEX snapshots_commit;
 CREATE INDEX data_files_path ON data_files (dataset_id, path);
 )sql";
 
+// Access control and audit (PRODUCT.md V5). Tokens name their workspace (or '*') by name so a
+// bootstrap owner can exist before any workspace; secrets are Argon2id hashes (PHC strings).
+// Signing keys sign the short-lived bearer tokens every server of one metastore issues and
+// accepts. Audit rows of commits are written in the commit's own transaction.
+constexpr char kAccessControl[] = R"sql(
+CREATE TABLE access_tokens (
+  client_id TEXT PRIMARY KEY,
+  workspace TEXT NOT NULL,
+  role TEXT NOT NULL,
+  pattern TEXT NOT NULL DEFAULT '*',
+  secret_hash TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  created_by TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  last_used_at BIGINT,
+  revoked_at BIGINT
+);
+CREATE INDEX access_tokens_workspace ON access_tokens (workspace);
+
+CREATE TABLE signing_keys (
+  kid TEXT PRIMARY KEY,
+  secret ${BLOB} NOT NULL,
+  created_at BIGINT NOT NULL,
+  retired_at BIGINT
+);
+
+CREATE TABLE audit_log (
+  id ${ID},
+  at BIGINT NOT NULL,
+  request_id TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  action TEXT NOT NULL,
+  target TEXT NOT NULL,
+  workspace TEXT NOT NULL DEFAULT '',
+  outcome TEXT NOT NULL,
+  detail TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX audit_log_at ON audit_log (at);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& CatalogMigrations() {
-  static const std::vector<Migration>* migrations = new std::vector<Migration>{
-      {1, "catalog core", kCatalogCore}, {2, "datasets at work", kDatasetsAtWork}};
+  static const std::vector<Migration>* migrations =
+      new std::vector<Migration>{{1, "catalog core", kCatalogCore},
+                                 {2, "datasets at work", kDatasetsAtWork},
+                                 {3, "access control", kAccessControl}};
   return *migrations;
 }
 

@@ -41,7 +41,10 @@ class TaskPool {
       return;
     }
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      // A worker woken late for the previous round may still be inside Work(): let it leave
+      // before the round's fields change under it.
+      std::unique_lock<std::mutex> lock(mu_);
+      done_.wait(lock, [this] { return busy_ == 0; });
       fn_ = &fn;
       n_ = n;
       next_.store(0);

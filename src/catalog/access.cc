@@ -1,0 +1,597 @@
+// Access tokens (Argon2id-hashed client secrets) and the audit log: the Catalog members declared
+// under "access tokens and audit" in catalog.h, over the tables of migration 3.
+#include <argon2.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "catalog/access_internal.h"
+#include "catalog/catalog.h"
+#include "catalog/catalog_internal.h"
+#include "metastore/metastore.h"
+
+namespace tarn {
+
+namespace {
+
+using catalog_internal::NowMicros;
+using catalog_internal::WorkspaceId;
+
+// Argon2id parameters (OWASP's minimum: m=19 MiB, t=2, p=1).
+constexpr uint32_t kArgonTime = 2;
+constexpr uint32_t kArgonMemoryKiB = 19456;
+constexpr uint32_t kArgonLanes = 1;
+constexpr size_t kSaltBytes = 16;
+constexpr size_t kHashBytes = 32;
+
+constexpr size_t kClientIdRandomChars = 20;
+constexpr size_t kSecretChars = 40;
+constexpr size_t kMinGivenSecretChars = 16;
+constexpr size_t kMaxClientIdBytes = 128;
+constexpr size_t kMaxSecretBytes = 1024;
+constexpr size_t kMaxPatternBytes = 257;
+constexpr size_t kMaxDescriptionBytes = 1024;
+constexpr int64_t kMaxAuditLimit = 100000;
+constexpr size_t kMaxAuditFieldBytes = 1024;
+constexpr size_t kMaxAuditDetailBytes = 64 * 1024;
+
+constexpr char kTokenColumns[] =
+    "client_id, workspace, role, pattern, description, created_by, created_at, last_used_at, "
+    "revoked_at";
+
+Status InvalidClient() {
+  return Status::Unauthenticated("invalid client credentials").WithField("code", "invalid_client");
+}
+
+Status TokenNotFound(std::string_view client_id) {
+  return Status::NotFound("access token '" + std::string(client_id.substr(0, kMaxClientIdBytes)) +
+                          "' does not exist")
+      .WithField("code", "token_not_found")
+      .WithField("client_id", std::string(client_id.substr(0, kMaxClientIdBytes)));
+}
+
+// `n` characters of lower-case RFC 4648 base32 from the CSPRNG (each from one random byte:
+// 256 is a multiple of 32, so every character is uniform).
+Result<std::string> RandomBase32(size_t n) {
+  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+  std::string bytes(n, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(n)) != 1) {
+    return Status::Internal("the random number generator failed");
+  }
+  for (char& c : bytes) c = kAlphabet[static_cast<unsigned char>(c) & 31];
+  return bytes;
+}
+
+Result<std::string> HashSecret(std::string_view secret) {
+  unsigned char salt[kSaltBytes];
+  if (RAND_bytes(salt, sizeof(salt)) != 1) {
+    return Status::Internal("the random number generator failed");
+  }
+  std::string encoded(argon2_encodedlen(kArgonTime, kArgonMemoryKiB, kArgonLanes, kSaltBytes,
+                                        kHashBytes, Argon2_id),
+                      '\0');
+  int rc =
+      argon2id_hash_encoded(kArgonTime, kArgonMemoryKiB, kArgonLanes, secret.data(), secret.size(),
+                            salt, sizeof(salt), kHashBytes, encoded.data(), encoded.size());
+  if (rc != ARGON2_OK) {
+    return Status::Internal(std::string("hashing the client secret failed: ") +
+                            argon2_error_message(rc));
+  }
+  encoded.resize(encoded.find('\0') == std::string::npos ? encoded.size() : encoded.find('\0'));
+  return encoded;
+}
+
+// Whether `secret` matches the PHC string `encoded`; false for any malformed input.
+bool VerifySecret(const std::string& encoded, std::string_view secret) {
+  return argon2id_verify(encoded.c_str(), secret.data(), secret.size()) == ARGON2_OK;
+}
+
+// A hash of a random secret with the real parameters: unknown client ids verify against it so
+// they cost the same time as known ones.
+const std::string& DummyHash() {
+  static const std::string* hash = [] {
+    auto secret = RandomBase32(kSecretChars);
+    auto h = HashSecret(secret.ok() ? *secret : std::string(kSecretChars, 'a'));
+    return new std::string(h.ok() ? *h : std::string());
+  }();
+  return *hash;
+}
+
+bool PrintableNoSpace(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c > ' ' && c < 0x7f; });
+}
+
+// Whether `id` could be a stored client id (anything else is unknown without asking the
+// database, which might refuse a NUL byte with a different error).
+bool ClientIdShape(std::string_view id) {
+  return !id.empty() && id.size() <= kMaxClientIdBytes && PrintableNoSpace(id);
+}
+
+// Length of the valid UTF-8 sequence at s[i] (no overlongs, surrogates or NUL), or 0.
+size_t Utf8SequenceAt(std::string_view s, size_t i) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = b(i);
+  if (c == 0) return 0;
+  if (c < 0x80) return 1;
+  size_t n;
+  uint32_t cp;
+  if ((c & 0xe0) == 0xc0) {
+    n = 2, cp = c & 0x1f;
+  } else if ((c & 0xf0) == 0xe0) {
+    n = 3, cp = c & 0x0f;
+  } else if ((c & 0xf8) == 0xf0) {
+    n = 4, cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((b(i + k) & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (b(i + k) & 0x3f);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return n;
+}
+
+bool ValidText(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    size_t n = Utf8SequenceAt(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+// `s` with every NUL byte and invalid UTF-8 byte replaced by '?': audit rows must land whatever
+// a caller sent (PostgreSQL refuses both in TEXT).
+std::string SanitizeText(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = Utf8SequenceAt(s, i);
+    if (n == 0) {
+      out += '?';
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+Status ValidatePattern(std::string_view pattern) {
+  auto bad = [&](std::string_view why) {
+    return Status::InvalidArgument("token pattern '" + std::string(pattern.substr(0, 300)) + "' " +
+                                   std::string(why))
+        .WithField("code", "invalid_pattern")
+        .WithField("field", "pattern");
+  };
+  if (pattern.empty()) return bad("is empty");
+  if (pattern.size() > kMaxPatternBytes) return bad("is too long");
+  for (char c : pattern) {
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.' || c == '*' || c == '?';
+    if (!ok) return bad("may only hold name characters, '.', '*' and '?'");
+  }
+  if (std::count(pattern.begin(), pattern.end(), '.') > 1) {
+    return bad("must be a glob over collection.dataset (at most one '.')");
+  }
+  return Status::OK();
+}
+
+Status ValidateSpec(const AccessTokenSpec& spec) {
+  if (spec.workspace != "*") {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", spec.workspace));
+  }
+  if (spec.role != Role::kReader && spec.role != Role::kWriter && spec.role != Role::kOwner) {
+    return Status::InvalidArgument("invalid role").WithField("code", "invalid_role");
+  }
+  TARN_RETURN_NOT_OK(ValidatePattern(spec.pattern));
+  if (spec.description.size() > kMaxDescriptionBytes || !ValidText(spec.description)) {
+    return Status::InvalidArgument(
+               "token description must be UTF-8 text without NUL, at most 1024 bytes")
+        .WithField("field", "description");
+  }
+  if (spec.client_id) {
+    const std::string& id = *spec.client_id;
+    if (!ClientIdShape(id)) {
+      return Status::InvalidArgument(
+                 "client id must be 1 to 128 printable ASCII characters without spaces")
+          .WithField("field", "client_id");
+    }
+  }
+  if (spec.client_secret) {
+    const std::string& s = *spec.client_secret;
+    if (s.size() < kMinGivenSecretChars || s.size() > kMaxSecretBytes || !PrintableNoSpace(s)) {
+      return Status::InvalidArgument(
+                 "client secret must be 16 to 1024 printable ASCII characters without spaces")
+          .WithField("field", "client_secret");
+    }
+  }
+  return Status::OK();
+}
+
+Result<AccessTokenInfo> TokenFromRow(const Row& r) {
+  AccessTokenInfo t;
+  TARN_ASSIGN_OR_RETURN(auto id, r.Text(0));
+  TARN_ASSIGN_OR_RETURN(auto ws, r.Text(1));
+  TARN_ASSIGN_OR_RETURN(auto role, r.Text(2));
+  TARN_ASSIGN_OR_RETURN(auto pattern, r.Text(3));
+  TARN_ASSIGN_OR_RETURN(auto description, r.Text(4));
+  TARN_ASSIGN_OR_RETURN(auto created_by, r.Text(5));
+  t.client_id = std::string(id);
+  t.workspace = std::string(ws);
+  auto parsed = ParseRole(role);
+  if (!parsed.ok()) {
+    return Status::Corruption("access token '" + t.client_id + "' has an unknown role '" +
+                              std::string(role) + "'");
+  }
+  t.role = *parsed;
+  t.pattern = std::string(pattern);
+  t.description = std::string(description);
+  t.created_by = std::string(created_by);
+  TARN_ASSIGN_OR_RETURN(t.created_at_us, r.Int64(6));
+  TARN_ASSIGN_OR_RETURN(t.last_used_at_us, r.OptionalInt64(7));
+  TARN_ASSIGN_OR_RETURN(t.revoked_at_us, r.OptionalInt64(8));
+  return t;
+}
+
+Result<AuditRecord> AuditFromRow(const Row& r) {
+  AuditRecord a;
+  TARN_ASSIGN_OR_RETURN(a.id, r.Int64(0));
+  TARN_ASSIGN_OR_RETURN(a.at_us, r.Int64(1));
+  std::string_view v;
+  TARN_ASSIGN_OR_RETURN(v, r.Text(2));
+  a.request_id = std::string(v);
+  TARN_ASSIGN_OR_RETURN(v, r.Text(3));
+  a.actor = std::string(v);
+  TARN_ASSIGN_OR_RETURN(v, r.Text(4));
+  a.action = std::string(v);
+  TARN_ASSIGN_OR_RETURN(v, r.Text(5));
+  a.target = std::string(v);
+  TARN_ASSIGN_OR_RETURN(v, r.Text(6));
+  a.workspace = std::string(v);
+  TARN_ASSIGN_OR_RETURN(v, r.Text(7));
+  a.outcome = std::string(v);
+  TARN_ASSIGN_OR_RETURN(v, r.Text(8));
+  a.detail_json = std::string(v);
+  return a;
+}
+
+}  // namespace
+
+namespace catalog_internal {
+
+Status ValidateAuditRecord(const AuditRecord& r) {
+  auto bad = [](std::string_view field, std::string_view why) {
+    return Status::InvalidArgument("audit record " + std::string(field) + " " + std::string(why))
+        .WithField("field", std::string(field));
+  };
+  if (r.action.empty()) return bad("action", "is empty");
+  if (r.outcome.empty()) return bad("outcome", "is empty");
+  if (r.at_us < 0) return bad("at_us", "is negative");
+  for (auto [name, value] :
+       {std::pair<std::string_view, const std::string*>{"request_id", &r.request_id},
+        {"actor", &r.actor},
+        {"action", &r.action},
+        {"target", &r.target},
+        {"workspace", &r.workspace},
+        {"outcome", &r.outcome}}) {
+    if (value->size() > kMaxAuditFieldBytes) return bad(name, "is longer than 1024 bytes");
+  }
+  if (r.detail_json.size() > kMaxAuditDetailBytes) return bad("detail", "is longer than 64 KiB");
+  auto j = nlohmann::json::parse(r.detail_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return bad("detail", "is not a JSON object");
+  return Status::OK();
+}
+
+Status InsertAuditRecord(Transaction& tx, const AuditRecord& r) {
+  TARN_RETURN_NOT_OK(ValidateAuditRecord(r));
+  return tx.ExecuteDeferred(
+      "INSERT INTO audit_log (at, request_id, actor, action, target, workspace, outcome, "
+      "detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      {r.at_us == 0 ? NowMicros() : r.at_us, SanitizeText(r.request_id), SanitizeText(r.actor),
+       SanitizeText(r.action), SanitizeText(r.target), SanitizeText(r.workspace),
+       SanitizeText(r.outcome), r.detail_json});
+}
+
+}  // namespace catalog_internal
+
+std::string_view RoleName(Role role) {
+  switch (role) {
+    case Role::kReader:
+      return "reader";
+    case Role::kWriter:
+      return "writer";
+    case Role::kOwner:
+      return "owner";
+  }
+  return "unknown";
+}
+
+Result<Role> ParseRole(std::string_view name) {
+  if (name == "reader") return Role::kReader;
+  if (name == "writer") return Role::kWriter;
+  if (name == "owner") return Role::kOwner;
+  return Status::InvalidArgument("role '" + std::string(name.substr(0, 64)) +
+                                 "' must be reader, writer or owner")
+      .WithField("code", "invalid_role")
+      .WithField("field", "role");
+}
+
+std::string Catalog::actor() const {
+  const char* user = std::getenv("USER");
+  if (user && *user && std::string_view(user).size() <= 64 && PrintableNoSpace(user)) {
+    return std::string("local:") + user;
+  }
+  return "local:uid" + std::to_string(::getuid());
+}
+
+Result<NewAccessToken> Catalog::CreateAccessToken(const AccessTokenSpec& spec) {
+  return CreateAccessToken(spec, actor());
+}
+
+namespace {
+
+// A token ready to insert: validated, its id and secret chosen, the secret hashed.
+struct PreparedToken {
+  NewAccessToken token;
+  std::string hash;
+};
+
+Result<PreparedToken> PrepareToken(const AccessTokenSpec& spec, std::string_view created_by) {
+  TARN_RETURN_NOT_OK(ValidateSpec(spec));
+  PreparedToken out;
+  AccessTokenInfo& info = out.token.info;
+  if (spec.client_id) {
+    info.client_id = *spec.client_id;
+  } else {
+    TARN_ASSIGN_OR_RETURN(auto suffix, RandomBase32(kClientIdRandomChars));
+    info.client_id = "tarn_" + suffix;
+  }
+  if (spec.client_secret) {
+    out.token.client_secret = *spec.client_secret;
+  } else {
+    TARN_ASSIGN_OR_RETURN(out.token.client_secret, RandomBase32(kSecretChars));
+  }
+  // Slow on purpose: callers hash outside their transaction.
+  TARN_ASSIGN_OR_RETURN(out.hash, HashSecret(out.token.client_secret));
+  info.workspace = spec.workspace;
+  info.role = spec.role;
+  info.pattern = spec.pattern;
+  info.description = spec.description;
+  info.created_by = SanitizeText(created_by.substr(0, kMaxAuditFieldBytes));
+  return out;
+}
+
+// The insert of a prepared token; `only_if_empty` adds "while the table is empty" (the
+// serializable transaction makes concurrent first inserts conflict, and the retry sees the
+// winner's row). Returns the number of rows inserted.
+Result<int64_t> InsertToken(Transaction& tx, PreparedToken& p, bool only_if_empty) {
+  AccessTokenInfo& info = p.token.info;
+  if (info.workspace != "*") {
+    TARN_RETURN_NOT_OK(WorkspaceId(tx, info.workspace).status());
+  }
+  info.created_at_us = NowMicros();
+  SqlParams params{info.client_id, info.workspace,   RoleName(info.role), info.pattern,
+                   p.hash,         info.description, info.created_by,     info.created_at_us};
+  if (!only_if_empty) {
+    return tx.Execute(
+        "INSERT INTO access_tokens (client_id, workspace, role, pattern, secret_hash, "
+        "description, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (client_id) DO NOTHING",
+        params);
+  }
+  return tx.Execute(
+      "INSERT INTO access_tokens (client_id, workspace, role, pattern, secret_hash, "
+      "description, created_by, created_at) SELECT CAST(? AS TEXT), CAST(? AS TEXT), "
+      "CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), "
+      "CAST(? AS BIGINT) WHERE NOT EXISTS (SELECT 1 FROM access_tokens)",
+      params);
+}
+
+}  // namespace
+
+Result<NewAccessToken> Catalog::CreateAccessToken(const AccessTokenSpec& spec,
+                                                  std::string_view created_by) {
+  TARN_ASSIGN_OR_RETURN(PreparedToken p, PrepareToken(spec, created_by));
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(int64_t n, InsertToken(tx, p, /*only_if_empty=*/false));
+    if (n == 0) {
+      return Status::AlreadyExists("access token '" + p.token.info.client_id + "' exists already")
+          .WithField("code", "token_exists")
+          .WithField("client_id", p.token.info.client_id);
+    }
+    return Status::OK();
+  }));
+  return std::move(p.token);
+}
+
+Result<std::optional<NewAccessToken>> Catalog::CreateFirstAccessToken(const AccessTokenSpec& spec,
+                                                                      std::string_view created_by) {
+  TARN_ASSIGN_OR_RETURN(bool any, HasAccessTokens());
+  if (any) return std::optional<NewAccessToken>();
+  TARN_ASSIGN_OR_RETURN(PreparedToken p, PrepareToken(spec, created_by));
+  int64_t inserted = 0;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(inserted, InsertToken(tx, p, /*only_if_empty=*/true));
+    return Status::OK();
+  }));
+  if (inserted == 0) return std::optional<NewAccessToken>();
+  return std::optional<NewAccessToken>(std::move(p.token));
+}
+
+Result<std::vector<AccessTokenInfo>> Catalog::ListAccessTokens(std::string_view workspace) {
+  if (!workspace.empty() && workspace != "*") {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", workspace));
+  }
+  std::vector<AccessTokenInfo> out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        out.clear();
+        std::string sql = std::string("SELECT ") + kTokenColumns + " FROM access_tokens";
+        SqlParams params;
+        if (!workspace.empty()) {
+          sql += " WHERE workspace = ?";
+          params.emplace_back(workspace);
+        }
+        sql += " ORDER BY created_at, client_id";
+        TARN_ASSIGN_OR_RETURN(auto rows, tx.Query(sql, params));
+        for (const Row& r : rows) {
+          TARN_ASSIGN_OR_RETURN(auto t, TokenFromRow(r));
+          out.push_back(std::move(t));
+        }
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  return out;
+}
+
+Status Catalog::RevokeAccessToken(std::string_view client_id) {
+  if (!ClientIdShape(client_id)) return TokenNotFound(client_id);
+  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(
+        int64_t n, tx.Execute("UPDATE access_tokens SET revoked_at = COALESCE(revoked_at, ?) "
+                              "WHERE client_id = ?",
+                              {NowMicros(), client_id}));
+    if (n == 0) return TokenNotFound(client_id);
+    return Status::OK();
+  });
+}
+
+Result<AccessTokenInfo> Catalog::GetAccessToken(std::string_view client_id) {
+  if (!ClientIdShape(client_id)) return TokenNotFound(client_id);
+  std::optional<AccessTokenInfo> out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne(std::string("SELECT ") + kTokenColumns +
+                                                        " FROM access_tokens WHERE client_id = ?",
+                                                    {client_id}));
+        if (!row) return TokenNotFound(client_id);
+        TARN_ASSIGN_OR_RETURN(out, TokenFromRow(*row));
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  return std::move(*out);
+}
+
+Result<AccessTokenInfo> Catalog::VerifyClientSecret(std::string_view client_id,
+                                                    std::string_view client_secret) {
+  const std::string& dummy = DummyHash();
+  if (!ClientIdShape(client_id) || client_secret.size() > kMaxSecretBytes) {
+    VerifySecret(dummy, client_secret.substr(0, kMaxSecretBytes));
+    return InvalidClient();
+  }
+  std::optional<AccessTokenInfo> info;
+  std::string hash;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        info.reset();
+        TARN_ASSIGN_OR_RETURN(
+            auto row, tx.QueryOne(std::string("SELECT ") + kTokenColumns +
+                                      ", secret_hash FROM access_tokens WHERE client_id = ?",
+                                  {client_id}));
+        if (!row) return Status::OK();
+        TARN_ASSIGN_OR_RETURN(info, TokenFromRow(*row));
+        TARN_ASSIGN_OR_RETURN(auto h, row->Text(9));
+        hash = std::string(h);
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  // The slow hash runs whether or not the client exists or is revoked.
+  bool match = VerifySecret(info ? hash : dummy, client_secret);
+  if (!info || !match || info->revoked_at_us) return InvalidClient();
+  int64_t now = NowMicros();
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    return tx
+        .Execute("UPDATE access_tokens SET last_used_at = ? WHERE client_id = ?", {now, client_id})
+        .status();
+  }));
+  info->last_used_at_us = now;
+  return std::move(*info);
+}
+
+Result<bool> Catalog::HasAccessTokens() {
+  bool any = false;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne("SELECT client_id FROM access_tokens LIMIT 1"));
+        any = row.has_value();
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  return any;
+}
+
+Status Catalog::WriteAudit(const std::vector<AuditRecord>& records) {
+  if (records.empty()) return Status::OK();
+  for (const AuditRecord& r : records) {
+    TARN_RETURN_NOT_OK(catalog_internal::ValidateAuditRecord(r));
+  }
+  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    for (const AuditRecord& r : records) {
+      TARN_RETURN_NOT_OK(catalog_internal::InsertAuditRecord(tx, r));
+    }
+    return Status::OK();
+  });
+}
+
+Result<std::vector<AuditRecord>> Catalog::ListAudit(const AuditQuery& query) {
+  if (query.limit <= 0 || query.limit > kMaxAuditLimit) {
+    return Status::InvalidArgument("audit limit must be between 1 and 100000")
+        .WithField("field", "limit");
+  }
+  if (query.until_us && *query.until_us < query.since_us) {
+    return Status::InvalidArgument("audit 'until' is before 'since'").WithField("field", "until");
+  }
+  for (auto [name, value] :
+       {std::pair<const char*, const std::string*>{"workspace", &query.workspace},
+        {"actor", &query.actor}}) {
+    if (value->size() > kMaxAuditFieldBytes || !ValidText(*value)) {
+      return Status::InvalidArgument(std::string("audit filter '") + name +
+                                     "' must be UTF-8 text without NUL, at most 1024 bytes")
+          .WithField("field", name);
+    }
+  }
+  std::vector<AuditRecord> out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        out.clear();
+        std::string sql =
+            "SELECT id, at, request_id, actor, action, target, workspace, outcome, detail "
+            "FROM audit_log WHERE at >= ?";
+        SqlParams params{query.since_us};
+        if (query.until_us) {
+          sql += " AND at < ?";
+          params.emplace_back(*query.until_us);
+        }
+        if (!query.workspace.empty()) {
+          sql += " AND workspace = ?";
+          params.emplace_back(query.workspace);
+        }
+        if (!query.actor.empty()) {
+          sql += " AND actor = ?";
+          params.emplace_back(query.actor);
+        }
+        sql += " ORDER BY at DESC, id DESC LIMIT ?";
+        params.emplace_back(query.limit);
+        TARN_ASSIGN_OR_RETURN(auto rows, tx.Query(sql, params));
+        for (const Row& r : rows) {
+          TARN_ASSIGN_OR_RETURN(auto a, AuditFromRow(r));
+          out.push_back(std::move(a));
+        }
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  // The newest `limit` rows, oldest first.
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace tarn

@@ -1,0 +1,73 @@
+// Access tokens and the audit log (PRODUCT.md V5): the value types of the catalog's access API.
+// Storage lives in the metastore (migration 3); access.cc implements the Catalog members.
+// Signing and verifying bearer tokens, and deciding what a role may do, live in src/auth.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace tarn {
+
+// reader reads; writer also commits (appends, deletes, rollbacks, tags, offsets); owner also
+// changes definitions, properties, tokens and runs maintenance.
+enum class Role : uint8_t { kReader = 1, kWriter = 2, kOwner = 3 };
+std::string_view RoleName(Role role);  // "reader", "writer", "owner"
+// kInvalidArgument (code=invalid_role) for anything else.
+Result<Role> ParseRole(std::string_view name);
+
+// What `tarn token create` asks for.
+struct AccessTokenSpec {
+  std::string workspace;  // a workspace name, or "*" for every workspace
+  Role role = Role::kReader;
+  std::string pattern = "*";  // glob over "collection.dataset" names inside the workspace
+  std::string description;
+  // Only for the bootstrap owner taken from the environment: use these instead of random ones.
+  std::optional<std::string> client_id;
+  std::optional<std::string> client_secret;
+};
+
+struct AccessTokenInfo {
+  std::string client_id;
+  std::string workspace;
+  Role role = Role::kReader;
+  std::string pattern = "*";
+  std::string description;
+  std::string created_by;
+  int64_t created_at_us = 0;
+  std::optional<int64_t> last_used_at_us;
+  std::optional<int64_t> revoked_at_us;
+};
+
+// Returned once by CreateAccessToken: the secret is stored only as a salted slow hash.
+struct NewAccessToken {
+  AccessTokenInfo info;
+  std::string client_secret;
+};
+
+// One row of the audit log: who did what to which target, and how it ended.
+struct AuditRecord {
+  int64_t id = 0;     // assigned by the metastore
+  int64_t at_us = 0;  // 0 = now
+  std::string request_id;
+  std::string actor;               // client id, or "local:<user>" for embedded use
+  std::string action;              // "dataset.append", "token.create", ...
+  std::string target;              // "acme.sales.orders", "acme", a client id, ...
+  std::string workspace;           // "" when none
+  std::string outcome;             // "ok" or the error code
+  std::string detail_json = "{}";  // a JSON object
+};
+
+struct AuditQuery {
+  int64_t since_us = 0;
+  std::optional<int64_t> until_us;
+  std::string workspace;  // "" = every workspace
+  std::string actor;      // "" = every actor
+  int64_t limit = 1000;
+};
+
+}  // namespace tarn
