@@ -1,0 +1,1374 @@
+#include "api/wire.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <limits>
+
+#include "parquet/reader.h"
+#include "parquet/writer.h"
+#include "table/schema_json.h"
+#include "types/value_text.h"
+
+namespace tarn::api {
+
+namespace {
+
+// RFC 6901 escaping of one reference token.
+std::string EscapePointerToken(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string Shown(const std::string& pointer) { return pointer.empty() ? "(body)" : pointer; }
+
+Status FieldError(std::string_view code, const std::string& pointer, std::string message) {
+  return Status::InvalidArgument(Shown(pointer) + ": " + message)
+      .WithField("code", std::string(code))
+      .WithField("field", pointer);
+}
+
+const char* TypeName(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::boolean:
+      return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+      return "an integer";
+    case Json::value_t::number_float:
+      return "a number";
+    default:
+      return "a value";
+  }
+}
+
+Status WrongType(const std::string& pointer, const Json& j, const char* expected) {
+  return FieldError("wrong_type", pointer,
+                    std::string("expected ") + expected + ", got " + TypeName(j));
+}
+
+// An error from a library parser (schema JSON, partition spec, ...) about the value at
+// `pointer`: keeps its kind and message, adds code=invalid_value (unless it has a code) and the
+// field pointer.
+Status AtField(const Status& st, const std::string& pointer) {
+  Status out = Status(st.kind(), Shown(pointer) + ": " + st.message());
+  bool has_code = false;
+  for (const auto& [k, v] : st.fields()) {
+    if (k == "field") continue;
+    if (k == "code") has_code = true;
+    out = std::move(out).WithField(k, v);
+  }
+  if (!has_code) out = std::move(out).WithField("code", "invalid_value");
+  return std::move(out).WithField("field", pointer);
+}
+
+Result<int64_t> IntAt(const Json& v, const std::string& pointer) {
+  if (!v.is_number_integer()) return WrongType(pointer, v, "an integer");
+  if (v.is_number_unsigned() &&
+      v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return FieldError("out_of_range", pointer, "integer out of the 64-bit signed range");
+  }
+  return v.get<int64_t>();
+}
+
+Result<int32_t> Int32Of(int64_t v, const std::string& pointer) {
+  if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
+    return FieldError("out_of_range", pointer, "integer out of the 32-bit range");
+  }
+  return static_cast<int32_t>(v);
+}
+
+Json OptJson(const std::optional<int64_t>& v) { return v ? Json(*v) : Json(nullptr); }
+Json OptJson(const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); }
+
+std::string Base64(std::string_view bytes) {
+  std::string out;
+  AppendBase64(bytes, &out);
+  return out;
+}
+
+Result<std::string> Base64At(const std::string& text, const std::string& pointer) {
+  auto bytes = DecodeBase64(text);
+  if (!bytes.ok()) return FieldError("invalid_base64", pointer, bytes.status().message());
+  return std::move(bytes).value();
+}
+
+// Parses JSON text produced by a library ToJson (always valid).
+Json ParseTrusted(const std::string& text) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? Json(nullptr) : j;
+}
+
+// Iterates the elements of an array field: `fn(element, pointer)`.
+template <typename Fn>
+Status ForEachIn(const Json& arr, const std::string& pointer, Fn fn) {
+  if (!arr.is_array()) return WrongType(pointer, arr, "an array");
+  for (size_t i = 0; i < arr.size(); ++i) {
+    TARN_RETURN_NOT_OK(fn(arr[i], pointer + "/" + std::to_string(i)));
+  }
+  return Status::OK();
+}
+
+Result<std::string> StringAt(const Json& v, const std::string& pointer) {
+  if (!v.is_string()) return WrongType(pointer, v, "a string");
+  return v.get<std::string>();
+}
+
+Result<std::vector<std::string>> StringsAt(const Json& v, const std::string& pointer) {
+  std::vector<std::string> out;
+  TARN_RETURN_NOT_OK(ForEachIn(v, pointer, [&](const Json& e, const std::string& p) -> Status {
+    TARN_ASSIGN_OR_RETURN(std::string s, StringAt(e, p));
+    out.push_back(std::move(s));
+    return Status::OK();
+  }));
+  return out;
+}
+
+Json StringsJson(const std::vector<std::string>& v) {
+  Json arr = Json::array();
+  for (const auto& s : v) arr.push_back(s);
+  return arr;
+}
+
+// ---- decoders with a pointer prefix ----
+
+Result<PropertyMap> PropertiesAt(const Json& j, const std::string& path) {
+  if (!j.is_object()) return WrongType(path, j, "an object");
+  PropertyMap out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    std::string p = path + "/" + EscapePointerToken(it.key());
+    if (!it.value().is_string()) return WrongType(p, it.value(), "a string");
+    out[it.key()] = it.value().get<std::string>();
+  }
+  return out;
+}
+
+Result<PropertyMap> OptProperties(ObjectReader& r, const char* key) {
+  TARN_ASSIGN_OR_RETURN(const Json* v, r.OptValue(key));
+  if (v == nullptr) return PropertyMap{};
+  return PropertiesAt(*v, r.Pointer(key));
+}
+
+Result<Schema> SchemaAt(const Json& j, const std::string& path) {
+  if (!j.is_object()) return WrongType(path, j, "an object");
+  auto s = tarn::SchemaFromJson(Dump(j));
+  if (!s.ok()) return AtField(s.status(), path);
+  return std::move(s).value();
+}
+
+Result<PartitionSpec> SpecAt(const Json& j, const std::string& path) {
+  if (!j.is_object()) return WrongType(path, j, "an object");
+  auto s = PartitionSpec::FromJson(Dump(j));
+  if (!s.ok()) return AtField(s.status(), path);
+  return std::move(s).value();
+}
+
+Result<SortOrder> SortOrderAt(const Json& j, const std::string& path) {
+  if (!j.is_object()) return WrongType(path, j, "an object");
+  auto s = SortOrder::FromJson(Dump(j));
+  if (!s.ok()) return AtField(s.status(), path);
+  return std::move(s).value();
+}
+
+Result<Receipt> ReceiptAt(const Json& j, const std::string& path) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, path));
+  Receipt out;
+  TARN_ASSIGN_OR_RETURN(auto producer, r.OptString("producer"));
+  out.producer = producer.value_or("");
+  TARN_ASSIGN_OR_RETURN(const Json* reads, r.OptValue("reads"));
+  if (reads != nullptr) {
+    TARN_RETURN_NOT_OK(
+        ForEachIn(*reads, r.Pointer("reads"), [&](const Json& e, const std::string& p) -> Status {
+          TARN_ASSIGN_OR_RETURN(ObjectReader er, ObjectReader::Make(e, p));
+          ReadReference ref;
+          TARN_ASSIGN_OR_RETURN(ref.dataset, er.String("dataset"));
+          TARN_ASSIGN_OR_RETURN(auto uuid, er.OptString("dataset_uuid"));
+          ref.dataset_uuid = uuid.value_or("");
+          TARN_ASSIGN_OR_RETURN(ref.snapshot_id, er.Int("snapshot_id"));
+          TARN_ASSIGN_OR_RETURN(auto by, er.OptString("resolved_by"));
+          ref.resolved_by = by.value_or("");
+          TARN_RETURN_NOT_OK(er.Finish());
+          out.reads.push_back(std::move(ref));
+          return Status::OK();
+        }));
+  }
+  TARN_RETURN_NOT_OK(r.Finish());
+  return out;
+}
+
+Result<CommitMeta> CommitMetaAt(const Json& j, const std::string& path) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, path));
+  CommitMeta m;
+  TARN_ASSIGN_OR_RETURN(auto author, r.OptString("author"));
+  m.author = author.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto message, r.OptString("message"));
+  m.message = message.value_or("");
+  TARN_ASSIGN_OR_RETURN(m.idempotency_key, r.OptString("idempotency_key"));
+  TARN_ASSIGN_OR_RETURN(const Json* receipt, r.OptValue("receipt"));
+  if (receipt != nullptr) {
+    TARN_ASSIGN_OR_RETURN(m.receipt, ReceiptAt(*receipt, r.Pointer("receipt")));
+  }
+  TARN_RETURN_NOT_OK(r.Finish());
+  return m;
+}
+
+Json StatsJson(const ColumnStats& s) {
+  Json o = {{"field_id", s.field_id},
+            {"value_count", s.value_count},
+            {"null_count", s.null_count},
+            {"nan_count", OptJson(s.nan_count)}};
+  o["lower"] = s.lower ? Json(Base64(*s.lower)) : Json(nullptr);
+  o["upper"] = s.upper ? Json(Base64(*s.upper)) : Json(nullptr);
+  return o;
+}
+
+Result<ColumnStats> StatsAt(const Json& j, const std::string& path) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, path));
+  ColumnStats s;
+  TARN_ASSIGN_OR_RETURN(int64_t id, r.Int("field_id"));
+  TARN_ASSIGN_OR_RETURN(s.field_id, Int32Of(id, r.Pointer("field_id")));
+  TARN_ASSIGN_OR_RETURN(auto values, r.OptInt("value_count"));
+  s.value_count = values.value_or(0);
+  TARN_ASSIGN_OR_RETURN(auto nulls, r.OptInt("null_count"));
+  s.null_count = nulls.value_or(0);
+  TARN_ASSIGN_OR_RETURN(s.nan_count, r.OptInt("nan_count"));
+  for (const char* key : {"lower", "upper"}) {
+    TARN_ASSIGN_OR_RETURN(auto b64, r.OptString(key));
+    if (!b64) continue;
+    TARN_ASSIGN_OR_RETURN(std::string bytes, Base64At(*b64, r.Pointer(key)));
+    (std::strcmp(key, "lower") == 0 ? s.lower : s.upper) = std::move(bytes);
+  }
+  TARN_RETURN_NOT_OK(r.Finish());
+  return s;
+}
+
+Result<DataFile> DataFileAt(const Json& j, const std::string& path) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, path));
+  DataFile f;
+  TARN_ASSIGN_OR_RETURN(f.path, r.String("path"));
+  TARN_ASSIGN_OR_RETURN(auto format, r.OptString("format"));
+  f.format = format.value_or("parquet");
+  TARN_ASSIGN_OR_RETURN(f.record_count, r.Int("record_count"));
+  TARN_ASSIGN_OR_RETURN(f.file_size_bytes, r.Int("file_size_bytes"));
+  TARN_ASSIGN_OR_RETURN(auto spec_id, r.OptInt("spec_id"));
+  TARN_ASSIGN_OR_RETURN(f.spec_id, Int32Of(spec_id.value_or(0), r.Pointer("spec_id")));
+  TARN_ASSIGN_OR_RETURN(const Json* partition, r.OptValue("partition"));
+  if (partition != nullptr) {
+    TARN_RETURN_NOT_OK(ForEachIn(*partition, r.Pointer("partition"),
+                                 [&](const Json& e, const std::string& p) -> Status {
+                                   if (e.is_null()) {
+                                     f.partition.push_back(std::nullopt);
+                                     return Status::OK();
+                                   }
+                                   TARN_ASSIGN_OR_RETURN(std::string s, StringAt(e, p));
+                                   f.partition.push_back(std::move(s));
+                                   return Status::OK();
+                                 }));
+  }
+  TARN_ASSIGN_OR_RETURN(const Json* columns, r.OptValue("columns"));
+  if (columns != nullptr) {
+    TARN_RETURN_NOT_OK(ForEachIn(*columns, r.Pointer("columns"),
+                                 [&](const Json& e, const std::string& p) -> Status {
+                                   TARN_ASSIGN_OR_RETURN(ColumnStats s, StatsAt(e, p));
+                                   f.columns.push_back(std::move(s));
+                                   return Status::OK();
+                                 }));
+  }
+  TARN_ASSIGN_OR_RETURN(auto file_id, r.OptInt("file_id"));
+  f.file_id = file_id.value_or(0);
+  TARN_ASSIGN_OR_RETURN(auto first_row_id, r.OptInt("first_row_id"));
+  f.first_row_id = first_row_id.value_or(-1);
+  TARN_ASSIGN_OR_RETURN(auto added, r.OptInt("added_snapshot_id"));
+  f.added_snapshot_id = added.value_or(0);
+  TARN_ASSIGN_OR_RETURN(f.removed_snapshot_id, r.OptInt("removed_snapshot_id"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return f;
+}
+
+Result<std::vector<DataFile>> DataFilesAt(const Json& j, const std::string& path) {
+  std::vector<DataFile> out;
+  TARN_RETURN_NOT_OK(ForEachIn(j, path, [&](const Json& e, const std::string& p) -> Status {
+    TARN_ASSIGN_OR_RETURN(DataFile f, DataFileAt(e, p));
+    out.push_back(std::move(f));
+    return Status::OK();
+  }));
+  return out;
+}
+
+Json DataFilesJson(const std::vector<DataFile>& files) {
+  Json arr = Json::array();
+  for (const auto& f : files) arr.push_back(ToJson(f));
+  return arr;
+}
+
+Result<SchemaChange> SchemaChangeAt(const Json& j, const std::string& path);
+Result<AccessTokenInfo> AccessTokenAt(ObjectReader& r);
+
+struct KindName {
+  SchemaChange::Kind kind;
+  const char* name;
+};
+constexpr KindName kChangeKinds[] = {
+    {SchemaChange::Kind::kAddColumn, "add_column"},
+    {SchemaChange::Kind::kDropColumn, "drop_column"},
+    {SchemaChange::Kind::kRenameColumn, "rename_column"},
+    {SchemaChange::Kind::kPromoteColumn, "promote_column"},
+    {SchemaChange::Kind::kMoveColumn, "move_column"},
+    {SchemaChange::Kind::kSetNullable, "set_nullable"},
+};
+
+Result<SchemaChange> SchemaChangeAt(const Json& j, const std::string& path) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, path));
+  SchemaChange c;
+  TARN_ASSIGN_OR_RETURN(std::string kind, r.String("kind"));
+  bool known = false;
+  for (const auto& k : kChangeKinds) {
+    if (kind == k.name) {
+      c.kind = k.kind;
+      known = true;
+    }
+  }
+  if (!known) {
+    return FieldError("invalid_value", r.Pointer("kind"),
+                      "unknown schema change kind '" + kind.substr(0, 64) + "'");
+  }
+  TARN_ASSIGN_OR_RETURN(c.column, r.String("column"));
+  TARN_ASSIGN_OR_RETURN(auto new_name, r.OptString("new_name"));
+  c.new_name = new_name.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto type, r.OptString("type"));
+  if (type) {
+    auto dt = DataType::Parse(*type);
+    if (!dt.ok()) return AtField(dt.status(), r.Pointer("type"));
+    c.type = *dt;
+  }
+  TARN_ASSIGN_OR_RETURN(c.nullable, r.Bool("nullable", true));
+  TARN_ASSIGN_OR_RETURN(c.after, r.OptString("after"));
+  TARN_ASSIGN_OR_RETURN(c.first, r.Bool("first", false));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return c;
+}
+
+Result<AccessTokenInfo> AccessTokenAt(ObjectReader& r) {
+  AccessTokenInfo t;
+  TARN_ASSIGN_OR_RETURN(t.client_id, r.String("client_id"));
+  TARN_ASSIGN_OR_RETURN(t.workspace, r.String("workspace"));
+  TARN_ASSIGN_OR_RETURN(std::string role, r.String("role"));
+  auto parsed = ParseRole(role);
+  if (!parsed.ok()) return AtField(parsed.status(), r.Pointer("role"));
+  t.role = *parsed;
+  TARN_ASSIGN_OR_RETURN(auto pattern, r.OptString("pattern"));
+  t.pattern = pattern.value_or("*");
+  TARN_ASSIGN_OR_RETURN(auto description, r.OptString("description"));
+  t.description = description.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto created_by, r.OptString("created_by"));
+  t.created_by = created_by.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto created, r.OptInt("created_at_us"));
+  t.created_at_us = created.value_or(0);
+  TARN_ASSIGN_OR_RETURN(t.last_used_at_us, r.OptInt("last_used_at_us"));
+  TARN_ASSIGN_OR_RETURN(t.revoked_at_us, r.OptInt("revoked_at_us"));
+  return t;
+}
+
+void PutTokenInfo(const AccessTokenInfo& v, Json* o) {
+  (*o)["client_id"] = v.client_id;
+  (*o)["workspace"] = v.workspace;
+  (*o)["role"] = std::string(RoleName(v.role));
+  (*o)["pattern"] = v.pattern;
+  (*o)["description"] = v.description;
+  (*o)["created_by"] = v.created_by;
+  (*o)["created_at_us"] = v.created_at_us;
+  (*o)["last_used_at_us"] = OptJson(v.last_used_at_us);
+  (*o)["revoked_at_us"] = OptJson(v.revoked_at_us);
+}
+
+// Reads an int64 from query-parameter text (the whole text, base 10).
+Result<int64_t> ParamInt(std::string_view name, const std::string& text) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    return Status::InvalidArgument("query parameter " + std::string(name) +
+                                   " must be an integer, got '" + text.substr(0, 64) + "'")
+        .WithField("code", "invalid_value")
+        .WithField("field", std::string(name));
+  }
+  return v;
+}
+
+ErrorKind KindForHttpStatus(int http_status) {
+  switch (http_status) {
+    case 400:
+    case 422:
+      return ErrorKind::kInvalidArgument;
+    case 401:
+      return ErrorKind::kUnauthenticated;
+    case 403:
+      return ErrorKind::kPermissionDenied;
+    case 404:
+      return ErrorKind::kNotFound;
+    case 409:
+      return ErrorKind::kConflict;
+    case 410:
+      return ErrorKind::kExpired;
+    case 413:
+    case 431:
+      return ErrorKind::kTooLarge;
+    case 499:
+      return ErrorKind::kCancelled;
+    case 502:
+    case 503:
+    case 504:
+      return ErrorKind::kUnavailable;
+    default:
+      return http_status >= 400 && http_status < 500 ? ErrorKind::kInvalidArgument
+                                                     : ErrorKind::kInternal;
+  }
+}
+
+constexpr ErrorKind kAllKinds[] = {
+    ErrorKind::kInvalidArgument,  ErrorKind::kNotFound,
+    ErrorKind::kAlreadyExists,    ErrorKind::kFailedPrecondition,
+    ErrorKind::kConflict,         ErrorKind::kStale,
+    ErrorKind::kExpired,          ErrorKind::kUnauthenticated,
+    ErrorKind::kPermissionDenied, ErrorKind::kTooLarge,
+    ErrorKind::kCorruption,       ErrorKind::kUnavailable,
+    ErrorKind::kIOError,          ErrorKind::kCancelled,
+    ErrorKind::kInternal,
+};
+
+std::optional<ErrorKind> KindByName(std::string_view name) {
+  for (ErrorKind k : kAllKinds) {
+    if (ErrorKindName(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// ---- JSON text ----
+
+Result<Json> ParseObject(std::string_view body) {
+  Json j = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return Status::InvalidArgument("the body is not valid JSON")
+        .WithField("code", "malformed_json")
+        .WithField("field", "");
+  }
+  if (!j.is_object()) {
+    return Status::InvalidArgument(std::string("the body must be a JSON object, got ") +
+                                   TypeName(j))
+        .WithField("code", "malformed_json")
+        .WithField("field", "");
+  }
+  return j;
+}
+
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// ---- errors ----
+
+Json ErrorBody(const Status& status) {
+  Json e = Json::object();
+  std::string code(ErrorKindName(status.kind()));
+  for (const auto& [k, v] : status.fields()) {
+    if (k == "code") code = v;
+  }
+  e["code"] = code;
+  e["message"] = status.message();
+  e["kind"] = std::string(ErrorKindName(status.kind()));
+  e["retryable"] = IsRetryable(status.kind());
+  for (const auto& [k, v] : status.fields()) {
+    if (k == "code" || k == "message" || k == "kind" || k == "retryable") continue;
+    e[k] = v;
+  }
+  return Json{{"error", std::move(e)}};
+}
+
+Status StatusFromErrorBody(int http_status, std::string_view body) {
+  ErrorKind fallback = KindForHttpStatus(http_status);
+  if (fallback == ErrorKind::kOk) fallback = ErrorKind::kInternal;
+  Json j = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  const Json* e = nullptr;
+  if (!j.is_discarded() && j.is_object()) {
+    auto it = j.find("error");
+    if (it != j.end() && it->is_object()) e = &*it;
+  }
+  if (e == nullptr) {
+    std::string text(body.substr(0, 200));
+    std::string msg = "HTTP " + std::to_string(http_status);
+    if (!text.empty()) msg += ": " + text;
+    return Status(fallback, msg).WithField("http_status", std::to_string(http_status));
+  }
+  ErrorKind kind = fallback;
+  if (auto it = e->find("kind"); it != e->end() && it->is_string()) {
+    if (auto k = KindByName(it->get<std::string>())) kind = *k;
+  } else if (auto c = e->find("code"); c != e->end() && c->is_string()) {
+    if (auto k = KindByName(c->get<std::string>())) kind = *k;
+  }
+  std::string message = "HTTP " + std::to_string(http_status);
+  if (auto it = e->find("message"); it != e->end() && it->is_string()) {
+    message = it->get<std::string>();
+  }
+  Status st(kind, std::move(message));
+  if (auto it = e->find("code"); it != e->end() && it->is_string()) {
+    if (it->get<std::string>() != ErrorKindName(kind)) {
+      st = std::move(st).WithField("code", it->get<std::string>());
+    }
+  }
+  for (auto it = e->begin(); it != e->end(); ++it) {
+    const std::string& k = it.key();
+    if (k == "code" || k == "message" || k == "kind" || k == "retryable") continue;
+    st = std::move(st).WithField(k, it->is_string() ? it->get<std::string>() : Dump(*it));
+  }
+  return st;
+}
+
+// ---- ObjectReader ----
+
+namespace {
+thread_local int allow_unknown_fields = 0;
+}  // namespace
+
+AllowUnknownFields::AllowUnknownFields() { ++allow_unknown_fields; }
+AllowUnknownFields::~AllowUnknownFields() { --allow_unknown_fields; }
+
+Result<ObjectReader> ObjectReader::Make(const Json& j, std::string path) {
+  if (!j.is_object()) return WrongType(path, j, "an object");
+  ObjectReader r;
+  r.j_ = &j;
+  r.path_ = std::move(path);
+  return r;
+}
+
+std::string ObjectReader::Pointer(const char* key) const {
+  return path_ + "/" + EscapePointerToken(key);
+}
+
+Result<const Json*> ObjectReader::OptValue(const char* key) {
+  taken_.emplace_back(key);
+  auto it = j_->find(key);
+  if (it == j_->end() || it->is_null()) return static_cast<const Json*>(nullptr);
+  return &*it;
+}
+
+Result<const Json*> ObjectReader::Value(const char* key) {
+  taken_.emplace_back(key);
+  auto it = j_->find(key);
+  if (it == j_->end()) {
+    return FieldError("missing_field", Pointer(key), "required field is missing");
+  }
+  return &*it;
+}
+
+Result<std::string> ObjectReader::String(const char* key) {
+  TARN_ASSIGN_OR_RETURN(const Json* v, Value(key));
+  return StringAt(*v, Pointer(key));
+}
+
+Result<std::optional<std::string>> ObjectReader::OptString(const char* key) {
+  TARN_ASSIGN_OR_RETURN(const Json* v, OptValue(key));
+  if (v == nullptr) return std::optional<std::string>();
+  TARN_ASSIGN_OR_RETURN(std::string s, StringAt(*v, Pointer(key)));
+  return std::optional<std::string>(std::move(s));
+}
+
+Result<int64_t> ObjectReader::Int(const char* key) {
+  TARN_ASSIGN_OR_RETURN(const Json* v, Value(key));
+  return IntAt(*v, Pointer(key));
+}
+
+Result<std::optional<int64_t>> ObjectReader::OptInt(const char* key) {
+  TARN_ASSIGN_OR_RETURN(const Json* v, OptValue(key));
+  if (v == nullptr) return std::optional<int64_t>();
+  TARN_ASSIGN_OR_RETURN(int64_t i, IntAt(*v, Pointer(key)));
+  return std::optional<int64_t>(i);
+}
+
+Result<bool> ObjectReader::Bool(const char* key, bool fallback) {
+  TARN_ASSIGN_OR_RETURN(const Json* v, OptValue(key));
+  if (v == nullptr) return fallback;
+  if (!v->is_boolean()) return WrongType(Pointer(key), *v, "a boolean");
+  return v->get<bool>();
+}
+
+Status ObjectReader::Finish() const {
+  if (allow_unknown_fields > 0) return Status::OK();
+  for (auto it = j_->begin(); it != j_->end(); ++it) {
+    if (std::find(taken_.begin(), taken_.end(), it.key()) == taken_.end()) {
+      std::string pointer = path_ + "/" + EscapePointerToken(it.key());
+      return FieldError("unknown_field", pointer, "unknown field");
+    }
+  }
+  return Status::OK();
+}
+
+// ---- value types ----
+
+Json ToJson(const PropertyMap& v) {
+  Json o = Json::object();
+  for (const auto& [k, val] : v) o[k] = val;
+  return o;
+}
+
+Result<PropertyMap> PropertiesFromJson(const Json& j) { return PropertiesAt(j, ""); }
+
+Json ToJson(const WorkspaceInfo& v) {
+  return Json{{"id", v.id},
+              {"name", v.name},
+              {"properties", ToJson(v.properties)},
+              {"deletion_protection", OptJson(v.deletion_protection)},
+              {"egress_protection", OptJson(v.egress_protection)},
+              {"created_at_us", v.created_at_us},
+              {"updated_at_us", v.updated_at_us},
+              {"collection_count", v.collection_count}};
+}
+
+Result<WorkspaceInfo> WorkspaceFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  WorkspaceInfo v;
+  TARN_ASSIGN_OR_RETURN(v.id, r.Int("id"));
+  TARN_ASSIGN_OR_RETURN(v.name, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(v.properties, OptProperties(r, "properties"));
+  TARN_ASSIGN_OR_RETURN(v.deletion_protection, r.OptString("deletion_protection"));
+  TARN_ASSIGN_OR_RETURN(v.egress_protection, r.OptString("egress_protection"));
+  TARN_ASSIGN_OR_RETURN(v.created_at_us, r.Int("created_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.updated_at_us, r.Int("updated_at_us"));
+  TARN_ASSIGN_OR_RETURN(auto count, r.OptInt("collection_count"));
+  v.collection_count = count.value_or(0);
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const CollectionInfo& v) {
+  return Json{{"id", v.id},
+              {"workspace", v.workspace},
+              {"name", v.name},
+              {"description", v.description},
+              {"properties", ToJson(v.properties)},
+              {"created_at_us", v.created_at_us},
+              {"updated_at_us", v.updated_at_us},
+              {"dataset_count", v.dataset_count},
+              {"dropped_dataset_count", v.dropped_dataset_count}};
+}
+
+Result<CollectionInfo> CollectionFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  CollectionInfo v;
+  TARN_ASSIGN_OR_RETURN(v.id, r.Int("id"));
+  TARN_ASSIGN_OR_RETURN(v.workspace, r.String("workspace"));
+  TARN_ASSIGN_OR_RETURN(v.name, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(auto description, r.OptString("description"));
+  v.description = description.value_or("");
+  TARN_ASSIGN_OR_RETURN(v.properties, OptProperties(r, "properties"));
+  TARN_ASSIGN_OR_RETURN(v.created_at_us, r.Int("created_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.updated_at_us, r.Int("updated_at_us"));
+  TARN_ASSIGN_OR_RETURN(auto count, r.OptInt("dataset_count"));
+  v.dataset_count = count.value_or(0);
+  TARN_ASSIGN_OR_RETURN(auto dropped, r.OptInt("dropped_dataset_count"));
+  v.dropped_dataset_count = dropped.value_or(0);
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const Schema& v) { return ParseTrusted(SchemaToJson(v)); }
+
+Result<Schema> SchemaFromJson(const Json& j) { return SchemaAt(j, ""); }
+
+Json ToJson(const DatasetDefinition& v) {
+  return Json{{"schema", ToJson(v.schema)},
+              {"partition_spec", v.partition_spec},
+              {"sort_order", v.sort_order},
+              {"description", v.description},
+              {"properties", ToJson(v.properties)}};
+}
+
+namespace {
+// The fields of a definition, read from `r` (also used by the create-dataset request body).
+Status ReadDefinition(ObjectReader& r, DatasetDefinition* v) {
+  TARN_ASSIGN_OR_RETURN(const Json* schema, r.Value("schema"));
+  TARN_ASSIGN_OR_RETURN(v->schema, SchemaAt(*schema, r.Pointer("schema")));
+  TARN_ASSIGN_OR_RETURN(auto spec, r.OptString("partition_spec"));
+  v->partition_spec = spec.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto order, r.OptString("sort_order"));
+  v->sort_order = order.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto description, r.OptString("description"));
+  v->description = description.value_or("");
+  TARN_ASSIGN_OR_RETURN(v->properties, OptProperties(r, "properties"));
+  return Status::OK();
+}
+}  // namespace
+
+Result<DatasetDefinition> DefinitionFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  DatasetDefinition v;
+  TARN_RETURN_NOT_OK(ReadDefinition(r, &v));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const DatasetInfo& v) {
+  Json specs = Json::array();
+  for (const auto& s : v.specs) specs.push_back(ParseTrusted(s.ToJson()));
+  return Json{{"id", v.id},
+              {"uuid", v.uuid},
+              {"workspace", v.name.workspace},
+              {"collection", v.name.collection},
+              {"name", v.name.dataset},
+              {"description", v.description},
+              {"properties", ToJson(v.properties)},
+              {"schema_id", v.schema_id},
+              {"schema", ToJson(v.schema)},
+              {"last_field_id", v.last_field_id},
+              {"spec", ParseTrusted(v.spec.ToJson())},
+              {"specs", std::move(specs)},
+              {"sort_order", ParseTrusted(v.sort_order.ToJson())},
+              {"current_snapshot_id", OptJson(v.current_snapshot_id)},
+              {"next_row_id", v.next_row_id},
+              {"total_files", v.total_files},
+              {"total_records", v.total_records},
+              {"total_bytes", v.total_bytes},
+              {"expired_through", v.expired_through},
+              {"created_at_us", v.created_at_us},
+              {"updated_at_us", v.updated_at_us},
+              {"dropped_at_us", OptJson(v.dropped_at_us)}};
+}
+
+Result<DatasetInfo> DatasetFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  DatasetInfo v;
+  TARN_ASSIGN_OR_RETURN(v.id, r.Int("id"));
+  TARN_ASSIGN_OR_RETURN(v.uuid, r.String("uuid"));
+  TARN_ASSIGN_OR_RETURN(v.name.workspace, r.String("workspace"));
+  TARN_ASSIGN_OR_RETURN(v.name.collection, r.String("collection"));
+  TARN_ASSIGN_OR_RETURN(v.name.dataset, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(auto description, r.OptString("description"));
+  v.description = description.value_or("");
+  TARN_ASSIGN_OR_RETURN(v.properties, OptProperties(r, "properties"));
+  TARN_ASSIGN_OR_RETURN(int64_t schema_id, r.Int("schema_id"));
+  TARN_ASSIGN_OR_RETURN(v.schema_id, Int32Of(schema_id, r.Pointer("schema_id")));
+  TARN_ASSIGN_OR_RETURN(const Json* schema, r.Value("schema"));
+  TARN_ASSIGN_OR_RETURN(v.schema, SchemaAt(*schema, r.Pointer("schema")));
+  TARN_ASSIGN_OR_RETURN(int64_t last, r.Int("last_field_id"));
+  TARN_ASSIGN_OR_RETURN(v.last_field_id, Int32Of(last, r.Pointer("last_field_id")));
+  TARN_ASSIGN_OR_RETURN(const Json* spec, r.OptValue("spec"));
+  if (spec != nullptr) {
+    TARN_ASSIGN_OR_RETURN(v.spec, SpecAt(*spec, r.Pointer("spec")));
+  }
+  TARN_ASSIGN_OR_RETURN(const Json* specs, r.OptValue("specs"));
+  if (specs != nullptr) {
+    TARN_RETURN_NOT_OK(
+        ForEachIn(*specs, r.Pointer("specs"), [&](const Json& e, const std::string& p) -> Status {
+          TARN_ASSIGN_OR_RETURN(PartitionSpec s, SpecAt(e, p));
+          v.specs.push_back(std::move(s));
+          return Status::OK();
+        }));
+  }
+  TARN_ASSIGN_OR_RETURN(const Json* order, r.OptValue("sort_order"));
+  if (order != nullptr) {
+    TARN_ASSIGN_OR_RETURN(v.sort_order, SortOrderAt(*order, r.Pointer("sort_order")));
+  }
+  TARN_ASSIGN_OR_RETURN(v.current_snapshot_id, r.OptInt("current_snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(auto next_row_id, r.OptInt("next_row_id"));
+  v.next_row_id = next_row_id.value_or(0);
+  TARN_ASSIGN_OR_RETURN(auto files, r.OptInt("total_files"));
+  v.total_files = files.value_or(0);
+  TARN_ASSIGN_OR_RETURN(auto records, r.OptInt("total_records"));
+  v.total_records = records.value_or(0);
+  TARN_ASSIGN_OR_RETURN(auto bytes, r.OptInt("total_bytes"));
+  v.total_bytes = bytes.value_or(0);
+  TARN_ASSIGN_OR_RETURN(auto expired, r.OptInt("expired_through"));
+  v.expired_through = expired.value_or(0);
+  TARN_ASSIGN_OR_RETURN(v.created_at_us, r.Int("created_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.updated_at_us, r.Int("updated_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.dropped_at_us, r.OptInt("dropped_at_us"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const Receipt& v) {
+  Json reads = Json::array();
+  for (const auto& r : v.reads) {
+    reads.push_back({{"dataset", r.dataset},
+                     {"dataset_uuid", r.dataset_uuid},
+                     {"snapshot_id", r.snapshot_id},
+                     {"resolved_by", r.resolved_by}});
+  }
+  return Json{{"reads", std::move(reads)}, {"producer", v.producer}};
+}
+
+Result<Receipt> ReceiptFromJson(const Json& j) { return ReceiptAt(j, ""); }
+
+Json ToJson(const CommitMeta& v) {
+  return Json{{"author", v.author},
+              {"message", v.message},
+              {"idempotency_key", OptJson(v.idempotency_key)},
+              {"receipt", ToJson(v.receipt)}};
+}
+
+Result<CommitMeta> CommitMetaFromJson(const Json& j) { return CommitMetaAt(j, ""); }
+
+Json ToJson(const DataFile& v) {
+  Json partition = Json::array();
+  for (const auto& p : v.partition) partition.push_back(OptJson(p));
+  Json columns = Json::array();
+  for (const auto& c : v.columns) columns.push_back(StatsJson(c));
+  return Json{{"path", v.path},
+              {"format", v.format},
+              {"record_count", v.record_count},
+              {"file_size_bytes", v.file_size_bytes},
+              {"spec_id", v.spec_id},
+              {"partition", std::move(partition)},
+              {"columns", std::move(columns)},
+              {"file_id", v.file_id},
+              {"first_row_id", v.first_row_id},
+              {"added_snapshot_id", v.added_snapshot_id},
+              {"removed_snapshot_id", OptJson(v.removed_snapshot_id)}};
+}
+
+Result<DataFile> DataFileFromJson(const Json& j) { return DataFileAt(j, ""); }
+
+Json ToJson(const DatasetCommit& v) {
+  Json deletes = Json::array();
+  for (const auto& d : v.deletes) {
+    Json positions = Json::array();
+    for (uint64_t p : d.positions) positions.push_back(p);
+    deletes.push_back({{"path", d.path}, {"positions", std::move(positions)}});
+  }
+  Json o = {{"dataset", v.dataset},
+            {"expected_uuid", OptJson(v.expected_uuid)},
+            {"read_snapshot_id", OptJson(v.read_snapshot_id)},
+            {"operation", std::string(CommitOperationName(v.operation))},
+            {"added", DataFilesJson(v.added)},
+            {"removed_paths", StringsJson(v.removed_paths)},
+            {"deletes", std::move(deletes)},
+            {"rollback_to", OptJson(v.rollback_to)},
+            {"meta", ToJson(v.meta)}};
+  o["written_spec_id"] = v.written_spec_id ? Json(*v.written_spec_id) : Json(nullptr);
+  return o;
+}
+
+Result<DatasetCommit> DatasetCommitFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  DatasetCommit v;
+  TARN_ASSIGN_OR_RETURN(v.dataset, r.String("dataset"));
+  TARN_ASSIGN_OR_RETURN(v.expected_uuid, r.OptString("expected_uuid"));
+  TARN_ASSIGN_OR_RETURN(v.read_snapshot_id, r.OptInt("read_snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(std::string op, r.String("operation"));
+  auto parsed = ParseCommitOperation(op);
+  if (!parsed.ok()) return AtField(parsed.status(), r.Pointer("operation"));
+  v.operation = *parsed;
+  TARN_ASSIGN_OR_RETURN(const Json* added, r.OptValue("added"));
+  if (added != nullptr) {
+    TARN_ASSIGN_OR_RETURN(v.added, DataFilesAt(*added, r.Pointer("added")));
+  }
+  TARN_ASSIGN_OR_RETURN(const Json* removed, r.OptValue("removed_paths"));
+  if (removed != nullptr) {
+    TARN_ASSIGN_OR_RETURN(v.removed_paths, StringsAt(*removed, r.Pointer("removed_paths")));
+  }
+  TARN_ASSIGN_OR_RETURN(const Json* deletes, r.OptValue("deletes"));
+  if (deletes != nullptr) {
+    TARN_RETURN_NOT_OK(ForEachIn(
+        *deletes, r.Pointer("deletes"), [&](const Json& e, const std::string& p) -> Status {
+          TARN_ASSIGN_OR_RETURN(ObjectReader dr, ObjectReader::Make(e, p));
+          FileDeletes d;
+          TARN_ASSIGN_OR_RETURN(d.path, dr.String("path"));
+          TARN_ASSIGN_OR_RETURN(const Json* positions, dr.Value("positions"));
+          TARN_RETURN_NOT_OK(
+              ForEachIn(*positions, dr.Pointer("positions"),
+                        [&](const Json& pos, const std::string& pp) -> Status {
+                          if (!pos.is_number_unsigned() &&
+                              !(pos.is_number_integer() && pos.get<int64_t>() >= 0)) {
+                            return WrongType(pp, pos, "a non-negative integer");
+                          }
+                          d.positions.push_back(pos.get<uint64_t>());
+                          return Status::OK();
+                        }));
+          TARN_RETURN_NOT_OK(dr.Finish());
+          v.deletes.push_back(std::move(d));
+          return Status::OK();
+        }));
+  }
+  TARN_ASSIGN_OR_RETURN(auto spec_id, r.OptInt("written_spec_id"));
+  if (spec_id) {
+    TARN_ASSIGN_OR_RETURN(v.written_spec_id, Int32Of(*spec_id, r.Pointer("written_spec_id")));
+  }
+  TARN_ASSIGN_OR_RETURN(v.rollback_to, r.OptInt("rollback_to"));
+  TARN_ASSIGN_OR_RETURN(const Json* meta, r.OptValue("meta"));
+  if (meta != nullptr) {
+    TARN_ASSIGN_OR_RETURN(v.meta, CommitMetaAt(*meta, r.Pointer("meta")));
+  }
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const SnapshotInfo& v) {
+  return Json{{"dataset_uuid", v.dataset_uuid},
+              {"snapshot_id", v.snapshot_id},
+              {"parent_snapshot_id", OptJson(v.parent_snapshot_id)},
+              {"committed_at_us", v.committed_at_us},
+              {"author", v.author},
+              {"message", v.message},
+              {"operation", v.operation},
+              {"user_created", v.user_created},
+              {"schema_id", v.schema_id},
+              {"spec_id", v.spec_id},
+              {"added_files", v.added_files},
+              {"deleted_files", v.deleted_files},
+              {"total_files", v.total_files},
+              {"added_records", v.added_records},
+              {"deleted_records", v.deleted_records},
+              {"total_records", v.total_records},
+              {"added_bytes", v.added_bytes},
+              {"deleted_bytes", v.deleted_bytes},
+              {"total_bytes", v.total_bytes},
+              {"idempotency_key", OptJson(v.idempotency_key)},
+              {"commit_id", v.commit_id},
+              {"receipt", ToJson(v.receipt)},
+              {"receipt_missing", v.receipt_missing},
+              {"idempotent_replay", v.idempotent_replay}};
+}
+
+Result<SnapshotInfo> SnapshotFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  SnapshotInfo v;
+  TARN_ASSIGN_OR_RETURN(v.dataset_uuid, r.String("dataset_uuid"));
+  TARN_ASSIGN_OR_RETURN(v.snapshot_id, r.Int("snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(v.parent_snapshot_id, r.OptInt("parent_snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(v.committed_at_us, r.Int("committed_at_us"));
+  TARN_ASSIGN_OR_RETURN(auto author, r.OptString("author"));
+  v.author = author.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto message, r.OptString("message"));
+  v.message = message.value_or("");
+  TARN_ASSIGN_OR_RETURN(v.operation, r.String("operation"));
+  TARN_ASSIGN_OR_RETURN(v.user_created, r.Bool("user_created", true));
+  TARN_ASSIGN_OR_RETURN(auto schema_id, r.OptInt("schema_id"));
+  TARN_ASSIGN_OR_RETURN(v.schema_id, Int32Of(schema_id.value_or(0), r.Pointer("schema_id")));
+  TARN_ASSIGN_OR_RETURN(auto spec_id, r.OptInt("spec_id"));
+  TARN_ASSIGN_OR_RETURN(v.spec_id, Int32Of(spec_id.value_or(0), r.Pointer("spec_id")));
+  struct {
+    const char* key;
+    int64_t* out;
+  } counts[] = {{"added_files", &v.added_files},         {"deleted_files", &v.deleted_files},
+                {"total_files", &v.total_files},         {"added_records", &v.added_records},
+                {"deleted_records", &v.deleted_records}, {"total_records", &v.total_records},
+                {"added_bytes", &v.added_bytes},         {"deleted_bytes", &v.deleted_bytes},
+                {"total_bytes", &v.total_bytes}};
+  for (const auto& c : counts) {
+    TARN_ASSIGN_OR_RETURN(auto n, r.OptInt(c.key));
+    *c.out = n.value_or(0);
+  }
+  TARN_ASSIGN_OR_RETURN(v.idempotency_key, r.OptString("idempotency_key"));
+  TARN_ASSIGN_OR_RETURN(auto commit_id, r.OptString("commit_id"));
+  v.commit_id = commit_id.value_or("");
+  TARN_ASSIGN_OR_RETURN(const Json* receipt, r.OptValue("receipt"));
+  if (receipt != nullptr) {
+    TARN_ASSIGN_OR_RETURN(v.receipt, ReceiptAt(*receipt, r.Pointer("receipt")));
+  }
+  TARN_ASSIGN_OR_RETURN(v.receipt_missing, r.Bool("receipt_missing", false));
+  TARN_ASSIGN_OR_RETURN(v.idempotent_replay, r.Bool("idempotent_replay", false));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const TagInfo& v) {
+  return Json{{"name", v.name}, {"snapshot_id", v.snapshot_id}, {"created_at_us", v.created_at_us}};
+}
+
+Result<TagInfo> TagFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  TagInfo v;
+  TARN_ASSIGN_OR_RETURN(v.name, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(v.snapshot_id, r.Int("snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(auto created, r.OptInt("created_at_us"));
+  v.created_at_us = created.value_or(0);
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const PlannedFile& v) {
+  return Json{
+      {"file", ToJson(v.file)},
+      {"deleted_rows", v.deleted_rows},
+      {"deletion_vector", v.deletion_vector ? Json(Base64(*v.deletion_vector)) : Json(nullptr)}};
+}
+
+Result<PlannedFile> PlannedFileFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  PlannedFile v;
+  TARN_ASSIGN_OR_RETURN(const Json* file, r.Value("file"));
+  TARN_ASSIGN_OR_RETURN(v.file, DataFileAt(*file, r.Pointer("file")));
+  TARN_ASSIGN_OR_RETURN(auto deleted, r.OptInt("deleted_rows"));
+  v.deleted_rows = deleted.value_or(0);
+  TARN_ASSIGN_OR_RETURN(auto dv, r.OptString("deletion_vector"));
+  if (dv) {
+    TARN_ASSIGN_OR_RETURN(v.deletion_vector, Base64At(*dv, r.Pointer("deletion_vector")));
+  }
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const ChangeSet& v) {
+  Json vectors = Json::array();
+  for (const auto& c : v.deletion_vectors) {
+    vectors.push_back({{"path", c.path},
+                       {"snapshot_id", c.snapshot_id},
+                       {"cardinality", c.cardinality},
+                       {"removed", c.removed}});
+  }
+  return Json{{"from_snapshot_id", v.from_snapshot_id},
+              {"to_snapshot_id", v.to_snapshot_id},
+              {"added_files", DataFilesJson(v.added_files)},
+              {"removed_files", DataFilesJson(v.removed_files)},
+              {"deletion_vectors", std::move(vectors)}};
+}
+
+Result<ChangeSet> ChangeSetFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  ChangeSet v;
+  TARN_ASSIGN_OR_RETURN(v.from_snapshot_id, r.Int("from_snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(v.to_snapshot_id, r.Int("to_snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(const Json* added, r.OptValue("added_files"));
+  if (added != nullptr) {
+    TARN_ASSIGN_OR_RETURN(v.added_files, DataFilesAt(*added, r.Pointer("added_files")));
+  }
+  TARN_ASSIGN_OR_RETURN(const Json* removed, r.OptValue("removed_files"));
+  if (removed != nullptr) {
+    TARN_ASSIGN_OR_RETURN(v.removed_files, DataFilesAt(*removed, r.Pointer("removed_files")));
+  }
+  TARN_ASSIGN_OR_RETURN(const Json* vectors, r.OptValue("deletion_vectors"));
+  if (vectors != nullptr) {
+    TARN_RETURN_NOT_OK(ForEachIn(*vectors, r.Pointer("deletion_vectors"),
+                                 [&](const Json& e, const std::string& p) -> Status {
+                                   TARN_ASSIGN_OR_RETURN(ObjectReader vr, ObjectReader::Make(e, p));
+                                   ChangeSet::VectorChange c;
+                                   TARN_ASSIGN_OR_RETURN(c.path, vr.String("path"));
+                                   TARN_ASSIGN_OR_RETURN(c.snapshot_id, vr.Int("snapshot_id"));
+                                   TARN_ASSIGN_OR_RETURN(c.cardinality, vr.Int("cardinality"));
+                                   TARN_ASSIGN_OR_RETURN(c.removed, vr.Bool("removed", false));
+                                   TARN_RETURN_NOT_OK(vr.Finish());
+                                   v.deletion_vectors.push_back(std::move(c));
+                                   return Status::OK();
+                                 }));
+  }
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const SchemaChange& v) {
+  const char* kind = "add_column";
+  for (const auto& k : kChangeKinds) {
+    if (k.kind == v.kind) kind = k.name;
+  }
+  Json o = {{"kind", kind}, {"column", v.column}};
+  if (!v.new_name.empty()) o["new_name"] = v.new_name;
+  if (v.type) o["type"] = v.type->ToString();
+  o["nullable"] = v.nullable;
+  if (v.after) o["after"] = *v.after;
+  o["first"] = v.first;
+  return o;
+}
+
+Result<SchemaChange> SchemaChangeFromJson(const Json& j) { return SchemaChangeAt(j, ""); }
+
+Json ToJson(const ExpiryOptions& v) {
+  return Json{{"older_than_us", v.older_than_us},
+              {"respect_consumer_offsets", v.respect_consumer_offsets},
+              {"dry_run", v.dry_run}};
+}
+
+Result<ExpiryOptions> ExpiryOptionsFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  ExpiryOptions v;
+  TARN_ASSIGN_OR_RETURN(v.older_than_us, r.Int("older_than_us"));
+  TARN_ASSIGN_OR_RETURN(v.respect_consumer_offsets, r.Bool("respect_consumer_offsets", true));
+  TARN_ASSIGN_OR_RETURN(v.dry_run, r.Bool("dry_run", false));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const ExpiryResult& v) {
+  return Json{{"dataset", v.dataset},
+              {"expired_snapshots", v.expired_snapshots},
+              {"expired_through", v.expired_through},
+              {"files_released", v.files_released}};
+}
+
+Result<ExpiryResult> ExpiryResultFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  ExpiryResult v;
+  TARN_ASSIGN_OR_RETURN(v.dataset, r.String("dataset"));
+  TARN_ASSIGN_OR_RETURN(v.expired_snapshots, r.Int("expired_snapshots"));
+  TARN_ASSIGN_OR_RETURN(v.expired_through, r.Int("expired_through"));
+  TARN_ASSIGN_OR_RETURN(v.files_released, r.Int("files_released"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const CleanupResult& v) {
+  return Json{{"objects_deleted", v.objects_deleted},
+              {"bytes_deleted", v.bytes_deleted},
+              {"pending", v.pending},
+              {"orphans", StringsJson(v.orphans)}};
+}
+
+Result<CleanupResult> CleanupResultFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  CleanupResult v;
+  TARN_ASSIGN_OR_RETURN(v.objects_deleted, r.Int("objects_deleted"));
+  TARN_ASSIGN_OR_RETURN(v.bytes_deleted, r.Int("bytes_deleted"));
+  TARN_ASSIGN_OR_RETURN(v.pending, r.Int("pending"));
+  TARN_ASSIGN_OR_RETURN(const Json* orphans, r.OptValue("orphans"));
+  if (orphans != nullptr) {
+    TARN_ASSIGN_OR_RETURN(v.orphans, StringsAt(*orphans, r.Pointer("orphans")));
+  }
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const AccessTokenInfo& v) {
+  Json o = Json::object();
+  PutTokenInfo(v, &o);
+  return o;
+}
+
+Result<AccessTokenInfo> AccessTokenFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  TARN_ASSIGN_OR_RETURN(AccessTokenInfo v, AccessTokenAt(r));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const NewAccessToken& v) {
+  Json o = Json::object();
+  PutTokenInfo(v.info, &o);
+  o["client_secret"] = v.client_secret;
+  return o;
+}
+
+Result<NewAccessToken> NewAccessTokenFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  NewAccessToken v;
+  TARN_ASSIGN_OR_RETURN(v.info, AccessTokenAt(r));
+  TARN_ASSIGN_OR_RETURN(v.client_secret, r.String("client_secret"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const AccessTokenSpec& v) {
+  Json o = {{"workspace", v.workspace},
+            {"role", std::string(RoleName(v.role))},
+            {"pattern", v.pattern},
+            {"description", v.description}};
+  if (v.client_id) o["client_id"] = *v.client_id;
+  if (v.client_secret) o["client_secret"] = *v.client_secret;
+  return o;
+}
+
+Result<AccessTokenSpec> AccessTokenSpecFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  AccessTokenSpec v;
+  TARN_ASSIGN_OR_RETURN(v.workspace, r.String("workspace"));
+  TARN_ASSIGN_OR_RETURN(std::string role, r.String("role"));
+  auto parsed = ParseRole(role);
+  if (!parsed.ok()) return AtField(parsed.status(), r.Pointer("role"));
+  v.role = *parsed;
+  TARN_ASSIGN_OR_RETURN(auto pattern, r.OptString("pattern"));
+  v.pattern = pattern.value_or("*");
+  TARN_ASSIGN_OR_RETURN(auto description, r.OptString("description"));
+  v.description = description.value_or("");
+  TARN_ASSIGN_OR_RETURN(v.client_id, r.OptString("client_id"));
+  TARN_ASSIGN_OR_RETURN(v.client_secret, r.OptString("client_secret"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const AuditRecord& v) {
+  Json detail = Json::parse(v.detail_json, nullptr, /*allow_exceptions=*/false);
+  if (detail.is_discarded()) detail = v.detail_json;  // kept as text when it is not JSON
+  return Json{{"id", v.id},
+              {"at_us", v.at_us},
+              {"request_id", v.request_id},
+              {"actor", v.actor},
+              {"action", v.action},
+              {"target", v.target},
+              {"workspace", v.workspace},
+              {"outcome", v.outcome},
+              {"detail", std::move(detail)}};
+}
+
+Result<AuditRecord> AuditRecordFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  AuditRecord v;
+  TARN_ASSIGN_OR_RETURN(v.id, r.Int("id"));
+  TARN_ASSIGN_OR_RETURN(v.at_us, r.Int("at_us"));
+  TARN_ASSIGN_OR_RETURN(auto request_id, r.OptString("request_id"));
+  v.request_id = request_id.value_or("");
+  TARN_ASSIGN_OR_RETURN(v.actor, r.String("actor"));
+  TARN_ASSIGN_OR_RETURN(v.action, r.String("action"));
+  TARN_ASSIGN_OR_RETURN(auto target, r.OptString("target"));
+  v.target = target.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto workspace, r.OptString("workspace"));
+  v.workspace = workspace.value_or("");
+  TARN_ASSIGN_OR_RETURN(v.outcome, r.String("outcome"));
+  TARN_ASSIGN_OR_RETURN(const Json* detail, r.OptValue("detail"));
+  if (detail == nullptr) {
+    v.detail_json = "{}";
+  } else if (detail->is_string()) {
+    v.detail_json = detail->get<std::string>();
+  } else {
+    v.detail_json = Dump(*detail);
+  }
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+// ---- snapshot selectors ----
+
+std::vector<std::pair<std::string, std::string>> SelectorParams(const SnapshotSelector& at) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (at.snapshot_id) out.emplace_back("snapshot_id", std::to_string(*at.snapshot_id));
+  if (at.at_time_us) out.emplace_back("at_us", std::to_string(*at.at_time_us));
+  if (at.tag) out.emplace_back("tag", *at.tag);
+  return out;
+}
+
+Result<SnapshotSelector> SelectorFromParams(
+    const std::function<std::optional<std::string>(std::string_view)>& param) {
+  SnapshotSelector at;
+  int given = 0;
+  if (auto v = param("snapshot_id")) {
+    ++given;
+    TARN_ASSIGN_OR_RETURN(at.snapshot_id, ParamInt("snapshot_id", *v));
+  }
+  if (auto v = param("at_us")) {
+    ++given;
+    TARN_ASSIGN_OR_RETURN(at.at_time_us, ParamInt("at_us", *v));
+  }
+  if (auto v = param("tag")) {
+    ++given;
+    if (v->empty()) {
+      return Status::InvalidArgument("query parameter tag must not be empty")
+          .WithField("code", "invalid_value")
+          .WithField("field", "tag");
+    }
+    at.tag = std::move(*v);
+  }
+  if (given > 1) {
+    return Status::InvalidArgument("give at most one of snapshot_id, at_us and tag")
+        .WithField("code", "ambiguous_selector");
+  }
+  return at;
+}
+
+// ---- frames ----
+
+std::string FrameHeader(FrameKind kind, size_t payload_bytes) {
+  std::string h(kFrameHeaderBytes, '\0');
+  uint32_t n = static_cast<uint32_t>(payload_bytes);
+  for (int i = 0; i < 4; ++i) h[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  h[4] = static_cast<char>(kind);
+  return h;
+}
+
+std::string EncodeFrame(FrameKind kind, std::string_view payload) {
+  std::string out = FrameHeader(kind, payload.size());
+  out.append(payload);
+  return out;
+}
+
+Result<std::string> EncodeBatchFrame(const RecordBatch& batch) {
+  auto sink = std::make_unique<MemoryOutputStream>();
+  MemoryOutputStream* bytes = sink.get();
+  parquet::WriterOptions options;
+  options.codec = CompressionCodec::kZstd;
+  options.row_group_rows = std::numeric_limits<int64_t>::max();
+  options.row_group_bytes = std::numeric_limits<int64_t>::max();
+  options.threads = 1;
+  options.write_statistics = false;
+  TARN_ASSIGN_OR_RETURN(auto writer,
+                        parquet::FileWriter::Open(std::move(sink), batch.schema, options));
+  TARN_RETURN_NOT_OK(writer->Write(batch));
+  TARN_RETURN_NOT_OK(writer->Close());
+  if (bytes->bytes().size() > kMaxFrameBytes) {
+    return Status::TooLarge("a batch of " + std::to_string(batch.num_rows) + " rows encodes to " +
+                            std::to_string(bytes->bytes().size()) +
+                            " bytes, past the frame limit of " + std::to_string(kMaxFrameBytes))
+        .WithField("code", "frame_too_large");
+  }
+  return EncodeFrame(FrameKind::kParquet, bytes->bytes());
+}
+
+Result<RecordBatch> DecodeBatchPayload(std::string payload) {
+  parquet::ReaderOptions options;
+  options.threads = 1;
+  auto reader = parquet::FileReader::Open(MemoryFile(std::move(payload), "<batch frame>"), options);
+  if (!reader.ok()) return reader.status().WithContext("batch frame");
+  auto batch = (*reader)->ReadAll();
+  if (!batch.ok()) return batch.status().WithContext("batch frame");
+  return std::move(batch).value();
+}
+
+Status FrameParser::Feed(std::string_view bytes) {
+  TARN_RETURN_NOT_OK(error_);
+  if (consumed_ > 0 && consumed_ >= buffer_.size() / 2) {
+    buffer_.erase(0, consumed_);
+    scan_ -= consumed_;
+    consumed_ = 0;
+  }
+  buffer_.append(bytes);
+  // Validate every frame header now buffered, so a bad frame fails at once.
+  while (buffer_.size() - scan_ >= kFrameHeaderBytes) {
+    const auto* h = reinterpret_cast<const unsigned char*>(buffer_.data() + scan_);
+    uint32_t n = static_cast<uint32_t>(h[0]) | static_cast<uint32_t>(h[1]) << 8 |
+                 static_cast<uint32_t>(h[2]) << 16 | static_cast<uint32_t>(h[3]) << 24;
+    char kind = static_cast<char>(h[4]);
+    if (kind != 'M' && kind != 'P' && kind != 'E' && kind != 'X') {
+      error_ = Status::Corruption("bad frame: unknown frame kind byte " +
+                                  std::to_string(static_cast<int>(h[4])))
+                   .WithField("code", "bad_frame");
+      return error_;
+    }
+    if (n > kMaxFrameBytes) {
+      error_ = Status::Corruption("bad frame: a frame of " + std::to_string(n) +
+                                  " bytes is past the limit of " + std::to_string(kMaxFrameBytes))
+                   .WithField("code", "bad_frame");
+      return error_;
+    }
+    size_t end = scan_ + kFrameHeaderBytes + n;
+    if (end > buffer_.size()) break;
+    scan_ = end;
+  }
+  return Status::OK();
+}
+
+std::optional<std::pair<FrameKind, std::string>> FrameParser::Next() {
+  if (!error_.ok()) return std::nullopt;
+  // Frames before scan_ are complete and validated.
+  if (scan_ <= consumed_) return std::nullopt;
+  const auto* h = reinterpret_cast<const unsigned char*>(buffer_.data() + consumed_);
+  uint32_t n = static_cast<uint32_t>(h[0]) | static_cast<uint32_t>(h[1]) << 8 |
+               static_cast<uint32_t>(h[2]) << 16 | static_cast<uint32_t>(h[3]) << 24;
+  auto kind = static_cast<FrameKind>(h[4]);
+  std::string payload = buffer_.substr(consumed_ + kFrameHeaderBytes, n);
+  consumed_ += kFrameHeaderBytes + n;
+  return std::make_pair(kind, std::move(payload));
+}
+
+}  // namespace tarn::api

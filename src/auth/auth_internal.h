@@ -1,0 +1,23 @@
+// Helpers of the auth module shared by its .cc files and tests. Not part of its interface.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tarn::auth::internal {
+
+// RFC 4648 section 5 base64url without padding.
+std::string Base64UrlEncode(std::string_view bytes);
+// The inverse; nullopt for padding, characters outside the alphabet, an impossible length or
+// non-zero unused bits (only the canonical encoding of a byte string decodes).
+std::optional<std::string> Base64UrlDecode(std::string_view text);
+
+// A pattern split into its collection and dataset globs ("sales" is "sales.*").
+struct PatternParts {
+  std::string_view collection;
+  std::string_view dataset;
+};
+PatternParts SplitPattern(std::string_view pattern);
+
+}  // namespace tarn::auth::internal

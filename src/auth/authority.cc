@@ -1,0 +1,293 @@
+// TokenAuthority: the signing keys of one metastore, client_credentials exchange, bearer
+// verification with revocations, and the bootstrap owner.
+#include <openssl/rand.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <unordered_set>
+
+#include "auth/auth.h"
+#include "catalog/catalog.h"
+#include "metastore/metastore.h"
+
+namespace tarn::auth {
+
+namespace {
+
+constexpr int64_t kMicros = 1'000'000;
+constexpr size_t kKeyBytes = 32;
+// An unknown kid re-reads the keys at most this often (another server may have made one).
+constexpr int64_t kKeyReloadIntervalUs = kMicros;
+// A failing revocation refresh keeps the last good set for this many refresh intervals.
+constexpr int64_t kRevocationGraceIntervals = 6;
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<std::string> RandomBytes(size_t n) {
+  std::string out(n, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(n)) != 1) {
+    return Status::Internal("the random number generator failed");
+  }
+  return out;
+}
+
+Result<std::string> RandomBase32(size_t n) {
+  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+  TARN_ASSIGN_OR_RETURN(std::string s, RandomBytes(n));
+  for (char& c : s) c = kAlphabet[static_cast<unsigned char>(c) & 31];
+  return s;
+}
+
+struct KeySet {
+  std::unordered_map<std::string, SigningKey> by_kid;  // every key that may verify
+  std::string signing_kid;                             // the newest unretired one
+};
+
+using RevokedSet = std::unordered_set<std::string>;
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+class TokenAuthority::Impl {
+ public:
+  Impl(Catalog& catalog, AuthorityOptions options) : catalog_(catalog), options_(options) {}
+
+  // Creates the first signing key unless one exists. The serializable transaction makes
+  // concurrent creators conflict; the retried one sees the winner's key.
+  Status EnsureKey() {
+    TARN_ASSIGN_OR_RETURN(std::string kid, RandomBase32(16));
+    TARN_ASSIGN_OR_RETURN(std::string secret, RandomBytes(kKeyBytes));
+    return catalog_.metastore().RunInTransaction([&](Transaction& tx) -> Status {
+      TARN_ASSIGN_OR_RETURN(
+          auto row, tx.QueryOne("SELECT kid FROM signing_keys WHERE retired_at IS NULL LIMIT 1"));
+      if (row) return Status::OK();
+      return tx
+          .Execute("INSERT INTO signing_keys (kid, secret, created_at) VALUES (?, ?, ?)",
+                   {kid, SqlValue::Blob(secret), NowMicros()})
+          .status();
+    });
+  }
+
+  Status LoadKeys() {
+    auto set = std::make_shared<KeySet>();
+    int64_t now = NowMicros();
+    int64_t newest = -1;
+    TARN_RETURN_NOT_OK(catalog_.metastore().RunInTransaction(
+        [&](Transaction& tx) -> Status {
+          set->by_kid.clear();
+          newest = -1;
+          TARN_ASSIGN_OR_RETURN(
+              auto rows, tx.Query("SELECT kid, secret, created_at, retired_at FROM signing_keys"));
+          for (const Row& r : rows) {
+            TARN_ASSIGN_OR_RETURN(auto kid, r.Text(0));
+            TARN_ASSIGN_OR_RETURN(auto secret, r.Blob(1));
+            TARN_ASSIGN_OR_RETURN(int64_t created, r.Int64(2));
+            TARN_ASSIGN_OR_RETURN(auto retired, r.OptionalInt64(3));
+            // A retired key still verifies the tokens it signed until they expire.
+            if (retired && *retired < now - options_.token_ttl_s * kMicros) continue;
+            set->by_kid[std::string(kid)] = SigningKey{std::string(kid), std::string(secret)};
+            if (!retired &&
+                (created > newest || (created == newest && std::string(kid) > set->signing_kid))) {
+              newest = created;
+              set->signing_kid = std::string(kid);
+            }
+          }
+          return Status::OK();
+        },
+        TxMode::kReadOnly));
+    if (set->signing_kid.empty()) return Status::Internal("no signing key in the metastore");
+    std::lock_guard<std::mutex> lock(mu_);
+    keys_ = std::move(set);
+    keys_loaded_at_us_ = now;
+    return Status::OK();
+  }
+
+  std::shared_ptr<const KeySet> Keys() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return keys_;
+  }
+
+  // Re-reads the keys unless that happened less than a second ago; returns the current set.
+  std::shared_ptr<const KeySet> ReloadKeysRateLimited() {
+    std::lock_guard<std::mutex> reload(reload_mu_);
+    int64_t loaded_at;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      loaded_at = keys_loaded_at_us_;
+    }
+    if (NowMicros() - loaded_at >= kKeyReloadIntervalUs) {
+      // A failed reload keeps the old keys; the token is then refused as unknown_key.
+      (void)LoadKeys();
+    }
+    return Keys();
+  }
+
+  Status LoadRevocations() {
+    auto set = std::make_shared<RevokedSet>();
+    TARN_RETURN_NOT_OK(catalog_.metastore().RunInTransaction(
+        [&](Transaction& tx) -> Status {
+          set->clear();
+          return tx.QueryEach("SELECT client_id FROM access_tokens WHERE revoked_at IS NOT NULL",
+                              {}, [&](const Row& r) -> Status {
+                                TARN_ASSIGN_OR_RETURN(auto id, r.Text(0));
+                                set->insert(std::string(id));
+                                return Status::OK();
+                              });
+        },
+        TxMode::kReadOnly));
+    std::lock_guard<std::mutex> lock(mu_);
+    revoked_ = std::move(set);
+    revoked_loaded_at_us_ = NowMicros();
+    return Status::OK();
+  }
+
+  // The revoked client ids, re-read when older than the refresh interval.
+  Result<std::shared_ptr<const RevokedSet>> Revoked() {
+    int64_t interval = std::max<int64_t>(options_.revocation_refresh_s, 0) * kMicros;
+    auto stale = [&] {
+      std::lock_guard<std::mutex> lock(mu_);
+      return NowMicros() - revoked_loaded_at_us_ >= interval;
+    };
+    if (stale()) {
+      std::lock_guard<std::mutex> refresh(revocation_mu_);
+      if (stale()) {
+        Status st = LoadRevocations();
+        if (!st.ok()) {
+          std::lock_guard<std::mutex> lock(mu_);
+          int64_t grace = std::max<int64_t>(interval, kMicros) * kRevocationGraceIntervals;
+          if (NowMicros() - revoked_loaded_at_us_ > grace) {
+            return Status::Unavailable("cannot check token revocations: " + st.message());
+          }
+        }
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::shared_ptr<const RevokedSet>(revoked_);
+  }
+
+  Result<IssuedToken> Exchange(std::string_view client_id, std::string_view client_secret) {
+    TARN_ASSIGN_OR_RETURN(AccessTokenInfo info,
+                          catalog_.VerifyClientSecret(client_id, client_secret));
+    std::shared_ptr<const KeySet> keys = Keys();
+    const SigningKey& key = keys->by_kid.at(keys->signing_kid);
+    IssuedToken out;
+    Principal& p = out.principal;
+    p.client_id = info.client_id;
+    p.workspace = info.workspace;
+    p.role = info.role;
+    p.pattern = info.pattern;
+    p.issued_at_us = NowMicros() / kMicros * kMicros;
+    int64_t ttl = std::max<int64_t>(options_.token_ttl_s, 1);
+    p.expires_at_us = p.issued_at_us + ttl * kMicros;
+    TARN_ASSIGN_OR_RETURN(p.token_id, RandomBase32(16));
+    out.access_token = SignBearer(p, key);
+    out.expires_in_s = ttl;
+    return out;
+  }
+
+  Result<Principal> Verify(std::string_view authorization) {
+    std::string_view token = Trim(authorization);
+    static constexpr std::string_view kScheme = "bearer ";
+    if (token.size() >= kScheme.size()) {
+      bool scheme = true;
+      for (size_t i = 0; i < kScheme.size(); ++i) {
+        char c = token[i];
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+        if (c != kScheme[i]) scheme = false;
+      }
+      if (scheme) token = Trim(token.substr(kScheme.size()));
+    }
+    if (token.empty()) {
+      return Status::Unauthenticated("no bearer token").WithField("code", "unauthenticated");
+    }
+    std::shared_ptr<const KeySet> held = Keys();
+    auto lookup = [&](std::string_view kid) -> const SigningKey* {
+      auto it = held->by_kid.find(std::string(kid));
+      if (it != held->by_kid.end()) return &it->second;
+      held = ReloadKeysRateLimited();
+      it = held->by_kid.find(std::string(kid));
+      return it == held->by_kid.end() ? nullptr : &it->second;
+    };
+    TARN_ASSIGN_OR_RETURN(Principal p, VerifyBearer(token, lookup, NowMicros()));
+    TARN_ASSIGN_OR_RETURN(auto revoked, Revoked());
+    if (revoked->count(p.client_id)) {
+      return Status::Unauthenticated("access token '" + p.client_id + "' was revoked")
+          .WithField("code", "token_revoked");
+    }
+    return p;
+  }
+
+  Result<std::optional<NewAccessToken>> EnsureBootstrapOwner() {
+    TARN_ASSIGN_OR_RETURN(bool any, catalog_.HasAccessTokens());
+    if (any) return std::optional<NewAccessToken>();
+    AccessTokenSpec spec;
+    spec.workspace = "*";
+    spec.role = Role::kOwner;
+    spec.pattern = "*";
+    spec.description = "bootstrap owner";
+    const char* id = std::getenv("TARN_BOOTSTRAP_CLIENT_ID");
+    const char* secret = std::getenv("TARN_BOOTSTRAP_CLIENT_SECRET");
+    bool has_id = id && *id, has_secret = secret && *secret;
+    if (has_id != has_secret) {
+      return Status::InvalidArgument(
+          "set both TARN_BOOTSTRAP_CLIENT_ID and TARN_BOOTSTRAP_CLIENT_SECRET, or neither");
+    }
+    if (has_id) {
+      spec.client_id = id;
+      spec.client_secret = secret;
+    }
+    auto created = catalog_.CreateFirstAccessToken(spec, "bootstrap");
+    if (!created.ok()) return created.status().WithContext("creating the bootstrap owner");
+    return std::move(created).value();
+  }
+
+ private:
+  Catalog& catalog_;
+  AuthorityOptions options_;
+  std::mutex mu_;  // guards the four fields below
+  std::shared_ptr<const KeySet> keys_;
+  int64_t keys_loaded_at_us_ = 0;
+  std::shared_ptr<const RevokedSet> revoked_;
+  int64_t revoked_loaded_at_us_ = 0;
+  std::mutex reload_mu_;      // one key reload at a time
+  std::mutex revocation_mu_;  // one revocation refresh at a time
+};
+
+TokenAuthority::TokenAuthority(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TokenAuthority::~TokenAuthority() = default;
+
+Result<std::unique_ptr<TokenAuthority>> TokenAuthority::Open(Catalog& catalog,
+                                                             AuthorityOptions options) {
+  if (options.token_ttl_s <= 0) {
+    return Status::InvalidArgument("token ttl must be positive").WithField("field", "token_ttl");
+  }
+  auto impl = std::make_unique<Impl>(catalog, options);
+  TARN_RETURN_NOT_OK(impl->EnsureKey().WithContext("creating the signing key"));
+  TARN_RETURN_NOT_OK(impl->LoadKeys().WithContext("loading the signing keys"));
+  TARN_RETURN_NOT_OK(impl->LoadRevocations().WithContext("loading token revocations"));
+  return std::unique_ptr<TokenAuthority>(new TokenAuthority(std::move(impl)));
+}
+
+Result<IssuedToken> TokenAuthority::Exchange(std::string_view client_id,
+                                             std::string_view client_secret) {
+  return impl_->Exchange(client_id, client_secret);
+}
+
+Result<Principal> TokenAuthority::Verify(std::string_view authorization) {
+  return impl_->Verify(authorization);
+}
+
+Result<std::optional<NewAccessToken>> TokenAuthority::EnsureBootstrapOwner() {
+  return impl_->EnsureBootstrapOwner();
+}
+
+}  // namespace tarn::auth

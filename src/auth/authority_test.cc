@@ -1,0 +1,307 @@
+// TokenAuthority on SQLite and PostgreSQL: exchange, verify, revocation, shared signing keys,
+// and the bootstrap owner under races.
+#include <gtest/gtest.h>
+#include <openssl/rand.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "auth/auth.h"
+#include "catalog/catalog.h"
+#include "catalog/test_fixture.h"
+#include "metastore/metastore.h"
+
+namespace tarn::auth {
+namespace {
+
+class AuthoritySuite : public CatalogBackendTest {
+ protected:
+  // Another handle on the same metastore: what a second server would open.
+  std::unique_ptr<Catalog> SecondCatalog() {
+    Result<std::unique_ptr<Catalog>> c = Status::Internal("unset");
+    if (GetParam() == "sqlite") {
+      c = Catalog::OpenEmbedded(dir_.string());
+    } else {
+      std::string b = testing_util::PgBaseUri();
+      std::string schema = "c_" + testing_util::TestName();
+      c = Catalog::Open(
+          b + (b.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema,
+          (dir_ / "warehouse").string());
+    }
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return c.ok() ? std::move(*c) : nullptr;
+  }
+
+  std::unique_ptr<TokenAuthority> OpenAuthority(Catalog& cat, AuthorityOptions options = {}) {
+    auto a = TokenAuthority::Open(cat, options);
+    EXPECT_TRUE(a.ok()) << a.status().ToString();
+    return a.ok() ? std::move(*a) : nullptr;
+  }
+
+  NewAccessToken Create(std::string ws, Role role, std::string pattern = "*") {
+    AccessTokenSpec spec;
+    spec.workspace = std::move(ws);
+    spec.role = role;
+    spec.pattern = std::move(pattern);
+    auto t = cat_->CreateAccessToken(spec);
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    return t.ok() ? *t : NewAccessToken{};
+  }
+
+  int64_t KeyCount() {
+    int64_t n = -1;
+    EXPECT_TRUE(cat_->metastore()
+                    .RunInTransaction([&](Transaction& tx) -> Status {
+                      auto row = tx.QueryOne("SELECT COUNT(*) FROM signing_keys");
+                      if (!row.ok()) return row.status();
+                      n = *(*row)->Int64(0);
+                      return Status::OK();
+                    })
+                    .ok());
+    return n;
+  }
+};
+
+std::string Code(const Status& st) { return FieldOf(st, "code"); }
+
+TEST_P(AuthoritySuite, ExchangeAndVerify) {
+  ASSERT_OK(cat_->CreateWorkspace("acme"));
+  NewAccessToken t = Create("acme", Role::kWriter, "sales.*");
+  AuthorityOptions options;
+  options.token_ttl_s = 120;
+  auto authority = OpenAuthority(*cat_, options);
+  ASSERT_TRUE(authority);
+  auto issued = authority->Exchange(t.info.client_id, t.client_secret);
+  ASSERT_TRUE(issued.ok()) << issued.status().ToString();
+  EXPECT_EQ(issued->expires_in_s, 120);
+  EXPECT_EQ(issued->principal.client_id, t.info.client_id);
+  EXPECT_EQ(issued->principal.expires_at_us - issued->principal.issued_at_us, 120'000'000);
+  EXPECT_FALSE(issued->principal.token_id.empty());
+  for (std::string header :
+       {"Bearer " + issued->access_token, issued->access_token,
+        "bearer  " + issued->access_token + " ", "BEARER " + issued->access_token}) {
+    auto p = authority->Verify(header);
+    ASSERT_TRUE(p.ok()) << header << ": " << p.status().ToString();
+    EXPECT_EQ(p->client_id, t.info.client_id);
+    EXPECT_EQ(p->workspace, "acme");
+    EXPECT_EQ(p->role, Role::kWriter);
+    EXPECT_EQ(p->pattern, "sales.*");
+    EXPECT_EQ(p->token_id, issued->principal.token_id);
+  }
+  // Two exchanges give different tokens (jti).
+  auto again = authority->Exchange(t.info.client_id, t.client_secret);
+  ASSERT_TRUE(again.ok());
+  EXPECT_NE(again->access_token, issued->access_token);
+
+  // Refusals.
+  auto wrong = authority->Exchange(t.info.client_id, "x" + t.client_secret);
+  EXPECT_EQ(wrong.status().kind(), ErrorKind::kUnauthenticated);
+  EXPECT_EQ(Code(wrong.status()), "invalid_client");
+  for (const char* empty : {"", "Bearer ", "  ", "Bearer"}) {
+    Status st = authority->Verify(empty).status();
+    EXPECT_EQ(st.kind(), ErrorKind::kUnauthenticated) << empty;
+  }
+  EXPECT_EQ(Code(authority->Verify("").status()), "unauthenticated");
+  EXPECT_EQ(Code(authority->Verify("Bearer garbage").status()), "invalid_token");
+  EXPECT_EQ(Code(authority->Verify("Basic dXNlcjpwYXNz").status()), "invalid_token");
+  // A token signed by a key this metastore never had.
+  Principal p = issued->principal;
+  std::string foreign = SignBearer(p, SigningKey{"nope", std::string(32, 'k')});
+  EXPECT_EQ(FieldOf(authority->Verify(foreign).status(), "reason"), "unknown_key");
+}
+
+TEST_P(AuthoritySuite, RevokedClientsStopWorking) {
+  NewAccessToken t = Create("*", Role::kReader);
+  AuthorityOptions options;
+  options.revocation_refresh_s = 1;
+  auto authority = OpenAuthority(*cat_, options);
+  ASSERT_TRUE(authority);
+  auto issued = authority->Exchange(t.info.client_id, t.client_secret);
+  ASSERT_TRUE(issued.ok()) << issued.status().ToString();
+  ASSERT_TRUE(authority->Verify(issued->access_token).ok());
+  ASSERT_OK(cat_->RevokeAccessToken(t.info.client_id));
+  // New exchanges stop at once; issued tokens stop by the next refresh.
+  EXPECT_EQ(Code(authority->Exchange(t.info.client_id, t.client_secret).status()),
+            "invalid_client");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  Status st = authority->Verify(issued->access_token).status();
+  EXPECT_EQ(st.kind(), ErrorKind::kUnauthenticated);
+  EXPECT_EQ(Code(st), "token_revoked");
+  // Another authority opened now sees the revocation immediately.
+  auto fresh = OpenAuthority(*cat_);
+  EXPECT_EQ(Code(fresh->Verify(issued->access_token).status()), "token_revoked");
+}
+
+TEST_P(AuthoritySuite, ServersShareKeys) {
+  NewAccessToken t = Create("*", Role::kOwner);
+  auto other_cat = SecondCatalog();
+  ASSERT_TRUE(other_cat);
+  auto a = OpenAuthority(*cat_);
+  auto b = OpenAuthority(*other_cat);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(KeyCount(), 1);
+  auto from_a = a->Exchange(t.info.client_id, t.client_secret);
+  auto from_b = b->Exchange(t.info.client_id, t.client_secret);
+  ASSERT_TRUE(from_a.ok() && from_b.ok());
+  EXPECT_TRUE(b->Verify(from_a->access_token).ok());
+  EXPECT_TRUE(a->Verify(from_b->access_token).ok());
+}
+
+TEST_P(AuthoritySuite, ConcurrentOpensConvergeOnOneKey) {
+  NewAccessToken t = Create("*", Role::kOwner);
+  auto other_cat = SecondCatalog();
+  ASSERT_TRUE(other_cat);
+  constexpr int kThreads = 6;
+  std::vector<std::unique_ptr<TokenAuthority>> authorities(kThreads);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      auto a = TokenAuthority::Open(i % 2 ? *other_cat : *cat_);
+      if (a.ok()) {
+        authorities[i] = std::move(*a);
+      } else {
+        ++failures;
+        ADD_FAILURE() << a.status().ToString();
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ASSERT_EQ(failures.load(), 0);
+  EXPECT_EQ(KeyCount(), 1);
+  std::vector<std::string> tokens;
+  for (auto& a : authorities) {
+    auto issued = a->Exchange(t.info.client_id, t.client_secret);
+    ASSERT_TRUE(issued.ok()) << issued.status().ToString();
+    tokens.push_back(issued->access_token);
+  }
+  for (auto& a : authorities) {
+    for (const std::string& token : tokens) EXPECT_TRUE(a->Verify(token).ok());
+  }
+}
+
+TEST_P(AuthoritySuite, KeyMadeByAnotherServerIsFound) {
+  NewAccessToken t = Create("*", Role::kOwner);
+  auto authority = OpenAuthority(*cat_);
+  ASSERT_TRUE(authority);
+  auto add_key = [&](const std::string& kid, const std::string& secret) {
+    ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {
+      return tx
+          .Execute("INSERT INTO signing_keys (kid, secret, created_at) VALUES (?, ?, ?)",
+                   {kid, SqlValue::Blob(secret), int64_t{1}})
+          .status();
+    }));
+  };
+  Principal p;
+  p.client_id = t.info.client_id;
+  p.workspace = "*";
+  p.role = Role::kOwner;
+  p.pattern = "*";
+  p.issued_at_us = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count() *
+                   1'000'000;
+  p.expires_at_us = p.issued_at_us + 600'000'000;
+  p.token_id = "j";
+  SigningKey k1{"later1", std::string(32, '\x11')};
+  SigningKey k2{"later2", std::string(32, '\x22')};
+  std::this_thread::sleep_for(std::chrono::milliseconds(1050));
+  add_key(k1.kid, k1.secret);
+  // Unknown kid: the keys are re-read (the last read is over a second old) and it is found.
+  EXPECT_TRUE(authority->Verify(SignBearer(p, k1)).ok());
+  // Right after that re-read another new key is not looked up again...
+  add_key(k2.kid, k2.secret);
+  EXPECT_EQ(FieldOf(authority->Verify(SignBearer(p, k2)).status(), "reason"), "unknown_key");
+  // ...until a second has passed.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1050));
+  EXPECT_TRUE(authority->Verify(SignBearer(p, k2)).ok());
+  // A retired key still verifies within the token lifetime; one retired long ago does not.
+  ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {
+    return tx.Execute("UPDATE signing_keys SET retired_at = 1 WHERE kid = ?", {k1.kid}).status();
+  }));
+  auto reopened = OpenAuthority(*cat_);
+  EXPECT_EQ(FieldOf(reopened->Verify(SignBearer(p, k1)).status(), "reason"), "unknown_key");
+  EXPECT_TRUE(reopened->Verify(SignBearer(p, k2)).ok());
+}
+
+TEST_P(AuthoritySuite, BootstrapOwnerCreatedOnceUnderRaces) {
+  auto other_cat = SecondCatalog();
+  ASSERT_TRUE(other_cat);
+  auto a = OpenAuthority(*cat_);
+  auto b = OpenAuthority(*other_cat);
+  ASSERT_TRUE(a && b);
+  ::unsetenv("TARN_BOOTSTRAP_CLIENT_ID");
+  ::unsetenv("TARN_BOOTSTRAP_CLIENT_SECRET");
+  constexpr int kThreads = 6;
+  std::atomic<int> created{0};
+  std::vector<std::optional<NewAccessToken>> results(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      auto r = (i % 2 ? b : a)->EnsureBootstrapOwner();
+      if (!r.ok()) {
+        ADD_FAILURE() << r.status().ToString();
+        return;
+      }
+      if (r->has_value()) ++created;
+      results[i] = std::move(*r);
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(created.load(), 1);
+  auto all = cat_->ListAccessTokens("");
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].workspace, "*");
+  EXPECT_EQ((*all)[0].role, Role::kOwner);
+  EXPECT_EQ((*all)[0].pattern, "*");
+  for (const auto& r : results) {
+    if (!r) continue;
+    EXPECT_EQ(r->info.client_id, (*all)[0].client_id);
+    auto issued = b->Exchange(r->info.client_id, r->client_secret);
+    ASSERT_TRUE(issued.ok()) << issued.status().ToString();
+    auto p = a->Verify(issued->access_token);
+    ASSERT_TRUE(p.ok());
+    EXPECT_TRUE(MayAccess(*p, Role::kOwner, "*", ""));
+  }
+  // Later calls do nothing.
+  auto later = a->EnsureBootstrapOwner();
+  ASSERT_TRUE(later.ok());
+  EXPECT_FALSE(later->has_value());
+}
+
+TEST_P(AuthoritySuite, BootstrapOwnerFromEnvironment) {
+  auto a = OpenAuthority(*cat_);
+  ASSERT_TRUE(a);
+  ::setenv("TARN_BOOTSTRAP_CLIENT_ID", "admin", 1);
+  ::unsetenv("TARN_BOOTSTRAP_CLIENT_SECRET");
+  EXPECT_EQ(a->EnsureBootstrapOwner().status().kind(), ErrorKind::kInvalidArgument);
+  ::setenv("TARN_BOOTSTRAP_CLIENT_SECRET", "correct-horse-battery-staple", 1);
+  auto r = a->EnsureBootstrapOwner();
+  ::unsetenv("TARN_BOOTSTRAP_CLIENT_ID");
+  ::unsetenv("TARN_BOOTSTRAP_CLIENT_SECRET");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->has_value());
+  EXPECT_EQ((*r)->info.client_id, "admin");
+  EXPECT_EQ((*r)->client_secret, "correct-horse-battery-staple");
+  auto issued = a->Exchange("admin", "correct-horse-battery-staple");
+  ASSERT_TRUE(issued.ok()) << issued.status().ToString();
+  EXPECT_EQ(issued->principal.role, Role::kOwner);
+}
+
+TEST_P(AuthoritySuite, OptionsChecked) {
+  AuthorityOptions options;
+  options.token_ttl_s = 0;
+  EXPECT_EQ(TokenAuthority::Open(*cat_, options).status().kind(), ErrorKind::kInvalidArgument);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, AuthoritySuite, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace tarn::auth

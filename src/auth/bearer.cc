@@ -1,0 +1,232 @@
+// HS256 JSON Web Tokens (RFC 7519 / RFC 7515 compact form) for tarn's bearer tokens.
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <nlohmann/json.hpp>
+
+#include "auth/auth.h"
+#include "auth/auth_internal.h"
+
+namespace tarn::auth {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxTokenBytes = 4096;
+constexpr size_t kSignatureBytes = 32;
+constexpr size_t kMaxClaimBytes = 512;
+constexpr int64_t kMicros = 1'000'000;
+// NumericDates past year 9999 are refused (and keep seconds * 10^6 inside int64).
+constexpr int64_t kMaxNumericDate = 253402300799;
+
+constexpr char kB64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+Status Invalid(std::string_view reason, std::string_view detail) {
+  return Status::Unauthenticated("invalid bearer token: " + std::string(detail))
+      .WithField("code", "invalid_token")
+      .WithField("reason", std::string(reason));
+}
+
+std::string HmacSha256(std::string_view key, std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
+  return std::string(reinterpret_cast<const char*>(out), len);
+}
+
+// The value of a claim that must be a string of at most kMaxClaimBytes.
+const std::string* StringClaim(const json& claims, const char* key) {
+  auto it = claims.find(key);
+  if (it == claims.end() || !it->is_string()) return nullptr;
+  const std::string& s = it->get_ref<const std::string&>();
+  return s.size() <= kMaxClaimBytes ? &s : nullptr;
+}
+
+// The value of a NumericDate claim: an integer in [0, kMaxNumericDate].
+std::optional<int64_t> DateClaim(const json& claims, const char* key) {
+  auto it = claims.find(key);
+  if (it == claims.end()) return std::nullopt;
+  if (it->is_number_unsigned()) {
+    uint64_t v = it->get<uint64_t>();
+    if (v > static_cast<uint64_t>(kMaxNumericDate)) return std::nullopt;
+    return static_cast<int64_t>(v);
+  }
+  if (it->is_number_integer()) {
+    int64_t v = it->get<int64_t>();
+    if (v < 0 || v > kMaxNumericDate) return std::nullopt;
+    return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+namespace internal {
+
+std::string Base64UrlEncode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() * 4 + 2) / 3);
+  size_t i = 0;
+  auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[k])); };
+  for (; i + 3 <= bytes.size(); i += 3) {
+    uint32_t v = (b(i) << 16) | (b(i + 1) << 8) | b(i + 2);
+    out += kB64Url[(v >> 18) & 63];
+    out += kB64Url[(v >> 12) & 63];
+    out += kB64Url[(v >> 6) & 63];
+    out += kB64Url[v & 63];
+  }
+  size_t rest = bytes.size() - i;
+  if (rest == 1) {
+    uint32_t v = b(i) << 16;
+    out += kB64Url[(v >> 18) & 63];
+    out += kB64Url[(v >> 12) & 63];
+  } else if (rest == 2) {
+    uint32_t v = (b(i) << 16) | (b(i + 1) << 8);
+    out += kB64Url[(v >> 18) & 63];
+    out += kB64Url[(v >> 12) & 63];
+    out += kB64Url[(v >> 6) & 63];
+  }
+  return out;
+}
+
+std::optional<std::string> Base64UrlDecode(std::string_view text) {
+  if (text.size() % 4 == 1) return std::nullopt;
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '-') return 62;
+    if (c == '_') return 63;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size() * 3 / 4);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    int v = value(c);
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  // Canonical form only: the unused low bits of the last character must be zero, so every
+  // byte string has exactly one encoding.
+  if (bits > 0 && (acc & ((1u << bits) - 1)) != 0) return std::nullopt;
+  return out;
+}
+
+}  // namespace internal
+
+std::string SignBearer(const Principal& p, const SigningKey& key) {
+  json header = {{"alg", "HS256"}, {"typ", "JWT"}, {"kid", key.kid}};
+  json claims = {{"iss", "tarn"},
+                 {"sub", p.client_id},
+                 {"ws", p.workspace},
+                 {"role", std::string(RoleName(p.role))},
+                 {"pat", p.pattern},
+                 {"iat", p.issued_at_us / kMicros},
+                 {"exp", p.expires_at_us / kMicros},
+                 {"jti", p.token_id}};
+  auto dump = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
+  std::string signing_input =
+      internal::Base64UrlEncode(dump(header)) + "." + internal::Base64UrlEncode(dump(claims));
+  std::string mac = HmacSha256(key.secret, signing_input);
+  return signing_input + "." + internal::Base64UrlEncode(mac);
+}
+
+Result<Principal> VerifyBearer(std::string_view token,
+                               const std::function<const SigningKey*(std::string_view)>& keys,
+                               int64_t now_us, int64_t skew_us) {
+  if (token.empty()) return Invalid("malformed", "empty");
+  if (token.size() > kMaxTokenBytes) return Invalid("malformed", "longer than 4096 bytes");
+  size_t dot1 = token.find('.');
+  size_t dot2 = dot1 == std::string_view::npos ? dot1 : token.find('.', dot1 + 1);
+  if (dot2 == std::string_view::npos || token.find('.', dot2 + 1) != std::string_view::npos) {
+    return Invalid("malformed", "not three dot-separated parts");
+  }
+  std::string_view header_b64 = token.substr(0, dot1);
+  std::string_view claims_b64 = token.substr(dot1 + 1, dot2 - dot1 - 1);
+  std::string_view sig_b64 = token.substr(dot2 + 1);
+
+  auto header_text = internal::Base64UrlDecode(header_b64);
+  if (!header_text) return Invalid("malformed", "header is not base64url");
+  json header = json::parse(*header_text, nullptr, /*allow_exceptions=*/false);
+  if (!header.is_object()) return Invalid("malformed", "header is not a JSON object");
+  for (const auto& [k, v] : header.items()) {
+    if (k != "alg" && k != "typ" && k != "kid") {
+      return Invalid("malformed", "unsupported header parameter");
+    }
+  }
+  const std::string* alg = StringClaim(header, "alg");
+  if (!alg || *alg != "HS256") return Invalid("malformed", "alg must be HS256");
+  if (header.contains("typ")) {
+    const std::string* typ = StringClaim(header, "typ");
+    if (!typ || *typ != "JWT") return Invalid("malformed", "typ must be JWT");
+  }
+  const std::string* kid = StringClaim(header, "kid");
+  if (!kid || kid->empty()) return Invalid("malformed", "kid missing");
+
+  auto signature = internal::Base64UrlDecode(sig_b64);
+  if (!signature || signature->size() != kSignatureBytes) {
+    return Invalid("malformed", "signature is not 32 bytes of base64url");
+  }
+  const SigningKey* key = keys ? keys(*kid) : nullptr;
+  if (!key) return Invalid("unknown_key", "unknown signing key");
+  std::string expected = HmacSha256(key->secret, token.substr(0, dot2));
+  if (expected.size() != kSignatureBytes ||
+      CRYPTO_memcmp(expected.data(), signature->data(), kSignatureBytes) != 0) {
+    return Invalid("bad_signature", "bad signature");
+  }
+
+  // Signed by us: the claims are ours, but still checked as if they were not.
+  auto claims_text = internal::Base64UrlDecode(claims_b64);
+  if (!claims_text) return Invalid("malformed", "claims are not base64url");
+  json claims = json::parse(*claims_text, nullptr, /*allow_exceptions=*/false);
+  if (!claims.is_object()) return Invalid("malformed", "claims are not a JSON object");
+  const std::string* iss = StringClaim(claims, "iss");
+  const std::string* sub = StringClaim(claims, "sub");
+  const std::string* ws = StringClaim(claims, "ws");
+  const std::string* role = StringClaim(claims, "role");
+  const std::string* pat = StringClaim(claims, "pat");
+  const std::string* jti = StringClaim(claims, "jti");
+  auto iat = DateClaim(claims, "iat");
+  auto exp = DateClaim(claims, "exp");
+  if (!iss || *iss != "tarn") return Invalid("bad_claims", "iss must be tarn");
+  if (!sub || sub->empty()) return Invalid("bad_claims", "sub missing");
+  if (!ws || ws->empty()) return Invalid("bad_claims", "ws missing");
+  if (!pat || pat->empty()) return Invalid("bad_claims", "pat missing");
+  if (!jti) return Invalid("bad_claims", "jti missing");
+  if (!iat || !exp) return Invalid("bad_claims", "iat and exp must be integer NumericDates");
+  if (*exp <= *iat) return Invalid("bad_claims", "exp is not after iat");
+  auto parsed_role = role ? ParseRole(*role) : Result<Role>(Status::InvalidArgument("no role"));
+  if (!parsed_role.ok()) return Invalid("bad_claims", "role missing or unknown");
+  std::optional<int64_t> nbf;
+  if (claims.contains("nbf")) {
+    nbf = DateClaim(claims, "nbf");
+    if (!nbf) return Invalid("bad_claims", "nbf must be an integer NumericDate");
+  }
+
+  if (now_us >= *exp * kMicros) return Invalid("expired", "expired");
+  if (*iat * kMicros > now_us + skew_us || (nbf && *nbf * kMicros > now_us + skew_us)) {
+    return Invalid("not_yet_valid", "issued in the future");
+  }
+
+  Principal p;
+  p.client_id = *sub;
+  p.workspace = *ws;
+  p.role = *parsed_role;
+  p.pattern = *pat;
+  p.issued_at_us = *iat * kMicros;
+  p.expires_at_us = *exp * kMicros;
+  p.token_id = *jti;
+  return p;
+}
+
+}  // namespace tarn::auth

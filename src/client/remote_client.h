@@ -1,0 +1,171 @@
+// The remote tarn::Client: every call is one HTTP request to `tarn serve` (docs/design/serve.md,
+// docs/openapi.json), encoded with the wire codec of src/api.
+//
+//   ClientOptions o;
+//   o.client_id = "tarn_...";  o.client_secret = "...";
+//   auto c = client::RemoteClient::Connect("http://127.0.0.1:8181", o);   // checks whoami
+//
+// Thread-safe: calls from several threads use separate keep-alive connections from a small
+// pool. Errors: the server's error body comes back as the same Status (kind, message, fields);
+// a server that cannot be reached is kUnavailable naming the URL; a stream that ends without its
+// end marker is kIOError.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "client/token_cache.h"
+#include "tarn/client.h"
+
+namespace tarn::client {
+
+// An http(s) base URL split into its parts. `base_path` is "" or starts with '/' and has no
+// trailing '/' (a server behind a path prefix).
+struct ServerUrl {
+  std::string scheme;  // "http" or "https"
+  std::string host;    // without brackets for IPv6
+  int port = 0;
+  std::string base_path;
+  // "http://host:port" (IPv6 hosts in brackets), what httplib connects to.
+  std::string Origin() const;
+  // Origin() + base_path.
+  std::string ToString() const;
+};
+
+// Whether `target` names a remote catalog (starts with http:// or https://, any case).
+bool IsRemoteTarget(std::string_view target);
+// Parses "http(s)://host[:port][/prefix]"; the port defaults to 80/443. kInvalidArgument
+// (code=invalid_url) for anything else: other schemes, user info, query or fragment, empty
+// host, bad port.
+Result<ServerUrl> ParseServerUrl(std::string_view url);
+
+// Percent-encodes everything but RFC 3986 unreserved characters (for path segments, query
+// values and form fields).
+std::string PercentEncode(std::string_view text);
+// "?a=1&b=x%20y" from pairs ("" when empty).
+std::string QueryString(const std::vector<std::pair<std::string, std::string>>& params);
+
+// GET /v1/whoami: who the credentials speak for.
+struct WhoAmI {
+  std::string client_id;
+  std::string workspace;
+  std::string role;
+  std::string pattern;
+  int64_t expires_at_us = 0;
+};
+
+class RemoteClient : public Client {
+ public:
+  // Connects to `url` and verifies the credentials at once (GET /v1/whoami): kUnauthenticated
+  // when they are refused, kUnavailable when the server cannot be reached.
+  static Result<std::unique_ptr<RemoteClient>> Connect(std::string_view url,
+                                                       ClientOptions options = {});
+  // The same without the whoami round trip (nothing is sent until the first call).
+  static Result<std::unique_ptr<RemoteClient>> Make(std::string_view url,
+                                                    ClientOptions options = {});
+  ~RemoteClient() override;
+
+  const ServerUrl& url() const { return url_; }
+  Result<WhoAmI> GetWhoAmI();
+
+  bool remote() const override { return true; }
+  // The client id the credentials speak for (known after Connect; else the configured one).
+  std::string actor() const override;
+
+  Status CreateWorkspace(std::string_view name, bool exists_ok = false,
+                         const PropertyMap& properties = {}) override;
+  Result<WorkspaceInfo> GetWorkspace(std::string_view name) override;
+  Result<std::vector<WorkspaceInfo>> ListWorkspaces() override;
+  Status SetWorkspaceProperties(std::string_view name, const PropertyMap& set) override;
+  Status UnsetWorkspaceProperties(std::string_view name,
+                                  const std::vector<std::string>& keys) override;
+  Status DropWorkspace(std::string_view name) override;
+
+  Status CreateCollection(std::string_view qualified, bool exists_ok = false,
+                          std::string_view description = {},
+                          const PropertyMap& properties = {}) override;
+  Result<std::vector<CollectionInfo>> ListCollections(std::string_view workspace) override;
+  Result<CollectionInfo> GetCollection(std::string_view qualified) override;
+  Status DropCollection(std::string_view qualified) override;
+  Status SetCollectionProperties(std::string_view qualified, const PropertyMap& set) override;
+  Status UnsetCollectionProperties(std::string_view qualified,
+                                   const std::vector<std::string>& keys) override;
+
+  Result<DatasetInfo> CreateDataset(std::string_view qualified, DatasetDefinition def,
+                                    bool exists_ok = false) override;
+  Result<DatasetInfo> LoadDataset(std::string_view qualified,
+                                  const SnapshotSelector& at = {}) override;
+  Result<std::vector<DatasetInfo>> ListDatasets(std::string_view collection) override;
+  Status RenameDataset(std::string_view qualified, std::string_view new_name) override;
+  Status DropDataset(std::string_view qualified, bool purge = false,
+                     std::optional<std::string> expected_uuid = std::nullopt) override;
+  Status SetDatasetProperties(std::string_view qualified, const PropertyMap& set,
+                              const std::vector<std::string>& unset = {}) override;
+  Result<DatasetInfo> AlterSchema(std::string_view qualified,
+                                  const std::vector<SchemaChange>& changes,
+                                  std::optional<int64_t> read_snapshot_id = std::nullopt) override;
+  Result<DatasetInfo> SetPartitionSpec(std::string_view qualified, std::string_view spec) override;
+  Result<DatasetInfo> SetSortOrder(std::string_view qualified, std::string_view order) override;
+
+  using Client::Commit;
+  Result<std::vector<SnapshotInfo>> Commit(std::vector<DatasetCommit> parts) override;
+  Result<SnapshotInfo> Append(std::string_view qualified, const std::vector<RecordBatch>& batches,
+                              CommitMeta meta, CommitOperation op = CommitOperation::kAppend,
+                              std::optional<std::string> expected_uuid = std::nullopt) override;
+  Result<SnapshotInfo> AppendStream(
+      std::string_view qualified, const BatchSource& next, CommitMeta meta,
+      CommitOperation op = CommitOperation::kAppend,
+      std::optional<std::string> expected_uuid = std::nullopt) override;
+  Result<SnapshotInfo> AddFiles(std::string_view qualified, const std::vector<std::string>& paths,
+                                CommitMeta meta, bool truncate_first = false) override;
+  Result<SnapshotInfo> DeleteRows(std::string_view qualified, std::string_view where,
+                                  CommitMeta meta) override;
+  Result<SnapshotInfo> Rollback(std::string_view qualified, int64_t to_snapshot_id,
+                                CommitMeta meta) override;
+
+  Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified) override;
+  Result<SnapshotInfo> GetSnapshot(std::string_view qualified, const SnapshotSelector& at) override;
+  Status CreateTag(std::string_view qualified, std::string_view tag, const SnapshotSelector& at,
+                   bool replace = false) override;
+  Status DropTag(std::string_view qualified, std::string_view tag) override;
+  Result<std::vector<TagInfo>> ListTags(std::string_view qualified) override;
+
+  Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
+                   const std::function<Status(const PlannedFile&)>& fn) override;
+  Status Scan(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
+              bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn) override;
+
+  Result<ChangeSet> Changes(std::string_view qualified, int64_t from_snapshot_id,
+                            std::optional<int64_t> to_snapshot_id = std::nullopt) override;
+  Status CommitOffset(std::string_view qualified, std::string_view consumer,
+                      int64_t snapshot_id) override;
+  Result<std::optional<int64_t>> GetOffset(std::string_view qualified,
+                                           std::string_view consumer) override;
+
+  Result<ExpiryResult> ExpireSnapshots(std::string_view qualified,
+                                       const ExpiryOptions& options) override;
+  Result<CleanupResult> Cleanup(bool delete_orphans = false) override;
+
+  Result<NewAccessToken> CreateAccessToken(const AccessTokenSpec& spec) override;
+  Result<std::vector<AccessTokenInfo>> ListAccessTokens(std::string_view workspace) override;
+  Status RevokeAccessToken(std::string_view client_id) override;
+  Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) override;
+
+  class Transport;  // remote_client.cc: the connection pool over cpp-httplib
+
+ private:
+  RemoteClient(ServerUrl url, ClientOptions options);
+
+  ServerUrl url_;
+  ClientOptions options_;
+  std::unique_ptr<Transport> transport_;  // the pool, and the token cache with a client secret
+  mutable std::mutex actor_mu_;
+  std::string actor_;
+};
+
+}  // namespace tarn::client

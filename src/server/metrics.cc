@@ -1,0 +1,154 @@
+#include "server/metrics.h"
+
+#include <cstdio>
+
+namespace tarn::server::internal {
+
+namespace {
+
+constexpr std::string_view kUnmatchedMethods[] = {"GET",   "HEAD",   "POST",    "PUT",
+                                                  "PATCH", "DELETE", "OPTIONS", "other"};
+
+std::string FormatDouble(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string EscapeLabel(std::string_view v) {
+  std::string out;
+  out.reserve(v.size());
+  for (char c : v) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+Metrics::Metrics(const std::vector<std::pair<std::string, std::string>>& routes) {
+  for (const auto& [route, method] : routes) {
+    auto s = std::make_unique<Series>();
+    s->route = route;
+    s->method = method;
+    series_.push_back(std::move(s));
+  }
+  first_unmatched_ = series_.size();
+  for (std::string_view m : kUnmatchedMethods) {
+    auto s = std::make_unique<Series>();
+    s->route = "unmatched";
+    s->method = std::string(m);
+    series_.push_back(std::move(s));
+  }
+}
+
+int Metrics::UnmatchedSeries(std::string_view method) const {
+  size_t n = std::size(kUnmatchedMethods);
+  for (size_t i = 0; i + 1 < n; ++i) {
+    if (kUnmatchedMethods[i] == method) return static_cast<int>(first_unmatched_ + i);
+  }
+  return static_cast<int>(first_unmatched_ + n - 1);
+}
+
+void Metrics::RecordRequest(int series, int http_status, double seconds) {
+  if (series < 0 || static_cast<size_t>(series) >= series_.size()) return;
+  Series& s = *series_[series];
+  if (http_status >= 100 && http_status < 600) {
+    s.by_status[http_status - 100].fetch_add(1, std::memory_order_relaxed);
+  }
+  size_t b = 0;
+  while (b < kBuckets.size() && seconds > kBuckets[b]) ++b;
+  s.buckets[b].fetch_add(1, std::memory_order_relaxed);
+  if (seconds < 0) seconds = 0;
+  s.sum_us.fetch_add(static_cast<uint64_t>(seconds * 1e6), std::memory_order_relaxed);
+  s.count.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Metrics::CountError(std::string_view code) {
+  std::lock_guard<std::mutex> lock(errors_mu_);
+  auto it = errors_.find(code);
+  if (it == errors_.end()) {
+    if (errors_.size() >= 1000) return;  // codes are server-defined; a bound all the same
+    it = errors_.emplace(std::string(code), 0).first;
+  }
+  ++it->second;
+}
+
+std::string Metrics::Render() const {
+  std::string out;
+  out.reserve(16 << 10);
+  out +=
+      "# HELP tarn_http_requests_total HTTP requests by route pattern, method and status.\n"
+      "# TYPE tarn_http_requests_total counter\n";
+  for (const auto& s : series_) {
+    std::string labels =
+        "route=\"" + EscapeLabel(s->route) + "\",method=\"" + EscapeLabel(s->method) + "\"";
+    for (size_t i = 0; i < s->by_status.size(); ++i) {
+      uint64_t n = s->by_status[i].load(std::memory_order_relaxed);
+      if (n == 0) continue;
+      out += "tarn_http_requests_total{" + labels + ",status=\"" + std::to_string(i + 100) +
+             "\"} " + std::to_string(n) + "\n";
+    }
+  }
+  out +=
+      "# HELP tarn_http_request_duration_seconds Time from the request's headers to the end of "
+      "its response.\n"
+      "# TYPE tarn_http_request_duration_seconds histogram\n";
+  for (const auto& s : series_) {
+    uint64_t count = s->count.load(std::memory_order_relaxed);
+    if (count == 0) continue;
+    std::string labels =
+        "route=\"" + EscapeLabel(s->route) + "\",method=\"" + EscapeLabel(s->method) + "\"";
+    uint64_t cumulative = 0;
+    for (size_t b = 0; b < kBuckets.size(); ++b) {
+      cumulative += s->buckets[b].load(std::memory_order_relaxed);
+      out += "tarn_http_request_duration_seconds_bucket{" + labels + ",le=\"" +
+             FormatDouble(kBuckets[b]) + "\"} " + std::to_string(cumulative) + "\n";
+    }
+    cumulative += s->buckets[kBuckets.size()].load(std::memory_order_relaxed);
+    // Concurrent recording may leave count a little behind the buckets; +Inf must equal count.
+    if (cumulative > count) count = cumulative;
+    out += "tarn_http_request_duration_seconds_bucket{" + labels + ",le=\"+Inf\"} " +
+           std::to_string(count) + "\n";
+    out += "tarn_http_request_duration_seconds_sum{" + labels + "} " +
+           FormatDouble(static_cast<double>(s->sum_us.load(std::memory_order_relaxed)) / 1e6) +
+           "\n";
+    out +=
+        "tarn_http_request_duration_seconds_count{" + labels + "} " + std::to_string(count) + "\n";
+  }
+  out +=
+      "# HELP tarn_commits_total Snapshots committed through the server.\n"
+      "# TYPE tarn_commits_total counter\n"
+      "tarn_commits_total " +
+      std::to_string(commits_.load(std::memory_order_relaxed)) +
+      "\n"
+      "# HELP tarn_commit_conflicts_total Commits refused because a concurrent commit won.\n"
+      "# TYPE tarn_commit_conflicts_total counter\n"
+      "tarn_commit_conflicts_total " +
+      std::to_string(conflicts_.load(std::memory_order_relaxed)) +
+      "\n"
+      "# HELP tarn_errors_total Error responses by error code.\n"
+      "# TYPE tarn_errors_total counter\n";
+  {
+    std::lock_guard<std::mutex> lock(errors_mu_);
+    for (const auto& [code, n] : errors_) {
+      out += "tarn_errors_total{code=\"" + EscapeLabel(code) + "\"} " + std::to_string(n) + "\n";
+    }
+  }
+  out +=
+      "# HELP tarn_inflight_requests Requests being served.\n"
+      "# TYPE tarn_inflight_requests gauge\n"
+      "tarn_inflight_requests " +
+      std::to_string(inflight_.load(std::memory_order_relaxed)) + "\n";
+  return out;
+}
+
+}  // namespace tarn::server::internal

@@ -1,0 +1,1107 @@
+// The routes of the API (docs/design/serve.md, "Routes"): one thin function each, over Call.
+// The table at the end registers them (server.cc), lists them (Server::Routes) and is what the
+// OpenAPI test compares with docs/openapi.json.
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "catalog/catalog.h"
+#include "metastore/metastore.h"
+#include "objectstore/object_store.h"
+#include "server/server_internal.h"
+#include "table/predicate.h"
+
+namespace tarn::server::internal {
+
+// The bytes of docs/openapi.json, embedded at build time (src/server/openapi.cmake).
+extern const unsigned char kOpenApiJson[];
+extern const size_t kOpenApiJsonSize;
+
+namespace {
+
+using api::Json;
+using api::ObjectReader;
+
+// ---- small helpers ----
+
+std::string CollQ(Call& c) { return c.Param("ws") + "." + c.Param("coll"); }
+std::string DsQ(Call& c) { return CollQ(c) + "." + c.Param("ds"); }
+
+Status InvalidParam(std::string_view name, std::string message) {
+  return Status::InvalidArgument("query parameter " + std::string(name) + ": " + message)
+      .WithField("code", "invalid_parameter")
+      .WithField("field", std::string(name));
+}
+
+Result<bool> QueryBool(Call& c, std::string_view name, bool fallback) {
+  auto v = c.Query(name);
+  if (!v) return fallback;
+  if (*v == "true" || *v == "1") return true;
+  if (*v == "false" || *v == "0") return false;
+  return InvalidParam(name, "must be true or false");
+}
+
+Result<std::optional<int64_t>> QueryInt(Call& c, std::string_view name) {
+  auto v = c.Query(name);
+  if (!v) return std::optional<int64_t>();
+  if (v->empty() || v->size() > 20) return InvalidParam(name, "must be a decimal integer");
+  size_t i = (*v)[0] == '-' ? 1 : 0;
+  if (i == v->size()) return InvalidParam(name, "must be a decimal integer");
+  __int128 n = 0;
+  for (; i < v->size(); ++i) {
+    char ch = (*v)[i];
+    if (ch < '0' || ch > '9') return InvalidParam(name, "must be a decimal integer");
+    n = n * 10 + (ch - '0');
+  }
+  if ((*v)[0] == '-') n = -n;
+  if (n > INT64_MAX || n < INT64_MIN) return InvalidParam(name, "is out of range");
+  return std::optional<int64_t>(static_cast<int64_t>(n));
+}
+
+Result<SnapshotSelector> Selector(Call& c) {
+  return api::SelectorFromParams([&](std::string_view n) { return c.Query(n); });
+}
+
+Status InvalidIdentifierAt(const Status& st, const std::string& pointer) {
+  return Status(st.kind(), st.message())
+      .WithField("code", "invalid_identifier")
+      .WithField("field", pointer);
+}
+
+// The error of a codec call on a nested value, its "field" pointer prefixed with the value's.
+Status Prefixed(const Status& st, const std::string& prefix) {
+  Status out(st.kind(), st.message());
+  for (const auto& [k, v] : st.fields())
+    out = std::move(out).WithField(k, k == "field" ? prefix + v : v);
+  return out;
+}
+
+// A name taken from a body, checked like a path identifier.
+Status CheckIdentifier(std::string_view what, const std::string& value,
+                       const std::string& pointer) {
+  Status st = ValidateIdentifier(what, value);
+  if (!st.ok()) return InvalidIdentifierAt(st, pointer);
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> StringList(const Json* v, const std::string& pointer) {
+  std::vector<std::string> out;
+  if (v == nullptr) return out;
+  if (!v->is_array()) {
+    return Status::InvalidArgument(pointer + " must be an array of strings")
+        .WithField("code", "wrong_type")
+        .WithField("field", pointer);
+  }
+  for (size_t i = 0; i < v->size(); ++i) {
+    const Json& e = (*v)[i];
+    if (!e.is_string()) {
+      std::string p = pointer + "/" + std::to_string(i);
+      return Status::InvalidArgument(p + " must be a string")
+          .WithField("code", "wrong_type")
+          .WithField("field", p);
+    }
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+// {set: {k: v}, unset: [k]}: what the PATCH .../properties routes take.
+struct PropertyPatch {
+  PropertyMap set;
+  std::vector<std::string> unset;
+};
+Result<PropertyPatch> ReadPropertyPatch(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  PropertyPatch p;
+  TARN_ASSIGN_OR_RETURN(const Json* set, r.OptValue("set"));
+  if (set != nullptr) {
+    TARN_ASSIGN_OR_RETURN(p.set, api::PropertiesFromJson(*set));
+  }
+  TARN_ASSIGN_OR_RETURN(const Json* unset, r.OptValue("unset"));
+  TARN_ASSIGN_OR_RETURN(p.unset, StringList(unset, r.Pointer("unset")));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return p;
+}
+
+Result<PropertyMap> OptProperties(ObjectReader& r) {
+  TARN_ASSIGN_OR_RETURN(const Json* v, r.OptValue("properties"));
+  if (v == nullptr) return PropertyMap();
+  return api::PropertiesFromJson(*v);
+}
+
+// The commit meta of a request: the caller's client id as author when none is given, and the
+// audit row the commit writes in its own transaction.
+CommitMeta ServerMeta(Call& c, CommitMeta meta, const std::string& action) {
+  if (meta.author.empty()) meta.author = c.principal().client_id;
+  meta.user_created = true;
+  meta.audit = c.CommitAudit(action);
+  return meta;
+}
+
+Result<CommitMeta> MetaField(Call& c, ObjectReader& r, const std::string& action) {
+  TARN_ASSIGN_OR_RETURN(const Json* m, r.OptValue("meta"));
+  CommitMeta meta;
+  if (m != nullptr) {
+    auto parsed = api::CommitMetaFromJson(*m);
+    if (!parsed.ok()) return Prefixed(parsed.status(), r.Pointer("meta"));
+    meta = std::move(*parsed);
+  }
+  return ServerMeta(c, std::move(meta), action);
+}
+
+// Counts a commit's outcome and lets the commit's own audit rows stand for it.
+void CountCommit(Call& c, const Status& st, const std::vector<SnapshotInfo>& done) {
+  if (!st.ok()) {
+    if (st.kind() == ErrorKind::kConflict) c.metrics().CountConflict();
+    return;
+  }
+  bool replay = false;
+  for (const auto& s : done) replay = replay || s.idempotent_replay;
+  if (!replay) {
+    c.metrics().CountCommits(static_cast<int64_t>(done.size()));
+    c.set_audited_by_commit();  // a replay wrote no row: the server audits it
+  }
+}
+
+Result<SnapshotInfo> Committed(Call& c, Result<SnapshotInfo> r) {
+  if (r.ok()) {
+    CountCommit(c, Status::OK(), {*r});
+  } else {
+    CountCommit(c, r.status(), {});
+  }
+  return r;
+}
+
+// A file path of a request: a warehouse key (422 path_outside_warehouse naming `pointer`).
+Result<std::string> KeyAt(Call& c, std::string_view path, const std::string& pointer) {
+  auto key = WarehouseKey(c.catalog().warehouse(), path);
+  if (!key.ok()) return key.status().WithField("field", pointer);
+  return key;
+}
+
+Json Wrapped(const char* key, Json array) { return Json{{key, std::move(array)}}; }
+
+template <typename T>
+Json ArrayOf(const std::vector<T>& items) {
+  Json a = Json::array();
+  for (const auto& v : items) a.push_back(api::ToJson(v));
+  return a;
+}
+
+Status RequireGlobal(Call& c, Role needed) {
+  const auth::Principal& p = c.principal();
+  if (p.workspace == "*" && p.pattern == "*" && p.role >= needed) return Status::OK();
+  return Status::PermissionDenied("this needs the " + std::string(RoleName(needed)) +
+                                  " role on every workspace ('*')")
+      .WithField("code", "permission_denied")
+      .WithField("needed_role", std::string(RoleName(needed)))
+      .WithField("workspace", "*");
+}
+
+// ---- probes, metrics, the API description and tokens ----
+
+Status Livez(Call& c) {
+  c.ReplyJson(Json{{"status", "ok"}});
+  return Status::OK();
+}
+
+Status Healthz(Call& c) {
+  Status db = c.catalog().metastore().RunInTransaction(
+      [](Transaction& tx) { return tx.Query("SELECT 1").status(); }, TxMode::kReadOnly);
+  Status wh = c.catalog().warehouse().List("", "", 1).status();
+  bool up = db.ok() && wh.ok();
+  Json body{{"status", up ? "ok" : "down"},
+            {"metastore", db.ok() ? "ok" : db.ToString()},
+            {"warehouse", wh.ok() ? "ok" : wh.ToString()}};
+  c.ReplyJson(body, up ? 200 : 503);
+  return Status::OK();
+}
+
+Status MetricsRoute(Call& c) {
+  c.ReplyText("text/plain; version=0.0.4; charset=utf-8", c.metrics().Render());
+  return Status::OK();
+}
+
+Status OpenApi(Call& c) {
+  c.ReplyText("application/json",
+              std::string(reinterpret_cast<const char*>(kOpenApiJson), kOpenApiJsonSize));
+  return Status::OK();
+}
+
+Status TokenExchange(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto form, c.FormBody());
+  auto field = [&](const char* k) -> std::string {
+    auto it = form.find(k);
+    return it == form.end() ? "" : it->second;
+  };
+  if (field("grant_type") != "client_credentials") {
+    return Status::InvalidArgument("grant_type must be client_credentials")
+        .WithField("code", "unsupported_grant_type")
+        .WithField("field", "grant_type");
+  }
+  for (const char* k : {"client_id", "client_secret"}) {
+    if (field(k).empty()) {
+      return Status::InvalidArgument(std::string(k) + " is required")
+          .WithField("code", "missing_field")
+          .WithField("field", k);
+    }
+  }
+  c.set_log_actor(field("client_id").substr(0, 128));
+  TARN_ASSIGN_OR_RETURN(auto issued,
+                        c.authority().Exchange(field("client_id"), field("client_secret")));
+  c.ReplyJson(Json{{"access_token", issued.access_token},
+                   {"token_type", "Bearer"},
+                   {"expires_in", issued.expires_in_s}});
+  return Status::OK();
+}
+
+Status Whoami(Call& c) {
+  const auth::Principal& p = c.principal();
+  c.ReplyJson(Json{{"client_id", p.client_id},
+                   {"workspace", p.workspace},
+                   {"role", std::string(RoleName(p.role))},
+                   {"pattern", p.pattern},
+                   {"expires_at_us", p.expires_at_us}});
+  return Status::OK();
+}
+
+Status CreateToken(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  AccessTokenSpec spec;
+  TARN_ASSIGN_OR_RETURN(spec.workspace, r.String("workspace"));
+  TARN_ASSIGN_OR_RETURN(std::string role, r.String("role"));
+  auto parsed = ParseRole(role);
+  if (!parsed.ok()) return parsed.status().WithField("field", r.Pointer("role"));
+  spec.role = *parsed;
+  TARN_ASSIGN_OR_RETURN(auto pattern, r.OptString("pattern"));
+  spec.pattern = pattern.value_or("*");
+  TARN_ASSIGN_OR_RETURN(auto description, r.OptString("description"));
+  spec.description = description.value_or("");
+  TARN_RETURN_NOT_OK(r.Finish());
+  if (spec.workspace != "*") {
+    TARN_RETURN_NOT_OK(CheckIdentifier("workspace name", spec.workspace, "/workspace"));
+  }
+  if (spec.pattern.empty() || spec.pattern.size() > 300) {
+    return Status::InvalidArgument("pattern must be 1 to 300 characters")
+        .WithField("code", "invalid_value")
+        .WithField("field", "/pattern");
+  }
+  c.audit_entries() = {{"token.create", "", spec.workspace == "*" ? "" : spec.workspace}};
+
+  // A token never grants more than its creator holds: the same workspace (or any, for an owner
+  // of '*'), a role no higher, and a pattern inside the creator's.
+  const auth::Principal& p = c.principal();
+  if (spec.workspace == "*") {
+    TARN_RETURN_NOT_OK(RequireGlobal(c, Role::kOwner));
+  } else {
+    TARN_RETURN_NOT_OK(auth::Authorize(p, Role::kOwner, spec.workspace, ""));
+  }
+  auto deny = [&](const std::string& why) {
+    return Status::PermissionDenied("a token cannot grant more than its creator holds: " + why)
+        .WithField("code", "permission_denied")
+        .WithField("needed_role", "owner")
+        .WithField("workspace", spec.workspace);
+  };
+  if (spec.role > p.role) return deny("role " + std::string(RoleName(spec.role)));
+  if (p.pattern != "*") {
+    bool inside = p.pattern.find('?') == std::string::npos
+                      ? auth::GlobMatch(p.pattern, spec.pattern)  // '*'-only: literal match
+                      : spec.pattern == p.pattern;
+    if (!inside) return deny("pattern '" + spec.pattern + "' is not inside '" + p.pattern + "'");
+  }
+  TARN_ASSIGN_OR_RETURN(auto created, c.catalog().CreateAccessToken(spec, p.client_id));
+  c.audit_entries()[0].target = created.info.client_id;
+  c.ReplyJson(api::ToJson(created));
+  return Status::OK();
+}
+
+Status ListTokens(Call& c) {
+  const auth::Principal& p = c.principal();
+  // Without a workspace: every token for an owner of '*', else the caller's own workspace's.
+  std::string ws = c.Query("workspace").value_or(p.workspace == "*" ? "" : p.workspace);
+  if (ws.empty() || ws == "*") {
+    TARN_RETURN_NOT_OK(RequireGlobal(c, Role::kOwner));
+  } else {
+    TARN_RETURN_NOT_OK(CheckIdentifier("workspace name", ws, "workspace"));
+    TARN_RETURN_NOT_OK(auth::Authorize(p, Role::kOwner, ws, ""));
+  }
+  TARN_ASSIGN_OR_RETURN(auto tokens, c.catalog().ListAccessTokens(ws));
+  c.ReplyJson(Wrapped("tokens", ArrayOf(tokens)));
+  return Status::OK();
+}
+
+Status RevokeToken(Call& c) {
+  const std::string& id = c.Param("client_id");
+  c.audit_entries() = {{"token.revoke", id, ""}};
+  TARN_ASSIGN_OR_RETURN(auto info, c.catalog().GetAccessToken(id));
+  if (info.workspace == "*") {
+    TARN_RETURN_NOT_OK(RequireGlobal(c, Role::kOwner));
+  } else {
+    c.audit_entries()[0].workspace = info.workspace;
+    TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kOwner, info.workspace, ""));
+  }
+  TARN_RETURN_NOT_OK(c.catalog().RevokeAccessToken(id));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+Status ListAuditRoute(Call& c) {
+  const auth::Principal& p = c.principal();
+  AuditQuery q;
+  TARN_ASSIGN_OR_RETURN(auto since, QueryInt(c, "since_us"));
+  q.since_us = since.value_or(0);
+  TARN_ASSIGN_OR_RETURN(q.until_us, QueryInt(c, "until_us"));
+  TARN_ASSIGN_OR_RETURN(auto limit, QueryInt(c, "limit"));
+  q.limit = limit.value_or(1000);
+  q.actor = c.Query("actor").value_or("");
+  q.workspace = c.Query("workspace").value_or("");
+  if (!q.workspace.empty()) {
+    TARN_RETURN_NOT_OK(CheckIdentifier("workspace name", q.workspace, "workspace"));
+    TARN_RETURN_NOT_OK(auth::Authorize(p, Role::kOwner, q.workspace, ""));
+  } else if (p.workspace != "*") {
+    q.workspace = p.workspace;  // a scoped owner sees its own workspace
+    TARN_RETURN_NOT_OK(auth::Authorize(p, Role::kOwner, q.workspace, ""));
+  } else {
+    TARN_RETURN_NOT_OK(RequireGlobal(c, Role::kOwner));
+  }
+  TARN_ASSIGN_OR_RETURN(auto records, c.catalog().ListAudit(q));
+  c.ReplyJson(Wrapped("records", ArrayOf(records)));
+  return Status::OK();
+}
+
+Status CleanupRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(bool orphans, r.Bool("delete_orphans", false));
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_ASSIGN_OR_RETURN(auto result, c.catalog().Cleanup(orphans));
+  c.ReplyJson(api::ToJson(result));
+  return Status::OK();
+}
+
+// ---- workspaces ----
+
+Status ListWorkspacesRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListWorkspaces());
+  Json a = Json::array();
+  for (const auto& w : all) {
+    if (auth::MayAccess(c.principal(), Role::kReader, w.name, "")) a.push_back(api::ToJson(w));
+  }
+  c.ReplyJson(Wrapped("workspaces", std::move(a)));
+  return Status::OK();
+}
+
+Status CreateWorkspaceRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(std::string name, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(bool exists_ok, r.Bool("exists_ok", false));
+  TARN_ASSIGN_OR_RETURN(PropertyMap props, OptProperties(r));
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_RETURN_NOT_OK(CheckIdentifier("workspace name", name, "/name"));
+  c.audit_entries() = {{"workspace.create", name, name}};
+  TARN_RETURN_NOT_OK(c.catalog().CreateWorkspace(name, exists_ok, props));
+  TARN_ASSIGN_OR_RETURN(auto w, c.catalog().GetWorkspace(name));
+  c.ReplyJson(api::ToJson(w));
+  return Status::OK();
+}
+
+Status GetWorkspaceRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto w, c.catalog().GetWorkspace(c.Param("ws")));
+  c.ReplyJson(api::ToJson(w));
+  return Status::OK();
+}
+
+Status DropWorkspaceRoute(Call& c) {
+  TARN_RETURN_NOT_OK(c.catalog().DropWorkspace(c.Param("ws")));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+Status PatchWorkspaceRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto patch, ReadPropertyPatch(c));
+  const std::string& ws = c.Param("ws");
+  if (!patch.set.empty()) TARN_RETURN_NOT_OK(c.catalog().SetWorkspaceProperties(ws, patch.set));
+  if (!patch.unset.empty()) {
+    TARN_RETURN_NOT_OK(c.catalog().UnsetWorkspaceProperties(ws, patch.unset));
+  }
+  TARN_ASSIGN_OR_RETURN(auto w, c.catalog().GetWorkspace(ws));
+  c.ReplyJson(api::ToJson(w));
+  return Status::OK();
+}
+
+// ---- collections ----
+
+Status ListCollectionsRoute(Call& c) {
+  const std::string& ws = c.Param("ws");
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListCollections(ws));
+  Json a = Json::array();
+  for (const auto& coll : all) {
+    if (auth::MayAccess(c.principal(), Role::kReader, ws, coll.name)) {
+      a.push_back(api::ToJson(coll));
+    }
+  }
+  c.ReplyJson(Wrapped("collections", std::move(a)));
+  return Status::OK();
+}
+
+Status CreateCollectionRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(std::string name, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(bool exists_ok, r.Bool("exists_ok", false));
+  TARN_ASSIGN_OR_RETURN(auto description, r.OptString("description"));
+  TARN_ASSIGN_OR_RETURN(PropertyMap props, OptProperties(r));
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_RETURN_NOT_OK(CheckIdentifier("collection name", name, "/name"));
+  const std::string& ws = c.Param("ws");
+  c.audit_entries() = {{"collection.create", ws + "." + name, ws}};
+  TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kOwner, ws, name));
+  std::string q = ws + "." + name;
+  TARN_RETURN_NOT_OK(c.catalog().CreateCollection(q, exists_ok, description.value_or(""), props));
+  TARN_ASSIGN_OR_RETURN(auto coll, c.catalog().GetCollection(q));
+  c.ReplyJson(api::ToJson(coll));
+  return Status::OK();
+}
+
+Status GetCollectionRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto coll, c.catalog().GetCollection(CollQ(c)));
+  c.ReplyJson(api::ToJson(coll));
+  return Status::OK();
+}
+
+Status DropCollectionRoute(Call& c) {
+  TARN_RETURN_NOT_OK(c.catalog().DropCollection(CollQ(c)));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+Status PatchCollectionRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto patch, ReadPropertyPatch(c));
+  std::string q = CollQ(c);
+  if (!patch.set.empty()) TARN_RETURN_NOT_OK(c.catalog().SetCollectionProperties(q, patch.set));
+  if (!patch.unset.empty()) {
+    TARN_RETURN_NOT_OK(c.catalog().UnsetCollectionProperties(q, patch.unset));
+  }
+  TARN_ASSIGN_OR_RETURN(auto coll, c.catalog().GetCollection(q));
+  c.ReplyJson(api::ToJson(coll));
+  return Status::OK();
+}
+
+// ---- datasets ----
+
+Status ListDatasetsRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListDatasets(CollQ(c)));
+  Json a = Json::array();
+  for (const auto& ds : all) {
+    if (auth::MayAccess(c.principal(), Role::kReader, c.Param("ws"),
+                        c.Param("coll") + "." + ds.name.dataset)) {
+      a.push_back(api::ToJson(ds));
+    }
+  }
+  c.ReplyJson(Wrapped("datasets", std::move(a)));
+  return Status::OK();
+}
+
+Status CreateDatasetRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(std::string name, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(bool exists_ok, r.Bool("exists_ok", false));
+  // The rest is a DatasetDefinition, read strictly by the codec.
+  Json def = body;
+  def.erase("name");
+  def.erase("exists_ok");
+  TARN_RETURN_NOT_OK(CheckIdentifier("dataset name", name, "/name"));
+  TARN_ASSIGN_OR_RETURN(DatasetDefinition definition, api::DefinitionFromJson(def));
+  const std::string& ws = c.Param("ws");
+  std::string target = c.Param("coll") + "." + name;
+  c.audit_entries() = {{"dataset.create", ws + "." + target, ws}};
+  TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kOwner, ws, target));
+  TARN_ASSIGN_OR_RETURN(
+      auto ds, c.catalog().CreateDataset(CollQ(c) + "." + name, std::move(definition), exists_ok));
+  c.ReplyJson(api::ToJson(ds));
+  return Status::OK();
+}
+
+Status GetDatasetRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto at, Selector(c));
+  TARN_ASSIGN_OR_RETURN(auto ds, c.catalog().LoadDataset(DsQ(c), at));
+  c.ReplyJson(api::ToJson(ds));
+  return Status::OK();
+}
+
+Status DropDatasetRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(bool purge, QueryBool(c, "purge", false));
+  TARN_RETURN_NOT_OK(c.catalog().DropDataset(DsQ(c), purge, c.Query("expected_uuid")));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+Status RenameDatasetRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(std::string new_name, r.String("new_name"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_RETURN_NOT_OK(CheckIdentifier("dataset name", new_name, "/new_name"));
+  // The caller must own the new name too, or a rename could move a dataset out of its reach.
+  TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kOwner, c.Param("ws"),
+                                     c.Param("coll") + "." + new_name));
+  TARN_RETURN_NOT_OK(c.catalog().RenameDataset(DsQ(c), new_name));
+  TARN_ASSIGN_OR_RETURN(auto ds, c.catalog().LoadDataset(CollQ(c) + "." + new_name));
+  c.ReplyJson(api::ToJson(ds));
+  return Status::OK();
+}
+
+Status PatchDatasetRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto patch, ReadPropertyPatch(c));
+  TARN_RETURN_NOT_OK(c.catalog().SetDatasetProperties(DsQ(c), patch.set, patch.unset));
+  TARN_ASSIGN_OR_RETURN(auto ds, c.catalog().LoadDataset(DsQ(c)));
+  c.ReplyJson(api::ToJson(ds));
+  return Status::OK();
+}
+
+Status AlterSchemaRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(const Json* changes_json, r.Value("changes"));
+  TARN_ASSIGN_OR_RETURN(auto read_snapshot_id, r.OptInt("read_snapshot_id"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  if (!changes_json->is_array()) {
+    return Status::InvalidArgument("/changes must be an array")
+        .WithField("code", "wrong_type")
+        .WithField("field", "/changes");
+  }
+  std::vector<SchemaChange> changes;
+  for (size_t i = 0; i < changes_json->size(); ++i) {
+    auto ch = api::SchemaChangeFromJson((*changes_json)[i]);
+    if (!ch.ok()) return Prefixed(ch.status(), "/changes/" + std::to_string(i));
+    changes.push_back(std::move(*ch));
+  }
+  TARN_ASSIGN_OR_RETURN(auto ds, c.catalog().AlterSchema(DsQ(c), changes, read_snapshot_id));
+  c.ReplyJson(api::ToJson(ds));
+  return Status::OK();
+}
+
+Status SetPartitionRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(std::string spec, r.String("spec"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_ASSIGN_OR_RETURN(auto ds, c.catalog().SetPartitionSpec(DsQ(c), spec));
+  c.ReplyJson(api::ToJson(ds));
+  return Status::OK();
+}
+
+Status SetSortRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(std::string order, r.String("order"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_ASSIGN_OR_RETURN(auto ds, c.catalog().SetSortOrder(DsQ(c), order));
+  c.ReplyJson(api::ToJson(ds));
+  return Status::OK();
+}
+
+// ---- commits ----
+
+using Frame = std::pair<api::FrameKind, std::string>;
+
+Status StreamError(std::string code, std::string message) {
+  return Status::InvalidArgument(std::move(message)).WithField("code", std::move(code));
+}
+
+// The frames of an append body. Small bodies of known length are read whole; others stream
+// through a reader thread and a bounded queue (the catalog pulls batches, the HTTP library
+// pushes bytes), so memory stays bounded by a few frames.
+class FrameSource {
+ public:
+  virtual ~FrameSource() = default;
+  // The next frame; nullopt at the end of the body.
+  virtual Result<std::optional<Frame>> Next() = 0;
+};
+
+class BufferedFrames : public FrameSource {
+ public:
+  static Result<std::unique_ptr<BufferedFrames>> Read(Call& c, int64_t limit) {
+    auto out = std::make_unique<BufferedFrames>();
+    api::FrameParser parser;
+    TARN_RETURN_NOT_OK(c.ReadBody(limit, [&](std::string_view bytes) -> Status {
+      TARN_RETURN_NOT_OK(parser.Feed(bytes));
+      while (auto f = parser.Next()) out->frames_.push_back(std::move(*f));
+      return Status::OK();
+    }));
+    if (parser.buffered() > 0) {
+      return StreamError("incomplete_body", "the frame stream ends inside a frame");
+    }
+    return out;
+  }
+  Result<std::optional<Frame>> Next() override {
+    if (frames_.empty()) return std::optional<Frame>();
+    Frame f = std::move(frames_.front());
+    frames_.pop_front();
+    return std::optional<Frame>(std::move(f));
+  }
+
+ private:
+  std::deque<Frame> frames_;
+};
+
+class PumpedFrames : public FrameSource {
+ public:
+  static constexpr size_t kMaxQueuedBytes = 64 << 20;
+
+  PumpedFrames(Call& c, int64_t limit) : call_(c), limit_(limit) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~PumpedFrames() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      cancelled_ = true;
+    }
+    space_.notify_all();
+    thread_.join();
+  }
+
+  Result<std::optional<Frame>> Next() override {
+    std::unique_lock<std::mutex> lock(mu_);
+    data_.wait(lock, [&] { return !queue_.empty() || done_; });
+    if (!queue_.empty()) {
+      Frame f = std::move(queue_.front());
+      queue_.pop_front();
+      queued_bytes_ -= f.second.size();
+      space_.notify_all();
+      return std::optional<Frame>(std::move(f));
+    }
+    if (!final_.ok()) return final_;
+    return std::optional<Frame>();
+  }
+
+ private:
+  void Run() {
+    Status st;
+    try {
+      st = Pump();
+    } catch (const std::exception& e) {  // this thread must not end the process
+      st = Status::Internal(std::string("reading the append body: ") + e.what());
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+    final_ = st;
+    data_.notify_all();
+  }
+
+  Status Pump() {
+    api::FrameParser parser;
+    Status st = call_.ReadBody(limit_, [&](std::string_view bytes) -> Status {
+      TARN_RETURN_NOT_OK(parser.Feed(bytes));
+      while (auto f = parser.Next()) {
+        std::unique_lock<std::mutex> lock(mu_);
+        space_.wait(lock, [&] { return cancelled_ || queued_bytes_ < kMaxQueuedBytes; });
+        if (cancelled_) return Status::Cancelled("the append stopped reading its body");
+        queued_bytes_ += f->second.size();
+        queue_.push_back(std::move(*f));
+        data_.notify_all();
+      }
+      return Status::OK();
+    });
+    if (st.ok() && parser.buffered() > 0) {
+      st = StreamError("incomplete_body", "the frame stream ends inside a frame");
+    }
+    return st;
+  }
+
+  Call& call_;
+  int64_t limit_;
+  std::mutex mu_;
+  std::condition_variable data_, space_;
+  std::deque<Frame> queue_;
+  size_t queued_bytes_ = 0;
+  bool done_ = false, cancelled_ = false;
+  Status final_;
+  std::thread thread_;
+};
+
+// Bodies of known length up to this size are read whole before the append starts.
+constexpr int64_t kBufferedAppendBytes = 8 << 20;
+
+Status AppendRoute(Call& c) {
+  auto op = CommitOperation::kAppend;
+  if (auto v = c.Query("operation")) {
+    if (*v == "overwrite") {
+      op = CommitOperation::kOverwrite;
+    } else if (*v != "append") {
+      return InvalidParam("operation", "must be append or overwrite");
+    }
+  }
+  std::string action = "dataset." + std::string(CommitOperationName(op));
+  c.audit_entries()[0].action = action;
+  int64_t limit = c.options().max_append_body_bytes;
+
+  std::unique_ptr<FrameSource> src;
+  auto length = c.content_length();
+  if (length && *length <= kBufferedAppendBytes) {
+    TARN_ASSIGN_OR_RETURN(src, BufferedFrames::Read(c, limit));
+  } else {
+    src = std::make_unique<PumpedFrames>(c, limit);
+  }
+
+  TARN_ASSIGN_OR_RETURN(auto first, src->Next());
+  if (!first || first->first != api::FrameKind::kMeta) {
+    return StreamError("bad_frame", "an append stream starts with an M frame (the commit meta)");
+  }
+  TARN_ASSIGN_OR_RETURN(Json meta_json, api::ParseObject(first->second));
+  TARN_ASSIGN_OR_RETURN(CommitMeta meta, api::CommitMetaFromJson(meta_json));
+  meta = ServerMeta(c, std::move(meta), action);
+
+  bool ended = false;
+  Catalog::BatchSource next = [&]() -> Result<std::optional<RecordBatch>> {
+    if (ended) return std::optional<RecordBatch>();
+    TARN_ASSIGN_OR_RETURN(auto f, src->Next());
+    if (!f) return StreamError("incomplete_body", "the frame stream ended without an E frame");
+    switch (f->first) {
+      case api::FrameKind::kParquet: {
+        TARN_ASSIGN_OR_RETURN(RecordBatch b, api::DecodeBatchPayload(std::move(f->second)));
+        return std::optional<RecordBatch>(std::move(b));
+      }
+      case api::FrameKind::kEnd: {
+        // Nothing may follow E, and the body must have ended cleanly, before anything commits.
+        TARN_ASSIGN_OR_RETURN(auto after, src->Next());
+        if (after) return StreamError("bad_frame", "a frame follows the E frame");
+        ended = true;
+        return std::optional<RecordBatch>();
+      }
+      case api::FrameKind::kError:
+        return api::StatusFromErrorBody(422, f->second)
+            .WithContext("the client aborted the append");
+      case api::FrameKind::kMeta:
+        return StreamError("bad_frame", "an M frame may only come first");
+    }
+    return StreamError("bad_frame", "unknown frame kind");
+  };
+  auto r = Committed(
+      c, c.catalog().AppendStream(DsQ(c), next, std::move(meta), op, c.Query("expected_uuid")));
+  src.reset();  // stops and joins a reader thread before the reply
+  TARN_RETURN_NOT_OK(r.status());
+  c.ReplyJson(api::ToJson(*r));
+  return Status::OK();
+}
+
+Status AddFilesRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(const Json* paths_json, r.Value("paths"));
+  TARN_ASSIGN_OR_RETURN(auto paths, StringList(paths_json, "/paths"));
+  TARN_ASSIGN_OR_RETURN(bool truncate_first, r.Bool("truncate_first", false));
+  std::string action = truncate_first ? "dataset.truncate_and_add_files" : "dataset.add_files";
+  TARN_ASSIGN_OR_RETURN(CommitMeta meta, MetaField(c, r, action));
+  TARN_RETURN_NOT_OK(r.Finish());
+  c.audit_entries()[0].action = action;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    TARN_ASSIGN_OR_RETURN(paths[i], KeyAt(c, paths[i], "/paths/" + std::to_string(i)));
+  }
+  TARN_ASSIGN_OR_RETURN(
+      auto s, Committed(c, c.catalog().AddFiles(DsQ(c), paths, std::move(meta), truncate_first)));
+  c.ReplyJson(api::ToJson(s));
+  return Status::OK();
+}
+
+Status DeleteRowsRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(std::string where, r.String("where"));
+  TARN_ASSIGN_OR_RETURN(CommitMeta meta, MetaField(c, r, "dataset.delete_rows"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_ASSIGN_OR_RETURN(auto s,
+                        Committed(c, c.catalog().DeleteRows(DsQ(c), where, std::move(meta))));
+  c.ReplyJson(api::ToJson(s));
+  return Status::OK();
+}
+
+Status RollbackRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(int64_t to, r.Int("to_snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(CommitMeta meta, MetaField(c, r, "dataset.rollback"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_ASSIGN_OR_RETURN(auto s, Committed(c, c.catalog().Rollback(DsQ(c), to, std::move(meta))));
+  c.ReplyJson(api::ToJson(s));
+  return Status::OK();
+}
+
+Status CommitRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(const Json* parts_json, r.Value("parts"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  if (!parts_json->is_array() || parts_json->empty()) {
+    return Status::InvalidArgument("/parts must be a non-empty array")
+        .WithField("code", "wrong_type")
+        .WithField("field", "/parts");
+  }
+  std::vector<DatasetCommit> parts;
+  c.audit_entries().clear();
+  for (size_t i = 0; i < parts_json->size(); ++i) {
+    std::string at = "/parts/" + std::to_string(i);
+    auto part = api::DatasetCommitFromJson((*parts_json)[i]);
+    if (!part.ok()) return Prefixed(part.status(), at);
+    DatasetCommit& p = *part;
+    auto name = ParseDatasetName(p.dataset);
+    if (!name.ok()) {
+      return Status(name.status().kind(), name.status().message())
+          .WithField("code", "invalid_identifier")
+          .WithField("field", at + "/dataset");
+    }
+    p.dataset = name->ToString();
+    std::string action = "dataset." + std::string(CommitOperationName(p.operation));
+    c.audit_entries().push_back({action, p.dataset, name->workspace});
+    TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kWriter, name->workspace,
+                                       name->collection + "." + name->dataset));
+    for (size_t k = 0; k < p.added.size(); ++k) {
+      TARN_ASSIGN_OR_RETURN(
+          p.added[k].path, KeyAt(c, p.added[k].path, at + "/added/" + std::to_string(k) + "/path"));
+    }
+    for (size_t k = 0; k < p.removed_paths.size(); ++k) {
+      TARN_ASSIGN_OR_RETURN(p.removed_paths[k], KeyAt(c, p.removed_paths[k],
+                                                      at + "/removed_paths/" + std::to_string(k)));
+    }
+    for (size_t k = 0; k < p.deletes.size(); ++k) {
+      TARN_ASSIGN_OR_RETURN(
+          p.deletes[k].path,
+          KeyAt(c, p.deletes[k].path, at + "/deletes/" + std::to_string(k) + "/path"));
+    }
+    p.meta = ServerMeta(c, std::move(p.meta), action);
+    parts.push_back(std::move(p));
+  }
+  auto done = c.catalog().Commit(std::move(parts));
+  CountCommit(c, done.status(), done.ok() ? *done : std::vector<SnapshotInfo>{});
+  TARN_RETURN_NOT_OK(done.status());
+  c.ReplyJson(Wrapped("snapshots", ArrayOf(*done)));
+  return Status::OK();
+}
+
+// ---- snapshots, tags, planning, scans, changes, offsets, expiry ----
+
+Status ListSnapshotsRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListSnapshots(DsQ(c)));
+  c.ReplyJson(Wrapped("snapshots", ArrayOf(all)));
+  return Status::OK();
+}
+
+Status GetSnapshotRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto at, Selector(c));
+  TARN_ASSIGN_OR_RETURN(auto s, c.catalog().GetSnapshot(DsQ(c), at));
+  c.ReplyJson(api::ToJson(s));
+  return Status::OK();
+}
+
+Status ListTagsRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListTags(DsQ(c)));
+  c.ReplyJson(Wrapped("tags", ArrayOf(all)));
+  return Status::OK();
+}
+
+Status CreateTagRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  SnapshotSelector at;
+  TARN_ASSIGN_OR_RETURN(at.snapshot_id, r.OptInt("snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(at.at_time_us, r.OptInt("at_us"));
+  TARN_ASSIGN_OR_RETURN(at.tag, r.OptString("tag"));
+  TARN_ASSIGN_OR_RETURN(bool replace, r.Bool("replace", false));
+  TARN_RETURN_NOT_OK(r.Finish());
+  if (int(at.snapshot_id.has_value()) + int(at.at_time_us.has_value()) + int(at.tag.has_value()) >
+      1) {
+    return Status::InvalidArgument("give at most one of snapshot_id, at_us and tag")
+        .WithField("code", "ambiguous_selector");
+  }
+  c.audit_entries()[0].target = DsQ(c) + "@" + c.Param("tag");
+  TARN_RETURN_NOT_OK(c.catalog().CreateTag(DsQ(c), c.Param("tag"), at, replace));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+Status DropTagRoute(Call& c) {
+  c.audit_entries()[0].target = DsQ(c) + "@" + c.Param("tag");
+  TARN_RETURN_NOT_OK(c.catalog().DropTag(DsQ(c), c.Param("tag")));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+// Checks what a plan or scan will read before the response starts, so a missing dataset, a bad
+// selector or predicate is a proper error status rather than an error trailer.
+Status PrecheckRead(Call& c, const SnapshotSelector& at, const std::string& where) {
+  TARN_ASSIGN_OR_RETURN(auto ds, c.catalog().LoadDataset(DsQ(c), at));
+  if (!where.empty()) {
+    auto pred = ParseAndBindPredicate(where, ds.schema);
+    if (!pred.ok()) return pred.status().WithField("field", "where");
+  }
+  return Status::OK();
+}
+
+Status PlanRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto at, Selector(c));
+  std::string where = c.Query("where").value_or("");
+  TARN_RETURN_NOT_OK(PrecheckRead(c, at, where));
+  Catalog* cat = &c.catalog();
+  c.ReplyStream("application/x-ndjson",
+                [cat, q = DsQ(c), at, where](const StreamWrite& write) -> Status {
+                  int64_t files = 0;
+                  bool write_failed = false;
+                  Status st = cat->PlanFiles(q, at, where, [&](const PlannedFile& f) -> Status {
+                    Status w = write(api::Dump(api::ToJson(f)) + "\n");
+                    write_failed = !w.ok();
+                    ++files;
+                    return w;
+                  });
+                  if (write_failed) return st;
+                  if (!st.ok()) return write(api::Dump(api::ErrorBody(st)) + "\n");
+                  return write(api::Dump(Json{{"end", true}, {"files", files}}) + "\n");
+                });
+  return Status::OK();
+}
+
+Status ScanRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto at, Selector(c));
+  std::string where = c.Query("where").value_or("");
+  TARN_ASSIGN_OR_RETURN(bool row_ids, QueryBool(c, "with_row_ids", false));
+  TARN_RETURN_NOT_OK(PrecheckRead(c, at, where));
+  Catalog* cat = &c.catalog();
+  c.ReplyStream(
+      "application/vnd.tarn.frames",
+      [cat, q = DsQ(c), at, where, row_ids](const StreamWrite& write) -> Status {
+        int64_t rows = 0;
+        bool write_failed = false;
+        Status st = cat->Scan(q, at, where, row_ids, [&](const RecordBatch& b) -> Status {
+          TARN_ASSIGN_OR_RETURN(std::string frame, api::EncodeBatchFrame(b));
+          Status w = write(frame);
+          write_failed = !w.ok();
+          rows += b.num_rows;
+          return w;
+        });
+        if (write_failed) return st;
+        if (!st.ok()) {
+          return write(api::EncodeFrame(api::FrameKind::kError, api::Dump(api::ErrorBody(st))));
+        }
+        return write(api::EncodeFrame(api::FrameKind::kEnd, api::Dump(Json{{"rows", rows}})));
+      });
+  return Status::OK();
+}
+
+Status ChangesRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto from, QueryInt(c, "from"));
+  if (!from) return InvalidParam("from", "is required");
+  TARN_ASSIGN_OR_RETURN(auto to, QueryInt(c, "to"));
+  TARN_ASSIGN_OR_RETURN(auto changes, c.catalog().Changes(DsQ(c), *from, to));
+  c.ReplyJson(api::ToJson(changes));
+  return Status::OK();
+}
+
+Status GetOffsetRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto off, c.catalog().GetOffset(DsQ(c), c.Param("consumer")));
+  c.ReplyJson(
+      Json{{"consumer", c.Param("consumer")}, {"snapshot_id", off ? Json(*off) : Json(nullptr)}});
+  return Status::OK();
+}
+
+Status CommitOffsetRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(int64_t snapshot_id, r.Int("snapshot_id"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  c.audit_entries()[0].target = DsQ(c) + "#" + c.Param("consumer");
+  TARN_RETURN_NOT_OK(c.catalog().CommitOffset(DsQ(c), c.Param("consumer"), snapshot_id));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+Status ExpireRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(auto options, api::ExpiryOptionsFromJson(body));
+  TARN_ASSIGN_OR_RETURN(auto result, c.catalog().ExpireSnapshots(DsQ(c), options));
+  c.ReplyJson(api::ToJson(result));
+  return Status::OK();
+}
+
+#define D "/v1/workspaces/{ws}/collections/{coll}/datasets/{ds}"
+
+}  // namespace
+
+const std::vector<RouteDef>& RouteTable() {
+  using B = BodyKind;
+  using N = Need;
+  using S = Scope;
+  // The append route comes first: the HTTP library tries patterns in order.
+  static const std::vector<RouteDef> kRoutes = {
+      {"POST", D "/append", N::kWriter, S::kPath, B::kFrames, "dataset.append", AppendRoute},
+      {"GET", "/livez", N::kOpen, S::kNone, B::kNone, "", Livez},
+      {"GET", "/healthz", N::kOpen, S::kNone, B::kNone, "", Healthz},
+      {"GET", "/metrics", N::kToken, S::kNone, B::kNone, "", MetricsRoute},
+      {"GET", "/v1/openapi.json", N::kToken, S::kNone, B::kNone, "", OpenApi},
+      {"POST", "/v1/token", N::kOpen, S::kNone, B::kForm, "", TokenExchange},
+      {"GET", "/v1/whoami", N::kToken, S::kNone, B::kNone, "", Whoami},
+      {"GET", "/v1/workspaces", N::kToken, S::kNone, B::kNone, "", ListWorkspacesRoute},
+      {"POST", "/v1/workspaces", N::kOwner, S::kGlobal, B::kJson, "workspace.create",
+       CreateWorkspaceRoute},
+      {"GET", "/v1/workspaces/{ws}", N::kReader, S::kPath, B::kNone, "", GetWorkspaceRoute},
+      {"DELETE", "/v1/workspaces/{ws}", N::kOwner, S::kGlobal, B::kNone, "workspace.drop",
+       DropWorkspaceRoute},
+      {"PATCH", "/v1/workspaces/{ws}/properties", N::kOwner, S::kPath, B::kJson,
+       "workspace.set_properties", PatchWorkspaceRoute},
+      {"GET", "/v1/workspaces/{ws}/collections", N::kReader, S::kPath, B::kNone, "",
+       ListCollectionsRoute},
+      {"POST", "/v1/workspaces/{ws}/collections", N::kOwner, S::kBody, B::kJson,
+       "collection.create", CreateCollectionRoute},
+      {"GET", "/v1/workspaces/{ws}/collections/{coll}", N::kReader, S::kPath, B::kNone, "",
+       GetCollectionRoute},
+      {"DELETE", "/v1/workspaces/{ws}/collections/{coll}", N::kOwner, S::kPath, B::kNone,
+       "collection.drop", DropCollectionRoute},
+      {"PATCH", "/v1/workspaces/{ws}/collections/{coll}/properties", N::kOwner, S::kPath, B::kJson,
+       "collection.set_properties", PatchCollectionRoute},
+      {"GET", "/v1/workspaces/{ws}/collections/{coll}/datasets", N::kReader, S::kPath, B::kNone, "",
+       ListDatasetsRoute},
+      {"POST", "/v1/workspaces/{ws}/collections/{coll}/datasets", N::kOwner, S::kBody, B::kJson,
+       "dataset.create", CreateDatasetRoute},
+      {"GET", D, N::kReader, S::kPath, B::kNone, "", GetDatasetRoute},
+      {"DELETE", D, N::kOwner, S::kPath, B::kNone, "dataset.drop", DropDatasetRoute},
+      {"POST", D "/rename", N::kOwner, S::kPath, B::kJson, "dataset.rename", RenameDatasetRoute},
+      {"PATCH", D "/properties", N::kOwner, S::kPath, B::kJson, "dataset.set_properties",
+       PatchDatasetRoute},
+      {"POST", D "/schema", N::kOwner, S::kPath, B::kJson, "dataset.alter_schema",
+       AlterSchemaRoute},
+      {"PUT", D "/partition", N::kOwner, S::kPath, B::kJson, "dataset.set_partition",
+       SetPartitionRoute},
+      {"PUT", D "/sort", N::kOwner, S::kPath, B::kJson, "dataset.set_sort", SetSortRoute},
+      {"POST", D "/files", N::kWriter, S::kPath, B::kJson, "dataset.add_files", AddFilesRoute},
+      {"POST", D "/delete", N::kWriter, S::kPath, B::kJson, "dataset.delete_rows", DeleteRowsRoute},
+      {"POST", D "/rollback", N::kWriter, S::kPath, B::kJson, "dataset.rollback", RollbackRoute},
+      {"POST", "/v1/commits", N::kWriter, S::kBody, B::kJson, "commit", CommitRoute},
+      {"GET", D "/snapshots", N::kReader, S::kPath, B::kNone, "", ListSnapshotsRoute},
+      {"GET", D "/snapshot", N::kReader, S::kPath, B::kNone, "", GetSnapshotRoute},
+      {"GET", D "/tags", N::kReader, S::kPath, B::kNone, "", ListTagsRoute},
+      {"PUT", D "/tags/{tag}", N::kWriter, S::kPath, B::kJson, "tag.create", CreateTagRoute},
+      {"DELETE", D "/tags/{tag}", N::kWriter, S::kPath, B::kNone, "tag.drop", DropTagRoute},
+      {"GET", D "/plan", N::kReader, S::kPath, B::kNone, "", PlanRoute},
+      {"GET", D "/scan", N::kReader, S::kPath, B::kNone, "", ScanRoute},
+      {"GET", D "/changes", N::kReader, S::kPath, B::kNone, "", ChangesRoute},
+      {"GET", D "/offsets/{consumer}", N::kReader, S::kPath, B::kNone, "", GetOffsetRoute},
+      {"PUT", D "/offsets/{consumer}", N::kWriter, S::kPath, B::kJson, "offset.commit",
+       CommitOffsetRoute},
+      {"POST", D "/expire", N::kOwner, S::kPath, B::kJson, "dataset.expire", ExpireRoute},
+      {"POST", "/v1/cleanup", N::kOwner, S::kGlobal, B::kJson, "catalog.cleanup", CleanupRoute},
+      {"POST", "/v1/tokens", N::kOwner, S::kBody, B::kJson, "token.create", CreateToken},
+      {"GET", "/v1/tokens", N::kOwner, S::kBody, B::kNone, "", ListTokens},
+      {"DELETE", "/v1/tokens/{client_id}", N::kOwner, S::kBody, B::kNone, "token.revoke",
+       RevokeToken},
+      {"GET", "/v1/audit", N::kOwner, S::kBody, B::kNone, "", ListAuditRoute},
+  };
+  return kRoutes;
+}
+
+#undef D
+
+}  // namespace tarn::server::internal

@@ -1,0 +1,102 @@
+// The HTTP service of `tarn serve` (docs/design/serve.md, docs/openapi.json): the routes of the
+// API over one Catalog, bearer-token access control, limits, metrics, JSON request logs and a
+// graceful shutdown. Thin: each route parses a request, checks the caller, calls the Catalog and
+// renders the result with the wire codec of src/api.
+//
+//   auto server = Server::Make(catalog, options);   // nothing listens yet
+//   TARN_RETURN_NOT_OK((*server)->Start());          // binds; port() tells the port
+//   ...                                              // (SIGTERM) -> (*server)->Shutdown()
+//   (*server)->Wait();
+//
+// Thread-safety: Start, Shutdown and Wait may be called from any thread; Shutdown from a signal
+// watcher while another thread Waits is the intended use.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "auth/auth.h"
+#include "common/status.h"
+
+namespace tarn {
+
+class Catalog;
+
+namespace server {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8181;  // 0 = an ephemeral port (see Server::port())
+
+  int64_t max_json_body_bytes = 16ll << 20;   // JSON and form bodies (413 too_large)
+  int64_t max_append_body_bytes = 1ll << 30;  // frame streams of POST .../append
+  int64_t max_header_bytes = 8 << 10;         // request line and headers together (431)
+  int read_timeout_s = 30;                    // per read of the socket
+  int write_timeout_s = 30;                   // per write of the socket
+  int idle_timeout_s = 5;                     // keep-alive connections without a request
+  int max_connections = 64;  // one thread each; past it 503 + Retry-After and close
+  int64_t token_ttl_s = 900;
+  double shutdown_grace_s = 30;  // how long Shutdown lets in-flight requests finish
+  // Requests one keep-alive connection may carry before the server closes it.
+  int max_requests_per_connection = 100000;
+
+  // Where the JSON log lines go (one per request, one per audited mutation), each without a
+  // trailing newline; called from many threads at once. Empty = stderr, one write(2) per line.
+  std::function<void(std::string_view line)> log_sink;
+};
+
+// One route of the API, as registered and as docs/openapi.json lists it.
+struct RouteInfo {
+  std::string method;  // "GET", "POST", "PUT", "PATCH", "DELETE"
+  std::string path;    // OpenAPI form: "/v1/workspaces/{ws}"
+  // The role the route needs ("open", "token" for any valid token, "reader", "writer",
+  // "owner"), and "global" when it must be held on every workspace ("*").
+  std::string role;
+  bool global = false;
+  // Whether the route takes a body: "none", "json", "form" or "frames".
+  std::string body;
+  // The audit action of a mutation ("" for reads).
+  std::string action;
+};
+
+class Server {
+ public:
+  // Opens the token authority of the catalog's metastore (creating the first signing key when
+  // there is none). Nothing listens until Start.
+  static Result<std::unique_ptr<Server>> Make(std::shared_ptr<Catalog> catalog,
+                                              ServerOptions options = {});
+  ~Server();  // Shutdown() and Wait() when still running
+
+  // Binds host:port and starts accepting in a background thread. kUnavailable
+  // (code=bind_failed) when the address cannot be bound; kFailedPrecondition when started
+  // twice.
+  Status Start();
+  // The bound port (the chosen one when options.port was 0); 0 before Start.
+  int port() const;
+  // Stops accepting, lets in-flight requests finish for up to options.shutdown_grace_s, and
+  // returns without waiting for them. Idle keep-alive connections close within the idle
+  // timeout. Idempotent.
+  void Shutdown();
+  // Blocks until the server has stopped (after Shutdown) and in-flight requests finished or the
+  // grace ran out.
+  void Wait();
+
+  // The token authority the server verifies bearer tokens with (for the bootstrap owner).
+  auth::TokenAuthority& authority();
+
+  // Every route the server registers, in registration order.
+  static std::vector<RouteInfo> Routes();
+
+  class Impl;
+
+ private:
+  explicit Server(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace server
+}  // namespace tarn
