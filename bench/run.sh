@@ -49,3 +49,15 @@ if [[ "${BENCH_CATALOG:-1}" == 1 ]]; then
     env -u TARN_BENCH_DIR "$root/bench/catalog_run.sh"
   fi
 fi
+
+# Append commits over HTTP (tarn serve) vs embedded on one PostgreSQL (bench/serve_run.sh, about
+# a minute). BENCH_SERVE=0 skips it.
+if [[ "${BENCH_SERVE:-1}" == 1 ]]; then
+  echo
+  echo "bench: append commits over HTTP vs embedded (bench/serve_run.sh)"
+  if [[ -n "${TARN_BENCH_DIR:-}" ]]; then
+    TARN_BENCH_DIR="$dir/serve" "$root/bench/serve_run.sh"
+  else
+    env -u TARN_BENCH_DIR "$root/bench/serve_run.sh"
+  fi
+fi

@@ -1,5 +1,5 @@
-// `tarn workspace ...` and `tarn collection ...`: thin handlers over catalog/catalog.h on an
-// embedded catalog (`--catalog DIR`, else $TARN_CATALOG, else ~/.tarn).
+// `tarn workspace ...`, `tarn collection ...` and `tarn whoami`: thin handlers over tarn::Client
+// (`--catalog DIR|URL`, else $TARN_CATALOG, else ~/.tarn), embedded or remote alike.
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -9,6 +9,7 @@
 #include "catalog/catalog.h"
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
+#include "client/remote_client.h"
 
 namespace tarn::cli {
 
@@ -54,7 +55,7 @@ void RegisterWorkspace(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   create->add_flag("--exists-ok", *exists_ok, "Succeed when it already exists");
   SetCommand(create, [=]() -> Status {
     TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *name));
-    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     TARN_RETURN_NOT_OK(cat->CreateWorkspace(*name, *exists_ok));
     if (g->json) {
       TARN_ASSIGN_OR_RETURN(auto w, cat->GetWorkspace(*name));
@@ -67,7 +68,7 @@ void RegisterWorkspace(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 
   auto* list = ws->add_subcommand("list", "List workspaces");
   SetCommand(list, [=]() -> Status {
-    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     TARN_ASSIGN_OR_RETURN(auto all, cat->ListWorkspaces());
     if (g->json) {
       json arr = json::array();
@@ -90,7 +91,7 @@ void RegisterWorkspace(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   show->add_option("WORKSPACE", *show_name, "Workspace name")->required();
   SetCommand(show, [=]() -> Status {
     TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *show_name));
-    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     TARN_ASSIGN_OR_RETURN(auto w, cat->GetWorkspace(*show_name));
     if (g->json) {
       std::cout << Dump(WorkspaceJson(w)) << "\n";
@@ -116,7 +117,7 @@ void RegisterWorkspace(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   SetCommand(set, [=]() -> Status {
     TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *set_name));
     TARN_ASSIGN_OR_RETURN(auto props, ParseAssignments(*assigns));
-    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     TARN_RETURN_NOT_OK(cat->SetWorkspaceProperties(*set_name, props));
     if (g->json) {
       TARN_ASSIGN_OR_RETURN(auto w, cat->GetWorkspace(*set_name));
@@ -132,7 +133,7 @@ void RegisterWorkspace(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   unset->add_option("KEYS", *unset_keys, "Property keys")->required();
   SetCommand(unset, [=]() -> Status {
     TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *unset_name));
-    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     return cat->UnsetWorkspaceProperties(*unset_name, *unset_keys);
   });
 
@@ -142,7 +143,7 @@ void RegisterWorkspace(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   drop->add_option("WORKSPACE", *drop_name, "Workspace name")->required();
   SetCommand(drop, [=]() -> Status {
     TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *drop_name));
-    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     TARN_RETURN_NOT_OK(cat->DropWorkspace(*drop_name));
     if (!g->json) std::cout << "dropped workspace " << *drop_name << "\n";
     return Status::OK();
@@ -162,7 +163,7 @@ void RegisterCollection(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   create->add_option("--description", *description, "Description");
   SetCommand(create, [=]() -> Status {
     TARN_RETURN_NOT_OK(ParseCollectionName(*name).status());
-    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     TARN_RETURN_NOT_OK(cat->CreateCollection(*name, *exists_ok, *description));
     if (g->json) {
       TARN_ASSIGN_OR_RETURN(auto c, cat->GetCollection(*name));
@@ -178,7 +179,7 @@ void RegisterCollection(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   list->add_option("WORKSPACE", *ws, "Workspace name")->required();
   SetCommand(list, [=]() -> Status {
     TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *ws));
-    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     TARN_ASSIGN_OR_RETURN(auto all, cat->ListCollections(*ws));
     if (g->json) {
       json arr = json::array();
@@ -200,7 +201,7 @@ void RegisterCollection(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   show->add_option("COLLECTION", *show_name, "workspace.collection")->required();
   SetCommand(show, [=]() -> Status {
     TARN_RETURN_NOT_OK(ParseCollectionName(*show_name).status());
-    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     TARN_ASSIGN_OR_RETURN(auto c, cat->GetCollection(*show_name));
     if (g->json) {
       std::cout << Dump(CollectionJson(c)) << "\n";
@@ -222,7 +223,7 @@ void RegisterCollection(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   drop->add_option("COLLECTION", *drop_name, "workspace.collection")->required();
   SetCommand(drop, [=]() -> Status {
     TARN_RETURN_NOT_OK(ParseCollectionName(*drop_name).status());
-    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     TARN_RETURN_NOT_OK(cat->DropCollection(*drop_name));
     if (!g->json) std::cout << "dropped collection " << *drop_name << "\n";
     return Status::OK();
@@ -236,7 +237,7 @@ void RegisterCollection(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   SetCommand(set, [=]() -> Status {
     TARN_RETURN_NOT_OK(ParseCollectionName(*set_name).status());
     TARN_ASSIGN_OR_RETURN(auto props, ParseAssignments(*assigns));
-    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     return cat->SetCollectionProperties(*set_name, props);
   });
 
@@ -247,8 +248,36 @@ void RegisterCollection(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   unset->add_option("KEYS", *unset_keys, "Property keys")->required();
   SetCommand(unset, [=]() -> Status {
     TARN_RETURN_NOT_OK(ParseCollectionName(*unset_name).status());
-    TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     return cat->UnsetCollectionProperties(*unset_name, *unset_keys);
+  });
+}
+
+void RegisterWhoami(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  auto* cmd = app->add_subcommand("whoami",
+                                  "Who the catalog's calls run as (and, remotely, "
+                                  "the token's workspace, role and pattern)");
+  SetCommand(cmd, [=]() -> Status {
+    TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+    json j = {{"actor", client->actor()}, {"remote", client->remote()}};
+    if (auto* remote = dynamic_cast<client::RemoteClient*>(client.get())) {
+      TARN_ASSIGN_OR_RETURN(auto me, remote->GetWhoAmI());
+      j["url"] = remote->url().ToString();
+      j["workspace"] = me.workspace;
+      j["role"] = me.role;
+      j["pattern"] = me.pattern;
+      j["expires_at"] = FormatTime(me.expires_at_us);
+    }
+    if (g->json) {
+      std::cout << Dump(j) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::pair<std::string, std::string>> kv;
+    for (const auto& [k, v] : j.items()) {
+      kv.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    PrintKeyValues(kv);
+    return Status::OK();
   });
 }
 
@@ -257,9 +286,17 @@ void RegisterCollection(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 void RegisterCatalogCommands(CLI::App* app, GlobalOptions* global) {
   CatalogOptions* options = SharedCatalogOptions();
   app->add_option("--catalog", options->dir,
-                  "Catalog directory (default $TARN_CATALOG, else ~/.tarn)");
+                  "Catalog directory or http(s):// URL of `tarn serve` (default $TARN_CATALOG, "
+                  "else ~/.tarn)");
+  app->add_option("--client-id", options->client_id,
+                  "Client id of an access token, for a remote catalog (default $TARN_CLIENT_ID)");
+  app->add_option("--client-secret", options->client_secret,
+                  "Its secret (default $TARN_CLIENT_SECRET)");
+  app->add_option("--token", options->token,
+                  "A bearer token to use as is, for a remote catalog (default $TARN_TOKEN)");
   RegisterWorkspace(app, global, options);
   RegisterCollection(app, global, options);
+  RegisterWhoami(app, global, options);
 }
 
 }  // namespace tarn::cli

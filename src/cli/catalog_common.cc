@@ -17,7 +17,7 @@ CatalogOptions* SharedCatalogOptions() {
 
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogOptions& o) {
+Result<std::string> CatalogTarget(const CatalogOptions& o) {
   std::string dir = o.dir;
   if (dir.empty()) {
     const char* env = std::getenv("TARN_CATALOG");
@@ -26,14 +26,32 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogOptions& o) {
   if (dir.empty()) {
     const char* home = std::getenv("HOME");
     if (!home || !*home) {
-      return Status::InvalidArgument("no catalog: pass --catalog DIR or set TARN_CATALOG");
+      return Status::InvalidArgument("no catalog: pass --catalog DIR|URL or set TARN_CATALOG");
     }
     dir = std::string(home) + "/.tarn";
   }
-  if (dir.rfind("http://", 0) == 0 || dir.rfind("https://", 0) == 0) {
-    return Status::InvalidArgument("remote catalogs are not supported yet: " + dir);
-  }
-  return Catalog::OpenEmbedded(dir);
+  return dir;
+}
+
+ClientOptions RemoteOptions(const CatalogOptions& o) {
+  ClientOptions opts;
+  opts.client_id = o.client_id;
+  opts.client_secret = o.client_secret;
+  opts.token = o.token;
+  bool flag_token = !o.token.empty();
+  bool flag_secret = !o.client_id.empty() || !o.client_secret.empty();
+  if (flag_token && !flag_secret) return opts;  // --token alone: nothing from the environment
+  ClientOptions env;
+  env.FillFromEnvironment();
+  if (opts.client_id.empty()) opts.client_id = env.client_id;
+  if (opts.client_secret.empty()) opts.client_secret = env.client_secret;
+  if (!flag_secret && opts.token.empty()) opts.token = env.token;
+  return opts;
+}
+
+Result<std::unique_ptr<Client>> OpenClient(const CatalogOptions& o) {
+  TARN_ASSIGN_OR_RETURN(std::string target, CatalogTarget(o));
+  return Client::Connect(target, RemoteOptions(o));
 }
 
 std::string FormatTime(int64_t us) {

@@ -1,5 +1,6 @@
-// Helpers shared by the catalog command groups (catalog_commands.cc, dataset_commands.cc):
-// opening the embedded catalog, timestamps, JSON output and KEY=VALUE arguments.
+// Helpers shared by the catalog command groups (catalog_commands.cc, dataset_commands.cc,
+// access_commands.cc): opening the catalog as a tarn::Client (embedded directory or a remote
+// `tarn serve`), timestamps, JSON output and KEY=VALUE arguments.
 #pragma once
 
 #include <memory>
@@ -10,22 +11,34 @@
 
 #include "catalog/catalog.h"
 #include "common/status.h"
+#include "tarn/client.h"
 
 namespace tarn::cli {
 
+// The global options that say which catalog to use and how to authenticate to a remote one.
 struct CatalogOptions {
-  std::string dir;  // --catalog
+  std::string dir;            // --catalog: a directory or an http(s):// URL
+  std::string client_id;      // --client-id (else $TARN_CLIENT_ID)
+  std::string client_secret;  // --client-secret (else $TARN_CLIENT_SECRET)
+  std::string token;          // --token (else $TARN_TOKEN)
 };
 
-// The one instance behind the global `--catalog` option (registered by
-// RegisterCatalogCommands).
+// The one instance behind the global options (registered by RegisterCatalogCommands).
 CatalogOptions* SharedCatalogOptions();
 
 // Compact JSON, invalid UTF-8 replaced.
 std::string Dump(const nlohmann::json& j);
 
-// The embedded catalog of `--catalog DIR`, else $TARN_CATALOG, else ~/.tarn.
-Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogOptions& o);
+// `--catalog`, else $TARN_CATALOG, else ~/.tarn. kInvalidArgument when none can be found.
+Result<std::string> CatalogTarget(const CatalogOptions& o);
+// The credentials for a remote catalog: flags first, then the environment. A credential given
+// as a flag (--token, or --client-id/--client-secret) keeps the other kind from being taken
+// from the environment.
+ClientOptions RemoteOptions(const CatalogOptions& o);
+// The catalog as a tarn::Client: the embedded catalog of a directory, or the remote catalog of
+// an http(s):// URL (its credentials are checked at once: kUnauthenticated when refused,
+// kUnavailable when the server cannot be reached).
+Result<std::unique_ptr<Client>> OpenClient(const CatalogOptions& o);
 
 // RFC 3339 UTC with microseconds: "2026-01-01T00:00:00.000000Z".
 std::string FormatTime(int64_t us);

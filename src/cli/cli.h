@@ -40,5 +40,8 @@ void RegisterCatalogCommands(CLI::App* app, GlobalOptions* global);
 // `tarn dataset ...`, `tarn append`, `scan`, `files`, `snapshots` and the other dataset
 // commands (dataset_commands.cc). Call after RegisterCatalogCommands (it shares --catalog).
 void RegisterDatasetCommands(CLI::App* app, GlobalOptions* global);
+void RegisterServeCommand(CLI::App* app, GlobalOptions* global);  // serve_command.cc
+// `tarn token create|list|revoke` and `tarn audit` (access_commands.cc).
+void RegisterAccessCommands(CLI::App* app, GlobalOptions* global);
 
 }  // namespace tarn::cli

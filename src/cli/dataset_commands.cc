@@ -1,7 +1,6 @@
 // `tarn dataset ...`, `tarn append`, `add-files`, `snapshots`, `files`, `scan`, `delete`,
-// `changes`, `tag`, `rollback`, `offset`, `expire` and `cleanup`: thin handlers over the
-// dataset API of catalog/catalog.h on the embedded catalog (`--catalog DIR`, else
-// $TARN_CATALOG, else ~/.tarn).
+// `changes`, `tag`, `rollback`, `offset`, `expire` and `cleanup`: thin handlers over
+// tarn::Client (`--catalog DIR|URL`, else $TARN_CATALOG, else ~/.tarn), embedded or remote.
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -108,12 +107,11 @@ int64_t NowMicros() {
       .count();
 }
 
-std::string DefaultAuthor() {
-  for (const char* var : {"TARN_AUTHOR", "USER"}) {
-    const char* v = std::getenv(var);
-    if (v && *v) return v;
-  }
-  return "unknown";
+// The author of a commit without --author: $TARN_AUTHOR, else who the client runs as.
+std::string DefaultAuthor(const Client& client) {
+  const char* v = std::getenv("TARN_AUTHOR");
+  if (v && *v) return v;
+  return client.actor();
 }
 
 // --at / --at-time / --tag.
@@ -152,9 +150,9 @@ struct CommitArgs {
   std::string author;
   std::string idempotency_key;
 
-  CommitMeta Meta(std::string producer) const {
+  CommitMeta Meta(std::string producer, const Client& client) const {
     CommitMeta m;
-    m.author = author.empty() ? DefaultAuthor() : author;
+    m.author = author.empty() ? DefaultAuthor(client) : author;
     m.message = message;
     if (!idempotency_key.empty()) m.idempotency_key = idempotency_key;
     m.receipt.producer = std::move(producer);
@@ -164,7 +162,8 @@ struct CommitArgs {
 
 void AddCommitArgs(CLI::App* cmd, CommitArgs* c, bool idempotency) {
   cmd->add_option("-m,--message", c->message, "Commit message");
-  cmd->add_option("--author", c->author, "Author (default $TARN_AUTHOR, else $USER)");
+  cmd->add_option("--author", c->author,
+                  "Author (default $TARN_AUTHOR, else the client id or local:$USER)");
   if (idempotency) {
     cmd->add_option("--idempotency-key", c->idempotency_key,
                     "A retry with the same key returns the original snapshot");
@@ -256,7 +255,7 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       def.sort_order = a->sort;
       def.description = a->description;
       TARN_ASSIGN_OR_RETURN(def.properties, ParseAssignments(a->properties));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto info, cat->CreateDataset(a->name, std::move(def), a->exists_ok));
       return PrintDatasetResult(info, g->json, "created");
     });
@@ -268,7 +267,7 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("COLLECTION", *name, "workspace.collection")->required();
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(ParseCollectionName(*name).status());
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto all, cat->ListDatasets(*name));
       if (g->json) {
         json arr = json::array();
@@ -298,7 +297,7 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(*name));
       TARN_ASSIGN_OR_RETURN(auto at, sel->Resolve());
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto info, cat->LoadDataset(*name, at));
       std::optional<SnapshotInfo> snap;
       if (info.current_snapshot_id) {
@@ -331,7 +330,7 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("NEW_NAME", *new_name, "The new (bare) dataset name")->required();
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(*name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_RETURN_NOT_OK(cat->RenameDataset(*name, *new_name));
       TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(*name));
       n.dataset = *new_name;
@@ -353,7 +352,7 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_flag("--purge", *purge, "Delete its history and files too");
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(*name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_RETURN_NOT_OK(cat->DropDataset(*name, *purge));
       if (g->json) {
         std::cout << Dump(json{{"dropped", *name}, {"purged", *purge}}) << "\n";
@@ -373,7 +372,7 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(*name));
       TARN_ASSIGN_OR_RETURN(auto props, ParseAssignments(*assigns));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_RETURN_NOT_OK(cat->SetDatasetProperties(*name, props));
       if (g->json) {
         TARN_ASSIGN_OR_RETURN(auto info, cat->LoadDataset(*name));
@@ -391,7 +390,7 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("KEYS", *keys, "Property keys")->required();
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(*name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_RETURN_NOT_OK(cat->SetDatasetProperties(*name, {}, *keys));
       if (g->json) {
         TARN_ASSIGN_OR_RETURN(auto info, cat->LoadDataset(*name));
@@ -418,7 +417,7 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
         if (!change.ok()) return change.status().WithContext("'" + c + "'");
         parsed.push_back(std::move(*change));
       }
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto info, cat->AlterSchema(*name, parsed));
       if (g->json) return PrintDatasetResult(info, true, "");
       std::cout << "altered dataset " << info.name.ToString() << " (schema " << info.schema_id
@@ -436,7 +435,7 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("SPEC", *spec, "'bucket(16, id), month(ts)'")->required();
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(*name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto info, cat->SetPartitionSpec(*name, *spec));
       if (g->json) return PrintDatasetResult(info, true, "");
       std::cout << "partition spec " << info.spec.spec_id << " of " << info.name.ToString() << ": "
@@ -453,7 +452,7 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("ORDER", *order, "'id, ts DESC'")->required();
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(*name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto info, cat->SetSortOrder(*name, *order));
       if (g->json) return PrintDatasetResult(info, true, "");
       std::cout << "sort order of " << info.name.ToString() << ": "
@@ -523,13 +522,13 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_flag("--overwrite", a->overwrite, "Replace every live row with the input");
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto ds, cat->LoadDataset(a->name));
       auto inputs = std::make_shared<InputBatches>(a->files, ds.schema);
       TARN_ASSIGN_OR_RETURN(
           auto snap,
           cat->AppendStream(
-              a->name, [inputs] { return inputs->Next(); }, a->commit.Meta("cli:append"),
+              a->name, [inputs] { return inputs->Next(); }, a->commit.Meta("cli:append", *cat),
               a->overwrite ? CommitOperation::kOverwrite : CommitOperation::kAppend, ds.uuid));
       return PrintSnapshot(snap, g->json);
     });
@@ -551,7 +550,7 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_flag("--truncate", a->truncate, "Replace every live file with these");
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       std::vector<std::string> paths;
       for (const std::string& p : a->paths) {
         // ./x and ../x name local files; bare relative paths are warehouse keys.
@@ -565,7 +564,8 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
         }
       }
       TARN_ASSIGN_OR_RETURN(
-          auto snap, cat->AddFiles(a->name, paths, a->commit.Meta("cli:add-files"), a->truncate));
+          auto snap,
+          cat->AddFiles(a->name, paths, a->commit.Meta("cli:add-files", *cat), a->truncate));
       return PrintSnapshot(snap, g->json);
     });
   }
@@ -584,9 +584,9 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     AddCommitArgs(cmd, &a->commit, /*idempotency=*/false);
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto snap,
-                            cat->DeleteRows(a->name, a->where, a->commit.Meta("cli:delete")));
+                            cat->DeleteRows(a->name, a->where, a->commit.Meta("cli:delete", *cat)));
       if (snap.snapshot_id == 0) {
         if (g->json) {
           std::cout << Dump(json{{"snapshot_id", nullptr}, {"deleted_records", 0}}) << "\n";
@@ -613,8 +613,9 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
       TARN_ASSIGN_OR_RETURN(int64_t to, ParseSnapshotId("SNAPSHOT", a->snapshot));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
-      TARN_ASSIGN_OR_RETURN(auto snap, cat->Rollback(a->name, to, a->commit.Meta("cli:rollback")));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+      TARN_ASSIGN_OR_RETURN(auto snap,
+                            cat->Rollback(a->name, to, a->commit.Meta("cli:rollback", *cat)));
       return PrintSnapshot(snap, g->json);
     });
   }
@@ -622,7 +623,7 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 
 // ---- reads ----
 
-Status SnapshotsCommand(Catalog& cat, const std::string& name, bool as_json) {
+Status SnapshotsCommand(Client& cat, const std::string& name, bool as_json) {
   TARN_ASSIGN_OR_RETURN(auto all, cat.ListSnapshots(name));
   if (as_json) {
     json arr = json::array();
@@ -653,7 +654,7 @@ const PartitionSpec& SpecOf(const DatasetInfo& ds, int32_t spec_id) {
 }
 
 // Files stream: the JSON array is written element by element.
-Status FilesCommand(Catalog& cat, const std::string& name, const SnapshotSelector& at,
+Status FilesCommand(Client& cat, const std::string& name, const SnapshotSelector& at,
                     const std::string& where, bool as_json) {
   TARN_ASSIGN_OR_RETURN(auto ds, cat.LoadDataset(name, at));
   std::vector<std::vector<std::string>> rows;
@@ -681,7 +682,7 @@ Status FilesCommand(Catalog& cat, const std::string& name, const SnapshotSelecto
   return Status::OK();
 }
 
-Status ScanCommand(Catalog& cat, const std::string& name, const SnapshotSelector& at,
+Status ScanCommand(Client& cat, const std::string& name, const SnapshotSelector& at,
                    const std::string& where, bool row_ids, int64_t limit, bool as_json) {
   if (limit < 0) return Status::InvalidArgument("--limit must be >= 0");
   int64_t remaining = limit > 0 ? limit : INT64_MAX;
@@ -731,8 +732,8 @@ Status ScanCommand(Catalog& cat, const std::string& name, const SnapshotSelector
   return Status::OK();
 }
 
-Status ChangesCommand(Catalog& cat, const std::string& name, int64_t from,
-                      std::optional<int64_t> to, bool as_json) {
+Status ChangesCommand(Client& cat, const std::string& name, int64_t from, std::optional<int64_t> to,
+                      bool as_json) {
   TARN_ASSIGN_OR_RETURN(auto c, cat.Changes(name, from, to));
   if (as_json) {
     std::cout << Dump(ChangeSetJson(c)) << "\n";
@@ -763,7 +764,7 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(*name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       return SnapshotsCommand(*cat, *name, g->json);
     });
   }
@@ -782,7 +783,7 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
       TARN_ASSIGN_OR_RETURN(auto at, a->sel.Resolve());
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       return FilesCommand(*cat, a->name, at, a->where, g->json);
     });
   }
@@ -805,7 +806,7 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
       TARN_ASSIGN_OR_RETURN(auto at, a->sel.Resolve());
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       return ScanCommand(*cat, a->name, at, a->where, a->row_ids, a->limit, g->json);
     });
   }
@@ -827,7 +828,7 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       if (!a->to.empty()) {
         TARN_ASSIGN_OR_RETURN(to, ParseSnapshotId("--to", a->to));
       }
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       return ChangesCommand(*cat, a->name, from, to, g->json);
     });
   }
@@ -853,7 +854,7 @@ void RegisterTags(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
       TARN_ASSIGN_OR_RETURN(auto at, a->sel.Resolve());
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_RETURN_NOT_OK(cat->CreateTag(a->name, a->tag, at, a->replace));
       SnapshotSelector by_tag;
       by_tag.tag = a->tag;
@@ -872,7 +873,7 @@ void RegisterTags(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(*name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto tags, cat->ListTags(*name));
       if (g->json) {
         json arr = json::array();
@@ -900,7 +901,7 @@ void RegisterTags(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("NAME", *tag_name, "Tag name")->required();
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(*name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_RETURN_NOT_OK(cat->DropTag(*name, *tag_name));
       if (!g->json) std::cout << "dropped tag " << *tag_name << "\n";
       return Status::OK();
@@ -923,7 +924,7 @@ void RegisterOffsets(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("SNAPSHOT", a->snapshot, "Snapshot id");
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       int64_t snapshot = 0;
       if (!a->snapshot.empty()) {
         TARN_ASSIGN_OR_RETURN(snapshot, ParseSnapshotId("SNAPSHOT", a->snapshot));
@@ -950,7 +951,7 @@ void RegisterOffsets(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("CONSUMER", a->consumer, "Consumer name")->required();
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto offset, cat->GetOffset(a->name, a->consumer));
       if (g->json) {
         std::cout << Dump(json{{"consumer", a->consumer},
@@ -987,7 +988,7 @@ void RegisterMaintenance(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       options.older_than_us = NowMicros() - *age;
       options.respect_consumer_offsets = !a->ignore_offsets;
       options.dry_run = a->dry_run;
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto r, cat->ExpireSnapshots(a->name, options));
       if (g->json) {
         std::cout << Dump(json{{"dataset", r.dataset},
@@ -1010,7 +1011,7 @@ void RegisterMaintenance(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
         "cleanup", "Delete files no snapshot references any more; report orphaned objects");
     cmd->add_flag("--delete-orphans", *orphans, "Delete the orphaned objects too");
     SetCommand(cmd, [=]() -> Status {
-      TARN_ASSIGN_OR_RETURN(auto cat, OpenCatalog(*co));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto r, cat->Cleanup(*orphans));
       if (g->json) {
         std::cout << Dump(json{{"objects_deleted", r.objects_deleted},

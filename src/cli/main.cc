@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
   tarn::cli::RegisterParquetCommands(&app, &global);
   tarn::cli::RegisterCatalogCommands(&app, &global);
   tarn::cli::RegisterDatasetCommands(&app, &global);
+  tarn::cli::RegisterServeCommand(&app, &global);
+  tarn::cli::RegisterAccessCommands(&app, &global);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,245 @@
+// `tarn token create|list|revoke` and `tarn audit`: thin handlers over the access-control calls
+// of tarn::Client, so they work the same on an embedded and a remote catalog.
+#include <chrono>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "catalog/access.h"
+#include "cli/catalog_common.h"
+#include "cli/cli.h"
+#include "tarn/client.h"
+#include "types/value_text.h"
+
+namespace tarn::cli {
+
+namespace {
+
+using nlohmann::json;
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// "90s", "30m", "1h", "7d", "2w" or combinations ("1d12h"), in microseconds; nullopt otherwise.
+std::optional<int64_t> ParseAgo(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  int64_t total = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    int64_t n = 0;
+    size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      if (n > 1'000'000'000) return std::nullopt;
+      n = n * 10 + (text[i++] - '0');
+    }
+    if (i == start || i == text.size()) return std::nullopt;
+    int64_t unit;
+    switch (text[i++]) {
+      case 's':
+        unit = 1'000'000;
+        break;
+      case 'm':
+        unit = 60'000'000;
+        break;
+      case 'h':
+        unit = 3'600'000'000;
+        break;
+      case 'd':
+        unit = 86'400'000'000;
+        break;
+      case 'w':
+        unit = 604'800'000'000;
+        break;
+      default:
+        return std::nullopt;
+    }
+    if (n > (std::numeric_limits<int64_t>::max() / 2 - total) / unit) return std::nullopt;
+    total += n * unit;
+  }
+  return total;
+}
+
+// A point in time: a duration back from now ("1h") or an RFC 3339 timestamp / date (UTC).
+Result<int64_t> ParseWhen(const char* flag, const std::string& text) {
+  if (auto ago = ParseAgo(text)) return NowMicros() - *ago;
+  auto ts = ParseTimestampTz(text, TimeUnit::kMicro);
+  if (ts.ok()) return *ts;
+  return Status::InvalidArgument(std::string(flag) +
+                                 ": expected a duration back from now (30m, 1h, 7d) or an "
+                                 "RFC 3339 timestamp, got '" +
+                                 text + "'")
+      .WithField("field", flag);
+}
+
+std::string OptTime(const std::optional<int64_t>& us) { return us ? FormatTime(*us) : "-"; }
+
+json OptTimeJson(const std::optional<int64_t>& us) {
+  return us ? json(FormatTime(*us)) : json(nullptr);
+}
+
+json TokenJson(const AccessTokenInfo& t) {
+  return {{"client_id", t.client_id},
+          {"workspace", t.workspace},
+          {"role", std::string(RoleName(t.role))},
+          {"pattern", t.pattern},
+          {"description", t.description},
+          {"created_by", t.created_by},
+          {"created_at", FormatTime(t.created_at_us)},
+          {"last_used_at", OptTimeJson(t.last_used_at_us)},
+          {"revoked_at", OptTimeJson(t.revoked_at_us)}};
+}
+
+json AuditJson(const AuditRecord& r) {
+  json detail = json::parse(r.detail_json, nullptr, /*allow_exceptions=*/false);
+  if (detail.is_discarded()) detail = r.detail_json;
+  return {{"id", r.id},
+          {"at", FormatTime(r.at_us)},
+          {"request_id", r.request_id},
+          {"actor", r.actor},
+          {"action", r.action},
+          {"target", r.target},
+          {"workspace", r.workspace},
+          {"outcome", r.outcome},
+          {"detail", detail}};
+}
+
+void RegisterToken(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  CLI::App* token = app->add_subcommand("token", "Create, list and revoke access tokens");
+  token->require_subcommand(1);
+
+  auto* create = token->add_subcommand(
+      "create", "Create an access token; its secret is printed once and never again");
+  auto ws = std::make_shared<std::string>();
+  auto role = std::make_shared<std::string>();
+  auto pattern = std::make_shared<std::string>("*");
+  auto description = std::make_shared<std::string>();
+  create->add_option("--workspace", *ws, "Workspace name, or '*' for every workspace")->required();
+  create->add_option("--role", *role, "reader, writer or owner")->required();
+  create->add_option("--pattern", *pattern,
+                     "Glob over collection.dataset names (default '*'; 'sales' = 'sales.*')");
+  create->add_option("--description", *description, "What the token is for");
+  SetCommand(create, [=]() -> Status {
+    AccessTokenSpec spec;
+    spec.workspace = *ws;
+    TARN_ASSIGN_OR_RETURN(spec.role, ParseRole(*role));
+    spec.pattern = *pattern;
+    spec.description = *description;
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+    Client& client = *cat;
+    TARN_ASSIGN_OR_RETURN(NewAccessToken t, client.CreateAccessToken(spec));
+    if (g->json) {
+      json j = TokenJson(t.info);
+      j["client_secret"] = t.client_secret;
+      std::cout << Dump(j) << "\n";
+      return Status::OK();
+    }
+    PrintKeyValues({{"client_id", t.info.client_id},
+                    {"client_secret", t.client_secret},
+                    {"workspace", t.info.workspace},
+                    {"role", std::string(RoleName(t.info.role))},
+                    {"pattern", t.info.pattern}});
+    std::cerr << "tarn: store the client secret now; it is not shown again\n";
+    return Status::OK();
+  });
+
+  auto* list = token->add_subcommand("list", "List access tokens (never their secrets)");
+  auto list_ws = std::make_shared<std::string>();
+  list->add_option("--workspace", *list_ws, "Only the tokens of this workspace ('*' too)");
+  SetCommand(list, [=]() -> Status {
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+    Client& client = *cat;
+    TARN_ASSIGN_OR_RETURN(auto all, client.ListAccessTokens(*list_ws));
+    if (g->json) {
+      json arr = json::array();
+      for (const auto& t : all) arr.push_back(TokenJson(t));
+      std::cout << Dump(arr) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& t : all) {
+      rows.push_back({t.client_id, t.workspace, std::string(RoleName(t.role)), t.pattern,
+                      t.revoked_at_us ? "revoked" : "active", OptTime(t.last_used_at_us),
+                      FormatTime(t.created_at_us), t.description});
+    }
+    PrintTable({"client_id", "workspace", "role", "pattern", "status", "last_used_at", "created_at",
+                "description"},
+               rows);
+    return Status::OK();
+  });
+
+  auto* revoke = token->add_subcommand(
+      "revoke", "Revoke an access token (bearer tokens issued for it stop within seconds)");
+  auto id = std::make_shared<std::string>();
+  revoke->add_option("CLIENT_ID", *id, "Client id")->required();
+  SetCommand(revoke, [=]() -> Status {
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+    Client& client = *cat;
+    TARN_RETURN_NOT_OK(client.RevokeAccessToken(*id));
+    if (g->json) {
+      std::cout << Dump({{"client_id", *id}, {"revoked", true}}) << "\n";
+    } else {
+      std::cout << "revoked " << *id << "\n";
+    }
+    return Status::OK();
+  });
+}
+
+void RegisterAudit(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  auto* audit = app->add_subcommand(
+      "audit", "Show the audit log: who changed what, and what was refused (newest last)");
+  auto since = std::make_shared<std::string>();
+  auto until = std::make_shared<std::string>();
+  auto ws = std::make_shared<std::string>();
+  auto actor = std::make_shared<std::string>();
+  auto limit = std::make_shared<int64_t>(100);
+  audit->add_option("--since", *since, "From this time: 1h, 7d, or RFC 3339 (default: all)");
+  audit->add_option("--until", *until, "Before this time: 10m, or RFC 3339");
+  audit->add_option("--workspace", *ws, "Only rows of this workspace");
+  audit->add_option("--actor", *actor, "Only rows of this actor (client id or local:<user>)");
+  audit->add_option("--limit", *limit, "At most this many rows, the newest (default 100)");
+  SetCommand(audit, [=]() -> Status {
+    AuditQuery q;
+    if (!since->empty()) {
+      TARN_ASSIGN_OR_RETURN(q.since_us, ParseWhen("--since", *since));
+    }
+    if (!until->empty()) {
+      TARN_ASSIGN_OR_RETURN(q.until_us, ParseWhen("--until", *until));
+    }
+    q.workspace = *ws;
+    q.actor = *actor;
+    q.limit = *limit;
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+    Client& client = *cat;
+    TARN_ASSIGN_OR_RETURN(auto rows, client.ListAudit(q));
+    if (g->json) {
+      json arr = json::array();
+      for (const auto& r : rows) arr.push_back(AuditJson(r));
+      std::cout << Dump(arr) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::vector<std::string>> table;
+    for (const auto& r : rows) {
+      table.push_back({FormatTime(r.at_us), r.actor, r.action, r.target, r.workspace, r.outcome,
+                       r.request_id, r.detail_json == "{}" ? "" : r.detail_json});
+    }
+    PrintTable({"at", "actor", "action", "target", "workspace", "outcome", "request_id", "detail"},
+               table);
+    return Status::OK();
+  });
+}
+
+}  // namespace
+
+void RegisterAccessCommands(CLI::App* app, GlobalOptions* global) {
+  CatalogOptions* options = SharedCatalogOptions();
+  RegisterToken(app, global, options);
+  RegisterAudit(app, global, options);
+}
+
+}  // namespace tarn::cli

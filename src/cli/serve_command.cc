@@ -1,0 +1,233 @@
+// `tarn serve`: the HTTP service (src/server) over an embedded catalog directory, or over a
+// metastore and a warehouse given as URIs. SIGINT/SIGTERM shut it down gracefully (exit 0); a
+// second signal exits at once.
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "catalog/catalog.h"
+#include "cli/catalog_common.h"
+#include "cli/cli.h"
+#include "server/server.h"
+
+namespace tarn::cli {
+
+namespace {
+
+struct ServeOptions {
+  std::string listen = "127.0.0.1:8181";
+  std::string metastore;
+  std::string warehouse;
+  std::string max_body = "1GiB";
+  std::string max_json_body = "16MiB";
+  std::string max_header_bytes = "8KiB";
+  int read_timeout = 30;
+  int write_timeout = 30;
+  int idle_timeout = 5;
+  int max_connections = 64;
+  int64_t token_ttl = 900;
+  double shutdown_grace = 30;
+};
+
+// "1048576", "64KiB", "16MiB", "1GiB" (also K, M, G, KB, MB, GB as powers of 1024).
+Result<int64_t> ParseSize(const std::string& flag, const std::string& text) {
+  size_t i = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  std::string unit = text.substr(i);
+  if (i == 0 || i > 12) {
+    return Status::InvalidArgument(flag + ": '" + text + "' is not a size (e.g. 16MiB)");
+  }
+  int64_t n = std::stoll(text.substr(0, i));
+  int shift = 0;
+  if (unit.empty() || unit == "B") {
+    shift = 0;
+  } else if (unit == "K" || unit == "KB" || unit == "KiB") {
+    shift = 10;
+  } else if (unit == "M" || unit == "MB" || unit == "MiB") {
+    shift = 20;
+  } else if (unit == "G" || unit == "GB" || unit == "GiB") {
+    shift = 30;
+  } else {
+    return Status::InvalidArgument(flag + ": unknown unit '" + unit + "' (B, KiB, MiB, GiB)");
+  }
+  if (n <= 0 || n > (INT64_C(1) << (50 - shift))) {
+    return Status::InvalidArgument(flag + ": '" + text + "' is out of range");
+  }
+  return n << shift;
+}
+
+// "host:port", "[v6]:port" or ":port" (every interface).
+Status ParseListen(const std::string& text, server::ServerOptions* o) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string::npos) {
+    return Status::InvalidArgument("--listen: '" + text + "' is not HOST:PORT");
+  }
+  std::string host = text.substr(0, colon);
+  std::string port = text.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host.empty()) host = "0.0.0.0";
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535) {
+    return Status::InvalidArgument("--listen: '" + port + "' is not a port (0 to 65535)");
+  }
+  o->host = host;
+  o->port = std::stoi(port);
+  return Status::OK();
+}
+
+// The catalog to serve: --metastore/--warehouse, else the directory of --catalog, else
+// $TARN_CATALOG when it names a directory, else ~/.tarn.
+Result<std::shared_ptr<Catalog>> OpenServedCatalog(const ServeOptions& s) {
+  const std::string& dir_flag = SharedCatalogOptions()->dir;
+  if (!s.metastore.empty() || !s.warehouse.empty()) {
+    if (s.metastore.empty() || s.warehouse.empty()) {
+      return Status::InvalidArgument("--metastore and --warehouse go together");
+    }
+    if (!dir_flag.empty()) {
+      return Status::InvalidArgument("give --catalog DIR or --metastore and --warehouse, not both");
+    }
+    TARN_ASSIGN_OR_RETURN(auto cat, Catalog::Open(s.metastore, s.warehouse));
+    return std::shared_ptr<Catalog>(std::move(cat));
+  }
+  auto is_url = [](const std::string& t) {
+    return t.rfind("http://", 0) == 0 || t.rfind("https://", 0) == 0;
+  };
+  std::string dir = dir_flag;
+  if (!dir.empty() && is_url(dir)) {
+    return Status::InvalidArgument("tarn serve needs a catalog directory, not a URL: " + dir);
+  }
+  if (dir.empty()) {
+    const char* env = std::getenv("TARN_CATALOG");
+    if (env && *env && !is_url(env)) dir = env;
+  }
+  if (dir.empty()) {
+    const char* home = std::getenv("HOME");
+    if (!home || !*home) {
+      return Status::InvalidArgument("no catalog: pass --catalog DIR or set HOME");
+    }
+    dir = std::string(home) + "/.tarn";
+  }
+  TARN_ASSIGN_OR_RETURN(auto cat, Catalog::OpenEmbedded(dir));
+  return std::shared_ptr<Catalog>(std::move(cat));
+}
+
+Status Serve(const ServeOptions& s) {
+  server::ServerOptions o;
+  TARN_RETURN_NOT_OK(ParseListen(s.listen, &o));
+  TARN_ASSIGN_OR_RETURN(o.max_append_body_bytes, ParseSize("--max-body", s.max_body));
+  TARN_ASSIGN_OR_RETURN(o.max_json_body_bytes, ParseSize("--max-json-body", s.max_json_body));
+  TARN_ASSIGN_OR_RETURN(o.max_header_bytes, ParseSize("--max-header-bytes", s.max_header_bytes));
+  o.read_timeout_s = s.read_timeout;
+  o.write_timeout_s = s.write_timeout;
+  o.idle_timeout_s = s.idle_timeout;
+  o.max_connections = s.max_connections;
+  o.token_ttl_s = s.token_ttl;
+  o.shutdown_grace_s = s.shutdown_grace;
+
+  // Signals are taken by one watcher thread: blocked here, before any thread exists, so every
+  // thread inherits the mask. An inherited SIG_IGN (a background job of a script) would discard
+  // them before sigtimedwait sees them, so the disposition is reset first.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  TARN_ASSIGN_OR_RETURN(auto catalog, OpenServedCatalog(s));
+  TARN_ASSIGN_OR_RETURN(auto srv, server::Server::Make(catalog, o));
+  TARN_ASSIGN_OR_RETURN(auto bootstrap, srv->authority().EnsureBootstrapOwner());
+  if (bootstrap) {
+    const char* from_env = std::getenv("TARN_BOOTSTRAP_CLIENT_ID");
+    if (from_env && *from_env) {
+      std::fprintf(stderr,
+                   "tarn serve: created the first access token, an owner of every workspace, "
+                   "from TARN_BOOTSTRAP_CLIENT_ID (%s)\n",
+                   bootstrap->info.client_id.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "tarn serve: created the first access token, an owner of every workspace "
+                   "('*').\n"
+                   "tarn serve: its secret is shown only now; keep it safe:\n"
+                   "  client id:     %s\n"
+                   "  client secret: %s\n",
+                   bootstrap->info.client_id.c_str(), bootstrap->client_secret.c_str());
+    }
+  }
+  TARN_RETURN_NOT_OK(srv->Start());
+  std::string host = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;
+  std::fprintf(stderr, "tarn serve: listening on http://%s:%d\n", host.c_str(), srv->port());
+  std::fflush(stderr);
+
+  std::atomic<bool> stopped{false};
+  server::Server* raw = srv.get();
+  std::thread watcher([&] {
+    int count = 0;
+    timespec tick{0, 200 * 1000 * 1000};
+    while (!stopped.load()) {
+      int sig = sigtimedwait(&signals, nullptr, &tick);
+      if (sig < 0) continue;
+      if (++count == 1) {
+        std::fprintf(stderr, "tarn serve: %s, finishing in-flight requests (up to %.0f s)\n",
+                     sig == SIGINT ? "interrupted" : "terminated", o.shutdown_grace_s);
+        raw->Shutdown();
+      } else {
+        std::fprintf(stderr, "tarn serve: second signal, exiting now\n");
+        std::_Exit(1);
+      }
+    }
+  });
+  srv->Wait();
+  stopped = true;
+  watcher.join();
+  std::fprintf(stderr, "tarn serve: stopped\n");
+  return Status::OK();
+}
+
+}  // namespace
+
+void RegisterServeCommand(CLI::App* app, GlobalOptions* /*global*/) {
+  auto s = std::make_shared<ServeOptions>();
+  CLI::App* cmd = app->add_subcommand(
+      "serve",
+      "Serve the catalog over HTTP (--catalog DIR, or --metastore URI --warehouse URI; default "
+      "the embedded catalog of $TARN_CATALOG or ~/.tarn)");
+  cmd->add_option("--listen", s->listen, "HOST:PORT to listen on (port 0: any free port)")
+      ->capture_default_str();
+  cmd->add_option("--metastore", s->metastore, "Metastore: a SQLite path or postgresql:// URI");
+  cmd->add_option("--warehouse", s->warehouse, "Warehouse: a directory or s3:// / gs:// URI");
+  cmd->add_option("--max-body", s->max_body, "Largest append body (frames)")->capture_default_str();
+  cmd->add_option("--max-json-body", s->max_json_body, "Largest JSON or form body")
+      ->capture_default_str();
+  cmd->add_option("--max-header-bytes", s->max_header_bytes,
+                  "Largest request line and headers together")
+      ->capture_default_str();
+  cmd->add_option("--read-timeout", s->read_timeout, "Seconds a socket read may wait")
+      ->capture_default_str();
+  cmd->add_option("--write-timeout", s->write_timeout, "Seconds a socket write may wait")
+      ->capture_default_str();
+  cmd->add_option("--idle-timeout", s->idle_timeout,
+                  "Seconds a keep-alive connection may wait for its next request")
+      ->capture_default_str();
+  cmd->add_option("--max-connections", s->max_connections,
+                  "Connections served at once (one thread each); past it 503")
+      ->capture_default_str();
+  cmd->add_option("--token-ttl", s->token_ttl, "Lifetime of issued bearer tokens, in seconds")
+      ->capture_default_str();
+  cmd->add_option("--shutdown-grace", s->shutdown_grace,
+                  "Seconds in-flight requests may take to finish after SIGTERM/SIGINT")
+      ->capture_default_str();
+  SetCommand(cmd, [s]() { return Serve(*s); });
+}
+
+}  // namespace tarn::cli
