@@ -143,7 +143,7 @@ inline constexpr uint32_t kMaxFrameBytes = 256u << 20;
 std::string FrameHeader(FrameKind kind, size_t payload_bytes);
 // A whole frame: header + payload.
 std::string EncodeFrame(FrameKind kind, std::string_view payload);
-// One batch as a Parquet file in memory (zstd, one row group), framed as kParquet.
+// One batch as a Parquet file in memory (LZ4, plain encodings, one row group), framed as kParquet.
 Result<std::string> EncodeBatchFrame(const RecordBatch& batch);
 // Decodes the payload of a kParquet frame back into one batch (all row groups concatenated).
 Result<RecordBatch> DecodeBatchPayload(std::string payload);

@@ -209,6 +209,17 @@ class RemoteClient::Transport {
     return Status::OK();
   }
 
+  // POST of a body held in memory, sent with its length (the server reads a small one whole).
+  Result<HttpResponse> PostBody(const std::string& path, const char* content_type, std::string body,
+                                bool idempotent) {
+    httplib::Request req;
+    req.method = "POST";
+    req.path = url_.base_path + path;
+    req.body = std::move(body);
+    req.set_header("Content-Type", content_type);
+    return Execute(req, idempotent, nullptr);
+  }
+
   // POST of a chunked body pulled from `provider` (returns false to abort; `started` tells
   // whether it has consumed any input, after which the request is never repeated).
   Result<HttpResponse> PostChunked(const std::string& path, const char* content_type,
@@ -680,6 +691,33 @@ Result<SnapshotInfo> RemoteClient::Append(std::string_view qualified,
                                           const std::vector<RecordBatch>& batches, CommitMeta meta,
                                           CommitOperation op,
                                           std::optional<std::string> expected_uuid) {
+  // Batches already in memory go as one body with its length: the server reads a body of up to
+  // kInlineAppendBytes whole, without the reader thread a chunked stream needs (measured:
+  // bench/README.md, "Service"). Larger inputs stream.
+  constexpr size_t kInlineAppendBytes = 8u << 20;
+  std::string body = api::EncodeFrame(api::FrameKind::kMeta, api::Dump(api::ToJson(meta)));
+  bool inline_body = true;
+  for (const RecordBatch& b : batches) {
+    TARN_ASSIGN_OR_RETURN(std::string frame, api::EncodeBatchFrame(b));
+    body += frame;
+    if (body.size() > kInlineAppendBytes) {
+      inline_body = false;
+      break;
+    }
+  }
+  if (inline_body) {
+    TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+    body += api::EncodeFrame(api::FrameKind::kEnd, "");
+    std::vector<std::pair<std::string, std::string>> q = {
+        {"operation", std::string(CommitOperationName(op))}};
+    if (expected_uuid) q.emplace_back("expected_uuid", *expected_uuid);
+    TARN_ASSIGN_OR_RETURN(HttpResponse res,
+                          transport_->PostBody(path + "/append" + QueryString(q), kFramesType,
+                                               std::move(body), meta.idempotency_key.has_value()));
+    if (!Is2xx(res.status)) return api::StatusFromErrorBody(res.status, res.body);
+    Json j = Json::parse(res.body, nullptr, /*allow_exceptions=*/false);
+    return Decode<SnapshotInfo>(j, api::SnapshotFromJson, "snapshot");
+  }
   size_t i = 0;
   BatchSource next = [&]() -> Result<std::optional<RecordBatch>> {
     if (i == batches.size()) return std::optional<RecordBatch>();

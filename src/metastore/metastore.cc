@@ -332,7 +332,7 @@ Result<std::unique_ptr<Metastore>> Metastore::Open(std::string_view uri, Metasto
   if (backend == MetastoreBackend::kSqlite && ms->options_.sqlite_serialize_local_writers) {
     ms->local_writer_mutex_ = LocalWriterMutex(ms->uri_);
   }
-  TARN_ASSIGN_OR_RETURN(auto conn, ms->Connect());
+  TARN_ASSIGN_OR_RETURN(auto conn, ms->Acquire());
   ms->Release(std::move(conn));
   TARN_RETURN_NOT_OK(ms->Migrate());
   return ms;
@@ -347,22 +347,40 @@ Result<std::unique_ptr<Connection>> Metastore::Connect() {
 
 Result<std::unique_ptr<Connection>> Metastore::Acquire() {
   {
-    std::lock_guard<std::mutex> lock(pool_mu_);
+    std::unique_lock<std::mutex> lock(pool_mu_);
+    const int max = std::max(1, options_.max_connections);
+    bool ready = pool_cv_.wait_for(lock, std::chrono::seconds(options_.pool_wait_s),
+                                   [&] { return !idle_.empty() || open_ < max; });
+    if (!ready) {
+      return Status::Unavailable("all " + std::to_string(max) +
+                                 " metastore connections stayed busy for " +
+                                 std::to_string(options_.pool_wait_s) + " s")
+          .WithField("code", "metastore_pool_exhausted");
+    }
     if (!idle_.empty()) {
       auto conn = std::move(idle_.back());
       idle_.pop_back();
       return conn;
     }
+    ++open_;
   }
-  return Connect();
+  auto conn = Connect();
+  if (!conn.ok()) {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    --open_;
+    pool_cv_.notify_one();
+  }
+  return conn;
 }
 
 void Metastore::Release(std::unique_ptr<Connection> conn) {
-  if (!conn || conn->broken()) return;
   std::lock_guard<std::mutex> lock(pool_mu_);
-  if (static_cast<int>(idle_.size()) < std::max(1, options_.max_idle_connections)) {
+  if (!conn || conn->broken()) {
+    --open_;
+  } else {
     idle_.push_back(std::move(conn));
   }
+  pool_cv_.notify_one();
 }
 
 namespace {
@@ -485,12 +503,17 @@ Status Metastore::Migrate() {
       return Status::OK();
     }
     if (!conn->broken()) conn->Rollback();
-    if (!IsTxRetryable(st)) return st.WithContext("metastore: applying migrations");
+    if (!IsTxRetryable(st)) {
+      Release(std::move(conn));
+      return st.WithContext("metastore: applying migrations");
+    }
     last = std::move(st);
     if (conn->broken()) {
-      TARN_ASSIGN_OR_RETURN(conn, Connect());
+      Release(std::move(conn));  // frees its slot in the pool
+      TARN_ASSIGN_OR_RETURN(conn, Acquire());
     }
   }
+  Release(std::move(conn));
   return Status::Unavailable("metastore: applying migrations gave up after " +
                              std::to_string(options_.max_attempts) +
                              " attempts; last: " + last.message());
