@@ -20,54 +20,9 @@ namespace {
 
 using nlohmann::json;
 
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// "90s", "30m", "1h", "7d", "2w" or combinations ("1d12h"), in microseconds; nullopt otherwise.
-std::optional<int64_t> ParseAgo(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  int64_t total = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    int64_t n = 0;
-    size_t start = i;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-      if (n > 1'000'000'000) return std::nullopt;
-      n = n * 10 + (text[i++] - '0');
-    }
-    if (i == start || i == text.size()) return std::nullopt;
-    int64_t unit;
-    switch (text[i++]) {
-      case 's':
-        unit = 1'000'000;
-        break;
-      case 'm':
-        unit = 60'000'000;
-        break;
-      case 'h':
-        unit = 3'600'000'000;
-        break;
-      case 'd':
-        unit = 86'400'000'000;
-        break;
-      case 'w':
-        unit = 604'800'000'000;
-        break;
-      default:
-        return std::nullopt;
-    }
-    if (n > (std::numeric_limits<int64_t>::max() / 2 - total) / unit) return std::nullopt;
-    total += n * unit;
-  }
-  return total;
-}
-
 // A point in time: a duration back from now ("1h") or an RFC 3339 timestamp / date (UTC).
 Result<int64_t> ParseWhen(const char* flag, const std::string& text) {
-  if (auto ago = ParseAgo(text)) return NowMicros() - *ago;
+  if (auto ago = ParseDuration(text); ago.ok()) return NowMicros() - *ago;
   auto ts = ParseTimestampTz(text, TimeUnit::kMicro);
   if (ts.ok()) return *ts;
   return Status::InvalidArgument(std::string(flag) +
