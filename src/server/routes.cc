@@ -162,8 +162,14 @@ void CountCommit(Call& c, const Status& st, const std::vector<SnapshotInfo>& don
   for (const auto& s : done) replay = replay || s.idempotent_replay;
   if (!replay) {
     c.metrics().CountCommits(static_cast<int64_t>(done.size()));
-    c.set_audited_by_commit();  // a replay wrote no row: the server audits it
+    c.set_audited_by_commit();
+    return;
   }
+  // A replay wrote no row: the server audits the request, marked so that rows with
+  // idempotent_replay false count commits one for one.
+  Json snapshots = Json::array();
+  for (const auto& s : done) snapshots.push_back(s.snapshot_id);
+  c.set_audit_detail(api::Dump(Json{{"idempotent_replay", true}, {"snapshot_ids", snapshots}}));
 }
 
 Result<SnapshotInfo> Committed(Call& c, Result<SnapshotInfo> r) {

@@ -705,6 +705,7 @@ class HttpCall final : public Call {
 
   std::vector<AuditEntry>& audit_entries() override { return audit_; }
   void set_audited_by_commit() override { audited_by_commit_ = true; }
+  void set_audit_detail(std::string json) override { audit_detail_ = std::move(json); }
   AuditRecord CommitAudit(const std::string& action) const override {
     AuditRecord a;
     a.request_id = request_id();
@@ -776,6 +777,7 @@ class HttpCall final : public Call {
   bool authenticated_ = false;
   std::vector<AuditEntry> audit_;
   bool audited_by_commit_ = false;
+  std::string audit_detail_ = "{}";
   bool body_consumed_ = false;
   bool body_complete_ = true;
   bool must_close_ = false;
@@ -903,7 +905,7 @@ void Server::Impl::Handle(size_t i, const httplib::Request& req, httplib::Respon
     std::vector<AuditEntry> entries = call.audit_;
     if (entries.empty()) entries.push_back({route.def->action, "", ""});
     std::string outcome = st.ok() ? "ok" : internal::ErrorCodeOf(st);
-    std::string detail = "{}";
+    std::string detail = call.audit_detail_;
     if (!st.ok()) {
       detail = api::Dump(api::Json{{"http_status", internal::HttpStatusOf(st)},
                                    {"message", st.message().substr(0, 500)}});

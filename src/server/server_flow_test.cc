@@ -376,6 +376,16 @@ TEST_P(ServeFlow, EveryRouteEndToEnd) {
     EXPECT_TRUE(seen.count(want)) << "no audit row " << want << " in " << audit.json.dump();
   }
   EXPECT_EQ(seen.count("dataset.delete_files=ok"), 2u);  // the idempotent replay too
+  // The replay's row (written by the server, not the commit) says so.
+  int replays = 0;
+  for (const auto& rec : audit.json["records"]) {
+    if (rec["detail"].is_object() && rec["detail"].value("idempotent_replay", false)) {
+      ++replays;
+      EXPECT_EQ(rec["action"], "dataset.delete_files") << rec;
+      EXPECT_EQ(rec["detail"]["snapshot_ids"].size(), 1u) << rec;
+    }
+  }
+  EXPECT_EQ(replays, 1);
 
   // The log has one line per request and one per audited mutation.
   int requests = 0, audits = 0;

@@ -104,6 +104,8 @@ class Call {
   // Set by commit routes: the commit transaction wrote the "ok" audit rows (CommitMeta::audit),
   // so only a failure is audited by the server.
   virtual void set_audited_by_commit() = 0;
+  // The detail (a JSON object) of the audit rows the server writes for a successful call.
+  virtual void set_audit_detail(std::string json) = 0;
   // An audit record of this request for CommitMeta::audit.
   virtual AuditRecord CommitAudit(const std::string& action) const = 0;
 };
