@@ -19,25 +19,6 @@
 namespace tarn {
 namespace {
 
-// A batch of `schema` from rows of canonical text ("" = null).
-RecordBatch MakeBatch(const Schema& schema, const std::vector<std::vector<std::string>>& rows) {
-  RecordBatch b;
-  b.schema = schema;
-  for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
-  for (const auto& row : rows) {
-    for (size_t c = 0; c < schema.fields.size(); ++c) {
-      if (row[c].empty()) {
-        b.columns[c].AppendNull();
-      } else {
-        Status st = AppendParsedValue(row[c], &b.columns[c]);
-        EXPECT_TRUE(st.ok()) << st.ToString();
-      }
-    }
-  }
-  b.num_rows = static_cast<int64_t>(rows.size());
-  return b;
-}
-
 RecordBatch CloneBatch(const RecordBatch& b) {
   RecordBatch out;
   out.schema = b.schema;

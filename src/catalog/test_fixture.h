@@ -9,9 +9,11 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "catalog/catalog.h"
 #include "metastore/test_util.h"
+#include "types/value_text.h"
 
 namespace tarn {
 
@@ -60,5 +62,25 @@ class CatalogBackendTest : public ::testing::TestWithParam<std::string> {
   std::filesystem::path dir_;
   std::unique_ptr<Catalog> cat_;
 };
+
+// A batch of `schema` from rows of canonical text ("" = null).
+inline RecordBatch MakeBatch(const Schema& schema,
+                             const std::vector<std::vector<std::string>>& rows) {
+  RecordBatch b;
+  b.schema = schema;
+  for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < schema.fields.size(); ++c) {
+      if (row[c].empty()) {
+        b.columns[c].AppendNull();
+      } else {
+        Status st = AppendParsedValue(row[c], &b.columns[c]);
+        EXPECT_TRUE(st.ok()) << st.ToString();
+      }
+    }
+  }
+  b.num_rows = static_cast<int64_t>(rows.size());
+  return b;
+}
 
 }  // namespace tarn

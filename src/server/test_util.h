@@ -14,11 +14,14 @@
 
 #include "api/wire.h"
 #include "catalog/catalog.h"
+#include "catalog/test_fixture.h"
 #include "metastore/test_util.h"
 #include "server/server.h"
 #include "types/value_text.h"
 
 namespace tarn::server::testing {
+
+using ::tarn::MakeBatch;
 
 using api::Json;
 
@@ -91,26 +94,6 @@ inline Reply Get(int port, const std::string& path, const std::string& token) {
 inline Reply SendJson(int port, const std::string& method, const std::string& path,
                       const Json& body, const std::string& token) {
   return Send(port, {method, path, api::Dump(body), "application/json", token, {}});
-}
-
-// A batch of `schema` from rows of canonical text ("" = null).
-inline RecordBatch MakeBatch(const Schema& schema,
-                             const std::vector<std::vector<std::string>>& rows) {
-  RecordBatch b;
-  b.schema = schema;
-  for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
-  for (const auto& row : rows) {
-    for (size_t c = 0; c < schema.fields.size(); ++c) {
-      if (row[c].empty()) {
-        b.columns[c].AppendNull();
-      } else {
-        Status st = AppendParsedValue(row[c], &b.columns[c]);
-        EXPECT_TRUE(st.ok()) << st.ToString();
-      }
-    }
-  }
-  b.num_rows = static_cast<int64_t>(rows.size());
-  return b;
 }
 
 // A vector of batches from movable ones (RecordBatch cannot be copied).
