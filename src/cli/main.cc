@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   tarn::cli::RegisterDatasetCommands(&app, &global);
   tarn::cli::RegisterServeCommand(&app, &global);
   tarn::cli::RegisterAccessCommands(&app, &global);
+  tarn::cli::RegisterUploadCommands(&app, &global);
+  tarn::cli::RegisterConvertCommand(&app, &global);
 
   try {
     app.parse(argc, argv);
@@ -53,7 +55,7 @@ int main(int argc, char** argv) {
   }
   if (!g_result->ok()) {
     tarn::cli::PrintError(*g_result, global.json);
-    return tarn::ExitCodeFor(g_result->kind());
+    return tarn::ExitCodeFor(*g_result);
   }
   std::fflush(stdout);
   if (std::ferror(stdout)) return 6;

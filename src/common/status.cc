@@ -48,6 +48,24 @@ int HttpStatusFor(ErrorKind kind) { return Info(kind).http; }
 int ExitCodeFor(ErrorKind kind) { return Info(kind).exit_code; }
 bool IsRetryable(ErrorKind kind) { return Info(kind).retryable; }
 
+namespace {
+// Codes of kind invalid_argument that refuse the data rather than the command line.
+bool IsDataRefusal(const Status& status) {
+  if (status.kind() != ErrorKind::kInvalidArgument) return false;
+  for (const auto& [name, value] : status.fields()) {
+    if (name != "code") continue;
+    return value == "value_not_castable" || value == "column_undeclared" ||
+           value == "column_missing" || value == "sources_disagree" || value == "format_unreadable";
+  }
+  return false;
+}
+}  // namespace
+
+int ExitCodeFor(const Status& status) {
+  return IsDataRefusal(status) ? 3 : ExitCodeFor(status.kind());
+}
+int HttpStatusFor(const Status& status) { return HttpStatusFor(status.kind()); }
+
 Status::Status(ErrorKind kind, std::string message) {
   if (kind != ErrorKind::kOk) state_.reset(new State{kind, std::move(message), {}});
 }

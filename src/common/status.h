@@ -44,6 +44,13 @@ int ExitCodeFor(ErrorKind kind);
 // Whether repeating the same request may succeed.
 bool IsRetryable(ErrorKind kind);
 
+class Status;
+// The same for a whole status: by kind, except the refusals of data (an invalid_argument whose
+// code is value_not_castable, column_undeclared, column_missing, sources_disagree or
+// format_unreadable) exit 3, not 2 (docs/design/upload.md).
+int ExitCodeFor(const Status& status);
+int HttpStatusFor(const Status& status);
+
 class [[nodiscard]] Status {
  public:
   Status() = default;

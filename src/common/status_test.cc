@@ -76,5 +76,21 @@ TEST(Status, MappingTable) {
   }
 }
 
+TEST(StatusTest, RefusalsOfDataExitThreeNotTwo) {
+  Status usage = Status::InvalidArgument("bad flag");
+  EXPECT_EQ(ExitCodeFor(usage), 2);
+  EXPECT_EQ(ExitCodeFor(Status::InvalidArgument("x").WithField("code", "schema_source_required")),
+            2);
+  for (const char* code : {"value_not_castable", "column_undeclared", "column_missing",
+                           "sources_disagree", "format_unreadable"}) {
+    Status st = Status::InvalidArgument("refused").WithField("code", code);
+    EXPECT_EQ(ExitCodeFor(st), 3) << code;
+    EXPECT_EQ(HttpStatusFor(st), 422) << code;
+  }
+  // The code only matters for invalid_argument.
+  EXPECT_EQ(ExitCodeFor(Status::Stale("x").WithField("code", "value_not_castable")), 4);
+  EXPECT_EQ(ExitCodeFor(Status::OK()), 0);
+}
+
 }  // namespace
 }  // namespace tarn

@@ -324,20 +324,20 @@ test('a bad value fails naming column and row, and nothing is committed', () => 
   const bad = path.join(dir, 'bad.csv');
   fs.writeFileSync(bad, 'id,region\n20,eu\nabc,us\n');
   const r = run(['append', D, bad, '--json']);
-  assert.equal(r.code, 2);
+  assert.equal(r.code, 3);
   const e = jsonError(r);
   assert.equal(e.code, 'value_not_castable');
   assert.equal(e.column, 'id');
   assert.equal(e.row, '2');
   // A good file followed by a bad one: still nothing.
   const r2 = run(['append', D, csvA, bad]);
-  assert.equal(r2.code, 2);
+  assert.equal(r2.code, 3);
   assert.match(r2.err, /value_not_castable/);
   assert.deepEqual(ok(['snapshots', D]), before);
   const undeclared = path.join(dir, 'extra.csv');
   fs.writeFileSync(undeclared, 'id,colour\n1,red\n');
   const r3 = run(['append', D, undeclared, '--json']);
-  assert.equal(r3.code, 2);
+  assert.equal(r3.code, 3);
   assert.equal(jsonError(r3).code, 'column_undeclared');
   const r4 = run(['append', D, path.join(dir, 'missing.csv'), '--json']);
   assert.notEqual(r4.code, 0);

@@ -256,7 +256,7 @@ test('append CSV and NDJSON, scan, files, snapshots and time travel', () => {
   // Bad input fails the same way, and nothing is committed.
   const bad = path.join(dir, 'bad.csv');
   fs.writeFileSync(bad, 'id,region\n20,eu\nabc,us\n');
-  const err = sameError(['append', D, bad], 2, 'value_not_castable');
+  const err = sameError(['append', D, bad], 3, 'value_not_castable');
   assert.equal(err.column, 'id');
   same(['snapshots', D]);
   sameError(['scan', D, '--at', '999'], 3, 'snapshot_not_found');
