@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "formats/fast_parse.h"
 #include "formats/ndjson_reader.h"
 #include "types/value_text.h"
 
@@ -15,6 +16,12 @@
 namespace tarn::formats {
 
 namespace {
+
+using internal::FastParseBoolean;
+using internal::FastParseDate;
+using internal::FastParseDecimal;
+using internal::FastParseFloat;
+using internal::FastParseTimestamp;
 
 constexpr size_t kReadChunk = 1 << 20;
 // A batch ends once it spans this much input, whatever batch_rows says.
@@ -365,7 +372,7 @@ Status CsvReader::ConvertVariable(int t, int c, int64_t n, Column* out, int64_t*
     } else {
       std::string_view text = Text(&f);
       if (id == TypeId::kVarchar) {
-        std::memcpy(out->data.data() + w, text.data(), text.size());
+        if (!text.empty()) std::memcpy(out->data.data() + w, text.data(), text.size());
         w += text.size();
       } else {
         // JSON (validated) and BLOB (base64) through the shared parser.
@@ -376,7 +383,9 @@ Status CsvReader::ConvertVariable(int t, int c, int64_t n, Column* out, int64_t*
           return BadValue(t, r, text, st.message());
         }
         out->data.resize(w + one.data.size());
-        std::memcpy(out->data.data() + w, one.data.data(), one.data.size());
+        if (!one.data.empty()) {
+          std::memcpy(out->data.data() + w, one.data.data(), one.data.size());
+        }
         w += one.data.size();
       }
     }
@@ -451,17 +460,31 @@ Status CsvReader::ConvertColumn(int t, int c, int64_t n, Column* out, int64_t* b
       std::memcpy(v, &*res, sizeof(T));                                           \
       return Status::OK();                                                        \
     });
-    TARN_CSV_FIXED(kBoolean, uint8_t, ParseBoolean(s))
-    TARN_CSV_FIXED(kFloat32, float, ParseFloat32(s))
-    TARN_CSV_FIXED(kFloat64, double, ParseFloat64(s))
-    TARN_CSV_FIXED(kDate, int32_t, ParseDate(s))
     TARN_CSV_FIXED(kTime, int64_t, ParseTime(s))
-    TARN_CSV_FIXED(kTimestamp, int64_t, ParseTimestamp(s, type.unit()))
-    TARN_CSV_FIXED(kTimestampTz, int64_t, ParseTimestampTz(s, type.unit()))
     TARN_CSV_FIXED(kIpv4, uint32_t, ParseIpv4(s))
 #undef TARN_CSV_FIXED
+// As TARN_CSV_FIXED, trying FAST(s, v) first.
+#define TARN_CSV_FAST(ID, T, FAST, EXPR)                                          \
+  case TypeId::ID:                                                                \
+    return ConvertFixed<T>(t, c, n, out, bad_row, [&](std::string_view s, T* v) { \
+      if (FAST) return Status::OK();                                              \
+      auto res = EXPR;                                                            \
+      if (!res.ok()) return std::move(res).status();                              \
+      std::memcpy(v, &*res, sizeof(T));                                           \
+      return Status::OK();                                                        \
+    });
+    TARN_CSV_FAST(kBoolean, uint8_t, FastParseBoolean(s, v), ParseBoolean(s))
+    TARN_CSV_FAST(kFloat32, float, FastParseFloat(s, v), ParseFloat32(s))
+    TARN_CSV_FAST(kFloat64, double, FastParseFloat(s, v), ParseFloat64(s))
+    TARN_CSV_FAST(kDate, int32_t, FastParseDate(s, v), ParseDate(s))
+    TARN_CSV_FAST(kTimestamp, int64_t, FastParseTimestamp(s, type.unit(), false, v),
+                  ParseTimestamp(s, type.unit()))
+    TARN_CSV_FAST(kTimestampTz, int64_t, FastParseTimestamp(s, type.unit(), true, v),
+                  ParseTimestampTz(s, type.unit()))
+#undef TARN_CSV_FAST
     case TypeId::kDecimal:
       return ConvertFixed<int128>(t, c, n, out, bad_row, [&](std::string_view s, int128* v) {
+        if (FastParseDecimal(s, type.precision(), type.scale(), v)) return Status::OK();
         if (TryParseDecimal(s, type.precision(), type.scale(), v) == DecimalParseError::kOk) {
           return Status::OK();
         }

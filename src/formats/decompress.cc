@@ -41,19 +41,19 @@ class FileStream final : public InputStream {
 // Common input buffering for the decompressors.
 class DecompressingStream : public InputStream {
  protected:
-  explicit DecompressingStream(std::shared_ptr<RandomAccessFile> file)
-      : source_(std::move(file)), in_(kInputChunk) {}
-  // Makes input available; false at the end of the compressed file.
+  explicit DecompressingStream(std::unique_ptr<InputStream> source)
+      : source_(std::move(source)), in_(kInputChunk) {}
+  // Makes input available; false at the end of the compressed input.
   Result<bool> Fill() {
     if (in_pos_ < in_len_) return true;
     if (source_eof_) return false;
-    TARN_ASSIGN_OR_RETURN(size_t got, source_.Read(in_.data(), in_.size()));
+    TARN_ASSIGN_OR_RETURN(size_t got, source_->Read(in_.data(), in_.size()));
     in_pos_ = 0;
     in_len_ = got;
     if (got == 0) source_eof_ = true;
     return got > 0;
   }
-  FileStream source_;
+  std::unique_ptr<InputStream> source_;
   ByteBuffer in_;
   size_t in_pos_ = 0;
   size_t in_len_ = 0;
@@ -63,8 +63,8 @@ class DecompressingStream : public InputStream {
 // gzip (concatenated members allowed, zlib headers accepted) or raw deflate.
 class ZlibStream final : public DecompressingStream {
  public:
-  ZlibStream(std::shared_ptr<RandomAccessFile> file, bool raw)
-      : DecompressingStream(std::move(file)), raw_(raw) {}
+  ZlibStream(std::unique_ptr<InputStream> source, bool raw)
+      : DecompressingStream(std::move(source)), raw_(raw) {}
   ~ZlibStream() override {
     if (initialized_) inflateEnd(&zs_);
   }
@@ -122,8 +122,8 @@ class ZlibStream final : public DecompressingStream {
 
 class ZstdStream final : public DecompressingStream {
  public:
-  explicit ZstdStream(std::shared_ptr<RandomAccessFile> file)
-      : DecompressingStream(std::move(file)), ctx_(ZSTD_createDStream()) {}
+  explicit ZstdStream(std::unique_ptr<InputStream> source)
+      : DecompressingStream(std::move(source)), ctx_(ZSTD_createDStream()) {}
   ~ZstdStream() override { ZSTD_freeDStream(ctx_); }
   Status Init() {
     if (ctx_ == nullptr) return Status::Internal("ZSTD_createDStream failed");
@@ -163,8 +163,8 @@ class ZstdStream final : public DecompressingStream {
 
 class BrotliStream final : public DecompressingStream {
  public:
-  explicit BrotliStream(std::shared_ptr<RandomAccessFile> file)
-      : DecompressingStream(std::move(file)),
+  explicit BrotliStream(std::unique_ptr<InputStream> source)
+      : DecompressingStream(std::move(source)),
         state_(BrotliDecoderCreateInstance(nullptr, nullptr, nullptr)) {}
   ~BrotliStream() override {
     if (state_) BrotliDecoderDestroyInstance(state_);
@@ -244,23 +244,30 @@ std::string_view InputCompressionName(InputCompression c) {
 
 Result<std::unique_ptr<InputStream>> OpenInputStream(std::shared_ptr<RandomAccessFile> file,
                                                      InputCompression compression) {
+  if (file == nullptr) return Status::InvalidArgument("no input file");
+  return OpenInputStream(std::make_unique<FileStream>(std::move(file)), compression);
+}
+
+Result<std::unique_ptr<InputStream>> OpenInputStream(std::unique_ptr<InputStream> raw,
+                                                     InputCompression compression) {
+  if (raw == nullptr) return Status::InvalidArgument("no input stream");
   switch (compression) {
     case InputCompression::kNone:
-      return std::unique_ptr<InputStream>(std::make_unique<FileStream>(std::move(file)));
+      return raw;
     case InputCompression::kGzip:
     case InputCompression::kDeflate: {
       auto s =
-          std::make_unique<ZlibStream>(std::move(file), compression == InputCompression::kDeflate);
+          std::make_unique<ZlibStream>(std::move(raw), compression == InputCompression::kDeflate);
       TARN_RETURN_NOT_OK(s->Init());
       return std::unique_ptr<InputStream>(std::move(s));
     }
     case InputCompression::kZstd: {
-      auto s = std::make_unique<ZstdStream>(std::move(file));
+      auto s = std::make_unique<ZstdStream>(std::move(raw));
       TARN_RETURN_NOT_OK(s->Init());
       return std::unique_ptr<InputStream>(std::move(s));
     }
     case InputCompression::kBrotli: {
-      auto s = std::make_unique<BrotliStream>(std::move(file));
+      auto s = std::make_unique<BrotliStream>(std::move(raw));
       TARN_RETURN_NOT_OK(s->Init());
       return std::unique_ptr<InputStream>(std::move(s));
     }

@@ -34,5 +34,9 @@ class InputStream {
 // Streams the bytes of `file`, decompressed by `compression`.
 Result<std::unique_ptr<InputStream>> OpenInputStream(std::shared_ptr<RandomAccessFile> file,
                                                      InputCompression compression);
+// Streams the bytes of `raw` (a sequential source of the stored bytes, e.g. an HTTP request
+// body), decompressed by `compression`; kNone returns `raw` itself.
+Result<std::unique_ptr<InputStream>> OpenInputStream(std::unique_ptr<InputStream> raw,
+                                                     InputCompression compression);
 
 }  // namespace tarn::formats

@@ -1,6 +1,7 @@
 #include "formats/format.h"
 
 #include "formats/csv_reader.h"
+#include "formats/infer.h"
 #include "formats/ndjson_reader.h"
 #include "formats/parquet_source.h"
 #include "formats/reader_common.h"
@@ -60,7 +61,25 @@ Result<std::unique_ptr<BatchReader>> OpenBatchReader(std::shared_ptr<RandomAcces
     TARN_ASSIGN_OR_RETURN(auto r, ParquetSource::Open(std::move(file), std::string(name), target));
     return std::unique_ptr<BatchReader>(std::move(r));
   }
-  TARN_ASSIGN_OR_RETURN(auto input, OpenInputStream(std::move(file), compression));
+  TARN_ASSIGN_OR_RETURN(auto input, OpenInputStream(std::move(file), InputCompression::kNone));
+  return OpenStreamBatchReader(std::move(input), name, format, compression, target, options);
+}
+
+Result<std::unique_ptr<BatchReader>> OpenStreamBatchReader(std::unique_ptr<InputStream> raw,
+                                                           std::string_view name, Format format,
+                                                           InputCompression compression,
+                                                           const Schema& target,
+                                                           const ReadOptions& options) {
+  if (raw == nullptr) return Status::InvalidArgument("no input stream");
+  if (format == Format::kParquet) {
+    return Status::InvalidArgument("'" + std::string(name) +
+                                   "': a Parquet file cannot be read from a stream (it needs "
+                                   "random access)")
+        .WithField("code", "format_unreadable");
+  }
+  std::string_view stem;
+  CompressionFromSuffix(name, &stem);
+  TARN_ASSIGN_OR_RETURN(auto input, OpenInputStream(std::move(raw), compression));
   if (format == Format::kNdjson) {
     TARN_ASSIGN_OR_RETURN(auto r, NdjsonReader::Open(std::move(input), std::string(name), target,
                                                      options.batch_rows));

@@ -197,12 +197,13 @@ const char* ReadTimestamp(std::string_view s, TimestampParts* out) {
   return nullptr;
 }
 
+// `type` names the target type in errors (built only then: this runs once per value).
 Result<int64_t> TimestampToUnits(std::string_view text, const TimestampParts& parts, TimeUnit unit,
-                                 std::string_view type_name) {
+                                 const DataType& type) {
   const int64_t per = UnitsPerSecond(unit);
   const int64_t nanos_per_unit = kNanosPerSecond / per;
   if (parts.nanos % nanos_per_unit != 0) {
-    return NotValid(text, type_name, "the fraction is finer than the unit");
+    return NotValid(text, type.ToString(), "the fraction is finer than the unit");
   }
   // seconds * per + fraction, computed so that the int64 minimum itself does not overflow.
   int64_t seconds = parts.seconds;
@@ -214,7 +215,7 @@ Result<int64_t> TimestampToUnits(std::string_view text, const TimestampParts& pa
   int64_t value;
   if (__builtin_mul_overflow(seconds, per, &value) ||
       __builtin_add_overflow(value, fraction, &value)) {
-    return OutOfRange(text, type_name, "");
+    return OutOfRange(text, type.ToString(), "");
   }
   return value;
 }
@@ -604,7 +605,7 @@ Result<int64_t> ParseTimestamp(std::string_view text, TimeUnit unit) {
     return NotValid(text, DataType::Timestamp(unit).ToString(),
                     "it has a zone, TIMESTAMP has none (use TIMESTAMPTZ)");
   }
-  return TimestampToUnits(text, parts, unit, DataType::Timestamp(unit).ToString());
+  return TimestampToUnits(text, parts, unit, DataType::Timestamp(unit));
 }
 
 Result<int64_t> ParseTimestampTz(std::string_view text, TimeUnit unit) {
@@ -613,7 +614,7 @@ Result<int64_t> ParseTimestampTz(std::string_view text, TimeUnit unit) {
   if (const char* why = ReadTimestamp(s, &parts)) {
     return NotValid(text, DataType::TimestampTz(unit).ToString(), why);
   }
-  return TimestampToUnits(text, parts, unit, DataType::TimestampTz(unit).ToString());
+  return TimestampToUnits(text, parts, unit, DataType::TimestampTz(unit));
 }
 
 Result<std::array<uint8_t, 16>> ParseUuid(std::string_view text) {
