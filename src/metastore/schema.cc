@@ -239,13 +239,47 @@ CREATE TABLE audit_log (
 CREATE INDEX audit_log_at ON audit_log (at);
 )sql";
 
+// Upload contracts (PRODUCT.md U1-U5, docs/design/upload.md): one row per contract, its request,
+// plan, issues and write schema in `body` (JSON); one row per staged part with the DataFiles it
+// wrote (`files`, a JSON array). Every state change is an UPDATE guarded by the previous state.
+constexpr char kUploads[] = R"sql(
+CREATE TABLE upload_contracts (
+  id TEXT PRIMARY KEY,
+  target TEXT NOT NULL,
+  state TEXT NOT NULL,
+  created_by TEXT NOT NULL,
+  body TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  idempotency_key TEXT,
+  commit_result TEXT
+);
+CREATE INDEX upload_contracts_expiry ON upload_contracts (state, expires_at);
+
+CREATE TABLE upload_parts (
+  contract_id TEXT NOT NULL REFERENCES upload_contracts (id),
+  seq BIGINT NOT NULL,
+  name TEXT NOT NULL,
+  row_count BIGINT NOT NULL,
+  bytes_read BIGINT NOT NULL,
+  bytes_written BIGINT NOT NULL,
+  file_count BIGINT NOT NULL,
+  written_at BIGINT NOT NULL,
+  files TEXT NOT NULL,
+  PRIMARY KEY (contract_id, seq)
+);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& CatalogMigrations() {
   static const std::vector<Migration>* migrations =
       new std::vector<Migration>{{1, "catalog core", kCatalogCore},
                                  {2, "datasets at work", kDatasetsAtWork},
-                                 {3, "access control", kAccessControl}};
+                                 {3, "access control", kAccessControl},
+                                 {4, "uploads", kUploads}};
   return *migrations;
 }
 

@@ -1,0 +1,212 @@
+// The free functions and value-type methods of the upload SDK (include/tarn/upload.h).
+#include "tarn/upload.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "common/io.h"
+#include "formats/format.h"
+
+namespace tarn {
+
+namespace {
+
+constexpr std::array<std::pair<UploadErrorCode, std::string_view>, 15> kCodeNames = {{
+    {UploadErrorCode::kSchemaSourceRequired, "schema_source_required"},
+    {UploadErrorCode::kValueNotCastable, "value_not_castable"},
+    {UploadErrorCode::kColumnUndeclared, "column_undeclared"},
+    {UploadErrorCode::kColumnMissing, "column_missing"},
+    {UploadErrorCode::kSourcesDisagree, "sources_disagree"},
+    {UploadErrorCode::kContractStale, "contract_stale"},
+    {UploadErrorCode::kContractNotAccepted, "contract_not_accepted"},
+    {UploadErrorCode::kProposalChanged, "proposal_changed"},
+    {UploadErrorCode::kContractExpired, "contract_expired"},
+    {UploadErrorCode::kAlreadyCommitted, "already_committed"},
+    {UploadErrorCode::kDatasetExists, "dataset_exists"},
+    {UploadErrorCode::kFormatUnreadable, "format_unreadable"},
+    {UploadErrorCode::kNotAuthorized, "not_authorized"},
+    {UploadErrorCode::kContractNotFound, "contract_not_found"},
+    {UploadErrorCode::kInternal, "internal"},
+}};
+
+Status Unreadable(const std::string& name, std::string why) {
+  return Status::InvalidArgument("'" + name + "': " + why)
+      .WithField("code", "format_unreadable")
+      .WithField("file", name)
+      .WithField("row", "0");
+}
+
+uint32_t LittleEndian32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+
+// The sample of `file`: the Parquet footer tail, or the first `max_bytes` bytes.
+Result<formats::Format> FormatOf(const std::string& name) {
+  auto format = formats::DetectFormat(name);
+  if (format.ok()) return format;
+  Status st = format.status();
+  if (ErrorField(st, "file").empty()) st = std::move(st).WithField("file", name);
+  if (ErrorField(st, "code").empty()) st = std::move(st).WithField("code", "format_unreadable");
+  return st;
+}
+
+Result<UploadSample> SampleOf(const std::string& name, const RandomAccessFile& file,
+                              int64_t max_bytes) {
+  TARN_ASSIGN_OR_RETURN(formats::Format format, FormatOf(name));
+  const uint64_t size = file.Size();
+  UploadSample sample;
+  sample.name = name;
+  sample.file_size = static_cast<int64_t>(size);
+  if (format == formats::Format::kParquet) {
+    // Trailer: 4-byte little-endian footer length, then "PAR1".
+    if (size < 12) return Unreadable(name, "too short to be a Parquet file");
+    uint8_t trailer[8];
+    TARN_RETURN_NOT_OK(file.ReadAt(size - 8, 8, trailer));
+    if (std::memcmp(trailer + 4, "PAR1", 4) != 0) {
+      return Unreadable(name, "not a Parquet file (no PAR1 trailer)");
+    }
+    const uint64_t footer = LittleEndian32(trailer);
+    if (footer == 0 || footer + 12 > size) {
+      return Unreadable(name, "Parquet footer length " + std::to_string(footer) +
+                                  " does not fit a file of " + std::to_string(size) + " bytes");
+    }
+    if (static_cast<int64_t>(footer) > kMaxSampleBytesTotal) {
+      return Unreadable(name,
+                        "Parquet footer of " + std::to_string(footer) + " bytes is too large");
+    }
+    const uint64_t tail = footer + 8;
+    sample.bytes.resize(tail);
+    TARN_RETURN_NOT_OK(
+        file.ReadAt(size - tail, tail, reinterpret_cast<uint8_t*>(sample.bytes.data())));
+    sample.whole_file = tail == size;
+    return sample;
+  }
+  if (max_bytes <= 0) max_bytes = kSampleBytes;
+  const uint64_t n = std::min<uint64_t>(size, static_cast<uint64_t>(max_bytes));
+  sample.bytes.resize(n);
+  if (n > 0) {
+    TARN_RETURN_NOT_OK(file.ReadAt(0, n, reinterpret_cast<uint8_t*>(sample.bytes.data())));
+  }
+  sample.whole_file = n == size;
+  return sample;
+}
+
+}  // namespace
+
+std::string_view SchemaSourceName(SchemaSourceKind kind) {
+  switch (kind) {
+    case SchemaSourceKind::kNone:
+      return "none";
+    case SchemaSourceKind::kDeclared:
+      return "declared";
+    case SchemaSourceKind::kInferred:
+      return "inferred";
+    case SchemaSourceKind::kDataset:
+      return "dataset";
+    case SchemaSourceKind::kAuto:
+      return "auto";
+  }
+  return "none";
+}
+
+std::string_view WriteModeName(WriteMode mode) {
+  return mode == WriteMode::kOverwrite ? "overwrite" : "append";
+}
+
+SchemaSource SchemaSource::Declared(std::vector<std::pair<std::string, std::string>> columns) {
+  SchemaSource s;
+  s.kind = SchemaSourceKind::kDeclared;
+  s.declared = std::move(columns);
+  return s;
+}
+
+SchemaSource SchemaSource::Inferred() {
+  SchemaSource s;
+  s.kind = SchemaSourceKind::kInferred;
+  return s;
+}
+
+SchemaSource SchemaSource::OfDataset(WriteMode mode) {
+  SchemaSource s;
+  s.kind = SchemaSourceKind::kDataset;
+  s.mode = mode;
+  return s;
+}
+
+SchemaSource SchemaSource::Auto(WriteMode mode) {
+  SchemaSource s;
+  s.kind = SchemaSourceKind::kAuto;
+  s.mode = mode;
+  return s;
+}
+
+Result<UploadSample> SampleFile(const std::string& path, int64_t max_bytes) {
+  TARN_RETURN_NOT_OK(FormatOf(path).status());
+  TARN_ASSIGN_OR_RETURN(auto file, OpenLocalFile(path));
+  return SampleOf(path, *file, max_bytes);
+}
+
+Result<std::vector<UploadSample>> SampleFiles(const std::vector<std::string>& paths) {
+  constexpr int64_t kMinShare = 64 << 10;
+  int64_t share = kSampleBytes;
+  if (!paths.empty()) {
+    share = std::clamp<int64_t>(kMaxSampleBytesTotal / static_cast<int64_t>(paths.size()),
+                                kMinShare, kSampleBytes);
+  }
+  std::vector<UploadSample> out;
+  out.reserve(paths.size());
+  for (const auto& p : paths) {
+    auto sample = SampleFile(p, share);
+    if (!sample.ok()) return sample.status().WithContext("sampling '" + p + "'");
+    out.push_back(std::move(*sample));
+  }
+  return out;
+}
+
+Result<UploadSample> SampleBytes(std::string name, std::string_view bytes, int64_t max_bytes,
+                                 std::string content_type) {
+  TARN_RETURN_NOT_OK(FormatOf(name).status());
+  auto file = MemoryFile(std::string(bytes), name);
+  TARN_ASSIGN_OR_RETURN(UploadSample sample, SampleOf(name, *file, max_bytes));
+  sample.content_type = std::move(content_type);
+  return sample;
+}
+
+bool Contract::blocking() const {
+  return std::any_of(issues.begin(), issues.end(),
+                     [](const ContractIssue& i) { return i.blocking(); });
+}
+
+std::map<std::string, std::string> Contract::values() const {
+  std::map<std::string, std::string> out;
+  for (const PlanEntry& e : plan) out[e.column] = e.sample;
+  return out;
+}
+
+std::string_view UploadErrorCodeName(UploadErrorCode code) {
+  for (const auto& [c, name] : kCodeNames) {
+    if (c == code) return name;
+  }
+  return "internal";
+}
+
+std::optional<UploadErrorCode> UploadErrorOf(const Status& status) {
+  if (status.ok()) return std::nullopt;
+  std::string code = ErrorField(status, "code");
+  for (const auto& [c, name] : kCodeNames) {
+    if (name == code) return c;
+  }
+  return std::nullopt;
+}
+
+std::string ErrorField(const Status& status, std::string_view name) {
+  if (status.ok()) return "";
+  for (const auto& [key, value] : status.fields()) {
+    if (key == name) return value;
+  }
+  return "";
+}
+
+}  // namespace tarn
