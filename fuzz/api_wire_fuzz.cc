@@ -1,4 +1,5 @@
-// Fuzzes the HTTP API's wire codec (src/api/wire.h) with request/response bodies: any bytes must
+// Fuzzes the HTTP API's wire codecs (src/api/wire.h, src/api/contract_wire.h) with
+// request/response bodies: any bytes must
 // give a JSON object or a 400 malformed_json, every XxxFromJson decoder must return a value or
 // a kInvalidArgument (never crash, throw or hang), and whatever decodes must round-trip:
 // ToJson(decode(ToJson(v))) == ToJson(v). Error bodies and snapshot-selector parameters too.
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/contract_wire.h"
 #include "api/wire.h"
 
 namespace {
@@ -65,6 +67,23 @@ void ErrorBodies(std::string_view body) {
       SortedFields(third) != SortedFields(second)) {
     Fail("ErrorBody", "not stable", second.ToString() + " vs " + third.ToString());
   }
+}
+
+// The bodies of the contract routes that decode to plain values: decode, encode, decode again.
+template <typename T, typename Encode>
+void BodyRoundTrip(const char* name, const Json& j, Result<T> (*decode)(const Json&),
+                   Encode encode) {
+  Result<T> v = decode(j);
+  if (!v.ok()) {
+    if (v.status().kind() != tarn::ErrorKind::kInvalidArgument) {
+      Fail(name, "refused with a kind other than invalid_argument", v.status().ToString());
+    }
+    return;
+  }
+  Json once = encode(*v);
+  Result<T> back = decode(once);
+  if (!back.ok()) Fail(name, "its own encoding does not decode", back.status().ToString());
+  if (*back != *v) Fail(name, "does not round-trip", tarn::api::Dump(once));
 }
 
 void Selectors(const Json& j) {
@@ -125,6 +144,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   RoundTrip("AccessTokenSpecFromJson", j, &api::AccessTokenSpecFromJson);
   RoundTrip("AuditRecordFromJson", j, &api::AuditRecordFromJson);
   RoundTrip("PropertiesFromJson", j, &api::PropertiesFromJson);
+  RoundTrip("NegotiateRequestFromJson", j, &api::NegotiateRequestFromJson);
+  RoundTrip("UploadSampleFromJson", j, &api::UploadSampleFromJson);
+  RoundTrip("ContractFromJson", j, &api::ContractFromJson);
+  RoundTrip("PlanEntryFromJson", j, &api::PlanEntryFromJson);
+  RoundTrip("ContractIssueFromJson", j, &api::ContractIssueFromJson);
+  RoundTrip("ContractFileFromJson", j, &api::ContractFileFromJson);
+  RoundTrip("ContractPartFromJson", j, &api::ContractPartFromJson);
+  RoundTrip("WriteResultFromJson", j, &api::WriteResultFromJson);
+  RoundTrip("UploadCommitResultFromJson", j, &api::UploadCommitResultFromJson);
+  RoundTrip("CommitRequestFromJson", j, &api::CommitRequestFromJson);
+  BodyRoundTrip("RetypeFromJson", j, &api::RetypeFromJson, api::RetypeBody);
+  BodyRoundTrip("IgnoreFromJson", j, &api::IgnoreFromJson, api::IgnoreBody);
+  BodyRoundTrip("AcceptFromJson", j, &api::AcceptFromJson,
+                [](const std::string& f) { return api::AcceptBody(f); });
   Selectors(j);
   return 0;
 }

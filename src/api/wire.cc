@@ -31,11 +31,15 @@ std::string EscapePointerToken(std::string_view key) {
 
 std::string Shown(const std::string& pointer) { return pointer.empty() ? "(body)" : pointer; }
 
+}  // namespace
+
 Status FieldError(std::string_view code, const std::string& pointer, std::string message) {
   return Status::InvalidArgument(Shown(pointer) + ": " + message)
       .WithField("code", std::string(code))
       .WithField("field", pointer);
 }
+
+namespace {
 
 const char* TypeName(const Json& j) {
   switch (j.type()) {
@@ -59,10 +63,14 @@ const char* TypeName(const Json& j) {
   }
 }
 
+}  // namespace
+
 Status WrongType(const std::string& pointer, const Json& j, const char* expected) {
   return FieldError("wrong_type", pointer,
                     std::string("expected ") + expected + ", got " + TypeName(j));
 }
+
+namespace {
 
 // An error from a library parser (schema JSON, partition spec, ...) about the value at
 // `pointer`: keeps its kind and message, adds code=invalid_value (unless it has a code) and the

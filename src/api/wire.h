@@ -102,6 +102,12 @@ std::vector<std::pair<std::string, std::string>> SelectorParams(const SnapshotSe
 Result<SnapshotSelector> SelectorFromParams(
     const std::function<std::optional<std::string>(std::string_view)>& param);
 
+// The error of a decoder about the value at `pointer`: kInvalidArgument with fields code and
+// field (for codecs built on ObjectReader elsewhere, e.g. contract_wire.h).
+Status FieldError(std::string_view code, const std::string& pointer, std::string message);
+// code=wrong_type: "expected <expected>, got <what j is>".
+Status WrongType(const std::string& pointer, const Json& j, const char* expected);
+
 // A strict reader over one JSON object: takes fields by name and, at the end, reports any field
 // nobody took as unknown_field. `path` prefixes field pointers in errors.
 class ObjectReader {

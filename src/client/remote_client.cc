@@ -181,6 +181,19 @@ class RemoteClient::Transport {
     return Execute(req, idempotent, nullptr);
   }
 
+  // The same with the body as JSON text.
+  Result<HttpResponse> SendText(const char* method, const std::string& path,
+                                const std::string* body, bool idempotent) {
+    httplib::Request req;
+    req.method = method;
+    req.path = url_.base_path + path;
+    if (body != nullptr) {
+      req.body = *body;
+      req.set_header("Content-Type", kJsonType);
+    }
+    return Execute(req, idempotent, nullptr);
+  }
+
   // A JSON request whose 2xx body is JSON, returned parsed (an empty body reads as {}).
   Result<Json> Call(const char* method, const std::string& path, const Json* body,
                     bool idempotent) {
@@ -239,6 +252,81 @@ class RemoteClient::Transport {
       Release(std::move(conn));
       if (attempt == 0 && !*started && tokens_ && IsInvalidToken(out)) {
         tokens_->Invalidate(bearer);
+        continue;
+      }
+      return out;
+    }
+  }
+
+  // A request with a body pulled from `read` (see RemoteClient::SendBody).
+  Result<HttpResponse> SendBody(const std::string& method, const std::string& path,
+                                const std::string& content_type, int64_t length,
+                                const RemoteClient::BodyReader& read,
+                                const std::function<Status()>& rewind) {
+    constexpr size_t kChunkBytes = 1 << 20;
+    std::string buf(kChunkBytes, '\0');
+    for (int attempt = 0;; ++attempt) {
+      TARN_ASSIGN_OR_RETURN(std::string bearer, Bearer());
+      httplib::Headers headers;
+      if (!bearer.empty()) headers.emplace("Authorization", "Bearer " + bearer);
+      bool started = false;
+      Status source_error;
+      // Pulls up to `want` bytes into buf; false (with source_error) when the source failed.
+      auto pull = [&](size_t want, size_t* got) -> bool {
+        started = true;
+        Result<size_t> n = read(buf.data(), std::min(want, buf.size()));
+        if (!n.ok()) {
+          source_error = n.status();
+          return false;
+        }
+        *got = *n;
+        return true;
+      };
+      auto conn = Acquire();
+      httplib::Request req;
+      req.method = method;
+      req.path = url_.base_path + path;
+      req.headers = headers;
+      httplib::Result res = [&] {
+        if (length >= 0) {
+          httplib::ContentProvider provider = [&](size_t, size_t left, httplib::DataSink& sink) {
+            size_t got = 0;
+            if (!pull(left, &got)) return false;
+            if (got == 0) {
+              source_error = Status::IOError("the body ended " + std::to_string(left) +
+                                             " bytes before its declared length")
+                                 .WithField("code", "truncated_body");
+              return false;
+            }
+            return sink.write(buf.data(), got);
+          };
+          return method == "PUT" ? conn->Put(req.path, headers, static_cast<size_t>(length),
+                                             provider, content_type)
+                                 : conn->Post(req.path, headers, static_cast<size_t>(length),
+                                              provider, content_type);
+        }
+        httplib::ContentProviderWithoutLength provider = [&](size_t, httplib::DataSink& sink) {
+          size_t got = 0;
+          if (!pull(buf.size(), &got)) return false;
+          if (got == 0) {
+            sink.done();
+            return true;
+          }
+          return sink.write(buf.data(), got);
+        };
+        return method == "PUT" ? conn->Put(req.path, headers, provider, content_type)
+                               : conn->Post(req.path, headers, provider, content_type);
+      }();
+      if (!source_error.ok()) return source_error;
+      if (!res) {
+        if (res.error() != httplib::Error::Canceled && attempt == 0 && !started) continue;
+        return ConnectionError(res.error(), method, path);
+      }
+      HttpResponse out{res->status, std::move(res->body)};
+      Release(std::move(conn));
+      if (attempt == 0 && tokens_ && IsInvalidToken(out) && (!started || rewind)) {
+        tokens_->Invalidate(bearer);
+        if (started) TARN_RETURN_NOT_OK(rewind());
         continue;
       }
       return out;
@@ -472,6 +560,24 @@ RemoteClient::RemoteClient(ServerUrl url, ClientOptions options)
 }
 
 RemoteClient::~RemoteClient() = default;
+
+Result<RemoteClient::RawResponse> RemoteClient::SendJson(const char* method,
+                                                         const std::string& path,
+                                                         const std::string* json_body,
+                                                         bool idempotent) {
+  TARN_ASSIGN_OR_RETURN(HttpResponse r, transport_->SendText(method, path, json_body, idempotent));
+  return RawResponse{r.status, std::move(r.body)};
+}
+
+Result<RemoteClient::RawResponse> RemoteClient::SendBody(const char* method,
+                                                         const std::string& path,
+                                                         const std::string& content_type,
+                                                         int64_t length, const BodyReader& read,
+                                                         const std::function<Status()>& rewind) {
+  TARN_ASSIGN_OR_RETURN(HttpResponse r,
+                        transport_->SendBody(method, path, content_type, length, read, rewind));
+  return RawResponse{r.status, std::move(r.body)};
+}
 
 Result<std::unique_ptr<RemoteClient>> RemoteClient::Make(std::string_view url,
                                                          ClientOptions options) {

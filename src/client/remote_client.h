@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -155,6 +156,27 @@ class RemoteClient : public Client {
   Result<std::vector<AccessTokenInfo>> ListAccessTokens(std::string_view workspace) override;
   Status RevokeAccessToken(std::string_view client_id) override;
   Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) override;
+
+  // ---- for the other remote services over the same connections and bearer token
+  // (RemoteUploads). `path` starts with "/v1"; the URL's base path is prepended. ----
+  struct RawResponse {
+    int status = 0;
+    std::string body;
+  };
+  // One request with an optional JSON body, answered as it came (any status). Repeated once
+  // after a refused bearer token, and after a dead keep-alive connection when `idempotent`.
+  Result<RawResponse> SendJson(const char* method, const std::string& path,
+                               const std::string* json_body, bool idempotent);
+  // Fills up to `n` bytes of a body and returns how many; 0 at its end.
+  using BodyReader = std::function<Result<size_t>(char* out, size_t n)>;
+  // One request whose body is pulled from `read` chunk by chunk: `length` bytes with a
+  // Content-Length, or chunked when `length` is -1. `rewind` (optional) restarts the body so the
+  // request can be repeated once after a refused bearer token; a request is also repeated when
+  // its connection was dead before any byte was pulled. An error from `read` aborts the request
+  // and is returned as is.
+  Result<RawResponse> SendBody(const char* method, const std::string& path,
+                               const std::string& content_type, int64_t length,
+                               const BodyReader& read, const std::function<Status()>& rewind);
 
   class Transport;  // remote_client.cc: the connection pool over cpp-httplib
 

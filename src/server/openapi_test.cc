@@ -118,7 +118,8 @@ TEST(OpenApi, EveryOperationDescribesItsParametersBodyResponsesAndSecurity) {
     static const std::map<std::string, std::string> kMedia = {
         {"json", "application/json"},
         {"form", "application/x-www-form-urlencoded"},
-        {"frames", "application/vnd.tarn.frames"}};
+        {"frames", "application/vnd.tarn.frames"},
+        {"bytes", "application/octet-stream"}};
     if (r.body == "none") {
       EXPECT_FALSE(op.contains("requestBody")) << where;
     } else {
@@ -128,7 +129,9 @@ TEST(OpenApi, EveryOperationDescribesItsParametersBodyResponsesAndSecurity) {
 
     // Responses: a success, and the error body for the failures the route can give.
     const Json& responses = op["responses"];
-    ASSERT_TRUE(responses.contains("200")) << where;
+    bool success = false;
+    for (const auto& [code, resp] : responses.items()) success = success || code[0] == '2';
+    ASSERT_TRUE(success) << where << " has no 2xx response";
     std::vector<std::string> errors = {"default"};
     if (r.role != "open") errors.push_back("401");
     if (r.role != "open" && r.role != "token") errors.push_back("403");

@@ -1104,6 +1104,22 @@ const std::vector<RouteDef>& RouteTable() {
       {"DELETE", "/v1/tokens/{client_id}", N::kOwner, S::kBody, B::kNone, "token.revoke",
        RevokeToken},
       {"GET", "/v1/audit", N::kOwner, S::kBody, B::kNone, "", ListAuditRoute},
+      // Uploads (contract_routes.cc): the role is checked against the contract's target.
+      {"POST", "/v1/contracts", N::kWriter, S::kBody, B::kJson, "contract.negotiate",
+       NegotiateContractRoute},
+      {"GET", "/v1/contracts/{id}", N::kReader, S::kBody, B::kNone, "", GetContractRoute},
+      {"DELETE", "/v1/contracts/{id}", N::kWriter, S::kBody, B::kNone, "contract.abandon",
+       AbandonContractRoute},
+      {"POST", "/v1/contracts/{id}/retype", N::kWriter, S::kBody, B::kJson, "contract.retype",
+       RetypeContractRoute},
+      {"POST", "/v1/contracts/{id}/ignore", N::kWriter, S::kBody, B::kJson, "contract.ignore",
+       IgnoreContractRoute},
+      {"POST", "/v1/contracts/{id}/accept", N::kWriter, S::kBody, B::kJson, "contract.accept",
+       AcceptContractRoute},
+      {"PUT", "/v1/contracts/{id}/parts/{name}", N::kWriter, S::kBody, B::kBytes, "contract.write",
+       WritePartRoute},
+      {"POST", "/v1/contracts/{id}/commit", N::kWriter, S::kBody, B::kJson, "contract.commit",
+       CommitContractRoute},
   };
   return kRoutes;
 }

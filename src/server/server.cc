@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include "catalog/catalog.h"
 #include "common/random.h"
 #include "server/server_internal.h"
+#include "upload/contract_service.h"
 
 namespace tarn::server {
 
@@ -324,6 +326,8 @@ const char* BodyName(BodyKind b) {
       return "form";
     case BodyKind::kFrames:
       return "frames";
+    case BodyKind::kBytes:
+      return "bytes";
   }
   return "none";
 }
@@ -335,6 +339,7 @@ std::string ParamWhat(const std::string& name) {
   if (name == "tag") return "tag name";
   if (name == "consumer") return "consumer name";
   if (name == "client_id") return "client id";
+  if (name == "id") return "contract id";
   return name;
 }
 
@@ -491,7 +496,8 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
         options_(std::move(options)),
         authority_(std::move(authority)),
         metrics_(SeriesList()),
-        svr_(std::make_unique<httplib::Server>()) {}
+        svr_(std::make_unique<httplib::Server>()),
+        uploads_(std::make_unique<upload::ContractService>(catalog_)) {}
 
   ~Impl() {
     Shutdown();
@@ -507,6 +513,8 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
 
   // Used by HttpCall.
   Catalog& catalog() { return *catalog_; }
+  // The upload service: one per server (its sweep timer is shared); calls act through As().
+  upload::ContractService& uploads() { return *uploads_; }
   Metrics& metrics() { return metrics_; }
   const ServerOptions& options() const { return options_; }
   void Log(LogLine line);
@@ -524,6 +532,8 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   void LogRequest(const httplib::Request& req, const httplib::Response& res);
   // Reads and drops an unread body; false when it was too large to drain.
   static bool Drain(const httplib::Request& req, const httplib::ContentReader& reader);
+  // Expires upload contracts every options_.contract_sweep_interval_s until Shutdown.
+  void Sweep();
 
   std::shared_ptr<Catalog> catalog_;
   ServerOptions options_;
@@ -539,6 +549,12 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   std::atomic<int> port_{0};
   std::mutex wait_mu_;
   std::thread listen_thread_;
+
+  std::unique_ptr<upload::ContractService> uploads_;
+  std::mutex sweep_mu_;
+  std::condition_variable sweep_cv_;
+  bool sweep_stop_ = false;
+  std::thread sweeper_;
 };
 
 // The Call of one request routed to one entry of the route table.
@@ -565,6 +581,10 @@ class HttpCall final : public Call {
   }
 
   Catalog& catalog() override { return server_.catalog(); }
+  upload::ContractService& uploads() override {
+    if (!uploads_) uploads_ = server_.uploads().As(principal_.client_id);
+    return *uploads_;
+  }
   auth::TokenAuthority& authority() override { return server_.authority(); }
   Metrics& metrics() override { return server_.metrics(); }
   const ServerOptions& options() const override { return server_.options(); }
@@ -596,10 +616,15 @@ class HttpCall final : public Call {
     }
     return std::stoll(v);
   }
+  std::string Header(std::string_view name) const override {
+    return req_.get_header_value(std::string(name));
+  }
 
-  Result<api::Json> JsonBody() override {
+  Result<api::Json> JsonBody() override { return JsonBodyUpTo(options().max_json_body_bytes); }
+
+  Result<api::Json> JsonBodyUpTo(int64_t limit) override {
     std::string body;
-    TARN_RETURN_NOT_OK(ReadBody(options().max_json_body_bytes, [&](std::string_view b) {
+    TARN_RETURN_NOT_OK(ReadBody(limit, [&](std::string_view b) {
       body.append(b);
       return Status::OK();
     }));
@@ -676,6 +701,10 @@ class HttpCall final : public Call {
     res_.status = 200;
     res_.set_content(std::move(body), content_type);
   }
+  void ReplyNoContent() override {
+    res_.status = 204;
+    res_.body.clear();
+  }
   void ReplyStream(std::string content_type, StreamFn fn) override {
     res_.status = 200;
     res_.set_chunked_content_provider(
@@ -717,7 +746,8 @@ class HttpCall final : public Call {
   // Identifiers, bearer token and the role the path needs, then the route.
   Status Run() {
     for (const auto& [name, value] : params_) {
-      Status st = ValidateIdentifier(ParamWhat(name), value);
+      Status st = name == "name" ? internal::ValidatePartName(value)
+                                 : ValidateIdentifier(ParamWhat(name), value);
       if (!st.ok()) {
         return Status(st.kind(), st.message())
             .WithField("code", "invalid_identifier")
@@ -782,6 +812,7 @@ class HttpCall final : public Call {
   bool body_complete_ = true;
   bool must_close_ = false;
   int64_t bytes_in_ = -1;
+  std::unique_ptr<upload::ContractService> uploads_;  // the server's, acting as the caller
 };
 
 std::vector<std::pair<std::string, std::string>> Server::Impl::SeriesList() {
@@ -810,7 +841,10 @@ void Server::Impl::Log(LogLine line) {
 void Server::Impl::RenderError(httplib::Response& res, const Status& st) {
   int http = internal::HttpStatusOf(st);
   res.status = http;
-  res.set_content(api::Dump(api::ErrorBody(st)), "application/json");
+  // A 500 names the request, whose "error" log line holds the details.
+  res.set_content(
+      api::Dump(api::ErrorBody(http == 500 ? st.WithField("reference", tl_req.request_id) : st)),
+      "application/json");
   if (http == 503) res.set_header("Retry-After", "1");
   if (http == 401) res.set_header("WWW-Authenticate", "Bearer realm=\"tarn\"");
   tl_req.error_code = internal::ErrorCodeOf(st);
@@ -1137,6 +1171,7 @@ Status Server::Impl::Start() {
   }
   port_ = port;
   listen_thread_ = std::thread([this] { svr_->listen_after_bind(); });
+  if (options_.contract_sweep_interval_s > 0) sweeper_ = std::thread([this] { Sweep(); });
   for (int i = 0; i < 5000 && !svr_->is_running(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -1147,6 +1182,11 @@ Status Server::Impl::Start() {
 void Server::Impl::Shutdown() {
   std::lock_guard<std::mutex> lock(state_mu_);
   if (shutting_down_.exchange(true)) return;
+  {
+    std::lock_guard<std::mutex> sweep_lock(sweep_mu_);
+    sweep_stop_ = true;
+  }
+  sweep_cv_.notify_all();
   auto deadline = Clock::now() +
                   std::chrono::milliseconds(static_cast<int64_t>(options_.shutdown_grace_s * 1e3));
   deadline_ns_ =
@@ -1157,6 +1197,29 @@ void Server::Impl::Shutdown() {
 void Server::Impl::Wait() {
   std::lock_guard<std::mutex> lock(wait_mu_);
   if (listen_thread_.joinable()) listen_thread_.join();
+  if (sweeper_.joinable()) sweeper_.join();
+}
+
+void Server::Impl::Sweep() {
+  auto interval = std::chrono::milliseconds(
+      static_cast<int64_t>(std::max(0.001, options_.contract_sweep_interval_s) * 1e3));
+  std::unique_lock<std::mutex> lock(sweep_mu_);
+  while (!sweep_cv_.wait_for(lock, interval, [this] { return sweep_stop_; })) {
+    lock.unlock();
+    Result<int64_t> swept = Status::Internal("the sweep threw");
+    try {
+      swept = uploads_->SweepExpired();
+    } catch (const std::exception& e) {
+      swept = Status::Internal(std::string("the sweep threw: ") + e.what());
+    }
+    if (!swept.ok()) {
+      Log(std::move(LogLine("error").Str(
+          "message", "expiring upload contracts: " + swept.status().ToString())));
+    } else if (*swept > 0) {
+      Log(std::move(LogLine("sweep").Int("contracts_expired", *swept)));
+    }
+    lock.lock();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1170,7 +1233,8 @@ Result<std::unique_ptr<Server>> Server::Make(std::shared_ptr<Catalog> catalog,
   if (options.max_connections < 1 || options.max_connections > 10000) {
     return bad("max connections must be between 1 and 10000");
   }
-  if (options.max_json_body_bytes < 1 || options.max_append_body_bytes < 1) {
+  if (options.max_json_body_bytes < 1 || options.max_append_body_bytes < 1 ||
+      options.max_negotiate_body_bytes < 1) {
     return bad("body limits must be positive");
   }
   if (options.max_header_bytes < 256) return bad("max header bytes must be at least 256");
@@ -1179,6 +1243,7 @@ Result<std::unique_ptr<Server>> Server::Make(std::shared_ptr<Catalog> catalog,
   }
   if (options.token_ttl_s < 1) return bad("token ttl must be positive");
   if (options.shutdown_grace_s < 0) return bad("shutdown grace must not be negative");
+  if (options.contract_sweep_interval_s < 0) return bad("sweep interval must not be negative");
   if (options.max_requests_per_connection < 1) {
     return bad("max requests per connection must be positive");
   }

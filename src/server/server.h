@@ -32,17 +32,22 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8181;  // 0 = an ephemeral port (see Server::port())
 
-  int64_t max_json_body_bytes = 16ll << 20;   // JSON and form bodies (413 too_large)
-  int64_t max_append_body_bytes = 1ll << 30;  // frame streams of POST .../append
-  int64_t max_header_bytes = 8 << 10;         // request line and headers together (431)
-  int read_timeout_s = 30;                    // per read of the socket
-  int write_timeout_s = 30;                   // per write of the socket
-  int idle_timeout_s = 5;                     // keep-alive connections without a request
-  int max_connections = 64;  // one thread each; past it 503 + Retry-After and close
+  int64_t max_json_body_bytes = 16ll << 20;  // JSON and form bodies (413 too_large)
+  // Streamed bodies: frames of POST .../append, parts of PUT /v1/contracts/{id}/parts/{name}.
+  int64_t max_append_body_bytes = 1ll << 30;
+  // POST /v1/contracts: up to 48 MiB of samples, base64 in JSON.
+  int64_t max_negotiate_body_bytes = 80ll << 20;
+  int64_t max_header_bytes = 8 << 10;  // request line and headers together (431)
+  int read_timeout_s = 30;             // per read of the socket
+  int write_timeout_s = 30;            // per write of the socket
+  int idle_timeout_s = 5;              // keep-alive connections without a request
+  int max_connections = 64;            // one thread each; past it 503 + Retry-After and close
   int64_t token_ttl_s = 900;
   double shutdown_grace_s = 30;  // how long Shutdown lets in-flight requests finish
   // Requests one keep-alive connection may carry before the server closes it.
   int max_requests_per_connection = 100000;
+  // How often the server expires upload contracts past their lifetime (0: never).
+  double contract_sweep_interval_s = 60;
 
   // Where the JSON log lines go (one per request, one per audited mutation), each without a
   // trailing newline; called from many threads at once. Empty = stderr, one write(2) per line.

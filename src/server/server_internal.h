@@ -19,11 +19,15 @@
 
 namespace tarn {
 class Catalog;
+namespace upload {
+class ContractService;
 }
+}  // namespace tarn
 
 namespace tarn::server::internal {
 
-enum class BodyKind : uint8_t { kNone, kJson, kForm, kFrames };
+// kBytes: raw bytes streamed to the route (the parts of an upload).
+enum class BodyKind : uint8_t { kNone, kJson, kForm, kFrames, kBytes };
 
 // Who may call a route: nobody checked (kOpen), any valid bearer token (kToken), or a role.
 enum class Need : uint8_t { kOpen, kToken, kReader, kWriter, kOwner };
@@ -68,6 +72,9 @@ class Call {
   virtual ~Call() = default;
 
   virtual Catalog& catalog() = 0;
+  // The upload service over the catalog, acting as the verified caller (created_by, default
+  // commit author); only for routes that are not kOpen.
+  virtual upload::ContractService& uploads() = 0;
   virtual auth::TokenAuthority& authority() = 0;
   virtual Metrics& metrics() = 0;
   virtual const ServerOptions& options() const = 0;
@@ -84,10 +91,14 @@ class Call {
   // A query parameter (URL-decoded), nullopt when absent.
   virtual std::optional<std::string> Query(std::string_view name) const = 0;
   virtual std::optional<int64_t> content_length() const = 0;
+  // A request header ("" when absent).
+  virtual std::string Header(std::string_view name) const = 0;
 
   // The body as one JSON object (at most options().max_json_body_bytes): 413 too_large,
   // 400 malformed_json (including nesting deeper than 64).
   virtual Result<api::Json> JsonBody() = 0;
+  // The same with another limit (the samples of POST /v1/contracts).
+  virtual Result<api::Json> JsonBodyUpTo(int64_t limit) = 0;
   // The body as application/x-www-form-urlencoded fields (same limit).
   virtual Result<std::map<std::string, std::string>> FormBody() = 0;
   // Streams the body to `sink` chunk by chunk; past `limit` bytes kTooLarge. An error from
@@ -96,6 +107,8 @@ class Call {
 
   virtual void ReplyJson(const api::Json& body, int http_status = 200) = 0;
   virtual void ReplyText(std::string content_type, std::string body) = 0;
+  // 204 No Content.
+  virtual void ReplyNoContent() = 0;
   // A chunked response produced by `fn` after the route returns (memory stays bounded).
   virtual void ReplyStream(std::string content_type, StreamFn fn) = 0;
 
@@ -109,6 +122,20 @@ class Call {
   // An audit record of this request for CommitMeta::audit.
   virtual AuditRecord CommitAudit(const std::string& action) const = 0;
 };
+
+// The routes of /v1/contracts (contract_routes.cc), listed in the route table of routes.cc.
+Status NegotiateContractRoute(Call& c);
+Status GetContractRoute(Call& c);
+Status RetypeContractRoute(Call& c);
+Status IgnoreContractRoute(Call& c);
+Status AcceptContractRoute(Call& c);
+Status WritePartRoute(Call& c);
+Status CommitContractRoute(Call& c);
+Status AbandonContractRoute(Call& c);
+
+// Checks a part name of PUT /v1/contracts/{id}/parts/{name}: 1 to 255 bytes, printable, no '/'
+// or '\\', not "." or ".."; kInvalidArgument otherwise.
+Status ValidatePartName(std::string_view name);
 
 // The HTTP status of an error: HttpStatusFor(kind), except 400 for malformed requests
 // (code malformed_json / malformed_request / incomplete_body) and 431 for header_too_large.
