@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # tarn's walk-through on the embedded default: a catalog in a directory (SQLite + local
-# warehouse), a partitioned dataset fed from CSV and NDJSON, snapshots, time travel, a delete
-# and the change feed; then tarn's own Parquet tools on a sample file. `make demo` builds first
+# warehouse); a CSV pushed to a new dataset with declared types (after a plan of what inference
+# would make of it, and the refusal of an inferred push that nobody accepted), NDJSON pushed to
+# it as a second snapshot, snapshots, files, time travel, a delete and the change feed; then
+# `tarn convert` and tarn's own Parquet tools on a sample file. Runs off a terminal without
+# prompting. `make demo` builds first
 # and then runs this.
 #
 # Environment: TARN_BIN (default build/tarn), TARN_DEMO_DIR (default a new temporary directory,
@@ -49,14 +52,24 @@ JSON
 step "A workspace and a collection in an embedded catalog ($cat)" \
   "$tarn" workspace create shop
 step "" "$tarn" collection create shop.sales
-step "A dataset with declared types, partitioned by region and month, sorted by id" \
-  "$tarn" dataset create shop.sales.orders \
-  --schema 'id INT64 NOT NULL, ts TIMESTAMP[us], region VARCHAR, amount DECIMAL(10,2)' \
-  --partition 'region, month(ts)' --sort id
-step "Append a CSV: converted to the declared types, one Parquet file per partition" \
-  "$tarn" append shop.sales.orders "$dir/orders-jan.csv" -m "January orders"
-step "Append NDJSON as a second snapshot" \
-  "$tarn" append shop.sales.orders "$dir/orders-feb.ndjson" -m "February orders"
+step "What a push would infer from the CSV (plan: negotiate, print, abandon; nothing is written)" \
+  "$tarn" plan "$dir/orders-jan.csv" --to shop.sales.orders
+printf '$ %s\n' "$tarn push $dir/orders-jan.csv --to shop.sales.orders </dev/null   # no --yes"
+if "$tarn" push "$dir/orders-jan.csv" --to shop.sales.orders </dev/null; then
+  echo "demo: an inferred push off a terminal should have been refused" >&2
+  exit 1
+else
+  printf '(refused with exit %s: inferred types need --yes, --declare or a person at a terminal)\n' "$?"
+fi
+step "Push the CSV to a new dataset with declared types: one contract, one snapshot" \
+  "$tarn" push "$dir/orders-jan.csv" --to shop.sales.orders \
+  --declare id:INT64 --declare 'ts:TIMESTAMP[us]' --declare region:VARCHAR \
+  --declare 'amount:DECIMAL(10,2)' -m "January orders"
+step "Partition new data by region and month, sorted by id" \
+  "$tarn" dataset partition shop.sales.orders 'region, month(ts)'
+step "" "$tarn" dataset sort shop.sales.orders id
+step "Push NDJSON to the existing dataset: its types are used, the conversions are listed" \
+  "$tarn" push "$dir/orders-feb.ndjson" --to shop.sales.orders -m "February orders"
 step "Snapshots" "$tarn" snapshots shop.sales.orders
 step "Live files with partition values and row-id ranges" "$tarn" files shop.sales.orders
 step "Files that can hold EU orders from February on (pruned on partitions and bounds)" \
@@ -67,6 +80,9 @@ step "Delete small orders (deletion vectors: rows stay in their files, reads ski
   "$tarn" delete shop.sales.orders --where 'amount < 10'
 step "Scan the current state" "$tarn" scan shop.sales.orders
 step "The change feed since snapshot 1" "$tarn" changes shop.sales.orders --from 1
+step "Convert the CSV to Parquet without a catalog, types inferred" \
+  "$tarn" convert "$dir/orders-jan.csv" "$dir/orders-jan.parquet" --infer
+step "" "$tarn" parquet cat "$dir/orders-jan.parquet"
 
 step "Write $rows sample rows as Parquet with tarn's writer (ZSTD)" \
   "$tarn" parquet write-sample "$file" --rows "$rows"

@@ -43,5 +43,9 @@ void RegisterDatasetCommands(CLI::App* app, GlobalOptions* global);
 void RegisterServeCommand(CLI::App* app, GlobalOptions* global);  // serve_command.cc
 // `tarn token create|list|revoke` and `tarn audit` (access_commands.cc).
 void RegisterAccessCommands(CLI::App* app, GlobalOptions* global);
+// `tarn push`, `plan`, `show`, `abandon`: upload contracts (upload_commands.cc).
+void RegisterUploadCommands(CLI::App* app, GlobalOptions* global);
+// `tarn convert` (convert_command.cc).
+void RegisterConvertCommand(CLI::App* app, GlobalOptions* global);
 
 }  // namespace tarn::cli

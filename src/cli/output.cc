@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "cli/style.h"
 
 namespace tarn::cli {
 
@@ -20,17 +21,14 @@ void PrintError(const Status& status, bool json) {
               << "\n";
     return;
   }
-  bool color = ::isatty(2) && std::getenv("NO_COLOR") == nullptr;
+  Style st = Style::ForFd(2);
   std::string fields;
-  for (const auto& [k, v] : status.fields()) fields += "\n  " + k + ": " + v;
-  std::cerr << (color ? "\033[1;31mtarn: error\033[0m" : "tarn: error") << "["
-            << ErrorKindName(status.kind()) << "]: " << status.message() << fields << "\n";
+  for (const auto& [k, v] : status.fields()) fields += "\n  " + st.dim(k + ":") + " " + v;
+  std::cerr << st.error("tarn: error") << "[" << ErrorKindName(status.kind())
+            << "]: " << status.message() << fields << "\n";
 }
 
-bool UseColor() {
-  const char* no_color = std::getenv("NO_COLOR");
-  return ::isatty(1) && (no_color == nullptr || no_color[0] == '\0');
-}
+bool UseColor() { return DepthFor(1) != ColorDepth::kNone; }
 
 namespace {
 // Display width of UTF-8 text, counting code points (good enough for alignment of names).
