@@ -61,3 +61,16 @@ if [[ "${BENCH_SERVE:-1}" == 1 ]]; then
     env -u TARN_BENCH_DIR "$root/bench/serve_run.sh"
   fi
 fi
+
+# CSV to Parquet with inference: `tarn convert` vs DuckDB COPY from read_csv, and `tarn push` to an
+# embedded catalog (bench/upload_run.sh, about a minute plus ~20 s to generate the CSV).
+# BENCH_UPLOAD=0 skips it.
+if [[ "${BENCH_UPLOAD:-1}" == 1 ]]; then
+  echo
+  echo "bench: CSV to Parquet, tarn convert and push vs DuckDB (bench/upload_run.sh)"
+  if [[ -n "${TARN_BENCH_DIR:-}" ]]; then
+    TARN_BENCH_DIR="$dir/upload" "$root/bench/upload_run.sh"
+  else
+    env -u TARN_BENCH_DIR "$root/bench/upload_run.sh"
+  fi
+fi
