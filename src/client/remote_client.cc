@@ -28,6 +28,15 @@ bool IsRemoteTarget(std::string_view target) {
   return starts("http://") || starts("https://");
 }
 
+Status BadResponse(std::string_view what, const Status& decode_error) {
+  Status st(ErrorKind::kCorruption,
+            "bad " + std::string(what) + " from the server: " + decode_error.message());
+  for (const auto& [k, val] : decode_error.fields()) {
+    st = std::move(st).WithField(k == "code" ? "decode_error" : k, val);
+  }
+  return std::move(st).WithField("code", "bad_response");
+}
+
 Result<ServerUrl> ParseServerUrl(std::string_view url) {
   auto bad = [&](std::string_view why) {
     return Status::InvalidArgument("invalid server URL '" + std::string(url.substr(0, 200)) +
@@ -506,14 +515,7 @@ template <typename T, typename DecodeFn>
 Result<T> Decode(const Json& j, DecodeFn decode, std::string_view what) {
   api::AllowUnknownFields lenient;  // responses may grow new fields
   auto v = decode(j);
-  if (!v.ok()) {
-    Status st(ErrorKind::kCorruption,
-              "bad " + std::string(what) + " from the server: " + v.status().message());
-    for (const auto& [k, val] : v.status().fields()) {
-      st = std::move(st).WithField(k == "code" ? "decode_error" : k, val);
-    }
-    return std::move(st).WithField("code", "bad_response");
-  }
+  if (!v.ok()) return BadResponse(what, v.status());
   return std::move(v).value();
 }
 

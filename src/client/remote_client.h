@@ -45,6 +45,10 @@ bool IsRemoteTarget(std::string_view target);
 // host, bad port.
 Result<ServerUrl> ParseServerUrl(std::string_view url);
 
+// A response value that did not decode (the server and this client disagree): kCorruption with
+// code bad_response naming `what`, the decoder's fields kept (its code as decode_error).
+Status BadResponse(std::string_view what, const Status& decode_error);
+
 // Percent-encodes everything but RFC 3986 unreserved characters (for path segments, query
 // values and form fields).
 std::string PercentEncode(std::string_view text);

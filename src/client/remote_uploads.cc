@@ -43,14 +43,7 @@ Result<T> Decoded(Result<RemoteClient::RawResponse> r, Result<T> (*decode)(const
     api::AllowUnknownFields lenient;
     v = decode(j);
   }
-  if (!v.ok()) {
-    Status st(ErrorKind::kCorruption,
-              "bad " + std::string(what) + " from the server: " + v.status().message());
-    for (const auto& [k, val] : v.status().fields()) {
-      st = std::move(st).WithField(k == "code" ? "decode_error" : k, val);
-    }
-    return std::move(st).WithField("code", "bad_response");
-  }
+  if (!v.ok()) return BadResponse(what, v.status());
   return v;
 }
 
