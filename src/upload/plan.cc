@@ -280,8 +280,9 @@ Result<Plan> ComputePlan(const PlanInput& in) {
     std::vector<std::string> seen;
     for (const auto& [name, text] : in.declared) {
       TARN_RETURN_NOT_OK(ValidateColumnName(name).WithContext("declared column"));
+      const std::string& column = name;  // clang 14 cannot capture a structured binding
       if (std::any_of(seen.begin(), seen.end(),
-                      [&](const std::string& s) { return EqualsIgnoreCase(s, name); })) {
+                      [&](const std::string& s) { return EqualsIgnoreCase(s, column); })) {
         return Status::InvalidArgument("column '" + name + "' is declared twice")
             .WithField("column", name);
       }
