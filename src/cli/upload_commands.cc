@@ -429,26 +429,20 @@ Result<Contract> Converse(Uploads& uploads, Contract c, const Style& st) {
       return uploads.Accept(c.id, c.fingerprint);
     }
     bool changed = false;
-    if (!answer->retype.empty()) {
-      auto r = uploads.Retype(c.id, answer->retype);
+    // The contract after a retype or ignore; a mistake the person can correct is shown and the
+    // question asked again.
+    auto apply = [&](Result<Contract> r) -> Status {
       if (!r.ok()) {
         if (!Correctable(r.status())) return r.status();
         PrintOut("  " + st.error(r.status().message()) + "\n");
-      } else {
-        c = std::move(*r);
-        changed = true;
+        return Status::OK();
       }
-    }
-    if (!answer->ignore.empty()) {
-      auto r = uploads.Ignore(c.id, answer->ignore);
-      if (!r.ok()) {
-        if (!Correctable(r.status())) return r.status();
-        PrintOut("  " + st.error(r.status().message()) + "\n");
-      } else {
-        c = std::move(*r);
-        changed = true;
-      }
-    }
+      c = std::move(*r);
+      changed = true;
+      return Status::OK();
+    };
+    if (!answer->retype.empty()) TARN_RETURN_NOT_OK(apply(uploads.Retype(c.id, answer->retype)));
+    if (!answer->ignore.empty()) TARN_RETURN_NOT_OK(apply(uploads.Ignore(c.id, answer->ignore)));
     if (changed) PrintOut("\n" + PlanTable(c, st) + IssuesBlock(c, st));
   }
 }
