@@ -47,5 +47,11 @@ void RegisterAccessCommands(CLI::App* app, GlobalOptions* global);
 void RegisterUploadCommands(CLI::App* app, GlobalOptions* global);
 // `tarn convert` (convert_command.cc).
 void RegisterConvertCommand(CLI::App* app, GlobalOptions* global);
+// `tarn tui` (tui_command.cc).
+void RegisterTuiCommand(CLI::App* app, GlobalOptions* global);
+// The full-screen app on the catalog of the global options; also what `tarn` alone opens at a
+// terminal. kInvalidArgument (usage) off a terminal.
+Status RunFullScreen(const std::vector<std::string>& files, const std::string& to,
+                     const std::string& message = {});
 
 }  // namespace tarn::cli

@@ -1,5 +1,7 @@
 // The `tarn` executable: parses the command line and dispatches to command groups. Each
 // command returns a Status whose ErrorKind decides the exit code (common/status.cc).
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
   tarn::cli::RegisterAccessCommands(&app, &global);
   tarn::cli::RegisterUploadCommands(&app, &global);
   tarn::cli::RegisterConvertCommand(&app, &global);
+  tarn::cli::RegisterTuiCommand(&app, &global);
 
   try {
     app.parse(argc, argv);
@@ -49,9 +52,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!g_result.has_value()) {
-    // No command: print usage (the full-screen app will open here at a terminal).
-    std::cerr << app.help();
-    return 2;
+    // No command: at a terminal `tarn` means "upload something", so the full-screen app
+    // opens; off a terminal the usage is printed.
+    if (::isatty(0) == 0 || ::isatty(1) == 0 || global.json) {
+      std::cerr << app.help();
+      return 2;
+    }
+    g_result = tarn::cli::RunFullScreen({}, {});
   }
   if (!g_result->ok()) {
     tarn::cli::PrintError(*g_result, global.json);

@@ -92,8 +92,8 @@ ColorDepth DepthFor(int fd) {
                           std::getenv("TERM"));
 }
 
-std::string Paint(ColorDepth depth, ColorRole role, std::string_view text) {
-  if (depth == ColorDepth::kNone || text.empty()) return std::string(text);
+std::string RoleEscape(ColorDepth depth, ColorRole role) {
+  if (depth == ColorDepth::kNone) return {};
   Rgb c = RoleColor(role);
   std::string out = "\033[";
   if (RoleBold(role)) out += "1;";
@@ -103,6 +103,12 @@ std::string Paint(ColorDepth depth, ColorRole role, std::string_view text) {
     out += "38;5;" + std::to_string(NearestXterm256(c));
   }
   out += "m";
+  return out;
+}
+
+std::string Paint(ColorDepth depth, ColorRole role, std::string_view text) {
+  if (depth == ColorDepth::kNone || text.empty()) return std::string(text);
+  std::string out = RoleEscape(depth, role);
   out.append(text);
   out += "\033[0m";
   return out;

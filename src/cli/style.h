@@ -37,6 +37,8 @@ void DisableColor();
 // The depth of a file descriptor (1 stdout, 2 stderr) for this process: off after DisableColor.
 ColorDepth DepthFor(int fd);
 
+// The SGR sequence that starts drawing in `role` at `depth` ("" at kNone); "\033[0m" ends it.
+std::string RoleEscape(ColorDepth depth, ColorRole role);
 // `text` wrapped in the escape sequences of `role` at `depth` (unchanged at kNone).
 std::string Paint(ColorDepth depth, ColorRole role, std::string_view text);
 

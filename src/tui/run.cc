@@ -1,0 +1,81 @@
+// Run: the loop of the full-screen app (run.h).
+#include "tui/run.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <utility>
+
+#include "cli/style.h"
+#include "tui/canvas.h"
+#include "tui/terminal.h"
+#include "tui/view.h"
+#include "tui/worker.h"
+
+namespace tarn::tui {
+
+Result<RunResult> Run(AppOptions options) {
+  TARN_ASSIGN_OR_RETURN(auto term, Terminal::Open());
+  const ColorDepth depth = cli::DetectColorDepth(true, std::getenv("NO_COLOR"),
+                                                 std::getenv("COLORTERM"), std::getenv("TERM"));
+  Terminal* t = term.get();
+  // Declared before the app and destroyed after it: effects hold the app's `this`.
+  auto worker = std::make_unique<Worker>([t] { t->Wake(); });
+  App app(std::move(options), worker.get());
+  std::unique_ptr<Canvas> shown;
+  std::chrono::steady_clock::time_point quit_deadline{};
+  for (;;) {
+    app.Pump();
+    const AppState& s = app.state();
+    if (s.finished) break;
+    if (app.must_exit()) {
+      // Waiting for the abandon of a parked write; give up after 20 s (the contract expires).
+      auto now = std::chrono::steady_clock::now();
+      if (quit_deadline == std::chrono::steady_clock::time_point{}) {
+        quit_deadline = now + std::chrono::seconds(20);
+      } else if (now > quit_deadline) {
+        break;
+      }
+    }
+    TermSize size = t->size();
+    auto next = std::make_unique<Canvas>(size.cols, size.rows);
+    Draw(s, next.get(), std::chrono::steady_clock::now());
+    Status w = t->Write(RenderDiff(shown.get(), *next, depth));
+    if (!w.ok()) {
+      app.Quit();  // the terminal went away: abandon what is open and stop
+    }
+    shown = std::move(next);
+    const bool animate = !s.busy_label.empty() || s.progress->active.load() || app.must_exit();
+    for (const TermEvent& ev : t->Wait(animate ? 100 : 1000)) {
+      switch (ev.kind) {
+        case TermEvent::kKey:
+          if (ev.key.code == KeyCode::kCtrl && ev.key.text == "l") {
+            shown.reset();  // Ctrl-L: repaint everything
+          } else {
+            app.HandleKey(ev.key);
+          }
+          break;
+        case TermEvent::kResize:
+          shown.reset();
+          break;
+        case TermEvent::kTerminate:
+          app.Quit();
+          break;
+        case TermEvent::kWake:
+        case TermEvent::kTimeout:
+          break;
+      }
+    }
+  }
+  RunResult result;
+  result.farewell = app.state().farewell;
+  result.must_exit = app.must_exit();
+  term.reset();  // restores the screen before anything is printed
+  if (result.must_exit) {
+    // The worker is parked inside a write: do not join it.
+    (void)worker.release();
+  }
+  return result;
+}
+
+}  // namespace tarn::tui
