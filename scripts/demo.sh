@@ -3,9 +3,8 @@
 # warehouse); a CSV pushed to a new dataset with declared types (after a plan of what inference
 # would make of it, and the refusal of an inferred push that nobody accepted), NDJSON pushed to
 # it as a second snapshot, snapshots, files, time travel, a delete and the change feed; then
-# `tarn convert` and tarn's own Parquet tools on a sample file. Runs off a terminal without
-# prompting. `make demo` builds first
-# and then runs this.
+# `tarn convert` and tarn's own Parquet tools on a sample file, and where the full-screen app
+# opens. Runs off a terminal without prompting. `make demo` builds first and then runs this.
 #
 # Environment: TARN_BIN (default build/tarn), TARN_DEMO_DIR (default a new temporary directory,
 # removed at the end), TARN_DEMO_ROWS (default 1000).
@@ -94,6 +93,11 @@ step "The first 10 rows" \
   "$tarn" parquet cat "$file" --limit 10
 step "The first 3 rows as JSON lines" \
   "$tarn" parquet cat "$file" --limit 3 --json
+printf '\n== The full-screen upload app: tarn alone at a terminal\n$ %s </dev/null\n' "$tarn"
+"$tarn" </dev/null 2>&1 | head -n 2 || true
+printf '(off a terminal it prints the usage and exits 2; at a terminal `%s` or\n' "$tarn"
+printf ' `%s tui FILE... --to W.C.D` opens the app on this catalog: c sign in, a add files,\n' "$tarn"
+printf ' n negotiate, e retype, x ignore, Enter accept, u upload, q quit)\n'
 if [[ -n "${TARN_DEMO_DIR:-}" ]]; then
   printf '\ndemo: done; the file is %s\n' "$file"
 else
