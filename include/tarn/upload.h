@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -194,8 +195,33 @@ struct CommitRequest {
   std::string author;  // empty: the caller (client id remotely, local:<user> embedded)
 };
 
-// Progress of a write: bytes of input consumed so far and the total (-1 when unknown).
-using ProgressFn = std::function<void(int64_t done, int64_t total)>;
+// Progress of a write: called with the bytes of input consumed so far and the total (-1 when
+// unknown). A callback returning bool can stop the write by returning false: the write then
+// ends with kCancelled and stages nothing (remotely the part's body is cut off, and the server
+// drops what it received). A callback returning void never stops it.
+class ProgressFn {
+ public:
+  ProgressFn() = default;
+  ProgressFn(std::nullptr_t) {}  // NOLINT: as std::function
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, ProgressFn> &&
+                                                    std::is_invocable_v<F&, int64_t, int64_t>>>
+  ProgressFn(F f) {  // NOLINT: implicit, so lambdas pass as they are
+    if constexpr (std::is_same_v<std::invoke_result_t<F&, int64_t, int64_t>, bool>) {
+      fn_ = std::move(f);
+    } else {
+      fn_ = [f = std::move(f)](int64_t done, int64_t total) mutable {
+        f(done, total);
+        return true;
+      };
+    }
+  }
+  explicit operator bool() const { return static_cast<bool>(fn_); }
+  // Reports progress; false when the caller asks the write to stop.
+  bool operator()(int64_t done, int64_t total) const { return !fn_ || fn_(done, total); }
+
+ private:
+  std::function<bool(int64_t, int64_t)> fn_;
+};
 
 class Uploads {
  public:

@@ -132,7 +132,7 @@ Result<WriteResult> RemoteUploads::Write(std::string_view id, const std::string&
     TARN_RETURN_NOT_OK(
         file->ReadAt(static_cast<uint64_t>(offset), k, reinterpret_cast<uint8_t*>(out)));
     offset += static_cast<int64_t>(k);
-    if (progress) progress(offset, size);
+    if (!progress(offset, size)) return Status::Cancelled("the write was stopped by its caller");
     return k;
   };
   auto rewind = [&]() -> Status {
@@ -151,7 +151,9 @@ Result<WriteResult> RemoteUploads::WriteBytes(std::string_view id, std::string_v
     size_t k = std::min(n, bytes.size() - offset);
     std::copy_n(bytes.data() + offset, k, out);
     offset += k;
-    if (progress && k > 0) progress(static_cast<int64_t>(offset), size);
+    if (k > 0 && !progress(static_cast<int64_t>(offset), size)) {
+      return Status::Cancelled("the write was stopped by its caller");
+    }
     return k;
   };
   auto rewind = [&]() -> Status {

@@ -588,6 +588,17 @@ TEST_P(ServeUploads, PartEncodingsAreDecodedOnce) {
   EXPECT_EQ(res->status, 200) << res->body;
   EXPECT_EQ(Json::parse(res->body)["part"]["rows"], 150000);
 
+  // A write its caller stops half way: the body is cut off, the SDK says kCancelled and the
+  // server keeps nothing of it.
+  std::string file = WriteFile("stopped.csv", big);
+  auto stopped =
+      uploads_->Write(c.id, file, [&](int64_t done, int64_t total) { return done < total / 2; });
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.status().kind(), ErrorKind::kCancelled) << stopped.status().ToString();
+  auto after_stop = uploads_->GetContract(c.id);
+  ASSERT_TRUE(after_stop.ok()) << after_stop.status().ToString();
+  EXPECT_EQ(after_stop->parts.size(), 5u);
+
   auto done = uploads_->CommitContract(c.id, {});
   ASSERT_TRUE(done.ok()) << done.status().ToString();
   EXPECT_EQ(done->rows_written, 4 * 50 + 150000);

@@ -283,7 +283,10 @@ std::string BaseName(std::string_view path) {
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
-// Counts the input bytes a reader consumes and reports them.
+// A write whose progress callback asked it to stop.
+Status StoppedError() { return Status::Cancelled("the write was stopped by its caller"); }
+
+// Counts the input bytes a reader consumes and reports them; stops when the callback says so.
 class CountingFile final : public RandomAccessFile {
  public:
   CountingFile(std::shared_ptr<RandomAccessFile> inner, const ProgressFn* progress)
@@ -293,7 +296,9 @@ class CountingFile final : public RandomAccessFile {
     TARN_RETURN_NOT_OK(inner_->ReadAt(offset, n, out));
     int64_t done = read_.fetch_add(static_cast<int64_t>(n)) + static_cast<int64_t>(n);
     done = std::min<int64_t>(done, static_cast<int64_t>(Size()));
-    if (progress_ && *progress_) (*progress_)(done, static_cast<int64_t>(Size()));
+    if (progress_ != nullptr && !(*progress_)(done, static_cast<int64_t>(Size()))) {
+      return StoppedError();
+    }
     return Status::OK();
   }
   const std::string& name() const override { return inner_->name(); }
@@ -312,7 +317,7 @@ class CountingStream final : public formats::InputStream {
   Result<size_t> Read(uint8_t* out, size_t n) override {
     TARN_ASSIGN_OR_RETURN(size_t got, inner_->Read(out, n));
     *count_ += static_cast<int64_t>(got);
-    if (progress_ && *progress_) (*progress_)(*count_, size_);
+    if (progress_ != nullptr && !(*progress_)(*count_, size_)) return StoppedError();
     return got;
   }
 
@@ -1230,7 +1235,7 @@ Result<WriteResult> ContractService::WriteStream(
       if (n == 0) break;
       consumed += static_cast<int64_t>(n);
       TARN_RETURN_NOT_OK(out->Write(buf.data(), n));
-      if (progress) progress(consumed, size);
+      if (!progress(consumed, size)) return StoppedError();
     }
     TARN_RETURN_NOT_OK(out->Close());
   }

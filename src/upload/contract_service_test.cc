@@ -1109,6 +1109,29 @@ TEST_P(UploadSuite, ReadingOverlapsWritingWithinTheBound) {
   EXPECT_EQ(ErrorField(f.status(), "row"), "20001");
   EXPECT_EQ(Staged(c.id), before);
 
+  // A write its caller stops half way (the full-screen app's quit) ends kCancelled and leaves
+  // nothing: not its finished files, not a temporary one.
+  std::string large = "id,v\n";
+  for (int i = 0; i < 400000; ++i) large += std::to_string(i) + ",v" + std::to_string(i) + "\n";
+  int calls = 0;
+  auto stopped = small.WriteBytes(c.id, "c.csv", large, {}, [&](int64_t done, int64_t total) {
+    EXPECT_LT(done, total);
+    return ++calls < 2;  // the second report stops it
+  });
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.status().kind(), ErrorKind::kCancelled) << stopped.status().ToString();
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(Staged(c.id), before);
+  std::error_code ec;
+  const auto staging = dir_ / "warehouse" / "uploads" / c.id;
+  if (std::filesystem::exists(staging, ec)) {
+    size_t on_disk = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(staging, ec)) {
+      on_disk += e.is_regular_file() && e.path().string().find("/samples/") == std::string::npos;
+    }
+    EXPECT_EQ(on_disk, before.size());
+  }
+
   auto done = svc_->CommitContract(c.id, {});
   ASSERT_TRUE(done.ok()) << done.status().ToString();
   EXPECT_EQ(done->rows_written, 20000);
