@@ -36,7 +36,7 @@ Status RunFullScreen(const std::vector<std::string>& files, const std::string& t
   TARN_ASSIGN_OR_RETURN(tui::RunResult result, tui::Run(std::move(options)));
   if (!result.farewell.empty()) std::printf("tarn: %s\n", result.farewell.c_str());
   if (result.must_exit) {
-    // A write was parked by the quit and its thread cannot be joined.
+    // Left with a request still running: do not wait for it.
     std::fflush(stdout);
     std::fflush(stderr);
     std::_Exit(0);

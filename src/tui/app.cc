@@ -86,9 +86,6 @@ bool App::Pump() {
     any = true;
     for (auto& e : effects) e();
   }
-  if (abandon_done_ && abandon_done_->load()) {
-    state_.finished = true;
-  }
   if (state_.quitting && !state_.finished && !must_exit_ && !worker_->busy()) {
     // A request that was running when q was pressed has ended: quit now.
     state_.quitting = false;
@@ -749,6 +746,10 @@ void App::Upload() {
   progress->file_index = 0;
   progress->file_count = static_cast<int32_t>(files.size());
   progress->cancel = false;
+  {
+    std::lock_guard<std::mutex> lock(progress->name_mu);
+    progress->name = files.empty() ? std::string() : BaseName(files[0].path);
+  }
   progress->start = std::chrono::steady_clock::now();
   progress->active = true;
   state_.contract->state = "writing";
@@ -767,19 +768,26 @@ void App::Upload() {
       progress->done = 0;
       progress->total = files[i].size;
       auto w = uploads->Write(id, files[i].path, [progress](int64_t done, int64_t total) {
-        // A quit parks the write here, so nothing more is staged while the contract is
-        // abandoned; the process then ends.
-        while (progress->cancel.load()) std::this_thread::sleep_for(std::chrono::hours(1));
         progress->done = done;
         if (total >= 0) progress->total = total;
+        return !progress->cancel.load();  // a quit stops the write here
       });
       if (!w.ok()) {
         Status s = w.status();
         Status abandoned = uploads->Abandon(id);
         std::string name = BaseName(files[i].path);
-        return [this, s, abandoned, name] {
+        const bool stopped = s.kind() == ErrorKind::kCancelled && progress->cancel.load();
+        return [this, s, abandoned, name, stopped, id] {
           state_.progress->active = false;
           if (state_.contract) state_.contract->state = abandoned.ok() ? "abandoned" : "writing";
+          if (stopped) {
+            state_.farewell = abandoned.ok()
+                                  ? "contract " + id + " abandoned; nothing was written"
+                                  : "abandoning contract " + id +
+                                        " failed (it expires on its own): " + Describe(abandoned);
+            Say(Severity::kWarn, "write stopped; the contract was abandoned");
+            return;
+          }
           Say(Severity::kError, name + ": " + Describe(s) +
                                     (abandoned.ok() ? "; the contract was abandoned, nothing was "
                                                       "written"
@@ -834,21 +842,12 @@ void App::Quit() {
   state_.prompt.reset();
   const bool open = state_.contract && ContractOpen(*state_.contract);
   if (worker_->busy()) {
-    if (state_.progress->active && open && uploads_) {
-      // A write is running: park it at its next progress report and abandon from a thread of
-      // our own; the process ends once that is done (the parked worker cannot be joined).
+    if (state_.progress->active && open) {
+      // A write is running: it stops at its next progress report, then abandons the contract
+      // (Upload's failure path), and Pump() quits once that is done.
       state_.progress->cancel = true;
-      must_exit_ = true;
-      auto uploads = uploads_;
-      std::string id = state_.contract->id;
-      auto done = std::make_shared<std::atomic<bool>>(false);
-      abandon_done_ = done;
-      state_.farewell = "contract " + id + " abandoned; nothing was written";
-      std::thread([uploads, id, done] {
-        (void)uploads->Abandon(id);
-        done->store(true);
-      }).detach();
-      Say(Severity::kWarn, "stopping the write and abandoning " + id + "... (q again leaves now)");
+      Say(Severity::kWarn,
+          "stopping the write and abandoning " + state_.contract->id + "... (q again leaves now)");
       return;
     }
     Say(Severity::kWarn, "quitting after " + worker_->label() + "... (q again leaves now)");

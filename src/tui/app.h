@@ -118,9 +118,8 @@ class App {
   // Keeps busy_label current (called before each draw).
   void Sync();
 
-  // After a quit while a write was in progress: the write is parked and the abandon runs on a
-  // thread of its own; the loop waits up to a deadline and then the process must end with
-  // _exit (the worker cannot be joined).
+  // After a second q while a request was still running: the loop ends at once and the process
+  // must end with _exit (the worker cannot be joined).
   bool must_exit() const { return must_exit_; }
 
  private:
@@ -157,7 +156,6 @@ class App {
   std::shared_ptr<Client> client_;
   std::shared_ptr<Uploads> uploads_;
   bool must_exit_ = false;
-  std::shared_ptr<std::atomic<bool>> abandon_done_;
 };
 
 }  // namespace tarn::tui

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 namespace tarn::tui {
 namespace {
@@ -177,6 +178,70 @@ TEST_F(AppTest, QuitWithAnOpenContractAbandonsIt) {
   EXPECT_EQ(c->state, "abandoned");
   std::error_code ec;
   EXPECT_FALSE(fs::exists(root_ / "catalog" / "warehouse" / "uploads" / id / "samples", ec));
+}
+
+TEST_F(AppTest, QuitDuringAWriteStopsItAndAbandons) {
+  std::string big = (root_ / "data" / "big.csv").string();
+  {
+    std::ofstream out(big);
+    out << "cve_id,hosts,score,seen\n";
+    for (int i = 0; i < 400000; ++i) {
+      out << "CVE-" << i << "," << i % 97 << "," << i % 13 << ".25,2026-08-02T04:22:07Z\n";
+    }
+  }
+  // A real worker thread: the write runs while this thread quits.
+  auto threaded = std::make_unique<Worker>(nullptr);
+  AppOptions o;
+  o.catalog = catalog_;
+  o.files = {big};
+  o.target = "acme.sec.big";
+  app_ = std::make_unique<App>(std::move(o), threaded.get());
+  auto settle = [&] {
+    for (int i = 0; i < 6000; ++i) {
+      app_->Pump();
+      if (threaded->busy()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        continue;
+      }
+      app_->Pump();  // the effects of the request that just ended
+      return;
+    }
+    FAIL() << "a request did not end";
+  };
+  settle();
+  app_->HandleKey(K('n'));
+  settle();
+  ASSERT_TRUE(S().contract.has_value()) << S().status.text;
+  std::string id = S().contract->id;
+  app_->HandleKey(Code(KeyCode::kEnter));
+  settle();
+  ASSERT_EQ(S().contract->state, "accepted") << S().status.text;
+  app_->HandleKey(K('u'));
+  for (int i = 0; i < 6000 && S().progress->done.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_GT(S().progress->done.load(), 0);
+  ASSERT_TRUE(S().progress->active.load()) << "the write ended before the quit";
+  app_->Quit();
+  for (int i = 0; i < 6000 && !S().finished; ++i) {
+    app_->Pump();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(S().finished) << S().status.text;
+  EXPECT_FALSE(app_->must_exit());
+  EXPECT_NE(S().farewell.find("abandoned"), std::string::npos) << S().farewell;
+  app_.reset();
+  threaded.reset();
+  auto uploads = Uploads::For(std::shared_ptr<Client>(std::move(client_)));
+  ASSERT_TRUE(uploads.ok());
+  EXPECT_EQ((*uploads)->GetContract(id)->state, "abandoned");
+  std::error_code ec;
+  size_t left = 0;
+  for (const auto& e :
+       fs::recursive_directory_iterator(root_ / "catalog" / "warehouse" / "uploads" / id, ec)) {
+    left += e.is_regular_file();
+  }
+  EXPECT_EQ(left, 0u);
 }
 
 TEST_F(AppTest, ChangingFilesOrDestinationDropsThePlan) {

@@ -45,7 +45,7 @@ Canvas::Canvas(int width, int height)
 void Canvas::Clear() { std::fill(cells_.begin(), cells_.end(), Cell{}); }
 
 int Canvas::Put(int row, int col, std::string_view text, Attr attr, int max_width, bool ellipsis) {
-  if (row < 0 || row >= height_) return 0;
+  if (row < 0 || row >= height_ || width_ == 0) return 0;
   std::string fitted;
   if (max_width >= 0) {
     fitted = FitText(text, max_width, ellipsis);

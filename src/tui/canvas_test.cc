@@ -31,6 +31,11 @@ TEST(Canvas, SizesAndBlankCells) {
   EXPECT_TRUE(empty.Lines().empty());
   EXPECT_EQ(empty.Put(0, 0, "x"), 0);
   EXPECT_EQ(RenderDiff(nullptr, empty, ColorDepth::kTrue), "\033[0m\033[2J\033[0m");
+  // Rows without columns (a terminal 0 wide): nothing is drawn, nothing is touched.
+  Canvas flat(0, 3);
+  EXPECT_EQ(flat.Put(1, 0, "x"), 0);
+  flat.SetAttr(1, 0, -1, Attr::Role(ColorRole::kDim));
+  EXPECT_EQ(flat.Lines(), (std::vector<std::string>{"", "", ""}));
 }
 
 TEST(Canvas, PutWritesTextAndAttr) {

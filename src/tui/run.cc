@@ -23,20 +23,10 @@ Result<RunResult> Run(AppOptions options) {
   auto worker = std::make_unique<Worker>([t] { t->Wake(); });
   App app(std::move(options), worker.get());
   std::unique_ptr<Canvas> shown;
-  std::chrono::steady_clock::time_point quit_deadline{};
   for (;;) {
     app.Pump();
     const AppState& s = app.state();
     if (s.finished) break;
-    if (app.must_exit()) {
-      // Waiting for the abandon of a parked write; give up after 20 s (the contract expires).
-      auto now = std::chrono::steady_clock::now();
-      if (quit_deadline == std::chrono::steady_clock::time_point{}) {
-        quit_deadline = now + std::chrono::seconds(20);
-      } else if (now > quit_deadline) {
-        break;
-      }
-    }
     TermSize size = t->size();
     auto next = std::make_unique<Canvas>(size.cols, size.rows);
     Draw(s, next.get(), std::chrono::steady_clock::now());
@@ -45,7 +35,7 @@ Result<RunResult> Run(AppOptions options) {
       app.Quit();  // the terminal went away: abandon what is open and stop
     }
     shown = std::move(next);
-    const bool animate = !s.busy_label.empty() || s.progress->active.load() || app.must_exit();
+    const bool animate = !s.busy_label.empty() || s.progress->active.load();
     for (const TermEvent& ev : t->Wait(animate ? 100 : 1000)) {
       switch (ev.kind) {
         case TermEvent::kKey:
@@ -72,7 +62,7 @@ Result<RunResult> Run(AppOptions options) {
   result.must_exit = app.must_exit();
   term.reset();  // restores the screen before anything is printed
   if (result.must_exit) {
-    // The worker is parked inside a write: do not join it.
+    // Left with a request still running (a second q): do not wait for it.
     (void)worker.release();
   }
   return result;

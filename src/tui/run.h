@@ -9,8 +9,8 @@ namespace tarn::tui {
 
 struct RunResult {
   std::string farewell;  // printed after the screen is restored ("" = nothing to say)
-  // A write was parked by a quit: the process must end now (std::_Exit) instead of returning
-  // through the destructors of a worker that cannot be joined.
+  // Left with a request still running (q pressed twice): the process must end now (std::_Exit)
+  // instead of waiting in the destructor of the worker for the request.
   bool must_exit = false;
 };
 

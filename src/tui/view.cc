@@ -481,7 +481,11 @@ std::vector<std::pair<std::string, std::string>> HelpLines() {
 void Draw(const AppState& s, Canvas* c, Clock::time_point now) {
   c->Clear();
   if (c->width() < kMinCols || c->height() < kMinRows) {
-    c->Put(0, 0, "tarn: the terminal is too small", A(ColorRole::kWarn));
+    // As much of the notice as fits: "too small" from 9 columns on.
+    const std::string full =
+        "too small: tarn needs " + std::to_string(kMinCols) + "x" + std::to_string(kMinRows);
+    c->Put(0, 0, c->width() >= TextWidth(full) ? full : std::string("too small"),
+           A(ColorRole::kWarn), -1, false);
     if (c->height() > 1) {
       std::string status = s.busy_label.empty() ? s.status.text : s.busy_label + "...";
       c->Put(c->height() - 1, 0, status, A(SeverityRole(s.status.severity)));

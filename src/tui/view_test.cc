@@ -199,7 +199,10 @@ TEST(ViewTest, EverySizeDrawsWithoutCrashing) {
   }
   Canvas tiny(10, 3);
   Draw(s, &tiny, Clock::now());
-  EXPECT_NE(tiny.RowText(0).find("tarn"), std::string::npos);
+  EXPECT_EQ(tiny.RowText(0), "too small");
+  Canvas narrow(29, 20);
+  Draw(s, &narrow, Clock::now());
+  EXPECT_EQ(narrow.RowText(0), "too small: tarn needs 30x8");
 }
 
 TEST(ViewTest, BrowserListsTagsAndDimsUnreadableFiles) {
