@@ -637,23 +637,33 @@ void App::ApplyContract(Contract c) {
   }
 }
 
-void App::Retype(const std::string& column, const std::string& type) {
-  if (type.empty() || !state_.contract) return;
-  if (RefuseWhileBusy()) return;
-  auto uploads = uploads_;
-  std::string id = state_.contract->id;
-  worker_->Post("retyping " + column, [this, uploads, id, column, type]() -> Worker::Effect {
-    auto c = uploads->Retype(id, {{column, type}});
+void App::PostContractCall(const std::string& label, std::function<Result<Contract>()> call,
+                           const std::string& done) {
+  worker_->Post(label, [this, call = std::move(call), done]() -> Worker::Effect {
+    auto c = call();
     if (!c.ok()) {
       Status s = c.status();
       return [this, s] { Say(Severity::kError, Describe(s)); };
     }
     Contract k = std::move(*c);
-    return [this, k, column] {
+    return [this, k, done] {
       ApplyContract(k);
-      if (!k.blocking()) Say(Severity::kWarn, column + " retyped - ⏎ accepts the plan");
+      if (!done.empty() && !k.blocking()) Say(Severity::kWarn, done);
     };
   });
+}
+
+void App::Retype(const std::string& column, const std::string& type) {
+  if (type.empty() || !state_.contract) return;
+  if (RefuseWhileBusy()) return;
+  auto uploads = uploads_;
+  std::string id = state_.contract->id;
+  PostContractCall(
+      "retyping " + column,
+      [uploads, id, column, type] {
+        return uploads->Retype(id, {{column, type}});
+      },
+      column + " retyped - ⏎ accepts the plan");
 }
 
 void App::Ignore() {
@@ -675,18 +685,9 @@ void App::Ignore() {
   std::string id = state_.contract->id;
   std::string column = e.column;
   state_.focus = Focus::kPlan;
-  worker_->Post("ignoring " + column, [this, uploads, id, column]() -> Worker::Effect {
-    auto c = uploads->Ignore(id, {column});
-    if (!c.ok()) {
-      Status s = c.status();
-      return [this, s] { Say(Severity::kError, Describe(s)); };
-    }
-    Contract k = std::move(*c);
-    return [this, k, column] {
-      ApplyContract(k);
-      if (!k.blocking()) Say(Severity::kWarn, column + " is read and not written - ⏎ accepts");
-    };
-  });
+  PostContractCall(
+      "ignoring " + column, [uploads, id, column] { return uploads->Ignore(id, {column}); },
+      column + " is read and not written - ⏎ accepts");
 }
 
 void App::Accept() {
@@ -707,15 +708,8 @@ void App::Accept() {
   auto uploads = uploads_;
   std::string id = c.id;
   std::string fingerprint = c.fingerprint;
-  worker_->Post("accepting", [this, uploads, id, fingerprint]() -> Worker::Effect {
-    auto k = uploads->Accept(id, fingerprint);
-    if (!k.ok()) {
-      Status s = k.status();
-      return [this, s] { Say(Severity::kError, Describe(s)); };
-    }
-    Contract got = std::move(*k);
-    return [this, got] { ApplyContract(got); };
-  });
+  PostContractCall("accepting",
+                   [uploads, id, fingerprint] { return uploads->Accept(id, fingerprint); });
 }
 
 void App::Upload() {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -145,6 +146,10 @@ class App {
   void Retype(const std::string& column, const std::string& type);
   void Ignore();
   void Accept();
+  // Runs a call that answers with the contract on the worker and shows the contract; `done`
+  // is the status line after it when no blocking issue came with it ("" = ApplyContract's).
+  void PostContractCall(const std::string& label, std::function<Result<Contract>()> call,
+                        const std::string& done = {});
   void Upload();
   // The plan no longer fits the files or the destination: abandon the open contract.
   void DropContract(const std::string& why);

@@ -5,11 +5,11 @@
 // is refused (exit 5), flags win over the environment, and a server that is down is exit 6.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { scratch } from './duckdb_compare.mjs';
+import { freePort, startServe } from './tarn_process.mjs';
 import { writeDatasetInputs } from './dataset_inputs.mjs';
 
 const bin = process.env.TARN_BINARY || path.resolve('../../build/tarn');
@@ -20,62 +20,15 @@ const OWNER_ID = 'tarn_remoteclitestowner0';
 const OWNER_SECRET = 'remote-cli-test-owner-secret-0123456789';
 const D = 'acme.sales.orders';
 
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-let server = null;
-const serverLogPath = path.join(dir, 'serve.log');
-const serverLog = () => fs.readFileSync(serverLogPath, 'utf8').slice(-4000);
+let serve = null;
 let url = '';
-
+const serverLog = () => (serve ? serve.log() : '');
 async function startServer() {
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
-  // Its log goes to a file, not a pipe: the tests block in spawnSync, and a full pipe would
-  // stall the server on its next log line.
-  const logFd = fs.openSync(serverLogPath, 'w');
-  server = spawn(bin, ['serve', '--catalog', served, '--listen', `127.0.0.1:${port}`], {
-    env: {
-      ...process.env,
-      TARN_CATALOG: '',
-      TARN_BOOTSTRAP_CLIENT_ID: OWNER_ID,
-      TARN_BOOTSTRAP_CLIENT_SECRET: OWNER_SECRET,
-    },
-    stdio: ['ignore', logFd, logFd],
-  });
-  fs.closeSync(logFd);
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`tarn serve exited: ${serverLog()}`);
-    try {
-      const r = await fetch(`${url}/livez`);
-      if (r.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`tarn serve did not come up: ${serverLog()}`);
+  serve = await startServe({ bin, catalog: served, logPath: path.join(dir, 'serve.log'), ownerId: OWNER_ID, ownerSecret: OWNER_SECRET });
+  url = serve.url;
 }
-
-async function stopServer() {
-  if (!server || server.exitCode !== null) return server ? server.exitCode : null;
-  const exited = new Promise((resolve) => server.once('exit', (code) => resolve(code)));
-  server.kill('SIGTERM');
-  return exited;
-}
-
-after(async () => {
-  await stopServer();
-});
+const stopServer = async () => (serve ? serve.stop() : null);
+after(stopServer);
 
 function run(target, args, env = {}) {
   const r = spawnSync(bin, [...args, '--catalog', target], {

@@ -6,11 +6,11 @@
 // nothing behind; resizes down to "too small" and back; the palette's escapes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { query, quote, scratch } from './duckdb_compare.mjs';
+import { eventually, runTarn, startServe, tarnEnv } from './tarn_process.mjs';
 
 const bin = path.resolve(process.env.TARN_BINARY || '../../build/tarn');
 const dir = scratch('tui');
@@ -56,27 +56,8 @@ const big = path.join(dir, 'big.csv');
 }
 
 // ---- the CLI ----
-function cliEnv(extra = {}) {
-  return {
-    ...process.env,
-    NO_COLOR: '1',
-    TARN_CATALOG: '',
-    TARN_AUTHOR: 'tester',
-    TARN_CLIENT_ID: OWNER_ID,
-    TARN_CLIENT_SECRET: OWNER_SECRET,
-    TARN_TOKEN: '',
-    ...extra,
-  };
-}
-function run(target, args, extraEnv = {}) {
-  const r = spawnSync(bin, [...args, '--catalog', target], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 30,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: cliEnv(extraEnv),
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const cliEnv = (extra = {}) => tarnEnv(OWNER_ID, OWNER_SECRET, extra);
+const run = (target, args, extraEnv = {}) => runTarn(bin, target, args, cliEnv(extraEnv));
 function ok(target, args) {
   const r = run(target, [...args, '--json']);
   assert.equal(r.code, 0, `tarn ${args.join(' ')}: exit ${r.code}\n${r.err}`);
@@ -88,53 +69,13 @@ function stagedFiles(catalogDir, id) {
   return fs.readdirSync(d, { recursive: true }).filter((f) => fs.statSync(path.join(d, f)).isFile());
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-async function eventually(check, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return check();
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await sleep(100);
-    }
-  }
-}
 
 // ---- tarn serve ----
 let url = '';
-let server = null;
-const serverLogPath = path.join(dir, 'serve.log');
-const serverLog = () => (fs.existsSync(serverLogPath) ? fs.readFileSync(serverLogPath, 'utf8').slice(-4000) : '');
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
+let serve = null;
 async function startServer() {
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
-  const logFd = fs.openSync(serverLogPath, 'w');
-  server = spawn(bin, ['serve', '--catalog', servedDir, '--listen', `127.0.0.1:${port}`], {
-    env: { ...process.env, TARN_CATALOG: '', TARN_BOOTSTRAP_CLIENT_ID: OWNER_ID, TARN_BOOTSTRAP_CLIENT_SECRET: OWNER_SECRET },
-    stdio: ['ignore', logFd, logFd],
-  });
-  fs.closeSync(logFd);
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`tarn serve exited: ${serverLog()}`);
-    try {
-      if ((await fetch(`${url}/livez`)).ok) return;
-    } catch {
-      // not yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`tarn serve did not come up: ${serverLog()}`);
+  serve = await startServe({ bin, catalog: servedDir, logPath: path.join(dir, 'serve.log'), ownerId: OWNER_ID, ownerSecret: OWNER_SECRET });
+  url = serve.url;
 }
 
 // ---- tmux ----
@@ -172,7 +113,7 @@ after(() => {
   const socket = spawnSync('tmux', ['-L', SOCKET, 'display-message', '-p', '#{socket_path}'], { encoding: 'utf8', env: tmuxEnv }).stdout?.trim();
   spawnSync('tmux', ['-L', SOCKET, 'kill-server'], { env: tmuxEnv });
   if (socket) fs.rmSync(socket, { force: true });  // tmux leaves it behind
-  if (server && server.exitCode === null) server.kill('SIGTERM');
+  if (serve) serve.stop();
 });
 const sh = (s) => `'${String(s).replaceAll("'", "'\\''")}'`;
 

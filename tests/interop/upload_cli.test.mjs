@@ -7,9 +7,9 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { query, quote, scratch } from './duckdb_compare.mjs';
+import { eventually, runTarn, startServe, tarnEnv } from './tarn_process.mjs';
 
 const bin = process.env.TARN_BINARY || path.resolve('../../build/tarn');
 const dir = scratch('upload_cli');
@@ -59,33 +59,10 @@ const BIG_DECLARE = ['--declare', 'id:INT64', '--declare', 'ts:TIMESTAMPTZ', '--
 
 // ---- running tarn ----
 let url = '';
-let server = null;
-const serverLogPath = path.join(dir, 'serve.log');
-const serverLog = () => (fs.existsSync(serverLogPath) ? fs.readFileSync(serverLogPath, 'utf8').slice(-4000) : '');
 
-function env(extra = {}) {
-  return {
-    ...process.env,
-    NO_COLOR: '1',
-    TARN_CATALOG: '',
-    TARN_AUTHOR: 'tester',
-    TARN_CLIENT_ID: OWNER_ID,
-    TARN_CLIENT_SECRET: OWNER_SECRET,
-    TARN_TOKEN: '',
-    ...extra,
-  };
-}
-
-// Runs tarn against a catalog (a directory or a URL) with stdin from /dev/null (off a terminal).
-function run(target, args, extraEnv = {}) {
-  const r = spawnSync(bin, [...args, '--catalog', target], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 30,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: env(extraEnv),
-  });
-  return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
-}
+const env = (extra = {}) => tarnEnv(OWNER_ID, OWNER_SECRET, extra);
+// Runs tarn against a catalog (a directory or a URL) off a terminal.
+const run = (target, args, extraEnv = {}) => runTarn(bin, target, args, env(extraEnv));
 function jsonError(r) {
   const lines = r.err.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]).error;
@@ -103,48 +80,14 @@ function fails(target, args, code, errorCode, extraEnv) {
   return e;
 }
 
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
+let serve = null;
+const serverLog = () => (serve ? serve.log() : '');
 async function startServer() {
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
-  const logFd = fs.openSync(serverLogPath, 'w');
-  server = spawn(bin, ['serve', '--catalog', servedDir, '--listen', `127.0.0.1:${port}`], {
-    env: { ...process.env, TARN_CATALOG: '', TARN_BOOTSTRAP_CLIENT_ID: OWNER_ID, TARN_BOOTSTRAP_CLIENT_SECRET: OWNER_SECRET },
-    stdio: ['ignore', logFd, logFd],
-  });
-  fs.closeSync(logFd);
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`tarn serve exited: ${serverLog()}`);
-    try {
-      if ((await fetch(`${url}/livez`)).ok) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`tarn serve did not come up: ${serverLog()}`);
+  serve = await startServe({ bin, catalog: servedDir, logPath: path.join(dir, 'serve.log'), ownerId: OWNER_ID, ownerSecret: OWNER_SECRET });
+  url = serve.url;
 }
-
-async function stopServer() {
-  if (!server || server.exitCode !== null) return server ? server.exitCode : null;
-  const exited = new Promise((resolve) => server.once('exit', (code) => resolve(code)));
-  server.kill('SIGTERM');
-  return exited;
-}
-after(async () => {
-  await stopServer();
-});
+const stopServer = async () => (serve ? serve.stop() : null);
+after(stopServer);
 
 // Starts a push in the background and resolves once its stderr says it is writing, with a
 // promise of its end.
@@ -175,17 +118,6 @@ function stagedFiles(target, id) {
   return fs.readdirSync(d, { recursive: true }).filter((f) => fs.statSync(path.join(d, f)).isFile());
 }
 
-async function eventually(check, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return check();
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
 
 // DuckDB's rows of the dataset's live Parquet files (the warehouse read directly).
 async function datasetRows(target, name, columns) {
