@@ -40,8 +40,10 @@ using nlohmann::json;
 
 // Waits for SIGINT/SIGTERM on a thread of its own (the signals are blocked everywhere else) so
 // that an interrupted push can abandon its open contract with ordinary calls before exiting 130.
-// While it abandons, any thread reaching Checkpoint() or Close() is parked, so a write in
-// progress stops staging files and nothing tears down the client under it.
+// A write in progress is first stopped through its progress callback (Stopped() turns true, the
+// write ends kCancelled having deleted what it staged) and waited for; while the contract is
+// abandoned, any thread reaching Checkpoint(), EndWrite() or Close() is parked, so nothing
+// stages more files or tears down the client under it.
 class InterruptWatch {
  public:
   // Blocks the signals in the calling thread (and so in every thread started after) and starts
@@ -86,6 +88,26 @@ class InterruptWatch {
     Park();
   }
 
+  // Around a Write: an interruption stops the write (its progress callback returns !Stopped())
+  // and waits for it to return before abandoning, so no half-written staged file remains.
+  void BeginWrite() {
+    std::lock_guard<std::mutex> lock(mu_);
+    writing_ = true;
+  }
+  void EndWrite() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      writing_ = false;
+      write_ended_.notify_all();
+      if (!interrupted_) return;
+    }
+    Park();
+  }
+  bool Stopped() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return interrupted_;
+  }
+
  private:
   [[noreturn]] static void Park() {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
@@ -102,8 +124,10 @@ class InterruptWatch {
     Uploads* uploads = nullptr;
     std::string id;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      std::unique_lock<std::mutex> lock(mu_);
       interrupted_ = true;
+      // A write stops at its next progress report; give it a moment to clean up after itself.
+      write_ended_.wait_for(lock, std::chrono::seconds(30), [this] { return !writing_; });
       uploads = uploads_;
       id = id_;
     }
@@ -154,9 +178,11 @@ class InterruptWatch {
   }
 
   std::mutex mu_;
+  std::condition_variable write_ended_;
   Uploads* uploads_ = nullptr;
   std::string id_;
   bool interrupted_ = false;
+  bool writing_ = false;
   bool json_ = false;
 };
 
@@ -536,10 +562,13 @@ Status RunUpload(const UploadArgs& a, const GlobalOptions& g, CatalogOptions* co
       std::fflush(stderr);
     }
     watch.Checkpoint();
+    watch.BeginWrite();
     auto written = uploads->Write(c.id, f, [&](int64_t done, int64_t) {
-      watch.Checkpoint();
+      if (watch.Stopped()) return false;  // interrupted: the write ends and cleans up
       progress.Update(name, before + done, total);
+      return true;
     });
+    watch.EndWrite();
     progress.Clear();
     if (!written.ok()) return fail(written.status());
     before += sizes[i] > 0 ? sizes[i] : 0;
