@@ -40,20 +40,27 @@ fs.writeFileSync(beta, [HEADER, ...betaRows].join('\n') + '\n');
 fs.writeFileSync(path.join(dirA, 'SHA256SUMS'), 'f'.repeat(63) + '\n');  // 64 B
 fs.writeFileSync(path.join(dirSub, 'gamma.txt'), 'not data\n');
 
-// A CSV of ~40 MB with many short values (conversion, not reading, is the slow part): its
-// write takes long enough (about a second) to quit in the middle of it.
+// A CSV of 320 MB with many short values (conversion, not reading, is the slow part): its write
+// takes seconds even in a Release build, so the quit lands in the middle of it. It is a 1 MB
+// block written 320 times; the test stops the write long before the end.
 const big = path.join(dir, 'big.csv');
+const BIG_BLOCKS = 320;
 {
-  const lines = ['id,a,b,c,d,e,f,g,h,i,j,k,t1,t2'];
+  const lines = [];
   let size = 0;
-  for (let i = 0; size < 40e6; i++) {
+  for (let i = 0; size < 1e6; i++) {
     const l = `${i},${i % 7},${(i * 3) % 11},${i % 13}.5,${i % 5},${i % 3},${i % 17},${i % 19},${i % 23}.25,` +
       `${i % 29},${i % 31},${i % 37},2026-01-01T00:${String(i % 60).padStart(2, '0')}:00Z,2026-02-0${1 + (i % 9)}`;
     lines.push(l);
     size += l.length + 1;
   }
-  fs.writeFileSync(big, lines.join('\n') + '\n');
+  const block = Buffer.from(lines.join('\n') + '\n');
+  const fd = fs.openSync(big, 'w');
+  fs.writeSync(fd, 'id,a,b,c,d,e,f,g,h,i,j,k,t1,t2\n');
+  for (let b = 0; b < BIG_BLOCKS; b++) fs.writeSync(fd, block);
+  fs.closeSync(fd);
 }
+const bigTotal = `${(fs.statSync(big).size / 1e6).toFixed(1)} MB`;
 
 // ---- the CLI ----
 const cliEnv = (extra = {}) => tarnEnv(OWNER_ID, OWNER_SECRET, extra);
@@ -114,6 +121,7 @@ after(() => {
   spawnSync('tmux', ['-L', SOCKET, 'kill-server'], { env: tmuxEnv });
   if (socket) fs.rmSync(socket, { force: true });  // tmux leaves it behind
   if (serve) serve.stop();
+  fs.rmSync(big, { force: true });  // 320 MB
 });
 const sh = (s) => `'${String(s).replaceAll("'", "'\\''")}'`;
 
@@ -419,7 +427,7 @@ for (const kind of ['embedded', 'served']) {
     await waitFor(S, /agreed: u uploads 1 file and commits/);
     keys(S, 'u');
     // The byte counter with a rate, and the bar over all files.
-    const screen = await waitFor(S, /writing big\.csv\s+[\d.]+ [kMG]?B \/ 40\.0 MB\s+[\d.]+ [kMG]?B\/s/, 20_000);
+    const screen = await waitFor(S, new RegExp(`writing big\\.csv\\s+[\\d.]+ [kMG]?B / ${esc(bigTotal)}\\s+[\\d.]+ [kMG]?B/s`), 20_000);
     keys(S, 'q');
     assert.match(screen, /\[█|░/, screen);
     assert.match(screen, /^ \[[█░]+\] \d+%\s*$/m, screen);
