@@ -66,7 +66,7 @@ struct WriteProgress {
   std::atomic<bool> active{false};
   std::atomic<bool> cancel{false};              // set by a quit: the write parks at its next report
   std::chrono::steady_clock::time_point start;  // set before active
-  std::mutex name_mu;
+  mutable std::mutex name_mu;
   std::string name;  // the current file's name
 };
 

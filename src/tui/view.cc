@@ -96,8 +96,7 @@ void DrawBottom(const AppState& s, Canvas* c, Clock::time_point now, int* bottom
   if (p.active.load()) {
     std::string name;
     {
-      auto& mu = const_cast<std::mutex&>(p.name_mu);
-      std::lock_guard<std::mutex> lock(mu);
+      std::lock_guard<std::mutex> lock(p.name_mu);
       name = p.name;
     }
     double elapsed = std::chrono::duration<double>(now - p.start).count();
