@@ -120,7 +120,16 @@ void App::HandleKey(const Key& key) {
 }
 
 void App::HandleHelp(const Key& key) {
-  (void)key;
+  // ↑↓ j k PgUp PgDn scroll the list (the view clamps); any other key goes back.
+  int delta = 0;
+  if (key.code == KeyCode::kDown || key.Is('j')) delta = 1;
+  if (key.code == KeyCode::kUp || key.Is('k')) delta = -1;
+  if (key.code == KeyCode::kPageDown || key.Is(' ')) delta = 10;
+  if (key.code == KeyCode::kPageUp) delta = -10;
+  if (delta != 0) {
+    state_.help_scroll = std::clamp(state_.help_scroll + delta, 0, 200);
+    return;
+  }
   state_.screen = state_.browser ? Screen::kBrowser : Screen::kMain;
 }
 
@@ -186,6 +195,7 @@ void App::HandleMain(const Key& key) {
     case 'h':
     case '?':
       state_.screen = Screen::kHelp;
+      state_.help_scroll = 0;
       return;
     case 'j':
       MoveCursor(1);
@@ -371,6 +381,7 @@ void App::HandleBrowser(const Key& key) {
     case 'h':
     case '?':
       state_.screen = Screen::kHelp;
+      state_.help_scroll = 0;
       return;
     case 'q':
       CloseBrowser();

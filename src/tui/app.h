@@ -87,6 +87,7 @@ struct AppState {
   std::optional<UploadCommitResult> committed;
 
   Screen screen = Screen::kMain;
+  int help_scroll = 0;  // the first line of the key list shown
   Focus focus = Focus::kFiles;
   std::optional<Prompt> prompt;
   std::unique_ptr<FileBrowser> browser;

@@ -365,20 +365,32 @@ void DrawBrowser(const AppState& s, Canvas* c, Clock::time_point now) {
   }
 }
 
+// The key list as rows: a heading, its keys, a blank row between sections.
+std::vector<Line> HelpRows() {
+  std::vector<Line> rows;
+  for (const auto& [k, what] : HelpLines()) {
+    if (k.empty()) {
+      if (!rows.empty()) rows.push_back({});
+      rows.push_back({{" " + what, A(ColorRole::kHeader)}});
+      continue;
+    }
+    rows.push_back({{"   ", kPlain}, {k, A(ColorRole::kAccent), 12}, {what, kPlain}});
+  }
+  return rows;
+}
+
 void DrawHelp(const AppState& s, Canvas* c, Clock::time_point now) {
   int bottom = 0;
   DrawBottom(s, c, now, &bottom);
   PutLine(c, 0, {{" KEYS", A(ColorRole::kHeader)}});
-  int row = 2;
-  for (const auto& [k, what] : HelpLines()) {
-    if (row >= bottom) break;
-    if (k.empty()) {
-      if (row > 2) ++row;
-      if (row >= bottom) break;
-      PutLine(c, row++, {{" " + what, A(ColorRole::kHeader)}});
-      continue;
-    }
-    PutLine(c, row++, {{"   ", kPlain}, {k, A(ColorRole::kAccent), 12}, {what, kPlain}});
+  const std::vector<Line> rows = HelpRows();
+  const int room = std::max(0, bottom - 2);
+  const int first = std::clamp(s.help_scroll, 0, std::max(0, static_cast<int>(rows.size()) - room));
+  for (int i = 0; i < room && first + i < static_cast<int>(rows.size()); ++i) {
+    PutLine(c, 2 + i, rows[first + i]);
+  }
+  if (first + room < static_cast<int>(rows.size())) {
+    c->Put(0, std::max(6, c->width() - 14), "↓ more: j, ↓", A(ColorRole::kDim));
   }
 }
 
@@ -412,7 +424,7 @@ std::string ProgressBar(int64_t done, int64_t total, int width) {
 
 std::vector<std::pair<std::string, std::string>> KeyHints(const AppState& s) {
   if (s.prompt) return {{"⏎", "done"}, {"esc", "cancel"}, {"ctrl-u", "clear"}};
-  if (s.screen == Screen::kHelp) return {{"any key", "back"}};
+  if (s.screen == Screen::kHelp) return {{"↑↓", "scroll"}, {"any other key", "back"}};
   if (s.screen == Screen::kBrowser) {
     return {{"↑↓", "move"},    {"⏎", "open"},        {"←", "up"},     {"space", "tag"},
             {"a", "all here"}, {"g", "type a path"}, {".", "hidden"}, {"esc", "back"}};
@@ -448,11 +460,11 @@ std::vector<std::pair<std::string, std::string>> KeyHints(const AppState& s) {
 std::vector<std::pair<std::string, std::string>> HelpLines() {
   return {
       {"", "UPLOAD"},
-      {"c", "sign in: client id, then the access token (masked), checked at once"},
+      {"c", "sign in: client id, then access token (masked), checked at once"},
       {"a", "add files: the file browser"},
       {"d  del", "remove the file under the cursor"},
       {"t", "set the destination: workspace.collection.dataset"},
-      {"n", "negotiate: sample the files and propose a plan (nothing is written)"},
+      {"n", "negotiate: sample the files, propose a plan (nothing is written)"},
       {"↑↓  j k", "move through the files or the plan"},
       {"tab", "move between the files and the plan"},
       {"e", "retype the column under the cursor"},
@@ -460,12 +472,12 @@ std::vector<std::pair<std::string, std::string>> HelpLines() {
       {"⏎", "accept the plan"},
       {"u", "upload every file and commit one snapshot"},
       {"h  ?", "this list"},
-      {"q  ctrl-c", "quit; an open contract is abandoned, nothing of it is kept"},
+      {"q  ctrl-c", "quit; an open contract is abandoned, nothing of it kept"},
       {"", "FILE BROWSER"},
       {"↑↓  j k", "move (the cursor starts on the top row in every folder)"},
       {"⏎  →", "open the folder, or tag the file"},
       {"←  bksp", "up to the parent folder"},
-      {"space", "tag or untag the file (tags survive moving between folders)"},
+      {"space", "tag or untag the file (tags survive changing folders)"},
       {"a", "tag every readable file here"},
       {"g", "type a path, a folder or a glob such as **/*.parquet"},
       {".", "show or hide hidden files"},

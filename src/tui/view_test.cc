@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tui/text.h"
+
 namespace tarn::tui {
 namespace {
 
@@ -251,6 +253,21 @@ TEST(ViewTest, HelpListsEveryKey) {
                         "ignore", "accept", "upload", "quit", "glob", "hidden"}) {
     EXPECT_NE(screen.find(k), std::string::npos) << k;
   }
+}
+
+TEST(ViewTest, HelpScrollsOnSmallScreensAndFitsEighty) {
+  AppState s;
+  s.screen = Screen::kHelp;
+  for (const auto& [k, what] : HelpLines()) {
+    EXPECT_LE(3 + 12 + TextWidth(what), 80) << what;  // no description is cut at 80 columns
+  }
+  std::string top = Screen(s, 80, 24);
+  EXPECT_NE(top.find("↓ more"), std::string::npos) << top;
+  EXPECT_EQ(top.find("ctrl-u"), top.rfind("ctrl-u"));  // only in the key line, not the list
+  s.help_scroll = 1000;                                // clamped to the last page
+  std::string end = Screen(s, 80, 24);
+  EXPECT_NE(end.find("clear the line"), std::string::npos) << end;
+  EXPECT_EQ(end.find("↓ more"), std::string::npos) << end;
 }
 
 TEST(ViewTest, DisplayPathUsesTilde) {
