@@ -751,6 +751,7 @@ void App::Upload() {
   progress->file_index = 0;
   progress->file_count = static_cast<int32_t>(files.size());
   progress->cancel = false;
+  progress->committing = false;
   {
     std::lock_guard<std::mutex> lock(progress->name_mu);
     progress->name = files.empty() ? std::string() : BaseName(files[0].path);
@@ -801,6 +802,7 @@ void App::Upload() {
       }
       progress->all_done += std::max<int64_t>(files[i].size, 0);
     }
+    progress->committing = true;
     CommitRequest req;
     req.message = message;
     auto done = uploads->CommitContract(id, req);

@@ -64,6 +64,7 @@ struct WriteProgress {
   std::atomic<int32_t> file_index{0};  // 0-based
   std::atomic<int32_t> file_count{0};
   std::atomic<bool> active{false};
+  std::atomic<bool> committing{false};          // every file is written; the commit runs
   std::atomic<bool> cancel{false};              // set by a quit: the write parks at its next report
   std::chrono::steady_clock::time_point start;  // set before active
   mutable std::mutex name_mu;

@@ -108,8 +108,15 @@ void DrawBottom(const AppState& s, Canvas* c, Clock::time_point now, int* bottom
     int64_t done = p.all_done.load() + std::max<int64_t>(p.done.load(), 0);
     int64_t total = p.all_total.load();
     status.push_back({Spinner(now) + " ", A(ColorRole::kAccent)});
-    std::string text = cli::ProgressText(label, done, total > 0 ? total : -1, elapsed);
-    status.push_back({text.substr(text.find_first_not_of(' ')), kPlain});
+    if (p.committing.load()) {
+      status.push_back({"committing " + std::to_string(p.file_count.load()) +
+                            (p.file_count.load() == 1 ? " file" : " files") + " (" +
+                            cli::FormatBytes(total) + " read)...",
+                        kPlain});
+    } else {
+      std::string text = cli::ProgressText(label, done, total > 0 ? total : -1, elapsed);
+      status.push_back({text.substr(text.find_first_not_of(' ')), kPlain});
+    }
     if (s.quitting) status.push_back({"  quitting...", A(ColorRole::kWarn)});
   } else if (!s.busy_label.empty()) {
     status.push_back({Spinner(now) + " " + s.busy_label + "...  ", A(ColorRole::kAccent)});

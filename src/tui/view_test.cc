@@ -161,6 +161,13 @@ TEST(ViewTest, WriteShowsByteCounterRateAndBar) {
   std::string bar = RowWith(screen, "[█");
   EXPECT_NE(bar.find("63%"), std::string::npos) << screen;
   EXPECT_NE(RowWith(screen, "quit (abandons)"), "") << screen;
+  // Every byte read: the commit runs.
+  p.all_done = 811000000;
+  p.done = 0;
+  p.committing = true;
+  screen = Screen(s);
+  EXPECT_NE(screen.find("committing 2 files (811.0 MB read)"), std::string::npos) << screen;
+  EXPECT_NE(RowWith(screen, "[█").find("100%"), std::string::npos) << screen;
 }
 
 TEST(ViewTest, ProgressBarFills) {
