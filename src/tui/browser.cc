@@ -103,25 +103,13 @@ std::string Absolute(std::string_view text, const std::string& base) {
   return Normalize(expanded);
 }
 
-// The path as a person reads it in a message: $HOME shown as ~.
-std::string Display(const std::string& path) {
-  const std::string home = Home();
-  if (home.empty()) return path;
-  if (path == home) return "~";
-  if (path.size() > home.size() && path.compare(0, home.size(), home) == 0 &&
-      path[home.size()] == '/') {
-    return "~" + path.substr(home.size());
-  }
-  return path;
-}
-
 // A file's display relative to the directory being browsed when it is inside it.
 std::string DisplayFrom(const std::string& dir, const std::string& path) {
   const std::string prefix = dir == "/" ? dir : dir + "/";
   if (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0) {
     return path.substr(prefix.size());
   }
-  return Display(path);
+  return DisplayPath(path);
 }
 
 std::string ErrnoReason(int err) {
@@ -362,6 +350,17 @@ struct GlobWalk {
 
 }  // namespace
 
+std::string DisplayPath(const std::string& path) {
+  const std::string home = Home();
+  if (home.empty()) return path;
+  if (path == home) return "~";
+  if (path.size() > home.size() && path.compare(0, home.size(), home) == 0 &&
+      path[home.size()] == '/') {
+    return "~" + path.substr(home.size());
+  }
+  return path;
+}
+
 std::string UnreadableReason(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return ErrnoReason(errno);
@@ -434,7 +433,7 @@ Result<std::vector<BrowserEntry>> ListDir(const std::string& dir, bool show_hidd
   std::vector<std::string> names;
   int err = 0;
   if (!ReadNames(dir, &names, &err)) {
-    const std::string shown = Display(dir);
+    const std::string shown = DisplayPath(dir);
     if (err == ENOENT) return Status::NotFound("no such directory: " + shown);
     if (err == ENOTDIR) return Status::NotFound("not a directory: " + shown);
     if (err == EACCES || err == EPERM) {
@@ -566,18 +565,18 @@ Result<std::string> FileBrowser::GoTo(const std::string& text) {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) {
       if (errno == ENOENT || errno == ENOTDIR) {
-        return Status::NotFound("no such file or directory: " + Display(path));
+        return Status::NotFound("no such file or directory: " + DisplayPath(path));
       }
-      return Status::FailedPrecondition("tarn cannot read " + Display(path) + ": " +
+      return Status::FailedPrecondition("tarn cannot read " + DisplayPath(path) + ": " +
                                         ErrnoReason(errno));
     }
     if (S_ISDIR(st.st_mode)) {
       TARN_RETURN_NOT_OK(Open(path));
-      return "opened " + Display(path);
+      return "opened " + DisplayPath(path);
     }
     const std::string reason = FileReason(path, st);
     if (!reason.empty()) {
-      return Status::FailedPrecondition("tarn cannot read " + Display(path) + ": " + reason);
+      return Status::FailedPrecondition("tarn cannot read " + DisplayPath(path) + ": " + reason);
     }
     const std::string shown = DisplayFrom(dir_, path);
     if (IsTagged(path)) return shown + " is already tagged";
@@ -595,13 +594,13 @@ Result<std::string> FileBrowser::GoTo(const std::string& text) {
       "stopped after looking at " + std::to_string(kMaxGlobVisits) + " entries";
   if (walk.readable.empty()) {
     if (walk.unreadable.empty()) {
-      return Status::NotFound("nothing matches " + Display(path) +
+      return Status::NotFound("nothing matches " + DisplayPath(path) +
                               (walk.capped ? " (" + capped_note + ")" : ""));
     }
     const std::string& example = *walk.unreadable.begin();
     const size_t n = walk.unreadable.size();
     return Status::FailedPrecondition(
-        std::to_string(n) + (n == 1 ? " file matches" : " files match") + " " + Display(path) +
+        std::to_string(n) + (n == 1 ? " file matches" : " files match") + " " + DisplayPath(path) +
         " but tarn cannot read " + (n == 1 ? "it" : "any of them") + " (" +
         DisplayFrom(dir_, example) + ": " + UnreadableReason(example) + ")");
   }

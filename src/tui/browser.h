@@ -30,6 +30,9 @@ struct BrowserEntry {
 // as formats/format.h and decompress.h read names. Otherwise the reason, as BrowserEntry.
 std::string UnreadableReason(const std::string& path);
 
+// A path as a person reads it: under $HOME as ~/..., else as given.
+std::string DisplayPath(const std::string& path);
+
 // Whether `path` (relative, '/'-separated) matches a glob: `*` and `?` within one path
 // component, `[...]` classes (`[!...]` negated), `**` as a whole component for any number of
 // components (including none). A leading '.' in a component is matched only by a literal '.'.

@@ -403,19 +403,6 @@ void DrawHelp(const AppState& s, Canvas* c, Clock::time_point now) {
 
 }  // namespace
 
-std::string DisplayPath(const std::string& path) {
-  const char* home = std::getenv("HOME");
-  if (home != nullptr && home[0] != '\0') {
-    std::string h = home;
-    while (h.size() > 1 && h.back() == '/') h.pop_back();
-    if (path == h) return "~";
-    if (path.size() > h.size() && path.compare(0, h.size(), h) == 0 && path[h.size()] == '/') {
-      return "~" + path.substr(h.size());
-    }
-  }
-  return path;
-}
-
 std::string ProgressBar(int64_t done, int64_t total, int width) {
   width = std::max(2, width);
   int inner = width - 2;

@@ -30,7 +30,4 @@ std::vector<std::pair<std::string, std::string>> HelpLines();
 // "[██████░░░░░░]" of `width` columns (at least 2) for done of total (total <= 0: empty).
 std::string ProgressBar(int64_t done, int64_t total, int width);
 
-// A path as a person reads it: under $HOME as ~/..., else as given.
-std::string DisplayPath(const std::string& path);
-
 }  // namespace tarn::tui
