@@ -7,6 +7,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -55,7 +56,9 @@ std::optional<KeyCode> SequenceKey(std::string_view params, char final) {
       return KeyCode::kBackTab;
     case '~': {
       int n = 0;
-      for (char c : params.substr(0, params.find(';'))) n = n * 10 + (c - '0');
+      for (char c : params.substr(0, params.find(';'))) {
+        n = std::min(n * 10 + (c - '0'), 100000);  // no key has a longer number
+      }
       switch (n) {
         case 1:
         case 7:

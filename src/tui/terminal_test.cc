@@ -98,14 +98,16 @@ const Case kCases[] = {
     {"\x1b\x1b[A", {"Up"}},
     {"\x1b\x1bx", {"Esc", "x"}},
     // Unknown sequences are dropped whole.
-    {"\x1b[2~z", {"z"}},        // insert
-    {"\x1b[15~z", {"z"}},       // F5
-    {"\x1b[<0;12;5Mz", {"z"}},  // SGR mouse report
-    {"\x1b[?1;2cz", {"z"}},     // device attributes reply
-    {"\x1b[1 qz", {"z"}},       // an intermediate byte
-    {"\x1b[ Az", {"z"}},        // an intermediate byte before a final that names a key
-    {"\x1bOPz", {"z"}},         // F1
-    {"\x1b[200~z", {"z"}},      // bracketed paste start
+    {"\x1b[2~z", {"z"}},                    // insert
+    {"\x1b[15~z", {"z"}},                   // F5
+    {"\x1b[<0;12;5Mz", {"z"}},              // SGR mouse report
+    {"\x1b[?1;2cz", {"z"}},                 // device attributes reply
+    {"\x1b[1 qz", {"z"}},                   // an intermediate byte
+    {"\x1b[ Az", {"z"}},                    // an intermediate byte before a final that names a key
+    {"\x1bOPz", {"z"}},                     // F1
+    {"\x1b[200~z", {"z"}},                  // bracketed paste start
+    {"\x1b[8000000000000000000~z", {"z"}},  // a number past int (found by tui_input_fuzz)
+    {"\x1b[0000000000000000005~z", {"PageUp", "z"}},
     // Malformed: a control byte inside a sequence ends it; the byte is read as itself.
     {"\x1b[1\rz", {"Enter", "z"}},
     // Controls without a key of their own, C1 controls and invalid UTF-8 are dropped.
