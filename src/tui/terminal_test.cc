@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -449,6 +450,7 @@ TEST(Terminal, OnAPseudoTerminal) {
   ASSERT_EQ(::pipe(report), 0);
 
   ChildGuard child;
+  std::fflush(nullptr);  // a child must not write this process's buffered output to the pty
   child.pid = ::fork();
   ASSERT_GE(child.pid, 0);
   if (child.pid == 0) {
@@ -511,6 +513,7 @@ TEST(Terminal, OnAPseudoTerminal) {
 
 TEST(Terminal, OpenNeedsATerminal) {
   ChildGuard child;
+  std::fflush(nullptr);  // a child must not write this process's buffered output to the pty
   child.pid = ::fork();
   ASSERT_GE(child.pid, 0);
   if (child.pid == 0) {
