@@ -40,6 +40,27 @@ std::string Plural(int64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// How far a movement key moves a cursor: ↑↓ j k one row, PgUp PgDn ten, Home End to the ends;
+// 0 for any other key.
+int MoveDelta(const Key& key) {
+  switch (key.code) {
+    case KeyCode::kUp:
+      return -1;
+    case KeyCode::kDown:
+      return 1;
+    case KeyCode::kPageUp:
+      return -10;
+    case KeyCode::kPageDown:
+      return 10;
+    case KeyCode::kHome:
+      return -1000000;
+    case KeyCode::kEnd:
+      return 1000000;
+    default:
+      return key.Is('j') ? 1 : key.Is('k') ? -1 : 0;
+  }
+}
+
 }  // namespace
 
 bool ContractOpen(const Contract& c) {
@@ -121,13 +142,9 @@ void App::HandleKey(const Key& key) {
 
 void App::HandleHelp(const Key& key) {
   // ↑↓ j k PgUp PgDn scroll the list (the view clamps); any other key goes back.
-  int delta = 0;
-  if (key.code == KeyCode::kDown || key.Is('j')) delta = 1;
-  if (key.code == KeyCode::kUp || key.Is('k')) delta = -1;
-  if (key.code == KeyCode::kPageDown || key.Is(' ')) delta = 10;
-  if (key.code == KeyCode::kPageUp) delta = -10;
+  const int delta = key.Is(' ') ? 10 : MoveDelta(key);
   if (delta != 0) {
-    state_.help_scroll = std::clamp(state_.help_scroll + delta, 0, 200);
+    state_.help_scroll = std::clamp(state_.help_scroll + delta, 0, 1000);
     return;
   }
   state_.screen = state_.browser ? Screen::kBrowser : Screen::kMain;
@@ -149,25 +166,11 @@ void App::HandleMain(const Key& key) {
     if (key.Is('q')) Quit();  // a second q: leave without waiting
     return;
   }
+  if (int delta = MoveDelta(key); delta != 0) {
+    MoveCursor(delta);
+    return;
+  }
   switch (key.code) {
-    case KeyCode::kUp:
-      MoveCursor(-1);
-      return;
-    case KeyCode::kDown:
-      MoveCursor(1);
-      return;
-    case KeyCode::kPageUp:
-      MoveCursor(-10);
-      return;
-    case KeyCode::kPageDown:
-      MoveCursor(10);
-      return;
-    case KeyCode::kHome:
-      MoveCursor(-1000000);
-      return;
-    case KeyCode::kEnd:
-      MoveCursor(1000000);
-      return;
     case KeyCode::kTab:
     case KeyCode::kBackTab:
       if (state_.focus == Focus::kFiles && state_.contract) {
@@ -196,12 +199,6 @@ void App::HandleMain(const Key& key) {
     case '?':
       state_.screen = Screen::kHelp;
       state_.help_scroll = 0;
-      return;
-    case 'j':
-      MoveCursor(1);
-      return;
-    case 'k':
-      MoveCursor(-1);
       return;
     case 'c':
       StartSignIn();
@@ -319,25 +316,11 @@ void App::HandleBrowser(const Key& key) {
   auto report = [&](const Status& s) {
     if (!s.ok()) Say(Severity::kWarn, s.message());
   };
+  if (int delta = MoveDelta(key); delta != 0) {
+    b.Move(delta);
+    return;
+  }
   switch (key.code) {
-    case KeyCode::kUp:
-      b.Move(-1);
-      return;
-    case KeyCode::kDown:
-      b.Move(1);
-      return;
-    case KeyCode::kPageUp:
-      b.Move(-10);
-      return;
-    case KeyCode::kPageDown:
-      b.Move(10);
-      return;
-    case KeyCode::kHome:
-      b.MoveTo(0);
-      return;
-    case KeyCode::kEnd:
-      b.MoveTo(-1);
-      return;
     case KeyCode::kEnter:
     case KeyCode::kRight:
       report(b.Activate());
@@ -354,12 +337,6 @@ void App::HandleBrowser(const Key& key) {
   }
   if (key.code != KeyCode::kChar || key.text.size() != 1) return;
   switch (key.text[0]) {
-    case 'j':
-      b.Move(1);
-      return;
-    case 'k':
-      b.Move(-1);
-      return;
     case 'l':
       report(b.Activate());
       return;
