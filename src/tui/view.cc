@@ -257,8 +257,13 @@ void DrawMain(const AppState& s, Canvas* c, Clock::time_point now) {
     return;
   }
   const Contract& k = *s.contract;
-  heading("PLAN", false, cli::TargetSummary(k) + " · " + k.state);
   auto rows = cli::PlanRows(k);
+  std::string position;
+  if (static_cast<int>(rows.size()) > plan_rows) {
+    position =
+        " · column " + std::to_string(s.plan_cursor + 1) + " of " + std::to_string(rows.size());
+  }
+  heading("PLAN", false, cli::TargetSummary(k) + " · " + k.state + position);
   int cw = 6, sw = 6, tw = 4;
   for (const auto& r : rows) {
     cw = std::max(cw, TextWidth(r[0]));
@@ -305,8 +310,23 @@ void DrawMain(const AppState& s, Canvas* c, Clock::time_point now) {
     table_line(cur ? " › " : "   ", A(ColorRole::kAccent), rows[i][0], col_attr, rows[i][1],
                rows[i][2], type_attr, rows[i][3], note_attr);
   }
+  // Blocking issues first; when they do not all fit, the last line counts the rest.
+  std::vector<const ContractIssue*> order;
+  for (const auto& is : k.issues) {
+    if (is.blocking()) order.push_back(&is);
+  }
+  for (const auto& is : k.issues) {
+    if (!is.blocking()) order.push_back(&is);
+  }
+  const int all = static_cast<int>(order.size());
   for (int i = 0; i < issues; ++i) {
-    const ContractIssue& is = k.issues[i];
+    if (i == issues - 1 && all > issues) {
+      line({{"   and " + std::to_string(all - i) + " more issues (tarn show " + k.id +
+                 " lists them)",
+             A(ColorRole::kDim)}});
+      break;
+    }
+    const ContractIssue& is = *order[i];
     std::string text = is.code + (is.column.empty() ? "" : "  " + is.column) +
                        (is.detail.empty() ? "" : ": " + is.detail);
     line({{is.blocking() ? "   blocking  " : "   warning   ",

@@ -186,8 +186,21 @@ TEST(ViewTest, LongPlansScrollToKeepTheCursorInView) {
     s.contract->plan.push_back(Entry("col" + std::to_string(i), "INT64", "INT64", "keep", "1"));
   }
   s.plan_cursor = 45;
+  for (int i = 0; i < 5; ++i) {
+    ContractIssue is;
+    is.code = i == 4 ? "value_not_castable" : "sources_disagree";
+    is.column = "col" + std::to_string(i);
+    is.severity = i == 4 ? "blocking" : "warning";
+    s.contract->issues.push_back(is);
+  }
   std::string screen = Screen(s, 80, 24);
   EXPECT_NE(screen.find(" › col45"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("column 46 of 60"), std::string::npos) << screen;
+  // The blocking issue comes first; the rest are counted.
+  EXPECT_LT(screen.find("blocking  value_not_castable"), screen.find("warning   sources_disagree"))
+      << screen;
+  EXPECT_NE(screen.find("and 3 more issues (tarn show ct_1 lists them)"), std::string::npos)
+      << screen;
   EXPECT_EQ(screen.find("col0 "), std::string::npos) << screen;
   // The status and key lines are still there.
   EXPECT_NE(screen.find("q quit"), std::string::npos);
