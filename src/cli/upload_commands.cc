@@ -71,21 +71,15 @@ class InterruptWatch {
 
   // Nothing is left to abandon (committed or abandoned already).
   void Close() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      uploads_ = nullptr;
-      id_.clear();
-      if (!interrupted_) return;
-    }
-    Park();
+    std::unique_lock<std::mutex> lock(mu_);
+    uploads_ = nullptr;
+    id_.clear();
+    ParkIfInterrupted(lock);
   }
 
   void Checkpoint() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!interrupted_) return;
-    }
-    Park();
+    std::unique_lock<std::mutex> lock(mu_);
+    ParkIfInterrupted(lock);
   }
 
   // Around a Write: an interruption stops the write (its progress callback returns !Stopped())
@@ -95,13 +89,10 @@ class InterruptWatch {
     writing_ = true;
   }
   void EndWrite() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      writing_ = false;
-      write_ended_.notify_all();
-      if (!interrupted_) return;
-    }
-    Park();
+    std::unique_lock<std::mutex> lock(mu_);
+    writing_ = false;
+    write_ended_.notify_all();
+    ParkIfInterrupted(lock);
   }
   bool Stopped() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -109,7 +100,10 @@ class InterruptWatch {
   }
 
  private:
-  [[noreturn]] static void Park() {
+  // Once interrupted, the calling thread waits here for the process to end (`lock` holds mu_).
+  void ParkIfInterrupted(std::unique_lock<std::mutex>& lock) {
+    if (!interrupted_) return;
+    lock.unlock();
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   }
 
