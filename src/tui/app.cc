@@ -452,6 +452,7 @@ void App::CloseBrowser() {
     }
   }
   int added = state_.browser->added();
+  options_.start_dir = state_.browser->dir();  // the next `a` opens where this one ended
   state_.browser.reset();
   state_.screen = Screen::kMain;
   bool changed = files.size() != state_.files.size();

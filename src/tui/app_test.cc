@@ -320,6 +320,18 @@ TEST_F(AppTest, BrowserTagsFilesInTwoDirectories) {
   Press(Code(KeyCode::kEscape));
   EXPECT_EQ(S().files.size(), 2u);
 
+  // The browser opens again where it was left.
+  Press(K('a'));
+  Press(K('j'));
+  Press(Code(KeyCode::kEnter));
+  EXPECT_EQ(S().browser->dir(), (root_ / "data" / "more").lexically_normal().string());
+  Press(Code(KeyCode::kEscape));
+  Press(K('a'));
+  EXPECT_EQ(S().browser->dir(), (root_ / "data" / "more").lexically_normal().string());
+  EXPECT_EQ(S().browser->cursor(), 0);
+  Press(Code(KeyCode::kLeft));
+  Press(Code(KeyCode::kEscape));
+
   // g with a glob from the browser.
   Press(K('a'));
   Press(K('g'));
