@@ -31,7 +31,11 @@ struct ServeOptions {
   int read_timeout = 30;
   int write_timeout = 30;
   int idle_timeout = 5;
-  int max_connections = 64;
+  int header_timeout = 10;
+  std::string body_min_rate = "4KiB";
+  int body_grace = 10;
+  int max_connections = 4096;
+  int workers = 64;
   int64_t token_ttl = 900;
   double shutdown_grace = 30;
 };
@@ -129,7 +133,11 @@ Status Serve(const ServeOptions& s) {
   o.read_timeout_s = s.read_timeout;
   o.write_timeout_s = s.write_timeout;
   o.idle_timeout_s = s.idle_timeout;
+  o.header_timeout_s = s.header_timeout;
+  TARN_ASSIGN_OR_RETURN(o.body_min_bytes_per_s, ParseSize("--body-min-rate", s.body_min_rate));
+  o.body_grace_s = s.body_grace;
   o.max_connections = s.max_connections;
+  o.workers = s.workers;
   o.token_ttl_s = s.token_ttl;
   o.shutdown_grace_s = s.shutdown_grace;
 
@@ -219,8 +227,20 @@ void RegisterServeCommand(CLI::App* app, GlobalOptions* /*global*/) {
   cmd->add_option("--idle-timeout", s->idle_timeout,
                   "Seconds a keep-alive connection may wait for its next request")
       ->capture_default_str();
+  cmd->add_option("--header-timeout", s->header_timeout,
+                  "Seconds the whole request line and headers may take to arrive (408 past it)")
+      ->capture_default_str();
+  cmd->add_option("--body-min-rate", s->body_min_rate,
+                  "Slowest average rate a request body may arrive at, per second, after the "
+                  "grace (408 below it)")
+      ->capture_default_str();
+  cmd->add_option("--body-grace", s->body_grace,
+                  "Seconds a request body may take before --body-min-rate applies")
+      ->capture_default_str();
   cmd->add_option("--max-connections", s->max_connections,
-                  "Connections served at once (one thread each); past it 503")
+                  "Open connections (no thread each); past it 503 at once")
+      ->capture_default_str();
+  cmd->add_option("--workers", s->workers, "Threads serving requests whose head has arrived")
       ->capture_default_str();
   cmd->add_option("--token-ttl", s->token_ttl, "Lifetime of issued bearer tokens, in seconds")
       ->capture_default_str();

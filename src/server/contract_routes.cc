@@ -193,12 +193,12 @@ Result<formats::InputCompression> EncodingParam(const std::string& text) {
   return InvalidParam("encoding", "must be none, gzip, zstd, br or deflate");
 }
 
-// How the bytes of a part reach the route. The HTTP library decodes Content-Encoding gzip,
-// deflate and br itself, so such a body arrives decoded: its encoding is then only what the
-// `encoding` parameter says is inside (never the name's suffix again). zstd arrives as sent.
+// How the bytes of a part are compressed: a Content-Encoding header (gzip, deflate, br, zstd)
+// says it, else the `encoding` parameter, else the name's suffix. The transport never decodes a
+// body itself; the conversion decompresses as it streams, so a compressed part is bounded by
+// its compressed size on the wire and by the conversion's limits once decoded.
 struct PartEncoding {
   std::optional<formats::InputCompression> compression;  // nullopt: the name's suffix
-  bool decoded_by_http = false;                          // Content-Length is not the size
 };
 
 Result<PartEncoding> PartEncodingOf(Call& c) {
@@ -210,19 +210,22 @@ Result<PartEncoding> PartEncodingOf(Call& c) {
   std::string header = Lower(c.Header("Content-Encoding"));
   if (header.empty() || header == "identity") {
     out.compression = param;
-  } else if (header == "gzip" || header == "deflate" || header.find("br") != std::string::npos) {
-    out.decoded_by_http = true;  // the library's test: gzip, deflate, anything containing "br"
-    out.compression = param.value_or(formats::InputCompression::kNone);
-  } else if (header == "zstd") {
-    if (param && *param != formats::InputCompression::kZstd) {
-      return InvalidParam("encoding", "disagrees with Content-Encoding: zstd");
-    }
-    out.compression = formats::InputCompression::kZstd;
-  } else {
+    return out;
+  }
+  std::optional<formats::InputCompression> sent;
+  if (header == "gzip" || header == "x-gzip") sent = formats::InputCompression::kGzip;
+  if (header == "deflate") sent = formats::InputCompression::kDeflate;
+  if (header == "br") sent = formats::InputCompression::kBrotli;
+  if (header == "zstd") sent = formats::InputCompression::kZstd;
+  if (!sent) {
     return Status::InvalidArgument("Content-Encoding '" + header.substr(0, 64) +
                                    "' is not supported (gzip, deflate, br, zstd)")
         .WithField("code", "unsupported_media_type");
   }
+  if (param && *param != *sent) {
+    return InvalidParam("encoding", "disagrees with Content-Encoding: " + header);
+  }
+  out.compression = sent;
   return out;
 }
 
@@ -289,7 +292,7 @@ Status WritePartRoute(Call& c) {
   TARN_RETURN_NOT_OK(AuthorizeContract(c, Role::kWriter).status());
   TARN_ASSIGN_OR_RETURN(PartEncoding enc, PartEncodingOf(c));
   int64_t size = -1;
-  if (auto length = c.content_length(); length && !enc.decoded_by_http) size = *length;
+  if (auto length = c.content_length()) size = *length;
   std::string content_type = c.Header("Content-Type");
   if (Lower(content_type).rfind("application/octet-stream", 0) == 0) content_type.clear();
 

@@ -1,31 +1,46 @@
-// The HTTP plumbing of the server over cpp-httplib: connection pool and limits, request ids,
-// authentication and role checks of the route table, error bodies, audit, metrics and logs.
+// The HTTP plumbing of the server over Boost.Beast and Asio (docs/design/serve.md "Transport"):
+// connections read by a few I/O threads under whole-request deadlines, request heads checked
+// strictly, complete requests served by a pool of workers; request ids, authentication and role
+// checks of the route table, error bodies, audit, metrics and logs.
 #include "server/server.h"
 
-#include <httplib.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <ctime>
 #include <deque>
+#include <future>
 #include <mutex>
 #include <regex>
 #include <system_error>
 #include <thread>
+#include <unordered_set>
 
 #include "catalog/catalog.h"
 #include "common/random.h"
+#include "server/http_request.h"
 #include "server/server_internal.h"
 #include "upload/contract_service.h"
 
 namespace tarn::server {
+
+class Session;
 
 using internal::AuditEntry;
 using internal::BodyKind;
@@ -46,6 +61,7 @@ int HttpStatusOf(const Status& st) {
     return 400;
   }
   if (code == "header_too_large") return 431;
+  if (code == "request_timeout") return 408;
   if (code == "uri_too_long") return 414;
   if (code == "unsupported_media_type") return 415;
   if (code == "method_not_allowed") return 405;
@@ -144,31 +160,43 @@ Result<std::map<std::string, std::string>> ParseForm(std::string_view text) {
 
 namespace {
 
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+namespace net = boost::asio;
+using tcp = boost::asio::ip::tcp;
+
 // A refused or failed request's unread body is read and dropped up to this many bytes so the
 // connection stays usable; past it the connection is closed after the response.
 constexpr int64_t kDrainBytes = 8 << 20;
 constexpr size_t kMaxPathBytes = 2048;
-constexpr int kOverflowThreads = 4;
 constexpr int kMaxJsonDepth = 64;
+// Bodies of known length up to this size are read by the I/O thread before the request goes to
+// a worker, so a slow small body never holds a worker; larger and chunked bodies are streamed
+// by the worker (read under the same deadlines).
+constexpr int64_t kPreReadBytes = 1 << 20;
+// What the worker reads of a streamed body at once.
+constexpr size_t kBodyChunk = 256 << 10;
+constexpr int kIoThreads = 2;
+constexpr int kQueuePerWorker = 16;
+// A connection being closed reads and drops what the client still sends for this long (up to
+// kLingerBytes), so that its last response is not lost to a reset.
+constexpr auto kLinger = std::chrono::seconds(2);
+constexpr size_t kLingerBytes = 256 << 10;
 
-// Set on the threads that answer connections past the limit.
-thread_local bool tl_overflow = false;
-
-// What the log line of the request being served on this thread needs: started by the
-// pre-routing handler, completed by the route, written by the logger (all on the connection's
-// thread).
+// What the log line of one request needs: started when its head has arrived, completed by the
+// route (on a worker), written when the response has gone out.
 struct RequestRecord {
-  bool active = false;
   Clock::time_point start;
   std::string request_id;
+  std::string method;
   int series = -1;
   std::string route = "unmatched";
   std::string actor;
-  int64_t bytes_in = -1;
-  int64_t bytes_out = 0;  // streamed bytes
+  int64_t bytes_in = 0;
+  int64_t bytes_out = 0;
   std::string error_code;
+  bool inflight = false;  // counted in the in-flight gauge
 };
-thread_local RequestRecord tl_req;
 
 // 64 random bits as 16 hex digits: a per-thread generator seeded from the kernel (ids need to be
 // unique, not secret).
@@ -363,79 +391,50 @@ std::string PathRegex(std::string_view path, std::vector<std::string>* names) {
   return re;
 }
 
-// Makes the server close the connection after this response: the body is sent without a
-// length and the provider then reports failure, which is the library's only way to end a
-// keep-alive connection from a handler.
-void ForceClose(httplib::Response& res) {
-  std::string body = std::move(res.body);
-  res.body.clear();
-  std::string type = res.get_header_value("Content-Type");
-  auto range = res.headers.equal_range("Content-Type");
-  res.headers.erase(range.first, range.second);
-  res.set_header("Connection", "close");
-  res.set_content_provider(type.empty() ? "text/plain" : type,
-                           [body = std::move(body)](size_t, httplib::DataSink& sink) {
-                             if (!body.empty()) sink.write(body.data(), body.size());
-                             return false;
-                           });
-}
+using Response = http::response<http::string_body>;
 
-// The task queue of the HTTP library: one thread per admitted connection, at most
-// max_connections; connections past that are answered 503 by a few overflow threads.
-// Threads that are still busy when the shutdown grace runs out are detached; the shared state
-// and the server (kept by each job) stay alive until they finish.
-class ConnectionPool : public httplib::TaskQueue {
+// A fixed pool of worker threads over one bounded queue. Threads still busy when Stop's
+// deadline passes are detached; the shared state stays alive until they finish.
+class WorkerPool {
  public:
   struct State {
     std::mutex mu;
-    std::condition_variable work, overflow_work, idle;
-    std::deque<std::function<void()>> jobs, overflow;
-    int admitted = 0;     // connections queued or being served by the main threads
-    int overflowing = 0;  // connections queued or being answered by the overflow threads
+    std::condition_variable work, idle;
+    std::deque<std::function<void()>> jobs;
+    int busy = 0;
     bool stop = false;
   };
 
-  ConnectionPool(int max_connections, std::shared_ptr<void> keep,
-                 std::function<Clock::time_point()> deadline)
-      : max_(max_connections), keep_(std::move(keep)), deadline_(std::move(deadline)) {
+  WorkerPool(int threads, size_t max_queue) : max_queue_(max_queue) {
     state_ = std::make_shared<State>();
-    // When the system refuses threads, fewer connections are admitted (the rest get 503).
-    int admitted = 0;
     try {
-      for (int i = 0; i < kOverflowThreads; ++i) {
-        threads_.emplace_back([s = state_] { Work(*s, true); });
-      }
-      for (; admitted < max_connections; ++admitted) {
-        threads_.emplace_back([s = state_] { Work(*s, false); });
-      }
+      for (int i = 0; i < threads; ++i) threads_.emplace_back([s = state_] { Work(*s); });
     } catch (const std::system_error&) {
+      // Fewer workers when the system refuses threads.
     }
-    max_ = admitted;
   }
+  ~WorkerPool() { Stop(Clock::now()); }
 
-  void enqueue(std::function<void()> fn) override {
-    auto job = [fn = std::move(fn), keep = keep_]() { fn(); };
+  // False when the queue is full (the caller answers 503) or the pool is stopping.
+  bool TryPost(std::function<void()> job) {
     std::lock_guard<std::mutex> lock(state_->mu);
-    if (state_->admitted < max_) {
-      ++state_->admitted;
-      state_->jobs.push_back(std::move(job));
-      state_->work.notify_one();
-    } else {
-      ++state_->overflowing;
-      state_->overflow.push_back(std::move(job));
-      state_->overflow_work.notify_one();
-    }
+    if (state_->stop || threads_.empty() || state_->jobs.size() >= max_queue_) return false;
+    state_->jobs.push_back(std::move(job));
+    state_->work.notify_one();
+    return true;
   }
 
-  void shutdown() override {
+  // Stops taking jobs, waits until every job has finished or `deadline`, then joins the threads
+  // (or detaches them when some are still busy).
+  void Stop(Clock::time_point deadline) {
     bool finished;
     {
       std::unique_lock<std::mutex> lock(state_->mu);
       state_->stop = true;
       state_->work.notify_all();
-      state_->overflow_work.notify_all();
-      finished = state_->idle.wait_until(
-          lock, deadline_(), [&] { return state_->admitted == 0 && state_->overflowing == 0; });
+      finished = state_->idle.wait_until(lock, deadline,
+                                         [&] { return state_->busy == 0 && state_->jobs.empty(); });
+      if (!finished) state_->jobs.clear();
     }
     for (auto& t : threads_) {
       if (finished) {
@@ -448,32 +447,59 @@ class ConnectionPool : public httplib::TaskQueue {
   }
 
  private:
-  static void Work(State& s, bool overflow) {
-    tl_overflow = overflow;
-    auto& queue = overflow ? s.overflow : s.jobs;
-    auto& cv = overflow ? s.overflow_work : s.work;
+  static void Work(State& s) {
     for (;;) {
       std::function<void()> job;
       {
         std::unique_lock<std::mutex> lock(s.mu);
-        cv.wait(lock, [&] { return s.stop || !queue.empty(); });
-        if (queue.empty()) return;
-        job = std::move(queue.front());
-        queue.pop_front();
+        s.work.wait(lock, [&] { return s.stop || !s.jobs.empty(); });
+        if (s.jobs.empty()) return;
+        job = std::move(s.jobs.front());
+        s.jobs.pop_front();
+        ++s.busy;
       }
-      job();
+      try {
+        job();
+      } catch (...) {
+      }
       job = nullptr;  // drops the job's hold on the server before it counts as done
       std::lock_guard<std::mutex> lock(s.mu);
-      --(overflow ? s.overflowing : s.admitted);
-      if (s.admitted == 0 && s.overflowing == 0) s.idle.notify_all();
+      --s.busy;
+      if (s.busy == 0 && s.jobs.empty()) s.idle.notify_all();
     }
   }
 
-  int max_;
-  std::shared_ptr<void> keep_;
-  std::function<Clock::time_point()> deadline_;
+  size_t max_queue_;
   std::shared_ptr<State> state_;
   std::vector<std::thread> threads_;
+};
+
+// The live connections, shared by the server and its sessions (which may outlive the server's
+// Wait when a worker is still busy past the grace).
+struct Connections {
+  std::mutex mu;
+  std::condition_variable changed;
+  std::unordered_set<Session*> open;
+};
+
+// One request from its head to its response: what the I/O thread read, handed to a worker.
+struct Exchange {
+  std::shared_ptr<Session> session;
+  http::request_header<> head;
+  internal::RequestTarget target;
+  internal::Framing framing;
+  std::optional<std::string> body;  // read whole by the I/O thread (small bodies)
+  bool expect_continue = false;
+  bool continue_sent = false;
+  bool keep_alive = true;  // what the client asked (HTTP/1.1 default, Connection header)
+  const ServerOptions* options = nullptr;
+  RequestRecord rec;
+};
+
+// The outcome of a blocking socket operation run on a session's strand for a worker.
+struct IoResult {
+  beast::error_code ec;
+  size_t bytes = 0;
 };
 
 }  // namespace
@@ -496,7 +522,8 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
         options_(std::move(options)),
         authority_(std::move(authority)),
         metrics_(SeriesList()),
-        svr_(std::make_unique<httplib::Server>()),
+        connections_(std::make_shared<Connections>()),
+        acceptor_(net::make_strand(ioc_)),
         uploads_(std::make_unique<upload::ContractService>(catalog_)) {}
 
   ~Impl() {
@@ -511,27 +538,30 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   int port() const { return port_.load(); }
   auth::TokenAuthority& authority() { return *authority_; }
 
-  // Used by HttpCall.
   Catalog& catalog() { return *catalog_; }
   // The upload service: one per server (its sweep timer is shared); calls act through As().
   upload::ContractService& uploads() { return *uploads_; }
   Metrics& metrics() { return metrics_; }
   const ServerOptions& options() const { return options_; }
+  bool shutting_down() const { return shutting_down_.load(); }
+  bool io_stopped() const { return io_stopped_.load(); }
+  const std::shared_ptr<Connections>& connections() const { return connections_; }
   void Log(LogLine line);
+
+  // Renders `st` as the JSON error response of the request `rec`.
+  void RenderError(Response& res, const Status& st, RequestRecord& rec);
+  // The metrics and the log line of a request whose response has gone out (or failed to).
+  void LogRequest(RequestRecord& rec, int http_status);
+  // Hands a complete request to a worker; false when the queue is full.
+  bool Dispatch(std::shared_ptr<Exchange> ex);
 
  private:
   friend class HttpCall;
   static std::vector<std::pair<std::string, std::string>> SeriesList();
 
-  httplib::Server::HandlerResponse PreRoute(const httplib::Request& req, httplib::Response& res);
-  void Handle(size_t i, const httplib::Request& req, httplib::Response& res,
-              const httplib::ContentReader* reader);
-  void Unmatched(const httplib::Request& req, httplib::Response& res,
-                 const httplib::ContentReader* reader);
-  void RenderError(httplib::Response& res, const Status& st);
-  void LogRequest(const httplib::Request& req, const httplib::Response& res);
-  // Reads and drops an unread body; false when it was too large to drain.
-  static bool Drain(const httplib::Request& req, const httplib::ContentReader& reader);
+  void Accept();
+  // Runs on a worker: checks, routes and answers one request.
+  void Serve(const std::shared_ptr<Exchange>& ex);
   // Expires upload contracts every options_.contract_sweep_interval_s until Shutdown.
   void Sweep();
 
@@ -539,16 +569,27 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   ServerOptions options_;
   std::unique_ptr<auth::TokenAuthority> authority_;
   Metrics metrics_;
-  std::unique_ptr<httplib::Server> svr_;
   std::vector<CompiledRoute> routes_;
+  std::shared_ptr<Connections> connections_;
+
+  net::io_context ioc_{kIoThreads};
+  // Keeps the I/O threads running while no operation is pending (a request with a worker,
+  // after the acceptor closed); Wait stops them.
+  net::executor_work_guard<net::io_context::executor_type> io_work_{ioc_.get_executor()};
+  tcp::acceptor acceptor_;
+  std::vector<std::thread> io_threads_;
+  std::unique_ptr<WorkerPool> workers_;
+  std::shared_ptr<const std::string> overflow_response_;  // the 503 past max_connections
 
   std::mutex state_mu_;
+  std::condition_variable state_cv_;
   bool started_ = false;
   std::atomic<bool> shutting_down_{false};
-  std::atomic<int64_t> deadline_ns_{0};
+  std::atomic<bool> io_stopped_{false};
+  Clock::time_point deadline_;
   std::atomic<int> port_{0};
   std::mutex wait_mu_;
-  std::thread listen_thread_;
+  bool waited_ = false;
 
   std::unique_ptr<upload::ContractService> uploads_;
   std::mutex sweep_mu_;
@@ -557,15 +598,459 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   std::thread sweeper_;
 };
 
-// The Call of one request routed to one entry of the route table.
+namespace {
+
+Status RequestTimeout(std::string what) {
+  return Status::InvalidArgument(what + " did not arrive in time")
+      .WithField("code", "request_timeout");
+}
+
+// The strict framing of a parsed head: every Content-Length and Transfer-Encoding line.
+Result<internal::Framing> FramingOf(const http::request_header<>& head) {
+  std::vector<std::string_view> lengths, encodings;
+  for (const auto& f : head) {
+    if (f.name() == http::field::content_length) {
+      lengths.emplace_back(f.value().data(), f.value().size());
+    } else if (f.name() == http::field::transfer_encoding) {
+      encodings.emplace_back(f.value().data(), f.value().size());
+    }
+  }
+  return internal::CheckFraming(lengths, encodings);
+}
+
+std::string FieldValue(const http::request_header<>& head, std::string_view name) {
+  auto it = head.find(beast::string_view(name.data(), name.size()));
+  if (it == head.end()) return "";
+  return std::string(it->value().data(), it->value().size());
+}
+
+}  // namespace
+
+// One connection. Everything that touches the socket runs on the session's strand: the I/O
+// threads' reading of request heads (and of small bodies), the writing of complete responses,
+// and the blocking reads and writes a worker asks for (RunBlocking), so a slow client costs a
+// socket and a buffer, never a thread, until its request head is complete.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(Server::Impl& server, tcp::socket socket)
+      : server_(server),
+        options_(server.options()),
+        connections_(server.connections()),
+        socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
+        buffer_(static_cast<size_t>(options_.max_header_bytes) + kBodyChunk) {}
+
+  ~Session() {
+    std::lock_guard<std::mutex> lock(connections_->mu);
+    connections_->open.erase(this);
+    connections_->changed.notify_all();
+  }
+
+  // Counts the connection among the open ones (the server's Wait waits for them).
+  void Register() {
+    std::lock_guard<std::mutex> lock(connections_->mu);
+    connections_->open.insert(this);
+  }
+
+  void Start() {
+    beast::error_code ec;
+    socket_.set_option(tcp::no_delay(true), ec);
+    net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->ReadHead(); });
+  }
+
+  // At shutdown: a connection waiting for its next request closes now.
+  void CloseIfIdle() {
+    net::post(socket_.get_executor(), [self = shared_from_this()] {
+      if (self->waiting_first_byte_) {
+        beast::error_code ec;
+        self->socket_.cancel(ec);
+      }
+    });
+  }
+
+  // Worker side: runs `start(done)` on the strand and waits for `done`. Fails with
+  // operation_aborted when the I/O threads stopped (past the shutdown grace).
+  template <class Start>
+  IoResult RunBlocking(Start start) {
+    auto promise = std::make_shared<std::promise<IoResult>>();
+    auto future = promise->get_future();
+    net::post(socket_.get_executor(),
+              [self = shared_from_this(), start = std::move(start), promise]() mutable {
+                Session* session = self.get();
+                start([promise, session](beast::error_code ec, size_t n) {
+                  promise->set_value({session->Outcome(ec), n});
+                });
+              });
+    while (future.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+      if (server_.io_stopped()) return {net::error::operation_aborted, 0};
+    }
+    return future.get();
+  }
+
+  // Worker side: reads up to `n` body bytes into `data` under `deadline`. 0 bytes with no
+  // error means the body has ended.
+  IoResult ReadBodySome(char* data, size_t n, Clock::time_point deadline) {
+    for (;;) {
+      if (body_parser_->is_done()) return {{}, 0};
+      IoResult r = RunBlocking([this, data, n, deadline](auto done) {
+        auto& body = body_parser_->get().body();
+        body.data = data;
+        body.size = n;
+        ArmDeadline(deadline);
+        http::async_read_some(socket_, buffer_, *body_parser_,
+                              [this, n, done](beast::error_code ec, size_t) {
+                                size_t got = n - body_parser_->get().body().size;
+                                if (ec == http::error::need_buffer) ec = {};
+                                done(ec, got);
+                              });
+      });
+      if (r.ec || r.bytes > 0) return r;
+    }
+  }
+
+  bool body_done() const { return !body_parser_ || body_parser_->is_done(); }
+
+  // On the strand: the next operation must complete by `at`.
+  void ArmDeadline(Clock::time_point at) {
+    timed_out_ = false;
+    uint64_t gen = ++deadline_gen_;
+    timer_.expires_at(at);
+    timer_.async_wait([self = shared_from_this(), gen](beast::error_code ec) {
+      if (ec || gen != self->deadline_gen_) return;
+      self->timed_out_ = true;
+      beast::error_code ignored;
+      self->socket_.cancel(ignored);
+    });
+  }
+  // The outcome of an operation that ran under ArmDeadline: a cancellation by the deadline is
+  // beast::error::timeout.
+  beast::error_code Outcome(beast::error_code ec) const {
+    if (ec == net::error::operation_aborted && timed_out_) return beast::error::timeout;
+    return ec;
+  }
+
+  // Worker side: "100 Continue" before the first read of a body whose client waits for it.
+  beast::error_code SendContinue() {
+    static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    return RunBlocking([this](auto done) {
+             ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
+             net::async_write(socket_, net::buffer(kContinue), done);
+           })
+        .ec;
+  }
+
+  // Worker side: writes the head of a chunked response, its chunks, and its end.
+  beast::error_code WriteChunkedHead(http::response<http::empty_body>& res) {
+    http::response_serializer<http::empty_body> sr(res);
+    return RunBlocking([this, &sr](auto done) {
+             ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
+             http::async_write_header(socket_, sr, done);
+           })
+        .ec;
+  }
+  beast::error_code WriteChunk(std::string_view bytes) {
+    return RunBlocking([this, bytes](auto done) {
+             ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
+             net::async_write(
+                 socket_, http::make_chunk(net::const_buffer(bytes.data(), bytes.size())), done);
+           })
+        .ec;
+  }
+  beast::error_code WriteLastChunk() {
+    return RunBlocking([this](auto done) {
+             ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
+             net::async_write(socket_, http::make_chunk_last(), done);
+           })
+        .ec;
+  }
+
+  // Worker side, at the end of a request: a complete response to write (the worker is free
+  // once this returns), or nullptr after a streamed response the worker already wrote.
+  // `keep_alive` false closes the connection after it.
+  void Finish(std::shared_ptr<Response> res, RequestRecord rec, bool keep_alive) {
+    net::post(socket_.get_executor(), [self = shared_from_this(), res = std::move(res),
+                                       rec = std::move(rec), keep_alive]() mutable {
+      self->WriteResponse(std::move(res), std::move(rec), keep_alive);
+    });
+  }
+
+ private:
+  // Waits for the next request: its first byte within the idle timeout (the head timeout for
+  // the first request of a connection), then the whole head within the head timeout of it.
+  void ReadHead() {
+    head_parser_.emplace();
+    head_parser_->header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
+    head_parser_->body_limit(boost::none);  // the routes apply their own limits
+    body_parser_.reset();
+    if (server_.shutting_down() && buffer_.size() == 0) return Close();
+    if (buffer_.size() > 0) return ReadRestOfHead();
+    waiting_first_byte_ = true;
+    ArmDeadline(Clock::now() + std::chrono::seconds(requests_ == 0 ? options_.header_timeout_s
+                                                                   : options_.idle_timeout_s));
+    socket_.async_read_some(buffer_.prepare(4096),
+                            [self = shared_from_this()](beast::error_code ec, size_t n) {
+                              self->waiting_first_byte_ = false;
+                              if (ec || n == 0) return self->Close();  // idle or gone: quietly
+                              self->buffer_.commit(n);
+                              self->ReadRestOfHead();
+                            });
+  }
+
+  void ReadRestOfHead() {
+    head_start_ = Clock::now();
+    ArmDeadline(Clock::now() + std::chrono::seconds(options_.header_timeout_s));
+    http::async_read_header(socket_, buffer_, *head_parser_,
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              self->OnHead(self->Outcome(ec));
+                            });
+  }
+
+  void OnHead(beast::error_code ec) {
+    auto ex = std::make_shared<Exchange>();
+    ex->rec.start = head_start_;
+    if (ec) {
+      if (ec == http::error::end_of_stream || ec == net::error::eof ||
+          ec == net::error::connection_reset || ec == net::error::operation_aborted) {
+        return Close();
+      }
+      ex->rec.request_id = NewRequestId();
+      ex->rec.method = "-";
+      Status st;
+      if (ec == beast::error::timeout) {
+        st = RequestTimeout("the request head");
+      } else if ((ec == http::error::header_limit || ec == http::error::buffer_overflow) &&
+                 head_parser_->get().target().empty()) {  // still in the request line
+        st = Status::InvalidArgument("the request line is longer than the limit of " +
+                                     std::to_string(options_.max_header_bytes) + " bytes")
+                 .WithField("code", "uri_too_long");
+      } else if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
+        st = Status::TooLarge("the request headers are larger than the limit of " +
+                              std::to_string(options_.max_header_bytes) + " bytes")
+                 .WithField("code", "header_too_large");
+      } else if (ec == http::error::partial_message) {
+        return Close();
+      } else {
+        st = Status::InvalidArgument("malformed HTTP request: " + ec.message())
+                 .WithField("code", "malformed_request");
+      }
+      return Refuse(std::move(ex), st);
+    }
+    ++requests_;
+    const auto& req = head_parser_->get();
+    ex->head = req.base();
+    ex->keep_alive = req.keep_alive();
+    ex->rec.method = std::string(req.method_string().data(), req.method_string().size());
+    std::string given = FieldValue(ex->head, "X-Request-Id");
+    ex->rec.request_id = internal::SaneRequestId(given) ? given : NewRequestId();
+    ex->rec.inflight = true;
+    ex->options = &options_;
+    server_.metrics().AddInflight(1);
+
+    if (server_.shutting_down()) {
+      return Refuse(std::move(ex), Status::Unavailable("the server is shutting down; retry")
+                                       .WithField("code", "shutting_down"));
+    }
+    // Beast bounds only what it buffers while a head is incomplete; a head that arrived whole in
+    // one read is measured here.
+    int64_t head_bytes =
+        static_cast<int64_t>(req.method_string().size() + req.target().size() + 12);
+    for (const auto& f : req) {
+      head_bytes += static_cast<int64_t>(f.name_string().size() + f.value().size() + 4);
+    }
+    if (head_bytes > options_.max_header_bytes) {
+      return Refuse(std::move(ex),
+                    Status::TooLarge("the request headers are larger than the limit of " +
+                                     std::to_string(options_.max_header_bytes) + " bytes")
+                        .WithField("code", "header_too_large"));
+    }
+    if (req.version() != 11 && req.version() != 10) {
+      return Refuse(std::move(ex), Status::InvalidArgument("only HTTP/1.0 and HTTP/1.1 are served")
+                                       .WithField("code", "malformed_request"));
+    }
+    auto framing = FramingOf(ex->head);
+    if (!framing.ok()) return Refuse(std::move(ex), framing.status());
+    ex->framing = *framing;
+    auto target = internal::ParseTarget(std::string_view(req.target().data(), req.target().size()),
+                                        kMaxPathBytes);
+    if (!target.ok()) return Refuse(std::move(ex), target.status());
+    ex->target = std::move(*target);
+    http::verb verb = req.method();
+    if ((verb == http::verb::get || verb == http::verb::head || verb == http::verb::options) &&
+        ex->framing.has_body()) {
+      return Refuse(std::move(ex),
+                    Status::InvalidArgument(ex->rec.method + " requests must not carry a body")
+                        .WithField("code", "malformed_request"));
+    }
+    std::string expect = FieldValue(ex->head, "Expect");
+    if (!expect.empty()) {
+      for (char& c : expect) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (expect != "100-continue") {
+        return Refuse(std::move(ex), Status::InvalidArgument("Expect: " + expect.substr(0, 64) +
+                                                             " is not supported")
+                                         .WithField("code", "malformed_request"));
+      }
+      ex->expect_continue = ex->framing.has_body();
+    }
+    body_parser_.emplace(std::move(*head_parser_));
+    body_parser_->body_limit(boost::none);
+    head_parser_.reset();
+    ex->session = shared_from_this();
+    if (ex->framing.content_length && *ex->framing.content_length > 0 &&
+        *ex->framing.content_length <= kPreReadBytes) {
+      return PreReadBody(std::move(ex));
+    }
+    Dispatch(std::move(ex));
+  }
+
+  // Reads a small body of known length whole, under the body deadline, then dispatches.
+  void PreReadBody(std::shared_ptr<Exchange> ex) {
+    int64_t length = *ex->framing.content_length;
+    body_start_ = Clock::now();
+    auto deadline = body_start_ + std::chrono::seconds(options_.body_grace_s) +
+                    std::chrono::milliseconds(length * 1000 /
+                                              std::max<int64_t>(1, options_.body_min_bytes_per_s));
+    ex->body.emplace();
+    ex->body->resize(static_cast<size_t>(length));
+    auto step = [this](auto& self_step, std::shared_ptr<Exchange> ex, size_t at,
+                       Clock::time_point deadline) -> void {
+      if (body_parser_->is_done()) {
+        ex->body->resize(at);
+        ex->rec.bytes_in = static_cast<int64_t>(at);
+        return Dispatch(std::move(ex));
+      }
+      auto& body = body_parser_->get().body();
+      body.data = ex->body->data() + at;
+      body.size = ex->body->size() - at;
+      ArmDeadline(deadline);
+      http::async_read_some(
+          socket_, buffer_, *body_parser_,
+          [this, self = shared_from_this(), ex, at, deadline, self_step](beast::error_code ec,
+                                                                         size_t) mutable {
+            size_t got = (ex->body->size() - at) - body_parser_->get().body().size;
+            ec = Outcome(ec);
+            if (ec == http::error::need_buffer) ec = {};
+            if (ec) {
+              ex->rec.bytes_in = static_cast<int64_t>(at + got);
+              if (ec == beast::error::timeout)
+                return Refuse(ex, RequestTimeout("the request body"));
+              if (ec == http::error::end_of_stream || ec == net::error::eof ||
+                  ec == http::error::partial_message) {
+                return Refuse(
+                    ex, Status::InvalidArgument("the request body could not be read to its end")
+                            .WithField("code", "incomplete_body"));
+              }
+              return Refuse(ex, Status::InvalidArgument("malformed request body: " + ec.message())
+                                    .WithField("code", "malformed_request"));
+            }
+            self_step(self_step, std::move(ex), at + got, deadline);
+          });
+    };
+    auto send = [this, step, ex, deadline]() mutable { step(step, std::move(ex), 0, deadline); };
+    if (!ex->expect_continue) return send();
+    static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
+    net::async_write(socket_, net::buffer(kContinue),
+                     [self = shared_from_this(), send](beast::error_code ec, size_t) mutable {
+                       if (ec) return self->Close();
+                       send();
+                     });
+  }
+
+  void Dispatch(std::shared_ptr<Exchange> ex) {
+    if (server_.Dispatch(ex)) return;
+    Refuse(std::move(ex), Status::Unavailable("the server is at its request limit (" +
+                                              std::to_string(options_.workers) +
+                                              " workers and their queue); retry")
+                              .WithField("code", "overloaded"));
+  }
+
+  // Answers a request the I/O thread refused and closes the connection.
+  void Refuse(std::shared_ptr<Exchange> ex, const Status& st) {
+    auto res = std::make_shared<Response>();
+    res->version(11);
+    server_.RenderError(*res, st, ex->rec);
+    res->set("X-Request-Id", ex->rec.request_id);
+    WriteResponse(std::move(res), std::move(ex->rec), false);
+  }
+
+  void WriteResponse(std::shared_ptr<Response> res, RequestRecord rec, bool keep_alive) {
+    keep_alive =
+        keep_alive && !server_.shutting_down() && requests_ < options_.max_requests_per_connection;
+    if (res == nullptr) {  // a streamed response, already written
+      server_.LogRequest(rec, 200);
+      return keep_alive ? ReadHead() : Close();
+    }
+    res->keep_alive(keep_alive);
+    res->prepare_payload();
+    ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
+    int status = res->result_int();
+    http::async_write(socket_, *res,
+                      [self = shared_from_this(), res, rec = std::move(rec), keep_alive, status](
+                          beast::error_code ec, size_t) mutable {
+                        self->server_.LogRequest(rec, status);
+                        if (ec || !keep_alive) return self->Close();
+                        self->ReadHead();
+                      });
+  }
+
+  // Closes after a lingering read: what the client still sends is dropped for a moment, so
+  // the response just written is not destroyed by a reset.
+  void CloseNow() {
+    ++deadline_gen_;
+    beast::error_code ec;
+    timer_.cancel();
+    socket_.close(ec);
+  }
+
+  void Close() {
+    beast::error_code ec;
+    socket_.shutdown(tcp::socket::shutdown_send, ec);
+    if (ec) return CloseNow();
+    linger_.resize(16 << 10);
+    linger_left_ = kLingerBytes;
+    ArmDeadline(Clock::now() + kLinger);
+    Linger();
+  }
+  void Linger() {
+    socket_.async_read_some(net::buffer(linger_),
+                            [self = shared_from_this()](beast::error_code ec, size_t n) {
+                              if (ec || n >= self->linger_left_) return self->CloseNow();
+                              self->linger_left_ -= n;
+                              self->Linger();
+                            });
+  }
+
+  Server::Impl& server_;
+  const ServerOptions& options_;
+  std::shared_ptr<Connections> connections_;
+  tcp::socket socket_;
+  // The deadline of the operation in progress: on expiry it cancels the socket's operations
+  // (which then complete with operation_aborted, read as a timeout) but keeps the socket open,
+  // so a 408 can still be written.
+  net::steady_timer timer_;
+  uint64_t deadline_gen_ = 0;
+  bool timed_out_ = false;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::empty_body>> head_parser_;
+  std::optional<http::request_parser<http::buffer_body>> body_parser_;
+  int requests_ = 0;
+  bool waiting_first_byte_ = false;
+  Clock::time_point head_start_ = Clock::now();
+  Clock::time_point body_start_;
+  std::string linger_;
+  size_t linger_left_ = 0;
+};
+
+// The Call of one request routed to one entry of the route table. Runs on a worker.
 class HttpCall final : public Call {
  public:
-  HttpCall(Server::Impl& server, const Server::Impl::CompiledRoute& route,
-           const httplib::Request& req, httplib::Response& res,
-           const httplib::ContentReader* reader)
-      : server_(server), route_(route), req_(req), res_(res), reader_(reader) {
-    for (size_t i = 0; i < route.params.size() && i + 1 < req.matches.size(); ++i) {
-      params_.emplace_back(route.params[i], req.matches[i + 1].str());
+  HttpCall(Server::Impl& server, const Server::Impl::CompiledRoute& route, Exchange& ex,
+           const std::smatch& match, Response& res)
+      : server_(server), route_(route), ex_(ex), res_(res) {
+    for (size_t i = 0; i < route.params.size() && i + 1 < match.size(); ++i) {
+      // Each segment is decoded on its own (the target's escapes were checked already).
+      params_.emplace_back(route.params[i],
+                           internal::PercentDecode(match[i + 1].str(), false).value_or(""));
     }
     if (route.def->action[0] != '\0') {
       std::string target;
@@ -589,9 +1074,9 @@ class HttpCall final : public Call {
   Metrics& metrics() override { return server_.metrics(); }
   const ServerOptions& options() const override { return server_.options(); }
   const RouteDef& route() const override { return *route_.def; }
-  const std::string& request_id() const override { return tl_req.request_id; }
+  const std::string& request_id() const override { return ex_.rec.request_id; }
   const auth::Principal& principal() const override { return principal_; }
-  void set_log_actor(const std::string& actor) override { tl_req.actor = actor; }
+  void set_log_actor(const std::string& actor) override { ex_.rec.actor = actor; }
 
   const std::string& Param(std::string_view name) const override {
     for (const auto& [k, v] : params_) {
@@ -601,24 +1086,13 @@ class HttpCall final : public Call {
     return kNone;
   }
   std::optional<std::string> Query(std::string_view name) const override {
-    std::string key(name);
-    if (!req_.has_param(key)) return std::nullopt;
-    return req_.get_param_value(key);
+    return ex_.target.QueryValue(name);
   }
   std::optional<int64_t> content_length() const override {
-    if (req_.get_header_value("Transfer-Encoding").find("chunked") != std::string::npos) {
-      return std::nullopt;
-    }
-    if (!req_.has_header("Content-Length")) return std::nullopt;
-    std::string v = req_.get_header_value("Content-Length");
-    if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos) {
-      return std::nullopt;
-    }
-    return std::stoll(v);
+    if (ex_.framing.chunked) return std::nullopt;
+    return ex_.framing.content_length;
   }
-  std::string Header(std::string_view name) const override {
-    return req_.get_header_value(std::string(name));
-  }
+  std::string Header(std::string_view name) const override { return FieldValue(ex_.head, name); }
 
   Result<api::Json> JsonBody() override { return JsonBodyUpTo(options().max_json_body_bytes); }
 
@@ -639,7 +1113,7 @@ class HttpCall final : public Call {
   }
 
   Result<std::map<std::string, std::string>> FormBody() override {
-    std::string type = req_.get_header_value("Content-Type");
+    std::string type = Header("Content-Type");
     if (!type.empty() && type.rfind("application/x-www-form-urlencoded", 0) != 0) {
       return Status::InvalidArgument("the body must be application/x-www-form-urlencoded")
           .WithField("code", "unsupported_media_type");
@@ -655,10 +1129,14 @@ class HttpCall final : public Call {
   Status ReadBody(int64_t limit, const std::function<Status(std::string_view)>& sink) override {
     if (body_consumed_) return Status::Internal("the request body was read twice");
     body_consumed_ = true;
-    if (reader_ == nullptr) {  // no body, or one the library has read (bounded by pre-routing)
-      bytes_in_ = static_cast<int64_t>(req_.body.size());
+    if (ex_.body) {  // read whole by the I/O thread
+      bytes_in_ = static_cast<int64_t>(ex_.body->size());
       if (bytes_in_ > limit) return TooLargeBody(limit);
-      return req_.body.empty() ? Status::OK() : sink(req_.body);
+      return ex_.body->empty() ? Status::OK() : sink(*ex_.body);
+    }
+    if (!ex_.framing.has_body()) {
+      bytes_in_ = 0;
+      return Status::OK();
     }
     if (auto length = content_length(); length && *length > limit) {
       body_consumed_ = false;  // left for Finish to drain or to close the connection
@@ -666,10 +1144,10 @@ class HttpCall final : public Call {
     }
     Status err;
     int64_t total = 0, discarded = 0;
-    bool complete = (*reader_)([&](const char* data, size_t n) -> bool {
-      total += static_cast<int64_t>(n);
+    bool complete = Stream([&](std::string_view data) -> bool {
+      total += static_cast<int64_t>(data.size());
       if (!err.ok()) {
-        discarded += static_cast<int64_t>(n);
+        discarded += static_cast<int64_t>(data.size());
         return discarded <= kDrainBytes;
       }
       if (total > limit) {
@@ -678,7 +1156,7 @@ class HttpCall final : public Call {
         return discarded <= kDrainBytes;
       }
       try {
-        err = sink(std::string_view(data, n));
+        err = sink(data);
       } catch (const std::exception& e) {
         err = Status::Internal(std::string("reading the body: ") + e.what());
       }
@@ -686,50 +1164,29 @@ class HttpCall final : public Call {
     });
     bytes_in_ = total;
     body_complete_ = complete;
-    if (!complete && err.ok()) {
-      err = Status::InvalidArgument("the request body could not be read to its end")
-                .WithField("code", "incomplete_body");
-    }
+    if (!complete && err.ok()) err = read_error_;
     return err;
   }
 
   void ReplyJson(const api::Json& body, int http_status) override {
-    res_.status = http_status;
-    res_.set_content(api::Dump(body), "application/json");
+    res_.result(static_cast<unsigned>(http_status));
+    res_.body() = api::Dump(body);
+    res_.set(http::field::content_type, "application/json");
   }
   void ReplyText(std::string content_type, std::string body) override {
-    res_.status = 200;
-    res_.set_content(std::move(body), content_type);
+    res_.result(http::status::ok);
+    res_.body() = std::move(body);
+    res_.set(http::field::content_type, content_type);
   }
   void ReplyNoContent() override {
-    res_.status = 204;
-    res_.body.clear();
+    res_.result(http::status::no_content);
+    res_.body().clear();
   }
   void ReplyStream(std::string content_type, StreamFn fn) override {
-    res_.status = 200;
-    res_.set_chunked_content_provider(
-        content_type, [fn = std::move(fn)](size_t, httplib::DataSink& sink) -> bool {
-          StreamWrite write = [&sink](std::string_view bytes) -> Status {
-            if (bytes.empty()) return Status::OK();
-            if (!sink.write(bytes.data(), bytes.size())) {
-              return Status::Cancelled("the client stopped reading the response")
-                  .WithField("code", "client_gone");
-            }
-            tl_req.bytes_out += static_cast<int64_t>(bytes.size());
-            return Status::OK();
-          };
-          Status st;
-          try {
-            st = fn(write);
-          } catch (const std::exception& e) {
-            st = Status::Internal(e.what());
-          } catch (...) {
-            st = Status::Internal("unknown exception");
-          }
-          if (!st.ok()) return false;  // the client sees a stream without its end
-          sink.done();
-          return true;
-        });
+    res_.result(http::status::ok);
+    res_.body().clear();
+    stream_type_ = std::move(content_type);
+    stream_fn_ = std::move(fn);
   }
 
   std::vector<AuditEntry>& audit_entries() override { return audit_; }
@@ -755,15 +1212,22 @@ class HttpCall final : public Call {
       }
     }
     const RouteDef& def = *route_.def;
+    if (def.body != BodyKind::kBytes) {
+      std::string encoding = Header("Content-Encoding");
+      if (!encoding.empty() && encoding != "identity") {
+        return Status::InvalidArgument("Content-Encoding is not accepted on this route")
+            .WithField("code", "unsupported_media_type");
+      }
+    }
     if (def.need != Need::kOpen) {
-      std::string header = req_.get_header_value("Authorization");
+      std::string header = Header("Authorization");
       if (header.empty()) {
         return Status::Unauthenticated("this route needs a bearer token (POST /v1/token)")
             .WithField("code", "unauthenticated");
       }
       TARN_ASSIGN_OR_RETURN(principal_, server_.authority().Verify(header));
       authenticated_ = true;
-      tl_req.actor = principal_.client_id;
+      ex_.rec.actor = principal_.client_id;
       if (def.need != Need::kToken) {
         Role role = RoleOf(def.need);
         if (def.scope == Scope::kPath) {
@@ -785,23 +1249,84 @@ class HttpCall final : public Call {
   }
 
   // After the route: an unread or half-read body is drained, or the connection closes.
-  void Finish() {
-    if (reader_ == nullptr) return;
-    if (!body_consumed_) {
-      auto length = content_length();
-      if ((length && *length > kDrainBytes) || !Server::Impl::Drain(req_, *reader_)) {
-        must_close_ = true;
+  void Finish() { DrainOrClose(ex_, body_consumed_, body_complete_, &must_close_, &bytes_in_); }
+
+  // Drains the unread body of `ex` (up to kDrainBytes) or marks the connection for closing.
+  static void DrainOrClose(Exchange& ex, bool consumed, bool complete, bool* must_close,
+                           int64_t* bytes_in) {
+    if (ex.body || !ex.framing.has_body()) return;
+    if (consumed) {
+      if (!complete) *must_close = true;
+      return;
+    }
+    if (ex.expect_continue ||
+        (ex.framing.content_length && *ex.framing.content_length > kDrainBytes)) {
+      *must_close = true;  // a client waiting for 100 Continue never sent the body
+      return;
+    }
+    int64_t seen = 0;
+    Status unused;
+    bool done = StreamBody(
+        ex,
+        [&](std::string_view data) {
+          seen += static_cast<int64_t>(data.size());
+          return seen <= kDrainBytes;
+        },
+        &unused);
+    if (bytes_in != nullptr && *bytes_in < 0) *bytes_in = seen;
+    if (!done) *must_close = true;
+  }
+
+  // Reads the streamed body of `ex` chunk by chunk under the body deadlines, passing each to
+  // `fn` until it returns false. True when the body was read to its end; else `*error` says why
+  // (unless `fn` stopped it).
+  static bool StreamBody(Exchange& ex, const std::function<bool(std::string_view)>& fn,
+                         Status* error) {
+    Session& s = *ex.session;
+    const ServerOptions& o = *ex.options;
+    if (ex.expect_continue && !ex.continue_sent) {
+      ex.continue_sent = true;
+      if (s.SendContinue()) {
+        *error =
+            Status::InvalidArgument("the client went away").WithField("code", "incomplete_body");
+        return false;
       }
-    } else if (!body_complete_) {
-      must_close_ = true;
+    }
+    auto start = Clock::now();
+    std::string buf(kBodyChunk, '\0');
+    int64_t received = 0;
+    for (;;) {
+      if (s.body_done()) return true;
+      auto rate_deadline =
+          start + std::chrono::seconds(o.body_grace_s) +
+          std::chrono::milliseconds(received * 1000 / std::max<int64_t>(1, o.body_min_bytes_per_s));
+      auto deadline =
+          std::min(rate_deadline, Clock::now() + std::chrono::seconds(o.read_timeout_s));
+      IoResult r = s.ReadBodySome(buf.data(), buf.size(), deadline);
+      if (r.ec) {
+        if (r.ec == beast::error::timeout) {
+          *error = RequestTimeout("the request body");
+        } else if (r.ec == http::error::end_of_stream || r.ec == net::error::eof ||
+                   r.ec == http::error::partial_message || r.ec == net::error::connection_reset ||
+                   r.ec == net::error::operation_aborted) {
+          *error = Status::InvalidArgument("the request body could not be read to its end")
+                       .WithField("code", "incomplete_body");
+        } else {
+          *error = Status::InvalidArgument("malformed request body: " + r.ec.message())
+                       .WithField("code", "malformed_request");
+        }
+        return false;
+      }
+      if (r.bytes == 0) return true;
+      received += static_cast<int64_t>(r.bytes);
+      if (!fn(std::string_view(buf.data(), r.bytes))) return false;
     }
   }
 
   Server::Impl& server_;
   const Server::Impl::CompiledRoute& route_;
-  const httplib::Request& req_;
-  httplib::Response& res_;
-  const httplib::ContentReader* reader_;
+  Exchange& ex_;
+  Response& res_;
   std::vector<std::pair<std::string, std::string>> params_;
   auth::Principal principal_;
   bool authenticated_ = false;
@@ -812,7 +1337,15 @@ class HttpCall final : public Call {
   bool body_complete_ = true;
   bool must_close_ = false;
   int64_t bytes_in_ = -1;
+  Status read_error_;
+  std::string stream_type_;
+  StreamFn stream_fn_;
   std::unique_ptr<upload::ContractService> uploads_;  // the server's, acting as the caller
+
+ private:
+  bool Stream(const std::function<bool(std::string_view)>& fn) {
+    return StreamBody(ex_, fn, &read_error_);
+  }
 };
 
 std::vector<std::pair<std::string, std::string>> Server::Impl::SeriesList() {
@@ -838,193 +1371,221 @@ void Server::Impl::Log(LogLine line) {
   }
 }
 
-void Server::Impl::RenderError(httplib::Response& res, const Status& st) {
+void Server::Impl::RenderError(Response& res, const Status& st, RequestRecord& rec) {
   int http = internal::HttpStatusOf(st);
-  res.status = http;
+  res.result(static_cast<unsigned>(http));
   // A 500 names the request, whose "error" log line holds the details.
-  res.set_content(
-      api::Dump(api::ErrorBody(http == 500 ? st.WithField("reference", tl_req.request_id) : st)),
-      "application/json");
-  if (http == 503) res.set_header("Retry-After", "1");
-  if (http == 401) res.set_header("WWW-Authenticate", "Bearer realm=\"tarn\"");
-  tl_req.error_code = internal::ErrorCodeOf(st);
+  res.body() =
+      api::Dump(api::ErrorBody(http == 500 ? st.WithField("reference", rec.request_id) : st));
+  res.set(http::field::content_type, "application/json");
+  if (http == 503) res.set(http::field::retry_after, "1");
+  if (http == 401) res.set(http::field::www_authenticate, "Bearer realm=\"tarn\"");
+  rec.error_code = internal::ErrorCodeOf(st);
   if (st.kind() == ErrorKind::kInternal) {
     Log(std::move(
-        LogLine("error").Str("request_id", tl_req.request_id).Str("message", st.ToString())));
+        LogLine("error").Str("request_id", rec.request_id).Str("message", st.ToString())));
   }
 }
 
-bool Server::Impl::Drain(const httplib::Request& req, const httplib::ContentReader& reader) {
-  int64_t seen = 0;
-  return reader([&](const char*, size_t n) {
-    seen += static_cast<int64_t>(n);
-    return seen <= kDrainBytes;
+void Server::Impl::LogRequest(RequestRecord& r, int http_status) {
+  double seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
+  int series = r.series >= 0 ? r.series : metrics_.UnmatchedSeries(r.method);
+  metrics_.RecordRequest(series, http_status, seconds);
+  if (http_status >= 400) {
+    metrics_.CountError(r.error_code.empty() ? "http_" + std::to_string(http_status)
+                                             : r.error_code);
+  }
+  if (r.inflight) metrics_.AddInflight(-1);
+  r.inflight = false;
+  try {
+    Log(std::move(LogLine("request")
+                      .Str("request_id", r.request_id)
+                      .Str("method", r.method)
+                      .Str("route", r.route)
+                      .Int("status", http_status)
+                      .Millis("duration_ms", seconds)
+                      .Str("actor", r.actor)
+                      .Int("bytes_in", r.bytes_in)
+                      .Int("bytes_out", r.bytes_out)));
+  } catch (...) {
+  }
+}
+
+bool Server::Impl::Dispatch(std::shared_ptr<Exchange> ex) {
+  std::weak_ptr<Impl> weak = weak_from_this();
+  return workers_->TryPost([weak, ex = std::move(ex)] {
+    if (auto self = weak.lock()) self->Serve(ex);
   });
 }
 
-httplib::Server::HandlerResponse Server::Impl::PreRoute(const httplib::Request& req,
-                                                        httplib::Response& res) {
-  tl_req = RequestRecord();
-  tl_req.active = true;
-  tl_req.start = Clock::now();
-  std::string given = req.get_header_value("X-Request-Id");
-  tl_req.request_id = internal::SaneRequestId(given) ? given : NewRequestId();
-  metrics_.AddInflight(1);
-  // The API does not serve byte ranges.
-  const_cast<httplib::Request&>(req).ranges.clear();
+void Server::Impl::Serve(const std::shared_ptr<Exchange>& ex) {
+  RequestRecord& rec = ex->rec;
+  auto res = std::make_shared<Response>();
+  res->version(ex->head.version());
+  bool must_close = false;
+  auto reply_error = [&](const Status& st, bool close) {
+    res->body().clear();
+    RenderError(*res, st, rec);
+    must_close = must_close || close;
+  };
 
-  int64_t header_bytes = static_cast<int64_t>(req.method.size() + req.target.size() + 12);
-  for (const auto& [k, v] : req.headers) {
-    if (k == "REMOTE_ADDR" || k == "REMOTE_PORT" || k == "LOCAL_ADDR" || k == "LOCAL_PORT") {
-      continue;
-    }
-    header_bytes += static_cast<int64_t>(k.size() + v.size() + 4);
-  }
-  bool chunked = req.get_header_value("Transfer-Encoding").find("chunked") != std::string::npos;
-  bool bodyless_method = req.method == "GET" || req.method == "HEAD" || req.method == "OPTIONS";
-  Status reject;
-  if (tl_overflow) {
-    reject = Status::Unavailable("the server is at its connection limit (" +
-                                 std::to_string(options_.max_connections) + "); retry")
-                 .WithField("code", "overloaded");
-  } else if (shutting_down_) {
-    reject = Status::Unavailable("the server is shutting down; retry")
-                 .WithField("code", "shutting_down");
-  } else if (header_bytes > options_.max_header_bytes) {
-    reject = Status::TooLarge("the request headers are larger than the limit of " +
-                              std::to_string(options_.max_header_bytes) + " bytes")
-                 .WithField("code", "header_too_large");
-  } else if (req.path.size() > kMaxPathBytes) {
-    reject =
-        Status::InvalidArgument("the request path is too long").WithField("code", "uri_too_long");
-  } else if (req.is_multipart_form_data()) {
-    reject = Status::InvalidArgument("multipart bodies are not accepted")
-                 .WithField("code", "unsupported_media_type");
-  } else if (bodyless_method &&
-             (chunked || (req.get_header_value_count("Content-Length") > 0 &&
-                          req.get_header_value<uint64_t>("Content-Length") >
-                              static_cast<uint64_t>(options_.max_json_body_bytes)))) {
-    reject = TooLargeBody(options_.max_json_body_bytes);
-  }
-  if (reject.ok()) return httplib::Server::HandlerResponse::Unhandled;
-  RenderError(res, reject);
-  ForceClose(res);
-  return httplib::Server::HandlerResponse::Handled;
-}
-
-void Server::Impl::Handle(size_t i, const httplib::Request& req, httplib::Response& res,
-                          const httplib::ContentReader* reader) {
-  const CompiledRoute& route = routes_[i];
-  tl_req.series = route.series;
-  tl_req.route = route.def->path;
-  HttpCall call(*this, route, req, res, reader);
-  Status st;
-  try {
-    st = call.Run();
-  } catch (const std::exception& e) {
-    st = Status::Internal(std::string("unexpected exception: ") + e.what());
-  } catch (...) {
-    st = Status::Internal("unexpected exception");
-  }
-  if (!st.ok()) {
-    res.content_provider_ = nullptr;
-    res.content_length_ = 0;
-    res.is_chunked_content_provider_ = false;
-    RenderError(res, st);
-  }
-
-  // Audit: every mutation by a verified caller, refused or not; a commit's own transaction
-  // wrote the row of a commit that succeeded.
-  if (route.def->action[0] != '\0' && call.authenticated_) {
-    std::vector<AuditEntry> entries = call.audit_;
-    if (entries.empty()) entries.push_back({route.def->action, "", ""});
-    std::string outcome = st.ok() ? "ok" : internal::ErrorCodeOf(st);
-    std::string detail = call.audit_detail_;
-    if (!st.ok()) {
-      detail = api::Dump(api::Json{{"http_status", internal::HttpStatusOf(st)},
-                                   {"message", st.message().substr(0, 500)}});
-    }
-    std::vector<AuditRecord> rows;
-    for (const auto& e : entries) {
-      AuditRecord a;
-      a.request_id = tl_req.request_id;
-      a.actor = call.principal_.client_id;
-      a.action = e.action;
-      a.target = e.target;
-      a.workspace = e.workspace;
-      a.outcome = outcome;
-      a.detail_json = detail;
-      rows.push_back(a);
-      Log(std::move(LogLine("audit")
-                        .Str("request_id", a.request_id)
-                        .Str("actor", a.actor)
-                        .Str("action", a.action)
-                        .Str("target", a.target)
-                        .Str("workspace", a.workspace)
-                        .Str("outcome", a.outcome)));
-    }
-    if (!(st.ok() && call.audited_by_commit_)) {
-      Status w = catalog_->WriteAudit(rows);
-      if (!w.ok()) {
-        Log(std::move(LogLine("error")
-                          .Str("request_id", tl_req.request_id)
-                          .Str("message", "writing the audit rows failed: " + w.ToString())));
+  const std::string& path = ex->target.path;
+  const std::string& raw_path = ex->target.raw_path;
+  const CompiledRoute* route = nullptr;
+  std::smatch match;
+  std::string method = rec.method;
+  if (ex->head.method() != http::verb::unknown) {
+    for (const auto& r : routes_) {
+      if (method == r.def->method && std::regex_match(raw_path, match, r.re)) {
+        route = &r;
+        break;
       }
     }
   }
+  std::string content_type = FieldValue(ex->head, "Content-Type");
+  std::string lower_type = content_type;
+  for (char& c : lower_type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  StreamFn stream_fn;
+  std::string stream_type;
 
-  call.Finish();
-  tl_req.bytes_in = call.bytes_in_;
-  if (call.must_close_) ForceClose(res);
-}
-
-void Server::Impl::Unmatched(const httplib::Request& req, httplib::Response& res,
-                             const httplib::ContentReader* reader) {
-  std::string allow;
-  for (const auto& r : routes_) {
-    if (std::regex_match(req.path, r.re)) {
-      if (!allow.empty()) allow += ", ";
-      allow += r.def->method;
+  if (shutting_down_) {
+    reply_error(Status::Unavailable("the server is shutting down; retry")
+                    .WithField("code", "shutting_down"),
+                true);
+  } else if (lower_type.rfind("multipart/", 0) == 0) {
+    reply_error(Status::InvalidArgument("multipart bodies are not accepted")
+                    .WithField("code", "unsupported_media_type"),
+                true);
+  } else if (route == nullptr) {
+    std::string allow;
+    for (const auto& r : routes_) {
+      if (std::regex_match(raw_path, r.re)) {
+        if (allow.find(r.def->method) != std::string::npos) continue;
+        if (!allow.empty()) allow += ", ";
+        allow += r.def->method;
+      }
     }
-  }
-  if (allow.empty()) {
-    RenderError(res, Status::NotFound("no route " + req.path.substr(0, 200))
-                         .WithField("code", "route_not_found"));
+    if (allow.empty()) {
+      reply_error(
+          Status::NotFound("no route " + path.substr(0, 200)).WithField("code", "route_not_found"),
+          false);
+    } else {
+      reply_error(Status::InvalidArgument(method.substr(0, 32) + " is not allowed on this path")
+                      .WithField("code", "method_not_allowed")
+                      .WithField("allow", allow),
+                  false);
+      res->set(http::field::allow, allow);
+    }
+    int64_t unused = -1;
+    HttpCall::DrainOrClose(*ex, false, true, &must_close, &unused);
+    if (unused > 0) rec.bytes_in = unused;
   } else {
-    RenderError(res, Status::InvalidArgument(req.method + " is not allowed on this path")
-                         .WithField("code", "method_not_allowed")
-                         .WithField("allow", allow));
-    res.set_header("Allow", allow);
-  }
-  if (reader != nullptr && !Drain(req, *reader)) ForceClose(res);
-}
+    rec.series = route->series;
+    rec.route = route->def->path;
+    HttpCall call(*this, *route, *ex, match, *res);
+    Status st;
+    try {
+      st = call.Run();
+    } catch (const std::exception& e) {
+      st = Status::Internal(std::string("unexpected exception: ") + e.what());
+    } catch (...) {
+      st = Status::Internal("unexpected exception");
+    }
+    if (!st.ok()) {
+      call.stream_fn_ = nullptr;
+      reply_error(st, internal::ErrorCodeOf(st) == "request_timeout");
+    }
 
-void Server::Impl::LogRequest(const httplib::Request& req, const httplib::Response& res) {
-  RequestRecord& r = tl_req;
-  bool counted = r.active;
-  if (!counted) {  // refused by the library before routing (a malformed request line)
-    r = RequestRecord();
-    r.start = Clock::now();
-    r.request_id = NewRequestId();
+    // Audit: every mutation by a verified caller, refused or not; a commit's own transaction
+    // wrote the row of a commit that succeeded.
+    if (route->def->action[0] != '\0' && call.authenticated_) {
+      std::vector<AuditEntry> entries = call.audit_;
+      if (entries.empty()) entries.push_back({route->def->action, "", ""});
+      std::string outcome = st.ok() ? "ok" : internal::ErrorCodeOf(st);
+      std::string detail = call.audit_detail_;
+      if (!st.ok()) {
+        detail = api::Dump(api::Json{{"http_status", internal::HttpStatusOf(st)},
+                                     {"message", st.message().substr(0, 500)}});
+      }
+      std::vector<AuditRecord> rows;
+      for (const auto& e : entries) {
+        AuditRecord a;
+        a.request_id = rec.request_id;
+        a.actor = call.principal_.client_id;
+        a.action = e.action;
+        a.target = e.target;
+        a.workspace = e.workspace;
+        a.outcome = outcome;
+        a.detail_json = detail;
+        rows.push_back(a);
+        Log(std::move(LogLine("audit")
+                          .Str("request_id", a.request_id)
+                          .Str("actor", a.actor)
+                          .Str("action", a.action)
+                          .Str("target", a.target)
+                          .Str("workspace", a.workspace)
+                          .Str("outcome", a.outcome)));
+      }
+      if (!(st.ok() && call.audited_by_commit_)) {
+        Status w = catalog_->WriteAudit(rows);
+        if (!w.ok()) {
+          Log(std::move(LogLine("error")
+                            .Str("request_id", rec.request_id)
+                            .Str("message", "writing the audit rows failed: " + w.ToString())));
+        }
+      }
+    }
+
+    call.Finish();
+    if (call.bytes_in_ >= 0) rec.bytes_in = call.bytes_in_;
+    must_close = must_close || call.must_close_;
+    stream_fn = std::move(call.stream_fn_);
+    stream_type = std::move(call.stream_type_);
   }
-  double seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
-  int series = r.series >= 0 ? r.series : metrics_.UnmatchedSeries(req.method);
-  metrics_.RecordRequest(series, res.status, seconds);
-  if (res.status >= 400) {
-    metrics_.CountError(r.error_code.empty() ? "http_" + std::to_string(res.status) : r.error_code);
+
+  res->set("X-Request-Id", rec.request_id);
+  bool keep_alive = ex->keep_alive && !must_close;
+  Session& session = *ex->session;
+  if (!stream_fn) {
+    rec.bytes_out = static_cast<int64_t>(res->body().size());
+    session.Finish(std::move(res), std::move(rec), keep_alive);
+    return;
   }
-  if (counted) metrics_.AddInflight(-1);
-  int64_t bytes_in = r.bytes_in >= 0 ? r.bytes_in : static_cast<int64_t>(req.body.size());
-  Log(std::move(LogLine("request")
-                    .Str("request_id", r.request_id)
-                    .Str("method", req.method)
-                    .Str("route", r.route)
-                    .Int("status", res.status)
-                    .Millis("duration_ms", seconds)
-                    .Str("actor", r.actor)
-                    .Int("bytes_in", bytes_in)
-                    .Int("bytes_out", static_cast<int64_t>(res.body.size()) + r.bytes_out)));
-  r.active = false;
+
+  // A streamed response: the head, then each piece the producer writes as one chunk.
+  http::response<http::empty_body> head(http::status::ok, ex->head.version());
+  for (const auto& f : *res) head.set(f.name_string(), f.value());
+  head.set(http::field::content_type, stream_type);
+  head.chunked(true);
+  head.keep_alive(keep_alive);
+  if (session.WriteChunkedHead(head)) {
+    session.Finish(nullptr, std::move(rec), false);
+    return;
+  }
+  StreamWrite write = [&session, &rec](std::string_view bytes) -> Status {
+    if (bytes.empty()) return Status::OK();
+    if (session.WriteChunk(bytes)) {
+      return Status::Cancelled("the client stopped reading the response")
+          .WithField("code", "client_gone");
+    }
+    rec.bytes_out += static_cast<int64_t>(bytes.size());
+    return Status::OK();
+  };
+  Status st;
+  try {
+    st = stream_fn(write);
+  } catch (const std::exception& e) {
+    st = Status::Internal(e.what());
+  } catch (...) {
+    st = Status::Internal("unknown exception");
+  }
+  // A failed producer leaves the stream without its end: the client sees it truncated.
+  bool ended = st.ok() && !session.WriteLastChunk();
+  if (!st.ok() && st.kind() == ErrorKind::kInternal) {
+    Log(std::move(
+        LogLine("error").Str("request_id", rec.request_id).Str("message", st.ToString())));
+  }
+  session.Finish(nullptr, std::move(rec), keep_alive && ended);
 }
 
 void Server::Impl::Configure() {
@@ -1037,144 +1598,122 @@ void Server::Impl::Configure() {
     c.series = metrics_.RouteSeries(static_cast<int>(i));
     routes_.push_back(std::move(c));
   }
-  for (size_t i = 0; i < routes_.size(); ++i) {
-    const std::string& pattern = routes_[i].pattern;
-    httplib::Server::Handler plain = [this, i](const httplib::Request& req,
-                                               httplib::Response& res) {
-      Handle(i, req, res, nullptr);
-    };
-    httplib::Server::HandlerWithContentReader streamed =
-        [this, i](const httplib::Request& req, httplib::Response& res,
-                  const httplib::ContentReader& reader) { Handle(i, req, res, &reader); };
-    std::string_view m = routes_[i].def->method;
-    if (m == "GET") {
-      svr_->Get(pattern, plain);
-    } else if (m == "POST") {
-      svr_->Post(pattern, streamed);
-      svr_->Post(pattern, plain);
-    } else if (m == "PUT") {
-      svr_->Put(pattern, streamed);
-      svr_->Put(pattern, plain);
-    } else if (m == "PATCH") {
-      svr_->Patch(pattern, streamed);
-      svr_->Patch(pattern, plain);
-    } else if (m == "DELETE") {
-      svr_->Delete(pattern, streamed);
-      svr_->Delete(pattern, plain);
-    }
-  }
-  // Everything else: 404 or 405, with a body that is drained rather than read into memory.
-  httplib::Server::Handler plain = [this](const httplib::Request& req, httplib::Response& res) {
-    Unmatched(req, res, nullptr);
-  };
-  httplib::Server::HandlerWithContentReader streamed =
-      [this](const httplib::Request& req, httplib::Response& res,
-             const httplib::ContentReader& reader) { Unmatched(req, res, &reader); };
-  svr_->Get(".*", plain);
-  svr_->Options(".*", plain);
-  svr_->Post(".*", streamed).Post(".*", plain);
-  svr_->Put(".*", streamed).Put(".*", plain);
-  svr_->Patch(".*", streamed).Patch(".*", plain);
-  svr_->Delete(".*", streamed).Delete(".*", plain);
+}
 
-  svr_->set_pre_routing_handler(
-      [this](const httplib::Request& req, httplib::Response& res) { return PreRoute(req, res); });
-  svr_->set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
-    if (!res.has_header("X-Request-Id")) {
-      res.set_header("X-Request-Id", tl_req.active ? tl_req.request_id : NewRequestId());
-    }
-  });
-  svr_->set_error_handler(httplib::Server::HandlerWithResponse(
-      [this](const httplib::Request&, httplib::Response& res) -> httplib::Server::HandlerResponse {
-        if (!res.body.empty() || res.content_provider_) {
-          return httplib::Server::HandlerResponse::Unhandled;
-        }
-        // Errors the library produced itself (a malformed request line or header, a bad range).
-        Status st =
-            res.status == 413
-                ? Status::TooLarge("the request is too large").WithField("code", "too_large")
-            : res.status == 414 ? Status::InvalidArgument("the request URI is too long")
-                                      .WithField("code", "uri_too_long")
-                                : Status::InvalidArgument("malformed HTTP request (status " +
-                                                          std::to_string(res.status) + ")")
-                                      .WithField("code", "malformed_request");
-        int status = res.status;
-        RenderError(res, st);
-        res.status = status;
-        return httplib::Server::HandlerResponse::Handled;
-      }));
-  svr_->set_exception_handler(
-      [this](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-        std::string what = "unknown exception";
-        try {
-          if (ep) std::rethrow_exception(ep);
-        } catch (const std::exception& e) {
-          what = e.what();
-        } catch (...) {
-        }
-        res.headers.clear();
-        res.body.clear();
-        res.content_provider_ = nullptr;
-        res.content_provider_resource_releaser_ = nullptr;
-        res.content_length_ = 0;
-        res.is_chunked_content_provider_ = false;
-        RenderError(res, Status::Internal("unexpected exception: " + what));
+namespace {
+
+// A connection past the limit: `text` (a whole 503 response) at once, without reading a
+// request, then a lingering close.
+void RefuseConnection(tcp::socket socket, std::shared_ptr<const std::string> text) {
+  struct Refusal {
+    explicit Refusal(tcp::socket s) : stream(std::move(s)) {}
+    beast::tcp_stream stream;
+    std::shared_ptr<const std::string> text;
+    std::array<char, 4096> scratch;
+    size_t left = kLingerBytes;
+    void Linger(std::shared_ptr<Refusal> self) {
+      stream.async_read_some(net::buffer(scratch), [self](beast::error_code ec, size_t n) {
+        if (ec || n >= self->left) return self->stream.close();
+        self->left -= n;
+        self->Linger(self);
       });
-  svr_->set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-    try {
-      LogRequest(req, res);
-    } catch (...) {
     }
-  });
-
-  svr_->set_keep_alive_max_count(static_cast<size_t>(options_.max_requests_per_connection));
-  svr_->set_keep_alive_timeout(options_.idle_timeout_s);
-  svr_->set_read_timeout(options_.read_timeout_s, 0);
-  svr_->set_write_timeout(options_.write_timeout_s, 0);
-  // Accepted sockets inherit TCP_NODELAY from the listening socket (Linux): small responses go
-  // out at once instead of waiting for the client's delayed ACK.
-  svr_->set_tcp_nodelay(true);
-  // SO_REUSEADDR only: a restarted server can bind at once, but two servers cannot share a
-  // port (the library's default adds SO_REUSEPORT).
-  svr_->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  std::weak_ptr<Impl> weak = weak_from_this();
-  int max_connections = options_.max_connections;
-  svr_->new_task_queue = [weak, max_connections, this]() -> httplib::TaskQueue* {
-    return new ConnectionPool(max_connections, weak.lock(), [this] {
-      int64_t ns = deadline_ns_.load();
-      if (ns == 0)
-        return Clock::now() +
-               std::chrono::milliseconds(static_cast<int64_t>(options_.shutdown_grace_s * 1e3));
-      return Clock::time_point(std::chrono::nanoseconds(ns));
-    });
   };
+  auto r = std::make_shared<Refusal>(std::move(socket));
+  r->text = std::move(text);
+  r->stream.expires_after(kLinger);
+  net::async_write(r->stream, net::buffer(*r->text), [r](beast::error_code ec, size_t) {
+    if (ec) return r->stream.close();
+    r->stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    r->Linger(r);
+  });
+}
+
+}  // namespace
+
+void Server::Impl::Accept() {
+  acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
+    if (shutting_down_ || !acceptor_.is_open()) return;
+    if (ec) {
+      // Out of descriptors and the like: wait a moment rather than spin.
+      auto timer = std::make_shared<net::steady_timer>(acceptor_.get_executor(),
+                                                       std::chrono::milliseconds(50));
+      timer->async_wait([this, timer](beast::error_code) { Accept(); });
+      return;
+    }
+    size_t open;
+    {
+      std::lock_guard<std::mutex> lock(connections_->mu);
+      open = connections_->open.size();
+    }
+    if (static_cast<int>(open) >= options_.max_connections) {
+      metrics_.CountError("overloaded");
+      RefuseConnection(std::move(socket), overflow_response_);
+    } else {
+      auto session = std::make_shared<Session>(*this, std::move(socket));
+      session->Register();
+      session->Start();
+    }
+    Accept();
+  });
 }
 
 Status Server::Impl::Start() {
   std::lock_guard<std::mutex> lock(state_mu_);
   if (started_) return Status::FailedPrecondition("the server was started already");
   if (shutting_down_) return Status::FailedPrecondition("the server was shut down");
-  auto failed = [&] {
+  auto failed = [&](const std::string& why) {
     return Status::Unavailable("cannot listen on " + options_.host + ":" +
-                               std::to_string(options_.port) + ": " + std::strerror(errno))
+                               std::to_string(options_.port) + ": " + why)
         .WithField("code", "bind_failed");
   };
-  int port = options_.port;
-  if (port == 0) {
-    port = svr_->bind_to_any_port(options_.host);
-    if (port <= 0) return failed();
-  } else if (!svr_->bind_to_port(options_.host, port)) {
-    return failed();
+  // Every connection is a descriptor: allow as many as the hard limit permits.
+  struct rlimit rl;
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &rl);
   }
-  port_ = port;
-  listen_thread_ = std::thread([this] { svr_->listen_after_bind(); });
+  beast::error_code ec;
+  auto address =
+      net::ip::make_address(options_.host == "localhost" ? "127.0.0.1" : options_.host, ec);
+  if (ec) return failed("not an IP address");
+  tcp::endpoint endpoint(address, static_cast<unsigned short>(options_.port));
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(1024, ec);
+  if (ec) {
+    beast::error_code ignored;
+    acceptor_.close(ignored);
+    return failed(ec.message());
+  }
+  port_ = acceptor_.local_endpoint(ec).port();
+  {
+    std::string body = api::Dump(
+        api::ErrorBody(Status::Unavailable("the server is at its connection limit (" +
+                                           std::to_string(options_.max_connections) + "); retry")
+                           .WithField("code", "overloaded")));
+    overflow_response_ = std::make_shared<const std::string>(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+        "Retry-After: 1\r\nConnection: close\r\nContent-Length: " +
+        std::to_string(body.size()) + "\r\n\r\n" + body);
+  }
+  workers_ = std::make_unique<WorkerPool>(options_.workers,
+                                          static_cast<size_t>(options_.workers) * kQueuePerWorker);
+  net::dispatch(acceptor_.get_executor(), [this] { Accept(); });
+  for (int i = 0; i < kIoThreads; ++i) {
+    io_threads_.emplace_back([this] {
+      for (;;) {
+        try {
+          ioc_.run();
+          return;
+        } catch (const std::exception& e) {
+          Log(std::move(LogLine("error").Str("message", std::string("I/O thread: ") + e.what())));
+        }
+      }
+    });
+  }
   if (options_.contract_sweep_interval_s > 0) sweeper_ = std::thread([this] { Sweep(); });
-  for (int i = 0; i < 5000 && !svr_->is_running(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
   started_ = true;
   return Status::OK();
 }
@@ -1187,17 +1726,54 @@ void Server::Impl::Shutdown() {
     sweep_stop_ = true;
   }
   sweep_cv_.notify_all();
-  auto deadline = Clock::now() +
-                  std::chrono::milliseconds(static_cast<int64_t>(options_.shutdown_grace_s * 1e3));
-  deadline_ns_ =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
-  if (started_) svr_->stop();
+  deadline_ = Clock::now() +
+              std::chrono::milliseconds(static_cast<int64_t>(options_.shutdown_grace_s * 1e3));
+  if (started_) {
+    net::post(acceptor_.get_executor(), [this] {
+      beast::error_code ec;
+      acceptor_.close(ec);
+    });
+    std::vector<std::shared_ptr<Session>> sessions;
+    {
+      std::lock_guard<std::mutex> conn_lock(connections_->mu);
+      for (Session* s : connections_->open) {
+        if (auto p = s->weak_from_this().lock()) sessions.push_back(std::move(p));
+      }
+    }
+    for (auto& s : sessions) s->CloseIfIdle();
+  }
+  state_cv_.notify_all();
 }
 
 void Server::Impl::Wait() {
-  std::lock_guard<std::mutex> lock(wait_mu_);
-  if (listen_thread_.joinable()) listen_thread_.join();
+  std::lock_guard<std::mutex> wait_lock(wait_mu_);
+  if (waited_) return;
+  Clock::time_point deadline;
+  {
+    std::unique_lock<std::mutex> lock(state_mu_);
+    if (!started_) {
+      if (!shutting_down_) state_cv_.wait(lock, [&] { return shutting_down_.load() || started_; });
+      if (!started_) {
+        waited_ = true;
+        return;
+      }
+    }
+    state_cv_.wait(lock, [&] { return shutting_down_.load(); });
+    deadline = deadline_;
+  }
+  {
+    // In-flight requests finish (and idle connections close) until the grace runs out.
+    std::unique_lock<std::mutex> lock(connections_->mu);
+    connections_->changed.wait_until(lock, deadline, [&] { return connections_->open.empty(); });
+  }
+  io_stopped_ = true;
+  io_work_.reset();
+  ioc_.stop();
+  for (auto& t : io_threads_) t.join();
+  io_threads_.clear();
+  if (workers_) workers_->Stop(std::max(deadline, Clock::now() + std::chrono::milliseconds(200)));
   if (sweeper_.joinable()) sweeper_.join();
+  waited_ = true;
 }
 
 void Server::Impl::Sweep() {
@@ -1230,16 +1806,25 @@ Result<std::unique_ptr<Server>> Server::Make(std::shared_ptr<Catalog> catalog,
   auto bad = [](const std::string& what) {
     return Status::InvalidArgument("server option " + what).WithField("code", "invalid_option");
   };
-  if (options.max_connections < 1 || options.max_connections > 10000) {
-    return bad("max connections must be between 1 and 10000");
+  if (options.max_connections < 1 || options.max_connections > 100000) {
+    return bad("max connections must be between 1 and 100000");
+  }
+  if (options.workers < 1 || options.workers > 1024) {
+    return bad("workers must be between 1 and 1024");
   }
   if (options.max_json_body_bytes < 1 || options.max_append_body_bytes < 1 ||
       options.max_negotiate_body_bytes < 1) {
     return bad("body limits must be positive");
   }
-  if (options.max_header_bytes < 256) return bad("max header bytes must be at least 256");
-  if (options.read_timeout_s < 1 || options.write_timeout_s < 1 || options.idle_timeout_s < 1) {
+  if (options.max_header_bytes < 256 || options.max_header_bytes > (1 << 20)) {
+    return bad("max header bytes must be between 256 and 1 MiB");
+  }
+  if (options.read_timeout_s < 1 || options.write_timeout_s < 1 || options.idle_timeout_s < 1 ||
+      options.header_timeout_s < 1) {
     return bad("timeouts must be at least 1 second");
+  }
+  if (options.body_min_bytes_per_s < 1 || options.body_grace_s < 1) {
+    return bad("the body rate and grace must be positive");
   }
   if (options.token_ttl_s < 1) return bad("token ttl must be positive");
   if (options.shutdown_grace_s < 0) return bad("shutdown grace must not be negative");

@@ -41,7 +41,20 @@ struct ServerOptions {
   int read_timeout_s = 30;             // per read of the socket
   int write_timeout_s = 30;            // per write of the socket
   int idle_timeout_s = 5;              // keep-alive connections without a request
-  int max_connections = 64;            // one thread each; past it 503 + Retry-After and close
+  // The whole request line and headers must arrive within this many seconds of their first
+  // byte (408 and close otherwise), however they trickle in.
+  int header_timeout_s = 10;
+  // A body must arrive at this average rate at least, after a grace: by `body_grace_s +
+  // received / body_min_bytes_per_s` seconds from its start (408 and close otherwise).
+  int64_t body_min_bytes_per_s = 4096;
+  int body_grace_s = 10;
+  // Open connections. A connection costs a socket and a few KiB, no thread: a slow client holds
+  // no worker until its request head is complete. Past it: 503 + Retry-After at once, without
+  // reading a request, and close.
+  int max_connections = 4096;
+  // Threads that serve requests whose head has arrived (routes block on the catalog). Requests
+  // past them wait in a queue of 16 per worker; past that 503 overloaded.
+  int workers = 64;
   int64_t token_ttl_s = 900;
   double shutdown_grace_s = 30;  // how long Shutdown lets in-flight requests finish
   // Requests one keep-alive connection may carry before the server closes it.

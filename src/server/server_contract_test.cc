@@ -545,12 +545,12 @@ TEST_P(ServeUploads, AuthorizationIsAgainstTheContractsTarget) {
 TEST_P(ServeUploads, PartEncodingsAreDecodedOnce) {
   Contract c = AcceptedTyped();
   const std::string csv = Csv(100, 50);
-  // Content-Encoding gzip: the HTTP layer decodes it; the .gz suffix is not applied again.
+  // Content-Encoding gzip: the service decodes it once; the .gz suffix is not applied again.
   Reply r = PutPart(c.id, "a.csv.gz", Compressed(CompressionCodec::kGzip, csv), writer_bearer_,
                     {{"Content-Encoding", "gzip"}});
   EXPECT_EQ(r.status, 200) << r;
   EXPECT_EQ(r.json["part"]["rows"], 50);
-  // zstd is not decoded by the HTTP layer: the service does it.
+  // zstd the same way.
   r = PutPart(c.id, "b.csv", Compressed(CompressionCodec::kZstd, csv), writer_bearer_,
               {{"Content-Encoding", "zstd"}});
   EXPECT_EQ(r.status, 200) << r;

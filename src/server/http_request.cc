@@ -1,0 +1,136 @@
+#include "server/http_request.h"
+
+namespace tarn::server::internal {
+
+namespace {
+
+Status Malformed(std::string message) {
+  return Status::InvalidArgument(std::move(message)).WithField("code", "malformed_request");
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool IsControl(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
+// Percent-decodes `s` (and '+' as a space when `plus_is_space`); false on a bad escape.
+bool Decode(std::string_view s, bool plus_is_space, std::string* out) {
+  out->clear();
+  out->reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '%') {
+      if (i + 2 >= s.size()) return false;
+      int hi = HexDigit(s[i + 1]), lo = HexDigit(s[i + 2]);
+      if (hi < 0 || lo < 0) return false;
+      out->push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else if (c == '+' && plus_is_space) {
+      out->push_back(' ');
+    } else {
+      out->push_back(c);
+    }
+  }
+  return true;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space) {
+  std::string out;
+  if (!Decode(s, plus_is_space, &out)) return std::nullopt;
+  return out;
+}
+
+std::optional<std::string> RequestTarget::QueryValue(std::string_view name) const {
+  for (const auto& [k, v] : query) {
+    if (k == name) return v;
+  }
+  return std::nullopt;
+}
+
+Result<RequestTarget> ParseTarget(std::string_view target, size_t max_path_bytes) {
+  if (target.empty() || target.front() != '/') {
+    return Malformed("the request target must be a path starting with '/'");
+  }
+  for (char c : target) {
+    if (IsControl(static_cast<unsigned char>(c)) || c == ' ') {
+      return Malformed("the request target holds a control character");
+    }
+  }
+  size_t q = target.find('?');
+  std::string_view raw_path = target.substr(0, q);
+  if (raw_path.size() > max_path_bytes) {
+    return Status::InvalidArgument("the request path is too long")
+        .WithField("code", "uri_too_long");
+  }
+  RequestTarget out;
+  out.raw_path = std::string(raw_path);
+  if (!Decode(raw_path, false, &out.path)) return Malformed("bad percent escape in the path");
+  if (q == std::string_view::npos) return out;
+  std::string_view query = target.substr(q + 1);
+  size_t pos = 0;
+  while (pos <= query.size()) {
+    size_t amp = query.find('&', pos);
+    if (amp == std::string_view::npos) amp = query.size();
+    std::string_view pair = query.substr(pos, amp - pos);
+    if (!pair.empty()) {
+      size_t eq = pair.find('=');
+      std::string key, value;
+      if (!Decode(pair.substr(0, eq), true, &key) ||
+          (eq != std::string_view::npos && !Decode(pair.substr(eq + 1), true, &value))) {
+        return Malformed("bad percent escape in the query");
+      }
+      out.query.emplace_back(std::move(key), std::move(value));
+    }
+    pos = amp + 1;
+  }
+  return out;
+}
+
+Result<Framing> CheckFraming(const std::vector<std::string_view>& content_lengths,
+                             const std::vector<std::string_view>& transfer_encodings) {
+  Framing out;
+  if (content_lengths.size() > 1) {
+    return Malformed("the request has more than one Content-Length header");
+  }
+  if (!content_lengths.empty() && !transfer_encodings.empty()) {
+    return Malformed("the request has both Content-Length and Transfer-Encoding");
+  }
+  if (!content_lengths.empty()) {
+    std::string_view v = Trim(content_lengths[0]);
+    if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string_view::npos) {
+      return Malformed("Content-Length must be a non-negative decimal number");
+    }
+    int64_t n = 0;
+    for (char c : v) n = n * 10 + (c - '0');
+    out.content_length = n;
+  }
+  if (!transfer_encodings.empty()) {
+    if (transfer_encodings.size() > 1 || Lower(Trim(transfer_encodings[0])) != "chunked") {
+      return Malformed("the only Transfer-Encoding accepted is a single 'chunked'");
+    }
+    out.chunked = true;
+  }
+  return out;
+}
+
+}  // namespace tarn::server::internal

@@ -1,0 +1,56 @@
+// The parts of an HTTP request head that tarn checks itself, apart from the socket: the target
+// (path and query, percent-decoded strictly) and the framing headers (Content-Length,
+// Transfer-Encoding), checked more strictly than the HTTP parser does so that a proxy in front
+// of the server and the server can never disagree on where a request ends. Pure functions;
+// fuzz/http_request_fuzz.cc feeds them what Boost.Beast's parser yields.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace tarn::server::internal {
+
+// The request path and query of an origin-form target ("/v1/x?a=b&c").
+struct RequestTarget {
+  // As sent (escapes kept): routes match on it segment by segment, so an escaped '/' ("%2F")
+  // stays inside its segment instead of making a new one.
+  std::string raw_path;
+  // Percent-decoded: it may hold any byte ("%00"), which the routes' identifier checks refuse.
+  std::string path;
+  // In order; names and values decoded ('+' is a space). A name without '=' has value "".
+  std::vector<std::pair<std::string, std::string>> query;
+
+  // The value of the first query parameter called `name`; nullopt when there is none.
+  std::optional<std::string> QueryValue(std::string_view name) const;
+};
+
+// Splits and decodes `target`. kInvalidArgument with code=uri_too_long (414) when the path is
+// longer than `max_path_bytes` before decoding; code=malformed_request (400) for a target that
+// does not start with '/', a bad %XX escape, or a space or control byte in the raw target.
+Result<RequestTarget> ParseTarget(std::string_view target, size_t max_path_bytes);
+
+// Percent-decodes `s` ('+' as a space when `plus_is_space`); nullopt on a bad escape.
+std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space);
+
+// How a request's body is delimited.
+struct Framing {
+  std::optional<int64_t> content_length;  // nullopt: no Content-Length header
+  bool chunked = false;                   // Transfer-Encoding: chunked
+  bool has_body() const { return chunked || (content_length && *content_length > 0); }
+};
+
+// Checks the values of every Content-Length and every Transfer-Encoding header line of a
+// request (as many as it sent, in order). kInvalidArgument code=malformed_request (400) for:
+// more than one Content-Length line (even with equal values), a value that is not 1 to 18
+// decimal digits, any Transfer-Encoding but exactly one "chunked" (case-insensitive), and
+// Content-Length together with Transfer-Encoding.
+Result<Framing> CheckFraming(const std::vector<std::string_view>& content_lengths,
+                             const std::vector<std::string_view>& transfer_encodings);
+
+}  // namespace tarn::server::internal
