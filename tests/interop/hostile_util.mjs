@@ -32,9 +32,10 @@
 //       stop() }, tokens = { wsa: { owner, writer, reader, pattern }, wsb: { ... } } where each
 //       is { client_id, client_secret, access } and `pattern` is a writer of the workspace with
 //       pattern 'c.d*'. ds(ws, name) is the path of dataset ws.c.name ('/v1/workspaces/...').
-//   catalogState(h) -> a plain object of everything a refused mutation must leave alone: every
-//       workspace, collection and dataset (info, snapshots, tags) and the warehouse's file names.
-//       Compare two with assert.deepEqual.
+//   catalogState(h, { consumers = ['k1'] }) -> a plain object of everything a refused mutation
+//       must leave alone: every workspace, collection and dataset (info, snapshots, tags, the
+//       offsets of `consumers`), every access token (last use aside) and the warehouse's file
+//       names. Compare two with assert.deepEqual.
 //   serverErrors(h) -> the log lines of `tarn serve` with "status":500.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -302,13 +303,13 @@ function listFiles(root) {
   return out.sort();
 }
 
-export async function catalogState(h) {
+export async function catalogState(h, { consumers = ['k1'] } = {}) {
   const get = async (route) => {
     const r = await api(h.url, h.owner, 'GET', route);
     assert.equal(r.status, 200, `GET ${route}: ${r.text}`);
     return r.json;
   };
-  const state = { workspaces: {}, files: [] };
+  const state = { workspaces: {}, tokens: [], files: [] };
   for (const w of (await get('/v1/workspaces')).workspaces) {
     const wsPath = `/v1/workspaces/${w.name}`;
     const ws = { info: w, collections: {} };
@@ -318,16 +319,22 @@ export async function catalogState(h) {
       for (const d of (await get(`${collPath}/datasets`)).datasets) {
         const short = String(d.name).split('.').pop();
         const dsPath = `${collPath}/datasets/${short}`;
+        const offsets = {};
+        for (const k of consumers) offsets[k] = await get(`${dsPath}/offsets/${k}`);
         coll.datasets[short] = {
           info: await get(dsPath),
           snapshots: await get(`${dsPath}/snapshots`),
           tags: await get(`${dsPath}/tags`),
+          offsets,
         };
       }
       ws.collections[c.name] = coll;
     }
     state.workspaces[w.name] = ws;
   }
+  state.tokens = (await get('/v1/tokens')).tokens
+    .map(({ last_used_at_us, ...t }) => t)
+    .sort((a, b) => a.client_id.localeCompare(b.client_id));
   // The warehouse's objects (the metastore's own files change on every read).
   state.files = listFiles(path.join(h.catalog, 'warehouse'));
   return state;
