@@ -273,7 +273,8 @@ test('a writer cannot create tokens, set protection, purge, expire or alter', T,
   });
   // An owner of wsa cannot mint tokens beyond it either.
   await unchanged(async () => {
-    for (const body of ['{"workspace":"wsb","role":"reader"}', '{"workspace":"*","role":"reader"}']) {
+    for (const ws of ['wsb', '*']) {
+      const body = JSON.stringify({ workspace: ws, role: 'reader' });
       refused(await send({ method: 'POST', path: '/v1/tokens', token: tok('wsa', 'owner'), body,
         headers: JSON_CT }), 403, 'permission_denied', body);
     }
@@ -337,24 +338,41 @@ test('a token of workspace A gets 403 on every route of workspace B', T, async (
     ['POST', `${ct}/commit`, '{}', JSON_CT],
   ];
   const contractBefore = (await api(h.url, h.owner, 'GET', ct)).json;
+  let ownerMutations = 0;
   await unchanged(async () => {
     for (const role of ['owner', 'writer', 'reader', 'pattern']) {
       const t = tok('wsa', role);
+      const count = (method) => {
+        if (role === 'owner' && method !== 'GET') ownerMutations += 1;
+      };
       for (const [method, p, body, headers] of contractRoutes) {
         refused(await send({ method, path: p, token: t, body, headers }), 403, 'not_authorized',
           `${role} of wsa: ${method} ${p}`);
+        count(method);
       }
       for (const [method, p] of routes) {
         const [body, headers] = bodyFor(method, p);
         refused(await send({ method, path: p, token: t, body, headers }), 403,
           'permission_denied', `${role} of wsa: ${method} ${p}`);
+        count(method);
       }
       for (const [method, p, body, headers] of extra) {
         refused(await send({ method, path: p, token: t, body, headers }), 403,
           'permission_denied', `${role} of wsa: ${method} ${p}`);
+        count(method);
       }
     }
   });
+  // Each refused mutation left an audit row of B, with A's owner as the actor.
+  const audit = await api(h.url, h.owner, 'GET',
+    `/v1/audit?actor=${h.tokens.wsa.owner.client_id}&workspace=wsb&limit=100000`);
+  assert.equal(audit.status, 200, audit.text);
+  assert.ok(ownerMutations >= 20, `${ownerMutations} mutations`);
+  assert.ok(audit.json.records.length >= ownerMutations,
+    `${audit.json.records.length} audit rows for ${ownerMutations} refused mutations`);
+  for (const row of audit.json.records) {
+    assert.ok(['permission_denied', 'not_authorized'].includes(row.outcome), JSON.stringify(row));
+  }
   assert.deepEqual((await api(h.url, h.owner, 'GET', ct)).json, contractBefore);
   // wsb's own tokens still work (A revoked none of them).
   assert.equal((await send({ path: ds('wsb', 'd1'), token: tok('wsb', 'reader') })).status, 200);
@@ -515,7 +533,8 @@ test('malformed JSON and JSON nested 65 levels deep are 400 malformed_json', T, 
       refused(await send({ method: 'POST', path: COLLS, token: t, body, headers: JSON_CT }), 400,
         'malformed_json', JSON.stringify(body));
     }
-    const deep = (n) => '{"name":"deep","properties":' + '['.repeat(n - 1) + ']'.repeat(n - 1) + '}';
+    const deep = (n) =>
+      `{"name":"deep","properties":${'['.repeat(n - 1)}${']'.repeat(n - 1)}}`;
     refused(await send({ method: 'POST', path: COLLS, token: t, body: deep(65), headers: JSON_CT }),
       400, 'malformed_json');
     refused(await send({ method: 'POST', path: COLLS, token: t,
@@ -540,12 +559,14 @@ test('a JSON body over --max-json-body is 413 too_large', T, async () => {
     assert.equal(e.limit, String(JSON_LIMIT));
     // Chunked, with no length up front.
     const chunk = 'y'.repeat(16 * 1024);
-    const chunked = `${'{"name":"big","description":"'.length.toString(16)}\r\n{"name":"big","description":"\r\n` +
-      `${Array(5).fill(`${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('')}2\r\n"}\r\n0\r\n\r\n`;
+    const pieces = ['{"name":"big","description":"', ...Array(5).fill(chunk), '"}'];
+    const chunked = pieces.map((x) => `${x.length.toString(16)}\r\n${x}\r\n`).join('') +
+      '0\r\n\r\n';
     e = refused(await send({ method: 'POST', path: COLLS, token: t, body: chunked,
       headers: { ...JSON_CT, 'Transfer-Encoding': 'chunked' } }), 413, 'too_large');
     // A form body over the limit too.
-    refused(await send({ method: 'POST', path: '/v1/token', body: `grant_type=${'x'.repeat(JSON_LIMIT + 1)}`,
+    refused(await send({ method: 'POST', path: '/v1/token',
+      body: `grant_type=${'x'.repeat(JSON_LIMIT + 1)}`,
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }), 413, 'too_large');
     // The connection stays usable for the next client.
     assert.equal((await send({ path: '/livez' })).status, 200);
@@ -557,7 +578,8 @@ test('wrong content types are 415', T, async () => {
     refused(await send({ method: 'POST', path: '/v1/token', headers: JSON_CT,
       body: JSON.stringify({ grant_type: 'client_credentials', client_id: OWNER_ID,
         client_secret: OWNER_SECRET }) }), 415, 'unsupported_media_type');
-    refused(await send({ method: 'POST', path: '/v1/token', headers: { 'Content-Type': 'text/plain' },
+    refused(await send({ method: 'POST', path: '/v1/token',
+      headers: { 'Content-Type': 'text/plain' },
       body: `grant_type=client_credentials&client_id=${OWNER_ID}&client_secret=${OWNER_SECRET}` }),
       415, 'unsupported_media_type');
     refused(await send({ method: 'POST', path: COLLS, token: tok('wsa', 'owner'),
@@ -578,7 +600,8 @@ test('a JSON route refuses a body that is not application/json', { ...T,
 
 test('a form body with a bad percent escape is 400 malformed_request', T, async () => {
   for (const body of ['grant_type=client_credentials&client_id=%zz&client_secret=x',
-    'grant_type=client_credentials&client_id=abc%', 'grant_type=client_credentials%2&client_id=a']) {
+    'grant_type=client_credentials&client_id=abc%',
+    'grant_type=client_credentials%2&client_id=a']) {
     refused(await send({ method: 'POST', path: '/v1/token', body,
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }), 400,
       'malformed_request', body);
@@ -724,4 +747,9 @@ test('afterwards a normal client still gets answers and the log has no 500', T, 
   assert.equal(h.serve.child.exitCode, null, 'tarn serve exited');
   assert.equal(h.serve.child.signalCode, null, 'tarn serve was killed');
   assert.deepEqual(serverErrors(h), [], 'the server answered 500');
+  // 401s are only in the request log: no audit row without an actor.
+  const audit = await api(h.url, h.owner, 'GET', '/v1/audit?limit=100000');
+  assert.equal(audit.status, 200, audit.text);
+  assert.ok(audit.json.records.length > 0);
+  for (const row of audit.json.records) assert.notEqual(row.actor, '', JSON.stringify(row));
 });

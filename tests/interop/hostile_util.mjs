@@ -7,9 +7,10 @@
 //       until `count` complete responses arrived, the server closed, or timeoutMs passed. Resolves
 //       (never rejects) to { outcome, responses, closed, rest, bytes, error }: outcome 'response'
 //       when at least one complete response came ('closed' when the server closed before any,
-//       'timeout' when none came in time); responses are { status, reason, headers, body, json }
-//       (header names lower-case, repeated headers joined with ', '; body a string, json the
-//       parsed body or undefined; chunked bodies decoded); closed: the server closed the
+//       'timeout' when none came in time); responses are { status, reason, headers, body, raw,
+//       json } (header names lower-case, repeated headers joined with ', '; body the UTF-8 text
+//       and raw the Buffer of the body, chunked bodies decoded; json the parsed body or
+//       undefined; a response to HEAD is not recognised); closed: the server closed the
 //       connection; rest: bytes after the last complete response. endAfterWrite half-closes
 //       the socket after writing.
 //   rawRequest(port, { method, path, headers, body, token, timeoutMs })
@@ -115,7 +116,7 @@ function parseResponses(buf, closed) {
     } catch {
       json = undefined;
     }
-    responses.push({ status, reason: m[2], headers, body: text, json });
+    responses.push({ status, reason: m[2], headers, body: text, raw: body, json });
     pos = p;
   }
   return { responses, rest: buf.subarray(pos) };
@@ -136,7 +137,14 @@ export function rawHttp(port, bytes, { timeoutMs = 5000, count = 1, endAfterWrit
       const { responses, rest } = parseResponses(buf, closed);
       sock.destroy();
       const outcome = responses.length > 0 ? 'response' : why;
-      resolve({ outcome, responses, closed, rest: rest.toString('latin1'), bytes: buf.length, error });
+      resolve({
+        outcome,
+        responses,
+        closed,
+        rest: rest.toString('latin1'),
+        bytes: buf.length,
+        error,
+      });
     };
     const timer = setTimeout(() => finish('timeout'), timeoutMs);
     sock.on('connect', () => {
@@ -146,7 +154,8 @@ export function rawHttp(port, bytes, { timeoutMs = 5000, count = 1, endAfterWrit
     });
     sock.on('data', (d) => {
       chunks.push(d);
-      if (parseResponses(Buffer.concat(chunks), false).responses.length >= count) finish('response');
+      const { responses } = parseResponses(Buffer.concat(chunks), false);
+      if (responses.length >= count) finish('response');
     });
     sock.on('error', (e) => {
       error = e.code || String(e);
