@@ -56,7 +56,8 @@ const ds = (ws, name) => h.ds(ws, name);
 
 // Asserts a raw or fetch result is the error `code` with HTTP `status`; returns the error body.
 function refused(r, status, code, what = '') {
-  const ctx = `${what}: ${JSON.stringify(r).slice(0, 600)}`;
+  const shown = JSON.stringify(r, (k, v) => (k === 'raw' ? undefined : v));
+  const ctx = `${what}: ${shown.slice(0, 600)}`;
   if (r.outcome !== undefined) assert.equal(r.outcome, 'response', ctx);
   assert.equal(r.status, status, ctx);
   const body = r.json;
@@ -515,10 +516,19 @@ test('a path over 2 KiB is 414, an unknown route 404, a wrong method 405 with Al
     });
   });
 
-test('a PUT with no body and no Content-Length is 405, not 400', { ...T,
-  todo: 'not in issue 14 (reported): cpp-httplib answers 400 with the 405 body' }, async () => {
-  const r = await send({ method: 'PUT', path: '/v1/workspaces', token: tok('wsa', 'owner') });
-  refused(r, 405, 'method_not_allowed');
+test('a request with neither Content-Length nor Transfer-Encoding has an empty body', { ...T,
+  todo: 'framing (defect 3 of issue 14, reported): cpp-httplib reads such a POST or PUT body ' +
+    'until the read timeout, then answers 400 (incomplete_body, or the 405 body)' }, async () => {
+  // RFC 9112 6.3: such a request's body is empty, so the answer comes at once.
+  const t = tok('wsa', 'owner');
+  const started = Date.now();
+  const [put, post] = await Promise.all([
+    send({ method: 'PUT', path: '/v1/workspaces', token: t }),
+    send({ method: 'POST', path: '/v1/workspaces/wsa/collections', token: t }),
+  ]);
+  refused(put, 405, 'method_not_allowed');
+  refused(post, 422, 'missing_field');
+  assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
 });
 
 // ---- input ----
