@@ -18,15 +18,16 @@ export async function freePort() {
   });
 }
 
-// Starts `bin serve --catalog catalog [...args]` with the owner as bootstrap client and resolves
-// to { url, port, pid, log(), stop() }: log() is the end of its log, stop() sends SIGTERM and
+// Starts `bin serve --catalog catalog ...args` with the owner as bootstrap client and resolves to
+// { url, port, pid, child, log(), stop() }: log() is the end of its log, stop() sends SIGTERM and
 // resolves to the exit code (at once when it has already exited).
 export async function startServe({ bin, catalog, logPath, ownerId, ownerSecret, args = [] }) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const log = () => (fs.existsSync(logPath) ? fs.readFileSync(logPath, 'utf8').slice(-4000) : '');
   const logFd = fs.openSync(logPath, 'w');
-  const child = spawn(bin, ['serve', '--catalog', catalog, '--listen', `127.0.0.1:${port}`, ...args], {
+  const argv = ['serve', '--catalog', catalog, '--listen', `127.0.0.1:${port}`, ...args];
+  const child = spawn(bin, argv, {
     env: {
       ...process.env,
       TARN_CATALOG: '',
@@ -46,7 +47,7 @@ export async function startServe({ bin, catalog, logPath, ownerId, ownerSecret, 
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`tarn serve exited: ${log()}`);
     try {
-      if ((await fetch(`${url}/livez`)).ok) return { url, port, pid: child.pid, log, stop };
+      if ((await fetch(`${url}/livez`)).ok) return { url, port, pid: child.pid, child, log, stop };
     } catch {
       // not listening yet
     }
