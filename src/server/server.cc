@@ -1097,6 +1097,16 @@ class HttpCall final : public Call {
   Result<api::Json> JsonBody() override { return JsonBodyUpTo(options().max_json_body_bytes); }
 
   Result<api::Json> JsonBodyUpTo(int64_t limit) override {
+    // No Content-Type is taken as JSON; any other type than JSON is refused before the body.
+    std::string type = Header("Content-Type");
+    for (char& ch : type) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    std::string_view base = std::string_view(type).substr(0, type.find(';'));
+    while (!base.empty() && base.back() == ' ') base.remove_suffix(1);
+    if (!base.empty() && base != "application/json" &&
+        !(base.size() > 5 && base.substr(base.size() - 5) == "+json")) {
+      return Status::InvalidArgument("the body must be application/json")
+          .WithField("code", "unsupported_media_type");
+    }
     std::string body;
     TARN_RETURN_NOT_OK(ReadBody(limit, [&](std::string_view b) {
       body.append(b);
