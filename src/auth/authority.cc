@@ -47,7 +47,8 @@ struct KeySet {
   std::string signing_kid;                             // the newest unretired one
 };
 
-using RevokedSet = std::unordered_set<std::string>;
+// The client ids of the access tokens that exist and are not revoked.
+using ActiveSet = std::unordered_set<std::string>;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -131,13 +132,13 @@ class TokenAuthority::Impl {
     return Keys();
   }
 
-  Status LoadRevocations() {
-    auto set = std::make_shared<RevokedSet>();
+  Status LoadActiveClients() {
+    auto set = std::make_shared<ActiveSet>();
     TARN_RETURN_NOT_OK(catalog_.metastore().RunInTransaction(
         [&](Transaction& tx) -> Status {
           set->clear();
-          return tx.QueryEach("SELECT client_id FROM access_tokens WHERE revoked_at IS NOT NULL",
-                              {}, [&](const Row& r) -> Status {
+          return tx.QueryEach("SELECT client_id FROM access_tokens WHERE revoked_at IS NULL", {},
+                              [&](const Row& r) -> Status {
                                 TARN_ASSIGN_OR_RETURN(auto id, r.Text(0));
                                 set->insert(std::string(id));
                                 return Status::OK();
@@ -145,33 +146,72 @@ class TokenAuthority::Impl {
         },
         TxMode::kReadOnly));
     std::lock_guard<std::mutex> lock(mu_);
-    revoked_ = std::move(set);
-    revoked_loaded_at_us_ = NowMicros();
+    active_ = std::move(set);
+    active_loaded_at_us_ = NowMicros();
     return Status::OK();
   }
 
-  // The revoked client ids, re-read when older than the refresh interval.
-  Result<std::shared_ptr<const RevokedSet>> Revoked() {
+  // The existing, unrevoked client ids, re-read when older than the refresh interval.
+  Result<std::shared_ptr<const ActiveSet>> ActiveClients() {
     int64_t interval = std::max<int64_t>(options_.revocation_refresh_s, 0) * kMicros;
     auto stale = [&] {
       std::lock_guard<std::mutex> lock(mu_);
-      return NowMicros() - revoked_loaded_at_us_ >= interval;
+      return NowMicros() - active_loaded_at_us_ >= interval;
     };
     if (stale()) {
       std::lock_guard<std::mutex> refresh(revocation_mu_);
       if (stale()) {
-        Status st = LoadRevocations();
+        Status st = LoadActiveClients();
         if (!st.ok()) {
           std::lock_guard<std::mutex> lock(mu_);
           int64_t grace = std::max<int64_t>(interval, kMicros) * kRevocationGraceIntervals;
-          if (NowMicros() - revoked_loaded_at_us_ > grace) {
+          if (NowMicros() - active_loaded_at_us_ > grace) {
             return Status::Unavailable("cannot check token revocations: " + st.message());
           }
         }
       }
     }
     std::lock_guard<std::mutex> lock(mu_);
-    return std::shared_ptr<const RevokedSet>(revoked_);
+    return std::shared_ptr<const ActiveSet>(active_);
+  }
+
+  // Adds `client_id` to the cached set (copy on write: readers hold the old one).
+  void MarkActive(const std::string& client_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (active_ && active_->count(client_id)) return;
+    auto set = active_ ? std::make_shared<ActiveSet>(*active_) : std::make_shared<ActiveSet>();
+    set->insert(client_id);
+    active_ = std::move(set);
+  }
+
+  // A client the cached set does not know: created since the last refresh (then it is added),
+  // revoked, or not there at all. One point read; only tokens with a valid signature get here.
+  Status CheckUncachedClient(const std::string& client_id) {
+    std::optional<bool> revoked;
+    TARN_RETURN_NOT_OK(catalog_.metastore().RunInTransaction(
+        [&](Transaction& tx) -> Status {
+          TARN_ASSIGN_OR_RETURN(
+              auto row,
+              tx.QueryOne("SELECT revoked_at FROM access_tokens WHERE client_id = ?", {client_id}));
+          revoked.reset();
+          if (row) {
+            TARN_ASSIGN_OR_RETURN(auto at, row->OptionalInt64(0));
+            revoked = at.has_value();
+          }
+          return Status::OK();
+        },
+        TxMode::kReadOnly));
+    if (!revoked) {
+      return Status::Unauthenticated("the token's client does not exist")
+          .WithField("code", "invalid_token")
+          .WithField("reason", "unknown_client");
+    }
+    if (*revoked) {
+      return Status::Unauthenticated("access token '" + client_id + "' was revoked")
+          .WithField("code", "token_revoked");
+    }
+    MarkActive(client_id);
+    return Status::OK();
   }
 
   Result<IssuedToken> Exchange(std::string_view client_id, std::string_view client_secret) {
@@ -191,21 +231,31 @@ class TokenAuthority::Impl {
     TARN_ASSIGN_OR_RETURN(p.token_id, RandomBase32(16));
     out.access_token = SignBearer(p, key);
     out.expires_in_s = ttl;
+    MarkActive(p.client_id);
     return out;
   }
 
   Result<Principal> Verify(std::string_view authorization) {
     std::string_view token = Trim(authorization);
-    static constexpr std::string_view kScheme = "bearer ";
-    if (token.size() >= kScheme.size()) {
-      bool scheme = true;
-      for (size_t i = 0; i < kScheme.size(); ++i) {
-        char c = token[i];
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-        if (c != kScheme[i]) scheme = false;
-      }
-      if (scheme) token = Trim(token.substr(kScheme.size()));
+    if (token.empty()) {
+      return Status::Unauthenticated("no bearer token").WithField("code", "unauthenticated");
     }
+    // RFC 6750: "Bearer" (any case), whitespace, the token. A bare token or another scheme is
+    // refused, so a credential pasted into the wrong header is never taken for a bearer.
+    static constexpr std::string_view kScheme = "bearer";
+    bool scheme = token.size() > kScheme.size() &&
+                  (token[kScheme.size()] == ' ' || token[kScheme.size()] == '\t');
+    for (size_t i = 0; scheme && i < kScheme.size(); ++i) {
+      char c = token[i];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c != kScheme[i]) scheme = false;
+    }
+    if (!scheme) {
+      return Status::Unauthenticated("the Authorization header must be 'Bearer <token>'")
+          .WithField("code", "invalid_token")
+          .WithField("reason", "not_bearer");
+    }
+    token = Trim(token.substr(kScheme.size()));
     if (token.empty()) {
       return Status::Unauthenticated("no bearer token").WithField("code", "unauthenticated");
     }
@@ -218,11 +268,8 @@ class TokenAuthority::Impl {
       return it == held->by_kid.end() ? nullptr : &it->second;
     };
     TARN_ASSIGN_OR_RETURN(Principal p, VerifyBearer(token, lookup, NowMicros()));
-    TARN_ASSIGN_OR_RETURN(auto revoked, Revoked());
-    if (revoked->count(p.client_id)) {
-      return Status::Unauthenticated("access token '" + p.client_id + "' was revoked")
-          .WithField("code", "token_revoked");
-    }
+    TARN_ASSIGN_OR_RETURN(auto active, ActiveClients());
+    if (!active->count(p.client_id)) TARN_RETURN_NOT_OK(CheckUncachedClient(p.client_id));
     return p;
   }
 
@@ -256,8 +303,8 @@ class TokenAuthority::Impl {
   std::mutex mu_;  // guards the four fields below
   std::shared_ptr<const KeySet> keys_;
   int64_t keys_loaded_at_us_ = 0;
-  std::shared_ptr<const RevokedSet> revoked_;
-  int64_t revoked_loaded_at_us_ = 0;
+  std::shared_ptr<const ActiveSet> active_;
+  int64_t active_loaded_at_us_ = 0;
   std::mutex reload_mu_;      // one key reload at a time
   std::mutex revocation_mu_;  // one revocation refresh at a time
 };
@@ -273,7 +320,7 @@ Result<std::unique_ptr<TokenAuthority>> TokenAuthority::Open(Catalog& catalog,
   auto impl = std::make_unique<Impl>(catalog, options);
   TARN_RETURN_NOT_OK(impl->EnsureKey().WithContext("creating the signing key"));
   TARN_RETURN_NOT_OK(impl->LoadKeys().WithContext("loading the signing keys"));
-  TARN_RETURN_NOT_OK(impl->LoadRevocations().WithContext("loading token revocations"));
+  TARN_RETURN_NOT_OK(impl->LoadActiveClients().WithContext("loading the access tokens"));
   return std::unique_ptr<TokenAuthority>(new TokenAuthority(std::move(impl)));
 }
 
