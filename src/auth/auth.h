@@ -57,9 +57,10 @@ struct IssuedToken {
 
 struct AuthorityOptions {
   int64_t token_ttl_s = 900;
-  // How often the set of existing, unrevoked client ids is re-read from the metastore: a
-  // revocation stops tokens already issued within this bound on every server. A client the
-  // set does not hold (created since) costs one point read, and is then cached.
+  // How often the sets of existing unrevoked and of revoked client ids are re-read from the
+  // metastore: a revocation (or a deleted row) stops tokens already issued within this bound
+  // on every server. A client in neither set (created since) costs one point read, and is
+  // then cached.
   int64_t revocation_refresh_s = 10;
 };
 

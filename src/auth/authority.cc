@@ -47,8 +47,12 @@ struct KeySet {
   std::string signing_kid;                             // the newest unretired one
 };
 
-// The client ids of the access tokens that exist and are not revoked.
-using ActiveSet = std::unordered_set<std::string>;
+// The client ids of the access tokens, as last read: those that exist and are not revoked,
+// and the revoked ones (a revocation is never undone).
+struct ClientSets {
+  std::unordered_set<std::string> active;
+  std::unordered_set<std::string> revoked;
+};
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -132,60 +136,67 @@ class TokenAuthority::Impl {
     return Keys();
   }
 
-  Status LoadActiveClients() {
-    auto set = std::make_shared<ActiveSet>();
+  Status LoadClients() {
+    auto set = std::make_shared<ClientSets>();
     TARN_RETURN_NOT_OK(catalog_.metastore().RunInTransaction(
         [&](Transaction& tx) -> Status {
-          set->clear();
-          return tx.QueryEach("SELECT client_id FROM access_tokens WHERE revoked_at IS NULL", {},
+          *set = ClientSets();
+          return tx.QueryEach("SELECT client_id, revoked_at FROM access_tokens", {},
                               [&](const Row& r) -> Status {
                                 TARN_ASSIGN_OR_RETURN(auto id, r.Text(0));
-                                set->insert(std::string(id));
+                                TARN_ASSIGN_OR_RETURN(auto revoked, r.OptionalInt64(1));
+                                (revoked ? set->revoked : set->active).insert(std::string(id));
                                 return Status::OK();
                               });
         },
         TxMode::kReadOnly));
     std::lock_guard<std::mutex> lock(mu_);
-    active_ = std::move(set);
-    active_loaded_at_us_ = NowMicros();
+    clients_ = std::move(set);
+    clients_loaded_at_us_ = NowMicros();
     return Status::OK();
   }
 
-  // The existing, unrevoked client ids, re-read when older than the refresh interval.
-  Result<std::shared_ptr<const ActiveSet>> ActiveClients() {
+  // The client ids, re-read when older than the refresh interval.
+  Result<std::shared_ptr<const ClientSets>> Clients() {
     int64_t interval = std::max<int64_t>(options_.revocation_refresh_s, 0) * kMicros;
     auto stale = [&] {
       std::lock_guard<std::mutex> lock(mu_);
-      return NowMicros() - active_loaded_at_us_ >= interval;
+      return NowMicros() - clients_loaded_at_us_ >= interval;
     };
     if (stale()) {
       std::lock_guard<std::mutex> refresh(revocation_mu_);
       if (stale()) {
-        Status st = LoadActiveClients();
+        Status st = LoadClients();
         if (!st.ok()) {
           std::lock_guard<std::mutex> lock(mu_);
           int64_t grace = std::max<int64_t>(interval, kMicros) * kRevocationGraceIntervals;
-          if (NowMicros() - active_loaded_at_us_ > grace) {
+          if (NowMicros() - clients_loaded_at_us_ > grace) {
             return Status::Unavailable("cannot check token revocations: " + st.message());
           }
         }
       }
     }
     std::lock_guard<std::mutex> lock(mu_);
-    return std::shared_ptr<const ActiveSet>(active_);
+    return std::shared_ptr<const ClientSets>(clients_);
+  }
+
+  static Status Revoked(const std::string& client_id) {
+    return Status::Unauthenticated("access token '" + client_id + "' was revoked")
+        .WithField("code", "token_revoked");
   }
 
   // Adds `client_id` to the cached set (copy on write: readers hold the old one).
   void MarkActive(const std::string& client_id) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (active_ && active_->count(client_id)) return;
-    auto set = active_ ? std::make_shared<ActiveSet>(*active_) : std::make_shared<ActiveSet>();
-    set->insert(client_id);
-    active_ = std::move(set);
+    if (clients_ && clients_->active.count(client_id)) return;
+    auto set = clients_ ? std::make_shared<ClientSets>(*clients_) : std::make_shared<ClientSets>();
+    set->active.insert(client_id);
+    clients_ = std::move(set);
   }
 
-  // A client the cached set does not know: created since the last refresh (then it is added),
-  // revoked, or not there at all. One point read; only tokens with a valid signature get here.
+  // A client the cached sets do not know: created since the last refresh (then it is added),
+  // revoked since, or not there at all. One point read; only tokens with a valid signature of
+  // a client that is neither active nor revoked when last read get here.
   Status CheckUncachedClient(const std::string& client_id) {
     std::optional<bool> revoked;
     TARN_RETURN_NOT_OK(catalog_.metastore().RunInTransaction(
@@ -206,10 +217,7 @@ class TokenAuthority::Impl {
           .WithField("code", "invalid_token")
           .WithField("reason", "unknown_client");
     }
-    if (*revoked) {
-      return Status::Unauthenticated("access token '" + client_id + "' was revoked")
-          .WithField("code", "token_revoked");
-    }
+    if (*revoked) return Revoked(client_id);
     MarkActive(client_id);
     return Status::OK();
   }
@@ -268,8 +276,10 @@ class TokenAuthority::Impl {
       return it == held->by_kid.end() ? nullptr : &it->second;
     };
     TARN_ASSIGN_OR_RETURN(Principal p, VerifyBearer(token, lookup, NowMicros()));
-    TARN_ASSIGN_OR_RETURN(auto active, ActiveClients());
-    if (!active->count(p.client_id)) TARN_RETURN_NOT_OK(CheckUncachedClient(p.client_id));
+    TARN_ASSIGN_OR_RETURN(auto clients, Clients());
+    if (clients->active.count(p.client_id)) return p;
+    if (clients->revoked.count(p.client_id)) return Revoked(p.client_id);
+    TARN_RETURN_NOT_OK(CheckUncachedClient(p.client_id));
     return p;
   }
 
@@ -303,8 +313,8 @@ class TokenAuthority::Impl {
   std::mutex mu_;  // guards the four fields below
   std::shared_ptr<const KeySet> keys_;
   int64_t keys_loaded_at_us_ = 0;
-  std::shared_ptr<const ActiveSet> active_;
-  int64_t active_loaded_at_us_ = 0;
+  std::shared_ptr<const ClientSets> clients_;
+  int64_t clients_loaded_at_us_ = 0;
   std::mutex reload_mu_;      // one key reload at a time
   std::mutex revocation_mu_;  // one revocation refresh at a time
 };
@@ -320,7 +330,7 @@ Result<std::unique_ptr<TokenAuthority>> TokenAuthority::Open(Catalog& catalog,
   auto impl = std::make_unique<Impl>(catalog, options);
   TARN_RETURN_NOT_OK(impl->EnsureKey().WithContext("creating the signing key"));
   TARN_RETURN_NOT_OK(impl->LoadKeys().WithContext("loading the signing keys"));
-  TARN_RETURN_NOT_OK(impl->LoadActiveClients().WithContext("loading the access tokens"));
+  TARN_RETURN_NOT_OK(impl->LoadClients().WithContext("loading the access tokens"));
   return std::unique_ptr<TokenAuthority>(new TokenAuthority(std::move(impl)));
 }
 
