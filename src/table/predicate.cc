@@ -1158,7 +1158,9 @@ Result<BoundPredicate> BindPredicate(const Predicate& predicate, const Schema& s
       return Status::InvalidArgument("predicate: literal " + QuoteString(l.text.substr(0, 60)) +
                                      " is not a valid " + f.type.ToString() + " for column " +
                                      f.name + ": " + st.message())
+          .WithField("code", "predicate_invalid_literal")
           .WithField("column", f.name)
+          .WithField("column_type", f.type.ToString())
           .WithField("value", l.text);
     }
   }

@@ -15,7 +15,9 @@
 // TIMESTAMP/TIMESTAMPTZ columns a date-only literal ('2024-01-01') means midnight (value_text
 // already accepts it); for DATE columns a literal with a time of day is refused. Numeric
 // literals against DECIMAL columns with more fraction digits than the scale are refused, as
-// are literals out of the column type's range (kInvalidArgument naming column and literal).
+// are literals out of the column type's range and text that is no value of the type
+// ('yesterday' for a TIMESTAMP): kInvalidArgument code=predicate_invalid_literal naming
+// column, column_type and value.
 #pragma once
 
 #include <cstdint>

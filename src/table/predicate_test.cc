@@ -118,6 +118,13 @@ TEST(BindPredicateTest, TypesLiteralsAndErrors) {
         << c.in << " -> " << r.status().message();
   }
   EXPECT_TRUE(ParseAndBindPredicate("tags IS NULL", s).ok());
+  // A literal of the right family that is no value of the type is typed too.
+  for (const char* in : {"ts = 'yesterday'", "d < '2024-02-30'", "id = 1.5", "amt = 1.234"}) {
+    Status st = ParseAndBindPredicate(in, s).status();
+    bool coded = false;
+    for (const auto& [k, v] : st.fields()) coded |= k == "code" && v == "predicate_invalid_literal";
+    EXPECT_TRUE(coded) << in << ": " << st.ToString();
+  }
 }
 
 // Issue 14 defect 6: `name > 5` on a VARCHAR compared text and deleted every row.
