@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <unordered_set>
 
 #include "parquet/reader.h"
 #include "parquet/writer.h"
@@ -472,12 +473,89 @@ std::optional<ErrorKind> KindByName(std::string_view name) {
 
 // ---- JSON text ----
 
+namespace {
+
+// Finds the first key that repeats within one object, at any depth (nlohmann keeps the last
+// value silently, so two readers of the same body could disagree on what it says). Fed the
+// parser's events; `pointer` is the JSON pointer of the first repeated key.
+class DuplicateKeyFinder {
+ public:
+  bool found() const { return found_; }
+  const std::string& pointer() const { return pointer_; }
+  const std::string& key() const { return key_; }
+
+  bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start: {
+        Frame f;
+        f.object = event == Json::parse_event_t::object_start;
+        f.pointer = ChildPointer();
+        frames_.push_back(std::move(f));
+      } break;
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        break;
+      case Json::parse_event_t::key:
+        if (!frames_.empty() && parsed.is_string()) {
+          Frame& f = frames_.back();
+          f.last_key = parsed.get<std::string>();
+          if (!f.keys.insert(f.last_key).second && !found_) {
+            found_ = true;
+            key_ = f.last_key;
+            pointer_ = f.pointer + "/" + EscapePointerToken(f.last_key);
+          }
+        }
+        break;
+      case Json::parse_event_t::value:
+        if (!frames_.empty() && !frames_.back().object) ++frames_.back().next_index;
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object = false;
+    std::unordered_set<std::string> keys;
+    std::string pointer;
+    std::string last_key;
+    size_t next_index = 0;
+  };
+  // The pointer of a container that starts now (an array element's index is taken).
+  std::string ChildPointer() {
+    if (frames_.empty()) return "";
+    Frame& f = frames_.back();
+    if (f.object) return f.pointer + "/" + EscapePointerToken(f.last_key);
+    return f.pointer + "/" + std::to_string(f.next_index++);
+  }
+
+  std::vector<Frame> frames_;
+  bool found_ = false;
+  std::string pointer_, key_;
+};
+
+}  // namespace
+
 Result<Json> ParseObject(std::string_view body) {
-  Json j = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  DuplicateKeyFinder dups;
+  Json j = Json::parse(
+      body.begin(), body.end(),
+      [&dups](int depth, Json::parse_event_t event, Json& parsed) {
+        return dups(depth, event, parsed);
+      },
+      /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     return Status::InvalidArgument("the body is not valid JSON")
         .WithField("code", "malformed_json")
         .WithField("field", "");
+  }
+  if (dups.found()) {
+    return Status::InvalidArgument("the body has the key " + Dump(Json(dups.key().substr(0, 60))) +
+                                   " twice in one object (at " + dups.pointer() + ")")
+        .WithField("code", "malformed_json")
+        .WithField("field", dups.pointer());
   }
   if (!j.is_object()) {
     return Status::InvalidArgument(std::string("the body must be a JSON object, got ") +

@@ -28,7 +28,8 @@ namespace tarn::api {
 using Json = nlohmann::json;
 
 // Parses a request/response body: kInvalidArgument (code=malformed_json, HTTP 400 at the server)
-// when it is not JSON or not an object.
+// when it is not JSON, not an object, or has a key twice in one object at any depth (then
+// field is the JSON pointer of the repeated key). Every JSON body a client sends goes here.
 Result<Json> ParseObject(std::string_view body);
 // Compact JSON text; invalid UTF-8 in strings is replaced, never thrown on.
 std::string Dump(const Json& j);

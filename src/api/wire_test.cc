@@ -508,6 +508,37 @@ TEST(WireTest, ParseObjectIsMalformedJsonForGarbage) {
   EXPECT_FALSE(Dump(bad).empty());
 }
 
+// Issue 14 defect 8: nlohmann kept the last of two equal keys silently, so the server and a
+// proxy or audit reader in front of it could disagree on what a body says.
+TEST(WireTest, ParseObjectRefusesDuplicateKeysAtAnyDepth) {
+  struct Case {
+    const char* body;
+    const char* pointer;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"({"a":1,"a":2})", "/a"},
+           {R"({"a":1,"b":2,"a":1})", "/a"},
+           {R"({"a":"x","\u0061":"y"})", "/a"},  // the same key once escaped
+           {R"({"meta":{"author":"x","author":"y"}})", "/meta/author"},
+           {R"({"parts":[{"added":[]},{"added":[{"path":"p","path":"q"}]}]})",
+            "/parts/1/added/0/path"},
+           {R"({"l":[1,[2,3],{"k":1,"k":1}]})", "/l/2/k"},
+           {R"({"a/b":{"~":1,"~":2}})", "/a~1b/~0"},
+       }) {
+    auto r = ParseObject(c.body);
+    ASSERT_FALSE(r.ok()) << c.body;
+    EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument);
+    EXPECT_EQ(Field(r.status(), "code"), "malformed_json") << c.body;
+    EXPECT_EQ(Field(r.status(), "field"), c.pointer) << c.body;
+  }
+  // The same key in sibling objects, or as a value, is fine.
+  for (const char* body : {R"({"a":{"k":1},"b":{"k":1}})", R"({"l":[{"k":1},{"k":2}]})",
+                           R"({"k":"k","v":{"k":"k"}})", R"({})"}) {
+    auto r = ParseObject(body);
+    EXPECT_TRUE(r.ok()) << body << ": " << r.status().ToString();
+  }
+}
+
 TEST(WireTest, ErrorBodyRoundTripKeepsKindMessageAndFields) {
   Status st = Status::NotFound("dataset 'a.b.c' not found")
                   .WithField("code", "dataset_not_found")

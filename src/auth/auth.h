@@ -57,7 +57,10 @@ struct IssuedToken {
 
 struct AuthorityOptions {
   int64_t token_ttl_s = 900;
-  // How often revoked client ids are re-read from the metastore.
+  // How often the sets of existing unrevoked and of revoked client ids are re-read from the
+  // metastore: a revocation (or a deleted row) stops tokens already issued within this bound
+  // on every server. A client in neither set (created since) costs one point read, and is
+  // then cached.
   int64_t revocation_refresh_s = 10;
 };
 
@@ -71,8 +74,10 @@ class TokenAuthority {
   // client_credentials: kUnauthenticated (code=invalid_client) for a wrong, unknown or revoked
   // credential.
   Result<IssuedToken> Exchange(std::string_view client_id, std::string_view client_secret);
-  // A bearer token from an Authorization header value ("Bearer <jwt>") or the bare JWT.
-  // kUnauthenticated (invalid_token / token_revoked).
+  // A bearer token from an Authorization header value "Bearer <jwt>" (scheme in any case).
+  // kUnauthenticated: code=unauthenticated (empty), invalid_token (reason not_bearer for a
+  // bare token or another scheme, unknown_client when the subject is no client of this
+  // metastore, or a VerifyBearer reason), token_revoked.
   Result<Principal> Verify(std::string_view authorization);
   // When the metastore holds no access token: creates an owner of "*" (from
   // TARN_BOOTSTRAP_CLIENT_ID / TARN_BOOTSTRAP_CLIENT_SECRET when set) and returns it, so the

@@ -47,7 +47,12 @@ struct KeySet {
   std::string signing_kid;                             // the newest unretired one
 };
 
-using RevokedSet = std::unordered_set<std::string>;
+// The client ids of the access tokens, as last read: those that exist and are not revoked,
+// and the revoked ones (a revocation is never undone).
+struct ClientSets {
+  std::unordered_set<std::string> active;
+  std::unordered_set<std::string> revoked;
+};
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -131,47 +136,90 @@ class TokenAuthority::Impl {
     return Keys();
   }
 
-  Status LoadRevocations() {
-    auto set = std::make_shared<RevokedSet>();
+  Status LoadClients() {
+    auto set = std::make_shared<ClientSets>();
     TARN_RETURN_NOT_OK(catalog_.metastore().RunInTransaction(
         [&](Transaction& tx) -> Status {
-          set->clear();
-          return tx.QueryEach("SELECT client_id FROM access_tokens WHERE revoked_at IS NOT NULL",
-                              {}, [&](const Row& r) -> Status {
+          *set = ClientSets();
+          return tx.QueryEach("SELECT client_id, revoked_at FROM access_tokens", {},
+                              [&](const Row& r) -> Status {
                                 TARN_ASSIGN_OR_RETURN(auto id, r.Text(0));
-                                set->insert(std::string(id));
+                                TARN_ASSIGN_OR_RETURN(auto revoked, r.OptionalInt64(1));
+                                (revoked ? set->revoked : set->active).insert(std::string(id));
                                 return Status::OK();
                               });
         },
         TxMode::kReadOnly));
     std::lock_guard<std::mutex> lock(mu_);
-    revoked_ = std::move(set);
-    revoked_loaded_at_us_ = NowMicros();
+    clients_ = std::move(set);
+    clients_loaded_at_us_ = NowMicros();
     return Status::OK();
   }
 
-  // The revoked client ids, re-read when older than the refresh interval.
-  Result<std::shared_ptr<const RevokedSet>> Revoked() {
+  // The client ids, re-read when older than the refresh interval.
+  Result<std::shared_ptr<const ClientSets>> Clients() {
     int64_t interval = std::max<int64_t>(options_.revocation_refresh_s, 0) * kMicros;
     auto stale = [&] {
       std::lock_guard<std::mutex> lock(mu_);
-      return NowMicros() - revoked_loaded_at_us_ >= interval;
+      return NowMicros() - clients_loaded_at_us_ >= interval;
     };
     if (stale()) {
       std::lock_guard<std::mutex> refresh(revocation_mu_);
       if (stale()) {
-        Status st = LoadRevocations();
+        Status st = LoadClients();
         if (!st.ok()) {
           std::lock_guard<std::mutex> lock(mu_);
           int64_t grace = std::max<int64_t>(interval, kMicros) * kRevocationGraceIntervals;
-          if (NowMicros() - revoked_loaded_at_us_ > grace) {
+          if (NowMicros() - clients_loaded_at_us_ > grace) {
             return Status::Unavailable("cannot check token revocations: " + st.message());
           }
         }
       }
     }
     std::lock_guard<std::mutex> lock(mu_);
-    return std::shared_ptr<const RevokedSet>(revoked_);
+    return std::shared_ptr<const ClientSets>(clients_);
+  }
+
+  static Status Revoked(const std::string& client_id) {
+    return Status::Unauthenticated("access token '" + client_id + "' was revoked")
+        .WithField("code", "token_revoked");
+  }
+
+  // Adds `client_id` to the cached set (copy on write: readers hold the old one).
+  void MarkActive(const std::string& client_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (clients_ && clients_->active.count(client_id)) return;
+    auto set = clients_ ? std::make_shared<ClientSets>(*clients_) : std::make_shared<ClientSets>();
+    set->active.insert(client_id);
+    clients_ = std::move(set);
+  }
+
+  // A client the cached sets do not know: created since the last refresh (then it is added),
+  // revoked since, or not there at all. One point read; only tokens with a valid signature of
+  // a client that is neither active nor revoked when last read get here.
+  Status CheckUncachedClient(const std::string& client_id) {
+    std::optional<bool> revoked;
+    TARN_RETURN_NOT_OK(catalog_.metastore().RunInTransaction(
+        [&](Transaction& tx) -> Status {
+          TARN_ASSIGN_OR_RETURN(
+              auto row,
+              tx.QueryOne("SELECT revoked_at FROM access_tokens WHERE client_id = ?", {client_id}));
+          revoked.reset();
+          if (row) {
+            TARN_ASSIGN_OR_RETURN(auto at, row->OptionalInt64(0));
+            revoked = at.has_value();
+          }
+          return Status::OK();
+        },
+        TxMode::kReadOnly));
+    if (!revoked) {
+      return Status::Unauthenticated("the token's client does not exist")
+          .WithField("code", "invalid_token")
+          .WithField("reason", "unknown_client");
+    }
+    if (*revoked) return Revoked(client_id);
+    MarkActive(client_id);
+    return Status::OK();
   }
 
   Result<IssuedToken> Exchange(std::string_view client_id, std::string_view client_secret) {
@@ -191,21 +239,31 @@ class TokenAuthority::Impl {
     TARN_ASSIGN_OR_RETURN(p.token_id, RandomBase32(16));
     out.access_token = SignBearer(p, key);
     out.expires_in_s = ttl;
+    MarkActive(p.client_id);
     return out;
   }
 
   Result<Principal> Verify(std::string_view authorization) {
     std::string_view token = Trim(authorization);
-    static constexpr std::string_view kScheme = "bearer ";
-    if (token.size() >= kScheme.size()) {
-      bool scheme = true;
-      for (size_t i = 0; i < kScheme.size(); ++i) {
-        char c = token[i];
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-        if (c != kScheme[i]) scheme = false;
-      }
-      if (scheme) token = Trim(token.substr(kScheme.size()));
+    if (token.empty()) {
+      return Status::Unauthenticated("no bearer token").WithField("code", "unauthenticated");
     }
+    // RFC 6750: "Bearer" (any case), whitespace, the token. A bare token or another scheme is
+    // refused, so a credential pasted into the wrong header is never taken for a bearer.
+    static constexpr std::string_view kScheme = "bearer";
+    bool scheme = token.size() > kScheme.size() &&
+                  (token[kScheme.size()] == ' ' || token[kScheme.size()] == '\t');
+    for (size_t i = 0; scheme && i < kScheme.size(); ++i) {
+      char c = token[i];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c != kScheme[i]) scheme = false;
+    }
+    if (!scheme) {
+      return Status::Unauthenticated("the Authorization header must be 'Bearer <token>'")
+          .WithField("code", "invalid_token")
+          .WithField("reason", "not_bearer");
+    }
+    token = Trim(token.substr(kScheme.size()));
     if (token.empty()) {
       return Status::Unauthenticated("no bearer token").WithField("code", "unauthenticated");
     }
@@ -218,11 +276,10 @@ class TokenAuthority::Impl {
       return it == held->by_kid.end() ? nullptr : &it->second;
     };
     TARN_ASSIGN_OR_RETURN(Principal p, VerifyBearer(token, lookup, NowMicros()));
-    TARN_ASSIGN_OR_RETURN(auto revoked, Revoked());
-    if (revoked->count(p.client_id)) {
-      return Status::Unauthenticated("access token '" + p.client_id + "' was revoked")
-          .WithField("code", "token_revoked");
-    }
+    TARN_ASSIGN_OR_RETURN(auto clients, Clients());
+    if (clients->active.count(p.client_id)) return p;
+    if (clients->revoked.count(p.client_id)) return Revoked(p.client_id);
+    TARN_RETURN_NOT_OK(CheckUncachedClient(p.client_id));
     return p;
   }
 
@@ -256,8 +313,8 @@ class TokenAuthority::Impl {
   std::mutex mu_;  // guards the four fields below
   std::shared_ptr<const KeySet> keys_;
   int64_t keys_loaded_at_us_ = 0;
-  std::shared_ptr<const RevokedSet> revoked_;
-  int64_t revoked_loaded_at_us_ = 0;
+  std::shared_ptr<const ClientSets> clients_;
+  int64_t clients_loaded_at_us_ = 0;
   std::mutex reload_mu_;      // one key reload at a time
   std::mutex revocation_mu_;  // one revocation refresh at a time
 };
@@ -273,7 +330,7 @@ Result<std::unique_ptr<TokenAuthority>> TokenAuthority::Open(Catalog& catalog,
   auto impl = std::make_unique<Impl>(catalog, options);
   TARN_RETURN_NOT_OK(impl->EnsureKey().WithContext("creating the signing key"));
   TARN_RETURN_NOT_OK(impl->LoadKeys().WithContext("loading the signing keys"));
-  TARN_RETURN_NOT_OK(impl->LoadRevocations().WithContext("loading token revocations"));
+  TARN_RETURN_NOT_OK(impl->LoadClients().WithContext("loading the access tokens"));
   return std::unique_ptr<TokenAuthority>(new TokenAuthority(std::move(impl)));
 }
 

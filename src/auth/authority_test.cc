@@ -83,8 +83,8 @@ TEST_P(AuthoritySuite, ExchangeAndVerify) {
   EXPECT_EQ(issued->principal.expires_at_us - issued->principal.issued_at_us, 120'000'000);
   EXPECT_FALSE(issued->principal.token_id.empty());
   for (std::string header :
-       {"Bearer " + issued->access_token, issued->access_token,
-        "bearer  " + issued->access_token + " ", "BEARER " + issued->access_token}) {
+       {"Bearer " + issued->access_token, "bearer  " + issued->access_token + " ",
+        "BEARER " + issued->access_token, "Bearer\t" + issued->access_token}) {
     auto p = authority->Verify(header);
     ASSERT_TRUE(p.ok()) << header << ": " << p.status().ToString();
     EXPECT_EQ(p->client_id, t.info.client_id);
@@ -109,10 +109,17 @@ TEST_P(AuthoritySuite, ExchangeAndVerify) {
   EXPECT_EQ(Code(authority->Verify("").status()), "unauthenticated");
   EXPECT_EQ(Code(authority->Verify("Bearer garbage").status()), "invalid_token");
   EXPECT_EQ(Code(authority->Verify("Basic dXNlcjpwYXNz").status()), "invalid_token");
+  // Issue 14 defect 8: a valid token without the "Bearer " scheme is refused.
+  for (std::string header : {issued->access_token, "Bearer" + issued->access_token,
+                             "Token " + issued->access_token, "Bearerx " + issued->access_token}) {
+    Status st = authority->Verify(header).status();
+    EXPECT_EQ(st.kind(), ErrorKind::kUnauthenticated) << header;
+    EXPECT_EQ(FieldOf(st, "reason"), "not_bearer") << header;
+  }
   // A token signed by a key this metastore never had.
   Principal p = issued->principal;
   std::string foreign = SignBearer(p, SigningKey{"nope", std::string(32, 'k')});
-  EXPECT_EQ(FieldOf(authority->Verify(foreign).status(), "reason"), "unknown_key");
+  EXPECT_EQ(FieldOf(authority->Verify("Bearer " + foreign).status(), "reason"), "unknown_key");
 }
 
 TEST_P(AuthoritySuite, RevokedClientsStopWorking) {
@@ -123,18 +130,59 @@ TEST_P(AuthoritySuite, RevokedClientsStopWorking) {
   ASSERT_TRUE(authority);
   auto issued = authority->Exchange(t.info.client_id, t.client_secret);
   ASSERT_TRUE(issued.ok()) << issued.status().ToString();
-  ASSERT_TRUE(authority->Verify(issued->access_token).ok());
+  ASSERT_TRUE(authority->Verify("Bearer " + issued->access_token).ok());
   ASSERT_OK(cat_->RevokeAccessToken(t.info.client_id));
   // New exchanges stop at once; issued tokens stop by the next refresh.
   EXPECT_EQ(Code(authority->Exchange(t.info.client_id, t.client_secret).status()),
             "invalid_client");
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
-  Status st = authority->Verify(issued->access_token).status();
+  Status st = authority->Verify("Bearer " + issued->access_token).status();
   EXPECT_EQ(st.kind(), ErrorKind::kUnauthenticated);
   EXPECT_EQ(Code(st), "token_revoked");
   // Another authority opened now sees the revocation immediately.
   auto fresh = OpenAuthority(*cat_);
-  EXPECT_EQ(Code(fresh->Verify(issued->access_token).status()), "token_revoked");
+  EXPECT_EQ(Code(fresh->Verify("Bearer " + issued->access_token).status()), "token_revoked");
+}
+
+// Issue 14 defect 5: only revocation was checked, so a validly signed token whose subject is
+// no client of this metastore (a deleted row, a restored backup) was accepted.
+TEST_P(AuthoritySuite, TokenOfAnUnknownClientIsRefused) {
+  NewAccessToken t = Create("*", Role::kOwner);
+  auto authority = OpenAuthority(*cat_);
+  ASSERT_TRUE(authority);
+  auto issued = authority->Exchange(t.info.client_id, t.client_secret);
+  ASSERT_TRUE(issued.ok()) << issued.status().ToString();
+  // The metastore's own signing key signs a token for a client that was never created.
+  std::string kid, secret;
+  ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
+    auto row = tx.QueryOne("SELECT kid, secret FROM signing_keys LIMIT 1");
+    if (!row.ok()) return row.status();
+    kid = std::string(*(*row)->Text(0));
+    secret = std::string(*(*row)->Blob(1));
+    return Status::OK();
+  }));
+  Principal ghost = issued->principal;
+  ghost.client_id = "tarn_ghost";
+  Status st = authority->Verify("Bearer " + SignBearer(ghost, SigningKey{kid, secret})).status();
+  EXPECT_EQ(st.kind(), ErrorKind::kUnauthenticated) << st.ToString();
+  EXPECT_EQ(Code(st), "invalid_token");
+  EXPECT_EQ(FieldOf(st, "reason"), "unknown_client");
+  // A client created after the authority loaded its cache works at once (one point read).
+  NewAccessToken later = Create("*", Role::kReader);
+  Principal fresh = issued->principal;
+  fresh.client_id = later.info.client_id;
+  EXPECT_TRUE(authority->Verify("Bearer " + SignBearer(fresh, SigningKey{kid, secret})).ok());
+  // A client deleted from the metastore stops working within the refresh interval.
+  auto quick =
+      OpenAuthority(*cat_, AuthorityOptions{.token_ttl_s = 900, .revocation_refresh_s = 1});
+  ASSERT_TRUE(quick);
+  ASSERT_TRUE(quick->Verify("Bearer " + issued->access_token).ok());
+  ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {
+    return tx.Execute("DELETE FROM access_tokens WHERE client_id = ?", {t.info.client_id}).status();
+  }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_EQ(FieldOf(quick->Verify("Bearer " + issued->access_token).status(), "reason"),
+            "unknown_client");
 }
 
 TEST_P(AuthoritySuite, ServersShareKeys) {
@@ -148,8 +196,8 @@ TEST_P(AuthoritySuite, ServersShareKeys) {
   auto from_a = a->Exchange(t.info.client_id, t.client_secret);
   auto from_b = b->Exchange(t.info.client_id, t.client_secret);
   ASSERT_TRUE(from_a.ok() && from_b.ok());
-  EXPECT_TRUE(b->Verify(from_a->access_token).ok());
-  EXPECT_TRUE(a->Verify(from_b->access_token).ok());
+  EXPECT_TRUE(b->Verify("Bearer " + from_a->access_token).ok());
+  EXPECT_TRUE(a->Verify("Bearer " + from_b->access_token).ok());
 }
 
 TEST_P(AuthoritySuite, ConcurrentOpensConvergeOnOneKey) {
@@ -181,7 +229,7 @@ TEST_P(AuthoritySuite, ConcurrentOpensConvergeOnOneKey) {
     tokens.push_back(issued->access_token);
   }
   for (auto& a : authorities) {
-    for (const std::string& token : tokens) EXPECT_TRUE(a->Verify(token).ok());
+    for (const std::string& token : tokens) EXPECT_TRUE(a->Verify("Bearer " + token).ok());
   }
 }
 
@@ -213,20 +261,22 @@ TEST_P(AuthoritySuite, KeyMadeByAnotherServerIsFound) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1050));
   add_key(k1.kid, k1.secret);
   // Unknown kid: the keys are re-read (the last read is over a second old) and it is found.
-  EXPECT_TRUE(authority->Verify(SignBearer(p, k1)).ok());
+  EXPECT_TRUE(authority->Verify("Bearer " + SignBearer(p, k1)).ok());
   // Right after that re-read another new key is not looked up again...
   add_key(k2.kid, k2.secret);
-  EXPECT_EQ(FieldOf(authority->Verify(SignBearer(p, k2)).status(), "reason"), "unknown_key");
+  EXPECT_EQ(FieldOf(authority->Verify("Bearer " + SignBearer(p, k2)).status(), "reason"),
+            "unknown_key");
   // ...until a second has passed.
   std::this_thread::sleep_for(std::chrono::milliseconds(1050));
-  EXPECT_TRUE(authority->Verify(SignBearer(p, k2)).ok());
+  EXPECT_TRUE(authority->Verify("Bearer " + SignBearer(p, k2)).ok());
   // A retired key still verifies within the token lifetime; one retired long ago does not.
   ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {
     return tx.Execute("UPDATE signing_keys SET retired_at = 1 WHERE kid = ?", {k1.kid}).status();
   }));
   auto reopened = OpenAuthority(*cat_);
-  EXPECT_EQ(FieldOf(reopened->Verify(SignBearer(p, k1)).status(), "reason"), "unknown_key");
-  EXPECT_TRUE(reopened->Verify(SignBearer(p, k2)).ok());
+  EXPECT_EQ(FieldOf(reopened->Verify("Bearer " + SignBearer(p, k1)).status(), "reason"),
+            "unknown_key");
+  EXPECT_TRUE(reopened->Verify("Bearer " + SignBearer(p, k2)).ok());
 }
 
 TEST_P(AuthoritySuite, BootstrapOwnerCreatedOnceUnderRaces) {
@@ -265,7 +315,7 @@ TEST_P(AuthoritySuite, BootstrapOwnerCreatedOnceUnderRaces) {
     EXPECT_EQ(r->info.client_id, (*all)[0].client_id);
     auto issued = b->Exchange(r->info.client_id, r->client_secret);
     ASSERT_TRUE(issued.ok()) << issued.status().ToString();
-    auto p = a->Verify(issued->access_token);
+    auto p = a->Verify("Bearer " + issued->access_token);
     ASSERT_TRUE(p.ok());
     EXPECT_TRUE(MayAccess(*p, Role::kOwner, "*", ""));
   }

@@ -7,6 +7,7 @@
 
 #include "catalog/catalog_internal.h"
 #include "catalog/commit_queue.h"
+#include "common/io.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
 
@@ -164,11 +165,10 @@ Result<std::unique_ptr<Catalog>> Catalog::OpenEmbedded(std::string_view dir) {
   std::error_code ec;
   std::filesystem::path root = std::filesystem::absolute(std::filesystem::path(dir), ec);
   if (ec) return Status::IOError("catalog directory '" + std::string(dir) + "': " + ec.message());
-  std::filesystem::create_directories(root / "warehouse", ec);
-  if (ec) {
-    return Status::IOError("cannot create catalog directory '" + root.string() +
-                           "': " + ec.message());
-  }
+  // The directories tarn makes are 0700 and the database 0600 (metastore: it holds the token
+  // signing keys); a directory that exists already keeps its mode.
+  Status made = CreateLocalDirectories((root / "warehouse").string(), FileAccess::kOwnerOnly);
+  if (!made.ok()) return made.WithContext("cannot create the catalog directory");
   return Open((root / "catalog.db").string(), (root / "warehouse").string());
 }
 

@@ -110,6 +110,13 @@ class Catalog : public Client {
   Result<DatasetInfo> LoadDataset(std::string_view qualified,
                                   const SnapshotSelector& at = {}) override;
   Result<std::vector<DatasetInfo>> ListDatasets(std::string_view collection) override;
+  // The names of every dataset of the collection, live (dropped = false) and dropped ones
+  // whose history is kept, for counting what a restricted token may see.
+  struct DatasetEntry {
+    std::string name;
+    bool dropped = false;
+  };
+  Result<std::vector<DatasetEntry>> ListDatasetNames(std::string_view collection);
   // Renames within its collection (`new_name` is the bare dataset name).
   Status RenameDataset(std::string_view qualified, std::string_view new_name) override;
   // Drops the dataset: its name is free at once. Without `purge` its history is kept (the

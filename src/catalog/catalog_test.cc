@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -294,6 +296,87 @@ TEST_P(CatalogSuite, ReopenKeepsState) {
   EXPECT_EQ(cat_->GetCollection("ws.c")->description, "kept");
   EXPECT_TRUE(std::filesystem::is_directory(dir_ / "warehouse"));
   EXPECT_TRUE(std::filesystem::exists(dir_ / "catalog.db"));
+}
+
+// Issue 14 defect 5: the embedded catalog's database (with the token signing keys), its WAL
+// and the warehouse's files were created world-readable.
+TEST(EmbeddedCatalogFiles, EveryFileIsOwnerOnlyWhateverTheUmask) {
+  namespace fs = std::filesystem;
+  auto mode = [](const fs::path& p) {
+    struct stat st;
+    EXPECT_EQ(::lstat(p.c_str(), &st), 0) << p;
+    return st.st_mode & 0777;
+  };
+  for (mode_t mask : {mode_t{000}, mode_t{022}}) {
+    fs::path base =
+        ScratchDir() / ("tarn-modes-" + std::to_string(::getpid()) + "-" + std::to_string(mask));
+    fs::remove_all(base);
+    fs::path dir = base / "cat";
+    mode_t old = ::umask(mask);
+    {
+      auto c = Catalog::OpenEmbedded(dir.string());
+      ASSERT_TRUE(c.ok()) << c.status().ToString();
+      ASSERT_OK((*c)->CreateWorkspace("ws"));
+      ASSERT_OK((*c)->CreateCollection("ws.c"));
+      DatasetDefinition def;
+      def.schema = *Schema::Parse("id INT64");
+      ASSERT_TRUE((*c)->CreateDataset("ws.c.d", def).ok());
+      CommitMeta meta;
+      meta.author = "t";
+      std::vector<RecordBatch> batches;
+      batches.push_back(MakeBatch(def.schema, {{"1"}, {"2"}}));
+      auto s = (*c)->Append("ws.c.d", batches, meta);
+      ASSERT_TRUE(s.ok()) << s.status().ToString();
+      // While the catalog is open, its -wal and -shm exist.
+      for (const char* f : {"catalog.db", "catalog.db-wal", "catalog.db-shm"}) {
+        EXPECT_EQ(mode(dir / f), 0600u) << f << " umask " << mask;
+      }
+    }
+    ::umask(old);
+    EXPECT_EQ(mode(base), 0700u);
+    EXPECT_EQ(mode(dir), 0700u);
+    int files = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      if (e.is_directory()) {
+        EXPECT_EQ(mode(e.path()), 0700u) << e.path() << " umask " << mask;
+      } else {
+        ++files;
+        EXPECT_EQ(mode(e.path()), 0600u) << e.path() << " umask " << mask;
+      }
+    }
+    EXPECT_GE(files, 2);  // catalog.db and the appended Parquet file at least
+    fs::remove_all(base);
+  }
+}
+
+// A catalog made by an older tarn (or opened under a loose umask by hand): its database and
+// side files are tightened to 0600 when it is opened; existing directories are left alone.
+TEST(EmbeddedCatalogFiles, TooOpenDatabaseIsTightenedOnOpen) {
+  namespace fs = std::filesystem;
+  fs::path dir = ScratchDir() / ("tarn-loose-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  {
+    auto c = Catalog::OpenEmbedded(dir.string());
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    ASSERT_OK((*c)->CreateWorkspace("ws"));
+  }
+  fs::permissions(dir / "catalog.db", fs::perms(0644));
+  fs::permissions(dir, fs::perms(0755));
+  {
+    std::ofstream(dir / "catalog.db-shm");  // as a crashed older tarn may have left it
+    fs::permissions(dir / "catalog.db-shm", fs::perms(0644));
+    auto c = Catalog::OpenEmbedded(dir.string());
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_TRUE((*c)->GetWorkspace("ws").ok());
+    struct stat st;
+    ASSERT_EQ(::stat((dir / "catalog.db").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    ASSERT_EQ(::stat((dir / "catalog.db-shm").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0755u);  // the user's directory keeps its mode
+  }
+  fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CatalogSuite, ::testing::Values("sqlite", "postgres"),

@@ -458,6 +458,49 @@ TEST_P(DatasetSuite, CommitsRacingSchemaChanges) {
   EXPECT_EQ(cat_->LoadDataset("w.c.t")->total_records, commits.load());
 }
 
+// Issue 14 defect 6: `delete --where 'name > 5'` compared text and deleted every row.
+TEST_P(DatasetSuite, PredicateOfAnotherTypeFamilyIsRefusedBeforeAnythingIsPlanned) {
+  Create("w.c.empty", "id INT64, name VARCHAR");
+  // Even without a snapshot (nothing to plan), the predicate is refused.
+  for (const char* where : {"name > 5", "id = '1'"}) {
+    auto st = cat_->DeleteRows("w.c.empty", where, Meta()).status();
+    EXPECT_EQ(FieldOf(st, "code"), "predicate_type_mismatch") << where << " " << st.ToString();
+    EXPECT_EQ(
+        cat_->Scan("w.c.empty", {}, where, false, [](const RecordBatch&) { return Status::OK(); })
+            .kind(),
+        ErrorKind::kInvalidArgument);
+  }
+  Create("w.c.t", "id INT64, name VARCHAR, ok BOOLEAN");
+  Append("w.c.t", {{"1", "10", "true"}, {"2", "7", "false"}, {"3", "x", "true"}});
+  struct Case {
+    const char* where;
+    const char* column;
+  };
+  for (const Case& c : std::vector<Case>{{"name > 5", "name"},
+                                         {"id < 3 AND name <> 1", "name"},
+                                         {"ok = 1", "ok"},
+                                         {"id IN ('1', '2')", "id"}}) {
+    auto del = cat_->DeleteRows("w.c.t", c.where, Meta());
+    ASSERT_FALSE(del.ok()) << c.where;
+    EXPECT_EQ(del.status().kind(), ErrorKind::kInvalidArgument);
+    EXPECT_EQ(FieldOf(del.status(), "code"), "predicate_type_mismatch") << c.where;
+    EXPECT_EQ(FieldOf(del.status(), "column"), c.column);
+    Status scan =
+        cat_->Scan("w.c.t", {}, c.where, false, [](const RecordBatch&) { return Status::OK(); });
+    EXPECT_EQ(FieldOf(scan, "code"), "predicate_type_mismatch") << c.where;
+    Status plan =
+        cat_->PlanFiles("w.c.t", {}, c.where, [](const PlannedFile&) { return Status::OK(); });
+    EXPECT_EQ(FieldOf(plan, "code"), "predicate_type_mismatch") << c.where;
+  }
+  // Nothing was deleted and no snapshot was written.
+  EXPECT_EQ(Rows("w.c.t").size(), 3u);
+  EXPECT_EQ(cat_->LoadDataset("w.c.t")->current_snapshot_id.value_or(0), 1);
+  // The same comparisons written with literals of the column's family work.
+  auto del = cat_->DeleteRows("w.c.t", "name > '5' AND ok = TRUE", Meta());
+  ASSERT_TRUE(del.ok()) << del.status().ToString();
+  EXPECT_EQ(del->deleted_records, 1);  // 'x' > '5'; '10' < '5' as text
+}
+
 TEST_P(DatasetSuite, DeleteRowsOverwriteRollbackAndTimeTravel) {
   Create("w.c.t", "id INT64 NOT NULL, v VARCHAR");
   Append("w.c.t", {{"1", "a"}, {"2", "b"}, {"3", "c"}});

@@ -379,6 +379,33 @@ Result<DatasetInfo> Catalog::LoadDataset(std::string_view qualified, const Snaps
   return out;
 }
 
+Result<std::vector<Catalog::DatasetEntry>> Catalog::ListDatasetNames(std::string_view collection) {
+  TARN_ASSIGN_OR_RETURN(auto cn, ParseCollectionName(collection));
+  std::vector<DatasetEntry> out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        out.clear();
+        TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, cn.workspace));
+        TARN_ASSIGN_OR_RETURN(auto coll,
+                              tx.QueryOne("SELECT id FROM collections WHERE workspace_id = ? AND "
+                                          "name = ?",
+                                          {ws_id, cn.collection}));
+        if (!coll) return CollectionNotFound(cn);
+        TARN_ASSIGN_OR_RETURN(int64_t coll_id, coll->Int64(0));
+        return tx.QueryEach(
+            "SELECT name, CASE WHEN dropped_at IS NULL THEN 0 ELSE 1 END FROM datasets "
+            "WHERE collection_id = ? ORDER BY name",
+            {coll_id}, [&](const Row& r) -> Status {
+              TARN_ASSIGN_OR_RETURN(auto name, r.Text(0));
+              TARN_ASSIGN_OR_RETURN(int64_t dropped, r.Int64(1));
+              out.push_back(DatasetEntry{std::string(name), dropped != 0});
+              return Status::OK();
+            });
+      },
+      TxMode::kReadOnly));
+  return out;
+}
+
 Result<std::vector<DatasetInfo>> Catalog::ListDatasets(std::string_view collection) {
   TARN_ASSIGN_OR_RETURN(auto cn, ParseCollectionName(collection));
   std::vector<DatasetInfo> out;

@@ -30,8 +30,9 @@ void DeleteQuietly(ObjectStore& store, const std::vector<DataFile>& files) {
 // registered).
 Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view path) {
   auto outside = [&] {
+    // The warehouse's own URI stays out of the message: it is the server's (issue 14).
     return Status::InvalidArgument("path '" + std::string(path.substr(0, 500)) +
-                                   "' is outside the warehouse " + warehouse.uri())
+                                   "' is outside the warehouse")
         .WithField("code", "path_outside_warehouse")
         .WithField("path", std::string(path.substr(0, 500)));
   };
@@ -216,12 +217,14 @@ Result<SnapshotInfo> Catalog::DeleteRows(std::string_view qualified, std::string
   Status last;
   for (int attempt = 0; attempt < kDeleteAttempts; ++attempt) {
     TARN_ASSIGN_OR_RETURN(auto ds, LoadDataset(qualified));
+    // Bound before anything is planned, even on an empty dataset: a predicate of the wrong
+    // type family (`name > 5` on a VARCHAR) is refused, never evaluated as text.
+    TARN_ASSIGN_OR_RETURN(auto pred, ParseAndBindPredicate(where, ds.schema));
     if (!ds.current_snapshot_id) {
       SnapshotInfo nothing;
       nothing.dataset_uuid = ds.uuid;
       return nothing;  // snapshot_id 0: nothing committed
     }
-    TARN_ASSIGN_OR_RETURN(auto pred, ParseAndBindPredicate(where, ds.schema));
     SnapshotSelector at;
     at.snapshot_id = ds.current_snapshot_id;
     std::vector<PlannedFile> files;

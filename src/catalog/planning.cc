@@ -128,7 +128,10 @@ Status Catalog::PlanFiles(std::string_view qualified, const SnapshotSelector& at
       [&](Transaction& tx) -> Status {
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
         TARN_ASSIGN_OR_RETURN(auto resolved, ResolveSnapshot(tx, ds, at));
-        if (!resolved.snapshot_id) return Status::OK();  // no commits yet: no files
+        if (!resolved.snapshot_id) {  // no commits yet: no files, but a bad predicate is refused
+          if (!where.empty()) TARN_RETURN_NOT_OK(ParseAndBindPredicate(where, ds.schema).status());
+          return Status::OK();
+        }
         bool current = resolved.snapshot_id == ds.current_snapshot_id;
         // A read at a selected snapshot uses that snapshot's schema (it differs from the
         // dataset's after an ALTER, even when the snapshot is the current one); a read of the
@@ -147,11 +150,11 @@ Status Catalog::Scan(std::string_view qualified, const SnapshotSelector& at, std
                      bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn) {
   // Both use the same rule for the schema: the selected snapshot's, or the current one.
   TARN_ASSIGN_OR_RETURN(auto ds, LoadDataset(qualified, at));
-  if (!ds.current_snapshot_id) return Status::OK();
   std::optional<BoundPredicate> pred;
   if (!where.empty()) {
     TARN_ASSIGN_OR_RETURN(pred, ParseAndBindPredicate(where, ds.schema));
   }
+  if (!ds.current_snapshot_id) return Status::OK();
   std::vector<PlannedFile> files;
   TARN_RETURN_NOT_OK(PlanFiles(qualified, at, where, [&](const PlannedFile& f) {
     files.push_back(f);

@@ -174,15 +174,43 @@ Result<std::shared_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path)
       new LocalFile(fd, static_cast<uint64_t>(st.st_size), path));
 }
 
-Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path) {
+Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path, FileAccess access) {
   static std::atomic<uint64_t> counter{0};
   uint64_t nonce =
       static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
       (static_cast<uint64_t>(::getpid()) << 32) ^ counter.fetch_add(1);
   std::string tmp = path + ".tmp-" + std::to_string(nonce);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const bool private_file = access == FileAccess::kOwnerOnly;
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, private_file ? 0600 : 0644);
   if (fd < 0) return ErrnoStatus("creating", path, errno);
+  // The umask may have removed owner bits from 0600; never added group/other ones.
+  if (private_file && ::fchmod(fd, 0600) != 0) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return ErrnoStatus("setting the mode of", path, err);
+  }
   return std::unique_ptr<OutputStream>(new LocalOutputStream(fd, tmp, path));
+}
+
+Status CreateLocalDirectories(const std::string& path, FileAccess access) {
+  const mode_t mode = access == FileAccess::kOwnerOnly ? 0700 : 0755;
+  for (size_t i = 1; i <= path.size(); ++i) {
+    if (i != path.size() && path[i] != '/') continue;
+    if (path[i - 1] == '/') continue;  // "a//b", or a trailing '/'
+    std::string part = path.substr(0, i);
+    if (::mkdir(part.c_str(), mode) == 0) {
+      if (access == FileAccess::kOwnerOnly && ::chmod(part.c_str(), mode) != 0) {
+        return ErrnoStatus("setting the mode of", part, errno);
+      }
+      continue;
+    }
+    int err = errno;
+    struct stat st;
+    if (::stat(part.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) continue;  // existed already
+    return ErrnoStatus("creating directory", part, err == EEXIST ? ENOTDIR : err);
+  }
+  return Status::OK();
 }
 
 std::shared_ptr<RandomAccessFile> MemoryFile(std::string bytes, std::string name) {

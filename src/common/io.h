@@ -39,9 +39,19 @@ class OutputStream {
 
 // Opens a local file for reading (kNotFound when missing).
 Result<std::shared_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path);
+// Who may read a file or directory tarn creates.
+enum class FileAccess : uint8_t {
+  kDefault,    // files 0644, directories 0755, less what the umask removes
+  kOwnerOnly,  // files 0600, directories 0700 exactly, whatever the umask (catalog files)
+};
+
 // Creates a local file; it appears at `path` atomically at Close (written to a temporary name,
-// fsynced, renamed). Without Close, nothing appears.
-Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path);
+// fsynced, renamed). Without Close, nothing appears. The temporary already has its final mode.
+Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path,
+                                                      FileAccess access = FileAccess::kDefault);
+// mkdir -p: the directories it creates get the mode of `access`; existing ones are left as
+// they are. kIOError / kPermissionDenied naming the component that failed.
+Status CreateLocalDirectories(const std::string& path, FileAccess access);
 
 // In-memory implementations, for tests and for bytes already in memory.
 std::shared_ptr<RandomAccessFile> MemoryFile(std::string bytes, std::string name = "<memory>");

@@ -47,6 +47,15 @@ Result<DatasetName> AuthorizeContract(Call& c, Role role) {
     c.audit_entries()[0].target = name.ToString();
     c.audit_entries()[0].workspace = name.workspace;
   }
+  // A caller who may not even read the target learns nothing of it from the refusal: not its
+  // name, nor its workspace (issue 14); one who may read it is told which role it lacks.
+  if (!auth::MayAccess(c.principal(), Role::kReader, name.workspace,
+                       name.collection + "." + name.dataset)) {
+    return Status::PermissionDenied("this token may not use contract '" + id.substr(0, 100) + "'")
+        .WithField("code", "not_authorized")
+        .WithField("needed_role", std::string(RoleName(role)))
+        .WithField("contract_id", id.substr(0, 100));
+  }
   TARN_RETURN_NOT_OK(AuthorizeTarget(c, role, name));
   return name;
 }

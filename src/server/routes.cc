@@ -389,13 +389,50 @@ Status CleanupRoute(Call& c) {
   return Status::OK();
 }
 
+// ---- counts a restricted token may see ----
+
+// A token whose pattern is not "*" sees only some collections and datasets of its workspace:
+// the counts in what it is shown cover only those (issue 14), so they reveal nothing of the
+// others. Tokens of pattern "*" see the stored counts as they are.
+Status CountVisible(Call& c, CollectionInfo* coll) {
+  if (c.principal().pattern == "*") return Status::OK();
+  auto names = c.catalog().ListDatasetNames(coll->workspace + "." + coll->name);
+  // Dropped since it was listed: nothing in it to count.
+  if (!names.ok() && names.status().kind() != ErrorKind::kNotFound) return names.status();
+  coll->dataset_count = 0;
+  coll->dropped_dataset_count = 0;
+  if (!names.ok()) return Status::OK();
+  for (const auto& d : *names) {
+    if (!auth::MayAccess(c.principal(), Role::kReader, coll->workspace,
+                         coll->name + "." + d.name)) {
+      continue;
+    }
+    ++(d.dropped ? coll->dropped_dataset_count : coll->dataset_count);
+  }
+  return Status::OK();
+}
+
+Status CountVisible(Call& c, WorkspaceInfo* w) {
+  if (c.principal().pattern == "*") return Status::OK();
+  auto colls = c.catalog().ListCollections(w->name);
+  if (!colls.ok() && colls.status().kind() != ErrorKind::kNotFound) return colls.status();
+  w->collection_count = 0;
+  if (!colls.ok()) return Status::OK();
+  for (const auto& coll : *colls) {
+    if (auth::MayAccess(c.principal(), Role::kReader, w->name, coll.name)) ++w->collection_count;
+  }
+  return Status::OK();
+}
+
 // ---- workspaces ----
 
 Status ListWorkspacesRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListWorkspaces());
   Json a = Json::array();
-  for (const auto& w : all) {
-    if (auth::MayAccess(c.principal(), Role::kReader, w.name, "")) a.push_back(api::ToJson(w));
+  for (auto& w : all) {
+    if (!auth::MayAccess(c.principal(), Role::kReader, w.name, "")) continue;
+    TARN_RETURN_NOT_OK(CountVisible(c, &w));
+    a.push_back(api::ToJson(w));
   }
   c.ReplyJson(Wrapped("workspaces", std::move(a)));
   return Status::OK();
@@ -418,6 +455,7 @@ Status CreateWorkspaceRoute(Call& c) {
 
 Status GetWorkspaceRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto w, c.catalog().GetWorkspace(c.Param("ws")));
+  TARN_RETURN_NOT_OK(CountVisible(c, &w));
   c.ReplyJson(api::ToJson(w));
   return Status::OK();
 }
@@ -446,10 +484,10 @@ Status ListCollectionsRoute(Call& c) {
   const std::string& ws = c.Param("ws");
   TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListCollections(ws));
   Json a = Json::array();
-  for (const auto& coll : all) {
-    if (auth::MayAccess(c.principal(), Role::kReader, ws, coll.name)) {
-      a.push_back(api::ToJson(coll));
-    }
+  for (auto& coll : all) {
+    if (!auth::MayAccess(c.principal(), Role::kReader, ws, coll.name)) continue;
+    TARN_RETURN_NOT_OK(CountVisible(c, &coll));
+    a.push_back(api::ToJson(coll));
   }
   c.ReplyJson(Wrapped("collections", std::move(a)));
   return Status::OK();
@@ -476,6 +514,7 @@ Status CreateCollectionRoute(Call& c) {
 
 Status GetCollectionRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto coll, c.catalog().GetCollection(CollQ(c)));
+  TARN_RETURN_NOT_OK(CountVisible(c, &coll));
   c.ReplyJson(api::ToJson(coll));
   return Status::OK();
 }

@@ -527,6 +527,9 @@ TEST_P(ServeUploads, AuthorizationIsAgainstTheContractsTarget) {
                            {}});
     EXPECT_EQ(r.status, 403) << method << path << ": " << r;
     EXPECT_EQ(r.Code(), "not_authorized") << r;
+    // The refusal does not name the target the stranger may not see (issue 14).
+    EXPECT_EQ(r.body.find("acme"), std::string::npos) << r;
+    EXPECT_EQ(r.body.find("sec.typed"), std::string::npos) << r;
   }
   Reply neg =
       Negotiate(Request("acme.sec.typed", SchemaSource::OfDataset(), {{"s.csv", Csv(1, 1)}}),

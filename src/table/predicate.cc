@@ -1003,6 +1003,95 @@ std::string BoundPredicate::ToString() const { return TreeText(*this, BoundLeafT
 
 Result<Predicate> ParsePredicate(std::string_view text) { return Parser(text).Run(); }
 
+namespace {
+
+// The literal kinds a column type compares with without changing the comparison's meaning:
+// numbers for numeric columns (plus 'NaN'/'Infinity' for floats, which have no number
+// syntax), TRUE/FALSE for BOOLEAN, and strings for everything else (text, bytes, JSON, UUID,
+// IPv4 and the date/time types, whose text form value_text parses).
+enum class LiteralFamily : uint8_t { kNumber, kBoolean, kString };
+
+LiteralFamily FamilyOf(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64:
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+    case TypeId::kDecimal:
+      return LiteralFamily::kNumber;
+    case TypeId::kBoolean:
+      return LiteralFamily::kBoolean;
+    default:
+      return LiteralFamily::kString;
+  }
+}
+
+const char* LiteralKindName(PredicateLiteral::Kind kind) {
+  switch (kind) {
+    case PredicateLiteral::Kind::kNumber:
+      return "number";
+    case PredicateLiteral::Kind::kBoolean:
+      return "boolean";
+    case PredicateLiteral::Kind::kString:
+      return "string";
+  }
+  return "literal";
+}
+
+bool IsFloatSpecial(std::string_view text) {
+  std::string t;
+  for (char c : text) {
+    if (c == ' ' || c == '\t') continue;
+    t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.erase(0, 1);
+  return t == "nan" || t == "inf" || t == "infinity";
+}
+
+// kInvalidArgument code=predicate_type_mismatch when `lit` is of another family than `f`
+// (`name > 5` on a VARCHAR would otherwise compare text, `id = '5'` or `ok = 1` would rely on
+// a text-to-value cast the caller did not write).
+Status CheckLiteralFamily(const Field& f, const PredicateLiteral& lit) {
+  const TypeId id = f.type.id();
+  const LiteralFamily want = FamilyOf(id);
+  bool ok = false;
+  switch (lit.kind) {
+    case PredicateLiteral::Kind::kNumber:
+      ok = want == LiteralFamily::kNumber;
+      break;
+    case PredicateLiteral::Kind::kBoolean:
+      ok = want == LiteralFamily::kBoolean;
+      break;
+    case PredicateLiteral::Kind::kString:
+      ok = want == LiteralFamily::kString ||
+           ((id == TypeId::kFloat32 || id == TypeId::kFloat64) && IsFloatSpecial(lit.text));
+      break;
+  }
+  if (ok) return Status::OK();
+  const char* hint = want == LiteralFamily::kNumber    ? "a number"
+                     : want == LiteralFamily::kBoolean ? "TRUE or FALSE"
+                                                       : "a 'quoted' string";
+  const std::string shown = lit.kind == PredicateLiteral::Kind::kString
+                                ? QuoteString(lit.text.substr(0, 60))
+                                : lit.text.substr(0, 60);
+  return Status::InvalidArgument("predicate: column " + f.name + " is " + f.type.ToString() +
+                                 " but " + shown + " is a " + LiteralKindName(lit.kind) +
+                                 " literal; compare it with " + hint)
+      .WithField("code", "predicate_type_mismatch")
+      .WithField("column", f.name)
+      .WithField("column_type", f.type.ToString())
+      .WithField("literal_type", LiteralKindName(lit.kind))
+      .WithField("value", lit.text.substr(0, 60));
+}
+
+}  // namespace
+
 Result<BoundPredicate> BindPredicate(const Predicate& predicate, const Schema& schema) {
   BoundPredicate b;
   b.op = predicate.op;
@@ -1063,19 +1152,15 @@ Result<BoundPredicate> BindPredicate(const Predicate& predicate, const Schema& s
   }
   auto lits = std::make_shared<Column>(f.type);
   for (const PredicateLiteral& l : predicate.literals) {
-    if (l.kind == PredicateLiteral::Kind::kBoolean && f.type.id() != TypeId::kBoolean &&
-        !f.type.is_variable_width()) {
-      return Status::InvalidArgument("predicate: " + l.text + " is not a value of column " +
-                                     f.name + " (" + f.type.ToString() + ")")
-          .WithField("column", f.name)
-          .WithField("value", l.text);
-    }
+    TARN_RETURN_NOT_OK(CheckLiteralFamily(f, l));
     Status st = AppendParsedValue(l.text, lits.get());
     if (!st.ok()) {
       return Status::InvalidArgument("predicate: literal " + QuoteString(l.text.substr(0, 60)) +
                                      " is not a valid " + f.type.ToString() + " for column " +
                                      f.name + ": " + st.message())
+          .WithField("code", "predicate_invalid_literal")
           .WithField("column", f.name)
+          .WithField("column_type", f.type.ToString())
           .WithField("value", l.text);
     }
   }

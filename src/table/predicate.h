@@ -6,11 +6,18 @@
 // "double-quoted" ("" escapes). Keywords are case-insensitive. A literal may also stand on the
 // left (`5 < id` is read as `id > 5`).
 //
-// Binding parses each literal as a value of the column's type with types/value_text.h. For
+// Binding first checks that each literal is of the column's type family: numbers for integer,
+// float and DECIMAL columns; TRUE/FALSE for BOOLEAN; 'strings' for VARCHAR, BLOB, JSON, UUID,
+// IPV4, DATE, TIME and TIMESTAMP[TZ] (plus 'NaN'/'Infinity'/'-Infinity' for floats). Anything
+// else (`name > 5`, `id = '5'`, `ok = 1`, `ts > 1700000000`) is kInvalidArgument with
+// code=predicate_type_mismatch and fields column, column_type, literal_type, value.
+// It then parses each literal as a value of the column's type with types/value_text.h. For
 // TIMESTAMP/TIMESTAMPTZ columns a date-only literal ('2024-01-01') means midnight (value_text
 // already accepts it); for DATE columns a literal with a time of day is refused. Numeric
 // literals against DECIMAL columns with more fraction digits than the scale are refused, as
-// are literals out of the column type's range (kInvalidArgument naming column and literal).
+// are literals out of the column type's range and text that is no value of the type
+// ('yesterday' for a TIMESTAMP): kInvalidArgument code=predicate_invalid_literal naming
+// column, column_type and value.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "table/ordered_key.h"
 #include "table/test_util.h"
 #include "types/iceberg.h"
@@ -102,11 +104,10 @@ TEST(BindPredicateTest, TypesLiteralsAndErrors) {
   };
   for (const Case& c : std::vector<Case>{
            {"nope = 1", "unknown column nope"},
-           {"id = 'abc'", "literal 'abc' is not a valid INT64 for column id"},
            {"id = 1.5", "not a valid INT64"},
            {"d = '2024-01-01T10:00:00'", "not a valid DATE"},
+           {"ts = '2024-13-01'", "not a valid TIMESTAMP"},
            {"amt = 1.234", "not a valid DECIMAL(10,2)"},
-           {"id = TRUE", "not a value of column id"},
            {"tags = 1", "only IS NULL"},
            {"id IN (1, 'x')", "'x'"},
        }) {
@@ -117,6 +118,74 @@ TEST(BindPredicateTest, TypesLiteralsAndErrors) {
         << c.in << " -> " << r.status().message();
   }
   EXPECT_TRUE(ParseAndBindPredicate("tags IS NULL", s).ok());
+  // A literal of the right family that is no value of the type is typed too.
+  for (const char* in : {"ts = 'yesterday'", "d < '2024-02-30'", "id = 1.5", "amt = 1.234"}) {
+    Status st = ParseAndBindPredicate(in, s).status();
+    bool coded = false;
+    for (const auto& [k, v] : st.fields()) coded |= k == "code" && v == "predicate_invalid_literal";
+    EXPECT_TRUE(coded) << in << ": " << st.ToString();
+  }
+}
+
+// Issue 14 defect 6: `name > 5` on a VARCHAR compared text and deleted every row.
+TEST(BindPredicateTest, LiteralOfAnotherTypeFamilyIsATypedError) {
+  Schema s =
+      S("id INT64, name VARCHAR, f FLOAT64, ok BOOLEAN, d DATE, ts TIMESTAMP[us], "
+        "tz TIMESTAMPTZ[us], amt DECIMAL(10,2), small INT32, u UUID, ip IPV4, j JSON, b BLOB, "
+        "t TIME");
+  struct Case {
+    const char* in;
+    const char* column;
+    const char* column_type;
+    const char* literal_type;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"name > 5", "name", "VARCHAR", "number"},
+           {"5 < name", "name", "VARCHAR", "number"},
+           {"name IN ('a', 5)", "name", "VARCHAR", "number"},
+           {"name = TRUE", "name", "VARCHAR", "boolean"},
+           {"id = '5'", "id", "INT64", "string"},
+           {"id = 'abc'", "id", "INT64", "string"},
+           {"amt > '1.5'", "amt", "DECIMAL(10,2)", "string"},
+           {"id = TRUE", "id", "INT64", "boolean"},
+           {"ok = 1", "ok", "BOOLEAN", "number"},
+           {"ok = 'true'", "ok", "BOOLEAN", "string"},
+           {"d > 20240101", "d", "DATE", "number"},
+           {"ts >= 1700000000", "ts", "TIMESTAMP[us]", "number"},
+           {"tz < 0", "tz", "TIMESTAMPTZ[us]", "number"},
+           {"t = 10", "t", "TIME", "number"},
+           {"u = 1", "u", "UUID", "number"},
+           {"ip = 1", "ip", "IPV4", "number"},
+           {"j = 5", "j", "JSON", "number"},
+           {"b = FALSE", "b", "BLOB", "boolean"},
+           {"NOT (id = 1 OR name <> 2)", "name", "VARCHAR", "number"},
+       }) {
+    Result<BoundPredicate> r = ParseAndBindPredicate(c.in, s);
+    ASSERT_FALSE(r.ok()) << c.in;
+    const Status& st = r.status();
+    EXPECT_EQ(st.kind(), ErrorKind::kInvalidArgument) << c.in;
+    std::map<std::string, std::string> fields(st.fields().begin(), st.fields().end());
+    EXPECT_EQ(fields["code"], "predicate_type_mismatch") << c.in;
+    EXPECT_EQ(fields["column"], c.column) << c.in;
+    EXPECT_EQ(fields["column_type"], c.column_type) << c.in;
+    EXPECT_EQ(fields["literal_type"], c.literal_type) << c.in;
+    EXPECT_NE(st.message().find(std::string("column ") + c.column + " is " + c.column_type),
+              std::string::npos)
+        << st.message();
+    EXPECT_NE(st.message().find(std::string(c.literal_type) + " literal"), std::string::npos)
+        << st.message();
+  }
+  // Lossless comparisons stay: integer literals against any integer width, numbers against
+  // DECIMAL and floats, the text forms of date/time/uuid/ip values, and 'NaN'/'Infinity' for
+  // floats (no number syntax for them).
+  for (const char* ok : {"small = 5", "small IN (1, 2)", "id > -3", "amt > 1.5", "amt = 2",
+                         "f < 1e3", "f = 'NaN'", "f > '-Infinity'", "ok = TRUE", "name > '5'",
+                         "d > '2024-01-01'", "ts >= '2024-01-01'", "tz < '2024-01-01T00:00:00Z'",
+                         "t = '10:00:00'", "u = '00000000-0000-0000-0000-000000000001'",
+                         "ip = '10.0.0.1'", "j = '{}'", "name IS NULL", "ok IS NOT NULL"}) {
+    Result<BoundPredicate> r = ParseAndBindPredicate(ok, s);
+    EXPECT_TRUE(r.ok()) << ok << ": " << r.status().ToString();
+  }
 }
 
 RecordBatch TestBatch() {

@@ -1189,6 +1189,26 @@ Result<WriteResult> ContractService::WriteBytes(std::string_view id, std::string
   return RunWrite(*catalog_, options_, id, in);
 }
 
+namespace {
+
+// A file read under another name (for error messages).
+class RenamedFile : public RandomAccessFile {
+ public:
+  RenamedFile(std::shared_ptr<RandomAccessFile> inner, std::string name)
+      : inner_(std::move(inner)), name_(std::move(name)) {}
+  uint64_t Size() const override { return inner_->Size(); }
+  Status ReadAt(uint64_t offset, size_t n, uint8_t* out) const override {
+    return inner_->ReadAt(offset, n, out);
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::shared_ptr<RandomAccessFile> inner_;
+  std::string name_;
+};
+
+}  // namespace
+
 Result<WriteResult> ContractService::WriteStream(
     std::string_view id, std::string_view name, std::unique_ptr<formats::InputStream> raw,
     std::optional<formats::InputCompression> compression, std::string_view content_type,
@@ -1228,7 +1248,8 @@ Result<WriteResult> ContractService::WriteStream(
     }
   } remove{spool};
   {
-    TARN_ASSIGN_OR_RETURN(auto out, CreateLocalFile(spool));
+    // Upload bytes are the caller's data: 0600 in a shared temporary directory.
+    TARN_ASSIGN_OR_RETURN(auto out, CreateLocalFile(spool, FileAccess::kOwnerOnly));
     std::vector<uint8_t> buf(1 << 20);
     while (true) {
       TARN_ASSIGN_OR_RETURN(size_t n, raw->Read(buf.data(), buf.size()));
@@ -1239,7 +1260,9 @@ Result<WriteResult> ContractService::WriteStream(
     }
     TARN_RETURN_NOT_OK(out->Close());
   }
-  TARN_ASSIGN_OR_RETURN(auto file, OpenLocalFile(spool));
+  TARN_ASSIGN_OR_RETURN(auto spooled, OpenLocalFile(spool));
+  // Messages of the Parquet reader name the part as the client sent it, never the spool path.
+  auto file = std::make_shared<RenamedFile>(std::move(spooled), std::string(name.substr(0, 200)));
   WriteInput in;
   in.name = std::string(name);
   in.format = format;

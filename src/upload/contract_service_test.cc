@@ -4,9 +4,12 @@
 #include "upload/contract_service.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "catalog/test_fixture.h"
@@ -668,6 +671,60 @@ TEST_P(UploadSuite, ParquetPartsStreamThroughASpool) {
   ASSERT_TRUE(w2.ok()) << w2.status().ToString();
   ASSERT_TRUE(svc_->CommitContract(c->id, {}).ok());
   EXPECT_EQ(Rows("acme.sec.pq"), (std::vector<std::string>{"1|a", "2|b", "3|c"}));
+}
+
+// Issue 14 defects 5 and 7: the spool of a Parquet part was 0644 in a shared /tmp, and the
+// Parquet reader's errors named the spool's absolute path.
+TEST_P(UploadSuite, ParquetSpoolIsOwnerOnlyAndErrorsNameThePart) {
+  MakeDataset("acme.sec.src", "id INT64, name VARCHAR");
+  AppendRows("acme.sec.src", {{"1", "a"}, {"2", "b"}});
+  auto files = Files("acme.sec.src");
+  ASSERT_EQ(files.size(), 1u);
+  auto bytes = cat1_->warehouse().Get(files[0].file.path);
+  ASSERT_TRUE(bytes.ok());
+  auto c = svc_->Negotiate(Request("acme.sec.pq", SchemaSource::Auto(), {{"x.parquet", *bytes}}));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_TRUE(svc_->Accept(c->id, c->fingerprint).ok());
+  std::filesystem::path spool_dir = dir_ / "spool";
+  std::filesystem::create_directories(spool_dir);
+  const char* old_tmp = std::getenv("TMPDIR");
+  std::string saved = old_tmp ? old_tmp : "";
+  ::setenv("TMPDIR", spool_dir.c_str(), 1);
+  mode_t old_mask = ::umask(000);
+  std::vector<unsigned> modes;
+  auto stream =
+      formats::OpenInputStream(MemoryFile(*bytes, "x.parquet"), formats::InputCompression::kNone);
+  ASSERT_TRUE(stream.ok());
+  auto w =
+      svc_->WriteStream(c->id, "x.parquet", std::move(*stream), std::nullopt, "",
+                        static_cast<int64_t>(bytes->size()), [&](int64_t, int64_t) {
+                          for (const auto& e : std::filesystem::directory_iterator(spool_dir)) {
+                            struct stat st;
+                            if (::stat(e.path().c_str(), &st) == 0) {
+                              modes.push_back(st.st_mode & 0777);
+                            }
+                          }
+                          return true;
+                        });
+  auto garbage = formats::OpenInputStream(MemoryFile(std::string(64, 'z'), "bad.parquet"),
+                                          formats::InputCompression::kNone);
+  ASSERT_TRUE(garbage.ok());
+  auto bad = svc_->WriteStream(c->id, "bad.parquet", std::move(*garbage), std::nullopt, "", 64);
+  ::umask(old_mask);
+  if (old_tmp) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_FALSE(modes.empty());
+  for (unsigned m : modes) EXPECT_EQ(m, 0600u);
+  ASSERT_FALSE(bad.ok());
+  std::string all = bad.status().ToString();
+  for (const auto& [k, v] : bad.status().fields()) all += " " + k + "=" + v;
+  EXPECT_EQ(all.find(spool_dir.string()), std::string::npos) << all;
+  EXPECT_EQ(all.find("tarn-upload-"), std::string::npos) << all;
+  EXPECT_TRUE(std::filesystem::is_empty(spool_dir));  // the spools are gone
 }
 
 TEST_P(UploadSuite, NegotiationErrors) {

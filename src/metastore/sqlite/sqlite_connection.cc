@@ -1,7 +1,10 @@
 // The SQLite backend: WAL journal, synchronous=FULL (an acknowledged commit survives power
 // loss, not only a process crash), foreign keys on, a busy timeout, and a per-connection cache of
 // prepared statements.
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <string>
 #include <unordered_map>
@@ -276,8 +279,36 @@ class SqliteConnection final : public Connection {
 
 }  // namespace
 
+namespace {
+
+// The database holds the token signing keys and every dataset's metadata, so it is the owner's
+// only. SQLite creates a new database 0644 less the umask, and its -wal, -shm and -journal
+// with the database's mode (unix VFS robustFchmod), so the database is created 0600 here
+// before SQLite opens it. A database that exists already with group or other bits (made by
+// an older tarn, or by hand) is tightened to 0600, with its side files; a file of another
+// user, or a path that is not a regular file, is left to SQLite.
+void MakeDatabaseOwnerOnly(const std::string& path) {
+  if (path.empty() || path == ":memory:" || path.starts_with("file:")) return;
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::fchmod(fd, 0600);  // an empty file is an empty database to SQLite
+    ::close(fd);
+    return;
+  }
+  if (errno != EEXIST) return;  // SQLite reports what is wrong with the path
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    std::string p = path + suffix;
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
+    if ((st.st_mode & 077) != 0) ::chmod(p.c_str(), st.st_mode & 0700);
+  }
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Connection>> OpenSqlite(const std::string& path,
                                                const MetastoreOptions& options) {
+  MakeDatabaseOwnerOnly(path);
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(
       path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);

@@ -102,6 +102,10 @@ std::string EtagOf(const struct stat& st) {
   return buf;
 }
 
+// Objects and the directories made for them are the owner's only (issue 14): a warehouse
+// holds every dataset's rows, whoever may read them through the catalog.
+constexpr mode_t kDirMode = 0700;
+
 uint64_t Nonce() {
   static std::atomic<uint64_t> counter{0};
   uint64_t t = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
@@ -230,12 +234,15 @@ class LocalObjectStore::Impl {
       int dir = chain.back().get();
       int fd = ::openat(dir, seg.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (fd < 0 && errno == ENOENT && create) {
-        if (::mkdirat(dir, seg.c_str(), 0755) == 0) {
+        bool made = false;
+        if (::mkdirat(dir, seg.c_str(), kDirMode) == 0) {
+          made = true;
           ::fsync(dir);
         } else if (errno != EEXIST) {
           return ErrnoError("creating directory", s.PathOf(key.substr(0, slash)), errno);
         }
         fd = ::openat(dir, seg.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && made) ::fchmod(fd, kDirMode);  // exactly, whatever the umask
       }
       if (fd < 0) {
         int err = errno;
@@ -351,15 +358,8 @@ Result<std::shared_ptr<LocalObjectStore>> LocalObjectStore::Open(std::string_vie
   }
   std::string path(root);
   if (options.create_root) {
-    // mkdir -p
-    for (size_t i = 1; i <= path.size(); ++i) {
-      if (i == path.size() || path[i] == '/') {
-        std::string part = path.substr(0, i);
-        if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) {
-          return ErrnoError("creating warehouse directory", part, errno);
-        }
-      }
-    }
+    Status made = CreateLocalDirectories(path, FileAccess::kOwnerOnly);
+    if (!made.ok()) return made.WithContext("creating the warehouse directory");
   }
   char resolved[PATH_MAX];
   if (::realpath(path.c_str(), resolved) == nullptr) {
@@ -459,7 +459,8 @@ Result<std::unique_ptr<OutputStream>> LocalObjectStore::OpenWrite(std::string_vi
     std::string dir_path = ProcFdAvailable() ? "/proc/self/fd/" + std::to_string(pfd)
                                              : PathOf(key.substr(0, key.size() - leaf.size()));
     if (!dir_path.empty() && dir_path.back() != '/') dir_path += '/';
-    Result<std::unique_ptr<OutputStream>> inner = CreateLocalFile(dir_path + stage);
+    Result<std::unique_ptr<OutputStream>> inner =
+        CreateLocalFile(dir_path + stage, FileAccess::kOwnerOnly);
     if (!inner.ok()) {
       if (inner.status().kind() == ErrorKind::kNotFound && attempt < 2) continue;
       return inner.status().WithContext("creating " + path);

@@ -54,6 +54,44 @@ class LocalStoreTest : public ::testing::Test {
   std::shared_ptr<LocalObjectStore> store_;
 };
 
+// Issue 14 defect 5: objects and their directories were 0644/0755 less the umask.
+TEST_F(LocalStoreTest, ObjectsTemporariesAndDirectoriesAreOwnerOnlyWhateverTheUmask) {
+  auto mode = [](const fs::path& p) {
+    struct stat st;
+    EXPECT_EQ(::lstat(p.c_str(), &st), 0) << p;
+    return st.st_mode & 0777;
+  };
+  for (mode_t mask : {mode_t{000}, mode_t{022}}) {
+    fs::path root = base_ / ("private-" + std::to_string(mask)) / "wh";
+    mode_t old = ::umask(mask);
+    auto store = LocalObjectStore::Open(root.string());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    EXPECT_TRUE((*store)->Put("ws/coll/ds/data/a.parquet", "rows").ok());
+    WriteOptions absent;
+    absent.if_absent = true;
+    auto w = (*store)->OpenWrite("ws/coll/ds/data/b.parquet", absent);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_TRUE((*w)->Write("more").ok());
+    // The staging file exists now, already 0600.
+    int temporaries = 0;
+    for (const auto& e : fs::directory_iterator(root / "ws/coll/ds/data")) {
+      if (e.path().filename().string().find(".tmp-") == std::string::npos) continue;
+      ++temporaries;
+      EXPECT_EQ(mode(e.path()), 0600u) << e.path();
+    }
+    EXPECT_EQ(temporaries, 1);
+    ASSERT_TRUE((*w)->Close().ok());
+    ::umask(old);
+    EXPECT_EQ(mode(root.parent_path()), 0700u) << "umask " << mask;
+    EXPECT_EQ(mode(root), 0700u);
+    for (const char* dir : {"ws", "ws/coll", "ws/coll/ds", "ws/coll/ds/data"}) {
+      EXPECT_EQ(mode(root / dir), 0700u) << dir << " umask " << mask;
+    }
+    EXPECT_EQ(mode(root / "ws/coll/ds/data/a.parquet"), 0600u);
+    EXPECT_EQ(mode(root / "ws/coll/ds/data/b.parquet"), 0600u);
+  }
+}
+
 TEST_F(LocalStoreTest, KeysCannotEscapeTheRoot) {
   for (const std::string key :
        {"../outside/secret", "a/../../outside/secret", "/etc/passwd", "..", "a/./b", "a//b"}) {
