@@ -210,6 +210,8 @@ class Metastore {
   ~Metastore();
 
   MetastoreBackend backend() const { return backend_; }
+  // What it was opened with (a SQLite path or a postgresql:// URI, password included).
+  const std::string& uri() const { return uri_; }
 
   // Runs `fn` in one database transaction and commits when it returns OK; when it returns an
   // error, rolls back and returns that error. A serialization failure, deadlock or lock timeout

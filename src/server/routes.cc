@@ -994,7 +994,8 @@ Status PlanRoute(Call& c) {
   TARN_RETURN_NOT_OK(PrecheckRead(c, at, where));
   Catalog* cat = &c.catalog();
   c.ReplyStream("application/x-ndjson",
-                [cat, q = DsQ(c), at, where](const StreamWrite& write) -> Status {
+                [cat, q = DsQ(c), at, where,
+                 client_error = c.ClientError()](const StreamWrite& write) -> Status {
                   int64_t files = 0;
                   bool write_failed = false;
                   Status st = cat->PlanFiles(q, at, where, [&](const PlannedFile& f) -> Status {
@@ -1004,7 +1005,7 @@ Status PlanRoute(Call& c) {
                     return w;
                   });
                   if (write_failed) return st;
-                  if (!st.ok()) return write(api::Dump(api::ErrorBody(st)) + "\n");
+                  if (!st.ok()) return write(api::Dump(api::ErrorBody(client_error(st))) + "\n");
                   return write(api::Dump(Json{{"end", true}, {"files", files}}) + "\n");
                 });
   return Status::OK();
@@ -1018,7 +1019,8 @@ Status ScanRoute(Call& c) {
   Catalog* cat = &c.catalog();
   c.ReplyStream(
       "application/vnd.tarn.frames",
-      [cat, q = DsQ(c), at, where, row_ids](const StreamWrite& write) -> Status {
+      [cat, q = DsQ(c), at, where, row_ids,
+       client_error = c.ClientError()](const StreamWrite& write) -> Status {
         int64_t rows = 0;
         bool write_failed = false;
         Status st = cat->Scan(q, at, where, row_ids, [&](const RecordBatch& b) -> Status {
@@ -1030,7 +1032,8 @@ Status ScanRoute(Call& c) {
         });
         if (write_failed) return st;
         if (!st.ok()) {
-          return write(api::EncodeFrame(api::FrameKind::kError, api::Dump(api::ErrorBody(st))));
+          return write(api::EncodeFrame(api::FrameKind::kError,
+                                        api::Dump(api::ErrorBody(client_error(st)))));
         }
         return write(api::EncodeFrame(api::FrameKind::kEnd, api::Dump(Json{{"rows", rows}})));
       });

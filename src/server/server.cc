@@ -25,6 +25,7 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
+#include <filesystem>
 #include <future>
 #include <mutex>
 #include <regex>
@@ -34,6 +35,9 @@
 
 #include "catalog/catalog.h"
 #include "common/random.h"
+#include "metastore/metastore.h"
+#include "objectstore/object_store.h"
+#include "server/errors.h"
 #include "server/http_request.h"
 #include "server/server_internal.h"
 #include "upload/contract_service.h"
@@ -544,12 +548,16 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   Metrics& metrics() { return metrics_; }
   const ServerOptions& options() const { return options_; }
   bool shutting_down() const { return shutting_down_.load(); }
+  void set_redaction(internal::RedactionContext ctx) { redaction_ = std::move(ctx); }
   bool io_stopped() const { return io_stopped_.load(); }
   const std::shared_ptr<Connections>& connections() const { return connections_; }
   void Log(LogLine line);
 
   // Renders `st` as the JSON error response of the request `rec`.
   void RenderError(Response& res, const Status& st, RequestRecord& rec);
+  // What the client may be told of `st` (PublicError); logs the original with the request id
+  // when the two differ.
+  Status ClientError(const Status& st, const std::string& request_id);
   // The metrics and the log line of a request whose response has gone out (or failed to).
   void LogRequest(RequestRecord& rec, int http_status);
   // Hands a complete request to a worker; false when the queue is full.
@@ -571,6 +579,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   Metrics metrics_;
   std::vector<CompiledRoute> routes_;
   std::shared_ptr<Connections> connections_;
+  internal::RedactionContext redaction_;
 
   net::io_context ioc_{kIoThreads};
   // Keeps the I/O threads running while no operation is pending (a request with a worker,
@@ -1199,6 +1208,12 @@ class HttpCall final : public Call {
     stream_fn_ = std::move(fn);
   }
 
+  std::function<Status(const Status&)> ClientError() const override {
+    Server::Impl* server = &server_;
+    std::string id = ex_.rec.request_id;
+    return [server, id](const Status& st) { return server->ClientError(st, id); };
+  }
+
   std::vector<AuditEntry>& audit_entries() override { return audit_; }
   void set_audited_by_commit() override { audited_by_commit_ = true; }
   void set_audit_detail(std::string json) override { audit_detail_ = std::move(json); }
@@ -1381,20 +1396,28 @@ void Server::Impl::Log(LogLine line) {
   }
 }
 
+Status Server::Impl::ClientError(const Status& st, const std::string& request_id) {
+  Status shown = internal::PublicError(st, redaction_);
+  if (shown.kind() != st.kind() || shown.message() != st.message() ||
+      st.kind() == ErrorKind::kInternal) {
+    Log(std::move(LogLine("error").Str("request_id", request_id).Str("message", st.ToString())));
+  }
+  // A redacted error names the request, whose "error" log line holds the details.
+  if (shown.kind() == ErrorKind::kInternal || shown.message() != st.message()) {
+    shown = shown.WithField("reference", request_id);
+  }
+  return shown;
+}
+
 void Server::Impl::RenderError(Response& res, const Status& st, RequestRecord& rec) {
-  int http = internal::HttpStatusOf(st);
+  Status shown = ClientError(st, rec.request_id);
+  int http = internal::HttpStatusOf(shown);
   res.result(static_cast<unsigned>(http));
-  // A 500 names the request, whose "error" log line holds the details.
-  res.body() =
-      api::Dump(api::ErrorBody(http == 500 ? st.WithField("reference", rec.request_id) : st));
+  res.body() = api::Dump(api::ErrorBody(shown));
   res.set(http::field::content_type, "application/json");
   if (http == 503) res.set(http::field::retry_after, "1");
   if (http == 401) res.set(http::field::www_authenticate, "Bearer realm=\"tarn\"");
-  rec.error_code = internal::ErrorCodeOf(st);
-  if (st.kind() == ErrorKind::kInternal) {
-    Log(std::move(
-        LogLine("error").Str("request_id", rec.request_id).Str("message", st.ToString())));
-  }
+  rec.error_code = internal::ErrorCodeOf(shown);
 }
 
 void Server::Impl::LogRequest(RequestRecord& r, int http_status) {
@@ -1845,7 +1868,16 @@ Result<std::unique_ptr<Server>> Server::Make(std::shared_ptr<Catalog> catalog,
   auth::AuthorityOptions ao;
   ao.token_ttl_s = options.token_ttl_s;
   TARN_ASSIGN_OR_RETURN(auto authority, auth::TokenAuthority::Open(*catalog, ao));
+  // What error bodies must not say: the warehouse, the metastore and the catalog directory.
+  std::string metastore_uri = catalog->metastore().uri();
+  std::string catalog_dir;
+  if (catalog->metastore().backend() == MetastoreBackend::kSqlite) {
+    catalog_dir = std::filesystem::path(metastore_uri).parent_path().string();
+  }
+  auto redaction =
+      internal::RedactionContext::For(catalog->warehouse().uri(), metastore_uri, catalog_dir);
   auto impl = std::make_shared<Impl>(std::move(catalog), std::move(options), std::move(authority));
+  impl->set_redaction(std::move(redaction));
   impl->Configure();
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }

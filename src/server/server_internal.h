@@ -112,6 +112,12 @@ class Call {
   // A chunked response produced by `fn` after the route returns (memory stays bounded).
   virtual void ReplyStream(std::string content_type, StreamFn fn) = 0;
 
+  // What an error may say to the client (PublicError over the server's redaction context,
+  // src/server/errors.h); when it says less than `st`, the original goes to the server log
+  // with the request id. The function stays usable after the route returned (in a stream
+  // producer writing its error trailer).
+  virtual std::function<Status(const Status&)> ClientError() const = 0;
+
   // The targets the mutation is audited under (defaults from the route's action and path).
   virtual std::vector<AuditEntry>& audit_entries() = 0;
   // Set by commit routes: the commit transaction wrote the "ok" audit rows (CommitMeta::audit),
