@@ -123,6 +123,13 @@ class Client {
   virtual Result<SnapshotInfo> Rollback(std::string_view qualified, int64_t to_snapshot_id,
                                         CommitMeta meta) = 0;
 
+  // ---- external locations: warehouse prefixes an owner granted to one dataset ----
+  // Files under a granted prefix may be registered in that dataset (add_files, commits);
+  // otherwise only files under its own prefix may. Remote: owner role on the workspace.
+  virtual Status GrantLocation(std::string_view qualified, std::string_view prefix) = 0;
+  virtual Status RevokeLocation(std::string_view qualified, std::string_view prefix) = 0;
+  virtual Result<std::vector<LocationGrant>> ListLocations(std::string_view qualified) = 0;
+
   // ---- snapshots, time travel and tags (C5) ----
   virtual Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified) = 0;
   virtual Result<SnapshotInfo> GetSnapshot(std::string_view qualified,
