@@ -1025,6 +1025,41 @@ Status CommitOffsetRoute(Call& c) {
   return Status::OK();
 }
 
+// ---- external locations ----
+
+Json LocationJson(const LocationGrant& g) {
+  return Json{
+      {"prefix", g.prefix}, {"granted_by", g.granted_by}, {"granted_at_us", g.granted_at_us}};
+}
+
+Status ListLocationsRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListLocations(DsQ(c)));
+  Json a = Json::array();
+  for (const auto& g : all) a.push_back(LocationJson(g));
+  c.ReplyJson(Wrapped("locations", std::move(a)));
+  return Status::OK();
+}
+
+Status GrantLocationRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(std::string prefix, r.String("prefix"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  c.set_audit_detail(api::Dump(Json{{"prefix", prefix}}));
+  TARN_RETURN_NOT_OK(c.catalog().GrantLocation(DsQ(c), prefix, c.principal().client_id));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+Status RevokeLocationRoute(Call& c) {
+  auto prefix = c.Query("prefix");
+  if (!prefix || prefix->empty()) return InvalidParam("prefix", "required");
+  c.set_audit_detail(api::Dump(Json{{"prefix", *prefix}}));
+  TARN_RETURN_NOT_OK(c.catalog().RevokeLocation(DsQ(c), *prefix));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
 Status ExpireRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
   TARN_ASSIGN_OR_RETURN(auto options, api::ExpiryOptionsFromJson(body));
@@ -1083,6 +1118,11 @@ const std::vector<RouteDef>& RouteTable() {
        SetPartitionRoute},
       {"PUT", D "/sort", N::kOwner, S::kPath, B::kJson, "dataset.set_sort", SetSortRoute},
       {"POST", D "/files", N::kWriter, S::kPath, B::kJson, "dataset.add_files", AddFilesRoute},
+      {"GET", D "/locations", N::kReader, S::kPath, B::kNone, "", ListLocationsRoute},
+      {"POST", D "/locations", N::kOwner, S::kPath, B::kJson, "dataset.location_grant",
+       GrantLocationRoute},
+      {"DELETE", D "/locations", N::kOwner, S::kPath, B::kNone, "dataset.location_revoke",
+       RevokeLocationRoute},
       {"POST", D "/delete", N::kWriter, S::kPath, B::kJson, "dataset.delete_rows", DeleteRowsRoute},
       {"POST", D "/rollback", N::kWriter, S::kPath, B::kJson, "dataset.rollback", RollbackRoute},
       {"POST", "/v1/commits", N::kWriter, S::kBody, B::kJson, "commit", CommitRoute},
