@@ -96,7 +96,10 @@ class Client {
   virtual Result<DatasetInfo> SetSortOrder(std::string_view qualified, std::string_view order) = 0;
 
   // ---- commits (C4) ----
-  // Remote: every added file must already be in the warehouse (paths relative to its root).
+  // Every added file must already be in the warehouse (paths relative to its root), under the
+  // dataset's own prefix or a location granted to it, referenced by no other dataset
+  // (code=path_not_owned), and exist with the stated size (code=file_not_found,
+  // not_a_regular_file, file_size_mismatch).
   virtual Result<std::vector<SnapshotInfo>> Commit(std::vector<DatasetCommit> parts) = 0;
   Result<SnapshotInfo> Commit(DatasetCommit part) {
     std::vector<DatasetCommit> parts;

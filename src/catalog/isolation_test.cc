@@ -337,6 +337,31 @@ TEST_P(IsolationSuite, AScanReportsAFileThatDisagreesWithTheCatalog) {
   EXPECT_EQ(FieldOf(replaced, "path"), good.path);
 }
 
+TEST_P(IsolationSuite, AnUploadCommitsOnlyItsOwnStagedFiles) {
+  DataFile mine = CopyTo(secret_file_, "uploads/c1/part-0.parquet");
+  DataFile other = CopyTo(secret_file_, "uploads/c2/part-0.parquet");
+  auto part = [&](const DataFile& f) {
+    DatasetCommit p;
+    p.dataset = "a.c.mine";
+    p.operation = CommitOperation::kAppend;
+    p.added = {f};
+    p.meta = Meta();
+    return p;
+  };
+  // Another contract's staging area, or a plain commit of a contract's file: not the dataset's.
+  EXPECT_EQ(FieldOf(cat_->CommitStaged(part(other), "uploads/c1/").status(), "code"),
+            "path_not_owned");
+  EXPECT_EQ(FieldOf(cat_->Commit(part(mine)).status(), "code"), "path_not_owned");
+  // A staged file gone meanwhile is caught like any other.
+  DataFile gone = mine;
+  gone.path = "uploads/c1/part-9.parquet";
+  EXPECT_EQ(FieldOf(cat_->CommitStaged(part(gone), "uploads/c1").status(), "code"),
+            "file_not_found");
+  auto ok = cat_->CommitStaged(part(mine), "uploads/c1");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(RowCount("a.c.mine"), 1);
+}
+
 TEST(WarehouseKeyTest, NormalisesAndConfines) {
   auto dir = testing_util::ScratchDir() / ("tarn-wk-" + std::to_string(::getpid()));
   fs::create_directories(dir);
