@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "catalog/test_fixture.h"
+#include "client/remote_client.h"
 #include "objectstore/object_store.h"
 #include "server/test_util.h"
 
@@ -176,6 +177,43 @@ TEST_P(ServeIsolation, OnlyOwnersGrantLocations) {
   for (const auto& r : *audit)
     seen = seen || (r.action == "dataset.location_grant" && r.outcome == "ok");
   EXPECT_TRUE(seen);
+}
+
+TEST_P(ServeIsolation, LocationsThroughTheSdkEmbeddedAndRemote) {
+  AccessTokenSpec spec;
+  spec.workspace = "wa";
+  spec.role = Role::kOwner;
+  auto t = cat_->CreateAccessToken(spec, "test");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  ClientOptions o;
+  o.client_id = t->info.client_id;
+  o.client_secret = t->client_secret;
+  auto remote = client::RemoteClient::Connect("http://127.0.0.1:" + std::to_string(port_), o);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  auto bytes = cat_->warehouse().Get(b_file_.path);
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_OK(cat_->warehouse().Put("landing/r/f.parquet", *bytes));
+  ASSERT_OK(cat_->warehouse().Put("landing/e/f.parquet", *bytes));
+  CommitMeta m;
+  m.author = "sdk";
+  for (Client* c : {static_cast<Client*>(remote->get()), static_cast<Client*>(cat_.get())}) {
+    const std::string loc = c->remote() ? "landing/r" : "landing/e";
+    auto refused = c->AddFiles("wa.c.d", {loc + "/f.parquet"}, m);
+    EXPECT_EQ(refused.status().kind(), ErrorKind::kPermissionDenied) << refused.status().ToString();
+    EXPECT_EQ(FieldOf(refused.status(), "code"), "path_not_owned");
+    ASSERT_OK(c->GrantLocation("wa.c.d", loc));
+    auto list = c->ListLocations("wa.c.d");
+    ASSERT_TRUE(list.ok()) << list.status().ToString();
+    ASSERT_EQ(list->size(), 1u);
+    EXPECT_EQ((*list)[0].prefix, loc + "/");
+    EXPECT_EQ((*list)[0].granted_by, c->remote() ? t->info.client_id : cat_->actor());
+    auto added = c->AddFiles("wa.c.d", {loc + "/f.parquet"}, m);
+    ASSERT_TRUE(added.ok()) << added.status().ToString();
+    ASSERT_OK(c->RevokeLocation("wa.c.d", loc + "/"));
+    EXPECT_EQ(FieldOf(c->RevokeLocation("wa.c.d", loc), "code"), "location_not_found");
+    EXPECT_TRUE(c->ListLocations("wa.c.d")->empty());
+  }
+  EXPECT_EQ(ScannedRows(reader_a_), 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ServeIsolation, ::testing::Values("sqlite", "postgres"),
