@@ -971,17 +971,7 @@ Status RemoteClient::RevokeLocation(std::string_view qualified, std::string_view
 Result<std::vector<LocationGrant>> RemoteClient::ListLocations(std::string_view qualified) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
   TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", path + "/locations", nullptr, true));
-  return DecodeList<LocationGrant>(j, "locations", [](const Json& e) -> Result<LocationGrant> {
-    TARN_ASSIGN_OR_RETURN(api::ObjectReader r, api::ObjectReader::Make(e));
-    LocationGrant g;
-    TARN_ASSIGN_OR_RETURN(g.prefix, r.String("prefix"));
-    TARN_ASSIGN_OR_RETURN(auto by, r.OptString("granted_by"));
-    g.granted_by = by.value_or("");
-    TARN_ASSIGN_OR_RETURN(auto at, r.OptInt("granted_at_us"));
-    g.granted_at_us = at.value_or(0);
-    TARN_RETURN_NOT_OK(r.Finish());
-    return g;
-  });
+  return DecodeList<LocationGrant>(j, "locations", api::LocationFromJson);
 }
 
 // ---- planning and scans ----

@@ -1027,16 +1027,9 @@ Status CommitOffsetRoute(Call& c) {
 
 // ---- external locations ----
 
-Json LocationJson(const LocationGrant& g) {
-  return Json{
-      {"prefix", g.prefix}, {"granted_by", g.granted_by}, {"granted_at_us", g.granted_at_us}};
-}
-
 Status ListLocationsRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListLocations(DsQ(c)));
-  Json a = Json::array();
-  for (const auto& g : all) a.push_back(LocationJson(g));
-  c.ReplyJson(Wrapped("locations", std::move(a)));
+  c.ReplyJson(Wrapped("locations", ArrayOf(all)));
   return Status::OK();
 }
 
