@@ -96,7 +96,10 @@ class Client {
   virtual Result<DatasetInfo> SetSortOrder(std::string_view qualified, std::string_view order) = 0;
 
   // ---- commits (C4) ----
-  // Remote: every added file must already be in the warehouse (paths relative to its root).
+  // Every added file must already be in the warehouse (paths relative to its root), under the
+  // dataset's own prefix or a location granted to it, referenced by no other dataset
+  // (code=path_not_owned), and exist with the stated size (code=file_not_found,
+  // not_a_regular_file, file_size_mismatch).
   virtual Result<std::vector<SnapshotInfo>> Commit(std::vector<DatasetCommit> parts) = 0;
   Result<SnapshotInfo> Commit(DatasetCommit part) {
     std::vector<DatasetCommit> parts;
@@ -122,6 +125,13 @@ class Client {
                                           CommitMeta meta) = 0;
   virtual Result<SnapshotInfo> Rollback(std::string_view qualified, int64_t to_snapshot_id,
                                         CommitMeta meta) = 0;
+
+  // ---- external locations: warehouse prefixes an owner granted to one dataset ----
+  // Files under a granted prefix may be registered in that dataset (add_files, commits);
+  // otherwise only files under its own prefix may. Remote: owner role on the workspace.
+  virtual Status GrantLocation(std::string_view qualified, std::string_view prefix) = 0;
+  virtual Status RevokeLocation(std::string_view qualified, std::string_view prefix) = 0;
+  virtual Result<std::vector<LocationGrant>> ListLocations(std::string_view qualified) = 0;
 
   // ---- snapshots, time travel and tags (C5) ----
   virtual Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified) = 0;

@@ -1088,6 +1088,23 @@ Result<TagInfo> TagFromJson(const Json& j) {
   return v;
 }
 
+Json ToJson(const LocationGrant& v) {
+  return Json{
+      {"prefix", v.prefix}, {"granted_by", v.granted_by}, {"granted_at_us", v.granted_at_us}};
+}
+
+Result<LocationGrant> LocationFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  LocationGrant v;
+  TARN_ASSIGN_OR_RETURN(v.prefix, r.String("prefix"));
+  TARN_ASSIGN_OR_RETURN(auto by, r.OptString("granted_by"));
+  v.granted_by = by.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto at, r.OptInt("granted_at_us"));
+  v.granted_at_us = at.value_or(0);
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
 Json ToJson(const PlannedFile& v) {
   return Json{
       {"file", ToJson(v.file)},

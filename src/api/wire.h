@@ -73,6 +73,8 @@ Json ToJson(const SnapshotInfo& v);
 Result<SnapshotInfo> SnapshotFromJson(const Json& j);
 Json ToJson(const TagInfo& v);
 Result<TagInfo> TagFromJson(const Json& j);
+Json ToJson(const LocationGrant& v);
+Result<LocationGrant> LocationFromJson(const Json& j);
 Json ToJson(const PlannedFile& v);
 Result<PlannedFile> PlannedFileFromJson(const Json& j);
 Json ToJson(const ChangeSet& v);

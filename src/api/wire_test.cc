@@ -270,6 +270,15 @@ TEST(WireTest, SnapshotTagPlannedChangeSetRoundTrip) {
   EXPECT_EQ(tb.name, "nightly-1");
   EXPECT_EQ(tb.snapshot_id, 4);
 
+  LocationGrant g{"landing/é x/", "tarn_abc", kMax};
+  LocationGrant gb = RoundTrip(g, LocationFromJson);
+  EXPECT_EQ(gb.prefix, g.prefix);
+  EXPECT_EQ(gb.granted_by, "tarn_abc");
+  EXPECT_EQ(gb.granted_at_us, kMax);
+  Json unknown = ToJson(g);
+  unknown["extra"] = 1;
+  EXPECT_FALSE(LocationFromJson(unknown).ok());
+
   PlannedFile p;
   p.file = AwkwardFile();
   p.deleted_rows = 3;

@@ -47,7 +47,10 @@ struct CollectionName {
 Result<CollectionName> ParseCollectionName(std::string_view qualified);
 
 // The warehouse key of `path`: a key relative to the warehouse root, or a URI / absolute path
-// inside it. Anything else (or a key with "..") is kInvalidArgument, code=path_outside_warehouse.
+// inside it (file:// and a plain absolute path name the same local file), normalised: empty
+// and "." segments dropped, ".." resolved lexically. Anything that leaves the root or is not a
+// valid key is kInvalidArgument, code=path_outside_warehouse (the message does not name the
+// root). Symbolic links are not resolved here: the stores never follow them (objectstore/).
 Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view path);
 
 // A handle on one catalog: its metastore and its warehouse; the embedded tarn::Client.
@@ -142,8 +145,19 @@ class Catalog : public Client {
   // Errors: kConflict (code=commit_conflict, retryable) when a non-append part's dataset
   // committed after its read snapshot; kStale (code=incarnation_changed) when the dataset's
   // uuid is not the expected one; kInvalidArgument for a missing author or bad files.
+  // Every added file is checked first (catalog_internal::CheckAddedFiles): it must be under
+  // the dataset's own prefix or a location granted to it, referenced by no other dataset
+  // (kPermissionDenied code=path_not_owned), and exist as a regular object of the stated size
+  // (kInvalidArgument code=file_not_found, not_a_regular_file, file_size_mismatch).
   Result<std::vector<SnapshotInfo>> Commit(std::vector<DatasetCommit> parts) override;
   Result<SnapshotInfo> Commit(DatasetCommit part);
+  // An upload contract's commit: keys under `staging_prefix` (its own staging area) count as
+  // the dataset's own; everything else is checked as Commit does.
+  Result<SnapshotInfo> CommitStaged(DatasetCommit part, std::string_view staging_prefix);
+  // Commit without the checks of added files, for files this process wrote itself under the
+  // dataset's prefix (Append) and for exercising the commit engine (benchmarks, tests). Never
+  // pass files a client named.
+  Result<std::vector<SnapshotInfo>> CommitWritten(std::vector<DatasetCommit> parts);
   // Writes `batches` (already in the dataset's current types, matched by field id or name)
   // as Parquet under the warehouse, sorted and split by partition, and commits them.
   Result<SnapshotInfo> Append(std::string_view qualified, const std::vector<RecordBatch>& batches,
@@ -159,7 +173,10 @@ class Catalog : public Client {
       CommitOperation op = CommitOperation::kAppend,
       std::optional<std::string> expected_uuid = std::nullopt) override;
   // Registers files already in the warehouse (paths relative to its root, or URIs inside it);
-  // stats come from their footers.
+  // stats come from their footers. Ownership is decided first, from the keys alone: a path the
+  // dataset may not register is code=path_not_owned whether or not it exists. Files it may
+  // register (its own prefix, its granted locations: what a writer of the dataset may read)
+  // are then told apart: code=file_not_found, not_a_regular_file, not_parquet.
   Result<SnapshotInfo> AddFiles(std::string_view qualified, const std::vector<std::string>& paths,
                                 CommitMeta meta, bool truncate_first = false) override;
   // Marks the rows matching `where` deleted with deletion vectors (rows stay in their files).
@@ -167,6 +184,21 @@ class Catalog : public Client {
                                   CommitMeta meta) override;
   Result<SnapshotInfo> Rollback(std::string_view qualified, int64_t to_snapshot_id,
                                 CommitMeta meta) override;
+
+  // ---- external locations (locations.cc) ----
+  // Grants the warehouse prefix `prefix` (a key prefix or a URI / absolute path inside the
+  // warehouse; stored normalised with a trailing '/') to the live dataset: add_files and
+  // commits may then register files under it. kInvalidArgument code=invalid_location for the
+  // whole warehouse, a path outside it or one inside a tarn-managed area (datasets/, uploads/);
+  // kFailedPrecondition code=location_in_use when it overlaps another live dataset's location.
+  // Granting twice is fine. `granted_by` defaults to actor().
+  Status GrantLocation(std::string_view qualified, std::string_view prefix) override;
+  Status GrantLocation(std::string_view qualified, std::string_view prefix,
+                       std::string_view granted_by);
+  // Files already registered stay; new ones under the prefix are refused. kNotFound
+  // code=location_not_found when not granted.
+  Status RevokeLocation(std::string_view qualified, std::string_view prefix) override;
+  Result<std::vector<LocationGrant>> ListLocations(std::string_view qualified) override;
 
   // ---- snapshots, time travel and tags (C5) ----
   Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified) override;

@@ -69,4 +69,25 @@ Result<DataFile> DataFileFromRow(const Row& r, size_t first_col = 0);
 // The warehouse key prefix of a dataset's files: "datasets/<uuid>/".
 std::string DatasetPrefix(std::string_view uuid);
 
+// What CheckAddedFiles checks beyond ownership.
+struct AddedFileChecks {
+  // Keys under this prefix count as the dataset's own too (an upload contract's staging area).
+  std::string also_owned_prefix;
+  // Head every file: it must exist and be a regular object.
+  bool head = true;
+  // The files state their sizes (a Head must agree); else the sizes are taken from the Heads.
+  bool sizes_stated = true;
+};
+
+// Checks that every file `part` adds may be registered into its dataset (locations.cc): its
+// key (normalised in place by WarehouseKey) is under the live dataset's own prefix
+// "datasets/<uuid>/", `also_owned_prefix` or a location granted to the dataset, and no other
+// dataset references it (data_files or a pending removal); otherwise kPermissionDenied
+// code=path_not_owned, one answer for every such case. Then each file must exist
+// (code=file_not_found), be a regular object (code=not_a_regular_file) and have the stated
+// size (code=file_size_mismatch). Pins part.expected_uuid to the incarnation checked. A keyed
+// part whose key already committed is not checked (the commit answers it as a replay).
+Status CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommit& part,
+                       const AddedFileChecks& checks);
+
 }  // namespace tarn::catalog_internal

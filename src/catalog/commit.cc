@@ -884,6 +884,29 @@ Result<std::vector<SnapshotInfo>> Catalog::CommitDirect(std::vector<DatasetCommi
 
 Result<std::vector<SnapshotInfo>> Catalog::Commit(std::vector<DatasetCommit> parts) {
   if (parts.empty()) return Status::InvalidArgument("a commit needs at least one dataset part");
+  for (auto& p : parts) {
+    TARN_RETURN_NOT_OK(ParseDatasetName(p.dataset).status());
+    TARN_RETURN_NOT_OK(CheckAddedFiles(*metastore_, *warehouse_, p, {}));
+  }
+  return CommitWritten(std::move(parts));
+}
+
+Result<SnapshotInfo> Catalog::CommitStaged(DatasetCommit part, std::string_view staging_prefix) {
+  TARN_RETURN_NOT_OK(ParseDatasetName(part.dataset).status());
+  AddedFileChecks checks;
+  checks.also_owned_prefix = std::string(staging_prefix);
+  if (!checks.also_owned_prefix.empty() && checks.also_owned_prefix.back() != '/') {
+    checks.also_owned_prefix += '/';
+  }
+  TARN_RETURN_NOT_OK(CheckAddedFiles(*metastore_, *warehouse_, part, checks));
+  std::vector<DatasetCommit> parts;
+  parts.push_back(std::move(part));
+  TARN_ASSIGN_OR_RETURN(auto out, CommitWritten(std::move(parts)));
+  return std::move(out[0]);
+}
+
+Result<std::vector<SnapshotInfo>> Catalog::CommitWritten(std::vector<DatasetCommit> parts) {
+  if (parts.empty()) return Status::InvalidArgument("a commit needs at least one dataset part");
   for (const auto& p : parts) TARN_RETURN_NOT_OK(ParseDatasetName(p.dataset).status());
   if (parts.size() == 1 && IsAppendOnly(parts[0].operation)) {
     TARN_ASSIGN_OR_RETURN(auto s, commit_queue_->Submit(&parts[0]));

@@ -189,6 +189,14 @@ struct TagInfo {
   int64_t created_at_us = 0;
 };
 
+// An external location granted to a dataset: a warehouse key prefix (ending in '/') outside
+// every tarn-managed area, whose files the dataset may register (add_files, commits).
+struct LocationGrant {
+  std::string prefix;
+  std::string granted_by;
+  int64_t granted_at_us = 0;
+};
+
 // A live file at a snapshot with its deletion vector, as planning returns it (C8).
 struct PlannedFile {
   DataFile file;

@@ -521,8 +521,9 @@ Status Catalog::DropDataset(std::string_view qualified, bool purge,
                                     "dataset_id = ?",
                                     {id})
                              .status());
-      for (const char* table : {"tags", "consumer_offsets", "deletion_vectors", "data_files",
-                                "snapshots", "dataset_schemas", "dataset_partition_specs"}) {
+      for (const char* table :
+           {"tags", "consumer_offsets", "deletion_vectors", "data_files", "snapshots",
+            "dataset_schemas", "dataset_partition_specs", "dataset_locations"}) {
         TARN_RETURN_NOT_OK(
             tx.Execute(std::string("DELETE FROM ") + table + " WHERE dataset_id = ?", {id})
                 .status());

@@ -25,33 +25,75 @@ void DeleteQuietly(ObjectStore& store, const std::vector<DataFile>& files) {
 
 }  // namespace
 
-// The warehouse key of `path`: a key relative to the warehouse root, or a URI / absolute path
-// inside the warehouse. Anything else is refused (no file outside the warehouse is ever
-// registered).
+namespace {
+
+// `path`'s segments with empty and "." ones dropped and ".." resolved; nullopt when a ".."
+// would climb above the start.
+std::optional<std::vector<std::string_view>> Segments(std::string_view path) {
+  std::vector<std::string_view> segs;
+  for (size_t start = 0; start <= path.size();) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    std::string_view seg = path.substr(start, slash - start);
+    if (seg == "..") {
+      if (segs.empty()) return std::nullopt;
+      segs.pop_back();
+    } else if (!seg.empty() && seg != ".") {
+      segs.push_back(seg);
+    }
+    start = slash + 1;
+  }
+  return segs;
+}
+
+// "scheme://authority" of a URI ("" for a plain path) and the path after it.
+std::pair<std::string_view, std::string_view> SplitUri(std::string_view uri) {
+  if (uri.rfind("file://", 0) == 0) return {"", uri.substr(7)};
+  size_t scheme = uri.find("://");
+  if (scheme == std::string_view::npos) return {"", uri};
+  size_t slash = uri.find('/', scheme + 3);
+  if (slash == std::string_view::npos) return {uri, ""};
+  return {uri.substr(0, slash), uri.substr(slash)};
+}
+
+}  // namespace
+
+// The warehouse key of `path` (catalog.h).
 Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view path) {
+  const std::string shown(path.substr(0, 500));
   auto outside = [&] {
-    // The warehouse's own URI stays out of the message: it is the server's (issue 14).
-    return Status::InvalidArgument("path '" + std::string(path.substr(0, 500)) +
-                                   "' is outside the warehouse")
+    return Status::InvalidArgument("path '" + shown + "' is not inside the warehouse")
         .WithField("code", "path_outside_warehouse")
-        .WithField("path", std::string(path.substr(0, 500)));
+        .WithField("path", shown);
   };
-  std::string root = warehouse.uri();
-  while (!root.empty() && root.back() == '/') root.pop_back();
-  std::string key;
+  if (path.find('\0') != std::string_view::npos) return outside();
+  std::vector<std::string_view> segs;
   if (path.find("://") != std::string_view::npos || (!path.empty() && path.front() == '/')) {
-    std::string p(path);
-    // file:///x and /x name the same local path.
-    auto strip_file = [](std::string s) { return s.rfind("file://", 0) == 0 ? s.substr(7) : s; };
-    std::string r = strip_file(root), q = strip_file(p);
-    if (q.size() <= r.size() + 1 || q.compare(0, r.size(), r) != 0 || q[r.size()] != '/') {
+    // A URI or absolute path: same scheme and authority as the root (file:///x and /x name the
+    // same local path), and the root's segments first.
+    auto [root_head, root_path] = SplitUri(warehouse.uri());
+    auto [head, rest] = SplitUri(path);
+    if (head != root_head) return outside();
+    auto root_segs = Segments(root_path);
+    auto path_segs = Segments(rest);
+    if (!root_segs || !path_segs || path_segs->size() <= root_segs->size() ||
+        !std::equal(root_segs->begin(), root_segs->end(), path_segs->begin())) {
       return outside();
     }
-    key = q.substr(r.size() + 1);
+    segs.assign(path_segs->begin() + static_cast<std::ptrdiff_t>(root_segs->size()),
+                path_segs->end());
   } else {
-    key = std::string(path);
+    // A relative key: never above the root.
+    auto path_segs = Segments(path);
+    if (!path_segs) return outside();
+    segs = std::move(*path_segs);
   }
-  if (key.empty() || key.find("..") != std::string::npos || key.front() == '/') return outside();
+  std::string key;
+  for (auto seg : segs) {
+    if (!key.empty()) key += '/';
+    key += seg;
+  }
+  if (key.empty() || !ValidateKey(key).ok()) return outside();
   return key;
 }
 
@@ -103,7 +145,12 @@ Result<SnapshotInfo> FinishAppend(Catalog& cat, const DatasetInfo& ds, std::vect
   part.written_spec_id = ds.spec.spec_id;
   part.added = files;
   part.meta = std::move(meta);
-  auto result = cat.Commit(std::move(part));
+  // Files this call just wrote under the dataset's own prefix: nothing to check.
+  std::vector<DatasetCommit> parts;
+  parts.push_back(std::move(part));
+  auto committed = cat.CommitWritten(std::move(parts));
+  Result<SnapshotInfo> result =
+      committed.ok() ? Result<SnapshotInfo>(std::move((*committed)[0])) : committed.status();
   // A replay of an earlier commit with the same key did not use these files.
   if (!result.ok() || result->idempotent_replay) DeleteQuietly(cat.warehouse(), files);
   return result;
@@ -197,14 +244,40 @@ Result<SnapshotInfo> Catalog::AddFiles(std::string_view qualified,
   part.operation = truncate_first ? CommitOperation::kTruncateAndAdd : CommitOperation::kAddFiles;
   if (truncate_first) part.read_snapshot_id = ds.current_snapshot_id.value_or(0);
   part.written_spec_id = ds.spec.spec_id;
-  for (const auto& p : paths) {
-    TARN_ASSIGN_OR_RETURN(std::string key, WarehouseKey(*warehouse_, p));
-    auto file = DataFileFromFooter(*warehouse_, key, ds.schema, ds.spec);
-    if (!file.ok()) return file.status().WithContext("file '" + key + "'");
-    part.added.push_back(std::move(*file));
-  }
   part.meta = std::move(meta);
-  return Commit(std::move(part));
+  for (const auto& p : paths) {
+    DataFile f;
+    f.path = p;
+    part.added.push_back(std::move(f));
+  }
+  // Ownership from the keys alone, before anything is read: the answer for a path the dataset
+  // may not register does not depend on what is there. Then existence and type, then footers.
+  AddedFileChecks checks;
+  checks.sizes_stated = false;
+  TARN_RETURN_NOT_OK(CheckAddedFiles(*metastore_, *warehouse_, part, checks));
+  for (auto& f : part.added) {
+    auto file = DataFileFromFooter(*warehouse_, f.path, ds.schema, ds.spec);
+    if (!file.ok()) {
+      const Status& st = file.status();
+      if (st.kind() == ErrorKind::kInvalidArgument) {
+        return st.WithContext("file '" + f.path +
+                              "'");  // a readable Parquet file that does not fit
+      }
+      return Status::InvalidArgument("file '" + f.path + "' is not a Parquet file")
+          .WithField("code", "not_parquet")
+          .WithField("path", f.path);
+    }
+    if (file->file_size_bytes != f.file_size_bytes) {
+      return Status::Conflict("file '" + f.path + "' changed while it was being added")
+          .WithField("code", "file_changed")
+          .WithField("path", f.path);
+    }
+    f = std::move(*file);
+  }
+  std::vector<DatasetCommit> parts;
+  parts.push_back(std::move(part));
+  TARN_ASSIGN_OR_RETURN(auto out, CommitWritten(std::move(parts)));
+  return std::move(out[0]);
 }
 
 Result<SnapshotInfo> Catalog::DeleteRows(std::string_view qualified, std::string_view where,

@@ -853,6 +853,61 @@ void RegisterTags(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   }
 }
 
+// `tarn dataset location grant|revoke|list`: external locations (warehouse prefixes) whose
+// files a dataset may register.
+void RegisterLocations(CLI::App* ds, GlobalOptions* g, CatalogOptions* co) {
+  CLI::App* loc = ds->add_subcommand(
+      "location", "Warehouse prefixes whose files a dataset may register (add-files, commits)");
+  loc->require_subcommand(1);
+  struct Args {
+    std::string name, prefix;
+  };
+  for (const char* verb : {"grant", "revoke"}) {
+    auto a = std::make_shared<Args>();
+    const bool grant = std::string_view(verb) == "grant";
+    auto* cmd = loc->add_subcommand(verb, grant ? "Grant a warehouse prefix to a dataset (owner)"
+                                                : "Revoke a granted prefix (owner)");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("PREFIX", a->prefix, "Key prefix, or a URI / absolute path in the warehouse")
+        ->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+      TARN_RETURN_NOT_OK(grant ? cat->GrantLocation(a->name, a->prefix)
+                               : cat->RevokeLocation(a->name, a->prefix));
+      if (g->json) {
+        std::cout << Dump(json{{"dataset", a->name}, {"prefix", a->prefix}}) << "\n";
+      } else {
+        std::cout << (grant ? "granted " : "revoked ") << a->prefix << (grant ? " to " : " from ")
+                  << a->name << "\n";
+      }
+      return Status::OK();
+    });
+  }
+  auto name = std::make_shared<std::string>();
+  auto* cmd = loc->add_subcommand("list", "List the locations granted to a dataset");
+  cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+  SetCommand(cmd, [=]() -> Status {
+    TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+    TARN_ASSIGN_OR_RETURN(auto all, cat->ListLocations(*name));
+    if (g->json) {
+      json arr = json::array();
+      for (const auto& l : all) {
+        arr.push_back({{"prefix", l.prefix},
+                       {"granted_by", l.granted_by},
+                       {"granted_at", FormatTime(l.granted_at_us)}});
+      }
+      std::cout << Dump(arr) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& l : all) rows.push_back({l.prefix, l.granted_by, FormatTime(l.granted_at_us)});
+    PrintTable({"prefix", "granted_by", "granted_at"}, rows);
+    return Status::OK();
+  });
+}
+
 void RegisterOffsets(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   CLI::App* off = app->add_subcommand("offset", "Consumer offsets of the change feed");
   off->require_subcommand(1);
@@ -979,6 +1034,7 @@ void RegisterMaintenance(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 void RegisterDatasetCommands(CLI::App* app, GlobalOptions* global) {
   CatalogOptions* co = SharedCatalogOptions();
   RegisterDataset(app, global, co);
+  RegisterLocations(app->get_subcommand("dataset"), global, co);
   RegisterCommits(app, global, co);
   RegisterReads(app, global, co);
   RegisterTags(app, global, co);

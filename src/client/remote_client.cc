@@ -952,6 +952,28 @@ Result<std::vector<TagInfo>> RemoteClient::ListTags(std::string_view qualified) 
   return DecodeList<TagInfo>(j, "tags", api::TagFromJson);
 }
 
+// ---- external locations ----
+
+Status RemoteClient::GrantLocation(std::string_view qualified, std::string_view prefix) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+  Json body = {{"prefix", std::string(prefix)}};
+  return transport_->Call("POST", path + "/locations", &body, true).status();
+}
+
+Status RemoteClient::RevokeLocation(std::string_view qualified, std::string_view prefix) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+  return transport_
+      ->Call("DELETE", path + "/locations" + QueryString({{"prefix", std::string(prefix)}}),
+             nullptr, false)
+      .status();
+}
+
+Result<std::vector<LocationGrant>> RemoteClient::ListLocations(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", path + "/locations", nullptr, true));
+  return DecodeList<LocationGrant>(j, "locations", api::LocationFromJson);
+}
+
 // ---- planning and scans ----
 
 Status RemoteClient::PlanFiles(std::string_view qualified, const SnapshotSelector& at,

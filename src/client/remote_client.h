@@ -139,6 +139,9 @@ class RemoteClient : public Client {
                    bool replace = false) override;
   Status DropTag(std::string_view qualified, std::string_view tag) override;
   Result<std::vector<TagInfo>> ListTags(std::string_view qualified) override;
+  Status GrantLocation(std::string_view qualified, std::string_view prefix) override;
+  Status RevokeLocation(std::string_view qualified, std::string_view prefix) override;
+  Result<std::vector<LocationGrant>> ListLocations(std::string_view qualified) override;
 
   Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
                    const std::function<Status(const PlannedFile&)>& fn) override;

@@ -589,6 +589,7 @@ TEST(ReadDataFile, FilesWithoutFieldIdsMatchByName) {
   DataFile f;
   f.path = "ext/f.parquet";
   f.record_count = 2;
+  f.file_size_bytes = static_cast<int64_t>(store.Head(f.path)->size);
   EXPECT_EQ(Cells(Read(store, f, schema)),
             (std::vector<std::string>{"1", "x", "NULL", "2", "y", "NULL"}));
 }
@@ -603,7 +604,36 @@ TEST(ReadDataFile, IdsTakePrecedenceOverNames) {
   Schema schema = MustSchema("a INT32, renamed INT32");
   DataFile f;
   f.path = "f.parquet";
+  f.record_count = 1;
+  f.file_size_bytes = static_cast<int64_t>(store.Head(f.path)->size);
   EXPECT_EQ(Cells(Read(store, f, schema)), (std::vector<std::string>{"NULL", "7"}));
+}
+
+TEST(ReadDataFile, AFileThatDisagreesWithItsCountsIsReportedNotServed) {
+  Schema schema = MustSchema("a INT32");
+  MemoryObjectStore store;
+  PutParquet(store, "f.parquet", schema, BatchOf(schema, {{"1"}, {"2"}}));
+  DataFile f;
+  f.path = "f.parquet";
+  f.record_count = 2;
+  f.file_size_bytes = static_cast<int64_t>(store.Head(f.path)->size);
+  ASSERT_TRUE(ReadDataFile(store, f, schema, {}, nullptr, {}).ok());
+  for (auto [rows, bytes] : {std::pair<int64_t, int64_t>{1'000'000, f.file_size_bytes},
+                             {0, f.file_size_bytes},
+                             {2, f.file_size_bytes + 1},
+                             {2, 0}}) {
+    DataFile lying = f;
+    lying.record_count = rows;
+    lying.file_size_bytes = bytes;
+    auto r = ReadDataFile(store, lying, schema, {}, nullptr, {});
+    ASSERT_FALSE(r.ok()) << rows << " " << bytes;
+    EXPECT_EQ(r.status().kind(), ErrorKind::kCorruption);
+    bool coded = false;
+    for (const auto& [k, v] : r.status().fields())
+      coded = coded || (k == "code" && v == "file_metadata_mismatch");
+    EXPECT_TRUE(coded) << r.status().ToString();
+    EXPECT_NE(r.status().message().find("'f.parquet'"), std::string::npos) << r.status().ToString();
+  }
 }
 
 // ---- Reading: deletions, row ids, filters ----

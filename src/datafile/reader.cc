@@ -53,15 +53,24 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
   }
 
   TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> in, store.OpenRead(file.path));
+  // The catalog's counts were stated by whoever committed the file: a file that disagrees is
+  // reported, never served as if it held what the catalog says.
+  auto mismatch = [&](const std::string& what, int64_t registered, int64_t actual) {
+    return Status::Corruption("data file '" + file.path +
+                              "' disagrees with the catalog: " + std::to_string(registered) + " " +
+                              what + " registered, " + std::to_string(actual) + " in the file")
+        .WithField("code", "file_metadata_mismatch")
+        .WithField("path", file.path);
+  };
+  if (static_cast<uint64_t>(file.file_size_bytes) != in->Size()) {
+    return mismatch("bytes", file.file_size_bytes, static_cast<int64_t>(in->Size()));
+  }
   parquet::ReaderOptions ropts;
   ropts.threads = std::max(1, options.threads);
   TARN_ASSIGN_OR_RETURN(std::unique_ptr<parquet::FileReader> reader,
                         parquet::FileReader::Open(std::move(in), ropts));
   const int64_t num_rows = reader->num_rows();
-  if (file.record_count != 0 && file.record_count != num_rows) {
-    return Status::Corruption("the catalog records " + std::to_string(file.record_count) +
-                              " rows, the file holds " + std::to_string(num_rows));
-  }
+  if (file.record_count != num_rows) return mismatch("rows", file.record_count, num_rows);
 
   // Resolve each needed schema field to a file field.
   const Schema needed_schema = [&] {

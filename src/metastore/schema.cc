@@ -272,6 +272,20 @@ CREATE TABLE upload_parts (
 );
 )sql";
 
+// Workspace isolation of files (issue 14): which dataset references a path is looked up by
+// path alone when a file is registered, and the external locations an owner granted to a
+// dataset (warehouse key prefixes ending in '/'; one live dataset's each).
+constexpr char kFileIsolation[] = R"sql(
+CREATE INDEX data_files_by_path ON data_files (path);
+CREATE TABLE dataset_locations (
+  dataset_id BIGINT NOT NULL REFERENCES datasets (id),
+  prefix TEXT NOT NULL,
+  granted_by TEXT NOT NULL,
+  granted_at BIGINT NOT NULL,
+  PRIMARY KEY (dataset_id, prefix)
+);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& CatalogMigrations() {
@@ -279,7 +293,8 @@ const std::vector<Migration>& CatalogMigrations() {
       new std::vector<Migration>{{1, "catalog core", kCatalogCore},
                                  {2, "datasets at work", kDatasetsAtWork},
                                  {3, "access control", kAccessControl},
-                                 {4, "uploads", kUploads}};
+                                 {4, "uploads", kUploads},
+                                 {5, "file isolation", kFileIsolation}};
   return *migrations;
 }
 

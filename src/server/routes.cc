@@ -1067,6 +1067,34 @@ Status CommitOffsetRoute(Call& c) {
   return Status::OK();
 }
 
+// ---- external locations ----
+
+Status ListLocationsRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListLocations(DsQ(c)));
+  c.ReplyJson(Wrapped("locations", ArrayOf(all)));
+  return Status::OK();
+}
+
+Status GrantLocationRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(std::string prefix, r.String("prefix"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  c.set_audit_detail(api::Dump(Json{{"prefix", prefix}}));
+  TARN_RETURN_NOT_OK(c.catalog().GrantLocation(DsQ(c), prefix, c.principal().client_id));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+Status RevokeLocationRoute(Call& c) {
+  auto prefix = c.Query("prefix");
+  if (!prefix || prefix->empty()) return InvalidParam("prefix", "required");
+  c.set_audit_detail(api::Dump(Json{{"prefix", *prefix}}));
+  TARN_RETURN_NOT_OK(c.catalog().RevokeLocation(DsQ(c), *prefix));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
 Status ExpireRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
   TARN_ASSIGN_OR_RETURN(auto options, api::ExpiryOptionsFromJson(body));
@@ -1125,6 +1153,11 @@ const std::vector<RouteDef>& RouteTable() {
        SetPartitionRoute},
       {"PUT", D "/sort", N::kOwner, S::kPath, B::kJson, "dataset.set_sort", SetSortRoute},
       {"POST", D "/files", N::kWriter, S::kPath, B::kJson, "dataset.add_files", AddFilesRoute},
+      {"GET", D "/locations", N::kReader, S::kPath, B::kNone, "", ListLocationsRoute},
+      {"POST", D "/locations", N::kOwner, S::kPath, B::kJson, "dataset.location_grant",
+       GrantLocationRoute},
+      {"DELETE", D "/locations", N::kOwner, S::kPath, B::kNone, "dataset.location_revoke",
+       RevokeLocationRoute},
       {"POST", D "/delete", N::kWriter, S::kPath, B::kJson, "dataset.delete_rows", DeleteRowsRoute},
       {"POST", D "/rollback", N::kWriter, S::kPath, B::kJson, "dataset.rollback", RollbackRoute},
       {"POST", "/v1/commits", N::kWriter, S::kBody, B::kJson, "commit", CommitRoute},

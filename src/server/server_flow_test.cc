@@ -230,8 +230,23 @@ TEST_P(ServeFlow, EveryRouteEndToEnd) {
   auto parquet = api::EncodeBatchFrame(MakeBatch(schema, {{"7", "x"}, {"8", "y"}}));
   ASSERT_TRUE(parquet.ok());
   ASSERT_OK(cat_->warehouse().Put("external/f1.parquet", parquet->substr(api::kFrameHeaderBytes)));
+  // Outside the dataset's own prefix: registered only once an owner granted the location.
+  Reply not_owned = Json_("POST", kD + "/files", {{"paths", Json::array({"external/f1.parquet"})}});
+  EXPECT_EQ(not_owned.status, 403) << not_owned;
+  EXPECT_EQ(not_owned.Code(), "path_not_owned") << not_owned;
+  Reply granted = Json_("POST", kD + "/locations", {{"prefix", "external"}});
+  ASSERT_EQ(granted.status, 200) << granted;
+  Reply locations = Get(port_, kD + "/locations", owner_);
+  ASSERT_EQ(locations.json["locations"].size(), 1u) << locations;
+  EXPECT_EQ(locations.json["locations"][0]["prefix"], "external/");
+  EXPECT_EQ(locations.json["locations"][0]["granted_by"], owner_id_) << locations;
   Reply files = Json_("POST", kD + "/files", {{"paths", Json::array({"external/f1.parquet"})}});
   ASSERT_EQ(files.status, 200) << files;
+  Reply revoked = Send(port_, {"DELETE", kD + "/locations?prefix=external%2F", "", "", owner_, {}});
+  EXPECT_EQ(revoked.status, 200) << revoked;
+  EXPECT_EQ(Get(port_, kD + "/locations", owner_).json["locations"].size(), 0u);
+  Reply again = Send(port_, {"DELETE", kD + "/locations?prefix=external", "", "", owner_, {}});
+  EXPECT_EQ(again.Code(), "location_not_found") << again;
   EXPECT_EQ(files.json["operation"], "add_files");
   EXPECT_EQ(ScanRows("").size(), 5u);
   Reply current = Get(port_, kD, owner_);

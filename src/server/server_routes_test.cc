@@ -133,6 +133,9 @@ class RouteMatrix : public ::testing::Test {
     s["PUT " + D + "/sort"] = Sample("", Json{{"order", ""}});
     s["POST " + D + "/append"] = Sample("", nullptr, frames, "application/vnd.tarn.frames");
     s["POST " + D + "/files"] = Sample("", Json{{"paths", Json::array({"ws/c/d/none.parquet"})}});
+    s["GET " + D + "/locations"] = {};
+    s["POST " + D + "/locations"] = Sample("", Json{{"prefix", "landing/ws/"}});
+    s["DELETE " + D + "/locations"] = Sample("?prefix=landing/ws/");
     s["POST " + D + "/delete"] = Sample("", Json{{"where", "id = 1"}});
     s["POST " + D + "/rollback"] = Sample("", Json{{"to_snapshot_id", snapshot_id_}});
     s["POST /v1/commits"] = Sample(

@@ -1416,7 +1416,9 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
       if (!now.ok()) return fail(now.status());
       part.read_snapshot_id = now->current_snapshot_id.value_or(0);
     }
-    snap = catalog_->Commit(part);
+    // The staged files are this contract's own: under its staging prefix, checked like any
+    // other registration otherwise (existence, size, no other dataset's path).
+    snap = catalog_->CommitStaged(part, StagingPrefix(r.id));
     if (snap.ok() || snap.status().kind() != ErrorKind::kConflict) break;
   }
   if (!snap.ok()) {

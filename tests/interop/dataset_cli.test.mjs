@@ -429,6 +429,13 @@ test('add-files registers Parquet in the warehouse; --truncate and append --over
   const outside = path.join(dir, 'outside.parquet');
   fs.copyFileSync(path.join(ext, 'b.parquet'), outside);
 
+  // Outside the dataset's own prefix: refused until an owner grants the location.
+  const refused = run(['add-files', E, path.join(ext, 'a.parquet'), '--json']);
+  assert.equal(refused.code, 5);
+  assert.equal(jsonError(refused).code, 'path_not_owned');
+  const granted = ok(['dataset', 'location', 'grant', E, 'ext']);
+  assert.deepEqual(granted, { dataset: E, prefix: 'ext' });
+  assert.deepEqual(ok(['dataset', 'location', 'list', E]).map((l) => l.prefix), ['ext/']);
   const s1 = ok(['add-files', E, path.join(ext, 'a.parquet'), '-m', 'external']);
   assert.deepEqual([s1.operation, s1.added_files, s1.added_records], ['add_files', 1, 20]);
   assert.equal(s1.receipt.producer, 'cli:add-files');

@@ -133,6 +133,26 @@ TEST_F(LocalStoreTest, SymlinkedFilesAreNeverFollowed) {
   EXPECT_EQ(ReadFile(outside_ / "secret"), "top secret");
 }
 
+TEST_F(LocalStoreTest, SymlinksToObjectsInsideTheRootAreNotObjects) {
+  // Another dataset's object, reached through a link under this one's prefix (issue 14): Head
+  // refuses it, so no commit can register it, and no read follows it.
+  ASSERT_OK(store_->Put("datasets/b/data/f.parquet", "b's bytes"));
+  fs::create_directories(root_ / "datasets" / "a" / "data");
+  fs::create_symlink(root_ / "datasets" / "b" / "data" / "f.parquet",
+                     root_ / "datasets" / "a" / "data" / "link.parquet");
+  fs::create_symlink("../../b/data/f.parquet", root_ / "datasets" / "a" / "data" / "rel.parquet");
+  fs::create_directory_symlink(root_ / "datasets" / "b", root_ / "datasets" / "a" / "dir");
+  for (const std::string key : {"datasets/a/data/link.parquet", "datasets/a/data/rel.parquet",
+                                "datasets/a/dir/data/f.parquet"}) {
+    EXPECT_EQ(store_->Head(key).status().kind(), ErrorKind::kPermissionDenied) << key;
+    EXPECT_EQ(store_->Get(key).status().kind(), ErrorKind::kPermissionDenied) << key;
+    EXPECT_EQ(store_->OpenRead(key).status().kind(), ErrorKind::kPermissionDenied) << key;
+  }
+  auto listed = store_->ListAll("datasets/a/");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->empty()) << (*listed)[0].key;
+}
+
 TEST_F(LocalStoreTest, RootMayItselfBeASymlink) {
   fs::create_directory_symlink(root_, base_ / "alias");
   auto via_alias = LocalObjectStore::Open((base_ / "alias").string());
