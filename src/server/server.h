@@ -43,6 +43,9 @@ struct ServerOptions {
   int idle_timeout_s = 5;              // keep-alive connections without a request
   int max_connections = 64;            // one thread each; past it 503 + Retry-After and close
   int64_t token_ttl_s = 900;
+  // Federated sign-in (docs/design/federation.md): the audience ID tokens must name, exactly.
+  // Empty: the token-exchange grant of POST /v1/token is refused (unsupported_grant_type).
+  std::string oidc_audience;
   double shutdown_grace_s = 30;  // how long Shutdown lets in-flight requests finish
   // Requests one keep-alive connection may carry before the server closes it.
   int max_requests_per_connection = 100000;
