@@ -18,15 +18,15 @@ export async function freePort() {
   });
 }
 
-// Starts `bin serve --catalog catalog` with the owner as bootstrap client and resolves to
+// Starts `bin serve --catalog catalog ...args` with the owner as bootstrap client and resolves to
 // { url, log(), stop() }: log() is the end of its log, stop() sends SIGTERM and resolves to the
 // exit code (at once when it has already exited).
-export async function startServe({ bin, catalog, logPath, ownerId, ownerSecret }) {
+export async function startServe({ bin, catalog, logPath, ownerId, ownerSecret, args = [] }) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const log = () => (fs.existsSync(logPath) ? fs.readFileSync(logPath, 'utf8').slice(-4000) : '');
   const logFd = fs.openSync(logPath, 'w');
-  const child = spawn(bin, ['serve', '--catalog', catalog, '--listen', `127.0.0.1:${port}`], {
+  const child = spawn(bin, ['serve', '--catalog', catalog, '--listen', `127.0.0.1:${port}`, ...args], {
     env: {
       ...process.env,
       TARN_CATALOG: '',
