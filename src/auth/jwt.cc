@@ -61,7 +61,7 @@ std::optional<json> ParseStrictJsonObject(std::string_view text) {
       default:
         break;
     }
-    return true;
+    return !bad;  // drops what is refused anyway instead of building it
   };
   json j = json::parse(text.begin(), text.end(), cb, /*allow_exceptions=*/false);
   if (bad || j.is_discarded() || !j.is_object()) return std::nullopt;

@@ -5,6 +5,7 @@
 // metadata server (all on 127.0.0.1).
 #include <fstream>
 #include <thread>
+#include <tuple>
 
 #include "auth/oidc_test_util.h"
 #include "client/id_token_source.h"
@@ -36,6 +37,8 @@ class ScopedEnv {
  private:
   const char* name_;
 };
+
+std::string Url(int port) { return "http://127.0.0.1:" + std::to_string(port); }
 
 class FederationHttp : public ::testing::Test {
  protected:
@@ -244,6 +247,46 @@ TEST_F(FederationHttp, RulesNeedAnOwnerOfEveryWorkspaceAndAreAudited) {
                       "federation.delete:federation_rule_not_found"}));
 }
 
+TEST_F(FederationHttp, TheSdkManagesRulesAlikeRemoteAndEmbedded) {
+  ClientOptions o;
+  o.token = owner_;
+  auto remote = Client::Connect(Url(port()), o);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  Client& embedded = *cat_;
+  auto a = (*remote)->CreateFederationRule({issuer_.issuer(), kSubject, ci_, "from remote"});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->created_by, owner_id_);
+  auto b = embedded.CreateFederationRule(
+      {issuer_.issuer(), "repo:acme/x:ref:refs/heads/main", ci_, "from embedded"});
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  auto remote_list = (*remote)->ListFederationRules();
+  auto embedded_list = embedded.ListFederationRules();
+  ASSERT_TRUE(remote_list.ok() && embedded_list.ok());
+  ASSERT_EQ(remote_list->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const FederationRule& r = (*remote_list)[i];
+    const FederationRule& e = (*embedded_list)[i];
+    EXPECT_EQ(std::tie(r.id, r.issuer, r.subject, r.client_id, r.workspace, r.description,
+                       r.created_by, r.created_at_us),
+              std::tie(e.id, e.issuer, e.subject, e.client_id, e.workspace, e.description,
+                       e.created_by, e.created_at_us));
+  }
+  // The same refusals both ways.
+  FederationRuleSpec dup{issuer_.issuer(), kSubject, ci_, ""};
+  Status rd = (*remote)->CreateFederationRule(dup).status();
+  Status ed = embedded.CreateFederationRule(dup).status();
+  EXPECT_EQ(rd.kind(), ed.kind());
+  EXPECT_EQ(FieldOf(rd, "code"), "federation_rule_exists");
+  EXPECT_EQ(FieldOf(ed, "code"), "federation_rule_exists");
+  SERVER_ASSERT_OK((*remote)->DeleteFederationRule(b->id));
+  Status rn = (*remote)->DeleteFederationRule(b->id);
+  Status en = embedded.DeleteFederationRule(b->id);
+  EXPECT_EQ(rn.kind(), ErrorKind::kNotFound);
+  EXPECT_EQ(en.kind(), ErrorKind::kNotFound);
+  EXPECT_EQ(FieldOf(rn, "code"), FieldOf(en, "code"));
+  EXPECT_EQ(embedded.ListFederationRules()->size(), 1u);
+}
+
 // A fake endpoint on loopback: answers `body` to GET `path` when `header` has `value`, and
 // records the query parameters it saw.
 class FakeEndpoint {
@@ -293,8 +336,6 @@ class FakeEndpoint {
   std::string audience_;
   int hits_ = 0;
 };
-
-std::string Url(int port) { return "http://127.0.0.1:" + std::to_string(port); }
 
 TEST_F(FederationHttp, TheSdkSignsInWithATokenFileReadAtEachExchange) {
   ASSERT_EQ(CreateRule(kSubject, ci_, owner_).status, 200);
