@@ -380,6 +380,19 @@ TEST_F(IssuerKeysSuite, ADownIssuerIsNotHammeredAndCachedKeysServe) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(50));
 }
 
+TEST_F(IssuerKeysSuite, ASlowIssuerIsCutOffByTheTransferTimeout) {
+  TestIssuer issuer;
+  issuer.AddKey("k", "RS256");
+  issuer.set_delay_ms(1500);
+  IssuerKeys keys(Options(), MakeCurlFetcher(500, 800));
+  auto t0 = std::chrono::steady_clock::now();
+  auto k = keys.Find(issuer.issuer(), "k");
+  auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_EQ(k.status().kind(), ErrorKind::kUnavailable) << k.status().ToString();
+  EXPECT_LT(took, std::chrono::milliseconds(1400));
+  issuer.set_delay_ms(0);
+}
+
 // ExchangeIdToken with rules in the catalog.
 class FederationSuite : public CatalogBackendTest {
  protected:

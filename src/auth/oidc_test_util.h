@@ -39,6 +39,9 @@ class TestIssuer {
     server_.Get("/.well-known/openid-configuration",
                 [this](const httplib::Request&, httplib::Response& res) {
                   ++discovery_hits_;
+                  if (int ms = delay_ms_.load()) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+                  }
                   std::lock_guard<std::mutex> lock(mu_);
                   json doc = {{"issuer", issuer_name_}, {"jwks_uri", url_ + "/jwks"}};
                   if (!discovery_override_.empty()) {
@@ -81,6 +84,8 @@ class TestIssuer {
     std::lock_guard<std::mutex> lock(mu_);
     issuer_name_ = std::move(name);
   }
+  // Delays each discovery answer (an issuer that accepts but does not answer).
+  void set_delay_ms(int ms) { delay_ms_ = ms; }
   void set_discovery_override(std::string body) {
     std::lock_guard<std::mutex> lock(mu_);
     discovery_override_ = std::move(body);
@@ -212,6 +217,7 @@ class TestIssuer {
   std::string discovery_override_;
   std::map<std::string, Key> keys_;
   std::atomic<int> discovery_hits_{0};
+  std::atomic<int> delay_ms_{0};
   std::atomic<int> jwks_hits_{0};
 };
 
