@@ -5,10 +5,12 @@
 
 #include <httplib.h>
 #include <openssl/core_names.h>
+#include <openssl/ec.h>
 #include <openssl/ecdsa.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/pem.h>
+#include <openssl/rsa.h>
 
 #include <atomic>
 #include <chrono>
