@@ -28,16 +28,25 @@ namespace tarn {
 
 // How to reach a remote catalog. Credentials: a client id and secret (exchanged at
 // POST /v1/token for a short-lived bearer token, refreshed before it expires), or a bearer
-// token taken as is. Ignored by the embedded catalog.
+// token taken as is. Without either, an OpenID Connect ID token from the environment is
+// exchanged instead when there is one (docs/design/federation.md): the file named by
+// TARN_OIDC_TOKEN_FILE (read again at each exchange), a GitHub Actions job's token endpoint
+// (ACTIONS_ID_TOKEN_REQUEST_URL and _TOKEN), or a GCP VM's metadata server. Ignored by the
+// embedded catalog.
 struct ClientOptions {
   std::string client_id;
   std::string client_secret;
   std::string token;
+  // The audience asked for when the client fetches an ID token (the server's --oidc-audience);
+  // empty: "tarn".
+  std::string oidc_audience;
+  // Whether to look for an ID token in the environment when no credential is given.
+  bool federated_sign_in = true;
   double connect_timeout_s = 10;
   double request_timeout_s = 300;  // per request; streams reset it on progress
   std::string user_agent = "tarn-sdk/0.1";
-  // Fills the three credentials from TARN_CLIENT_ID / TARN_CLIENT_SECRET / TARN_TOKEN where
-  // they are empty.
+  // Fills the three credentials from TARN_CLIENT_ID / TARN_CLIENT_SECRET / TARN_TOKEN, and
+  // oidc_audience from TARN_OIDC_AUDIENCE, where they are empty.
   void FillFromEnvironment();
 };
 
@@ -172,6 +181,12 @@ class Client {
   // check interval (see docs/design/serve.md).
   virtual Status RevokeAccessToken(std::string_view client_id) = 0;
   virtual Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) = 0;
+
+  // ---- federated sign-in (docs/design/federation.md); remotely: owner on every workspace ----
+  // ID tokens of spec.issuer with `sub` == spec.subject then sign in as spec.client_id.
+  virtual Result<FederationRule> CreateFederationRule(const FederationRuleSpec& spec) = 0;
+  virtual Result<std::vector<FederationRule>> ListFederationRules() = 0;
+  virtual Status DeleteFederationRule(std::string_view id) = 0;
 };
 
 }  // namespace tarn

@@ -1245,6 +1245,54 @@ Result<CleanupResult> CleanupResultFromJson(const Json& j) {
   return v;
 }
 
+Json ToJson(const FederationRuleSpec& v) {
+  return Json{{"issuer", v.issuer},
+              {"subject", v.subject},
+              {"client_id", v.client_id},
+              {"description", v.description}};
+}
+
+Result<FederationRuleSpec> FederationRuleSpecFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  FederationRuleSpec v;
+  TARN_ASSIGN_OR_RETURN(v.issuer, r.String("issuer"));
+  TARN_ASSIGN_OR_RETURN(v.subject, r.String("subject"));
+  TARN_ASSIGN_OR_RETURN(v.client_id, r.String("client_id"));
+  TARN_ASSIGN_OR_RETURN(auto description, r.OptString("description"));
+  v.description = description.value_or("");
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const FederationRule& v) {
+  return Json{{"id", v.id},
+              {"issuer", v.issuer},
+              {"subject", v.subject},
+              {"client_id", v.client_id},
+              {"workspace", v.workspace},
+              {"description", v.description},
+              {"created_by", v.created_by},
+              {"created_at_us", v.created_at_us}};
+}
+
+Result<FederationRule> FederationRuleFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  FederationRule v;
+  TARN_ASSIGN_OR_RETURN(v.id, r.String("id"));
+  TARN_ASSIGN_OR_RETURN(v.issuer, r.String("issuer"));
+  TARN_ASSIGN_OR_RETURN(v.subject, r.String("subject"));
+  TARN_ASSIGN_OR_RETURN(v.client_id, r.String("client_id"));
+  TARN_ASSIGN_OR_RETURN(v.workspace, r.String("workspace"));
+  TARN_ASSIGN_OR_RETURN(auto description, r.OptString("description"));
+  v.description = description.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto created_by, r.OptString("created_by"));
+  v.created_by = created_by.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto created, r.OptInt("created_at_us"));
+  v.created_at_us = created.value_or(0);
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
 Json ToJson(const AccessTokenInfo& v) {
   Json o = Json::object();
   PutTokenInfo(v, &o);

@@ -95,6 +95,10 @@ Json ToJson(const AccessTokenSpec& v);
 Result<AccessTokenSpec> AccessTokenSpecFromJson(const Json& j);
 Json ToJson(const AuditRecord& v);
 Result<AuditRecord> AuditRecordFromJson(const Json& j);
+Json ToJson(const FederationRuleSpec& v);
+Result<FederationRuleSpec> FederationRuleSpecFromJson(const Json& j);
+Json ToJson(const FederationRule& v);
+Result<FederationRule> FederationRuleFromJson(const Json& j);
 Json ToJson(const PropertyMap& v);
 Result<PropertyMap> PropertiesFromJson(const Json& j);
 

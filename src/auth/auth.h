@@ -14,6 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "auth/oidc.h"
 #include "catalog/access.h"
 #include "common/status.h"
 
@@ -53,6 +54,7 @@ struct IssuedToken {
   std::string access_token;
   int64_t expires_in_s = 0;
   Principal principal;
+  std::string federation_rule;  // the rule's id, for a federated sign-in
 };
 
 struct AuthorityOptions {
@@ -62,6 +64,11 @@ struct AuthorityOptions {
   // on every server. A client in neither set (created since) costs one point read, and is
   // then cached.
   int64_t revocation_refresh_s = 10;
+  // Federated sign-in: tolerated clock difference with an issuer (exp, nbf, iat), the JWKS
+  // cache, and how keys are fetched (nullptr: libcurl, MakeCurlFetcher()).
+  int64_t id_token_leeway_s = 60;
+  IssuerKeysOptions issuer_keys;
+  std::shared_ptr<HttpFetcher> fetcher;
 };
 
 // Thread-safe.
@@ -74,6 +81,14 @@ class TokenAuthority {
   // client_credentials: kUnauthenticated (code=invalid_client) for a wrong, unknown or revoked
   // credential.
   Result<IssuedToken> Exchange(std::string_view client_id, std::string_view client_secret);
+  // token-exchange (RFC 8693) of an OpenID Connect ID token (docs/design/federation.md):
+  // VerifyIdToken against the keys of its issuer, which a federation rule must name, with
+  // `audience` (the server's --oidc-audience); then the rule of its issuer and exact subject
+  // names the client. kUnauthenticated (code=invalid_token) with the reasons of VerifyIdToken,
+  // or no_mapping (no rule), client_revoked (the rule's client is revoked); kInvalidArgument
+  // (code=unsupported_grant_type) when `audience` is empty (federation not enabled);
+  // kUnavailable (code=issuer_unavailable) when the issuer's keys cannot be fetched.
+  Result<IssuedToken> ExchangeIdToken(std::string_view id_token, std::string_view audience);
   // A bearer token from an Authorization header value "Bearer <jwt>" (scheme in any case).
   // kUnauthenticated: code=unauthenticated (empty), invalid_token (reason not_bearer for a
   // bare token or another scheme, unknown_client when the subject is no client of this

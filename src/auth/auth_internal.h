@@ -1,6 +1,7 @@
 // Helpers of the auth module shared by its .cc files and tests. Not part of its interface.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,10 @@ std::string Base64UrlEncode(std::string_view bytes);
 // The inverse; nullopt for padding, characters outside the alphabet, an impossible length or
 // non-zero unused bits (only the canonical encoding of a byte string decodes).
 std::optional<std::string> Base64UrlDecode(std::string_view text);
+
+// A JSON object parsed strictly: nullopt for anything but one object, for a key repeated in
+// any object, or for nesting deeper than 16 (ID tokens and JWKS, oidc.h).
+std::optional<nlohmann::json> ParseStrictJsonObject(std::string_view text);
 
 // A pattern split into its collection and dataset globs ("sales" is "sales.*").
 struct PatternParts {

@@ -60,11 +60,21 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+Status InvalidIdToken(std::string_view reason, const std::string& detail) {
+  return Status::Unauthenticated("invalid ID token: " + detail)
+      .WithField("code", "invalid_token")
+      .WithField("reason", std::string(reason));
+}
+
 }  // namespace
 
 class TokenAuthority::Impl {
  public:
-  Impl(Catalog& catalog, AuthorityOptions options) : catalog_(catalog), options_(options) {}
+  Impl(Catalog& catalog, AuthorityOptions options)
+      : catalog_(catalog),
+        options_(options),
+        issuer_keys_(options_.issuer_keys,
+                     options_.fetcher ? options_.fetcher : MakeCurlFetcher()) {}
 
   // Creates the first signing key unless one exists. The serializable transaction makes
   // concurrent creators conflict; the retried one sees the winner's key.
@@ -225,6 +235,50 @@ class TokenAuthority::Impl {
   Result<IssuedToken> Exchange(std::string_view client_id, std::string_view client_secret) {
     TARN_ASSIGN_OR_RETURN(AccessTokenInfo info,
                           catalog_.VerifyClientSecret(client_id, client_secret));
+    return Issue(info);
+  }
+
+  Result<IssuedToken> ExchangeIdToken(std::string_view id_token, std::string_view audience) {
+    if (audience.empty()) {
+      return Status::InvalidArgument(
+                 "federated sign-in is not enabled on this server (tarn serve --oidc-audience)")
+          .WithField("code", "unsupported_grant_type")
+          .WithField("field", "grant_type");
+    }
+    IdTokenCheck check;
+    check.audience = std::string(audience);
+    check.now_s = NowMicros() / kMicros;
+    check.leeway_s = std::max<int64_t>(options_.id_token_leeway_s, 0);
+    // Only issuers an owner named in a rule are ever contacted.
+    auto trusted = [&](std::string_view issuer) -> Status {
+      TARN_ASSIGN_OR_RETURN(bool known, catalog_.HasFederationIssuer(issuer));
+      if (!known) return InvalidIdToken("wrong_issuer", "no federation rule trusts its issuer");
+      return Status::OK();
+    };
+    auto keys = [&](std::string_view issuer, std::string_view kid) {
+      return issuer_keys_.Find(issuer, kid);
+    };
+    TARN_ASSIGN_OR_RETURN(IdToken id, VerifyIdToken(id_token, check, trusted, keys));
+    TARN_ASSIGN_OR_RETURN(auto rule, catalog_.FindFederationRule(id.issuer, id.subject));
+    if (!rule) {
+      return InvalidIdToken("no_mapping", "no federation rule maps its subject to a client");
+    }
+    auto info = catalog_.GetAccessToken(rule->client_id);
+    if (!info.ok() && info.status().kind() == ErrorKind::kNotFound) {
+      return InvalidIdToken("client_revoked", "the rule's client does not exist");
+    }
+    TARN_RETURN_NOT_OK(info.status());
+    if (info->revoked_at_us) {
+      return InvalidIdToken("client_revoked", "the rule's client was revoked");
+    }
+    TARN_RETURN_NOT_OK(catalog_.TouchAccessToken(info->client_id));
+    TARN_ASSIGN_OR_RETURN(IssuedToken out, Issue(*info));
+    out.federation_rule = rule->id;
+    return out;
+  }
+
+  // A bearer token of `token_ttl_s` for the client `info`.
+  Result<IssuedToken> Issue(const AccessTokenInfo& info) {
     std::shared_ptr<const KeySet> keys = Keys();
     const SigningKey& key = keys->by_kid.at(keys->signing_kid);
     IssuedToken out;
@@ -317,6 +371,7 @@ class TokenAuthority::Impl {
   int64_t clients_loaded_at_us_ = 0;
   std::mutex reload_mu_;      // one key reload at a time
   std::mutex revocation_mu_;  // one revocation refresh at a time
+  IssuerKeys issuer_keys_;
 };
 
 TokenAuthority::TokenAuthority(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -337,6 +392,11 @@ Result<std::unique_ptr<TokenAuthority>> TokenAuthority::Open(Catalog& catalog,
 Result<IssuedToken> TokenAuthority::Exchange(std::string_view client_id,
                                              std::string_view client_secret) {
   return impl_->Exchange(client_id, client_secret);
+}
+
+Result<IssuedToken> TokenAuthority::ExchangeIdToken(std::string_view id_token,
+                                                    std::string_view audience) {
+  return impl_->ExchangeIdToken(id_token, audience);
 }
 
 Result<Principal> TokenAuthority::Verify(std::string_view authorization) {

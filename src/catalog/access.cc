@@ -19,6 +19,7 @@ namespace tarn {
 namespace {
 
 using catalog_internal::NowMicros;
+using catalog_internal::RandomBase32;
 using catalog_internal::WorkspaceId;
 
 // Argon2id parameters (OWASP's minimum: m=19 MiB, t=2, p=1).
@@ -52,18 +53,6 @@ Status TokenNotFound(std::string_view client_id) {
                           "' does not exist")
       .WithField("code", "token_not_found")
       .WithField("client_id", std::string(client_id.substr(0, kMaxClientIdBytes)));
-}
-
-// `n` characters of lower-case RFC 4648 base32 from the CSPRNG (each from one random byte:
-// 256 is a multiple of 32, so every character is uniform).
-Result<std::string> RandomBase32(size_t n) {
-  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
-  std::string bytes(n, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(n)) != 1) {
-    return Status::Internal("the random number generator failed");
-  }
-  for (char& c : bytes) c = kAlphabet[static_cast<unsigned char>(c) & 31];
-  return bytes;
 }
 
 Result<std::string> HashSecret(std::string_view secret) {
@@ -267,6 +256,17 @@ Result<AuditRecord> AuditFromRow(const Row& r) {
 }  // namespace
 
 namespace catalog_internal {
+
+// Each character from one random byte: 256 is a multiple of 32, so every character is uniform.
+Result<std::string> RandomBase32(size_t n) {
+  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+  std::string bytes(n, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(n)) != 1) {
+    return Status::Internal("the random number generator failed");
+  }
+  for (char& c : bytes) c = kAlphabet[static_cast<unsigned char>(c) & 31];
+  return bytes;
+}
 
 Status ValidateAuditRecord(const AuditRecord& r) {
   auto bad = [](std::string_view field, std::string_view why) {

@@ -62,6 +62,31 @@ struct AuditRecord {
   std::string detail_json = "{}";  // a JSON object
 };
 
+// What `tarn token federate` asks for: ID tokens of `issuer` whose `sub` is exactly `subject`
+// sign in as the access token `client_id` (docs/design/federation.md).
+struct FederationRuleSpec {
+  std::string issuer;   // https://... (http only on loopback), compared as an exact string
+  std::string subject;  // the exact `sub` claim; for Google the numeric service account id
+  std::string client_id;
+  std::string description;
+};
+
+struct FederationRule {
+  std::string id;  // "fed_" + 20 base32 characters
+  std::string issuer;
+  std::string subject;
+  std::string client_id;
+  std::string workspace;  // the client's workspace, for listing
+  std::string description;
+  std::string created_by;
+  int64_t created_at_us = 0;
+};
+
+// Whether `issuer` may be trusted by a federation rule: an absolute https URL without user
+// info, query or fragment (http only for 127.0.0.1, [::1] or localhost), at most 512 bytes.
+// kInvalidArgument (code=invalid_issuer, field=issuer) otherwise.
+Status ValidateFederationIssuer(std::string_view issuer);
+
 struct AuditQuery {
   int64_t since_us = 0;
   std::optional<int64_t> until_us;

@@ -259,6 +259,25 @@ class Catalog : public Client {
   // callers (threads or servers) exactly one creates. nullopt when a token exists already.
   Result<std::optional<NewAccessToken>> CreateFirstAccessToken(const AccessTokenSpec& spec,
                                                                std::string_view created_by);
+  // ---- federation rules (federation.cc) ----
+  // kInvalidArgument for a bad issuer (code=invalid_issuer) or subject (code=invalid_subject:
+  // empty, over 1024 bytes, not printable; for Google's issuer not the numeric id); kNotFound
+  // (code=token_not_found) for an unknown client; kAlreadyExists (code=federation_rule_exists)
+  // when the issuer and subject already map to a client.
+  Result<FederationRule> CreateFederationRule(const FederationRuleSpec& spec) override;
+  Result<FederationRule> CreateFederationRule(const FederationRuleSpec& spec,
+                                              std::string_view created_by);
+  Result<std::vector<FederationRule>> ListFederationRules() override;
+  // kNotFound (code=federation_rule_not_found).
+  Status DeleteFederationRule(std::string_view id) override;
+  // The rule of exactly this issuer and subject, nullopt when none.
+  Result<std::optional<FederationRule>> FindFederationRule(std::string_view issuer,
+                                                           std::string_view subject);
+  // Whether any rule names `issuer` (only such issuers are ever contacted).
+  Result<bool> HasFederationIssuer(std::string_view issuer);
+  // Records a federated sign-in of `client_id` as its last use.
+  Status TouchAccessToken(std::string_view client_id);
+
   // Appends rows to the audit log, in one transaction.
   Status WriteAudit(const std::vector<AuditRecord>& records);
   Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) override;

@@ -1,5 +1,6 @@
-// `tarn token create|list|revoke` and `tarn audit`: thin handlers over the access-control calls
-// of tarn::Client, so they work the same on an embedded and a remote catalog.
+// `tarn token create|list|revoke|federate|federations|unfederate` and `tarn audit`: thin handlers
+// over the access-control calls of tarn::Client, so they work the same on an embedded and a remote
+// catalog.
 #include <chrono>
 #include <iostream>
 #include <limits>
@@ -50,6 +51,17 @@ json TokenJson(const AccessTokenInfo& t) {
           {"revoked_at", OptTimeJson(t.revoked_at_us)}};
 }
 
+json RuleJson(const FederationRule& r) {
+  return {{"id", r.id},
+          {"issuer", r.issuer},
+          {"subject", r.subject},
+          {"client_id", r.client_id},
+          {"workspace", r.workspace},
+          {"description", r.description},
+          {"created_by", r.created_by},
+          {"created_at", FormatTime(r.created_at_us)}};
+}
+
 json AuditJson(const AuditRecord& r) {
   json detail = json::parse(r.detail_json, nullptr, /*allow_exceptions=*/false);
   if (detail.is_discarded()) detail = r.detail_json;
@@ -64,8 +76,11 @@ json AuditJson(const AuditRecord& r) {
           {"detail", detail}};
 }
 
+void RegisterFederation(CLI::App* token, GlobalOptions* g, CatalogOptions* co);
+
 void RegisterToken(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
-  CLI::App* token = app->add_subcommand("token", "Create, list and revoke access tokens");
+  CLI::App* token = app->add_subcommand(
+      "token", "Create, list and revoke access tokens; federated sign-in rules");
   token->require_subcommand(1);
 
   auto* create = token->add_subcommand(
@@ -140,6 +155,80 @@ void RegisterToken(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       std::cout << Dump({{"client_id", *id}, {"revoked", true}}) << "\n";
     } else {
       std::cout << "revoked " << *id << "\n";
+    }
+    return Status::OK();
+  });
+  RegisterFederation(token, g, co);
+}
+
+// `tarn token federate|federations|unfederate`: federated sign-in rules
+// (docs/design/federation.md).
+void RegisterFederation(CLI::App* token, GlobalOptions* g, CatalogOptions* co) {
+  auto* federate = token->add_subcommand(
+      "federate",
+      "Let OpenID Connect ID tokens of an issuer with one exact subject sign in as a client");
+  auto spec = std::make_shared<FederationRuleSpec>();
+  federate
+      ->add_option("--issuer", spec->issuer,
+                   "Issuer URL, exactly as in the tokens' iss "
+                   "(https://token.actions.githubusercontent.com, https://accounts.google.com)")
+      ->required();
+  federate
+      ->add_option("--subject", spec->subject,
+                   "The exact sub claim ('repo:acme/etl:ref:refs/heads/main'; for Google the "
+                   "service account's numeric id)")
+      ->required();
+  federate->add_option("--client", spec->client_id, "Client id the tokens sign in as")->required();
+  federate->add_option("--description", spec->description, "What the rule is for");
+  SetCommand(federate, [=]() -> Status {
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+    Client& client = *cat;
+    TARN_ASSIGN_OR_RETURN(FederationRule r, client.CreateFederationRule(*spec));
+    if (g->json) {
+      std::cout << Dump(RuleJson(r)) << "\n";
+      return Status::OK();
+    }
+    PrintKeyValues({{"id", r.id},
+                    {"issuer", r.issuer},
+                    {"subject", r.subject},
+                    {"client_id", r.client_id},
+                    {"workspace", r.workspace}});
+    return Status::OK();
+  });
+
+  auto* list = token->add_subcommand("federations", "List federated sign-in rules");
+  SetCommand(list, [=]() -> Status {
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+    Client& client = *cat;
+    TARN_ASSIGN_OR_RETURN(auto all, client.ListFederationRules());
+    if (g->json) {
+      json arr = json::array();
+      for (const auto& r : all) arr.push_back(RuleJson(r));
+      std::cout << Dump(arr) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : all) {
+      rows.push_back({r.id, r.issuer, r.subject, r.client_id, r.workspace,
+                      FormatTime(r.created_at_us), r.description});
+    }
+    PrintTable({"id", "issuer", "subject", "client_id", "workspace", "created_at", "description"},
+               rows);
+    return Status::OK();
+  });
+
+  auto* remove = token->add_subcommand(
+      "unfederate", "Delete a federated sign-in rule (bearers already issued run out)");
+  auto id = std::make_shared<std::string>();
+  remove->add_option("RULE_ID", *id, "Rule id (fed_...)")->required();
+  SetCommand(remove, [=]() -> Status {
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+    Client& client = *cat;
+    TARN_RETURN_NOT_OK(client.DeleteFederationRule(*id));
+    if (g->json) {
+      std::cout << Dump({{"id", *id}, {"deleted", true}}) << "\n";
+    } else {
+      std::cout << "deleted " << *id << "\n";
     }
     return Status::OK();
   });

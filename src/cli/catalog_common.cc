@@ -40,6 +40,7 @@ ClientOptions RemoteOptions(const CatalogOptions& o) {
   opts.client_id = o.client_id;
   opts.client_secret = o.client_secret;
   opts.token = o.token;
+  if (const char* audience = std::getenv("TARN_OIDC_AUDIENCE")) opts.oidc_audience = audience;
   bool flag_token = !o.token.empty();
   bool flag_secret = !o.client_id.empty() || !o.client_secret.empty();
   if (flag_token && !flag_secret) return opts;  // --token alone: nothing from the environment

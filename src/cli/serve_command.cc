@@ -38,6 +38,7 @@ struct ServeOptions {
   int workers = 64;
   int64_t token_ttl = 900;
   double shutdown_grace = 30;
+  std::string oidc_audience;
 };
 
 // "1048576", "64KiB", "16MiB", "1GiB" (also K, M, G, KB, MB, GB as powers of 1024).
@@ -140,6 +141,7 @@ Status Serve(const ServeOptions& s) {
   o.workers = s.workers;
   o.token_ttl_s = s.token_ttl;
   o.shutdown_grace_s = s.shutdown_grace;
+  o.oidc_audience = s.oidc_audience;
 
   // Signals are taken by one watcher thread: blocked here, before any thread exists, so every
   // thread inherits the mask. An inherited SIG_IGN (a background job of a script) would discard
@@ -244,6 +246,9 @@ void RegisterServeCommand(CLI::App* app, GlobalOptions* /*global*/) {
       ->capture_default_str();
   cmd->add_option("--token-ttl", s->token_ttl, "Lifetime of issued bearer tokens, in seconds")
       ->capture_default_str();
+  cmd->add_option("--oidc-audience", s->oidc_audience,
+                  "Accept OpenID Connect ID tokens for this audience at POST /v1/token "
+                  "(federated sign-in; off without it)");
   cmd->add_option("--shutdown-grace", s->shutdown_grace,
                   "Seconds in-flight requests may take to finish after SIGTERM/SIGINT")
       ->capture_default_str();

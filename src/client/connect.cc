@@ -20,6 +20,7 @@ void ClientOptions::FillFromEnvironment() {
   fill(&client_id, "TARN_CLIENT_ID");
   fill(&client_secret, "TARN_CLIENT_SECRET");
   fill(&token, "TARN_TOKEN");
+  fill(&oidc_audience, "TARN_OIDC_AUDIENCE");
 }
 
 Result<std::unique_ptr<Client>> Client::Connect(std::string_view target, ClientOptions options) {

@@ -10,6 +10,7 @@
 
 #include "api/wire.h"
 #include "catalog/catalog.h"
+#include "client/id_token_source.h"
 
 namespace tarn::client {
 
@@ -171,6 +172,9 @@ class RemoteClient::Transport {
   Transport(ServerUrl url, ClientOptions options) : url_(std::move(url)), options_(options) {
     if (!options_.client_id.empty() && !options_.client_secret.empty()) {
       tokens_ = std::make_unique<TokenCache>([this] { return FetchToken(); });
+    } else if (options_.token.empty() && options_.federated_sign_in) {
+      id_tokens_ = IdTokenSourceFromEnvironment();
+      if (id_tokens_) tokens_ = std::make_unique<TokenCache>([this] { return FetchFederated(); });
     }
   }
 
@@ -417,11 +421,31 @@ class RemoteClient::Transport {
   }
 
   Result<BearerToken> FetchToken() {
+    return PostTokenForm(
+        "grant_type=client_credentials&client_id=" + PercentEncode(options_.client_id) +
+        "&client_secret=" + PercentEncode(options_.client_secret));
+  }
+
+  // RFC 8693 token exchange of an ID token from the environment (a fresh one each time).
+  Result<BearerToken> FetchFederated() {
+    std::string audience = options_.oidc_audience.empty() ? "tarn" : options_.oidc_audience;
+    auto id_token = id_tokens_->Fetch(audience);
+    if (!id_token.ok()) {
+      return id_token.status().WithContext("federated sign-in (" + id_tokens_->name() + ")");
+    }
+    auto t = PostTokenForm(
+        "grant_type=" + PercentEncode("urn:ietf:params:oauth:grant-type:token-exchange") +
+        "&subject_token_type=" + PercentEncode("urn:ietf:params:oauth:token-type:id_token") +
+        "&subject_token=" + PercentEncode(*id_token));
+    if (!t.ok()) return t.status().WithContext("federated sign-in (" + id_tokens_->name() + ")");
+    return t;
+  }
+
+  Result<BearerToken> PostTokenForm(std::string form) {
     httplib::Request req;
     req.method = "POST";
     req.path = url_.base_path + "/v1/token";
-    req.body = "grant_type=client_credentials&client_id=" + PercentEncode(options_.client_id) +
-               "&client_secret=" + PercentEncode(options_.client_secret);
+    req.body = std::move(form);
     req.set_header("Content-Type", "application/x-www-form-urlencoded");
     std::optional<httplib::Response> r;
     for (int attempt = 0; !r; ++attempt) {
@@ -482,6 +506,7 @@ class RemoteClient::Transport {
 
   ServerUrl url_;
   ClientOptions options_;
+  std::unique_ptr<IdTokenSource> id_tokens_;  // without a secret or token: federated sign-in
   std::unique_ptr<TokenCache> tokens_;
   std::mutex mu_;
   std::vector<std::unique_ptr<httplib::Client>> idle_;
@@ -1159,6 +1184,21 @@ Result<std::vector<AccessTokenInfo>> RemoteClient::ListAccessTokens(std::string_
 
 Status RemoteClient::RevokeAccessToken(std::string_view client_id) {
   return transport_->Call("DELETE", "/v1/tokens" + Seg(client_id), nullptr, true).status();
+}
+
+Result<FederationRule> RemoteClient::CreateFederationRule(const FederationRuleSpec& spec) {
+  Json body = api::ToJson(spec);
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", "/v1/federation/rules", &body, false));
+  return Decode<FederationRule>(j, api::FederationRuleFromJson, "federation rule");
+}
+
+Result<std::vector<FederationRule>> RemoteClient::ListFederationRules() {
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", "/v1/federation/rules", nullptr, true));
+  return DecodeList<FederationRule>(j, "rules", api::FederationRuleFromJson);
+}
+
+Status RemoteClient::DeleteFederationRule(std::string_view id) {
+  return transport_->Call("DELETE", "/v1/federation/rules" + Seg(id), nullptr, true).status();
 }
 
 Result<std::vector<AuditRecord>> RemoteClient::ListAudit(const AuditQuery& query) {

@@ -164,6 +164,10 @@ class RemoteClient : public Client {
   Status RevokeAccessToken(std::string_view client_id) override;
   Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) override;
 
+  Result<FederationRule> CreateFederationRule(const FederationRuleSpec& spec) override;
+  Result<std::vector<FederationRule>> ListFederationRules() override;
+  Status DeleteFederationRule(std::string_view id) override;
+
   // ---- for the other remote services over the same connections and bearer token
   // (RemoteUploads). `path` starts with "/v1"; the URL's base path is prepended. ----
   struct RawResponse {

@@ -141,12 +141,13 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
             GetParam() == "sqlite" ? MetastoreBackend::kSqlite : MetastoreBackend::kPostgres);
   auto applied = ms->AppliedMigrations();
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
-  EXPECT_EQ(*applied, std::vector<int64_t>({1, 2, 3, 4, 5}));
+  EXPECT_EQ(*applied, std::vector<int64_t>({1, 2, 3, 4, 5, 6}));
   for (const char* table :
        {"catalog_properties", "workspaces", "collections", "datasets", "dataset_schemas",
         "dataset_partition_specs", "snapshots", "data_files", "deletion_vectors", "tags",
         "consumer_offsets", "removal_ledger", "access_tokens", "signing_keys", "audit_log",
-        "upload_contracts", "upload_parts", "dataset_locations"}) {
+        "upload_contracts", "upload_parts", "dataset_locations",
+        "federation_rules"}) {
     auto n = QueryInt(*ms, std::string("SELECT COUNT(*) FROM ") + table);
     ASSERT_TRUE(n.ok()) << table << ": " << n.status().ToString();
     EXPECT_EQ(*n, 0) << table;
@@ -158,7 +159,7 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 1);
 }
 

@@ -286,6 +286,23 @@ CREATE TABLE dataset_locations (
 );
 )sql";
 
+// Federated sign-in (docs/design/federation.md): an owner's rule maps the ID tokens of one
+// issuer with one exact subject to one access token's client. The issuers named here are the
+// only ones the server ever contacts.
+constexpr char kFederation[] = R"sql(
+CREATE TABLE federation_rules (
+  id TEXT PRIMARY KEY,
+  issuer TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  client_id TEXT NOT NULL REFERENCES access_tokens (client_id),
+  description TEXT NOT NULL DEFAULT '',
+  created_by TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  UNIQUE (issuer, subject)
+);
+CREATE INDEX federation_rules_client ON federation_rules (client_id);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& CatalogMigrations() {
@@ -294,7 +311,8 @@ const std::vector<Migration>& CatalogMigrations() {
                                  {2, "datasets at work", kDatasetsAtWork},
                                  {3, "access control", kAccessControl},
                                  {4, "uploads", kUploads},
-                                 {5, "file isolation", kFileIsolation}};
+                                 {5, "file isolation", kFileIsolation},
+                                 {6, "federation", kFederation}};
   return *migrations;
 }
 

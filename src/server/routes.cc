@@ -237,14 +237,49 @@ Status OpenApi(Call& c) {
   return Status::OK();
 }
 
+constexpr char kTokenExchangeGrant[] = "urn:ietf:params:oauth:grant-type:token-exchange";
+
+// RFC 8693 token exchange of an OpenID Connect ID token (docs/design/federation.md).
+Status FederatedTokenExchange(Call& c, const std::map<std::string, std::string>& form) {
+  auto field = [&](const char* k) -> std::string {
+    auto it = form.find(k);
+    return it == form.end() ? "" : it->second;
+  };
+  std::string type = field("subject_token_type");
+  if (type != "urn:ietf:params:oauth:token-type:id_token" &&
+      type != "urn:ietf:params:oauth:token-type:jwt") {
+    return Status::InvalidArgument(
+               "subject_token_type must be urn:ietf:params:oauth:token-type:id_token or "
+               ":jwt")
+        .WithField("code", "invalid_request")
+        .WithField("field", "subject_token_type");
+  }
+  if (field("subject_token").empty()) {
+    return Status::InvalidArgument("subject_token is required")
+        .WithField("code", "missing_field")
+        .WithField("field", "subject_token");
+  }
+  c.set_log_actor("oidc:" + auth::UnverifiedIssuer(field("subject_token")).substr(0, 120));
+  TARN_ASSIGN_OR_RETURN(auto issued, c.authority().ExchangeIdToken(field("subject_token"),
+                                                                   c.options().oidc_audience));
+  c.set_log_actor(issued.principal.client_id);
+  c.ReplyJson(Json{{"access_token", issued.access_token},
+                   {"issued_token_type", "urn:ietf:params:oauth:token-type:access_token"},
+                   {"token_type", "Bearer"},
+                   {"expires_in", issued.expires_in_s}});
+  return Status::OK();
+}
+
 Status TokenExchange(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto form, c.FormBody());
   auto field = [&](const char* k) -> std::string {
     auto it = form.find(k);
     return it == form.end() ? "" : it->second;
   };
+  if (field("grant_type") == kTokenExchangeGrant) return FederatedTokenExchange(c, form);
   if (field("grant_type") != "client_credentials") {
-    return Status::InvalidArgument("grant_type must be client_credentials")
+    return Status::InvalidArgument("grant_type must be client_credentials or " +
+                                   std::string(kTokenExchangeGrant))
         .WithField("code", "unsupported_grant_type")
         .WithField("field", "grant_type");
   }
@@ -376,6 +411,32 @@ Status ListAuditRoute(Call& c) {
   }
   TARN_ASSIGN_OR_RETURN(auto records, c.catalog().ListAudit(q));
   c.ReplyJson(Wrapped("records", ArrayOf(records)));
+  return Status::OK();
+}
+
+// ---- federation rules (owner of every workspace: a rule may name any client) ----
+
+Status CreateFederationRuleRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(FederationRuleSpec spec, api::FederationRuleSpecFromJson(body));
+  c.audit_entries() = {{"federation.create", spec.client_id, ""}};
+  c.set_audit_detail(api::Dump(Json{{"issuer", spec.issuer}, {"subject", spec.subject}}));
+  TARN_ASSIGN_OR_RETURN(auto rule, c.catalog().CreateFederationRule(spec, c.principal().client_id));
+  c.audit_entries()[0].workspace = rule.workspace == "*" ? "" : rule.workspace;
+  c.ReplyJson(api::ToJson(rule));
+  return Status::OK();
+}
+
+Status ListFederationRulesRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto rules, c.catalog().ListFederationRules());
+  c.ReplyJson(Wrapped("rules", ArrayOf(rules)));
+  return Status::OK();
+}
+
+Status DeleteFederationRuleRoute(Call& c) {
+  c.audit_entries() = {{"federation.delete", c.Param("id"), ""}};
+  TARN_RETURN_NOT_OK(c.catalog().DeleteFederationRule(c.Param("id")));
+  c.ReplyJson(Json::object());
   return Status::OK();
 }
 
@@ -1179,6 +1240,12 @@ const std::vector<RouteDef>& RouteTable() {
       {"DELETE", "/v1/tokens/{client_id}", N::kOwner, S::kBody, B::kNone, "token.revoke",
        RevokeToken},
       {"GET", "/v1/audit", N::kOwner, S::kBody, B::kNone, "", ListAuditRoute},
+      {"POST", "/v1/federation/rules", N::kOwner, S::kGlobal, B::kJson, "federation.create",
+       CreateFederationRuleRoute},
+      {"GET", "/v1/federation/rules", N::kOwner, S::kGlobal, B::kNone, "",
+       ListFederationRulesRoute},
+      {"DELETE", "/v1/federation/rules/{id}", N::kOwner, S::kGlobal, B::kNone, "federation.delete",
+       DeleteFederationRuleRoute},
       // Uploads (contract_routes.cc): the role is checked against the contract's target.
       {"POST", "/v1/contracts", N::kWriter, S::kBody, B::kJson, "contract.negotiate",
        NegotiateContractRoute},

@@ -56,6 +56,9 @@ struct ServerOptions {
   // past them wait in a queue of 16 per worker; past that 503 overloaded.
   int workers = 64;
   int64_t token_ttl_s = 900;
+  // Federated sign-in (docs/design/federation.md): the audience ID tokens must name, exactly.
+  // Empty: the token-exchange grant of POST /v1/token is refused (unsupported_grant_type).
+  std::string oidc_audience;
   double shutdown_grace_s = 30;  // how long Shutdown lets in-flight requests finish
   // Requests one keep-alive connection may carry before the server closes it.
   int max_requests_per_connection = 100000;

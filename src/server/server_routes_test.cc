@@ -160,6 +160,11 @@ class RouteMatrix : public ::testing::Test {
     s["GET /v1/tokens"] = Sample("?workspace=ws");
     s["DELETE /v1/tokens/{client_id}"] = {};
     s["GET /v1/audit"] = Sample("?workspace=ws");
+    s["POST /v1/federation/rules"] = Sample(
+        "",
+        Json{{"issuer", "https://issuer.example"}, {"subject", "s"}, {"client_id", reader_id_}});
+    s["GET /v1/federation/rules"] = {};
+    s["DELETE /v1/federation/rules/{id}"] = {};
     s["POST /v1/contracts"] = Sample(
         "", Json{{"target", "ws.c.d"},
                  {"schema", {{"source", "dataset"}}},

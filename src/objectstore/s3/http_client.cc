@@ -220,6 +220,9 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& req) {
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options_.low_speed_timeout_s));
   curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+  if (req.timeout_ms > 0) {
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout_ms));
+  }
   curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 512L * 1024);
   curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 1024L * 1024);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &OnHeader);

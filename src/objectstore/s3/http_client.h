@@ -1,5 +1,6 @@
-// A minimal HTTP/1.1 client over libcurl with a pool of reusable connections. Internal to the
-// S3 client; libcurl appears only in http_client.cc.
+// A minimal HTTP/1.1 client over libcurl with a pool of reusable connections. Used by the S3
+// client, and by src/auth and src/client for OpenID Connect fetches (the one libcurl wrapper);
+// libcurl appears only in http_client.cc.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +29,8 @@ struct HttpRequest {
   size_t out_capacity = 0;
   // Responses bodies kept in HttpResponse::body are refused beyond this (kTooLarge).
   size_t max_body = 16 << 20;
+  // A deadline for the whole transfer (0: none; the low-speed timeout still applies).
+  int timeout_ms = 0;
 };
 
 struct HttpResponse {
