@@ -5,7 +5,8 @@
 // paths and names, malformed bodies and frame streams, and afterwards a server that still
 // answers with no 500 in its log. Every refusal asserts the status and the error code, and a
 // refused mutation leaves the catalog (every workspace, collection, dataset, snapshot, tag and
-// warehouse object) as it was. Cases that fail today are `todo` with the defect they belong to.
+// warehouse object) as it was. A case that fails is marked `todo` with the defect it belongs to
+// until that is fixed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -426,8 +427,7 @@ test('listings show only what the token may see', T, async () => {
   for (const x of r.json.records) assert.equal(x.workspace, 'wsa', JSON.stringify(x));
 });
 
-test('counts in listings cover only what the token may see', { ...T,
-  todo: 'defect 7 of issue 14: a collection listed to a c.d* token counts e1 too' }, async () => {
+test('counts in listings cover only what the token may see', T, async () => {
   const r = await api(h.url, tok('wsa', 'pattern'), 'GET', '/v1/workspaces/wsa/collections');
   assert.equal(r.status, 200, r.text);
   const c = r.json.collections.find((x) => x.name === 'c');
@@ -703,15 +703,14 @@ test('a huge Content-Length with no body is answered or closed, never hangs', T,
   });
 });
 
-// ---- defects of issue 14 (todo until fixed) ----
+// ---- defects of issue 14 (fixed) ----
 
-test('a bearer token without the Bearer prefix is 401', { ...T,
-  todo: 'defect 8 of issue 14' }, async () => {
+test('a bearer token without the Bearer prefix is 401', T, async () => {
   const r = await send({ path: ds('wsa', 'd1'), headers: { Authorization: tok('wsa', 'reader') } });
   refused(r, 401, 'invalid_token');
 });
 
-test('duplicate keys in a JSON body are 400', { ...T, todo: 'defect 8 of issue 14' }, async () => {
+test('duplicate keys in a JSON body are 400', T, async () => {
   await unchanged(async () => {
     refused(await send({ method: 'POST', path: COLLS, token: tok('wsa', 'owner'),
       headers: JSON_CT, body: '{"name":"dupa","name":"dupb"}' }), 400, 'malformed_json');
