@@ -19,7 +19,6 @@ constexpr size_t kSignatureBytes = 32;
 constexpr size_t kMaxClaimBytes = 512;
 constexpr int64_t kMicros = 1'000'000;
 // NumericDates past year 9999 are refused (and keep seconds * 10^6 inside int64).
-constexpr int64_t kMaxNumericDate = 253402300799;
 
 constexpr char kB64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -37,18 +36,24 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
   return std::string(reinterpret_cast<const char*>(out), len);
 }
 
-// The value of a claim that must be a string of at most kMaxClaimBytes.
 const std::string* StringClaim(const json& claims, const char* key) {
-  auto it = claims.find(key);
-  if (it == claims.end() || !it->is_string()) return nullptr;
-  const std::string& s = it->get_ref<const std::string&>();
-  return s.size() <= kMaxClaimBytes ? &s : nullptr;
+  return internal::StringMember(claims, key, kMaxClaimBytes);
 }
 
-// The value of a NumericDate claim: an integer in [0, kMaxNumericDate].
-std::optional<int64_t> DateClaim(const json& claims, const char* key) {
-  auto it = claims.find(key);
-  if (it == claims.end()) return std::nullopt;
+}  // namespace
+
+namespace internal {
+
+const std::string* StringMember(const json& o, const char* key, size_t max) {
+  auto it = o.find(key);
+  if (it == o.end() || !it->is_string()) return nullptr;
+  const std::string& s = it->get_ref<const std::string&>();
+  return s.size() <= max ? &s : nullptr;
+}
+
+std::optional<int64_t> DateMember(const json& o, const char* key) {
+  auto it = o.find(key);
+  if (it == o.end()) return std::nullopt;
   if (it->is_number_unsigned()) {
     uint64_t v = it->get<uint64_t>();
     if (v > static_cast<uint64_t>(kMaxNumericDate)) return std::nullopt;
@@ -61,10 +66,6 @@ std::optional<int64_t> DateClaim(const json& claims, const char* key) {
   }
   return std::nullopt;
 }
-
-}  // namespace
-
-namespace internal {
 
 std::string Base64UrlEncode(std::string_view bytes) {
   std::string out;
@@ -196,8 +197,8 @@ Result<Principal> VerifyBearer(std::string_view token,
   const std::string* role = StringClaim(claims, "role");
   const std::string* pat = StringClaim(claims, "pat");
   const std::string* jti = StringClaim(claims, "jti");
-  auto iat = DateClaim(claims, "iat");
-  auto exp = DateClaim(claims, "exp");
+  auto iat = internal::DateMember(claims, "iat");
+  auto exp = internal::DateMember(claims, "exp");
   if (!iss || *iss != "tarn") return Invalid("bad_claims", "iss must be tarn");
   if (!sub || sub->empty()) return Invalid("bad_claims", "sub missing");
   if (!ws || ws->empty()) return Invalid("bad_claims", "ws missing");
@@ -209,7 +210,7 @@ Result<Principal> VerifyBearer(std::string_view token,
   if (!parsed_role.ok()) return Invalid("bad_claims", "role missing or unknown");
   std::optional<int64_t> nbf;
   if (claims.contains("nbf")) {
-    nbf = DateClaim(claims, "nbf");
+    nbf = internal::DateMember(claims, "nbf");
     if (!nbf) return Invalid("bad_claims", "nbf must be an integer NumericDate");
   }
 

@@ -14,6 +14,10 @@
 
 namespace tarn::auth {
 
+using internal::DateMember;
+using internal::kMaxNumericDate;
+using internal::StringMember;
+
 namespace {
 
 using nlohmann::json;
@@ -27,7 +31,6 @@ constexpr int kMinRsaBits = 2048;
 constexpr int kMaxRsaBits = 8192;
 constexpr size_t kEcCoordinateBytes = 32;
 // NumericDates past year 9999 are refused.
-constexpr int64_t kMaxNumericDate = 253402300799;
 
 Status Invalid(std::string_view reason, std::string_view detail) {
   return Status::Unauthenticated("invalid ID token: " + std::string(detail))
@@ -71,31 +74,6 @@ std::optional<json> ParseStrictJsonObject(std::string_view text) {
 }  // namespace internal
 
 namespace {
-
-// The string member `key` of at most `max` bytes; nullptr when absent, not a string or longer.
-const std::string* StringMember(const json& o, const char* key, size_t max) {
-  auto it = o.find(key);
-  if (it == o.end() || !it->is_string()) return nullptr;
-  const std::string& s = it->get_ref<const std::string&>();
-  return s.size() <= max ? &s : nullptr;
-}
-
-// An integer NumericDate in [0, kMaxNumericDate]; nullopt when absent or anything else.
-std::optional<int64_t> DateMember(const json& o, const char* key) {
-  auto it = o.find(key);
-  if (it == o.end()) return std::nullopt;
-  if (it->is_number_unsigned()) {
-    uint64_t v = it->get<uint64_t>();
-    if (v > static_cast<uint64_t>(kMaxNumericDate)) return std::nullopt;
-    return static_cast<int64_t>(v);
-  }
-  if (it->is_number_integer()) {
-    int64_t v = it->get<int64_t>();
-    if (v < 0 || v > kMaxNumericDate) return std::nullopt;
-    return v;
-  }
-  return std::nullopt;
-}
 
 // Base64url bytes of a JWK member; nullopt when absent or not canonical base64url.
 std::optional<std::string> BytesMember(const json& o, const char* key) {

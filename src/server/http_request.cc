@@ -54,6 +54,28 @@ std::string_view Trim(std::string_view s) {
 
 }  // namespace
 
+Result<std::vector<std::pair<std::string, std::string>>> ParseUrlEncoded(std::string_view text,
+                                                                         std::string_view what) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t amp = text.find('&', pos);
+    if (amp == std::string_view::npos) amp = text.size();
+    std::string_view pair = text.substr(pos, amp - pos);
+    if (!pair.empty()) {
+      size_t eq = pair.find('=');
+      std::string key, value;
+      if (!Decode(pair.substr(0, eq), true, &key) ||
+          (eq != std::string_view::npos && !Decode(pair.substr(eq + 1), true, &value))) {
+        return Malformed("bad percent escape in the " + std::string(what));
+      }
+      out.emplace_back(std::move(key), std::move(value));
+    }
+    pos = amp + 1;
+  }
+  return out;
+}
+
 std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space) {
   std::string out;
   if (!Decode(s, plus_is_space, &out)) return std::nullopt;
@@ -86,23 +108,7 @@ Result<RequestTarget> ParseTarget(std::string_view target, size_t max_path_bytes
   out.raw_path = std::string(raw_path);
   if (!Decode(raw_path, false, &out.path)) return Malformed("bad percent escape in the path");
   if (q == std::string_view::npos) return out;
-  std::string_view query = target.substr(q + 1);
-  size_t pos = 0;
-  while (pos <= query.size()) {
-    size_t amp = query.find('&', pos);
-    if (amp == std::string_view::npos) amp = query.size();
-    std::string_view pair = query.substr(pos, amp - pos);
-    if (!pair.empty()) {
-      size_t eq = pair.find('=');
-      std::string key, value;
-      if (!Decode(pair.substr(0, eq), true, &key) ||
-          (eq != std::string_view::npos && !Decode(pair.substr(eq + 1), true, &value))) {
-        return Malformed("bad percent escape in the query");
-      }
-      out.query.emplace_back(std::move(key), std::move(value));
-    }
-    pos = amp + 1;
-  }
+  TARN_ASSIGN_OR_RETURN(out.query, ParseUrlEncoded(target.substr(q + 1), "query"));
   return out;
 }
 

@@ -35,6 +35,12 @@ struct RequestTarget {
 // does not start with '/', a bad %XX escape, or a space or control byte in the raw target.
 Result<RequestTarget> ParseTarget(std::string_view target, size_t max_path_bytes);
 
+// The name=value pairs of application/x-www-form-urlencoded text (a query, a form body), in
+// order: '&' separates, '+' is a space, %XX escapes; a name without '=' has value "".
+// kInvalidArgument code=malformed_request ("bad percent escape in the <what>") on a bad escape.
+Result<std::vector<std::pair<std::string, std::string>>> ParseUrlEncoded(std::string_view text,
+                                                                         std::string_view what);
+
 // Percent-decodes `s` ('+' as a space when `plus_is_space`); nullopt on a bad escape.
 std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space);
 

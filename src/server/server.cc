@@ -117,47 +117,9 @@ int JsonDepth(std::string_view text, int cap) {
 }
 
 Result<std::map<std::string, std::string>> ParseForm(std::string_view text) {
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  auto decode = [&](std::string_view s) -> Result<std::string> {
-    std::string out;
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (s[i] == '+') {
-        out += ' ';
-      } else if (s[i] == '%') {
-        if (i + 2 >= s.size() || hex(s[i + 1]) < 0 || hex(s[i + 2]) < 0) {
-          return Status::InvalidArgument("bad percent escape in the form body")
-              .WithField("code", "malformed_request");
-        }
-        out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
-        i += 2;
-      } else {
-        out += s[i];
-      }
-    }
-    return out;
-  };
+  TARN_ASSIGN_OR_RETURN(auto pairs, ParseUrlEncoded(text, "form body"));
   std::map<std::string, std::string> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t amp = text.find('&', pos);
-    if (amp == std::string_view::npos) amp = text.size();
-    std::string_view pair = text.substr(pos, amp - pos);
-    if (!pair.empty()) {
-      size_t eq = pair.find('=');
-      TARN_ASSIGN_OR_RETURN(std::string key, decode(pair.substr(0, eq)));
-      std::string value;
-      if (eq != std::string_view::npos) {
-        TARN_ASSIGN_OR_RETURN(value, decode(pair.substr(eq + 1)));
-      }
-      out.emplace(std::move(key), std::move(value));  // the first of repeated keys wins
-    }
-    pos = amp + 1;
-  }
+  for (auto& [k, v] : pairs) out.emplace(std::move(k), std::move(v));  // the first wins
   return out;
 }
 

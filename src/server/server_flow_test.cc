@@ -10,28 +10,8 @@
 namespace tarn::server::testing {
 namespace {
 
-class ServeFlow : public CatalogBackendTest {
+class ServeFlow : public ServedCatalogTest {
  protected:
-  void SetUp() override {
-    CatalogBackendTest::SetUp();
-    if (!cat_) return;
-    // The server shares the fixture's catalog; it is stopped before the fixture drops it.
-    std::shared_ptr<Catalog> shared(cat_.get(), [](Catalog*) {});
-    ServerOptions o;
-    o.port = 0;
-    o.log_sink = logs_.Sink();
-    auto s = Server::Make(shared, o);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    server_ = std::move(*s);
-    ASSERT_OK(server_->Start());
-    port_ = server_->port();
-    owner_ = TokenFor(*cat_, port_, "*", Role::kOwner, "*", &owner_id_);
-  }
-  void TearDown() override {
-    server_.reset();
-    CatalogBackendTest::TearDown();
-  }
-
   Reply Json_(const std::string& method, const std::string& path, const Json& body) {
     return SendJson(port_, method, path, body, owner_);
   }
@@ -68,10 +48,6 @@ class ServeFlow : public CatalogBackendTest {
   }
 
   const std::string kD = "/v1/workspaces/fw/collections/c/datasets/d";
-  LogCapture logs_;
-  std::unique_ptr<Server> server_;
-  int port_ = 0;
-  std::string owner_, owner_id_;
 };
 
 TEST_P(ServeFlow, EveryRouteEndToEnd) {

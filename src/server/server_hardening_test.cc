@@ -12,27 +12,8 @@
 namespace tarn::server::testing {
 namespace {
 
-class ServeHardening : public CatalogBackendTest {
+class ServeHardening : public ServedCatalogTest {
  protected:
-  void SetUp() override {
-    CatalogBackendTest::SetUp();
-    if (!cat_) return;
-    std::shared_ptr<Catalog> shared(cat_.get(), [](Catalog*) {});
-    ServerOptions o;
-    o.port = 0;
-    o.log_sink = logs_.Sink();
-    auto s = Server::Make(shared, o);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    server_ = std::move(*s);
-    ASSERT_OK(server_->Start());
-    port_ = server_->port();
-    owner_ = TokenFor(*cat_, port_, "*", Role::kOwner);
-  }
-  void TearDown() override {
-    server_.reset();
-    CatalogBackendTest::TearDown();
-  }
-
   Reply Json_(const std::string& method, const std::string& path, const Json& body) {
     return SendJson(port_, method, path, body, owner_);
   }
@@ -47,11 +28,6 @@ class ServeHardening : public CatalogBackendTest {
     def.schema = *Schema::Parse(schema);
     ASSERT_TRUE(cat_->CreateDataset("hw." + coll + "." + ds, def).ok());
   }
-
-  LogCapture logs_;
-  std::unique_ptr<Server> server_;
-  int port_ = 0;
-  std::string owner_;
 };
 
 TEST_P(ServeHardening, BearerTokenWithoutTheSchemeIs401) {

@@ -13,20 +13,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class ServeIsolation : public CatalogBackendTest {
+class ServeIsolation : public ServedCatalogTest {
  protected:
   void SetUp() override {
-    CatalogBackendTest::SetUp();
+    ServedCatalogTest::SetUp();
     if (!cat_) return;
-    std::shared_ptr<Catalog> shared(cat_.get(), [](Catalog*) {});
-    ServerOptions o;
-    o.port = 0;
-    o.log_sink = logs_.Sink();
-    auto s = Server::Make(shared, o);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    server_ = std::move(*s);
-    ASSERT_OK(server_->Start());
-    port_ = server_->port();
     for (const char* ws : {"wa", "wb"}) {
       ASSERT_OK(cat_->CreateWorkspace(ws));
       ASSERT_OK(cat_->CreateCollection(std::string(ws) + ".c"));
@@ -48,10 +39,6 @@ class ServeIsolation : public CatalogBackendTest {
     writer_a_ = TokenFor(*cat_, port_, "wa", Role::kWriter, "*");
     reader_a_ = TokenFor(*cat_, port_, "wa", Role::kReader, "*");
     owner_a_ = TokenFor(*cat_, port_, "wa", Role::kOwner, "*");
-  }
-  void TearDown() override {
-    server_.reset();
-    CatalogBackendTest::TearDown();
   }
 
   int64_t ScannedRows(const std::string& token) {
@@ -78,9 +65,6 @@ class ServeIsolation : public CatalogBackendTest {
   }
 
   const std::string kA = "/v1/workspaces/wa/collections/c/datasets/d";
-  LogCapture logs_;
-  std::unique_ptr<Server> server_;
-  int port_ = 0;
   std::string a_uuid_, b_uuid_, writer_a_, reader_a_, owner_a_;
   DataFile b_file_;
 };

@@ -170,4 +170,35 @@ inline std::string TokenFor(Catalog& cat, int port, const std::string& ws, Role 
   return Exchange(port, t->info.client_id, t->client_secret);
 }
 
+// A CatalogBackendTest whose catalog a Server serves on an ephemeral port, its log captured;
+// the server stops before the fixture drops the catalog. owner_ is a bearer token of an owner
+// of every workspace (client id owner_id_). Subclasses call SetUp first and return when cat_
+// is null (a backend that is not available).
+class ServedCatalogTest : public CatalogBackendTest {
+ protected:
+  void SetUp() override {
+    CatalogBackendTest::SetUp();
+    if (!cat_) return;
+    std::shared_ptr<Catalog> shared(cat_.get(), [](Catalog*) {});
+    ServerOptions o;
+    o.port = 0;
+    o.log_sink = logs_.Sink();
+    auto s = Server::Make(shared, o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    server_ = std::move(*s);
+    ASSERT_TRUE(server_->Start().ok());
+    port_ = server_->port();
+    owner_ = TokenFor(*cat_, port_, "*", Role::kOwner, "*", &owner_id_);
+  }
+  void TearDown() override {
+    server_.reset();
+    CatalogBackendTest::TearDown();
+  }
+
+  LogCapture logs_;
+  std::unique_ptr<Server> server_;
+  int port_ = 0;
+  std::string owner_, owner_id_;
+};
+
 }  // namespace tarn::server::testing
