@@ -2,8 +2,9 @@
 # HTTP transport benchmark (bench/README.md, "Service: the HTTP transport"): for each `tarn`
 # binary given (TARN_BINARIES, default build/tarn; give an older build too to compare in the
 # same run), one `tarn serve` on PostgreSQL (fsync on) with a local warehouse, then
-#   - authenticated reads: wrk, GET of a dataset's metadata with a bearer token, at 50 and 200
-#     connections (2 threads, BENCH_SECONDS each);
+#   - authenticated reads: wrk, GET of a dataset's metadata with a bearer token, and GET
+#     /v1/whoami (the token check alone: the transport's own cost), at 50 and 200 connections
+#     (2 threads, BENCH_SECONDS each);
 #   - small appends: serve_bench append (10-row commits) from 50 and 200 clients;
 #   - slowloris: 1,000 connections trickling a request head one byte a second while a normal
 #     client asks GET /livez and GET /v1/whoami every 200 ms on fresh connections (latency of
@@ -83,16 +84,21 @@ for tarn in "${binaries[@]}"; do
     -d "client_id=$TARN_CLIENT_ID" -d "client_secret=$TARN_CLIENT_SECRET" |
     sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')"
   [[ -n "$token" ]] || { echo "http bench: no token" >&2; exit 1; }
+  # read: a dataset's metadata (token check, one metastore read); whoami: the token check
+  # alone, which measures the transport itself.
+  read_path="/v1/workspaces/r$i/collections/c/datasets/d"
   for c in $conns; do
-    say "[$label] read, $c connections, ${secs}s (load $(load))"
-    out="$(wrk -t 2 -c "$c" -d "${secs}s" -H "Authorization: Bearer $token" \
-      "$url/v1/workspaces/r$i/collections/c/datasets/d")"
-    rps="$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' <<<"$out")"
-    non2xx="$(sed -n 's/.*Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' <<<"$out")"
-    errors="$(sed -n 's/.*Socket errors: \(.*\)/\1/p' <<<"$out")"
-    p50="$(sed -n 's/^ *50% *\([0-9.]*[a-z]*\).*/\1/p' <<<"$out")"
-    echo "{\"label\":\"$label-read-$c\",\"per_s\":${rps:-0},\"non2xx\":${non2xx:-0},\"errors\":\"${errors:-}\"}" >>"$results"
-    tail -n 1 "$results" >&2
+    for kind in read whoami; do
+      path="$read_path"
+      [[ "$kind" == whoami ]] && path="/v1/whoami"
+      say "[$label] $kind, $c connections, ${secs}s (load $(load))"
+      out="$(wrk -t 2 -c "$c" -d "${secs}s" -H "Authorization: Bearer $token" "$url$path")"
+      rps="$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' <<<"$out")"
+      non2xx="$(sed -n 's/.*Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' <<<"$out")"
+      errors="$(sed -n 's/.*Socket errors: \(.*\)/\1/p' <<<"$out")"
+      echo "{\"label\":\"$label-$kind-$c\",\"per_s\":${rps:-0},\"non2xx\":${non2xx:-0},\"errors\":\"${errors:-}\"}" >>"$results"
+      tail -n 1 "$results" >&2
+    done
     say "[$label] append, $c clients, ${secs}s (load $(load))"
     "$bench_bin" append --url "$url" --clients "$c" --seconds "$secs" --warmup 1 \
       --dataset "r$i.c.a$c" --label "$label-append-$c" >>"$results"
