@@ -58,12 +58,17 @@ Result<int64_t> WorkspaceId(Transaction& tx, std::string_view name) {
   return row->Int64(0);
 }
 
-Status DatasetNotFound(Transaction& tx, const DatasetName& n) {
-  TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, n.workspace));
+Result<int64_t> CollectionId(Transaction& tx, const CollectionName& cn) {
+  TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, cn.workspace));
   TARN_ASSIGN_OR_RETURN(
       auto row, tx.QueryOne("SELECT id FROM collections WHERE workspace_id = ? AND name = ?",
-                            {ws_id, n.collection}));
-  if (!row) return CollectionNotFound(CollectionName{n.workspace, n.collection});
+                            {ws_id, cn.collection}));
+  if (!row) return CollectionNotFound(cn);
+  return row->Int64(0);
+}
+
+Status DatasetNotFound(Transaction& tx, const DatasetName& n) {
+  TARN_RETURN_NOT_OK(CollectionId(tx, CollectionName{n.workspace, n.collection}).status());
   return Status::NotFound("dataset '" + n.ToString() + "' does not exist")
       .WithField("code", "dataset_not_found")
       .WithField("dataset", n.ToString());

@@ -24,6 +24,8 @@ Result<PropertyMap> DecodeProperties(std::string_view text);
 Status ValidatePropertyKeys(const PropertyMap& props);
 
 Result<int64_t> WorkspaceId(Transaction& tx, std::string_view name);
+// The id of a collection; kNotFound (workspace_not_found / collection_not_found).
+Result<int64_t> CollectionId(Transaction& tx, const CollectionName& cn);
 
 // The columns of a dataset row with its current schema and spec, for DatasetFromRow, over
 // `datasets d JOIN collections c JOIN workspaces w JOIN dataset_schemas s JOIN

@@ -324,12 +324,8 @@ Result<DatasetInfo> Catalog::CreateDataset(std::string_view qualified, DatasetDe
   std::string props = EncodeProperties(def.properties);
   std::string uuid = NewUuidV4();
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, n.workspace));
-    TARN_ASSIGN_OR_RETURN(
-        auto coll, tx.QueryOne("SELECT id FROM collections WHERE workspace_id = ? AND name = ?",
-                               {ws_id, n.collection}));
-    if (!coll) return CollectionNotFound(CollectionName{n.workspace, n.collection});
-    TARN_ASSIGN_OR_RETURN(int64_t coll_id, coll->Int64(0));
+    TARN_ASSIGN_OR_RETURN(int64_t coll_id,
+                          CollectionId(tx, CollectionName{n.workspace, n.collection}));
     int64_t now = NowMicros();
     TARN_ASSIGN_OR_RETURN(
         auto row,
@@ -385,13 +381,7 @@ Result<std::vector<Catalog::DatasetEntry>> Catalog::ListDatasetNames(std::string
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         out.clear();
-        TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, cn.workspace));
-        TARN_ASSIGN_OR_RETURN(auto coll,
-                              tx.QueryOne("SELECT id FROM collections WHERE workspace_id = ? AND "
-                                          "name = ?",
-                                          {ws_id, cn.collection}));
-        if (!coll) return CollectionNotFound(cn);
-        TARN_ASSIGN_OR_RETURN(int64_t coll_id, coll->Int64(0));
+        TARN_ASSIGN_OR_RETURN(int64_t coll_id, CollectionId(tx, cn));
         return tx.QueryEach(
             "SELECT name, CASE WHEN dropped_at IS NULL THEN 0 ELSE 1 END FROM datasets "
             "WHERE collection_id = ? ORDER BY name",
@@ -412,13 +402,7 @@ Result<std::vector<DatasetInfo>> Catalog::ListDatasets(std::string_view collecti
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         out.clear();
-        TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, cn.workspace));
-        TARN_ASSIGN_OR_RETURN(auto coll,
-                              tx.QueryOne("SELECT id FROM collections WHERE workspace_id = ? AND "
-                                          "name = ?",
-                                          {ws_id, cn.collection}));
-        if (!coll) return CollectionNotFound(cn);
-        TARN_ASSIGN_OR_RETURN(int64_t coll_id, coll->Int64(0));
+        TARN_ASSIGN_OR_RETURN(int64_t coll_id, CollectionId(tx, cn));
         TARN_ASSIGN_OR_RETURN(auto rows,
                               tx.Query(std::string("SELECT ") + kDatasetColumns + kDatasetFrom +
                                            " WHERE d.collection_id = ? AND d.dropped_at IS NULL "

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { scratch } from './duckdb_compare.mjs';
 import { startServe, tarnEnv } from './tarn_process.mjs';
+import { api, mintToken } from './hostile_util.mjs';
 
 const bin = process.env.TARN_BINARY || path.resolve('../../build/tarn');
 const dir = scratch('hostile_input');
@@ -83,29 +84,12 @@ after(async () => {
   if (serve) await serve.stop();
 });
 
-async function http(method, p, { token, headers = {}, body } = {}) {
-  const h = { ...headers };
-  if (token) h.Authorization = `Bearer ${token}`;
-  if (body !== undefined) h['Content-Type'] = 'application/json';
-  const res = await fetch(serve.url + p, { method, headers: h, body });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, text, json };
-}
-async function bearer(id, secret) {
-  const res = await fetch(`${serve.url}/v1/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: `grant_type=client_credentials&client_id=${id}&client_secret=${secret}`,
+// A request with the owner's (or another) bearer; a body is sent as JSON text.
+const http = (method, p, { token, headers = {}, body } = {}) =>
+  api(serve.url, token, method, p, body, {
+    headers: body !== undefined ? { 'Content-Type': 'application/json', ...headers } : headers,
   });
-  assert.equal(res.status, 200);
-  return (await res.json()).access_token;
-}
+const bearer = (id, secret) => mintToken(serve.url, id, secret);
 
 test('tarn serve: hostile inputs of defects 5-8', async () => {
   const served = path.join(dir, 'served');

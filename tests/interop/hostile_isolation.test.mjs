@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { scratch } from './duckdb_compare.mjs';
 import { runTarn, startServe, tarnEnv } from './tarn_process.mjs';
+import { api, mintToken } from './hostile_util.mjs';
 
 const bin = process.env.TARN_BINARY || path.resolve('../../build/tarn');
 const dir = scratch('hostile_isolation');
@@ -29,29 +30,9 @@ let aUuid = '';
 let bUuid = '';
 let root = '';
 
-async function bearer(clientId, secret) {
-  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret });
-  const res = await fetch(`${serve.url}/v1/token`, { method: 'POST', body: form });
-  assert.equal(res.status, 200, await res.clone().text());
-  return (await res.json()).access_token;
-}
-
-async function call(method, url, token, body) {
-  const init = { method, headers: { Authorization: `Bearer ${token}` } };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers['Content-Type'] = 'application/json';
-  }
-  const res = await fetch(`${serve.url}${url}`, init);
-  const text = await res.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // a stream
-  }
-  return { status: res.status, text, json };
-}
+const bearer = (clientId, secret) => mintToken(serve.url, clientId, secret);
+// A request with `token`; a body is sent as JSON.
+const call = (method, url, token, body) => api(serve.url, token, method, url, body);
 
 async function tokenFor(workspace, role) {
   const t = await call('POST', '/v1/tokens', owner, { workspace, role });
