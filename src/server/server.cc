@@ -582,6 +582,22 @@ Status RequestTimeout(std::string what) {
       .WithField("code", "request_timeout");
 }
 
+// What a failed read of a request body means to the client: 408 past its deadline, 400
+// incomplete_body when the client went away, 400 malformed_request for bad chunk framing.
+Status BodyReadError(beast::error_code ec) {
+  if (ec == beast::error::timeout) return RequestTimeout("the request body");
+  if (ec == http::error::end_of_stream || ec == net::error::eof ||
+      ec == http::error::partial_message || ec == net::error::connection_reset ||
+      ec == net::error::operation_aborted) {
+    return Status::InvalidArgument("the request body could not be read to its end")
+        .WithField("code", "incomplete_body");
+  }
+  return Status::InvalidArgument("malformed request body: " + ec.message())
+      .WithField("code", "malformed_request");
+}
+
+const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+
 // The strict framing of a parsed head: every Content-Length and Transfer-Encoding line.
 Result<internal::Framing> FramingOf(const http::request_header<>& head) {
   std::vector<std::string_view> lengths, encodings;
@@ -733,7 +749,6 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // Worker side: "100 Continue" before the first read of a body whose client waits for it.
   beast::error_code SendContinue() {
-    static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
     return RunBlocking([this](auto done) {
              ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
              net::async_write(socket_, net::buffer(kContinue), done);
@@ -952,49 +967,39 @@ class Session : public std::enable_shared_from_this<Session> {
                                               std::max<int64_t>(1, options_.body_min_bytes_per_s));
     ex->body.emplace();
     ex->body->resize(static_cast<size_t>(length));
-    auto step = [this](auto& self_step, std::shared_ptr<Exchange> ex, size_t at,
-                       Clock::time_point deadline) -> void {
-      if (body_parser_->is_done()) {
-        ex->body->resize(at);
-        ex->rec.bytes_in = static_cast<int64_t>(at);
-        return Dispatch(std::move(ex));
-      }
-      auto& body = body_parser_->get().body();
-      body.data = ex->body->data() + at;
-      body.size = ex->body->size() - at;
-      ArmDeadline(deadline);
-      http::async_read_some(
-          socket_, buffer_, *body_parser_,
-          [this, self = shared_from_this(), ex, at, deadline, self_step](beast::error_code ec,
-                                                                         size_t) mutable {
-            size_t got = (ex->body->size() - at) - body_parser_->get().body().size;
-            ec = Outcome(ec);
-            if (ec == http::error::need_buffer) ec = {};
-            if (ec) {
-              ex->rec.bytes_in = static_cast<int64_t>(at + got);
-              if (ec == beast::error::timeout)
-                return Refuse(ex, RequestTimeout("the request body"));
-              if (ec == http::error::end_of_stream || ec == net::error::eof ||
-                  ec == http::error::partial_message) {
-                return Refuse(
-                    ex, Status::InvalidArgument("the request body could not be read to its end")
-                            .WithField("code", "incomplete_body"));
-              }
-              return Refuse(ex, Status::InvalidArgument("malformed request body: " + ec.message())
-                                    .WithField("code", "malformed_request"));
-            }
-            self_step(self_step, std::move(ex), at + got, deadline);
-          });
-    };
-    auto send = [this, step, ex, deadline]() mutable { step(step, std::move(ex), 0, deadline); };
-    if (!ex->expect_continue) return send();
-    static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    if (!ex->expect_continue) return PreReadSome(std::move(ex), 0, deadline);
     ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
-    net::async_write(socket_, net::buffer(kContinue),
-                     [self = shared_from_this(), send](beast::error_code ec, size_t) mutable {
-                       if (ec) return self->Close();
-                       send();
-                     });
+    net::async_write(
+        socket_, net::buffer(kContinue),
+        [self = shared_from_this(), ex, deadline](beast::error_code ec, size_t) mutable {
+          if (ec) return self->Close();
+          self->PreReadSome(std::move(ex), 0, deadline);
+        });
+  }
+
+  // Reads the rest of a small body into ex->body from offset `at`, then dispatches it.
+  void PreReadSome(std::shared_ptr<Exchange> ex, size_t at, Clock::time_point deadline) {
+    if (body_parser_->is_done()) {
+      ex->body->resize(at);
+      ex->rec.bytes_in = static_cast<int64_t>(at);
+      return Dispatch(std::move(ex));
+    }
+    auto& body = body_parser_->get().body();
+    body.data = ex->body->data() + at;
+    body.size = ex->body->size() - at;
+    ArmDeadline(deadline);
+    http::async_read_some(
+        socket_, buffer_, *body_parser_,
+        [self = shared_from_this(), ex, at, deadline](beast::error_code ec, size_t) mutable {
+          size_t got = (ex->body->size() - at) - self->body_parser_->get().body().size;
+          ec = self->Outcome(ec);
+          if (ec == http::error::need_buffer) ec = {};
+          if (ec) {
+            ex->rec.bytes_in = static_cast<int64_t>(at + got);
+            return self->Refuse(ex, BodyReadError(ec));
+          }
+          self->PreReadSome(std::move(ex), at + got, deadline);
+        });
   }
 
   void Dispatch(std::shared_ptr<Exchange> ex) {
@@ -1363,17 +1368,7 @@ class HttpCall final : public Call {
           std::min(rate_deadline, Clock::now() + std::chrono::seconds(o.read_timeout_s));
       IoResult r = s.ReadBodySome(buf.data(), buf.size(), deadline);
       if (r.ec) {
-        if (r.ec == beast::error::timeout) {
-          *error = RequestTimeout("the request body");
-        } else if (r.ec == http::error::end_of_stream || r.ec == net::error::eof ||
-                   r.ec == http::error::partial_message || r.ec == net::error::connection_reset ||
-                   r.ec == net::error::operation_aborted) {
-          *error = Status::InvalidArgument("the request body could not be read to its end")
-                       .WithField("code", "incomplete_body");
-        } else {
-          *error = Status::InvalidArgument("malformed request body: " + r.ec.message())
-                       .WithField("code", "malformed_request");
-        }
+        *error = BodyReadError(r.ec);
         return false;
       }
       if (r.bytes == 0) return true;
