@@ -4,6 +4,7 @@
 // checks of the route table, error bodies, audit, metrics and logs.
 #include "server/server.h"
 
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -141,6 +142,8 @@ constexpr int kMaxJsonDepth = 64;
 // a worker, so a slow small body never holds a worker; larger and chunked bodies are streamed
 // by the worker (read under the same deadlines).
 constexpr int64_t kPreReadBytes = 1 << 20;
+// How long a worker that answered waits for its connection's next request (Session::NextInline).
+constexpr int kInlineWaitMs = 1;
 // What the worker reads of a streamed body at once.
 constexpr size_t kBodyChunk = 256 << 10;
 constexpr int kIoThreads = 1;
@@ -368,7 +371,8 @@ class WorkerPool {
     std::mutex mu;
     std::condition_variable work, idle;
     std::deque<std::function<void()>> jobs;
-    std::atomic<int> busy{0};  // jobs running; changed outside the lock
+    std::atomic<int> busy{0};       // jobs running; changed outside the lock
+    std::atomic<size_t> queued{0};  // jobs.size(), readable without the lock
     std::atomic<bool> stop{false};
   };
 
@@ -382,12 +386,16 @@ class WorkerPool {
   }
   ~WorkerPool() { Stop(Clock::now()); }
 
+  // Whether a job waits for a worker (a hint: read without the lock).
+  bool has_queued() const { return state_->queued.load(std::memory_order_relaxed) > 0; }
+
   // False when the queue is full (the caller answers 503) or the pool is stopping.
   bool TryPost(std::function<void()> job) {
     {
       std::lock_guard<std::mutex> lock(state_->mu);
       if (state_->stop || threads_.empty() || state_->jobs.size() >= max_queue_) return false;
       state_->jobs.push_back(std::move(job));
+      state_->queued.store(state_->jobs.size(), std::memory_order_relaxed);
     }
     // Outside the lock, so the woken worker does not block on it at once (measured: half the
     // time of a small request went to that contention).
@@ -405,7 +413,10 @@ class WorkerPool {
       state_->work.notify_all();
       finished = state_->idle.wait_until(lock, deadline,
                                          [&] { return state_->busy == 0 && state_->jobs.empty(); });
-      if (!finished) state_->jobs.clear();
+      if (!finished) {
+        state_->jobs.clear();
+        state_->queued.store(0, std::memory_order_relaxed);
+      }
     }
     for (auto& t : threads_) {
       if (finished) {
@@ -427,6 +438,7 @@ class WorkerPool {
         if (s.jobs.empty()) return;
         job = std::move(s.jobs.front());
         s.jobs.pop_front();
+        s.queued.store(s.jobs.size(), std::memory_order_relaxed);
         s.busy.fetch_add(1);
       }
       try {
@@ -530,14 +542,18 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   void LogRequest(RequestRecord& rec, int http_status);
   // Hands a complete request to a worker; false when the queue is full.
   bool Dispatch(std::shared_ptr<Exchange> ex);
+  // Whether a worker that just answered may wait a moment for its connection's next request
+  // (nothing is queued for a worker and the server is not stopping).
+  bool may_keep_worker() const { return !shutting_down_ && !workers_->has_queued(); }
 
  private:
   friend class HttpCall;
   static std::vector<std::pair<std::string, std::string>> SeriesList();
 
   void Accept();
-  // Runs on a worker: checks, routes and answers one request.
-  void Serve(const std::shared_ptr<Exchange>& ex);
+  // Runs on a worker: checks, routes and answers one request. Returns the connection's next
+  // request when it arrived at once and this worker serves it too (Session::Finish).
+  std::shared_ptr<Exchange> Serve(const std::shared_ptr<Exchange>& ex);
   // Expires upload contracts every options_.contract_sweep_interval_s until Shutdown.
   void Sweep();
 
@@ -788,8 +804,11 @@ class Session : public std::enable_shared_from_this<Session> {
   // A complete response is first sent from the worker itself without blocking (the socket has
   // no operation in progress while a worker holds the request, and the deadline is disarmed),
   // which saves the I/O thread a wake-up per request; what the socket does not take at once is
-  // written by the strand under the write deadline.
-  void Finish(std::shared_ptr<Response> res, RequestRecord rec, bool keep_alive) {
+  // written by the strand under the write deadline. After a complete response the worker may
+  // also take the connection's next request itself (NextInline); it is returned for the worker
+  // to serve, and the strand reads the connection again otherwise.
+  std::shared_ptr<Exchange> Finish(std::shared_ptr<Response> res, RequestRecord rec,
+                                   bool keep_alive) {
     if (res != nullptr) {
       keep_alive = keep_alive && !server_.shutting_down() &&
                    requests_ < options_.max_requests_per_connection;
@@ -802,42 +821,41 @@ class Session : public std::enable_shared_from_this<Session> {
       res.reset();
       if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
         server_.LogRequest(rec, status);
-        return net::post(socket_.get_executor(), [self = shared_from_this()] { self->Close(); });
+        net::post(socket_.get_executor(), [self = shared_from_this()] { self->Close(); });
+        return nullptr;
       }
       size_t sent = n > 0 ? static_cast<size_t>(n) : 0;
       if (sent == bytes->size()) {
         server_.LogRequest(rec, status);
-        return net::post(socket_.get_executor(), [self = shared_from_this(), keep_alive] {
-          keep_alive ? self->ReadHead() : self->Close();
-        });
+        if (keep_alive) return NextInline();
+        net::post(socket_.get_executor(), [self = shared_from_this()] { self->Close(); });
+        return nullptr;
       }
-      return net::post(
-          socket_.get_executor(), [self = shared_from_this(), bytes, sent, rec = std::move(rec),
-                                   status, keep_alive]() mutable {
-            self->ArmDeadline(Clock::now() + std::chrono::seconds(self->options_.write_timeout_s));
-            net::async_write(self->socket_, net::buffer(bytes->data() + sent, bytes->size() - sent),
-                             [self, bytes, rec = std::move(rec), status, keep_alive](
-                                 beast::error_code ec, size_t) mutable {
-                               self->server_.LogRequest(rec, status);
-                               if (ec || !keep_alive) return self->Close();
-                               self->ReadHead();
-                             });
-          });
+      net::post(socket_.get_executor(), [self = shared_from_this(), bytes, sent,
+                                         rec = std::move(rec), status, keep_alive]() mutable {
+        self->ArmDeadline(Clock::now() + std::chrono::seconds(self->options_.write_timeout_s));
+        net::async_write(self->socket_, net::buffer(bytes->data() + sent, bytes->size() - sent),
+                         [self, bytes, rec = std::move(rec), status, keep_alive](
+                             beast::error_code ec, size_t) mutable {
+                           self->server_.LogRequest(rec, status);
+                           if (ec || !keep_alive) return self->Close();
+                           self->ReadHead();
+                         });
+      });
+      return nullptr;
     }
     net::post(socket_.get_executor(),
               [self = shared_from_this(), rec = std::move(rec), keep_alive]() mutable {
                 self->WriteResponse(nullptr, std::move(rec), keep_alive);
               });
+    return nullptr;
   }
 
  private:
   // Waits for the next request: its first byte within the idle timeout (the head timeout for
   // the first request of a connection), then the whole head within the head timeout of it.
   void ReadHead() {
-    head_parser_.emplace();
-    head_parser_->header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
-    head_parser_->body_limit(boost::none);  // the routes apply their own limits
-    body_parser_.reset();
+    NewHeadParser();
     if (server_.shutting_down() && buffer_.size() == 0) return Close();
     if (buffer_.size() > 0) return ReadRestOfHead();
     waiting_first_byte_ = true;
@@ -861,10 +879,68 @@ class Session : public std::enable_shared_from_this<Session> {
                             });
   }
 
+  // Worker side, after a complete response on a kept-alive connection: when no other request
+  // waits for a worker, waits up to kInlineWait for the connection's next request and, when its
+  // head is there whole, takes it (the same checks as OnHead) and returns it for this worker to
+  // serve. That spares a request on a busy connection two thread wake-ups (the I/O thread's,
+  // then a worker's). Anything else (no bytes in time, a partial head, a refusal, a body to
+  // pre-read) goes back to the strand, which carries on as if it had read the bytes itself.
+  std::shared_ptr<Exchange> NextInline() {
+    auto to_strand = [this](auto fn) {
+      net::post(socket_.get_executor(),
+                [self = shared_from_this(), fn = std::move(fn)]() mutable { fn(*self); });
+      return nullptr;
+    };
+    if (buffer_.size() == 0 && server_.may_keep_worker()) {
+      pollfd p{socket_.native_handle(), POLLIN, 0};
+      if (::poll(&p, 1, kInlineWaitMs) == 1) {
+        auto space = buffer_.prepare(4096);
+        ssize_t n = ::recv(socket_.native_handle(), space.data(), space.size(), MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+          return to_strand([](Session& s) { s.Close(); });  // gone: quietly, as ReadHead
+        }
+        if (n > 0) buffer_.commit(static_cast<size_t>(n));
+      }
+    }
+    if (buffer_.size() == 0 || server_.shutting_down()) {
+      return to_strand([](Session& s) { s.ReadHead(); });
+    }
+    head_start_ = Clock::now();
+    NewHeadParser();
+    beast::error_code ec;
+    size_t used = head_parser_->put(buffer_.data(), ec);
+    if (ec || !head_parser_->is_header_done()) {  // the strand reads and judges it again
+      return to_strand([](Session& s) { s.ReadHead(); });
+    }
+    buffer_.consume(used);
+    Status refusal;
+    auto ex = Admit(&refusal);
+    if (!refusal.ok()) {
+      return to_strand([ex, refusal](Session& s) mutable { s.Refuse(std::move(ex), refusal); });
+    }
+    if (PreReads(*ex)) {
+      return to_strand([ex](Session& s) mutable { s.PreReadBody(std::move(ex)); });
+    }
+    return ex;
+  }
+
+  void NewHeadParser() {
+    head_parser_.emplace();
+    head_parser_->header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
+    head_parser_->body_limit(boost::none);  // the routes apply their own limits
+    body_parser_.reset();
+  }
+
+  // Whether the I/O thread reads the body of `ex` whole before a worker takes it.
+  static bool PreReads(const Exchange& ex) {
+    return ex.framing.content_length && *ex.framing.content_length > 0 &&
+           *ex.framing.content_length <= kPreReadBytes;
+  }
+
   void OnHead(beast::error_code ec) {
-    auto ex = std::make_shared<Exchange>();
-    ex->rec.start = head_start_;
     if (ec) {
+      auto ex = std::make_shared<Exchange>();
+      ex->rec.start = head_start_;
       if (ec == http::error::end_of_stream || ec == net::error::eof ||
           ec == net::error::connection_reset || ec == net::error::operation_aborted) {
         return Close();
@@ -891,6 +967,23 @@ class Session : public std::enable_shared_from_this<Session> {
       }
       return Refuse(std::move(ex), st);
     }
+    Status refusal;
+    auto ex = Admit(&refusal);
+    if (!refusal.ok()) return Refuse(std::move(ex), refusal);
+    if (PreReads(*ex)) return PreReadBody(std::move(ex));
+    Dispatch(std::move(ex));
+  }
+
+  // A complete request head in head_parser_: the exchange a worker serves, after the checks
+  // every request passes; `*refusal` is set when it fails one (the exchange then only carries
+  // what the refusal's response and log line need).
+  std::shared_ptr<Exchange> Admit(Status* refusal) {
+    auto ex = std::make_shared<Exchange>();
+    ex->rec.start = head_start_;
+    auto refuse = [&](Status st) {
+      *refusal = std::move(st);
+      return ex;
+    };
     ++requests_;
     const auto& req = head_parser_->get();
     ex->head = req.base();
@@ -903,8 +996,8 @@ class Session : public std::enable_shared_from_this<Session> {
     server_.metrics().AddInflight(1);
 
     if (server_.shutting_down()) {
-      return Refuse(std::move(ex), Status::Unavailable("the server is shutting down; retry")
-                                       .WithField("code", "shutting_down"));
+      return refuse(Status::Unavailable("the server is shutting down; retry")
+                        .WithField("code", "shutting_down"));
     }
     // Beast bounds only what it buffers while a head is incomplete; a head that arrived whole in
     // one read is measured here.
@@ -914,36 +1007,34 @@ class Session : public std::enable_shared_from_this<Session> {
       head_bytes += static_cast<int64_t>(f.name_string().size() + f.value().size() + 4);
     }
     if (head_bytes > options_.max_header_bytes) {
-      return Refuse(std::move(ex),
-                    Status::TooLarge("the request headers are larger than the limit of " +
+      return refuse(Status::TooLarge("the request headers are larger than the limit of " +
                                      std::to_string(options_.max_header_bytes) + " bytes")
                         .WithField("code", "header_too_large"));
     }
     if (req.version() != 11 && req.version() != 10) {
-      return Refuse(std::move(ex), Status::InvalidArgument("only HTTP/1.0 and HTTP/1.1 are served")
-                                       .WithField("code", "malformed_request"));
+      return refuse(Status::InvalidArgument("only HTTP/1.0 and HTTP/1.1 are served")
+                        .WithField("code", "malformed_request"));
     }
     auto framing = FramingOf(ex->head);
-    if (!framing.ok()) return Refuse(std::move(ex), framing.status());
+    if (!framing.ok()) return refuse(framing.status());
     ex->framing = *framing;
     auto target = internal::ParseTarget(std::string_view(req.target().data(), req.target().size()),
                                         kMaxPathBytes);
-    if (!target.ok()) return Refuse(std::move(ex), target.status());
+    if (!target.ok()) return refuse(target.status());
     ex->target = std::move(*target);
     http::verb verb = req.method();
     if ((verb == http::verb::get || verb == http::verb::head || verb == http::verb::options) &&
         ex->framing.has_body()) {
-      return Refuse(std::move(ex),
-                    Status::InvalidArgument(ex->rec.method + " requests must not carry a body")
+      return refuse(Status::InvalidArgument(ex->rec.method + " requests must not carry a body")
                         .WithField("code", "malformed_request"));
     }
     std::string expect = FieldValue(ex->head, "Expect");
     if (!expect.empty()) {
       for (char& c : expect) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       if (expect != "100-continue") {
-        return Refuse(std::move(ex), Status::InvalidArgument("Expect: " + expect.substr(0, 64) +
-                                                             " is not supported")
-                                         .WithField("code", "malformed_request"));
+        return refuse(
+            Status::InvalidArgument("Expect: " + expect.substr(0, 64) + " is not supported")
+                .WithField("code", "malformed_request"));
       }
       ex->expect_continue = ex->framing.has_body();
     }
@@ -951,11 +1042,7 @@ class Session : public std::enable_shared_from_this<Session> {
     body_parser_->body_limit(boost::none);
     head_parser_.reset();
     ex->session = shared_from_this();
-    if (ex->framing.content_length && *ex->framing.content_length > 0 &&
-        *ex->framing.content_length <= kPreReadBytes) {
-      return PreReadBody(std::move(ex));
-    }
-    Dispatch(std::move(ex));
+    return ex;
   }
 
   // Reads a small body of known length whole, under the body deadline, then dispatches.
@@ -1476,11 +1563,13 @@ void Server::Impl::LogRequest(RequestRecord& r, int http_status) {
 bool Server::Impl::Dispatch(std::shared_ptr<Exchange> ex) {
   std::weak_ptr<Impl> weak = weak_from_this();
   return workers_->TryPost([weak, ex = std::move(ex)] {
-    if (auto self = weak.lock()) self->Serve(ex);
+    auto self = weak.lock();
+    if (self == nullptr) return;
+    for (auto next = ex; next != nullptr;) next = self->Serve(next);
   });
 }
 
-void Server::Impl::Serve(const std::shared_ptr<Exchange>& ex) {
+std::shared_ptr<Exchange> Server::Impl::Serve(const std::shared_ptr<Exchange>& ex) {
   RequestRecord& rec = ex->rec;
   auto res = std::make_shared<Response>();
   res->version(ex->head.version());
@@ -1610,8 +1699,7 @@ void Server::Impl::Serve(const std::shared_ptr<Exchange>& ex) {
   Session& session = *ex->session;
   if (!stream_fn) {
     rec.bytes_out = static_cast<int64_t>(res->body().size());
-    session.Finish(std::move(res), std::move(rec), keep_alive);
-    return;
+    return session.Finish(std::move(res), std::move(rec), keep_alive);
   }
 
   // A streamed response: the head, then each piece the producer writes as one chunk.
@@ -1620,10 +1708,7 @@ void Server::Impl::Serve(const std::shared_ptr<Exchange>& ex) {
   head.set(http::field::content_type, stream_type);
   head.chunked(true);
   head.keep_alive(keep_alive);
-  if (session.WriteChunkedHead(head)) {
-    session.Finish(nullptr, std::move(rec), false);
-    return;
-  }
+  if (session.WriteChunkedHead(head)) return session.Finish(nullptr, std::move(rec), false);
   StreamWrite write = [&session, &rec](std::string_view bytes) -> Status {
     if (bytes.empty()) return Status::OK();
     if (session.WriteChunk(bytes)) {
@@ -1647,7 +1732,7 @@ void Server::Impl::Serve(const std::shared_ptr<Exchange>& ex) {
     Log(std::move(
         LogLine("error").Str("request_id", rec.request_id).Str("message", st.ToString())));
   }
-  session.Finish(nullptr, std::move(rec), keep_alive && ended);
+  return session.Finish(nullptr, std::move(rec), keep_alive && ended);
 }
 
 void Server::Impl::Configure() {

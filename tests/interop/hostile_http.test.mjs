@@ -226,6 +226,46 @@ test('pipelined requests are answered in order on one connection', async () => {
   assert.ok(r.closed);
 });
 
+// After a response a worker watches its connection for a moment and takes the next request
+// itself when its head is there whole (server.cc, Session::NextInline); a head or body that
+// arrives in pieces within that moment goes back to the I/O thread, which must carry on from
+// the bytes already read.
+test('a kept-alive connection whose next head or body arrives in pieces is answered', async () => {
+  const sock = net.connect(port, '127.0.0.1');
+  await new Promise((resolve, reject) => sock.once('connect', resolve).once('error', reject));
+  let text = '';
+  let closed = false;
+  sock.on('data', (d) => { text += d.toString('latin1'); });
+  sock.on('close', () => { closed = true; });
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  const answered = async (n) => {
+    for (let i = 0; i < 300 && statuses(text).length < n; i++) await pause(10);
+    assert.equal(statuses(text).length, n, text.slice(0, 2000));
+  };
+  // Each piece follows a complete request in the same write, so it is already read when the
+  // worker that answered looks for the next head.
+  sock.write('GET /livez HTTP/1.1\r\nHost: x\r\n\r\nGET /livez HTTP/1.1\r\nHo');
+  await answered(1);
+  await pause(30);
+  sock.write('st: x\r\n\r\n');
+  await answered(2);
+  const body = '{"name":"split_ws"}';
+  sock.write('GET /livez HTTP/1.1\r\nHost: x\r\n\r\n' +
+             `POST /v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+             `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 8)}`);
+  await answered(3);
+  await pause(30);
+  sock.write(body.slice(8));
+  await answered(4);
+  sock.write(`GET /v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n` +
+             'GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  await answered(6);
+  for (let i = 0; i < 300 && !closed; i++) await pause(10);
+  assert.deepEqual(statuses(text), [200, 200, 200, 200, 200, 200], text.slice(0, 2000));
+  assert.match(text, /"split_ws"/);
+  assert.ok(closed);
+});
+
 test('limits of the head: a long header line is 431, a long request line 414', async () => {
   const long = await raw(`GET /livez HTTP/1.1\r\nHost: x\r\nX-Long: ${'a'.repeat(9000)}\r\n\r\n`);
   assert.deepEqual(statuses(long.text), [431], long.text.slice(0, 300));
