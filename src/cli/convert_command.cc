@@ -10,9 +10,9 @@
 
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
-#include "cli/progress.h"
-#include "cli/style.h"
-#include "cli/upload_render.h"
+#include "render/progress.h"
+#include "render/style.h"
+#include "render/upload_render.h"
 #include "common/compression.h"
 #include "objectstore/object_store.h"
 #include "upload/convert.h"
@@ -38,7 +38,7 @@ int64_t SizeOf(const std::string& path) {
 }
 
 Status RunConvert(const ConvertArgs& a, const GlobalOptions& g) {
-  if (a.no_color) DisableColor();
+  if (a.no_color) render::DisableColor();
   if (a.paths.size() < 2) {
     return Status::InvalidArgument("convert needs at least one INPUT and the OUTPUT")
         .WithField("code", "usage");
@@ -52,7 +52,7 @@ Status RunConvert(const ConvertArgs& a, const GlobalOptions& g) {
     }
   }
   upload::ConvertOptions options;
-  TARN_ASSIGN_OR_RETURN(options.types, ParseTypeAssignments(a.types));
+  TARN_ASSIGN_OR_RETURN(options.types, render::ParseTypeAssignments(a.types));
   options.infer = a.infer;
   auto codec = ParseCompressionCodec(a.compression);
   if (!codec.ok()) return codec.status().WithContext("--compression");
@@ -60,7 +60,7 @@ Status RunConvert(const ConvertArgs& a, const GlobalOptions& g) {
 
   int64_t total = 0;
   for (const auto& in : inputs) total += std::max<int64_t>(SizeOf(in), 0);
-  ProgressLine progress;
+  render::ProgressLine progress;
   std::string label = std::filesystem::path(inputs.front()).filename().string();
   if (inputs.size() > 1) label += " +" + std::to_string(inputs.size() - 1);
   options.progress = [&](int64_t done, int64_t t) {
@@ -86,11 +86,11 @@ Status RunConvert(const ConvertArgs& a, const GlobalOptions& g) {
               << "\n";
     return Status::OK();
   }
-  Style st = Style::ForFd(1);
+  render::Style st = render::Style::ForFd(1);
   std::cout << st.ok("wrote") << " " << output << ": " << result->rows << " rows, "
-            << result->schema.fields.size() << " columns, " << FormatBytes(result->output_bytes)
+            << result->schema.fields.size() << " columns, " << render::FormatBytes(result->output_bytes)
             << " (" << CompressionCodecName(options.codec) << ") from "
-            << FormatBytes(result->input_bytes) << "\n";
+            << render::FormatBytes(result->input_bytes) << "\n";
   std::vector<std::vector<std::string>> rows;
   for (const Field& f : result->schema.fields) {
     rows.push_back({f.name, f.type.ToString(), f.nullable ? "yes" : "no"});

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
-#include "cli/style.h"
+#include "render/style.h"
 
 namespace tarn::cli {
 
@@ -21,14 +21,14 @@ void PrintError(const Status& status, bool json) {
               << "\n";
     return;
   }
-  Style st = Style::ForFd(2);
+  render::Style st = render::Style::ForFd(2);
   std::string fields;
   for (const auto& [k, v] : status.fields()) fields += "\n  " + st.dim(k + ":") + " " + v;
   std::cerr << st.error("tarn: error") << "[" << ErrorKindName(status.kind())
             << "]: " << status.message() << fields << "\n";
 }
 
-bool UseColor() { return DepthFor(1) != ColorDepth::kNone; }
+bool UseColor() { return render::DepthFor(1) != render::ColorDepth::kNone; }
 
 namespace {
 // Display width of UTF-8 text, counting code points (good enough for alignment of names).

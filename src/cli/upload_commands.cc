@@ -24,9 +24,9 @@
 #include "catalog/dataset.h"
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
-#include "cli/progress.h"
-#include "cli/style.h"
-#include "cli/upload_render.h"
+#include "render/progress.h"
+#include "render/style.h"
+#include "render/upload_render.h"
 #include "tarn/client.h"
 #include "tarn/upload.h"
 
@@ -217,7 +217,7 @@ std::string Cut(const std::string& s, size_t max) {
 // An indented table whose cells may be painted: `paint(row, col, text)` returns the text to print
 // (widths are measured before painting). Row -1 is the header.
 void PrintIndentedTable(const std::vector<std::string>& header,
-                        const std::vector<std::vector<std::string>>& rows, const Style& st,
+                        const std::vector<std::vector<std::string>>& rows, const render::Style& st,
                         const std::function<std::string(int, size_t, const std::string&)>& paint,
                         std::string* out) {
   std::vector<size_t> widths(header.size());
@@ -260,7 +260,7 @@ void PrintOut(const std::string& s) {
 }
 
 std::string FilesBlock(const std::vector<std::string>& files, const std::vector<int64_t>& sizes,
-                       const Style& st) {
+                       const render::Style& st) {
   size_t w = 0;
   std::vector<std::string> names;
   for (const auto& f : files) {
@@ -271,12 +271,12 @@ std::string FilesBlock(const std::vector<std::string>& files, const std::vector<
   for (size_t i = 0; i < names.size(); ++i) {
     out += "  " + names[i];
     out.append(w - DisplayWidth(names[i]) + 2, ' ');
-    out += st.dim(FormatBytes(sizes[i])) + "\n";
+    out += st.dim(render::FormatBytes(sizes[i])) + "\n";
   }
   return out;
 }
 
-std::string IssuesBlock(const Contract& c, const Style& st) {
+std::string IssuesBlock(const Contract& c, const render::Style& st) {
   std::string out;
   for (const auto& i : c.issues) {
     std::string head = i.blocking() ? st.error("blocking") : st.warn("warning ");
@@ -289,8 +289,8 @@ std::string IssuesBlock(const Contract& c, const Style& st) {
 }
 
 // The plan as the table of a new dataset: column, sample, type, note.
-std::string PlanTable(const Contract& c, const Style& st) {
-  std::vector<std::vector<std::string>> rows = PlanRows(c);
+std::string PlanTable(const Contract& c, const render::Style& st) {
+  std::vector<std::vector<std::string>> rows = render::PlanRows(c);
   std::string out;
   PrintIndentedTable(
       {"column", "sample", "type", ""}, rows, st,
@@ -313,12 +313,12 @@ std::string PlanTable(const Contract& c, const Style& st) {
   return out;
 }
 
-std::string TargetLine(const Contract& c, const Style& st) {
-  return "  " + st.accent(c.target) + "  " + TargetSummary(c) + "\n";
+std::string TargetLine(const Contract& c, const render::Style& st) {
+  return "  " + st.accent(c.target) + "  " + render::TargetSummary(c) + "\n";
 }
 
-std::string ConversionsBlock(const Contract& c, const Style& st) {
-  std::vector<std::string> lines = ConversionLines(c);
+std::string ConversionsBlock(const Contract& c, const render::Style& st) {
+  std::vector<std::string> lines = render::ConversionLines(c);
   if (lines.empty())
     return "  " + st.dim("no conversions: the columns already have its types") + "\n";
   std::string out = "  conversions:\n";
@@ -384,7 +384,7 @@ Result<NegotiateRequest> BuildRequest(const UploadArgs& a) {
   req.channel = "cli";
   WriteMode mode = a.overwrite ? WriteMode::kOverwrite : WriteMode::kAppend;
   if (!a.declare.empty()) {
-    TARN_ASSIGN_OR_RETURN(auto cols, ParseDeclarations(a.declare));
+    TARN_ASSIGN_OR_RETURN(auto cols, render::ParseDeclarations(a.declare));
     req.schema = SchemaSource::Declared(std::move(cols));
   } else if (a.infer) {
     req.schema = SchemaSource::Inferred();
@@ -393,7 +393,7 @@ Result<NegotiateRequest> BuildRequest(const UploadArgs& a) {
   } else {
     req.schema = SchemaSource::Auto(mode);
   }
-  TARN_ASSIGN_OR_RETURN(req.retype, ParseTypeAssignments(a.types));
+  TARN_ASSIGN_OR_RETURN(req.retype, render::ParseTypeAssignments(a.types));
   req.ignore = a.ignore;
   TARN_ASSIGN_OR_RETURN(req.samples, SampleFiles(a.files));
   return req;
@@ -422,7 +422,7 @@ Status Stopped(const Contract& c) {
 }
 
 // The conversation at a terminal over an inferred plan: accept, retype, drop or stop.
-Result<Contract> Converse(Uploads& uploads, Contract c, const Style& st) {
+Result<Contract> Converse(Uploads& uploads, Contract c, const render::Style& st) {
   for (;;) {
     std::string out = "\n  " + st.dim("these types were read from your data") + "\n  " +
                       st.accent("accept") + " [enter]   " + st.accent("change") +
@@ -434,13 +434,13 @@ Result<Contract> Converse(Uploads& uploads, Contract c, const Style& st) {
       PrintOut("\n");
       return Stopped(c);
     }
-    auto answer = ParsePromptLine(line);
+    auto answer = render::ParsePromptLine(line);
     if (!answer.ok()) {
       PrintOut("  " + st.error(answer.status().message()) + "\n");
       continue;
     }
-    if (answer->kind == PromptAnswer::Kind::kStop) return Stopped(c);
-    if (answer->kind == PromptAnswer::Kind::kAccept) {
+    if (answer->kind == render::PromptAnswer::Kind::kStop) return Stopped(c);
+    if (answer->kind == render::PromptAnswer::Kind::kAccept) {
       if (c.blocking()) {
         PrintOut("  " + st.error("the plan has blocking issues; change or drop those columns") +
                  "\n" + IssuesBlock(c, st));
@@ -475,7 +475,7 @@ std::string DefaultAuthor(const std::string& flag) {
 
 // push (plan_only false) and plan (true).
 Status RunUpload(const UploadArgs& a, const GlobalOptions& g, CatalogOptions* co, bool plan_only) {
-  if (a.no_color) DisableColor();
+  if (a.no_color) render::DisableColor();
   InterruptWatch& watch = InterruptWatch::Start(g.json);
   TARN_ASSIGN_OR_RETURN(NegotiateRequest req, BuildRequest(a));
   TARN_ASSIGN_OR_RETURN(std::unique_ptr<Client> opened, OpenClient(*co));
@@ -493,20 +493,20 @@ Status RunUpload(const UploadArgs& a, const GlobalOptions& g, CatalogOptions* co
     return std::move(s).WithField("contract_id", c.id);
   };
 
-  Style st = Style::ForFd(1);
+  render::Style st = render::Style::ForFd(1);
   std::vector<int64_t> sizes = FileSizes(a.files);
 
   if (plan_only) {
     Status abandoned = uploads->Abandon(c.id);
     if (g.json) {
-      std::cout << Dump(ContractJson(c)) << "\n";
+      std::cout << Dump(render::ContractJson(c)) << "\n";
     } else {
       PrintOut("\n" + FilesBlock(a.files, sizes, st) + "\n" + TargetLine(c, st) + "\n" +
                PlanTable(c, st) + IssuesBlock(c, st) + "\n  " +
                st.dim("plan only: contract " + c.id + " abandoned, nothing was written") + "\n");
     }
     TARN_RETURN_NOT_OK(abandoned);
-    return BlockingIssueError(c);
+    return render::BlockingIssueError(c);
   }
 
   bool interactive = !g.json && ::isatty(0) && ::isatty(1);
@@ -536,23 +536,23 @@ Status RunUpload(const UploadArgs& a, const GlobalOptions& g, CatalogOptions* co
       if (!accepted.ok()) return fail(accepted.status());
       c = std::move(*accepted);
     } else {
-      if (c.blocking()) return fail(BlockingIssueError(c));
+      if (c.blocking()) return fail(render::BlockingIssueError(c));
       auto accepted = uploads->Accept(c.id, c.fingerprint);
       if (!accepted.ok()) return fail(accepted.status());
       c = std::move(*accepted);
     }
   }
-  if (c.blocking()) return fail(BlockingIssueError(c));
+  if (c.blocking()) return fail(render::BlockingIssueError(c));
 
   int64_t total = 0;
   for (int64_t s : sizes) total += s > 0 ? s : 0;
-  ProgressLine progress;
+  render::ProgressLine progress;
   int64_t before = 0;
   for (size_t i = 0; i < a.files.size(); ++i) {
     const std::string& f = a.files[i];
     std::string name = std::filesystem::path(f).filename().string();
     if (!progress.enabled() && !g.json) {
-      std::fprintf(stderr, "writing %s (%s)\n", name.c_str(), FormatBytes(sizes[i]).c_str());
+      std::fprintf(stderr, "writing %s (%s)\n", name.c_str(), render::FormatBytes(sizes[i]).c_str());
       std::fflush(stderr);
     }
     watch.Checkpoint();
@@ -577,13 +577,13 @@ Status RunUpload(const UploadArgs& a, const GlobalOptions& g, CatalogOptions* co
   if (!done.ok()) return fail(done.status().WithContext("committing " + c.target));
 
   if (g.json) {
-    std::cout << Dump(CommitJson(*done, c.id)) << "\n";
+    std::cout << Dump(render::CommitJson(*done, c.id)) << "\n";
   } else {
     std::string out = "\n  " + st.ok("committed") + " " + done->target + ": snapshot " +
                       std::to_string(done->snapshot_id) + ", " +
                       std::to_string(done->rows_written) + " rows in " +
                       std::to_string(done->files) + (done->files == 1 ? " file" : " files") + " (" +
-                      FormatBytes(done->bytes) + ")";
+                      render::FormatBytes(done->bytes) + ")";
     if (done->created_dataset) out += ", dataset created";
     if (done->idempotent_replay) out += " " + st.dim("(an earlier commit with this key)");
     PrintOut(out + "\n");
@@ -597,10 +597,10 @@ std::string FormatMicros(int64_t us) { return us > 0 ? FormatTime(us) : ""; }
 
 Status ShowContract(const Contract& c, bool as_json) {
   if (as_json) {
-    std::cout << Dump(ContractJson(c)) << "\n";
+    std::cout << Dump(render::ContractJson(c)) << "\n";
     return Status::OK();
   }
-  Style st = Style::ForFd(1);
+  render::Style st = render::Style::ForFd(1);
   std::vector<std::pair<std::string, std::string>> kv = {
       {"id", c.id},
       {"state", c.state},
@@ -622,7 +622,7 @@ Status ShowContract(const Contract& c, bool as_json) {
   std::string out = "\n";
   std::vector<std::vector<std::string>> files;
   for (const auto& f : c.files) {
-    files.push_back({f.name, f.format, f.compression, FormatBytes(f.file_size),
+    files.push_back({f.name, f.format, f.compression, render::FormatBytes(f.file_size),
                      std::to_string(f.sampled_rows)});
   }
   PrintIndentedTable(
@@ -645,7 +645,7 @@ Status ShowContract(const Contract& c, bool as_json) {
     std::vector<std::vector<std::string>> parts;
     for (const auto& p : c.parts) {
       parts.push_back({std::to_string(p.seq), p.name, std::to_string(p.rows),
-                       FormatBytes(p.bytes_read), FormatBytes(p.bytes_written),
+                       render::FormatBytes(p.bytes_read), render::FormatBytes(p.bytes_written),
                        std::to_string(p.files)});
     }
     PrintIndentedTable(
@@ -689,7 +689,7 @@ void RegisterUploadCommands(CLI::App* app, GlobalOptions* global) {
     cmd->add_option("ID", *id, "Contract id (ct_...)")->required();
     cmd->add_flag("--no-color", *no_color, "No colour (as NO_COLOR)");
     SetCommand(cmd, [=]() -> Status {
-      if (*no_color) DisableColor();
+      if (*no_color) render::DisableColor();
       TARN_ASSIGN_OR_RETURN(std::unique_ptr<Client> opened, OpenClient(*co));
       std::shared_ptr<Client> client = std::move(opened);
       TARN_ASSIGN_OR_RETURN(auto uploads, Uploads::For(client));
@@ -705,7 +705,7 @@ void RegisterUploadCommands(CLI::App* app, GlobalOptions* global) {
     cmd->add_option("ID", *id, "Contract id (ct_...)")->required();
     cmd->add_flag("--no-color", *no_color, "No colour (as NO_COLOR)");
     SetCommand(cmd, [=]() -> Status {
-      if (*no_color) DisableColor();
+      if (*no_color) render::DisableColor();
       TARN_ASSIGN_OR_RETURN(std::unique_ptr<Client> opened, OpenClient(*co));
       std::shared_ptr<Client> client = std::move(opened);
       TARN_ASSIGN_OR_RETURN(auto uploads, Uploads::For(client));

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "catalog/dataset.h"
-#include "cli/upload_render.h"
+#include "render/upload_render.h"
 
 namespace tarn::tui {
 
@@ -803,7 +803,7 @@ void App::Upload() {
           r.idempotent_replay ? "already committed as snapshot " : "committed snapshot ";
       Say(Severity::kOk, what + std::to_string(r.snapshot_id) + " to " + r.target + ": " +
                              Plural(r.rows_written, "row", "rows") + " in " +
-                             Plural(r.files, "file", "files") + " (" + cli::FormatBytes(r.bytes) +
+                             Plural(r.files, "file", "files") + " (" + render::FormatBytes(r.bytes) +
                              ")");
     };
   });

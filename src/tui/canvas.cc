@@ -25,7 +25,7 @@ void AppendSgr(const Attr& a, ColorDepth depth, std::string* out) {
     if (a.reverse) *out += "\033[7m";
     return;
   }
-  if (a.role) *out += cli::RoleEscape(depth, *a.role);
+  if (a.role) *out += render::RoleEscape(depth, *a.role);
   if (a.bold) *out += "\033[1m";
   if (a.reverse) *out += "\033[7m";
   if (a.underline) *out += "\033[4m";

@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/style.h"
+#include "render/style.h"
 
 namespace tarn::tui {
 
-using cli::ColorDepth;
-using cli::ColorRole;
+using render::ColorDepth;
+using render::ColorRole;
 
 // How a cell is drawn: a palette role (style.h; none = the terminal's default colour) and
 // attributes.

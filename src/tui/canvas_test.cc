@@ -220,8 +220,8 @@ TEST(RenderDiff, SgrOnlyWhenTheAttributeChanges) {
   b.Put(0, 0, "aaa", Attr::Role(ColorRole::kAccent));
   b.Put(0, 3, "bbb", Attr::Role(ColorRole::kDim));
   std::string out = RenderDiff(nullptr, b, ColorDepth::k256);
-  std::string accent = cli::RoleEscape(ColorDepth::k256, ColorRole::kAccent);
-  std::string dim = cli::RoleEscape(ColorDepth::k256, ColorRole::kDim);
+  std::string accent = render::RoleEscape(ColorDepth::k256, ColorRole::kAccent);
+  std::string dim = render::RoleEscape(ColorDepth::k256, ColorRole::kDim);
   EXPECT_EQ(out, "\033[0m\033[2J\033[1;1H\033[0m" + accent + "aaa\033[0m" + dim + "bbb\033[0m");
 }
 
@@ -339,13 +339,13 @@ class VirtualTerminal {
         want.reverse = cc.attr.reverse;
         if (depth != ColorDepth::kNone) {
           want.underline = cc.attr.underline;
-          want.bold = cc.attr.bold || (cc.attr.role && cli::RoleBold(*cc.attr.role));
+          want.bold = cc.attr.bold || (cc.attr.role && render::RoleBold(*cc.attr.role));
           if (cc.attr.role) {
-            cli::Rgb rgb = cli::RoleColor(*cc.attr.role);
+            render::Rgb rgb = render::RoleColor(*cc.attr.role);
             want.fg = depth == ColorDepth::kTrue
                           ? "2;" + std::to_string(rgb.r) + ";" + std::to_string(rgb.g) + ";" +
                                 std::to_string(rgb.b)
-                          : "5;" + std::to_string(cli::NearestXterm256(rgb));
+                          : "5;" + std::to_string(render::NearestXterm256(rgb));
           }
         }
         EXPECT_TRUE(cell(r, x) == want)

@@ -6,7 +6,7 @@
 #include <memory>
 #include <utility>
 
-#include "cli/style.h"
+#include "render/style.h"
 #include "tui/canvas.h"
 #include "tui/terminal.h"
 #include "tui/view.h"
@@ -16,7 +16,7 @@ namespace tarn::tui {
 
 Result<RunResult> Run(AppOptions options) {
   TARN_ASSIGN_OR_RETURN(auto term, Terminal::Open());
-  const ColorDepth depth = cli::DetectColorDepth(true, std::getenv("NO_COLOR"),
+  const ColorDepth depth = render::DetectColorDepth(true, std::getenv("NO_COLOR"),
                                                  std::getenv("COLORTERM"), std::getenv("TERM"));
   Terminal* t = term.get();
   // Declared before the app and destroyed after it: effects hold the app's `this`.

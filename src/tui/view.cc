@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "cli/upload_render.h"
+#include "render/upload_render.h"
 #include "tui/text.h"
 
 namespace tarn::tui {
@@ -111,10 +111,10 @@ void DrawBottom(const AppState& s, Canvas* c, Clock::time_point now, int* bottom
     if (p.committing.load()) {
       status.push_back({"committing " + std::to_string(p.file_count.load()) +
                             (p.file_count.load() == 1 ? " file" : " files") + " (" +
-                            cli::FormatBytes(total) + " read)...",
+                            render::FormatBytes(total) + " read)...",
                         kPlain});
     } else {
-      std::string text = cli::ProgressText(label, done, total > 0 ? total : -1, elapsed);
+      std::string text = render::ProgressText(label, done, total > 0 ? total : -1, elapsed);
       status.push_back({text.substr(text.find_first_not_of(' ')), kPlain});
     }
     if (s.quitting) status.push_back({"  quitting...", A(ColorRole::kWarn)});
@@ -209,7 +209,7 @@ void DrawMain(const AppState& s, Canvas* c, Clock::time_point now) {
     for (const auto& f : s.files) total += std::max<int64_t>(f.size, 0);
     std::string extra;
     if (s.files.size() > 1) {
-      extra = std::to_string(s.files.size()) + " files, " + cli::FormatBytes(total);
+      extra = std::to_string(s.files.size()) + " files, " + render::FormatBytes(total);
     }
     const bool focused = s.focus == Focus::kFiles && !s.files.empty() && s.screen == Screen::kMain;
     heading("FILES", focused && have_plan, extra);
@@ -225,7 +225,7 @@ void DrawMain(const AppState& s, Canvas* c, Clock::time_point now) {
         bool cur = focused && i == s.files_cursor;
         line({{cur ? " › " : "   ", A(ColorRole::kAccent)},
               {labels[i], cur ? A(ColorRole::kAccent) : kPlain, name_w},
-              {"  " + cli::FormatBytes(s.files[i].size), A(ColorRole::kDim)}});
+              {"  " + render::FormatBytes(s.files[i].size), A(ColorRole::kDim)}});
       }
     }
   }
@@ -257,13 +257,13 @@ void DrawMain(const AppState& s, Canvas* c, Clock::time_point now) {
     return;
   }
   const Contract& k = *s.contract;
-  auto rows = cli::PlanRows(k);
+  auto rows = render::PlanRows(k);
   std::string position;
   if (static_cast<int>(rows.size()) > plan_rows) {
     position =
         " · column " + std::to_string(s.plan_cursor + 1) + " of " + std::to_string(rows.size());
   }
-  heading("PLAN", false, cli::TargetSummary(k) + " · " + k.state + position);
+  heading("PLAN", false, render::TargetSummary(k) + " · " + k.state + position);
   int cw = 6, sw = 6, tw = 4;
   for (const auto& r : rows) {
     cw = std::max(cw, TextWidth(r[0]));
@@ -377,8 +377,8 @@ void DrawBrowser(const AppState& s, Canvas* c, Clock::time_point now) {
            {tagged ? "✓ " : "  ", A(ColorRole::kOk)},
            {e.name + (e.is_dir && !e.parent ? "/" : ""), name_attr, name_w}};
     if (!e.is_dir) {
-      l.push_back({"  " + PadText("", std::max(0, 9 - TextWidth(cli::FormatBytes(e.size)))) +
-                       cli::FormatBytes(e.size),
+      l.push_back({"  " + PadText("", std::max(0, 9 - TextWidth(render::FormatBytes(e.size)))) +
+                       render::FormatBytes(e.size),
                    A(ColorRole::kDim)});
     }
     if (!e.readable()) l.push_back({"  " + e.unreadable, A(ColorRole::kDim)});

@@ -1,8 +1,8 @@
-#include "cli/style.h"
+#include "render/style.h"
 
 #include <gtest/gtest.h>
 
-namespace tarn::cli {
+namespace tarn::render {
 namespace {
 
 TEST(Style, NoColorWinsOverEverything) {
@@ -64,4 +64,4 @@ TEST(Style, DisableColorTurnsEveryStreamOff) {
 }
 
 }  // namespace
-}  // namespace tarn::cli
+}  // namespace tarn::render

@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "cli/style.h"
+#include "render/style.h"
 #include "common/status.h"
 #include "tarn/upload.h"
 
-namespace tarn::cli {
+namespace tarn::render {
 
 // `--declare C:T` arguments, in order. kInvalidArgument for a missing ':', an empty name or type,
 // or a column declared twice.
@@ -63,4 +63,4 @@ Status BlockingIssueError(const Contract& contract);
 nlohmann::json ContractJson(const Contract& contract);
 nlohmann::json CommitJson(const UploadCommitResult& result, const std::string& contract_id);
 
-}  // namespace tarn::cli
+}  // namespace tarn::render

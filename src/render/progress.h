@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace tarn::cli {
+namespace tarn::render {
 
 class ProgressLine {
  public:
@@ -29,4 +29,4 @@ class ProgressLine {
   std::chrono::steady_clock::time_point last_;
 };
 
-}  // namespace tarn::cli
+}  // namespace tarn::render

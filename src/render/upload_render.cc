@@ -1,4 +1,4 @@
-#include "cli/upload_render.h"
+#include "render/upload_render.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 
 #include "api/contract_wire.h"
 
-namespace tarn::cli {
+namespace tarn::render {
 
 using nlohmann::json;
 
@@ -285,4 +285,4 @@ json ContractJson(const Contract& c) {
   return j;
 }
 
-}  // namespace tarn::cli
+}  // namespace tarn::render

@@ -1,13 +1,13 @@
-#include "cli/progress.h"
+#include "render/progress.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
 
-#include "cli/upload_render.h"
+#include "render/upload_render.h"
 
-namespace tarn::cli {
+namespace tarn::render {
 
 namespace {
 size_t TerminalWidth() {
@@ -43,4 +43,4 @@ void ProgressLine::Clear() {
   drawn_ = false;
 }
 
-}  // namespace tarn::cli
+}  // namespace tarn::render

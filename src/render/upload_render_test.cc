@@ -1,10 +1,10 @@
-#include "cli/upload_render.h"
+#include "render/upload_render.h"
 
 #include <gtest/gtest.h>
 
 #include "tarn/upload.h"
 
-namespace tarn::cli {
+namespace tarn::render {
 namespace {
 
 TEST(ParseDeclarations, KeepsOrderAndSplitsAtTheFirstColon) {
@@ -210,4 +210,4 @@ TEST(Json, ContractAndCommit) {
 }
 
 }  // namespace
-}  // namespace tarn::cli
+}  // namespace tarn::render

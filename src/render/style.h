@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace tarn::cli {
+namespace tarn::render {
 
 enum class ColorRole : uint8_t { kAccent, kDim, kOk, kWarn, kError, kHeader };
 enum class ColorDepth : uint8_t { kNone, k256, kTrue };
@@ -64,4 +64,4 @@ class Style {
   ColorDepth depth_;
 };
 
-}  // namespace tarn::cli
+}  // namespace tarn::render

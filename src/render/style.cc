@@ -1,4 +1,4 @@
-#include "cli/style.h"
+#include "render/style.h"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-namespace tarn::cli {
+namespace tarn::render {
 
 namespace {
 
@@ -114,4 +114,4 @@ std::string Paint(ColorDepth depth, ColorRole role, std::string_view text) {
   return out;
 }
 
-}  // namespace tarn::cli
+}  // namespace tarn::render
