@@ -824,13 +824,7 @@ Result<std::string> ContractService::ContractTarget(std::string_view id) {
   std::optional<std::string> target;
   TARN_RETURN_NOT_OK(catalog_->metastore().RunInTransaction(
       [&](Transaction& tx) -> Status {
-        TARN_ASSIGN_OR_RETURN(
-            auto row, tx.QueryOne("SELECT target FROM upload_contracts WHERE id = ?", {id}));
-        target.reset();
-        if (row) {
-          TARN_ASSIGN_OR_RETURN(auto t, row->Text(0));
-          target = std::string(t);
-        }
+        TARN_ASSIGN_OR_RETURN(target, internal::LoadTarget(tx, id));
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -1490,16 +1484,7 @@ Result<int64_t> ContractService::SweepExpired() {
   const int64_t now = NowUs();
   TARN_RETURN_NOT_OK(catalog_->metastore().RunInTransaction(
       [&](Transaction& tx) -> Status {
-        ids.clear();
-        TARN_ASSIGN_OR_RETURN(
-            auto rows,
-            tx.Query("SELECT id FROM upload_contracts WHERE state IN ('proposed', 'accepted', "
-                     "'writing') AND expires_at <= ? ORDER BY expires_at LIMIT 1000",
-                     {now}));
-        for (const Row& row : rows) {
-          TARN_ASSIGN_OR_RETURN(auto id, row.Text(0));
-          ids.emplace_back(id);
-        }
+        TARN_ASSIGN_OR_RETURN(ids, internal::ListDueContracts(tx, now, 1000));
         return Status::OK();
       },
       TxMode::kReadOnly));
