@@ -1,5 +1,7 @@
 // Commits under metastore faults (metastore/fault): a statement that fails anywhere in a commit,
-// or a COMMIT that fails, leaves no partial state. SQLite and PostgreSQL (test_fixture.h).
+// or a COMMIT that fails, leaves no partial state; a commit whose COMMIT reply is lost is
+// reported and, retried with its idempotency key, visible exactly once with its files intact.
+// SQLite and PostgreSQL (test_fixture.h).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -111,6 +113,65 @@ TEST_P(MetastoreFaultSuite, FailureAtAnyStatementOfACommitLeavesNoPartialState) 
   State end = Read();
   EXPECT_EQ(end.snapshots, 3u);
   EXPECT_EQ(end.rows, 4);  // 3 + 3 appended, both id=2 rows deleted
+}
+
+// Loses the reply of each COMMIT of a keyed append in turn: the caller gets an error, and its
+// retry with the same key finds the commit (idempotent_replay) or makes it; either way the
+// dataset holds it exactly once.
+TEST_P(MetastoreFaultSuite, LostCommitReplyIsVisibleExactlyOnceAfterAKeyedRetry) {
+  bool lost_the_commit = false;
+  size_t expected = 0;
+  for (uint64_t n = 1; n <= 20; ++n) {
+    std::string key = "load-" + std::to_string(n);
+    uint64_t fired = faults_->faults_injected();
+    faults_->LoseNthCommitReply(n);
+    auto first = Append(key);
+    bool hit = faults_->faults_injected() > fired;
+    faults_->Reset();
+    if (!hit) {
+      ASSERT_TRUE(first.ok()) << first.status().ToString();
+      ++expected;
+      break;
+    }
+    EXPECT_FALSE(first.ok()) << "COMMIT " << n << ": a lost reply must be reported";
+    EXPECT_EQ(first.status().kind(), ErrorKind::kUnavailable) << first.status().ToString();
+    size_t seen = Read().snapshots;
+    EXPECT_TRUE(seen == expected || seen == expected + 1) << seen;
+    auto retry = Append(key);
+    ASSERT_TRUE(retry.ok()) << retry.status().ToString();
+    if (seen == expected + 1) {
+      lost_the_commit = true;
+      EXPECT_TRUE(retry->idempotent_replay) << "COMMIT " << n;
+    }
+    ++expected;
+    State s = Read();
+    EXPECT_EQ(s.snapshots, expected) << "COMMIT " << n;
+    EXPECT_EQ(s.rows, static_cast<int64_t>(3 * expected)) << "COMMIT " << n;
+  }
+  EXPECT_TRUE(lost_the_commit) << "no lost reply hit the commit's own transaction";
+}
+
+// Without a key nothing can tell a retry from a new commit: the lost reply is reported, and what
+// committed is there once.
+TEST_P(MetastoreFaultSuite, LostCommitReplyWithoutAKeyIsReported) {
+  bool lost_the_commit = false;
+  for (uint64_t n = 1; n <= 20 && !lost_the_commit; ++n) {
+    State before = Read();
+    uint64_t fired = faults_->faults_injected();
+    faults_->LoseNthCommitReply(n);
+    auto r = Append();
+    bool hit = faults_->faults_injected() > fired;
+    State after = Read();
+    if (!hit) break;
+    EXPECT_EQ(r.status().kind(), ErrorKind::kUnavailable) << r.status().ToString();
+    if (after.snapshots == before.snapshots + 1) {
+      lost_the_commit = true;
+      EXPECT_EQ(after.rows, before.rows + 3);
+    } else {
+      EXPECT_TRUE(after == before);
+    }
+  }
+  EXPECT_TRUE(lost_the_commit);
 }
 
 // A COMMIT that fails (not committed) leaves nothing; the next attempt commits.

@@ -275,6 +275,12 @@ Result<std::optional<LockedDataset>> LockDataset(Transaction& tx, const DatasetN
   return std::optional<LockedDataset>(std::move(lk));
 }
 
+Result<bool> PathRegistered(Transaction& tx, std::string_view path) {
+  TARN_ASSIGN_OR_RETURN(auto row,
+                        tx.QueryOne("SELECT 1 FROM data_files WHERE path = ? LIMIT 1", {path}));
+  return row.has_value();
+}
+
 Status InsertSnapshots(Transaction& tx, int64_t dataset_id,
                        const std::vector<const SnapshotInfo*>& snaps) {
   constexpr size_t kCols = 22;

@@ -43,6 +43,11 @@ struct LockedDataset {
 Result<std::optional<LockedDataset>> LockDataset(Transaction& tx, const DatasetName& n,
                                                  const LockDelta& delta, int64_t now_us);
 
+// ---- data_files ----
+
+// Whether any data file row (live or removed, of any dataset) has this path.
+Result<bool> PathRegistered(Transaction& tx, std::string_view path);
+
 // ---- snapshots ----
 
 // Queues the insert of `snaps` (the rows of one commit group of dataset `dataset_id`), in one

@@ -1305,6 +1305,12 @@ TEST_P(UploadSuite, ContractClaimAndCommitUnderCommitFaults) {
                     [](MetastoreFaults& f, uint64_t n) { f.FailNthCommit(n); });
 }
 
+TEST_P(UploadSuite, ContractClaimAndCommitUnderLostCommitReplies) {
+  MakeDataset("acme.sec.h", "id INT64 NOT NULL");
+  CommitUnderFaults(*this, *svc_, *cat1_, "acme.sec.h",
+                    [](MetastoreFaults& f, uint64_t n) { f.LoseNthCommitReply(n); });
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, UploadSuite, ::testing::Values("sqlite", "postgres"),
                          [](const auto& info) { return info.param; });
 
