@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "auth/auth.h"
+#include "catalog/access_store.h"
 #include "catalog/catalog.h"
 #include "metastore/metastore.h"
 
@@ -82,13 +83,9 @@ class TokenAuthority::Impl {
     TARN_ASSIGN_OR_RETURN(std::string kid, RandomBase32(16));
     TARN_ASSIGN_OR_RETURN(std::string secret, RandomBytes(kKeyBytes));
     return catalog_.metastore().RunInTransaction([&](Transaction& tx) -> Status {
-      TARN_ASSIGN_OR_RETURN(
-          auto row, tx.QueryOne("SELECT kid FROM signing_keys WHERE retired_at IS NULL LIMIT 1"));
-      if (row) return Status::OK();
-      return tx
-          .Execute("INSERT INTO signing_keys (kid, secret, created_at) VALUES (?, ?, ?)",
-                   {kid, SqlValue::Blob(secret), NowMicros()})
-          .status();
+      TARN_ASSIGN_OR_RETURN(bool any, access_store::HasUnretiredSigningKey(tx));
+      if (any) return Status::OK();
+      return access_store::InsertSigningKey(tx, kid, secret, NowMicros());
     });
   }
 
@@ -100,13 +97,12 @@ class TokenAuthority::Impl {
         [&](Transaction& tx) -> Status {
           set->by_kid.clear();
           newest = -1;
-          TARN_ASSIGN_OR_RETURN(
-              auto rows, tx.Query("SELECT kid, secret, created_at, retired_at FROM signing_keys"));
-          for (const Row& r : rows) {
-            TARN_ASSIGN_OR_RETURN(auto kid, r.Text(0));
-            TARN_ASSIGN_OR_RETURN(auto secret, r.Blob(1));
-            TARN_ASSIGN_OR_RETURN(int64_t created, r.Int64(2));
-            TARN_ASSIGN_OR_RETURN(auto retired, r.OptionalInt64(3));
+          TARN_ASSIGN_OR_RETURN(auto rows, access_store::LoadSigningKeys(tx));
+          for (const access_store::StoredSigningKey& r : rows) {
+            const std::string& kid = r.kid;
+            const std::string& secret = r.secret;
+            const int64_t created = r.created_at_us;
+            const std::optional<int64_t>& retired = r.retired_at_us;
             // A retired key still verifies the tokens it signed until they expire.
             if (retired && *retired < now - options_.token_ttl_s * kMicros) continue;
             set->by_kid[std::string(kid)] = SigningKey{std::string(kid), std::string(secret)};
@@ -151,13 +147,10 @@ class TokenAuthority::Impl {
     TARN_RETURN_NOT_OK(catalog_.metastore().RunInTransaction(
         [&](Transaction& tx) -> Status {
           *set = ClientSets();
-          return tx.QueryEach("SELECT client_id, revoked_at FROM access_tokens", {},
-                              [&](const Row& r) -> Status {
-                                TARN_ASSIGN_OR_RETURN(auto id, r.Text(0));
-                                TARN_ASSIGN_OR_RETURN(auto revoked, r.OptionalInt64(1));
-                                (revoked ? set->revoked : set->active).insert(std::string(id));
-                                return Status::OK();
-                              });
+          return access_store::ForEachClient(tx, [&](std::string_view id, bool revoked) -> Status {
+            (revoked ? set->revoked : set->active).insert(std::string(id));
+            return Status::OK();
+          });
         },
         TxMode::kReadOnly));
     std::lock_guard<std::mutex> lock(mu_);
@@ -211,14 +204,7 @@ class TokenAuthority::Impl {
     std::optional<bool> revoked;
     TARN_RETURN_NOT_OK(catalog_.metastore().RunInTransaction(
         [&](Transaction& tx) -> Status {
-          TARN_ASSIGN_OR_RETURN(
-              auto row,
-              tx.QueryOne("SELECT revoked_at FROM access_tokens WHERE client_id = ?", {client_id}));
-          revoked.reset();
-          if (row) {
-            TARN_ASSIGN_OR_RETURN(auto at, row->OptionalInt64(0));
-            revoked = at.has_value();
-          }
+          TARN_ASSIGN_OR_RETURN(revoked, access_store::ClientRevoked(tx, client_id));
           return Status::OK();
         },
         TxMode::kReadOnly));

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/access_internal.h"
+#include "catalog/access_store.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "metastore/metastore.h"
@@ -39,10 +40,6 @@ constexpr size_t kMaxDescriptionBytes = 1024;
 constexpr int64_t kMaxAuditLimit = 100000;
 constexpr size_t kMaxAuditFieldBytes = 1024;
 constexpr size_t kMaxAuditDetailBytes = 64 * 1024;
-
-constexpr char kTokenColumns[] =
-    "client_id, workspace, role, pattern, description, created_by, created_at, last_used_at, "
-    "revoked_at";
 
 Status InvalidClient() {
   return Status::Unauthenticated("invalid client credentials").WithField("code", "invalid_client");
@@ -206,53 +203,6 @@ Status ValidateSpec(const AccessTokenSpec& spec) {
   return Status::OK();
 }
 
-Result<AccessTokenInfo> TokenFromRow(const Row& r) {
-  AccessTokenInfo t;
-  TARN_ASSIGN_OR_RETURN(auto id, r.Text(0));
-  TARN_ASSIGN_OR_RETURN(auto ws, r.Text(1));
-  TARN_ASSIGN_OR_RETURN(auto role, r.Text(2));
-  TARN_ASSIGN_OR_RETURN(auto pattern, r.Text(3));
-  TARN_ASSIGN_OR_RETURN(auto description, r.Text(4));
-  TARN_ASSIGN_OR_RETURN(auto created_by, r.Text(5));
-  t.client_id = std::string(id);
-  t.workspace = std::string(ws);
-  auto parsed = ParseRole(role);
-  if (!parsed.ok()) {
-    return Status::Corruption("access token '" + t.client_id + "' has an unknown role '" +
-                              std::string(role) + "'");
-  }
-  t.role = *parsed;
-  t.pattern = std::string(pattern);
-  t.description = std::string(description);
-  t.created_by = std::string(created_by);
-  TARN_ASSIGN_OR_RETURN(t.created_at_us, r.Int64(6));
-  TARN_ASSIGN_OR_RETURN(t.last_used_at_us, r.OptionalInt64(7));
-  TARN_ASSIGN_OR_RETURN(t.revoked_at_us, r.OptionalInt64(8));
-  return t;
-}
-
-Result<AuditRecord> AuditFromRow(const Row& r) {
-  AuditRecord a;
-  TARN_ASSIGN_OR_RETURN(a.id, r.Int64(0));
-  TARN_ASSIGN_OR_RETURN(a.at_us, r.Int64(1));
-  std::string_view v;
-  TARN_ASSIGN_OR_RETURN(v, r.Text(2));
-  a.request_id = std::string(v);
-  TARN_ASSIGN_OR_RETURN(v, r.Text(3));
-  a.actor = std::string(v);
-  TARN_ASSIGN_OR_RETURN(v, r.Text(4));
-  a.action = std::string(v);
-  TARN_ASSIGN_OR_RETURN(v, r.Text(5));
-  a.target = std::string(v);
-  TARN_ASSIGN_OR_RETURN(v, r.Text(6));
-  a.workspace = std::string(v);
-  TARN_ASSIGN_OR_RETURN(v, r.Text(7));
-  a.outcome = std::string(v);
-  TARN_ASSIGN_OR_RETURN(v, r.Text(8));
-  a.detail_json = std::string(v);
-  return a;
-}
-
 }  // namespace
 
 namespace catalog_internal {
@@ -293,12 +243,16 @@ Status ValidateAuditRecord(const AuditRecord& r) {
 
 Status InsertAuditRecord(Transaction& tx, const AuditRecord& r) {
   TARN_RETURN_NOT_OK(ValidateAuditRecord(r));
-  return tx.ExecuteDeferred(
-      "INSERT INTO audit_log (at, request_id, actor, action, target, workspace, outcome, "
-      "detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      {r.at_us == 0 ? NowMicros() : r.at_us, SanitizeText(r.request_id), SanitizeText(r.actor),
-       SanitizeText(r.action), SanitizeText(r.target), SanitizeText(r.workspace),
-       SanitizeText(r.outcome), r.detail_json});
+  AuditRecord row;
+  row.at_us = r.at_us == 0 ? NowMicros() : r.at_us;
+  row.request_id = SanitizeText(r.request_id);
+  row.actor = SanitizeText(r.actor);
+  row.action = SanitizeText(r.action);
+  row.target = SanitizeText(r.target);
+  row.workspace = SanitizeText(r.workspace);
+  row.outcome = SanitizeText(r.outcome);
+  row.detail_json = r.detail_json;
+  return access_store::InsertAuditRows(tx, {row});
 }
 
 }  // namespace catalog_internal
@@ -379,21 +333,7 @@ Result<int64_t> InsertToken(Transaction& tx, PreparedToken& p, bool only_if_empt
     TARN_RETURN_NOT_OK(WorkspaceId(tx, info.workspace).status());
   }
   info.created_at_us = NowMicros();
-  SqlParams params{info.client_id, info.workspace,   RoleName(info.role), info.pattern,
-                   p.hash,         info.description, info.created_by,     info.created_at_us};
-  if (!only_if_empty) {
-    return tx.Execute(
-        "INSERT INTO access_tokens (client_id, workspace, role, pattern, secret_hash, "
-        "description, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (client_id) DO NOTHING",
-        params);
-  }
-  return tx.Execute(
-      "INSERT INTO access_tokens (client_id, workspace, role, pattern, secret_hash, "
-      "description, created_by, created_at) SELECT CAST(? AS TEXT), CAST(? AS TEXT), "
-      "CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), "
-      "CAST(? AS BIGINT) WHERE NOT EXISTS (SELECT 1 FROM access_tokens)",
-      params);
+  return access_store::InsertToken(tx, info, p.hash, only_if_empty);
 }
 
 }  // namespace
@@ -434,19 +374,7 @@ Result<std::vector<AccessTokenInfo>> Catalog::ListAccessTokens(std::string_view 
   std::vector<AccessTokenInfo> out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
-        out.clear();
-        std::string sql = std::string("SELECT ") + kTokenColumns + " FROM access_tokens";
-        SqlParams params;
-        if (!workspace.empty()) {
-          sql += " WHERE workspace = ?";
-          params.emplace_back(workspace);
-        }
-        sql += " ORDER BY created_at, client_id";
-        TARN_ASSIGN_OR_RETURN(auto rows, tx.Query(sql, params));
-        for (const Row& r : rows) {
-          TARN_ASSIGN_OR_RETURN(auto t, TokenFromRow(r));
-          out.push_back(std::move(t));
-        }
+        TARN_ASSIGN_OR_RETURN(out, access_store::ListTokens(tx, workspace));
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -456,10 +384,7 @@ Result<std::vector<AccessTokenInfo>> Catalog::ListAccessTokens(std::string_view 
 Status Catalog::RevokeAccessToken(std::string_view client_id) {
   if (!ClientIdShape(client_id)) return TokenNotFound(client_id);
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(
-        int64_t n, tx.Execute("UPDATE access_tokens SET revoked_at = COALESCE(revoked_at, ?) "
-                              "WHERE client_id = ?",
-                              {NowMicros(), client_id}));
+    TARN_ASSIGN_OR_RETURN(int64_t n, access_store::RevokeToken(tx, client_id, NowMicros()));
     if (n == 0) return TokenNotFound(client_id);
     return Status::OK();
   });
@@ -470,11 +395,9 @@ Result<AccessTokenInfo> Catalog::GetAccessToken(std::string_view client_id) {
   std::optional<AccessTokenInfo> out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
-        TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne(std::string("SELECT ") + kTokenColumns +
-                                                        " FROM access_tokens WHERE client_id = ?",
-                                                    {client_id}));
+        TARN_ASSIGN_OR_RETURN(auto row, access_store::GetToken(tx, client_id));
         if (!row) return TokenNotFound(client_id);
-        TARN_ASSIGN_OR_RETURN(out, TokenFromRow(*row));
+        out = std::move(row->info);
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -493,14 +416,10 @@ Result<AccessTokenInfo> Catalog::VerifyClientSecret(std::string_view client_id,
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         info.reset();
-        TARN_ASSIGN_OR_RETURN(
-            auto row, tx.QueryOne(std::string("SELECT ") + kTokenColumns +
-                                      ", secret_hash FROM access_tokens WHERE client_id = ?",
-                                  {client_id}));
+        TARN_ASSIGN_OR_RETURN(auto row, access_store::GetToken(tx, client_id));
         if (!row) return Status::OK();
-        TARN_ASSIGN_OR_RETURN(info, TokenFromRow(*row));
-        TARN_ASSIGN_OR_RETURN(auto h, row->Text(9));
-        hash = std::string(h);
+        info = std::move(row->info);
+        hash = std::move(row->secret_hash);
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -508,11 +427,8 @@ Result<AccessTokenInfo> Catalog::VerifyClientSecret(std::string_view client_id,
   bool match = VerifySecret(info ? hash : dummy, client_secret);
   if (!info || !match || info->revoked_at_us) return InvalidClient();
   int64_t now = NowMicros();
-  TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    return tx
-        .Execute("UPDATE access_tokens SET last_used_at = ? WHERE client_id = ?", {now, client_id})
-        .status();
-  }));
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status { return access_store::TouchToken(tx, client_id, now); }));
   info->last_used_at_us = now;
   return std::move(*info);
 }
@@ -521,8 +437,7 @@ Result<bool> Catalog::HasAccessTokens() {
   bool any = false;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
-        TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne("SELECT client_id FROM access_tokens LIMIT 1"));
-        any = row.has_value();
+        TARN_ASSIGN_OR_RETURN(any, access_store::AnyToken(tx));
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -562,30 +477,7 @@ Result<std::vector<AuditRecord>> Catalog::ListAudit(const AuditQuery& query) {
   std::vector<AuditRecord> out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
-        out.clear();
-        std::string sql =
-            "SELECT id, at, request_id, actor, action, target, workspace, outcome, detail "
-            "FROM audit_log WHERE at >= ?";
-        SqlParams params{query.since_us};
-        if (query.until_us) {
-          sql += " AND at < ?";
-          params.emplace_back(*query.until_us);
-        }
-        if (!query.workspace.empty()) {
-          sql += " AND workspace = ?";
-          params.emplace_back(query.workspace);
-        }
-        if (!query.actor.empty()) {
-          sql += " AND actor = ?";
-          params.emplace_back(query.actor);
-        }
-        sql += " ORDER BY at DESC, id DESC LIMIT ?";
-        params.emplace_back(query.limit);
-        TARN_ASSIGN_OR_RETURN(auto rows, tx.Query(sql, params));
-        for (const Row& r : rows) {
-          TARN_ASSIGN_OR_RETURN(auto a, AuditFromRow(r));
-          out.push_back(std::move(a));
-        }
+        TARN_ASSIGN_OR_RETURN(out, access_store::ListAudit(tx, query));
         return Status::OK();
       },
       TxMode::kReadOnly));

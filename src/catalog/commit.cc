@@ -11,9 +11,11 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "catalog/access_store.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/commit_queue.h"
+#include "catalog/store.h"
 #include "common/random.h"
 #include "metastore/metastore.h"
 #include "table/deletion_vector.h"
@@ -90,17 +92,7 @@ struct Delta {
 };
 
 // The dataset row as the lock-and-allocate UPDATE returned it.
-struct Locked {
-  int64_t id = 0;
-  std::string uuid;
-  int64_t last_snapshot_id = 0;  // after the update
-  int64_t next_row_id = 0;       // after the update
-  int64_t commit_at = 0;
-  int64_t schema_id = 0;
-  int64_t spec_id = 0;
-  int64_t total_files = 0, total_records = 0, total_bytes = 0;  // after the update
-  int64_t expired_through = 0;
-};
+using Locked = catalog_store::LockedDataset;
 
 std::string Placeholders(size_t rows, size_t cols) {
   std::string one = "(";
@@ -425,9 +417,7 @@ struct DatasetGroup {
 // transaction: an acknowledged commit always has its row. Deferred like the snapshot rows.
 Status InsertCommitAudit(Transaction& tx, const DatasetGroup& g, const std::vector<size_t>& todo,
                          int64_t commit_at) {
-  constexpr size_t kCols = 8;
-  SqlParams params;
-  size_t rows = 0;
+  std::vector<AuditRecord> rows;
   for (size_t k : todo) {
     const DatasetCommit& p = *g.parts[k];
     if (!p.meta.audit) continue;
@@ -437,17 +427,18 @@ Status InsertCommitAudit(Transaction& tx, const DatasetGroup& g, const std::vect
                          s.operation + "\",\"commit_id\":\"" + s.commit_id + "\"}";
     std::string action =
         a.action.empty() ? "dataset." + std::string(CommitOperationName(p.operation)) : a.action;
-    params.insert(params.end(),
-                  {a.at_us ? a.at_us : commit_at, a.request_id, a.actor, action, g.dataset,
-                   g.dataset.substr(0, g.dataset.find('.')), std::string("ok"), detail});
-    ++rows;
+    AuditRecord row;
+    row.at_us = a.at_us ? a.at_us : commit_at;
+    row.request_id = a.request_id;
+    row.actor = a.actor;
+    row.action = std::move(action);
+    row.target = g.dataset;
+    row.workspace = g.dataset.substr(0, g.dataset.find('.'));
+    row.outcome = "ok";
+    row.detail_json = std::move(detail);
+    rows.push_back(std::move(row));
   }
-  if (rows == 0) return Status::OK();
-  return tx.ExecuteDeferred(
-      "INSERT INTO audit_log (at, request_id, actor, action, target, workspace, outcome, detail) "
-      "VALUES " +
-          Placeholders(rows, kCols),
-      params);
+  return access_store::InsertAuditRows(tx, rows);
 }
 
 Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& commit_id,
@@ -491,33 +482,15 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
       }
     }
   }
-  TARN_ASSIGN_OR_RETURN(
-      auto row,
-      tx.QueryOne(
-          "UPDATE datasets SET last_snapshot_id = last_snapshot_id + ?, current_snapshot_id = "
-          "last_snapshot_id + ?, next_row_id = next_row_id + ?, total_files = total_files + ?, "
-          "total_records = total_records + ?, total_bytes = total_bytes + ?, last_commit_at = "
-          "CASE WHEN last_commit_at > ? THEN last_commit_at ELSE ? END, updated_at = ? WHERE "
-          "dropped_at IS NULL AND name = ? AND collection_id = (SELECT c.id FROM collections c "
-          "JOIN workspaces w ON w.id = c.workspace_id WHERE w.name = ? AND c.name = ?) "
-          "RETURNING id, uuid, last_snapshot_id, next_row_id, last_commit_at, schema_id, "
-          "spec_id, total_files, total_records, total_bytes, expired_through",
-          {n_snaps, n_snaps, add_rows, append_sum.added_files, append_sum.added_records,
-           append_sum.added_bytes, now, now, now, n.dataset, n.workspace, n.collection}));
-  if (!row) return DatasetNotFound(tx, n);
-  Locked lk;
-  TARN_ASSIGN_OR_RETURN(lk.id, row->Int64(0));
-  TARN_ASSIGN_OR_RETURN(auto uuid, row->Text(1));
-  lk.uuid = std::string(uuid);
-  TARN_ASSIGN_OR_RETURN(lk.last_snapshot_id, row->Int64(2));
-  TARN_ASSIGN_OR_RETURN(lk.next_row_id, row->Int64(3));
-  TARN_ASSIGN_OR_RETURN(lk.commit_at, row->Int64(4));
-  TARN_ASSIGN_OR_RETURN(lk.schema_id, row->Int64(5));
-  TARN_ASSIGN_OR_RETURN(lk.spec_id, row->Int64(6));
-  TARN_ASSIGN_OR_RETURN(lk.total_files, row->Int64(7));
-  TARN_ASSIGN_OR_RETURN(lk.total_records, row->Int64(8));
-  TARN_ASSIGN_OR_RETURN(lk.total_bytes, row->Int64(9));
-  TARN_ASSIGN_OR_RETURN(lk.expired_through, row->Int64(10));
+  catalog_store::LockDelta delta;
+  delta.snapshots = n_snaps;
+  delta.row_ids = add_rows;
+  delta.files = append_sum.added_files;
+  delta.records = append_sum.added_records;
+  delta.bytes = append_sum.added_bytes;
+  TARN_ASSIGN_OR_RETURN(auto locked, catalog_store::LockDataset(tx, n, delta, now));
+  if (!locked) return DatasetNotFound(tx, n);
+  Locked& lk = *locked;
   // The schema and spec are read after the lock, in their own statement: under READ COMMITTED a
   // subquery in the locking UPDATE would see the snapshot taken before it waited, and miss a
   // schema version committed meanwhile. Versions never change, so a process-wide cache keyed by
@@ -665,44 +638,10 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
 
   TARN_RETURN_NOT_OK(InsertFiles(tx, lk.id, new_files, spec, schema));
   // Snapshot rows, in one statement.
-  constexpr size_t kCols = 22;
-  SqlParams params;
-  params.reserve(todo.size() * kCols);
-  for (size_t k = 0; k < todo.size(); ++k) {
-    const SnapshotInfo& s = *g.results[todo[k]];
-    params.insert(params.end(),
-                  {lk.id,
-                   s.snapshot_id,
-                   SqlValue::OptionalInt64(s.parent_snapshot_id),
-                   s.committed_at_us,
-                   s.author,
-                   s.message,
-                   s.operation,
-                   s.user_created,
-                   int64_t{s.schema_id},
-                   int64_t{s.spec_id},
-                   s.added_files,
-                   s.deleted_files,
-                   s.total_files,
-                   s.added_records,
-                   s.deleted_records,
-                   s.total_records,
-                   s.added_bytes,
-                   s.deleted_bytes,
-                   s.total_bytes,
-                   s.receipt.ToJson(),
-                   s.idempotency_key ? SqlValue(*s.idempotency_key) : SqlValue::Null(),
-                   s.commit_id});
-  }
-  // Deferred: on PostgreSQL these go to the server with COMMIT, in one round trip.
-  TARN_RETURN_NOT_OK(
-      tx.ExecuteDeferred("INSERT INTO snapshots (dataset_id, snapshot_id, parent_snapshot_id, "
-                         "committed_at, author, message, operation, user_created, schema_id, "
-                         "spec_id, added_files, deleted_files, total_files, added_records, "
-                         "deleted_records, total_records, added_bytes, deleted_bytes, "
-                         "total_bytes, receipt, idempotency_key, commit_id) VALUES " +
-                             Placeholders(todo.size(), kCols),
-                         params));
+  std::vector<const SnapshotInfo*> snaps;
+  snaps.reserve(todo.size());
+  for (size_t k : todo) snaps.push_back(g.results[k]);
+  TARN_RETURN_NOT_OK(catalog_store::InsertSnapshots(tx, lk.id, snaps));
   TARN_RETURN_NOT_OK(InsertCommitAudit(tx, g, todo, lk.commit_at));
   if (other_sum.added_files || other_sum.deleted_files || other_sum.added_records ||
       other_sum.deleted_records || other_sum.added_bytes || other_sum.deleted_bytes) {

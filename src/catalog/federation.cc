@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "catalog/access_internal.h"
+#include "catalog/access_store.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "metastore/metastore.h"
@@ -19,12 +20,6 @@ constexpr size_t kMaxSubjectBytes = 1024;
 constexpr size_t kMaxDescriptionBytes = 1024;
 constexpr size_t kRuleIdRandomChars = 20;
 constexpr char kGoogleIssuer[] = "https://accounts.google.com";
-
-constexpr char kRuleColumns[] =
-    "r.id, r.issuer, r.subject, r.client_id, t.workspace, r.description, r.created_by, "
-    "r.created_at";
-constexpr char kRuleFrom[] =
-    " FROM federation_rules r JOIN access_tokens t ON t.client_id = r.client_id";
 
 Status BadIssuer(std::string_view issuer, std::string_view why) {
   return Status::InvalidArgument("issuer '" + std::string(issuer.substr(0, 200)) + "' " +
@@ -48,27 +43,6 @@ Status RuleNotFound(std::string_view id) {
 
 bool Printable(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c >= ' ' && c < 0x7f; });
-}
-
-Result<FederationRule> RuleFromRow(const Row& r) {
-  FederationRule f;
-  std::string_view v;
-  TARN_ASSIGN_OR_RETURN(v, r.Text(0));
-  f.id = std::string(v);
-  TARN_ASSIGN_OR_RETURN(v, r.Text(1));
-  f.issuer = std::string(v);
-  TARN_ASSIGN_OR_RETURN(v, r.Text(2));
-  f.subject = std::string(v);
-  TARN_ASSIGN_OR_RETURN(v, r.Text(3));
-  f.client_id = std::string(v);
-  TARN_ASSIGN_OR_RETURN(v, r.Text(4));
-  f.workspace = std::string(v);
-  TARN_ASSIGN_OR_RETURN(v, r.Text(5));
-  f.description = std::string(v);
-  TARN_ASSIGN_OR_RETURN(v, r.Text(6));
-  f.created_by = std::string(v);
-  TARN_ASSIGN_OR_RETURN(f.created_at_us, r.Int64(7));
-  return f;
 }
 
 Status ValidateRuleSpec(const FederationRuleSpec& spec) {
@@ -152,21 +126,13 @@ Result<FederationRule> Catalog::CreateFederationRule(const FederationRuleSpec& s
   rule.created_by = std::string(created_by.substr(0, 1024));
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     rule.created_at_us = NowMicros();
-    TARN_ASSIGN_OR_RETURN(
-        auto exists,
-        tx.QueryOne("SELECT 1 FROM access_tokens WHERE client_id = ?", {spec.client_id}));
+    TARN_ASSIGN_OR_RETURN(bool exists, access_store::TokenExists(tx, spec.client_id));
     if (!exists) {
       return Status::NotFound("access token '" + spec.client_id + "' does not exist")
           .WithField("code", "token_not_found")
           .WithField("client_id", spec.client_id);
     }
-    TARN_ASSIGN_OR_RETURN(
-        int64_t n,
-        tx.Execute("INSERT INTO federation_rules (id, issuer, subject, client_id, description, "
-                   "created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                   "ON CONFLICT (issuer, subject) DO NOTHING",
-                   {rule.id, rule.issuer, rule.subject, rule.client_id, rule.description,
-                    rule.created_by, rule.created_at_us}));
+    TARN_ASSIGN_OR_RETURN(int64_t n, access_store::InsertRule(tx, rule));
     if (n == 0) {
       return Status::AlreadyExists("issuer '" + rule.issuer + "' and subject '" + rule.subject +
                                    "' already map to a client")
@@ -181,13 +147,7 @@ Result<std::vector<FederationRule>> Catalog::ListFederationRules() {
   std::vector<FederationRule> out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
-        out.clear();
-        TARN_ASSIGN_OR_RETURN(auto rows, tx.Query(std::string("SELECT ") + kRuleColumns +
-                                                  kRuleFrom + " ORDER BY r.created_at, r.id"));
-        for (const Row& r : rows) {
-          TARN_ASSIGN_OR_RETURN(auto f, RuleFromRow(r));
-          out.push_back(std::move(f));
-        }
+        TARN_ASSIGN_OR_RETURN(out, access_store::ListRules(tx));
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -197,7 +157,7 @@ Result<std::vector<FederationRule>> Catalog::ListFederationRules() {
 Status Catalog::DeleteFederationRule(std::string_view id) {
   if (id.empty() || id.size() > 64 || !Printable(id)) return RuleNotFound(id);
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(int64_t n, tx.Execute("DELETE FROM federation_rules WHERE id = ?", {id}));
+    TARN_ASSIGN_OR_RETURN(int64_t n, access_store::DeleteRule(tx, id));
     if (n == 0) return RuleNotFound(id);
     return Status::OK();
   });
@@ -210,14 +170,7 @@ Result<std::optional<FederationRule>> Catalog::FindFederationRule(std::string_vi
   if (!Printable(issuer) || !Printable(subject)) return out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
-        out.reset();
-        TARN_ASSIGN_OR_RETURN(auto row,
-                              tx.QueryOne(std::string("SELECT ") + kRuleColumns + kRuleFrom +
-                                              " WHERE r.issuer = ? AND r.subject = ?",
-                                          {issuer, subject}));
-        if (row) {
-          TARN_ASSIGN_OR_RETURN(out, RuleFromRow(*row));
-        }
+        TARN_ASSIGN_OR_RETURN(out, access_store::FindRule(tx, issuer, subject));
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -229,10 +182,7 @@ Result<bool> Catalog::HasFederationIssuer(std::string_view issuer) {
   bool any = false;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
-        TARN_ASSIGN_OR_RETURN(
-            auto row,
-            tx.QueryOne("SELECT 1 FROM federation_rules WHERE issuer = ? LIMIT 1", {issuer}));
-        any = row.has_value();
+        TARN_ASSIGN_OR_RETURN(any, access_store::HasIssuer(tx, issuer));
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -241,11 +191,8 @@ Result<bool> Catalog::HasFederationIssuer(std::string_view issuer) {
 
 Status Catalog::TouchAccessToken(std::string_view client_id) {
   int64_t now = NowMicros();
-  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    return tx
-        .Execute("UPDATE access_tokens SET last_used_at = ? WHERE client_id = ?", {now, client_id})
-        .status();
-  });
+  return metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status { return access_store::TouchToken(tx, client_id, now); });
 }
 
 }  // namespace tarn

@@ -2,6 +2,7 @@
 // footers), delete_rows (deletion vectors from a predicate) and rollback.
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/store.h"
 #include "datafile/reader.h"
 #include "datafile/writer.h"
 #include "objectstore/object_store.h"
@@ -129,7 +130,22 @@ Status WriteChunk(Catalog& cat, const DatasetInfo& ds, const std::vector<RecordB
   return Status::OK();
 }
 
-// Commits the written files as one snapshot; on failure they are deleted.
+// Whether a row may name one of `files` after a commit of them failed: true when one does, or
+// when that cannot be read (the files then stay for Cleanup's orphan sweep).
+bool MayBeRegistered(Catalog& cat, const std::vector<DataFile>& files) {
+  if (files.empty()) return false;
+  bool registered = true;
+  Status st = cat.metastore().RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(registered, catalog_store::PathRegistered(tx, files.front().path));
+        return Status::OK();
+      },
+      TxMode::kReadOnly);
+  return !st.ok() || registered;
+}
+
+// Commits the written files as one snapshot; on failure they are deleted unless the commit may
+// have landed.
 Result<SnapshotInfo> FinishAppend(Catalog& cat, const DatasetInfo& ds, std::vector<DataFile> files,
                                   int64_t rows, CommitMeta meta, CommitOperation op) {
   if (rows == 0 && op == CommitOperation::kAppend) {
@@ -151,8 +167,11 @@ Result<SnapshotInfo> FinishAppend(Catalog& cat, const DatasetInfo& ds, std::vect
   auto committed = cat.CommitWritten(std::move(parts));
   Result<SnapshotInfo> result =
       committed.ok() ? Result<SnapshotInfo>(std::move((*committed)[0])) : committed.status();
-  // A replay of an earlier commit with the same key did not use these files.
-  if (!result.ok() || result->idempotent_replay) DeleteQuietly(cat.warehouse(), files);
+  // A replay of an earlier commit with the same key did not use these files. A failed commit
+  // may have landed all the same (its COMMIT reply lost): then its files stay.
+  if (result.ok() ? result->idempotent_replay : !MayBeRegistered(cat, files)) {
+    DeleteQuietly(cat.warehouse(), files);
+  }
   return result;
 }
 

@@ -92,6 +92,7 @@ enum class MetastoreBackend : unsigned char { kSqlite, kPostgres };
 namespace metastore_internal {
 class Connection;
 }
+class MetastoreFaults;  // metastore/fault/fault_metastore.h
 
 // The statements of one database transaction. Only valid inside the RunInTransaction callback
 // that received it; not thread-safe. Do not run a statement from inside a QueryEach callback
@@ -137,9 +138,12 @@ class Transaction {
   // makes RunInTransaction run the callback again.
   Status Note(Status st);
   Status Aborted() const;
+  // The fault rules' verdict on the next statement (Note()d when it is an error).
+  Status Injected();
 
   metastore_internal::Connection* conn_;
   MetastoreBackend backend_;
+  MetastoreFaults* faults_ = nullptr;
   bool must_retry_ = false;
   Status failed_;
 };
@@ -159,7 +163,7 @@ struct Migration {
 
 struct MetastoreOptions {
   // Migrations applied at Open, in ascending version order; versions must be unique and > 0.
-  // Defaults to the catalog schema (CatalogMigrations()).
+  // Defaults to the steps the linked modules contributed (SchemaMigrations()).
   std::optional<std::vector<Migration>> migrations;
   // How often a transaction that lost a serialization race or a lock is attempted in all.
   int max_attempts = 64;
@@ -226,12 +230,17 @@ class Metastore {
   // The versions recorded in schema_migrations, ascending.
   Result<std::vector<int64_t>> AppliedMigrations();
 
+  // Tests: every transaction started from now on runs its statements and COMMIT through
+  // `faults` (nullptr removes it). See metastore/fault/fault_metastore.h.
+  void SetFaults(std::shared_ptr<MetastoreFaults> faults);
+
  private:
   Metastore(std::string uri, MetastoreBackend backend, MetastoreOptions options);
   Result<std::unique_ptr<metastore_internal::Connection>> Connect();
   Result<std::unique_ptr<metastore_internal::Connection>> Acquire();
   void Release(std::unique_ptr<metastore_internal::Connection> conn);
   Status Migrate();
+  std::shared_ptr<MetastoreFaults> Faults();
 
   std::string uri_;
   MetastoreBackend backend_;
@@ -241,10 +250,20 @@ class Metastore {
   std::condition_variable pool_cv_;
   int open_ = 0;  // connections handed out or idle
   std::vector<std::unique_ptr<metastore_internal::Connection>> idle_;
+  std::shared_ptr<MetastoreFaults> faults_;  // guarded by pool_mu_
 };
 
-// The catalog's schema, as migrations (schema.cc).
-const std::vector<Migration>& CatalogMigrations();
+// The schema is one ordered list of migrations, but each module that owns tables defines its
+// own steps, with their global version numbers, beside the statements on those tables (catalog:
+// src/catalog/store.cc, access_store.cc; upload: src/upload/store.cc). A module contributes its
+// steps from a static initializer in that file, which every use of its store links in:
+//
+//   [[maybe_unused]] const bool kTables = ContributeMigrations({{4, "uploads", kUploads}});
+//
+// Returns true. Duplicate versions across modules make Metastore::Open fail (kInvalidArgument).
+bool ContributeMigrations(std::vector<Migration> steps);
+// Every contributed step, by version: the default of MetastoreOptions::migrations.
+std::vector<Migration> SchemaMigrations();
 
 // Rewrites `?` placeholders to `$1`, `$2`, ... outside string literals, quoted identifiers and
 // comments; returns the number of placeholders in `*count`.

@@ -24,7 +24,11 @@
 #include <thread>
 #include <vector>
 
+#include "catalog/access_store.h"
+#include "catalog/store.h"
+#include "metastore/fault/fault_metastore.h"
 #include "metastore/test_util.h"
+#include "upload/store.h"
 
 namespace tarn {
 namespace {
@@ -33,6 +37,12 @@ using testing_util::PgBaseUri;
 using testing_util::PgExec;
 using testing_util::ScratchDir;
 using testing_util::TestName;
+
+// The suite runs on the real schema, which the modules owning tables contribute (catalog:
+// store.cc, access_store.cc; upload: store.cc). Naming their lists links those files in.
+[[maybe_unused]] const size_t kSchemaSteps = catalog_store::CatalogTables().size() +
+                                             access_store::AccessTables().size() +
+                                             upload::internal::UploadTables().size();
 
 // Usable with a trailing `<< "context"`.
 #define ASSERT_OK(expr)                        \
@@ -146,8 +156,7 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
        {"catalog_properties", "workspaces", "collections", "datasets", "dataset_schemas",
         "dataset_partition_specs", "snapshots", "data_files", "deletion_vectors", "tags",
         "consumer_offsets", "removal_ledger", "access_tokens", "signing_keys", "audit_log",
-        "upload_contracts", "upload_parts", "dataset_locations",
-        "federation_rules"}) {
+        "upload_contracts", "upload_parts", "dataset_locations", "federation_rules"}) {
     auto n = QueryInt(*ms, std::string("SELECT COUNT(*) FROM ") + table);
     ASSERT_TRUE(n.ok()) << table << ": " << n.status().ToString();
     EXPECT_EQ(*n, 0) << table;
@@ -812,6 +821,101 @@ TEST_P(MetastoreConformance, LockContentionRetriesThenGivesUp) {
   EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), 2);
 }
 
+// A database an older binary made without some module's steps (here: without upload's 4)
+// gets them from the next binary that knows them; nothing else changes.
+TEST_P(MetastoreConformance, MissingStepsAreFilledIn) {
+  std::vector<Migration> without_uploads;
+  for (const Migration& m : SchemaMigrations()) {
+    if (m.version != 4) without_uploads.push_back(m);
+  }
+  MetastoreOptions o;
+  o.migrations = without_uploads;
+  auto ms = Open(o);
+  ASSERT_TRUE(ms);
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 5, 6}));
+  EXPECT_FALSE(QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts").ok());
+  ms.reset();
+  ms = Open();
+  ASSERT_TRUE(ms);
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts"), 0);
+}
+
+// ---- the fault-injecting wrapper (metastore/fault) ----
+
+TEST_P(MetastoreConformance, FaultAtTheNthStatementRollsTheTransactionBack) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  CreateCounter(*ms);
+  auto faults = std::make_shared<MetastoreFaults>();
+  ms->SetFaults(faults);
+  faults->FailNthStatement(2);
+  int calls = 0;
+  Status st = ms->RunInTransaction([&](Transaction& tx) -> Status {
+    ++calls;
+    TARN_RETURN_NOT_OK(tx.Execute("UPDATE counters SET v = 10 WHERE k = 1").status());
+    // The injected failure aborts the transaction even when the callback goes on.
+    EXPECT_FALSE(tx.Execute("UPDATE counters SET v = 20 WHERE k = 1").ok());
+    EXPECT_FALSE(tx.Execute("UPDATE counters SET v = 30 WHERE k = 1").ok());
+    return Status::OK();
+  });
+  EXPECT_EQ(st.kind(), ErrorKind::kUnavailable) << st.ToString();
+  EXPECT_EQ(calls, 1);  // not retried
+  EXPECT_EQ(faults->faults_injected(), 1u);
+  EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), 0);
+}
+
+TEST_P(MetastoreConformance, RetryableFaultRunsTheCallbackAgain) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  CreateCounter(*ms);
+  auto faults = std::make_shared<MetastoreFaults>();
+  ms->SetFaults(faults);
+  faults->FailNthStatement(2, MetastoreFaults::Retryable(Status::Unavailable("serialization")));
+  ASSERT_OK(Increment(*ms));  // attempt 1 fails at its UPDATE, attempt 2 commits
+  EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), 1);
+  faults->FailNthCommit(1, MetastoreFaults::Retryable(Status::Unavailable("serialization")));
+  ASSERT_OK(Increment(*ms));
+  EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), 2);
+  EXPECT_EQ(faults->faults_injected(), 2u);
+}
+
+TEST_P(MetastoreConformance, FaultAtCommitCommitsNothing) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  CreateCounter(*ms);
+  auto faults = std::make_shared<MetastoreFaults>();
+  ms->SetFaults(faults);
+  faults->FailNthCommit(1);
+  Status st = Increment(*ms);
+  EXPECT_EQ(st.kind(), ErrorKind::kUnavailable) << st.ToString();
+  EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), 0);
+  ASSERT_OK(Increment(*ms));  // the rule fired once; the connection is fine
+  EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), 1);
+}
+
+TEST_P(MetastoreConformance, LostCommitReplyCommittedOnceAndIsReported) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  CreateCounter(*ms);
+  auto faults = std::make_shared<MetastoreFaults>();
+  ms->SetFaults(faults);
+  faults->LoseNthCommitReply(1);
+  int calls = 0;
+  Status st = ms->RunInTransaction([&](Transaction& tx) -> Status {
+    ++calls;
+    return tx.Execute("UPDATE counters SET v = v + 1 WHERE k = 1").status();
+  });
+  EXPECT_EQ(st.kind(), ErrorKind::kUnavailable) << st.ToString();
+  EXPECT_EQ(calls, 1);  // never retried: the commit happened
+  EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), 1);
+  EXPECT_EQ(faults->commits(), 2u);  // that one and QueryInt's
+  ms->SetFaults(nullptr);
+  ASSERT_OK(Increment(*ms));
+  EXPECT_EQ(*QueryInt(*ms, "SELECT v FROM counters WHERE k = 1"), 2);
+  EXPECT_EQ(faults->commits(), 2u);  // removed
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, MetastoreConformance, ::testing::Values("sqlite", "postgres"),
                          [](const auto& info) { return info.param; });
 
@@ -901,6 +1005,48 @@ TEST(Metastore, OpenErrors) {
   }
   EXPECT_EQ(Metastore::Open((dir / "junk.db").string()).status().kind(), ErrorKind::kCorruption);
   std::filesystem::remove_all(dir);
+}
+
+// FNV-1a 64 of a migration's SQL.
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+// Released migrations never change: the steps the modules contribute are, byte for byte, the
+// ones existing databases were migrated with (the list src/metastore/schema.cc held before the
+// tables moved into their modules).
+TEST(Schema, ReleasedMigrationsAreUnchanged) {
+  struct Released {
+    int64_t version;
+    const char* name;
+    size_t bytes;
+    uint64_t fnv;
+  };
+  const std::vector<Released> released = {
+      {1, "catalog core", 5298, 0x627bd529bb153e88ULL},
+      {2, "datasets at work", 1031, 0xae75c85d43c911f4ULL},
+      {3, "access control", 825, 0xccf696d1d1ac78a0ULL},
+      {4, "uploads", 745, 0xc5dcbc38823f5da6ULL},
+      {5, "file isolation", 263, 0x978d1a70ef9c6087ULL},
+      {6, "federation", 367, 0x882d15a5090f4a04ULL},
+  };
+  std::vector<Migration> all = SchemaMigrations();
+  ASSERT_EQ(all.size(), released.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(all[i].version, released[i].version);
+    EXPECT_EQ(all[i].name, released[i].name);
+    EXPECT_EQ(all[i].sql.size(), released[i].bytes) << all[i].name;
+    EXPECT_EQ(Fnv1a(all[i].sql), released[i].fnv) << all[i].name;
+  }
+  // Each module's own list is what it contributes.
+  EXPECT_EQ(catalog_store::CatalogTables().size(), 3u);
+  EXPECT_EQ(access_store::AccessTables().size(), 2u);
+  EXPECT_EQ(upload::internal::UploadTables().size(), 1u);
 }
 
 }  // namespace

@@ -92,6 +92,22 @@ constexpr size_t kMaxNameBytes = 1024;
 
 std::string StagingPrefix(std::string_view id) { return "uploads/" + std::string(id) + "/"; }
 
+// Whether the snapshot a keyed commit replayed holds this contract's own staged files: its
+// earlier commit landed though its caller got an error (a lost COMMIT reply), so those files
+// are the dataset's now. True when that cannot be read (nothing is then deleted).
+bool CommittedOwnFiles(Catalog& cat, const ContractRecord& r, const SnapshotInfo& snap) {
+  if (r.parts.empty()) return false;
+  SnapshotSelector at;
+  at.snapshot_id = snap.snapshot_id;
+  const std::string prefix = StagingPrefix(r.id);
+  bool own = false;
+  Status st = cat.PlanFiles(r.target, at, "", [&](const PlannedFile& f) {
+    if (f.file.path.rfind(prefix, 0) == 0) own = true;
+    return Status::OK();
+  });
+  return !st.ok() || own;
+}
+
 bool IsActive(std::string_view state) {
   return state == "proposed" || state == "accepted" || state == "writing";
 }
@@ -824,13 +840,7 @@ Result<std::string> ContractService::ContractTarget(std::string_view id) {
   std::optional<std::string> target;
   TARN_RETURN_NOT_OK(catalog_->metastore().RunInTransaction(
       [&](Transaction& tx) -> Status {
-        TARN_ASSIGN_OR_RETURN(
-            auto row, tx.QueryOne("SELECT target FROM upload_contracts WHERE id = ?", {id}));
-        target.reset();
-        if (row) {
-          TARN_ASSIGN_OR_RETURN(auto t, row->Text(0));
-          target = std::string(t);
-        }
+        TARN_ASSIGN_OR_RETURN(target, internal::LoadTarget(tx, id));
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -1436,7 +1446,7 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
   result.files = static_cast<int64_t>(part.added.size());
   result.bytes = bytes;
   result.created_dataset = created;
-  if (snap->idempotent_replay && !takeover) {
+  if (snap->idempotent_replay && !takeover && !CommittedOwnFiles(*catalog_, r, *snap)) {
     // The caller's key names an earlier commit of the dataset (a retried push, say): that
     // snapshot stands for this one, and this contract's staged parts were not used.
     result.rows_written = snap->added_records;
@@ -1490,16 +1500,7 @@ Result<int64_t> ContractService::SweepExpired() {
   const int64_t now = NowUs();
   TARN_RETURN_NOT_OK(catalog_->metastore().RunInTransaction(
       [&](Transaction& tx) -> Status {
-        ids.clear();
-        TARN_ASSIGN_OR_RETURN(
-            auto rows,
-            tx.Query("SELECT id FROM upload_contracts WHERE state IN ('proposed', 'accepted', "
-                     "'writing') AND expires_at <= ? ORDER BY expires_at LIMIT 1000",
-                     {now}));
-        for (const Row& row : rows) {
-          TARN_ASSIGN_OR_RETURN(auto id, row.Text(0));
-          ids.emplace_back(id);
-        }
+        TARN_ASSIGN_OR_RETURN(ids, internal::ListDueContracts(tx, now, 1000));
         return Status::OK();
       },
       TxMode::kReadOnly));

@@ -10,14 +10,17 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include "catalog/test_fixture.h"
 #include "common/compression.h"
 #include "formats/decompress.h"
+#include "metastore/fault/fault_metastore.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
 #include "types/value_text.h"
+#include "upload/store.h"
 
 namespace tarn::upload {
 namespace {
@@ -162,6 +165,13 @@ class UploadSuite : public CatalogBackendTest {
 
   std::shared_ptr<Catalog> cat1_;
   std::unique_ptr<ContractService> svc_;
+
+ public:
+  // For the free helpers below: an accepted append contract of `name`, and its rows.
+  Contract AgreedForTest(const std::string& name) {
+    return Agreed(Request(name, SchemaSource::Auto(), {{"a.csv", "id\n1\n"}}));
+  }
+  std::vector<std::string> RowsForTest(const std::string& name) { return Rows(name); }
 };
 
 const char kFindings[] =
@@ -1216,6 +1226,89 @@ TEST_P(UploadSuite, ViewsActAsTheirCallerOverOneService) {
   ASSERT_EQ(snaps->size(), 1u);
   EXPECT_EQ((*snaps)[0].author, "bob");
   EXPECT_EQ(alice->GetContract(c->id)->created_by, "alice");
+}
+
+// ---- under metastore faults (metastore/fault) ----
+
+// The state as stored (GetContract shows "committing" as "writing").
+std::string StoredState(Catalog& cat, const std::string& id) {
+  std::string state = "none";
+  Status st = cat.metastore().RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, id));
+        if (rec) state = rec->state;
+        return Status::OK();
+      },
+      TxMode::kReadOnly);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return state;
+}
+
+// Arms `arm(faults, n)` for n = 1, 2, ... before a keyed commit of a fresh contract, until a
+// commit runs past the rule. After each refused commit: released ("writing"), the dataset holds
+// the contract's rows at most once and a retry with the key commits them exactly once; claimed
+// ("committing", a takeover's job), they are there at most once; "committed" (the final mark's
+// reply lost), the retry replays.
+void CommitUnderFaults(UploadSuite& t, ContractService& svc, Catalog& cat, const std::string& name,
+                       const std::function<void(MetastoreFaults&, uint64_t)>& arm) {
+  auto faults = std::make_shared<MetastoreFaults>();
+  cat.metastore().SetFaults(faults);
+  size_t snapshots = 0;
+  bool reached_end = false;
+  for (uint64_t n = 1; n <= 200 && !reached_end; ++n) {
+    auto c = t.AgreedForTest(name);
+    ASSERT_TRUE(svc.WriteBytes(c.id, "a.csv", "id\n1\n2\n").ok());
+    uint64_t fired = faults->faults_injected();
+    arm(*faults, n);
+    CommitRequest req;
+    req.idempotency_key = "key-" + std::to_string(n);
+    auto r = svc.CommitContract(c.id, req);
+    bool hit = faults->faults_injected() > fired;
+    faults->Reset();
+    size_t now = cat.ListSnapshots(name)->size();
+    if (!hit) {
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ(now, snapshots + 1);
+      reached_end = true;
+      break;
+    }
+    std::string state = StoredState(cat, c.id);
+    EXPECT_TRUE(now == snapshots || now == snapshots + 1) << "fault " << n << ": " << now;
+    if (r.ok()) {
+      EXPECT_EQ(state, "committed");
+      EXPECT_EQ(now, snapshots + 1);
+    } else if (state == "writing" || state == "committed") {
+      auto retry = svc.CommitContract(c.id, req);
+      ASSERT_TRUE(retry.ok()) << "fault " << n << ": " << retry.status().ToString();
+      EXPECT_EQ(StoredState(cat, c.id), "committed");
+      now = cat.ListSnapshots(name)->size();
+      EXPECT_EQ(now, snapshots + 1) << "fault " << n;
+    } else {
+      EXPECT_EQ(state, internal::kCommitting) << "fault " << n;
+    }
+    snapshots = now;
+    EXPECT_EQ(t.RowsForTest(name).size(), 2 * snapshots) << "fault " << n;
+  }
+  EXPECT_TRUE(reached_end);
+  cat.metastore().SetFaults(nullptr);
+}
+
+TEST_P(UploadSuite, ContractClaimAndCommitUnderStatementFaults) {
+  MakeDataset("acme.sec.f", "id INT64 NOT NULL");
+  CommitUnderFaults(*this, *svc_, *cat1_, "acme.sec.f",
+                    [](MetastoreFaults& f, uint64_t n) { f.FailNthStatement(n); });
+}
+
+TEST_P(UploadSuite, ContractClaimAndCommitUnderCommitFaults) {
+  MakeDataset("acme.sec.g", "id INT64 NOT NULL");
+  CommitUnderFaults(*this, *svc_, *cat1_, "acme.sec.g",
+                    [](MetastoreFaults& f, uint64_t n) { f.FailNthCommit(n); });
+}
+
+TEST_P(UploadSuite, ContractClaimAndCommitUnderLostCommitReplies) {
+  MakeDataset("acme.sec.h", "id INT64 NOT NULL");
+  CommitUnderFaults(*this, *svc_, *cat1_, "acme.sec.h",
+                    [](MetastoreFaults& f, uint64_t n) { f.LoseNthCommitReply(n); });
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, UploadSuite, ::testing::Values("sqlite", "postgres"),

@@ -1,4 +1,5 @@
-// Contract records: JSON bodies and the SQL of upload_contracts / upload_parts.
+// The contract store: the tables upload_contracts / upload_parts (migration 4), the JSON bodies
+// of their rows, and every statement on them.
 #include "upload/store.h"
 
 #include <nlohmann/json.hpp>
@@ -8,7 +9,44 @@
 
 namespace tarn::upload::internal {
 
+const std::vector<Migration>& UploadTables();
+
 namespace {
+
+// Upload contracts (PRODUCT.md U1-U5, docs/design/upload.md): one row per contract, its request,
+// plan, issues and write schema in `body` (JSON); one row per staged part with the DataFiles it
+// wrote (`files`, a JSON array). Every state change is an UPDATE guarded by the previous state.
+constexpr char kUploads[] = R"sql(
+CREATE TABLE upload_contracts (
+  id TEXT PRIMARY KEY,
+  target TEXT NOT NULL,
+  state TEXT NOT NULL,
+  created_by TEXT NOT NULL,
+  body TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  idempotency_key TEXT,
+  commit_result TEXT
+);
+CREATE INDEX upload_contracts_expiry ON upload_contracts (state, expires_at);
+
+CREATE TABLE upload_parts (
+  contract_id TEXT NOT NULL REFERENCES upload_contracts (id),
+  seq BIGINT NOT NULL,
+  name TEXT NOT NULL,
+  row_count BIGINT NOT NULL,
+  bytes_read BIGINT NOT NULL,
+  bytes_written BIGINT NOT NULL,
+  file_count BIGINT NOT NULL,
+  written_at BIGINT NOT NULL,
+  files TEXT NOT NULL,
+  PRIMARY KEY (contract_id, seq)
+);
+)sql";
+
+[[maybe_unused]] const bool kContributed = ContributeMigrations(UploadTables());
 
 using nlohmann::json;
 
@@ -445,6 +483,32 @@ Status InsertPart(Transaction& tx, std::string_view id, const StoredPart& p) {
 
 Status DeleteParts(Transaction& tx, std::string_view id) {
   return tx.Execute("DELETE FROM upload_parts WHERE contract_id = ?", {id}).status();
+}
+
+const std::vector<Migration>& UploadTables() {
+  static const std::vector<Migration>* steps = new std::vector<Migration>{{4, "uploads", kUploads}};
+  return *steps;
+}
+
+Result<std::optional<std::string>> LoadTarget(Transaction& tx, std::string_view id) {
+  TARN_ASSIGN_OR_RETURN(auto row,
+                        tx.QueryOne("SELECT target FROM upload_contracts WHERE id = ?", {id}));
+  if (!row) return std::optional<std::string>();
+  TARN_ASSIGN_OR_RETURN(auto t, row->Text(0));
+  return std::optional<std::string>(std::string(t));
+}
+
+Result<std::vector<std::string>> ListDueContracts(Transaction& tx, int64_t now_us, int64_t limit) {
+  TARN_ASSIGN_OR_RETURN(
+      auto rows, tx.Query("SELECT id FROM upload_contracts WHERE state IN ('proposed', 'accepted', "
+                          "'writing') AND expires_at <= ? ORDER BY expires_at LIMIT ?",
+                          {now_us, limit}));
+  std::vector<std::string> ids;
+  for (const Row& row : rows) {
+    TARN_ASSIGN_OR_RETURN(auto id, row.Text(0));
+    ids.emplace_back(id);
+  }
+  return ids;
 }
 
 }  // namespace tarn::upload::internal

@@ -1,6 +1,7 @@
-// How contracts are kept in the metastore (migration 4: upload_contracts, upload_parts): the
-// record of one contract, its JSON body, and the statements that read and change it. Internal
-// to the upload module.
+// The contract store: how contracts are kept in the metastore. The tables upload_contracts and
+// upload_parts are defined here (migration 4 of the one global order, contributed to
+// SchemaMigrations()), and every statement on them is one of the functions below; callers run
+// them inside their own Metastore::RunInTransaction. Internal to the upload module.
 #pragma once
 
 #include <cstdint>
@@ -78,11 +79,19 @@ Result<UploadCommitResult> CommitResultFromJson(std::string_view json);
 std::string FilesToJson(const std::vector<DataFile>& files);
 Result<std::vector<DataFile>> FilesFromJson(std::string_view json);
 
+// Migration 4 ("uploads"): upload_contracts, upload_parts.
+const std::vector<Migration>& UploadTables();
+
 // Reads a contract and its parts; nullopt when there is none.
 Result<std::optional<ContractRecord>> LoadRecord(Transaction& tx, std::string_view id);
+// The target of a contract (one column, no parts); nullopt when there is none.
+Result<std::optional<std::string>> LoadTarget(Transaction& tx, std::string_view id);
+// Ids of open contracts (proposed, accepted, writing) whose expiry is at or before `now_us`,
+// soonest first, at most `limit`.
+Result<std::vector<std::string>> ListDueContracts(Transaction& tx, int64_t now_us, int64_t limit);
 Status InsertRecord(Transaction& tx, const ContractRecord& r);
 // Rewrites state, body, fingerprint, times, key and result where the stored state is
-// `expected_state`; returns whether it did.
+// `expected_state` (a claim: of racing callers exactly one sees true); returns whether it did.
 Result<bool> UpdateRecord(Transaction& tx, const ContractRecord& r,
                           std::string_view expected_state);
 Status InsertPart(Transaction& tx, std::string_view id, const StoredPart& p);
