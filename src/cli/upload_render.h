@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cli/style.h"
-#include "common/status.h"
+#include "tarn/status.h"
 #include "tarn/upload.h"
 
 namespace tarn::cli {
