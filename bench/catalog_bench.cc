@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "table/partition.h"
+#include "tarn/partition.h"
 #include "types/iceberg.h"
 #include "types/value_text.h"
 

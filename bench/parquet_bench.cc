@@ -25,7 +25,7 @@
 #include "parquet/metadata.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
-#include "types/column.h"
+#include "tarn/column.h"
 
 namespace {
 

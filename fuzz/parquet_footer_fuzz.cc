@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "common/buffer.h"
 #include "parquet/metadata.h"
+#include "tarn/buffer.h"
 
 namespace {
 

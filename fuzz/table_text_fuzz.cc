@@ -9,12 +9,12 @@
 #include <string>
 #include <string_view>
 
-#include "table/data_file.h"
 #include "table/deletion_vector.h"
-#include "table/partition.h"
 #include "table/predicate.h"
 #include "table/schema_json.h"
-#include "table/sort_order.h"
+#include "tarn/data_file.h"
+#include "tarn/partition.h"
+#include "tarn/sort_order.h"
 
 namespace {
 

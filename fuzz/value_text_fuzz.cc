@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "types/column.h"
-#include "types/data_type.h"
+#include "tarn/column.h"
+#include "tarn/data_type.h"
 #include "types/value_text.h"
 
 namespace {

@@ -6,7 +6,29 @@
 // The embedded implementation is the Catalog itself (src/catalog/catalog.h); the remote one
 // speaks the HTTP API of docs/openapi.json (src/client). Both return the same Status kinds and
 // error fields for the same failures, so code written against this header does not care where
-// the catalog lives. Value types are those of src/catalog/dataset.h and access.h.
+// the catalog lives. Value types are those of tarn/dataset.h and tarn/access.h.
+//
+// Libraries (cmake --install, then find_package(tarn)): tarn::tarn has everything; tarn::client
+// only the remote client (Client::ConnectRemote, Uploads::ForRemote), without the embedded
+// engine and so without SQLite, libpq and argon2.
+//
+// Errors. Every failure is a Status (tarn/status.h): its kind, and usually a field "code" (read
+// it with ErrorField(status, "code"), tarn/upload.h) naming the failure. Below, each method says
+// "Errors:" as code (kind). Besides those, any method may return:
+//   - a malformed name (workspace, collection, dataset, column): kInvalidArgument; embedded
+//     without a code, remotely code=invalid_identifier.
+//   - remotely, for any call: server_unreachable and overloaded and shutting_down
+//     (kUnavailable, retryable), truncated_body and truncated_stream (kIOError), bad_response
+//     and bad_frame (kCorruption: the server's answer did not decode), unauthenticated and
+//     invalid_token and invalid_token_response (kUnauthenticated), permission_denied
+//     (kPermissionDenied: the credential's role or pattern does not cover the target),
+//     too_large (kTooLarge), request_timeout (kInvalidArgument), internal (kInternal, with the
+//     field reference that the server's log carries).
+//   - embedded: kIOError and kCorruption from the metastore or the warehouse, kUnavailable when
+//     a PostgreSQL metastore cannot be reached, kInternal for a bug.
+// Workspace, collection and dataset lookups fail with workspace_not_found,
+// collection_not_found and dataset_not_found (kNotFound; the fields workspace, collection,
+// dataset); "not_found" below stands for whichever of them applies.
 //
 // Thread safety: every implementation may be used from several threads at once.
 #pragma once
@@ -19,10 +41,10 @@
 #include <string_view>
 #include <vector>
 
-#include "catalog/access.h"
-#include "catalog/dataset.h"
-#include "common/status.h"
-#include "types/column.h"
+#include "tarn/access.h"
+#include "tarn/column.h"
+#include "tarn/dataset.h"
+#include "tarn/status.h"
 
 namespace tarn {
 
@@ -55,10 +77,18 @@ class Client {
   virtual ~Client() = default;
 
   // `target`: a directory (the embedded catalog, created when missing) or an http(s):// URL of
-  // `tarn serve`. Remote: kUnauthenticated when the credentials are refused, kUnavailable when
-  // the server cannot be reached.
+  // `tarn serve`. Part of tarn::tarn only (it links the embedded engine).
+  // Errors: kInvalidArgument for an empty target; remote: invalid_url (kInvalidArgument),
+  // invalid_client (kUnauthenticated: the client id and secret were refused),
+  // id_token_unavailable (kUnauthenticated or kNotFound: no usable ID token), server_unreachable
+  // (kUnavailable); embedded: kIOError when the directory cannot be created or opened.
   static Result<std::unique_ptr<Client>> Connect(std::string_view target,
                                                  ClientOptions options = {});
+  // An http(s):// URL of `tarn serve` only: the entry point of tarn::client, the library
+  // without the embedded engine (no SQLite, libpq or argon2); also in tarn::tarn.
+  // Errors: Connect's remote ones; invalid_url (kInvalidArgument) for anything but such a URL.
+  static Result<std::unique_ptr<Client>> ConnectRemote(std::string_view url,
+                                                       ClientOptions options = {});
 
   // True for a remote catalog.
   virtual bool remote() const = 0;
@@ -66,40 +96,68 @@ class Client {
   virtual std::string actor() const = 0;
 
   // ---- workspaces (C1) ----
+  // Errors: kAlreadyExists (field workspace) unless exists_ok; kInvalidArgument for a bad
+  // property key or value.
   virtual Status CreateWorkspace(std::string_view name, bool exists_ok = false,
                                  const PropertyMap& properties = {}) = 0;
+  // Errors: workspace_not_found.
   virtual Result<WorkspaceInfo> GetWorkspace(std::string_view name) = 0;
+  // Remotely only the workspaces the credential may see.
   virtual Result<std::vector<WorkspaceInfo>> ListWorkspaces() = 0;
+  // Errors (both): workspace_not_found; kInvalidArgument for a bad key or value.
   virtual Status SetWorkspaceProperties(std::string_view name, const PropertyMap& set) = 0;
   virtual Status UnsetWorkspaceProperties(std::string_view name,
                                           const std::vector<std::string>& keys) = 0;
+  // Errors: workspace_not_found; deletion_protected and workspace_not_empty
+  // (kFailedPrecondition).
   virtual Status DropWorkspace(std::string_view name) = 0;
 
   // ---- collections (C2) ----
+  // Errors: workspace_not_found; kAlreadyExists (field collection) unless exists_ok;
+  // kInvalidArgument for a name that is not workspace.collection or a bad property.
   virtual Status CreateCollection(std::string_view qualified, bool exists_ok = false,
                                   std::string_view description = {},
                                   const PropertyMap& properties = {}) = 0;
+  // Errors: workspace_not_found.
   virtual Result<std::vector<CollectionInfo>> ListCollections(std::string_view workspace) = 0;
+  // Errors: not_found.
   virtual Result<CollectionInfo> GetCollection(std::string_view qualified) = 0;
+  // Errors: not_found; collection_not_empty (kFailedPrecondition: live datasets remain).
   virtual Status DropCollection(std::string_view qualified) = 0;
+  // Errors (both): not_found; kInvalidArgument for a bad key or value.
   virtual Status SetCollectionProperties(std::string_view qualified, const PropertyMap& set) = 0;
   virtual Status UnsetCollectionProperties(std::string_view qualified,
                                            const std::vector<std::string>& keys) = 0;
 
   // ---- datasets (C3, C6, C7) ----
+  // Errors: not_found (workspace, collection); dataset_exists (kAlreadyExists) unless
+  // exists_ok; invalid_name (kInvalidArgument, a column name); kInvalidArgument for an empty
+  // schema, a bad partition spec or sort order, a bad property.
   virtual Result<DatasetInfo> CreateDataset(std::string_view qualified, DatasetDefinition def,
                                             bool exists_ok = false) = 0;
+  // Errors: not_found; with `at`: snapshot_not_found and tag_not_found (kNotFound),
+  // snapshot_expired (kExpired, field expired_through).
   virtual Result<DatasetInfo> LoadDataset(std::string_view qualified,
                                           const SnapshotSelector& at = {}) = 0;
+  // Errors: not_found (workspace, collection).
   virtual Result<std::vector<DatasetInfo>> ListDatasets(std::string_view collection) = 0;
+  // Within its collection. Errors: not_found; dataset_exists (kAlreadyExists) for a taken name.
   virtual Status RenameDataset(std::string_view qualified, std::string_view new_name) = 0;
+  // Errors: not_found; deletion_protected (kFailedPrecondition); incarnation_changed (kStale)
+  // when expected_uuid is not the live dataset's.
   virtual Status DropDataset(std::string_view qualified, bool purge = false,
                              std::optional<std::string> expected_uuid = std::nullopt) = 0;
+  // Errors: not_found; kInvalidArgument for a bad key or value.
   virtual Status SetDatasetProperties(std::string_view qualified, const PropertyMap& set,
                                       const std::vector<std::string>& unset = {}) = 0;
+  // Errors: not_found; column_not_found, promotion_not_lossless and invalid_name
+  // (kInvalidArgument); kAlreadyExists (field column) for an added or renamed column that
+  // exists; commit_conflict (kConflict) when read_snapshot_id is not the current snapshot.
   virtual Result<DatasetInfo> AlterSchema(
       std::string_view qualified, const std::vector<SchemaChange>& changes,
       std::optional<int64_t> read_snapshot_id = std::nullopt) = 0;
+  // Errors (both): not_found; kInvalidArgument for bad syntax, an unknown column or an
+  // inapplicable transform.
   virtual Result<DatasetInfo> SetPartitionSpec(std::string_view qualified,
                                                std::string_view spec) = 0;
   virtual Result<DatasetInfo> SetSortOrder(std::string_view qualified, std::string_view order) = 0;
@@ -109,6 +167,12 @@ class Client {
   // dataset's own prefix or a location granted to it, referenced by no other dataset
   // (code=path_not_owned), and exist with the stated size (code=file_not_found,
   // not_a_regular_file, file_size_mismatch).
+  // All parts commit or none. Errors: not_found; author_required (kInvalidArgument);
+  // path_outside_warehouse, file_not_found, not_a_regular_file, file_size_mismatch
+  // (kInvalidArgument); path_not_owned (kPermissionDenied); commit_conflict and spec_changed
+  // (kConflict: re-read and retry); incarnation_changed (kStale); snapshot_not_found and
+  // snapshot_expired for a rollback target. A retry with the same idempotency key returns the
+  // first commit's snapshots.
   virtual Result<std::vector<SnapshotInfo>> Commit(std::vector<DatasetCommit> parts) = 0;
   Result<SnapshotInfo> Commit(DatasetCommit part) {
     std::vector<DatasetCommit> parts;
@@ -116,42 +180,69 @@ class Client {
     TARN_ASSIGN_OR_RETURN(auto snapshots, Commit(std::move(parts)));
     return std::move(snapshots.front());
   }
+  // Writes the batches as Parquet and commits them (op: kAppend or kOverwrite). Errors:
+  // not_found; author_required and no_rows (kInvalidArgument); kInvalidArgument for a batch
+  // that does not fit the schema; incarnation_changed (kStale); commit_conflict (kConflict,
+  // overwrite only).
   virtual Result<SnapshotInfo> Append(std::string_view qualified,
                                       const std::vector<RecordBatch>& batches, CommitMeta meta,
                                       CommitOperation op = CommitOperation::kAppend,
                                       std::optional<std::string> expected_uuid = std::nullopt) = 0;
   // Pulls batches from `next` until it returns nullopt; memory stays bounded (remote: the
-  // batches stream to the server, which writes and commits them as one snapshot).
+  // batches stream to the server, which writes and commits them as one snapshot). Errors: as
+  // Append, and whatever `next` returns.
   using BatchSource = std::function<Result<std::optional<RecordBatch>>()>;
   virtual Result<SnapshotInfo> AppendStream(
       std::string_view qualified, const BatchSource& next, CommitMeta meta,
       CommitOperation op = CommitOperation::kAppend,
       std::optional<std::string> expected_uuid = std::nullopt) = 0;
+  // Registers existing Parquet files (truncate_first: replacing every live file). Errors: those
+  // of Commit for added files; not_parquet (kInvalidArgument); file_changed (kConflict: a file
+  // changed while it was read).
   virtual Result<SnapshotInfo> AddFiles(std::string_view qualified,
                                         const std::vector<std::string>& paths, CommitMeta meta,
                                         bool truncate_first = false) = 0;
+  // Errors: not_found; kInvalidArgument for a bad predicate (code predicate_invalid_literal or
+  // predicate_type_mismatch for a literal that does not fit its column); commit_conflict.
   virtual Result<SnapshotInfo> DeleteRows(std::string_view qualified, std::string_view where,
                                           CommitMeta meta) = 0;
+  // Errors: not_found; snapshot_not_found; snapshot_expired (kExpired); commit_conflict.
   virtual Result<SnapshotInfo> Rollback(std::string_view qualified, int64_t to_snapshot_id,
                                         CommitMeta meta) = 0;
 
   // ---- external locations: warehouse prefixes an owner granted to one dataset ----
   // Files under a granted prefix may be registered in that dataset (add_files, commits);
   // otherwise only files under its own prefix may. Remote: owner role on the workspace.
+  // Errors: not_found; invalid_location (kInvalidArgument: not a prefix outside every
+  // tarn-managed area); location_in_use (kFailedPrecondition: granted to another dataset).
   virtual Status GrantLocation(std::string_view qualified, std::string_view prefix) = 0;
+  // Errors: not_found; location_not_found (kNotFound).
   virtual Status RevokeLocation(std::string_view qualified, std::string_view prefix) = 0;
+  // Errors: not_found.
   virtual Result<std::vector<LocationGrant>> ListLocations(std::string_view qualified) = 0;
 
   // ---- snapshots, time travel and tags (C5) ----
+  // Errors: not_found.
   virtual Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified) = 0;
+  // Errors: not_found; snapshot_not_found and tag_not_found (kNotFound); snapshot_expired
+  // (kExpired).
   virtual Result<SnapshotInfo> GetSnapshot(std::string_view qualified,
                                            const SnapshotSelector& at) = 0;
+  // Errors: those of GetSnapshot for `at`; reserved_name (kInvalidArgument: current, previous,
+  // head, last); kAlreadyExists (field tag) unless replace; remotely ambiguous_selector
+  // (kInvalidArgument) for more than one selector.
   virtual Status CreateTag(std::string_view qualified, std::string_view tag,
                            const SnapshotSelector& at, bool replace = false) = 0;
+  // Errors: not_found; tag_not_found.
   virtual Status DropTag(std::string_view qualified, std::string_view tag) = 0;
+  // Errors: not_found.
   virtual Result<std::vector<TagInfo>> ListTags(std::string_view qualified) = 0;
 
   // ---- planning (C8) and scans; both stream, memory bounded by one file ----
+  // Errors (both): those of GetSnapshot for `at`; kInvalidArgument for a bad `where`
+  // (predicate_invalid_literal, predicate_type_mismatch); whatever `fn` returns, which stops
+  // the stream. Scan also: file_metadata_mismatch (kCorruption: a data file is not what the
+  // catalog recorded), kNotFound / kIOError for a data file that cannot be read.
   virtual Status PlanFiles(std::string_view qualified, const SnapshotSelector& at,
                            std::string_view where,
                            const std::function<Status(const PlannedFile&)>& fn) = 0;
@@ -160,32 +251,47 @@ class Client {
                       const std::function<Status(const RecordBatch&)>& fn) = 0;
 
   // ---- change feed (C9) ----
+  // Errors: not_found; snapshot_not_found; changes_expired (kExpired: part of the range has
+  // expired).
   virtual Result<ChangeSet> Changes(std::string_view qualified, int64_t from_snapshot_id,
                                     std::optional<int64_t> to_snapshot_id = std::nullopt) = 0;
+  // Errors: not_found; offset_out_of_range (kInvalidArgument: no such snapshot);
+  // offset_regression (kFailedPrecondition: behind the consumer's committed offset).
   virtual Status CommitOffset(std::string_view qualified, std::string_view consumer,
                               int64_t snapshot_id) = 0;
+  // nullopt when the consumer never committed. Errors: not_found.
   virtual Result<std::optional<int64_t>> GetOffset(std::string_view qualified,
                                                    std::string_view consumer) = 0;
 
   // ---- maintenance (C11) ----
+  // Errors: not_found.
   virtual Result<ExpiryResult> ExpireSnapshots(std::string_view qualified,
                                                const ExpiryOptions& options) = 0;
+  // Objects that cannot be deleted stay pending (CleanupResult::pending), not an error.
   virtual Result<CleanupResult> Cleanup(bool delete_orphans = false) = 0;
 
   // ---- access tokens and audit (V5) ----
-  // `created_by` is recorded on the token; remotely the server uses the caller's client id.
+  // The creator is recorded on the token (embedded: actor(); remotely the caller's client id).
+  // Errors: workspace_not_found; invalid_role and invalid_pattern (kInvalidArgument);
+  // kInvalidArgument for a bad description or given id/secret; token_exists (kAlreadyExists);
+  // remotely unsupported_remotely (kInvalidArgument) for a given client id or secret.
   virtual Result<NewAccessToken> CreateAccessToken(const AccessTokenSpec& spec) = 0;
   // `workspace` empty = every token the caller may see.
   virtual Result<std::vector<AccessTokenInfo>> ListAccessTokens(std::string_view workspace) = 0;
   // Bearer tokens already issued for the client stop working within the server's revocation
-  // check interval (see docs/design/serve.md).
+  // check interval (see docs/design/serve.md). Errors: token_not_found (kNotFound).
   virtual Status RevokeAccessToken(std::string_view client_id) = 0;
+  // Errors: kInvalidArgument for a bad limit or time range.
   virtual Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) = 0;
 
   // ---- federated sign-in (docs/design/federation.md); remotely: owner on every workspace ----
   // ID tokens of spec.issuer with `sub` == spec.subject then sign in as spec.client_id.
+  // Errors: invalid_issuer and invalid_subject (kInvalidArgument, field issuer / subject);
+  // kInvalidArgument for a bad description; token_not_found (no such client);
+  // federation_rule_exists (kAlreadyExists).
   virtual Result<FederationRule> CreateFederationRule(const FederationRuleSpec& spec) = 0;
   virtual Result<std::vector<FederationRule>> ListFederationRules() = 0;
+  // Errors: federation_rule_not_found (kNotFound).
   virtual Status DeleteFederationRule(std::string_view id) = 0;
 };
 

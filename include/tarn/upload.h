@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn {
 
@@ -49,7 +49,7 @@ std::string_view WriteModeName(WriteMode mode);  // "append", "overwrite"
 
 struct SchemaSource {
   SchemaSourceKind kind = SchemaSourceKind::kNone;
-  // kDeclared: column name and type text (types/data_type.h syntax), in table order.
+  // kDeclared: column name and type text (tarn/data_type.h syntax), in table order.
   std::vector<std::pair<std::string, std::string>> declared;
   // kDataset, and kAuto when it resolves to the dataset: what happens to the existing rows.
   WriteMode mode = WriteMode::kAppend;
@@ -228,44 +228,67 @@ class Uploads {
   virtual ~Uploads() = default;
 
   // The upload service of a client: the embedded catalog's own (contracts in its metastore,
-  // staged files in its warehouse) or the remote server's /v1/contracts. Implemented in
-  // src/client/connect.cc.
+  // staged files in its warehouse) or the remote server's /v1/contracts. kInvalidArgument for a
+  // null client or one that is neither. Part of tarn::tarn only (src/connect).
   static Result<std::unique_ptr<Uploads>> For(std::shared_ptr<Client> client);
+  // The remote server's /v1/contracts for a client of Client::ConnectRemote (or a remote one of
+  // Connect): the entry point of tarn::client (src/client). kInvalidArgument for any other.
+  static Result<std::unique_ptr<Uploads>> ForRemote(std::shared_ptr<Client> client);
 
   // Samples only; nothing is written. The contract is proposed (inferred, or anything with
   // blocking issues or retyped columns) or accepted (declared/dataset without blocking issues).
   // The CSV/NDJSON samples are also read as a write would read them: a value there that does
   // not convert is a blocking value_not_castable issue (rechecked by Retype and Ignore).
-  // Errors: schema_source_required, dataset_exists (declared/inferred onto an existing
-  // dataset), not_found (dataset mode onto a missing dataset), format_unreadable (a sample that
-  // does not parse), invalid_argument (bad target, type text, empty samples).
+  // Errors: schema_source_required (kInvalidArgument), dataset_exists (kAlreadyExists:
+  // declared/inferred onto an existing dataset), not_found (dataset mode onto a missing
+  // dataset: dataset_not_found and the like, kNotFound), format_unreadable (kInvalidArgument: a
+  // sample that does not parse), samples_too_large (kTooLarge), invalid_type, unknown_column and
+  // retype_not_allowed (kInvalidArgument: the retype and ignore of the request), kInvalidArgument
+  // without a code for a bad target or empty samples; remotely not_authorized
+  // (kPermissionDenied) and the errors of any remote call (tarn/client.h).
   virtual Result<Contract> Negotiate(const NegotiateRequest& request) = 0;
+  // Every method below with an id: contract_not_found (kNotFound, field contract_id) for an
+  // unknown or malformed id.
   virtual Result<Contract> GetContract(std::string_view id) = 0;
   // Changes the written type of columns / drops them from the write. The contract returns to
-  // proposed with a new fingerprint. Refused (already_committed, contract_expired,
-  // failed_precondition) once writing has started.
+  // proposed with a new fingerprint. Refused once writing has started: already_committed and
+  // contract_writing (kFailedPrecondition), contract_expired (kExpired). invalid_type,
+  // unknown_column and retype_not_allowed (kInvalidArgument) for a bad column or type.
   virtual Result<Contract> Retype(std::string_view id,
                                   const std::map<std::string, std::string>& types) = 0;
   virtual Result<Contract> Ignore(std::string_view id, const std::vector<std::string>& columns) = 0;
-  // proposal_changed when `fingerprint` is not the current proposal's; refused while a
-  // blocking issue remains.
+  // proposal_changed (kStale, field fingerprint: the current one) when `fingerprint` is not the
+  // current proposal's; kFailedPrecondition while a blocking issue remains; already_committed,
+  // contract_expired as Retype.
   virtual Result<Contract> Accept(std::string_view id, std::string_view fingerprint) = 0;
   // Streams a local file through conversion into staged Parquet (`progress` may be called on
-  // another thread than the caller's, one call at a time). contract_not_accepted before
-  // Accept; value_not_castable (column, row, value, declared) for a value that does not convert,
-  // and that write stages nothing; contract_stale when the dataset moved.
+  // another thread than the caller's, one call at a time). contract_not_accepted
+  // (kFailedPrecondition) before Accept; value_not_castable (kInvalidArgument; column, row,
+  // value, declared) for a value that does not convert, and that write stages nothing;
+  // column_undeclared, column_missing, sources_disagree and format_unreadable
+  // (kInvalidArgument) for a file that does not fit the contract; contract_stale (kStale; diff,
+  // written_rows) when the dataset moved; proposal_changed (kStale) when the contract changed
+  // under the write; contract_expired (kExpired); already_committed (kFailedPrecondition);
+  // kCancelled when `progress` asked to stop; kNotFound / kIOError for a local file that cannot
+  // be read.
   virtual Result<WriteResult> Write(std::string_view id, const std::string& path,
                                     const ProgressFn& progress = {}) = 0;
-  // The same for a part held in memory; `name` carries the format and codec suffixes.
+  // The same for a part held in memory; `name` carries the format and codec suffixes. Errors:
+  // as Write; remotely invalid_identifier (kInvalidArgument) for a bad part name.
   virtual Result<WriteResult> WriteBytes(std::string_view id, std::string_view name,
                                          std::string_view bytes, std::string content_type = {},
                                          const ProgressFn& progress = {}) = 0;
   // Publishes every staged part as one snapshot (creating the dataset for mode create).
-  // already_committed for a second commit without the first one's idempotency key.
+  // already_committed (kFailedPrecondition, field snapshot_id) for a second commit without the
+  // first one's idempotency key; nothing_written (kFailedPrecondition) before any Write;
+  // commit_in_progress (kConflict: another commit of it is running); contract_stale (kStale);
+  // contract_expired (kExpired); dataset_exists (kAlreadyExists: mode create, and the dataset
+  // appeared); the commit errors of Client::Commit.
   virtual Result<UploadCommitResult> CommitContract(std::string_view id,
                                                     const CommitRequest& request) = 0;
   // Deletes the staged objects; the contract ends abandoned. Abandoning an abandoned or
-  // expired contract is OK; a committed one is already_committed.
+  // expired contract is OK; a committed one is already_committed (kFailedPrecondition);
+  // commit_in_progress (kConflict) while it commits.
   virtual Status Abandon(std::string_view id) = 0;
 };
 

@@ -17,11 +17,11 @@
 #include <string_view>
 #include <vector>
 
-#include "catalog/access.h"
-#include "catalog/dataset.h"
 #include "common/io.h"
-#include "common/status.h"
-#include "types/column.h"
+#include "tarn/access.h"
+#include "tarn/column.h"
+#include "tarn/dataset.h"
+#include "tarn/status.h"
 
 namespace tarn::api {
 

@@ -15,8 +15,8 @@
 #include <unordered_map>
 
 #include "auth/oidc.h"
-#include "catalog/access.h"
-#include "common/status.h"
+#include "tarn/access.h"
+#include "tarn/status.h"
 
 namespace tarn {
 class Catalog;

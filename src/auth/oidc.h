@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn::auth {
 

@@ -257,28 +257,6 @@ Status InsertAuditRecord(Transaction& tx, const AuditRecord& r) {
 
 }  // namespace catalog_internal
 
-std::string_view RoleName(Role role) {
-  switch (role) {
-    case Role::kReader:
-      return "reader";
-    case Role::kWriter:
-      return "writer";
-    case Role::kOwner:
-      return "owner";
-  }
-  return "unknown";
-}
-
-Result<Role> ParseRole(std::string_view name) {
-  if (name == "reader") return Role::kReader;
-  if (name == "writer") return Role::kWriter;
-  if (name == "owner") return Role::kOwner;
-  return Status::InvalidArgument("role '" + std::string(name.substr(0, 64)) +
-                                 "' must be reader, writer or owner")
-      .WithField("code", "invalid_role")
-      .WithField("field", "role");
-}
-
 std::string Catalog::actor() const {
   const char* user = std::getenv("USER");
   if (user && *user && std::string_view(user).size() <= 64 && PrintableNoSpace(user)) {

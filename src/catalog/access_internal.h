@@ -2,8 +2,8 @@
 // a commit's audit row in the commit's own transaction). Not part of the catalog's interface.
 #pragma once
 
-#include "catalog/access.h"
 #include "metastore/metastore.h"
+#include "tarn/access.h"
 
 namespace tarn::catalog_internal {
 

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "catalog/access.h"
+#include "tarn/access.h"
 #include "metastore/metastore.h"
 
 namespace tarn::access_store {

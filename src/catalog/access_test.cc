@@ -1,5 +1,5 @@
 // Access tokens and the audit log (access.cc), on SQLite and PostgreSQL.
-#include "catalog/access.h"
+#include "tarn/access.h"
 
 #include <gtest/gtest.h>
 

@@ -99,46 +99,6 @@ Result<CollectionRow> LoadCollectionRow(Transaction& tx, const CollectionName& n
 
 }  // namespace
 
-bool ProtectionOn(const std::optional<std::string>& raw) {
-  if (!raw) return true;
-  static constexpr std::string_view kFalse = "false";
-  if (raw->size() != kFalse.size()) return true;
-  for (size_t i = 0; i < kFalse.size(); ++i) {
-    char c = (*raw)[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != kFalse[i]) return true;
-  }
-  return false;
-}
-
-Status ValidateIdentifier(std::string_view what, std::string_view name) {
-  auto bad = [&](std::string_view why) {
-    std::string shown(name.substr(0, 140));
-    return Status::InvalidArgument(std::string(what) + " '" + shown + "' " + std::string(why) +
-                                   " (must match ^[A-Za-z_][A-Za-z0-9_-]{0,127}$)");
-  };
-  if (name.empty()) return bad("is empty");
-  if (name.size() > 128) return bad("is longer than 128 characters");
-  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
-  if (!alpha(name[0])) return bad("must start with a letter or '_'");
-  for (char c : name.substr(1)) {
-    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '-') return bad("has an invalid character");
-  }
-  return Status::OK();
-}
-
-Result<CollectionName> ParseCollectionName(std::string_view qualified) {
-  size_t dot = qualified.find('.');
-  if (dot == std::string_view::npos || qualified.find('.', dot + 1) != std::string_view::npos) {
-    return Status::InvalidArgument("collection name '" + std::string(qualified.substr(0, 300)) +
-                                   "' must be workspace.collection");
-  }
-  CollectionName n{std::string(qualified.substr(0, dot)), std::string(qualified.substr(dot + 1))};
-  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", n.workspace));
-  TARN_RETURN_NOT_OK(ValidateIdentifier("collection name", n.collection));
-  return n;
-}
-
 Catalog::Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse)
     : metastore_(std::move(metastore)),
       warehouse_(std::move(warehouse)),

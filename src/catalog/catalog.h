@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "catalog/dataset.h"
-#include "common/status.h"
 #include "tarn/client.h"
+#include "tarn/dataset.h"
+#include "tarn/status.h"
 
 namespace tarn {
 
@@ -33,18 +33,6 @@ inline constexpr char kDeletionProtection[] = "deletion_protection";
 inline constexpr char kEgressProtection[] = "egress_protection";
 // The collection property that carries its description.
 inline constexpr char kDescriptionProperty[] = "description";
-
-// Checks one identifier against ^[A-Za-z_][A-Za-z0-9_-]{0,127}$; kInvalidArgument naming
-// `what` (e.g. "workspace name") and the bad value otherwise.
-Status ValidateIdentifier(std::string_view what, std::string_view name);
-
-// A `workspace.collection` name, split and validated.
-struct CollectionName {
-  std::string workspace;
-  std::string collection;
-  std::string ToString() const { return workspace + "." + collection; }
-};
-Result<CollectionName> ParseCollectionName(std::string_view qualified);
 
 // The warehouse key of `path`: a key relative to the warehouse root, or a URI / absolute path
 // inside it (file:// and a plain absolute path name the same local file), normalised: empty

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "catalog/dataset.h"
-#include "common/status.h"
+#include "tarn/dataset.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

@@ -14,22 +14,6 @@ namespace tarn {
 
 using namespace catalog_internal;  // NOLINT: this file is part of the catalog
 
-Result<DatasetName> ParseDatasetName(std::string_view qualified) {
-  size_t d1 = qualified.find('.');
-  size_t d2 = d1 == std::string_view::npos ? d1 : qualified.find('.', d1 + 1);
-  if (d2 == std::string_view::npos || qualified.find('.', d2 + 1) != std::string_view::npos) {
-    return Status::InvalidArgument("dataset name '" + std::string(qualified.substr(0, 300)) +
-                                   "' must be workspace.collection.dataset");
-  }
-  DatasetName n{std::string(qualified.substr(0, d1)),
-                std::string(qualified.substr(d1 + 1, d2 - d1 - 1)),
-                std::string(qualified.substr(d2 + 1))};
-  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", n.workspace));
-  TARN_RETURN_NOT_OK(ValidateIdentifier("collection name", n.collection));
-  TARN_RETURN_NOT_OK(ValidateIdentifier("dataset name", n.dataset));
-  return n;
-}
-
 namespace {
 
 Status ValidateSchema(const Schema& schema) {
@@ -75,12 +59,6 @@ bool SortUses(const SortOrder& order, int32_t field_id) {
     if (sf.field_id == field_id) return true;
   }
   return false;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // Applies one change to `schema` (the dataset's current one in `ds`, being edited).
@@ -206,108 +184,7 @@ Status ApplyChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema
   return Status::Internal("unknown schema change");
 }
 
-// Splits "word rest" at the first run of spaces.
-std::pair<std::string_view, std::string_view> NextWord(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  size_t sp = s.find(' ');
-  std::string_view word = s.substr(0, sp);
-  std::string_view rest = sp == std::string_view::npos ? std::string_view() : s.substr(sp);
-  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-  while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
-  return {word, rest};
-}
-
 }  // namespace
-
-Result<SchemaChange> ParseSchemaChange(std::string_view text) {
-  auto bad = [&](std::string_view why) {
-    return Status::InvalidArgument("schema change '" + std::string(text.substr(0, 200)) +
-                                   "': " + std::string(why));
-  };
-  auto [verb, rest] = NextWord(text);
-  std::string v = Lower(verb);
-  SchemaChange ch;
-  if (v == "add") {
-    auto [col, type] = NextWord(rest);
-    if (Lower(col) == "column") std::tie(col, type) = NextWord(type);
-    if (col.empty() || type.empty()) return bad("expected 'add COLUMN TYPE'");
-    ch.kind = SchemaChange::Kind::kAddColumn;
-    ch.column = std::string(col);
-    std::string t(type);
-    std::string lt = Lower(t);
-    if (lt.size() > 6 && lt.compare(lt.size() - 6, 6, " first") == 0) {
-      ch.first = true;
-      t.resize(t.size() - 6);
-    } else if (size_t at = lt.rfind(" after "); at != std::string::npos) {
-      ch.after = t.substr(at + 7);
-      t.resize(at);
-    }
-    if (Lower(t).find("not null") != std::string::npos) ch.nullable = false;
-    std::string lt2 = Lower(t);
-    if (size_t nn = lt2.find(" not null"); nn != std::string::npos) t.resize(nn);
-    auto dt = DataType::Parse(t);
-    if (!dt.ok()) return bad(dt.status().message());
-    ch.type = *dt;
-    return ch;
-  }
-  if (v == "drop") {
-    auto [col, more] = NextWord(rest);
-    if (Lower(col) == "not" && Lower(more).rfind("null ", 0) == 0) {
-      ch.kind = SchemaChange::Kind::kSetNullable;
-      ch.column = std::string(NextWord(more).second);
-      ch.nullable = true;
-      if (ch.column.empty()) return bad("expected 'drop not null COLUMN'");
-      return ch;
-    }
-    if (Lower(col) == "column") std::tie(col, more) = NextWord(more);
-    if (col.empty() || !more.empty()) return bad("expected 'drop COLUMN'");
-    ch.kind = SchemaChange::Kind::kDropColumn;
-    ch.column = std::string(col);
-    return ch;
-  }
-  if (v == "rename") {
-    auto [col, more] = NextWord(rest);
-    if (Lower(col) == "column") std::tie(col, more) = NextWord(more);
-    auto [to, name] = NextWord(more);
-    if (col.empty() || Lower(to) != "to" || name.empty()) return bad("expected 'rename A TO B'");
-    ch.kind = SchemaChange::Kind::kRenameColumn;
-    ch.column = std::string(col);
-    ch.new_name = std::string(name);
-    return ch;
-  }
-  if (v == "promote") {
-    auto [col, type] = NextWord(rest);
-    if (col.empty() || type.empty()) return bad("expected 'promote COLUMN TYPE'");
-    auto dt = DataType::Parse(type);
-    if (!dt.ok()) return bad(dt.status().message());
-    ch.kind = SchemaChange::Kind::kPromoteColumn;
-    ch.column = std::string(col);
-    ch.type = *dt;
-    return ch;
-  }
-  if (v == "move") {
-    auto [col, more] = NextWord(rest);
-    auto [where, target] = NextWord(more);
-    ch.kind = SchemaChange::Kind::kMoveColumn;
-    ch.column = std::string(col);
-    if (Lower(where) == "first" && target.empty()) {
-      ch.first = true;
-    } else if (Lower(where) == "after" && !target.empty()) {
-      ch.after = std::string(target);
-    } else {
-      return bad("expected 'move COLUMN FIRST' or 'move COLUMN AFTER OTHER'");
-    }
-    return ch;
-  }
-  if (v == "set") {
-    auto [what, col] = NextWord(rest);
-    if (Lower(what) != "nullable" || col.empty()) return bad("expected 'set nullable COLUMN'");
-    ch.kind = SchemaChange::Kind::kSetNullable;
-    ch.column = std::string(col);
-    return ch;
-  }
-  return bad("expected add, drop, rename, promote, move or set nullable");
-}
 
 Result<DatasetInfo> Catalog::CreateDataset(std::string_view qualified, DatasetDefinition def,
                                            bool exists_ok) {

@@ -12,18 +12,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::pair<CommitOperation, std::string_view> kOperationNames[] = {
-    {CommitOperation::kAppend, "append"},
-    {CommitOperation::kAddFiles, "add_files"},
-    {CommitOperation::kOverwrite, "overwrite"},
-    {CommitOperation::kTruncateAndAdd, "truncate_and_add_files"},
-    {CommitOperation::kDeleteRows, "delete_rows"},
-    {CommitOperation::kDeleteFiles, "delete_files"},
-    {CommitOperation::kMerge, "merge"},
-    {CommitOperation::kRollback, "rollback"},
-    {CommitOperation::kCompact, "compact"},
-};
-
 Status SnapshotNotFound(const DatasetInfo& ds, const std::string& what) {
   return Status::NotFound("dataset '" + ds.name.ToString() + "' has no " + what)
       .WithField("code", "snapshot_not_found")
@@ -40,84 +28,6 @@ Status SnapshotExpired(const DatasetInfo& ds, const std::string& what) {
 }
 
 }  // namespace
-
-std::string_view CommitOperationName(CommitOperation op) {
-  for (const auto& [o, name] : kOperationNames) {
-    if (o == op) return name;
-  }
-  return "unknown";
-}
-
-Result<CommitOperation> ParseCommitOperation(std::string_view name) {
-  for (const auto& [o, n] : kOperationNames) {
-    if (n == name) return o;
-  }
-  return Status::InvalidArgument("unknown commit operation '" + std::string(name) + "'");
-}
-
-bool IsAppendOnly(CommitOperation op) {
-  return op == CommitOperation::kAppend || op == CommitOperation::kAddFiles;
-}
-
-std::string SnapshotSelector::ToString() const {
-  if (snapshot_id) return "snapshot " + std::to_string(*snapshot_id);
-  if (at_time_us) return "time " + std::to_string(*at_time_us) + " us";
-  if (tag) return "tag " + *tag;
-  return "current";
-}
-
-std::string Receipt::ToJson() const {
-  if (empty()) return "{}";
-  json j = json::object();
-  json reads = json::array();
-  for (const auto& r : this->reads) {
-    reads.push_back({{"dataset", r.dataset},
-                     {"dataset_uuid", r.dataset_uuid},
-                     {"snapshot_id", r.snapshot_id},
-                     {"resolved_by", r.resolved_by}});
-  }
-  j["reads"] = std::move(reads);
-  j["producer"] = producer;
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-Result<Receipt> Receipt::FromJson(std::string_view text) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return Status::InvalidArgument("a receipt must be a JSON object");
-  Receipt r;
-  if (auto it = j.find("producer"); it != j.end()) {
-    if (!it->is_string()) return Status::InvalidArgument("receipt producer must be a string");
-    r.producer = it->get<std::string>();
-  }
-  if (auto it = j.find("reads"); it != j.end()) {
-    if (!it->is_array()) return Status::InvalidArgument("receipt reads must be an array");
-    for (const auto& e : *it) {
-      if (!e.is_object()) return Status::InvalidArgument("a receipt read must be an object");
-      ReadReference ref;
-      auto str = [&](const char* key, std::string* out) -> Status {
-        auto f = e.find(key);
-        if (f == e.end()) return Status::OK();
-        if (!f->is_string()) {
-          return Status::InvalidArgument(std::string("receipt read '") + key +
-                                         "' must be a string");
-        }
-        *out = f->get<std::string>();
-        return Status::OK();
-      };
-      TARN_RETURN_NOT_OK(str("dataset", &ref.dataset));
-      TARN_RETURN_NOT_OK(str("dataset_uuid", &ref.dataset_uuid));
-      TARN_RETURN_NOT_OK(str("resolved_by", &ref.resolved_by));
-      if (auto f = e.find("snapshot_id"); f != e.end()) {
-        if (!f->is_number_integer()) {
-          return Status::InvalidArgument("receipt read 'snapshot_id' must be an integer");
-        }
-        ref.snapshot_id = f->get<int64_t>();
-      }
-      r.reads.push_back(std::move(ref));
-    }
-  }
-  return r;
-}
 
 namespace catalog_internal {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog/dataset.h"
+#include "tarn/dataset.h"
 #include "metastore/metastore.h"
 
 namespace tarn::catalog_store {

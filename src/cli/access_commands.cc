@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "catalog/access.h"
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
+#include "tarn/access.h"
 #include "tarn/client.h"
 #include "types/value_text.h"
 

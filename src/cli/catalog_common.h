@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "common/status.h"
 #include "tarn/client.h"
+#include "tarn/status.h"
 
 namespace tarn::cli {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn::cli {
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "types/column.h"
+#include "tarn/column.h"
 
 namespace tarn::cli {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "catalog/dataset.h"
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
+#include "tarn/dataset.h"
 #include "tui/run.h"
 
 namespace tarn::cli {

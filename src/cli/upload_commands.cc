@@ -21,13 +21,13 @@
 #include <thread>
 #include <vector>
 
-#include "catalog/dataset.h"
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
 #include "render/progress.h"
 #include "render/style.h"
 #include "render/upload_render.h"
 #include "tarn/client.h"
+#include "tarn/dataset.h"
 #include "tarn/upload.h"
 
 namespace tarn::cli {

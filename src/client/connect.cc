@@ -1,13 +1,12 @@
-// Client::Connect and ClientOptions: the one entry point of the SDK (include/tarn/client.h), and
-// Uploads::For, the upload service of a client (include/tarn/upload.h).
+// The remote entry points of the SDK (tarn::client): ClientOptions, Client::ConnectRemote and
+// Uploads::ForRemote (include/tarn/client.h, upload.h). Client::Connect and Uploads::For, which
+// also open the embedded catalog, are src/connect's.
 #include <cstdlib>
 
-#include "catalog/catalog.h"
 #include "client/remote_client.h"
 #include "client/remote_uploads.h"
 #include "tarn/client.h"
 #include "tarn/upload.h"
-#include "upload/contract_service.h"
 
 namespace tarn {
 
@@ -23,28 +22,19 @@ void ClientOptions::FillFromEnvironment() {
   fill(&oidc_audience, "TARN_OIDC_AUDIENCE");
 }
 
-Result<std::unique_ptr<Client>> Client::Connect(std::string_view target, ClientOptions options) {
-  if (client::IsRemoteTarget(target)) {
-    TARN_ASSIGN_OR_RETURN(auto remote, client::RemoteClient::Connect(target, std::move(options)));
-    return std::unique_ptr<Client>(std::move(remote));
-  }
-  if (target.empty()) return Status::InvalidArgument("no catalog given (a directory or a URL)");
-  TARN_ASSIGN_OR_RETURN(auto catalog, Catalog::OpenEmbedded(target));
-  return std::unique_ptr<Client>(std::move(catalog));
+Result<std::unique_ptr<Client>> Client::ConnectRemote(std::string_view url, ClientOptions options) {
+  TARN_ASSIGN_OR_RETURN(auto remote, client::RemoteClient::Connect(url, std::move(options)));
+  return std::unique_ptr<Client>(std::move(remote));
 }
 
-Result<std::unique_ptr<Uploads>> Uploads::For(std::shared_ptr<Client> client) {
-  if (client == nullptr) return Status::InvalidArgument("Uploads::For needs a client");
-  if (auto remote = std::dynamic_pointer_cast<client::RemoteClient>(client)) {
-    return std::unique_ptr<Uploads>(std::make_unique<client::RemoteUploads>(std::move(remote)));
+Result<std::unique_ptr<Uploads>> Uploads::ForRemote(std::shared_ptr<Client> client) {
+  if (client == nullptr) return Status::InvalidArgument("Uploads::ForRemote needs a client");
+  auto remote = std::dynamic_pointer_cast<client::RemoteClient>(client);
+  if (remote == nullptr) {
+    return Status::InvalidArgument(
+        "this client is not a remote client: Uploads::ForRemote serves tarn serve only");
   }
-  if (auto* embedded = dynamic_cast<Catalog*>(client.get())) {
-    // The service keeps the client (and so the catalog) alive.
-    std::shared_ptr<Catalog> catalog(client, embedded);
-    return std::unique_ptr<Uploads>(std::make_unique<upload::ContractService>(std::move(catalog)));
-  }
-  return Status::InvalidArgument(
-      "this client is neither a catalog nor a remote client: no uploads");
+  return std::unique_ptr<Uploads>(std::make_unique<client::RemoteUploads>(std::move(remote)));
 }
 
 }  // namespace tarn

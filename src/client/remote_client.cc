@@ -9,7 +9,6 @@
 #include <mutex>
 
 #include "api/wire.h"
-#include "catalog/catalog.h"
 #include "client/id_token_source.h"
 
 namespace tarn::client {

@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "api/contract_wire.h"
-#include "catalog/catalog.h"
 #include "common/io.h"
 #include "formats/decompress.h"
 

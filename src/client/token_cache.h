@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn::client {
 

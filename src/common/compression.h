@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "common/buffer.h"
-#include "common/status.h"
+#include "tarn/buffer.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

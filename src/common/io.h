@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "common/buffer.h"
-#include "common/status.h"
+#include "tarn/buffer.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

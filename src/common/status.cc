@@ -1,4 +1,4 @@
-#include "common/status.h"
+#include "tarn/status.h"
 
 #include <cstdio>
 #include <cstdlib>

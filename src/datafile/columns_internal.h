@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/status.h"
 #include "parquet/schema.h"
-#include "types/column.h"
-#include "types/data_type.h"
+#include "tarn/column.h"
+#include "tarn/data_type.h"
+#include "tarn/status.h"
 
 namespace tarn::datafile_internal {
 

@@ -7,7 +7,7 @@
 
 #include "datafile/columns_internal.h"
 #include "parquet/reader.h"
-#include "table/sort_order.h"
+#include "tarn/sort_order.h"
 #include "types/cast.h"
 
 namespace tarn {

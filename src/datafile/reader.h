@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/status.h"
 #include "objectstore/object_store.h"
-#include "table/data_file.h"
 #include "table/predicate.h"
-#include "types/column.h"
+#include "tarn/column.h"
+#include "tarn/data_file.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

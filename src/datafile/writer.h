@@ -7,13 +7,13 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
 #include "objectstore/object_store.h"
 #include "parquet/writer.h"
-#include "table/data_file.h"
-#include "table/partition.h"
-#include "table/sort_order.h"
-#include "types/column.h"
+#include "tarn/column.h"
+#include "tarn/data_file.h"
+#include "tarn/partition.h"
+#include "tarn/sort_order.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <string>
 
-#include "common/buffer.h"
 #include "formats/reader_common.h"
+#include "tarn/buffer.h"
 
 namespace tarn::formats {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "types/data_type.h"
+#include "tarn/data_type.h"
 #include "types/value_text.h"
 
 namespace tarn::formats::internal {

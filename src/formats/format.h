@@ -21,9 +21,9 @@
 #include <string_view>
 
 #include "common/io.h"
-#include "common/status.h"
 #include "formats/decompress.h"
-#include "types/column.h"
+#include "tarn/column.h"
+#include "tarn/status.h"
 
 namespace tarn::formats {
 

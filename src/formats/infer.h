@@ -35,10 +35,10 @@
 #include <vector>
 
 #include "common/io.h"
-#include "common/status.h"
 #include "formats/decompress.h"
 #include "formats/format.h"
-#include "types/data_type.h"
+#include "tarn/data_type.h"
+#include "tarn/status.h"
 
 namespace tarn::formats {
 

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
-#include "types/column.h"
+#include "tarn/column.h"
+#include "tarn/status.h"
 
 namespace tarn::formats::internal {
 

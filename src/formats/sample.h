@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "common/status.h"
 #include "formats/decompress.h"
+#include "tarn/status.h"
 
 namespace tarn::formats::internal {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "common/status.h"
 #include "metastore/metastore.h"
+#include "tarn/status.h"
 
 namespace tarn::metastore_internal {
 

@@ -19,7 +19,7 @@
 #include <variant>
 #include <vector>
 
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/io.h"
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn::testutil {
 

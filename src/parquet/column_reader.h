@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/buffer.h"
 #include "common/io.h"
-#include "common/status.h"
 #include "parquet/metadata.h"
 #include "parquet/schema.h"
-#include "types/column.h"
+#include "tarn/buffer.h"
+#include "tarn/column.h"
+#include "tarn/status.h"
 
 namespace tarn::parquet {
 

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "common/buffer.h"
 #include "common/compression.h"
-#include "common/status.h"
 #include "parquet/metadata.h"
 #include "parquet/statistics.h"
-#include "types/column.h"
+#include "tarn/buffer.h"
+#include "tarn/column.h"
+#include "tarn/status.h"
 
 namespace tarn::parquet {
 

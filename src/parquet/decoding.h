@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/buffer.h"
-#include "common/status.h"
+#include "tarn/buffer.h"
+#include "tarn/status.h"
 
 namespace tarn::parquet {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/buffer.h"
+#include "tarn/buffer.h"
 
 namespace tarn::parquet {
 

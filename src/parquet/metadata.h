@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "common/buffer.h"
-#include "common/status.h"
+#include "tarn/buffer.h"
+#include "tarn/status.h"
 
 namespace tarn::parquet {
 

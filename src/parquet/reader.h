@@ -11,7 +11,7 @@
 #include "common/io.h"
 #include "parquet/metadata.h"
 #include "parquet/schema.h"
-#include "types/column.h"
+#include "tarn/column.h"
 
 namespace tarn::parquet {
 

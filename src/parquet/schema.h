@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
 #include "parquet/metadata.h"
-#include "types/data_type.h"
+#include "tarn/data_type.h"
+#include "tarn/status.h"
 
 namespace tarn::parquet {
 

@@ -5,7 +5,7 @@
 
 #include "parquet/metadata.h"
 #include "parquet/schema.h"
-#include "types/column.h"
+#include "tarn/column.h"
 
 namespace tarn::parquet {
 

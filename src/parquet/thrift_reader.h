@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn::parquet {
 

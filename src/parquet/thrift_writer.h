@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "common/buffer.h"
+#include "tarn/buffer.h"
 
 namespace tarn::parquet::thrift {
 

@@ -11,7 +11,7 @@
 #include "common/compression.h"
 #include "common/io.h"
 #include "parquet/metadata.h"
-#include "types/column.h"
+#include "tarn/column.h"
 
 namespace tarn::parquet {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "render/style.h"
-#include "common/status.h"
+#include "tarn/status.h"
 #include "tarn/upload.h"
 
 namespace tarn::render {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn::server::internal {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "auth/auth.h"
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

@@ -12,10 +12,10 @@
 
 #include "api/wire.h"
 #include "auth/auth.h"
-#include "catalog/access.h"
-#include "common/status.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "tarn/access.h"
+#include "tarn/status.h"
 
 namespace tarn {
 class Catalog;

@@ -1,4 +1,4 @@
-#include "table/data_file.h"
+#include "tarn/data_file.h"
 
 #include <gtest/gtest.h>
 

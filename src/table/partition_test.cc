@@ -1,4 +1,4 @@
-#include "table/partition.h"
+#include "tarn/partition.h"
 
 #include <gtest/gtest.h>
 

@@ -27,11 +27,11 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
-#include "table/data_file.h"
-#include "table/partition.h"
-#include "types/column.h"
-#include "types/data_type.h"
+#include "tarn/column.h"
+#include "tarn/data_file.h"
+#include "tarn/data_type.h"
+#include "tarn/partition.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

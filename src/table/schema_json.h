@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "common/status.h"
-#include "types/data_type.h"
+#include "tarn/data_type.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

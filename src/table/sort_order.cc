@@ -1,4 +1,4 @@
-#include "table/sort_order.h"
+#include "tarn/sort_order.h"
 
 #include <algorithm>
 #include <cctype>

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "types/column.h"
+#include "tarn/column.h"
 #include "types/value_text.h"
 
 namespace tarn::table_test {

@@ -9,8 +9,8 @@
 #include <thread>
 #include <utility>
 
-#include "catalog/dataset.h"
 #include "render/upload_render.h"
+#include "tarn/dataset.h"
 
 namespace tarn::tui {
 

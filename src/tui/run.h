@@ -2,7 +2,7 @@
 // key, resize, finished request and, while a request runs, ten times a second.
 #pragma once
 
-#include "common/status.h"
+#include "tarn/status.h"
 #include "tui/app.h"
 
 namespace tarn::tui {

@@ -12,9 +12,9 @@
 //   - nulls stay null.
 #pragma once
 
-#include "common/status.h"
-#include "types/column.h"
-#include "types/data_type.h"
+#include "tarn/column.h"
+#include "tarn/data_type.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

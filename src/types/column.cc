@@ -1,4 +1,4 @@
-#include "types/column.h"
+#include "tarn/column.h"
 
 namespace tarn {
 

@@ -1,4 +1,4 @@
-#include "types/data_type.h"
+#include "tarn/data_type.h"
 
 #include <cassert>
 #include <cctype>

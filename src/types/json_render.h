@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "types/column.h"
+#include "tarn/column.h"
 
 namespace tarn {
 

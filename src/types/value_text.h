@@ -25,9 +25,9 @@
 #include <string>
 #include <string_view>
 
-#include "common/status.h"
-#include "types/column.h"
-#include "types/data_type.h"
+#include "tarn/column.h"
+#include "tarn/data_type.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "common/io.h"
-#include "common/status.h"
 #include "parquet/writer.h"
-#include "types/column.h"
+#include "tarn/column.h"
+#include "tarn/status.h"
 
 namespace tarn::upload {
 

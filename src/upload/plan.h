@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "catalog/dataset.h"
-#include "common/status.h"
 #include "formats/infer.h"
+#include "tarn/data_type.h"
+#include "tarn/dataset.h"
+#include "tarn/status.h"
 #include "tarn/upload.h"
-#include "types/data_type.h"
 
 namespace tarn::upload {
 

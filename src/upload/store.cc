@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "table/data_file.h"
 #include "table/schema_json.h"
+#include "tarn/data_file.h"
 
 namespace tarn::upload::internal {
 

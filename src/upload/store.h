@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "catalog/dataset.h"
-#include "common/status.h"
 #include "metastore/metastore.h"
+#include "tarn/dataset.h"
+#include "tarn/status.h"
 #include "tarn/upload.h"
 #include "upload/plan.h"
 

@@ -28,7 +28,7 @@
 #include "objectstore/fault/fault_store.h"
 #include "objectstore/local/local_store.h"
 #include "objectstore/object_store.h"
-#include "types/column.h"
+#include "tarn/column.h"
 
 namespace tarn::stress {
 

@@ -14,7 +14,7 @@
 #include <mutex>
 #include <string_view>
 
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

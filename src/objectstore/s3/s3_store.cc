@@ -16,10 +16,10 @@
 #include <thread>
 #include <utility>
 
-#include "common/buffer.h"
 #include "objectstore/s3/http_client.h"
 #include "objectstore/s3/sigv4.h"
 #include "objectstore/s3/xml.h"
+#include "tarn/buffer.h"
 
 namespace tarn {
 

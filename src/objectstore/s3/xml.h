@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn::s3 {
 

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
-#include "types/column.h"
-#include "types/data_type.h"
+#include "tarn/column.h"
+#include "tarn/data_type.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

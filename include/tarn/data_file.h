@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
-#include "table/partition.h"
-#include "types/column.h"
+#include "tarn/column.h"
+#include "tarn/partition.h"
+#include "tarn/status.h"
 
 namespace tarn {
 

@@ -1,5 +1,6 @@
 // Access tokens and the audit log (PRODUCT.md V5): the value types of the catalog's access API.
-// Storage lives in the metastore (migration 3); access.cc implements the Catalog members.
+// Storage lives in the metastore (migration 3); src/catalog/access.cc implements the Catalog
+// members.
 // Signing and verifying bearer tokens, and deciding what a role may do, live in src/auth.
 #pragma once
 
@@ -9,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
+#include "tarn/status.h"
 
 namespace tarn {
 
@@ -84,7 +85,8 @@ struct FederationRule {
 
 // Whether `issuer` may be trusted by a federation rule: an absolute https URL without user
 // info, query or fragment (http only for 127.0.0.1, [::1] or localhost), at most 512 bytes.
-// kInvalidArgument (code=invalid_issuer, field=issuer) otherwise.
+// kInvalidArgument (code=invalid_issuer, field=issuer) otherwise. In tarn::tarn only (the
+// catalog implements it).
 Status ValidateFederationIssuer(std::string_view issuer);
 
 struct AuditQuery {

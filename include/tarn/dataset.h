@@ -1,5 +1,5 @@
 // Datasets, commits and snapshots: the value types of the catalog's dataset API (PRODUCT.md
-// C3 to C11). The operations are members of Catalog (catalog.h).
+// C3 to C11). The operations are members of tarn::Client (tarn/client.h).
 #pragma once
 
 #include <cstdint>
@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include "catalog/access.h"
-#include "common/status.h"
-#include "table/data_file.h"
-#include "table/partition.h"
-#include "table/sort_order.h"
-#include "types/data_type.h"
+#include "tarn/access.h"
+#include "tarn/data_file.h"
+#include "tarn/data_type.h"
+#include "tarn/partition.h"
+#include "tarn/sort_order.h"
+#include "tarn/status.h"
 
 namespace tarn {
 
@@ -50,6 +50,18 @@ struct CollectionInfo {
   int64_t dataset_count = 0;          // live datasets
   int64_t dropped_dataset_count = 0;  // dropped datasets whose history is kept
 };
+
+// Checks one identifier against ^[A-Za-z_][A-Za-z0-9_-]{0,127}$; kInvalidArgument naming
+// `what` (e.g. "workspace name") and the bad value otherwise.
+Status ValidateIdentifier(std::string_view what, std::string_view name);
+
+// A `workspace.collection` name, split and validated.
+struct CollectionName {
+  std::string workspace;
+  std::string collection;
+  std::string ToString() const { return workspace + "." + collection; }
+};
+Result<CollectionName> ParseCollectionName(std::string_view qualified);
 
 // A `workspace.collection.dataset` name, split and validated.
 struct DatasetName {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "common/buffer.h"
-#include "types/data_type.h"
+#include "tarn/buffer.h"
+#include "tarn/data_type.h"
 
 namespace tarn {
 

@@ -1,0 +1,294 @@
+// The functions and members of the SDK's value types (include/tarn/dataset.h, access.h) that
+// need no catalog: names, vocabularies, receipts and schema-change text. Part of both tarn::tarn
+// and the remote-only tarn::client.
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "tarn/access.h"
+#include "tarn/dataset.h"
+
+namespace tarn {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::pair<CommitOperation, std::string_view> kOperationNames[] = {
+    {CommitOperation::kAppend, "append"},
+    {CommitOperation::kAddFiles, "add_files"},
+    {CommitOperation::kOverwrite, "overwrite"},
+    {CommitOperation::kTruncateAndAdd, "truncate_and_add_files"},
+    {CommitOperation::kDeleteRows, "delete_rows"},
+    {CommitOperation::kDeleteFiles, "delete_files"},
+    {CommitOperation::kMerge, "merge"},
+    {CommitOperation::kRollback, "rollback"},
+    {CommitOperation::kCompact, "compact"},
+};
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Splits "word rest" at the first run of spaces.
+std::pair<std::string_view, std::string_view> NextWord(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  size_t sp = s.find(' ');
+  std::string_view word = s.substr(0, sp);
+  std::string_view rest = sp == std::string_view::npos ? std::string_view() : s.substr(sp);
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+  return {word, rest};
+}
+
+}  // namespace
+
+bool ProtectionOn(const std::optional<std::string>& raw) {
+  if (!raw) return true;
+  static constexpr std::string_view kFalse = "false";
+  if (raw->size() != kFalse.size()) return true;
+  for (size_t i = 0; i < kFalse.size(); ++i) {
+    char c = (*raw)[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != kFalse[i]) return true;
+  }
+  return false;
+}
+
+Status ValidateIdentifier(std::string_view what, std::string_view name) {
+  auto bad = [&](std::string_view why) {
+    std::string shown(name.substr(0, 140));
+    return Status::InvalidArgument(std::string(what) + " '" + shown + "' " + std::string(why) +
+                                   " (must match ^[A-Za-z_][A-Za-z0-9_-]{0,127}$)");
+  };
+  if (name.empty()) return bad("is empty");
+  if (name.size() > 128) return bad("is longer than 128 characters");
+  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  if (!alpha(name[0])) return bad("must start with a letter or '_'");
+  for (char c : name.substr(1)) {
+    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '-') return bad("has an invalid character");
+  }
+  return Status::OK();
+}
+
+Result<CollectionName> ParseCollectionName(std::string_view qualified) {
+  size_t dot = qualified.find('.');
+  if (dot == std::string_view::npos || qualified.find('.', dot + 1) != std::string_view::npos) {
+    return Status::InvalidArgument("collection name '" + std::string(qualified.substr(0, 300)) +
+                                   "' must be workspace.collection");
+  }
+  CollectionName n{std::string(qualified.substr(0, dot)), std::string(qualified.substr(dot + 1))};
+  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", n.workspace));
+  TARN_RETURN_NOT_OK(ValidateIdentifier("collection name", n.collection));
+  return n;
+}
+
+Result<DatasetName> ParseDatasetName(std::string_view qualified) {
+  size_t d1 = qualified.find('.');
+  size_t d2 = d1 == std::string_view::npos ? d1 : qualified.find('.', d1 + 1);
+  if (d2 == std::string_view::npos || qualified.find('.', d2 + 1) != std::string_view::npos) {
+    return Status::InvalidArgument("dataset name '" + std::string(qualified.substr(0, 300)) +
+                                   "' must be workspace.collection.dataset");
+  }
+  DatasetName n{std::string(qualified.substr(0, d1)),
+                std::string(qualified.substr(d1 + 1, d2 - d1 - 1)),
+                std::string(qualified.substr(d2 + 1))};
+  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", n.workspace));
+  TARN_RETURN_NOT_OK(ValidateIdentifier("collection name", n.collection));
+  TARN_RETURN_NOT_OK(ValidateIdentifier("dataset name", n.dataset));
+  return n;
+}
+
+Result<SchemaChange> ParseSchemaChange(std::string_view text) {
+  auto bad = [&](std::string_view why) {
+    return Status::InvalidArgument("schema change '" + std::string(text.substr(0, 200)) +
+                                   "': " + std::string(why));
+  };
+  auto [verb, rest] = NextWord(text);
+  std::string v = Lower(verb);
+  SchemaChange ch;
+  if (v == "add") {
+    auto [col, type] = NextWord(rest);
+    if (Lower(col) == "column") std::tie(col, type) = NextWord(type);
+    if (col.empty() || type.empty()) return bad("expected 'add COLUMN TYPE'");
+    ch.kind = SchemaChange::Kind::kAddColumn;
+    ch.column = std::string(col);
+    std::string t(type);
+    std::string lt = Lower(t);
+    if (lt.size() > 6 && lt.compare(lt.size() - 6, 6, " first") == 0) {
+      ch.first = true;
+      t.resize(t.size() - 6);
+    } else if (size_t at = lt.rfind(" after "); at != std::string::npos) {
+      ch.after = t.substr(at + 7);
+      t.resize(at);
+    }
+    if (Lower(t).find("not null") != std::string::npos) ch.nullable = false;
+    std::string lt2 = Lower(t);
+    if (size_t nn = lt2.find(" not null"); nn != std::string::npos) t.resize(nn);
+    auto dt = DataType::Parse(t);
+    if (!dt.ok()) return bad(dt.status().message());
+    ch.type = *dt;
+    return ch;
+  }
+  if (v == "drop") {
+    auto [col, more] = NextWord(rest);
+    if (Lower(col) == "not" && Lower(more).rfind("null ", 0) == 0) {
+      ch.kind = SchemaChange::Kind::kSetNullable;
+      ch.column = std::string(NextWord(more).second);
+      ch.nullable = true;
+      if (ch.column.empty()) return bad("expected 'drop not null COLUMN'");
+      return ch;
+    }
+    if (Lower(col) == "column") std::tie(col, more) = NextWord(more);
+    if (col.empty() || !more.empty()) return bad("expected 'drop COLUMN'");
+    ch.kind = SchemaChange::Kind::kDropColumn;
+    ch.column = std::string(col);
+    return ch;
+  }
+  if (v == "rename") {
+    auto [col, more] = NextWord(rest);
+    if (Lower(col) == "column") std::tie(col, more) = NextWord(more);
+    auto [to, name] = NextWord(more);
+    if (col.empty() || Lower(to) != "to" || name.empty()) return bad("expected 'rename A TO B'");
+    ch.kind = SchemaChange::Kind::kRenameColumn;
+    ch.column = std::string(col);
+    ch.new_name = std::string(name);
+    return ch;
+  }
+  if (v == "promote") {
+    auto [col, type] = NextWord(rest);
+    if (col.empty() || type.empty()) return bad("expected 'promote COLUMN TYPE'");
+    auto dt = DataType::Parse(type);
+    if (!dt.ok()) return bad(dt.status().message());
+    ch.kind = SchemaChange::Kind::kPromoteColumn;
+    ch.column = std::string(col);
+    ch.type = *dt;
+    return ch;
+  }
+  if (v == "move") {
+    auto [col, more] = NextWord(rest);
+    auto [where, target] = NextWord(more);
+    ch.kind = SchemaChange::Kind::kMoveColumn;
+    ch.column = std::string(col);
+    if (Lower(where) == "first" && target.empty()) {
+      ch.first = true;
+    } else if (Lower(where) == "after" && !target.empty()) {
+      ch.after = std::string(target);
+    } else {
+      return bad("expected 'move COLUMN FIRST' or 'move COLUMN AFTER OTHER'");
+    }
+    return ch;
+  }
+  if (v == "set") {
+    auto [what, col] = NextWord(rest);
+    if (Lower(what) != "nullable" || col.empty()) return bad("expected 'set nullable COLUMN'");
+    ch.kind = SchemaChange::Kind::kSetNullable;
+    ch.column = std::string(col);
+    return ch;
+  }
+  return bad("expected add, drop, rename, promote, move or set nullable");
+}
+
+std::string_view CommitOperationName(CommitOperation op) {
+  for (const auto& [o, name] : kOperationNames) {
+    if (o == op) return name;
+  }
+  return "unknown";
+}
+
+Result<CommitOperation> ParseCommitOperation(std::string_view name) {
+  for (const auto& [o, n] : kOperationNames) {
+    if (n == name) return o;
+  }
+  return Status::InvalidArgument("unknown commit operation '" + std::string(name) + "'");
+}
+
+bool IsAppendOnly(CommitOperation op) {
+  return op == CommitOperation::kAppend || op == CommitOperation::kAddFiles;
+}
+
+std::string SnapshotSelector::ToString() const {
+  if (snapshot_id) return "snapshot " + std::to_string(*snapshot_id);
+  if (at_time_us) return "time " + std::to_string(*at_time_us) + " us";
+  if (tag) return "tag " + *tag;
+  return "current";
+}
+
+std::string Receipt::ToJson() const {
+  if (empty()) return "{}";
+  json j = json::object();
+  json reads = json::array();
+  for (const auto& r : this->reads) {
+    reads.push_back({{"dataset", r.dataset},
+                     {"dataset_uuid", r.dataset_uuid},
+                     {"snapshot_id", r.snapshot_id},
+                     {"resolved_by", r.resolved_by}});
+  }
+  j["reads"] = std::move(reads);
+  j["producer"] = producer;
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<Receipt> Receipt::FromJson(std::string_view text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return Status::InvalidArgument("a receipt must be a JSON object");
+  Receipt r;
+  if (auto it = j.find("producer"); it != j.end()) {
+    if (!it->is_string()) return Status::InvalidArgument("receipt producer must be a string");
+    r.producer = it->get<std::string>();
+  }
+  if (auto it = j.find("reads"); it != j.end()) {
+    if (!it->is_array()) return Status::InvalidArgument("receipt reads must be an array");
+    for (const auto& e : *it) {
+      if (!e.is_object()) return Status::InvalidArgument("a receipt read must be an object");
+      ReadReference ref;
+      auto str = [&](const char* key, std::string* out) -> Status {
+        auto f = e.find(key);
+        if (f == e.end()) return Status::OK();
+        if (!f->is_string()) {
+          return Status::InvalidArgument(std::string("receipt read '") + key +
+                                         "' must be a string");
+        }
+        *out = f->get<std::string>();
+        return Status::OK();
+      };
+      TARN_RETURN_NOT_OK(str("dataset", &ref.dataset));
+      TARN_RETURN_NOT_OK(str("dataset_uuid", &ref.dataset_uuid));
+      TARN_RETURN_NOT_OK(str("resolved_by", &ref.resolved_by));
+      if (auto f = e.find("snapshot_id"); f != e.end()) {
+        if (!f->is_number_integer()) {
+          return Status::InvalidArgument("receipt read 'snapshot_id' must be an integer");
+        }
+        ref.snapshot_id = f->get<int64_t>();
+      }
+      r.reads.push_back(std::move(ref));
+    }
+  }
+  return r;
+}
+
+std::string_view RoleName(Role role) {
+  switch (role) {
+    case Role::kReader:
+      return "reader";
+    case Role::kWriter:
+      return "writer";
+    case Role::kOwner:
+      return "owner";
+  }
+  return "unknown";
+}
+
+Result<Role> ParseRole(std::string_view name) {
+  if (name == "reader") return Role::kReader;
+  if (name == "writer") return Role::kWriter;
+  if (name == "owner") return Role::kOwner;
+  return Status::InvalidArgument("role '" + std::string(name.substr(0, 64)) +
+                                 "' must be reader, writer or owner")
+      .WithField("code", "invalid_role")
+      .WithField("field", "role");
+}
+
+}  // namespace tarn
