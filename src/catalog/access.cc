@@ -12,6 +12,7 @@
 #include "catalog/access_internal.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/error_codes.h"
 #include "metastore/metastore.h"
 
 namespace tarn {
@@ -44,14 +45,12 @@ constexpr char kTokenColumns[] =
     "client_id, workspace, role, pattern, description, created_by, created_at, last_used_at, "
     "revoked_at";
 
-Status InvalidClient() {
-  return Status::Unauthenticated("invalid client credentials").WithField("code", "invalid_client");
-}
+Status InvalidClient() { return Status::Of(codes::kInvalidClient, "invalid client credentials"); }
 
 Status TokenNotFound(std::string_view client_id) {
-  return Status::NotFound("access token '" + std::string(client_id.substr(0, kMaxClientIdBytes)) +
-                          "' does not exist")
-      .WithField("code", "token_not_found")
+  return Status::Of(codes::kTokenNotFound, "access token '" +
+                                               std::string(client_id.substr(0, kMaxClientIdBytes)) +
+                                               "' does not exist")
       .WithField("client_id", std::string(client_id.substr(0, kMaxClientIdBytes)));
 }
 
@@ -156,9 +155,9 @@ std::string SanitizeText(std::string_view s) {
 
 Status ValidatePattern(std::string_view pattern) {
   auto bad = [&](std::string_view why) {
-    return Status::InvalidArgument("token pattern '" + std::string(pattern.substr(0, 300)) + "' " +
-                                   std::string(why))
-        .WithField("code", "invalid_pattern")
+    return Status::Of(
+               codes::kInvalidPattern,
+               "token pattern '" + std::string(pattern.substr(0, 300)) + "' " + std::string(why))
         .WithField("field", "pattern");
   };
   if (pattern.empty()) return bad("is empty");
@@ -179,7 +178,7 @@ Status ValidateSpec(const AccessTokenSpec& spec) {
     TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", spec.workspace));
   }
   if (spec.role != Role::kReader && spec.role != Role::kWriter && spec.role != Role::kOwner) {
-    return Status::InvalidArgument("invalid role").WithField("code", "invalid_role");
+    return Status::Of(codes::kInvalidRole, "invalid role");
   }
   TARN_RETURN_NOT_OK(ValidatePattern(spec.pattern));
   if (spec.description.size() > kMaxDescriptionBytes || !ValidText(spec.description)) {
@@ -319,9 +318,8 @@ Result<Role> ParseRole(std::string_view name) {
   if (name == "reader") return Role::kReader;
   if (name == "writer") return Role::kWriter;
   if (name == "owner") return Role::kOwner;
-  return Status::InvalidArgument("role '" + std::string(name.substr(0, 64)) +
-                                 "' must be reader, writer or owner")
-      .WithField("code", "invalid_role")
+  return Status::Of(codes::kInvalidRole, "role '" + std::string(name.substr(0, 64)) +
+                                             "' must be reader, writer or owner")
       .WithField("field", "role");
 }
 
@@ -404,8 +402,8 @@ Result<NewAccessToken> Catalog::CreateAccessToken(const AccessTokenSpec& spec,
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(int64_t n, InsertToken(tx, p, /*only_if_empty=*/false));
     if (n == 0) {
-      return Status::AlreadyExists("access token '" + p.token.info.client_id + "' exists already")
-          .WithField("code", "token_exists")
+      return Status::Of(codes::kTokenExists,
+                        "access token '" + p.token.info.client_id + "' exists already")
           .WithField("client_id", p.token.info.client_id);
     }
     return Status::OK();

@@ -6,6 +6,7 @@
 #include "catalog/access_internal.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/error_codes.h"
 #include "metastore/metastore.h"
 
 namespace tarn {
@@ -27,22 +28,20 @@ constexpr char kRuleFrom[] =
     " FROM federation_rules r JOIN access_tokens t ON t.client_id = r.client_id";
 
 Status BadIssuer(std::string_view issuer, std::string_view why) {
-  return Status::InvalidArgument("issuer '" + std::string(issuer.substr(0, 200)) + "' " +
-                                 std::string(why))
-      .WithField("code", "invalid_issuer")
+  return Status::Of(codes::kInvalidIssuer,
+                    "issuer '" + std::string(issuer.substr(0, 200)) + "' " + std::string(why))
       .WithField("field", "issuer");
 }
 
 Status BadSubject(std::string_view why) {
-  return Status::InvalidArgument("subject " + std::string(why))
-      .WithField("code", "invalid_subject")
+  return Status::Of(codes::kInvalidSubject, "subject " + std::string(why))
       .WithField("field", "subject");
 }
 
 Status RuleNotFound(std::string_view id) {
   std::string shown(id.substr(0, 64));
-  return Status::NotFound("federation rule '" + shown + "' does not exist")
-      .WithField("code", "federation_rule_not_found")
+  return Status::Of(codes::kFederationRuleNotFound,
+                    "federation rule '" + shown + "' does not exist")
       .WithField("id", shown);
 }
 
@@ -156,8 +155,8 @@ Result<FederationRule> Catalog::CreateFederationRule(const FederationRuleSpec& s
         auto exists,
         tx.QueryOne("SELECT 1 FROM access_tokens WHERE client_id = ?", {spec.client_id}));
     if (!exists) {
-      return Status::NotFound("access token '" + spec.client_id + "' does not exist")
-          .WithField("code", "token_not_found")
+      return Status::Of(codes::kTokenNotFound,
+                        "access token '" + spec.client_id + "' does not exist")
           .WithField("client_id", spec.client_id);
     }
     TARN_ASSIGN_OR_RETURN(
@@ -168,9 +167,9 @@ Result<FederationRule> Catalog::CreateFederationRule(const FederationRuleSpec& s
                    {rule.id, rule.issuer, rule.subject, rule.client_id, rule.description,
                     rule.created_by, rule.created_at_us}));
     if (n == 0) {
-      return Status::AlreadyExists("issuer '" + rule.issuer + "' and subject '" + rule.subject +
-                                   "' already map to a client")
-          .WithField("code", "federation_rule_exists");
+      return Status::Of(codes::kFederationRuleExists, "issuer '" + rule.issuer + "' and subject '" +
+                                                          rule.subject +
+                                                          "' already map to a client");
     }
     return Status::OK();
   }));
