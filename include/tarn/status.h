@@ -3,9 +3,13 @@
 // An OK Status is a null pointer, so success costs nothing. An error carries one ErrorKind,
 // a message, and optional named fields (for typed error bodies such as
 // {"error": {"code": ..., "column": ...}}). The mapping of each kind to an HTTP status and a
-// CLI exit code lives in exactly one place: status.cc.
+// CLI exit code lives in exactly one place: kKindTable below. The "code" field names one
+// ErrorCode (below): each module declares its codes in its own error_codes.h and registers them
+// in the one ErrorRegistry.
 #pragma once
 
+#include <cstddef>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,22 +38,131 @@ enum class ErrorKind : unsigned char {
   kInternal,            // a bug in tarn
 };
 
+// The one table of kinds: code name, HTTP status, CLI exit code (0 ok, 2 usage, 3 refused,
+// 4 stale, 5 denied, 6 unavailable, 130 interrupted, 1 internal) and whether repeating the
+// same request may succeed. Indexed by the kind's value; add a kind here and nowhere else.
+struct ErrorKindInfo {
+  ErrorKind kind;
+  std::string_view name;
+  int http;
+  int exit_code;
+  bool retryable;
+};
+inline constexpr ErrorKindInfo kKindTable[] = {
+    {ErrorKind::kOk, "ok", 200, 0, false},
+    {ErrorKind::kInvalidArgument, "invalid_argument", 422, 2, false},
+    {ErrorKind::kNotFound, "not_found", 404, 3, false},
+    {ErrorKind::kAlreadyExists, "already_exists", 409, 3, false},
+    {ErrorKind::kFailedPrecondition, "failed_precondition", 409, 3, false},
+    {ErrorKind::kConflict, "conflict", 409, 4, true},
+    {ErrorKind::kStale, "stale", 409, 4, false},
+    {ErrorKind::kExpired, "expired", 410, 4, false},
+    {ErrorKind::kUnauthenticated, "unauthenticated", 401, 5, false},
+    {ErrorKind::kPermissionDenied, "permission_denied", 403, 5, false},
+    {ErrorKind::kTooLarge, "too_large", 413, 3, false},
+    {ErrorKind::kCorruption, "corruption", 422, 3, false},
+    {ErrorKind::kUnavailable, "unavailable", 503, 6, true},
+    {ErrorKind::kIOError, "io_error", 503, 6, true},
+    {ErrorKind::kCancelled, "cancelled", 499, 130, false},
+    {ErrorKind::kInternal, "internal", 500, 1, false},
+};
+constexpr const ErrorKindInfo& KindInfo(ErrorKind kind) {
+  auto i = static_cast<size_t>(kind);
+  return i < std::size(kKindTable) ? kKindTable[i] : kKindTable[std::size(kKindTable) - 1];
+}
+
 // Stable lower_snake name of a kind, used as the error code in JSON bodies.
-std::string_view ErrorKindName(ErrorKind kind);
+constexpr std::string_view ErrorKindName(ErrorKind kind) { return KindInfo(kind).name; }
 // HTTP status for a kind (never 500 except kInternal).
-int HttpStatusFor(ErrorKind kind);
-// CLI exit code: 0 ok, 2 usage, 3 refused, 4 stale, 5 denied, 6 unavailable, 130 interrupted,
-// 1 internal.
-int ExitCodeFor(ErrorKind kind);
+constexpr int HttpStatusFor(ErrorKind kind) { return KindInfo(kind).http; }
+// CLI exit code for a kind.
+constexpr int ExitCodeFor(ErrorKind kind) { return KindInfo(kind).exit_code; }
 // Whether repeating the same request may succeed.
-bool IsRetryable(ErrorKind kind);
+constexpr bool IsRetryable(ErrorKind kind) { return KindInfo(kind).retryable; }
+
+// One error code: the wire string of a Status's "code" field and what it means. Declared
+// constexpr by the module that raises it (src/<module>/error_codes.h, with TARN_ERROR_CODE),
+// which registers it in ErrorRegistry. HTTP status, exit code and retryability default to the
+// kind's; a code overrides them with Http()/Exit(). They apply to a status of the code's own
+// kind; a status of another kind that carries the code (a wrapped error) keeps its kind's.
+struct ErrorCode {
+  std::string_view name;  // the wire string, lower_snake
+  ErrorKind kind;
+  int http;
+  int exit_code;
+  bool retryable;
+  std::string_view fields;  // the fields it carries besides code and message, space-separated
+  bool served;              // a response of `tarn serve` may carry it (docs/openapi.json lists it)
+
+  constexpr ErrorCode(std::string_view name_, ErrorKind kind_, std::string_view fields_ = {})
+      : name(name_),
+        kind(kind_),
+        http(HttpStatusFor(kind_)),
+        exit_code(ExitCodeFor(kind_)),
+        retryable(IsRetryable(kind_)),
+        fields(fields_),
+        served(true) {}
+  constexpr ErrorCode Http(int status) const {
+    ErrorCode c = *this;
+    c.http = status;
+    return c;
+  }
+  constexpr ErrorCode Exit(int code) const {
+    ErrorCode c = *this;
+    c.exit_code = code;
+    return c;
+  }
+  // Never in a response of `tarn serve` (raised by the client, the CLI, or the server's
+  // own startup).
+  constexpr ErrorCode NotServed() const {
+    ErrorCode c = *this;
+    c.served = false;
+    return c;
+  }
+};
+
+// Every code of the program, by name. Modules register their codes during static
+// initialization (TARN_ERROR_CODE); a binary knows the codes of the modules it links.
+class ErrorRegistry {
+ public:
+  // Adds `code`; a second code of the same name is a programmer error (aborts).
+  static bool Register(const ErrorCode& code);
+  // The code named `name`, or nullptr.
+  static const ErrorCode* Find(std::string_view name);
+  // Every registered code, sorted by name.
+  static std::vector<const ErrorCode*> All();
+};
+
+// The code of each kind's own name: what a status without a "code" field shows as its code
+// (ErrorKindName), and the code of errors no narrower code describes. Registered by status.cc.
+namespace codes {
+inline constexpr ErrorCode kInvalidArgument{"invalid_argument", ErrorKind::kInvalidArgument};
+inline constexpr ErrorCode kNotFound{"not_found", ErrorKind::kNotFound};
+inline constexpr ErrorCode kAlreadyExists{"already_exists", ErrorKind::kAlreadyExists};
+inline constexpr ErrorCode kFailedPrecondition{"failed_precondition",
+                                               ErrorKind::kFailedPrecondition};
+inline constexpr ErrorCode kConflict{"conflict", ErrorKind::kConflict};
+inline constexpr ErrorCode kStale{"stale", ErrorKind::kStale};
+inline constexpr ErrorCode kExpired{"expired", ErrorKind::kExpired};
+inline constexpr ErrorCode kUnauthenticated{"unauthenticated", ErrorKind::kUnauthenticated};
+inline constexpr ErrorCode kPermissionDenied{"permission_denied", ErrorKind::kPermissionDenied,
+                                             "needed_role target workspace"};
+inline constexpr ErrorCode kTooLarge{"too_large", ErrorKind::kTooLarge, "limit"};
+inline constexpr ErrorCode kCorruption{"corruption", ErrorKind::kCorruption};
+inline constexpr ErrorCode kUnavailable{"unavailable", ErrorKind::kUnavailable};
+inline constexpr ErrorCode kIOError{"io_error", ErrorKind::kIOError};
+inline constexpr ErrorCode kCancelled{"cancelled", ErrorKind::kCancelled};
+inline constexpr ErrorCode kInternal{"internal", ErrorKind::kInternal, "reference"};
+}  // namespace codes
 
 class Status;
-// The same for a whole status: by kind, except the refusals of data (an invalid_argument whose
-// code is value_not_castable, column_undeclared, column_missing, sources_disagree or
-// format_unreadable) exit 3, not 2 (docs/design/upload.md).
+// The same for a whole status: its code's (when the code is registered and of the status's
+// kind), else its kind's. Data refusals (value_not_castable, ...) exit 3 this way.
 int ExitCodeFor(const Status& status);
 int HttpStatusFor(const Status& status);
+bool IsRetryable(const Status& status);
+// The code of a status: its registered "code" field of the status's kind, else nullptr.
+const ErrorCode* RegisteredCode(const Status& status);
 
 class [[nodiscard]] Status {
  public:
@@ -86,6 +199,10 @@ class [[nodiscard]] Status {
   static Status IOError(std::string msg) { return {ErrorKind::kIOError, std::move(msg)}; }
   static Status Cancelled(std::string msg) { return {ErrorKind::kCancelled, std::move(msg)}; }
   static Status Internal(std::string msg) { return {ErrorKind::kInternal, std::move(msg)}; }
+  // A status of `code`'s kind carrying code=`code.name`.
+  static Status Of(const ErrorCode& code, std::string msg) {
+    return Status(code.kind, std::move(msg)).WithCode(code);
+  }
 
   bool ok() const { return state_ == nullptr; }
   ErrorKind kind() const { return state_ ? state_->kind : ErrorKind::kOk; }
@@ -95,6 +212,15 @@ class [[nodiscard]] Status {
   // Returns a copy with `field`=`value` attached.
   Status WithField(std::string field, std::string value) const&;
   Status WithField(std::string field, std::string value) &&;
+  // Returns a copy with code=`code.name` attached (the kind stays).
+  Status WithCode(const ErrorCode& code) const& {
+    return WithField("code", std::string(code.name));
+  }
+  Status WithCode(const ErrorCode& code) && {
+    return std::move(*this).WithField("code", std::string(code.name));
+  }
+  // Whether the "code" field is `code`'s name.
+  bool Is(const ErrorCode& code) const;
   // Returns a copy whose message is "context: message" (same kind and fields).
   Status WithContext(std::string_view context) const;
   // "not_found: message".
@@ -152,6 +278,13 @@ void Result<T>::Check() const {
 }
 
 }  // namespace tarn
+
+// Declares the constexpr code `id` (in the enclosing namespace, by convention tarn::codes) and
+// registers it: TARN_ERROR_CODE(kPathNotOwned, ErrorCode("path_not_owned",
+// ErrorKind::kPermissionDenied, "path"));
+#define TARN_ERROR_CODE(id, ...)                       \
+  inline constexpr ::tarn::ErrorCode id = __VA_ARGS__; \
+  inline const bool id##Registered_ = ::tarn::ErrorRegistry::Register(id)
 
 #define TARN_CONCAT_INNER(a, b) a##b
 #define TARN_CONCAT(a, b) TARN_CONCAT_INNER(a, b)

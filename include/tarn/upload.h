@@ -293,8 +293,10 @@ class Uploads {
 };
 
 // ---- errors (U5) ----
-// Each code is the "code" field of a Status; its kind, HTTP status and CLI exit code are in
-// docs/design/upload.md and common/status.cc. Fields besides "code":
+// Each code is the "code" field of a Status; its kind, HTTP status and CLI exit code are its
+// tarn::ErrorCode in the registry (ErrorRegistry::Find(UploadErrorCodeName(code)), declared in
+// src/upload/error_codes.h and src/formats/error_codes.h; docs/design/upload.md). Fields besides
+// "code":
 enum class UploadErrorCode : uint8_t {
   kSchemaSourceRequired,  // -
   kValueNotCastable,      // column, row, value, declared

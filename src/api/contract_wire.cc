@@ -3,6 +3,7 @@
 #include <limits>
 #include <utility>
 
+#include "api/error_codes.h"
 #include "types/value_text.h"
 
 namespace tarn::api {
@@ -14,7 +15,7 @@ Json OptJson(const std::optional<std::string>& v) { return v ? Json(*v) : Json(n
 
 Result<int32_t> Int32At(int64_t v, const std::string& pointer) {
   if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
-    return FieldError("out_of_range", pointer, "integer out of the 32-bit range");
+    return FieldError(codes::kOutOfRange, pointer, "integer out of the 32-bit range");
   }
   return static_cast<int32_t>(v);
 }
@@ -98,7 +99,7 @@ Result<SchemaSource> SchemaSourceAt(const Json& j, const std::string& path) {
     }
   }
   if (!known) {
-    return FieldError("invalid_value", r.Pointer("source"),
+    return FieldError(codes::kInvalidValue, r.Pointer("source"),
                       "schema source must be declared, inferred, dataset or auto, got '" +
                           source.substr(0, 64) + "'");
   }
@@ -120,7 +121,7 @@ Result<SchemaSource> SchemaSourceAt(const Json& j, const std::string& path) {
     } else if (*mode == WriteModeName(WriteMode::kOverwrite)) {
       s.mode = WriteMode::kOverwrite;
     } else {
-      return FieldError("invalid_value", r.Pointer("mode"),
+      return FieldError(codes::kInvalidValue, r.Pointer("mode"),
                         "mode must be append or overwrite, got '" + mode->substr(0, 64) + "'");
     }
   }
@@ -143,7 +144,7 @@ Result<UploadSample> SampleAt(const Json& j, const std::string& path) {
   TARN_ASSIGN_OR_RETURN(std::string b64, r.String("bytes"));
   auto bytes = DecodeBase64(b64);
   if (!bytes.ok()) {
-    return FieldError("invalid_base64", r.Pointer("bytes"), bytes.status().message());
+    return FieldError(codes::kInvalidBase64, r.Pointer("bytes"), bytes.status().message());
   }
   s.bytes = std::move(*bytes);
   TARN_ASSIGN_OR_RETURN(s.file_size, OptInt(r, "file_size", -1));

@@ -6,6 +6,7 @@
 #include <limits>
 #include <unordered_set>
 
+#include "api/error_codes.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
 #include "table/schema_json.h"
@@ -34,9 +35,9 @@ std::string Shown(const std::string& pointer) { return pointer.empty() ? "(body)
 
 }  // namespace
 
-Status FieldError(std::string_view code, const std::string& pointer, std::string message) {
-  return Status::InvalidArgument(Shown(pointer) + ": " + message)
-      .WithField("code", std::string(code))
+Status FieldError(const ErrorCode& code, const std::string& pointer, std::string message) {
+  return Status(code.kind, Shown(pointer) + ": " + message)
+      .WithCode(code)
       .WithField("field", pointer);
 }
 
@@ -67,7 +68,7 @@ const char* TypeName(const Json& j) {
 }  // namespace
 
 Status WrongType(const std::string& pointer, const Json& j, const char* expected) {
-  return FieldError("wrong_type", pointer,
+  return FieldError(codes::kWrongType, pointer,
                     std::string("expected ") + expected + ", got " + TypeName(j));
 }
 
@@ -84,7 +85,7 @@ Status AtField(const Status& st, const std::string& pointer) {
     if (k == "code") has_code = true;
     out = std::move(out).WithField(k, v);
   }
-  if (!has_code) out = std::move(out).WithField("code", "invalid_value");
+  if (!has_code) out = std::move(out).WithCode(codes::kInvalidValue);
   return std::move(out).WithField("field", pointer);
 }
 
@@ -92,14 +93,14 @@ Result<int64_t> IntAt(const Json& v, const std::string& pointer) {
   if (!v.is_number_integer()) return WrongType(pointer, v, "an integer");
   if (v.is_number_unsigned() &&
       v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    return FieldError("out_of_range", pointer, "integer out of the 64-bit signed range");
+    return FieldError(codes::kOutOfRange, pointer, "integer out of the 64-bit signed range");
   }
   return v.get<int64_t>();
 }
 
 Result<int32_t> Int32Of(int64_t v, const std::string& pointer) {
   if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
-    return FieldError("out_of_range", pointer, "integer out of the 32-bit range");
+    return FieldError(codes::kOutOfRange, pointer, "integer out of the 32-bit range");
   }
   return static_cast<int32_t>(v);
 }
@@ -115,7 +116,7 @@ std::string Base64(std::string_view bytes) {
 
 Result<std::string> Base64At(const std::string& text, const std::string& pointer) {
   auto bytes = DecodeBase64(text);
-  if (!bytes.ok()) return FieldError("invalid_base64", pointer, bytes.status().message());
+  if (!bytes.ok()) return FieldError(codes::kInvalidBase64, pointer, bytes.status().message());
   return std::move(bytes).value();
 }
 
@@ -355,7 +356,7 @@ Result<SchemaChange> SchemaChangeAt(const Json& j, const std::string& path) {
     }
   }
   if (!known) {
-    return FieldError("invalid_value", r.Pointer("kind"),
+    return FieldError(codes::kInvalidValue, r.Pointer("kind"),
                       "unknown schema change kind '" + kind.substr(0, 64) + "'");
   }
   TARN_ASSIGN_OR_RETURN(c.column, r.String("column"));
@@ -413,9 +414,9 @@ Result<int64_t> ParamInt(std::string_view name, const std::string& text) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, v);
   if (text.empty() || ec != std::errc() || ptr != end) {
-    return Status::InvalidArgument("query parameter " + std::string(name) +
-                                   " must be an integer, got '" + text.substr(0, 64) + "'")
-        .WithField("code", "invalid_value")
+    return Status::Of(codes::kInvalidValue, "query parameter " + std::string(name) +
+                                                " must be an integer, got '" + text.substr(0, 64) +
+                                                "'")
         .WithField("field", std::string(name));
   }
   return v;
@@ -547,20 +548,17 @@ Result<Json> ParseObject(std::string_view body) {
       },
       /*allow_exceptions=*/false);
   if (j.is_discarded()) {
-    return Status::InvalidArgument("the body is not valid JSON")
-        .WithField("code", "malformed_json")
-        .WithField("field", "");
+    return Status::Of(codes::kMalformedJson, "the body is not valid JSON").WithField("field", "");
   }
   if (dups.found()) {
-    return Status::InvalidArgument("the body has the key " + Dump(Json(dups.key().substr(0, 60))) +
-                                   " twice in one object (at " + dups.pointer() + ")")
-        .WithField("code", "malformed_json")
+    return Status::Of(codes::kMalformedJson, "the body has the key " +
+                                                 Dump(Json(dups.key().substr(0, 60))) +
+                                                 " twice in one object (at " + dups.pointer() + ")")
         .WithField("field", dups.pointer());
   }
   if (!j.is_object()) {
-    return Status::InvalidArgument(std::string("the body must be a JSON object, got ") +
-                                   TypeName(j))
-        .WithField("code", "malformed_json")
+    return Status::Of(codes::kMalformedJson,
+                      std::string("the body must be a JSON object, got ") + TypeName(j))
         .WithField("field", "");
   }
   return j;
@@ -658,7 +656,7 @@ Result<const Json*> ObjectReader::Value(const char* key) {
   taken_.emplace_back(key);
   auto it = j_->find(key);
   if (it == j_->end()) {
-    return FieldError("missing_field", Pointer(key), "required field is missing");
+    return FieldError(codes::kMissingField, Pointer(key), "required field is missing");
   }
   return &*it;
 }
@@ -699,7 +697,7 @@ Status ObjectReader::Finish() const {
   for (auto it = j_->begin(); it != j_->end(); ++it) {
     if (std::find(taken_.begin(), taken_.end(), it.key()) == taken_.end()) {
       std::string pointer = path_ + "/" + EscapePointerToken(it.key());
-      return FieldError("unknown_field", pointer, "unknown field");
+      return FieldError(codes::kUnknownField, pointer, "unknown field");
     }
   }
   return Status::OK();
@@ -1415,15 +1413,13 @@ Result<SnapshotSelector> SelectorFromParams(
   if (auto v = param("tag")) {
     ++given;
     if (v->empty()) {
-      return Status::InvalidArgument("query parameter tag must not be empty")
-          .WithField("code", "invalid_value")
+      return Status::Of(codes::kInvalidValue, "query parameter tag must not be empty")
           .WithField("field", "tag");
     }
     at.tag = std::move(*v);
   }
   if (given > 1) {
-    return Status::InvalidArgument("give at most one of snapshot_id, at_us and tag")
-        .WithField("code", "ambiguous_selector");
+    return Status::Of(codes::kAmbiguousSelector, "give at most one of snapshot_id, at_us and tag");
   }
   return at;
 }
@@ -1461,10 +1457,10 @@ Result<std::string> EncodeBatchFrame(const RecordBatch& batch) {
   TARN_RETURN_NOT_OK(writer->Write(batch));
   TARN_RETURN_NOT_OK(writer->Close());
   if (bytes->bytes().size() > kMaxFrameBytes) {
-    return Status::TooLarge("a batch of " + std::to_string(batch.num_rows) + " rows encodes to " +
-                            std::to_string(bytes->bytes().size()) +
-                            " bytes, past the frame limit of " + std::to_string(kMaxFrameBytes))
-        .WithField("code", "frame_too_large");
+    return Status::Of(codes::kFrameTooLarge,
+                      "a batch of " + std::to_string(batch.num_rows) + " rows encodes to " +
+                          std::to_string(bytes->bytes().size()) +
+                          " bytes, past the frame limit of " + std::to_string(kMaxFrameBytes));
   }
   return EncodeFrame(FrameKind::kParquet, bytes->bytes());
 }
@@ -1494,15 +1490,14 @@ Status FrameParser::Feed(std::string_view bytes) {
                  static_cast<uint32_t>(h[2]) << 16 | static_cast<uint32_t>(h[3]) << 24;
     char kind = static_cast<char>(h[4]);
     if (kind != 'M' && kind != 'P' && kind != 'E' && kind != 'X') {
-      error_ = Status::Corruption("bad frame: unknown frame kind byte " +
-                                  std::to_string(static_cast<int>(h[4])))
-                   .WithField("code", "bad_frame");
+      error_ = Status::Of(codes::kBadFrame, "bad frame: unknown frame kind byte " +
+                                                std::to_string(static_cast<int>(h[4])));
       return error_;
     }
     if (n > kMaxFrameBytes) {
-      error_ = Status::Corruption("bad frame: a frame of " + std::to_string(n) +
-                                  " bytes is past the limit of " + std::to_string(kMaxFrameBytes))
-                   .WithField("code", "bad_frame");
+      error_ = Status::Of(codes::kBadFrame, "bad frame: a frame of " + std::to_string(n) +
+                                                " bytes is past the limit of " +
+                                                std::to_string(kMaxFrameBytes));
       return error_;
     }
     size_t end = scan_ + kFrameHeaderBytes + n;

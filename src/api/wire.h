@@ -111,7 +111,7 @@ Result<SnapshotSelector> SelectorFromParams(
 
 // The error of a decoder about the value at `pointer`: kInvalidArgument with fields code and
 // field (for codecs built on ObjectReader elsewhere, e.g. contract_wire.h).
-Status FieldError(std::string_view code, const std::string& pointer, std::string message);
+Status FieldError(const ErrorCode& code, const std::string& pointer, std::string message);
 // code=wrong_type: "expected <expected>, got <what j is>".
 Status WrongType(const std::string& pointer, const Json& j, const char* expected);
 

@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <unordered_set>
 
+#include "api/error_codes.h"
 #include "auth/auth.h"
 #include "catalog/access_store.h"
+#include "auth/error_codes.h"
 #include "catalog/catalog.h"
 #include "metastore/metastore.h"
 
@@ -62,8 +64,7 @@ std::string_view Trim(std::string_view s) {
 }
 
 Status InvalidIdToken(std::string_view reason, const std::string& detail) {
-  return Status::Unauthenticated("invalid ID token: " + detail)
-      .WithField("code", "invalid_token")
+  return Status::Of(codes::kInvalidToken, "invalid ID token: " + detail)
       .WithField("reason", std::string(reason));
 }
 
@@ -184,8 +185,7 @@ class TokenAuthority::Impl {
   }
 
   static Status Revoked(const std::string& client_id) {
-    return Status::Unauthenticated("access token '" + client_id + "' was revoked")
-        .WithField("code", "token_revoked");
+    return Status::Of(codes::kTokenRevoked, "access token '" + client_id + "' was revoked");
   }
 
   // Adds `client_id` to the cached set (copy on write: readers hold the old one).
@@ -209,8 +209,7 @@ class TokenAuthority::Impl {
         },
         TxMode::kReadOnly));
     if (!revoked) {
-      return Status::Unauthenticated("the token's client does not exist")
-          .WithField("code", "invalid_token")
+      return Status::Of(codes::kInvalidToken, "the token's client does not exist")
           .WithField("reason", "unknown_client");
     }
     if (*revoked) return Revoked(client_id);
@@ -226,9 +225,9 @@ class TokenAuthority::Impl {
 
   Result<IssuedToken> ExchangeIdToken(std::string_view id_token, std::string_view audience) {
     if (audience.empty()) {
-      return Status::InvalidArgument(
+      return Status::Of(
+                 codes::kUnsupportedGrantType,
                  "federated sign-in is not enabled on this server (tarn serve --oidc-audience)")
-          .WithField("code", "unsupported_grant_type")
           .WithField("field", "grant_type");
     }
     IdTokenCheck check;
@@ -286,7 +285,7 @@ class TokenAuthority::Impl {
   Result<Principal> Verify(std::string_view authorization) {
     std::string_view token = Trim(authorization);
     if (token.empty()) {
-      return Status::Unauthenticated("no bearer token").WithField("code", "unauthenticated");
+      return Status::Of(codes::kUnauthenticated, "no bearer token");
     }
     // RFC 6750: "Bearer" (any case), whitespace, the token. A bare token or another scheme is
     // refused, so a credential pasted into the wrong header is never taken for a bearer.
@@ -299,13 +298,12 @@ class TokenAuthority::Impl {
       if (c != kScheme[i]) scheme = false;
     }
     if (!scheme) {
-      return Status::Unauthenticated("the Authorization header must be 'Bearer <token>'")
-          .WithField("code", "invalid_token")
+      return Status::Of(codes::kInvalidToken, "the Authorization header must be 'Bearer <token>'")
           .WithField("reason", "not_bearer");
     }
     token = Trim(token.substr(kScheme.size()));
     if (token.empty()) {
-      return Status::Unauthenticated("no bearer token").WithField("code", "unauthenticated");
+      return Status::Of(codes::kUnauthenticated, "no bearer token");
     }
     std::shared_ptr<const KeySet> held = Keys();
     auto lookup = [&](std::string_view kid) -> const SigningKey* {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/error_codes.h"
 #include "auth/auth.h"
 #include "auth/auth_internal.h"
 
@@ -23,8 +24,7 @@ constexpr int64_t kMicros = 1'000'000;
 constexpr char kB64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 Status Invalid(std::string_view reason, std::string_view detail) {
-  return Status::Unauthenticated("invalid bearer token: " + std::string(detail))
-      .WithField("code", "invalid_token")
+  return Status::Of(codes::kInvalidToken, "invalid bearer token: " + std::string(detail))
       .WithField("reason", std::string(reason));
 }
 

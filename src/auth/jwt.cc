@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "api/error_codes.h"
 #include "auth/auth_internal.h"
+#include "auth/error_codes.h"
 #include "auth/oidc.h"
 
 namespace tarn::auth {
@@ -33,13 +35,12 @@ constexpr size_t kEcCoordinateBytes = 32;
 // NumericDates past year 9999 are refused.
 
 Status Invalid(std::string_view reason, std::string_view detail) {
-  return Status::Unauthenticated("invalid ID token: " + std::string(detail))
-      .WithField("code", "invalid_token")
+  return Status::Of(codes::kInvalidToken, "invalid ID token: " + std::string(detail))
       .WithField("reason", std::string(reason));
 }
 
 Status BadKey(std::string_view why) {
-  return Status::InvalidArgument("unusable JWK: " + std::string(why)).WithField("code", "bad_jwk");
+  return Status::Of(codes::kBadJwk, "unusable JWK: " + std::string(why));
 }
 
 }  // namespace
@@ -275,12 +276,11 @@ Result<std::vector<std::shared_ptr<const PublicKey>>> ParseJwks(std::string_view
                                                                 size_t max_keys) {
   auto j = internal::ParseStrictJsonObject(body);
   if (!j) {
-    return Status::InvalidArgument("the JWKS is not a JSON object without repeated keys")
-        .WithField("code", "bad_jwks");
+    return Status::Of(codes::kBadJwks, "the JWKS is not a JSON object without repeated keys");
   }
   auto keys = j->find("keys");
   if (keys == j->end() || !keys->is_array()) {
-    return Status::InvalidArgument("the JWKS has no keys array").WithField("code", "bad_jwks");
+    return Status::Of(codes::kBadJwks, "the JWKS has no keys array");
   }
   std::vector<std::shared_ptr<const PublicKey>> out;
   for (const json& k : *keys) {

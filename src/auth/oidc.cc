@@ -11,6 +11,7 @@
 #include <chrono>
 
 #include "auth/auth_internal.h"
+#include "auth/error_codes.h"
 #include "objectstore/s3/http_client.h"
 
 namespace tarn::auth {
@@ -18,9 +19,9 @@ namespace tarn::auth {
 namespace {
 
 Status Unavailable(std::string_view issuer, const std::string& why) {
-  return Status::Unavailable("cannot get the signing keys of issuer '" +
-                             std::string(issuer.substr(0, 200)) + "': " + why)
-      .WithField("code", "issuer_unavailable");
+  return Status::Of(
+      codes::kIssuerUnavailable,
+      "cannot get the signing keys of issuer '" + std::string(issuer.substr(0, 200)) + "': " + why);
 }
 
 bool LoopbackHttp(std::string_view url) {
@@ -69,9 +70,8 @@ std::shared_ptr<HttpFetcher> MakeCurlFetcher(int connect_timeout_ms, int total_t
 
 Status ValidateJwksUri(std::string_view issuer, std::string_view jwks_uri) {
   auto bad = [&](std::string_view why) {
-    return Status::InvalidArgument("jwks_uri '" + std::string(jwks_uri.substr(0, 200)) + "' " +
-                                   std::string(why))
-        .WithField("code", "bad_discovery");
+    return Status::Of(codes::kBadDiscovery, "jwks_uri '" + std::string(jwks_uri.substr(0, 200)) +
+                                                "' " + std::string(why));
   };
   if (jwks_uri.size() > 2048) return bad("is too long");
   for (char c : jwks_uri) {

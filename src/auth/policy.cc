@@ -84,8 +84,7 @@ Status Authorize(const Principal& p, Role needed, std::string_view workspace,
     message = "this token's pattern '" + p.pattern + "' does not cover " + what + " as " +
               std::string(RoleName(needed));
   }
-  return Status::PermissionDenied(std::move(message))
-      .WithField("code", "permission_denied")
+  return Status::Of(codes::kPermissionDenied, std::move(message))
       .WithField("needed_role", std::string(RoleName(needed)))
       .WithField("workspace", std::string(workspace))
       .WithField("target", std::string(target));
@@ -99,8 +98,7 @@ bool MayAccess(const Principal& p, Role needed, std::string_view workspace,
 Status AuthorizeGrant(const Principal& p, const AccessTokenSpec& spec) {
   std::string_view ws = spec.workspace;
   auto deny = [&](std::string message) {
-    return Status::PermissionDenied(std::move(message))
-        .WithField("code", "permission_denied")
+    return Status::Of(codes::kPermissionDenied, std::move(message))
         .WithField("needed_role", std::string(RoleName(Role::kOwner)))
         .WithField("workspace", std::string(ws))
         .WithField("target", "");

@@ -13,6 +13,7 @@
 #include "catalog/access_store.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/error_codes.h"
 #include "metastore/metastore.h"
 
 namespace tarn {
@@ -41,14 +42,12 @@ constexpr int64_t kMaxAuditLimit = 100000;
 constexpr size_t kMaxAuditFieldBytes = 1024;
 constexpr size_t kMaxAuditDetailBytes = 64 * 1024;
 
-Status InvalidClient() {
-  return Status::Unauthenticated("invalid client credentials").WithField("code", "invalid_client");
-}
+Status InvalidClient() { return Status::Of(codes::kInvalidClient, "invalid client credentials"); }
 
 Status TokenNotFound(std::string_view client_id) {
-  return Status::NotFound("access token '" + std::string(client_id.substr(0, kMaxClientIdBytes)) +
-                          "' does not exist")
-      .WithField("code", "token_not_found")
+  return Status::Of(codes::kTokenNotFound, "access token '" +
+                                               std::string(client_id.substr(0, kMaxClientIdBytes)) +
+                                               "' does not exist")
       .WithField("client_id", std::string(client_id.substr(0, kMaxClientIdBytes)));
 }
 
@@ -153,9 +152,9 @@ std::string SanitizeText(std::string_view s) {
 
 Status ValidatePattern(std::string_view pattern) {
   auto bad = [&](std::string_view why) {
-    return Status::InvalidArgument("token pattern '" + std::string(pattern.substr(0, 300)) + "' " +
-                                   std::string(why))
-        .WithField("code", "invalid_pattern")
+    return Status::Of(
+               codes::kInvalidPattern,
+               "token pattern '" + std::string(pattern.substr(0, 300)) + "' " + std::string(why))
         .WithField("field", "pattern");
   };
   if (pattern.empty()) return bad("is empty");
@@ -176,7 +175,7 @@ Status ValidateSpec(const AccessTokenSpec& spec) {
     TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", spec.workspace));
   }
   if (spec.role != Role::kReader && spec.role != Role::kWriter && spec.role != Role::kOwner) {
-    return Status::InvalidArgument("invalid role").WithField("code", "invalid_role");
+    return Status::Of(codes::kInvalidRole, "invalid role");
   }
   TARN_RETURN_NOT_OK(ValidatePattern(spec.pattern));
   if (spec.description.size() > kMaxDescriptionBytes || !ValidText(spec.description)) {
@@ -322,8 +321,8 @@ Result<NewAccessToken> Catalog::CreateAccessToken(const AccessTokenSpec& spec,
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(int64_t n, InsertToken(tx, p, /*only_if_empty=*/false));
     if (n == 0) {
-      return Status::AlreadyExists("access token '" + p.token.info.client_id + "' exists already")
-          .WithField("code", "token_exists")
+      return Status::Of(codes::kTokenExists,
+                        "access token '" + p.token.info.client_id + "' exists already")
           .WithField("client_id", p.token.info.client_id);
     }
     return Status::OK();

@@ -7,6 +7,7 @@
 
 #include "catalog/catalog_internal.h"
 #include "catalog/commit_queue.h"
+#include "catalog/error_codes.h"
 #include "common/io.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
@@ -261,16 +262,15 @@ Status Catalog::DropWorkspace(std::string_view name) {
     TARN_ASSIGN_OR_RETURN(auto w, LoadWorkspace(tx, name));
     if (!w) return WorkspaceNotFound(name);
     if (w->DeletionProtected()) {
-      return Status::FailedPrecondition("workspace '" + std::string(name) +
-                                        "' has deletion_protection on; set "
-                                        "deletion_protection=false first")
-          .WithField("code", "deletion_protected")
+      return Status::Of(codes::kDeletionProtected, "workspace '" + std::string(name) +
+                                                       "' has deletion_protection on; set "
+                                                       "deletion_protection=false first")
           .WithField("workspace", std::string(name));
     }
     if (w->collection_count > 0) {
-      return Status::FailedPrecondition("workspace '" + std::string(name) + "' still holds " +
-                                        std::to_string(w->collection_count) + " collection(s)")
-          .WithField("code", "workspace_not_empty")
+      return Status::Of(codes::kWorkspaceNotEmpty,
+                        "workspace '" + std::string(name) + "' still holds " +
+                            std::to_string(w->collection_count) + " collection(s)")
           .WithField("workspace", std::string(name));
     }
     // A collection created concurrently makes this fail on the foreign key (kFailedPrecondition).
@@ -355,9 +355,9 @@ Status Catalog::DropCollection(std::string_view qualified) {
       TARN_ASSIGN_OR_RETURN(datasets, row->Int64(0));
     }
     if (datasets > 0) {
-      return Status::FailedPrecondition("collection '" + n.ToString() + "' is not empty (" +
-                                        std::to_string(datasets) + " dataset(s))")
-          .WithField("code", "collection_not_empty")
+      return Status::Of(codes::kCollectionNotEmpty, "collection '" + n.ToString() +
+                                                        "' is not empty (" +
+                                                        std::to_string(datasets) + " dataset(s))")
           .WithField("collection", n.ToString());
     }
     // A dataset created concurrently makes this fail on the foreign key (kFailedPrecondition).

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "catalog/error_codes.h"
 #include "table/schema_json.h"
 
 namespace tarn::catalog_internal {
@@ -16,14 +17,13 @@ int64_t NowMicros() {
 }
 
 Status WorkspaceNotFound(std::string_view name) {
-  return Status::NotFound("workspace '" + std::string(name) + "' does not exist")
-      .WithField("code", "workspace_not_found")
+  return Status::Of(codes::kWorkspaceNotFound,
+                    "workspace '" + std::string(name) + "' does not exist")
       .WithField("workspace", std::string(name));
 }
 
 Status CollectionNotFound(const CollectionName& n) {
-  return Status::NotFound("collection '" + n.ToString() + "' does not exist")
-      .WithField("code", "collection_not_found")
+  return Status::Of(codes::kCollectionNotFound, "collection '" + n.ToString() + "' does not exist")
       .WithField("collection", n.ToString());
 }
 
@@ -69,8 +69,7 @@ Result<int64_t> CollectionId(Transaction& tx, const CollectionName& cn) {
 
 Status DatasetNotFound(Transaction& tx, const DatasetName& n) {
   TARN_RETURN_NOT_OK(CollectionId(tx, CollectionName{n.workspace, n.collection}).status());
-  return Status::NotFound("dataset '" + n.ToString() + "' does not exist")
-      .WithField("code", "dataset_not_found")
+  return Status::Of(codes::kDatasetNotFound, "dataset '" + n.ToString() + "' does not exist")
       .WithField("dataset", n.ToString());
 }
 

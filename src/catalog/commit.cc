@@ -16,6 +16,7 @@
 #include "catalog/catalog_internal.h"
 #include "catalog/commit_queue.h"
 #include "catalog/store.h"
+#include "catalog/error_codes.h"
 #include "common/random.h"
 #include "metastore/metastore.h"
 #include "table/deletion_vector.h"
@@ -29,25 +30,24 @@ using namespace catalog_internal;  // NOLINT: this file is part of the catalog
 namespace {
 
 Status Incarnation(const std::string& dataset, std::string_view actual, std::string_view expected) {
-  return Status::Stale("dataset '" + dataset + "' was recreated (its uuid is " +
-                       std::string(actual) + ", the commit expected " + std::string(expected) + ")")
-      .WithField("code", "incarnation_changed")
+  return Status::Of(codes::kIncarnationChanged,
+                    "dataset '" + dataset + "' was recreated (its uuid is " + std::string(actual) +
+                        ", the commit expected " + std::string(expected) + ")")
       .WithField("dataset", dataset)
       .WithField("dataset_uuid", std::string(actual));
 }
 
 Status ConflictSince(const std::string& dataset, int64_t read, int64_t now) {
-  return Status::Conflict("dataset '" + dataset + "' changed since snapshot " +
-                          std::to_string(read) + " (now at " + std::to_string(now) +
-                          "); reload and retry")
-      .WithField("code", "commit_conflict")
+  return Status::Of(codes::kCommitConflict, "dataset '" + dataset + "' changed since snapshot " +
+                                                std::to_string(read) + " (now at " +
+                                                std::to_string(now) + "); reload and retry")
       .WithField("dataset", dataset)
       .WithField("current_snapshot_id", std::to_string(now));
 }
 
 Status ValidatePart(const DatasetCommit& p) {
   if (p.meta.author.empty()) {
-    return Status::InvalidArgument("a commit needs an author").WithField("code", "author_required");
+    return Status::Of(codes::kAuthorRequired, "a commit needs an author");
   }
   if (p.meta.idempotency_key && p.meta.idempotency_key->empty()) {
     return Status::InvalidArgument("an idempotency key must not be empty");
@@ -208,9 +208,8 @@ Status DeleteRowsIn(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
                     "f.dataset_id = ? AND f.path = ? AND f.removed_snapshot_id IS NULL",
                     {dataset_id, d.path}));
     if (!row) {
-      return Status::Conflict("file '" + d.path + "' is no longer live in '" + dataset +
-                              "'; reload and retry")
-          .WithField("code", "commit_conflict")
+      return Status::Of(codes::kCommitConflict, "file '" + d.path + "' is no longer live in '" +
+                                                    dataset + "'; reload and retry")
           .WithField("path", d.path);
     }
     TARN_ASSIGN_OR_RETURN(int64_t file_id, row->Int64(0));
@@ -523,9 +522,9 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
         if (f.spec_id != written) written = -1;
       }
       if (written != lk.spec_id) {
-        return Status::Conflict("the partition spec of '" + g.dataset +
-                                "' changed since the files were written; rewrite and retry")
-            .WithField("code", "spec_changed")
+        return Status::Of(codes::kSpecChanged,
+                          "the partition spec of '" + g.dataset +
+                              "' changed since the files were written; rewrite and retry")
             .WithField("dataset", g.dataset);
       }
       for (const DataFile& f : p.added) {
@@ -556,9 +555,9 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
               int64_t removed,
               RemoveFiles(tx, lk.id, snap, " AND path IN (" + in + ")", params, &d));
           if (removed != static_cast<int64_t>(p.removed_paths.size())) {
-            return Status::Conflict("some files to remove are no longer live in '" + g.dataset +
-                                    "'; reload and retry")
-                .WithField("code", "commit_conflict")
+            return Status::Of(codes::kCommitConflict,
+                              "some files to remove are no longer live in '" + g.dataset +
+                                  "'; reload and retry")
                 .WithField("dataset", g.dataset);
           }
         }
@@ -573,9 +572,8 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
             auto exists, tx.QueryOne("SELECT expired_through FROM datasets WHERE id = ?", {lk.id}));
         TARN_ASSIGN_OR_RETURN(int64_t expired_through, exists->Int64(0));
         if (*p.rollback_to < expired_through) {
-          return Status::Expired("snapshot " + std::to_string(*p.rollback_to) + " of '" +
-                                 g.dataset + "' has expired")
-              .WithField("code", "snapshot_expired");
+          return Status::Of(codes::kSnapshotExpired, "snapshot " + std::to_string(*p.rollback_to) +
+                                                         " of '" + g.dataset + "' has expired");
         }
         TARN_RETURN_NOT_OK(RollbackTo(tx, lk.id, snap, *p.rollback_to, &d));
         break;

@@ -5,6 +5,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/error_codes.h"
 #include "common/random.h"
 #include "metastore/metastore.h"
 #include "table/schema_json.h"
@@ -39,10 +40,10 @@ Status CheckReadSnapshot(const DatasetInfo& ds, std::optional<int64_t> read_snap
   if (!read_snapshot_id) return Status::OK();
   int64_t current = ds.current_snapshot_id.value_or(0);
   if (current == *read_snapshot_id) return Status::OK();
-  return Status::Conflict("dataset '" + ds.name.ToString() + "' changed since snapshot " +
-                          std::to_string(*read_snapshot_id) + " (now at " +
-                          std::to_string(current) + "); reload and retry")
-      .WithField("code", "commit_conflict")
+  return Status::Of(codes::kCommitConflict, "dataset '" + ds.name.ToString() +
+                                                "' changed since snapshot " +
+                                                std::to_string(*read_snapshot_id) + " (now at " +
+                                                std::to_string(current) + "); reload and retry")
       .WithField("dataset", ds.name.ToString())
       .WithField("current_snapshot_id", std::to_string(current));
 }
@@ -66,9 +67,8 @@ Status ApplyChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema
                    int32_t* last_field_id) {
   int idx = schema->FieldIndex(ch.column);
   auto missing = [&] {
-    return Status::InvalidArgument("column '" + ch.column + "' does not exist in '" +
-                                   ds.name.ToString() + "'")
-        .WithField("code", "column_not_found")
+    return Status::Of(codes::kColumnNotFound,
+                      "column '" + ch.column + "' does not exist in '" + ds.name.ToString() + "'")
         .WithField("column", ch.column);
   };
   auto place = [&](Field f) -> Status {
@@ -146,10 +146,9 @@ Status ApplyChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema
       const DataType& from = schema->fields[idx].type;
       if (from == *ch.type) return Status::OK();
       if (!IsLosslessWidening(from, *ch.type)) {
-        return Status::InvalidArgument("cannot promote '" + ch.column + "' from " +
-                                       from.ToString() + " to " + ch.type->ToString() +
-                                       ": only lossless widenings are allowed")
-            .WithField("code", "promotion_not_lossless")
+        return Status::Of(codes::kPromotionNotLossless,
+                          "cannot promote '" + ch.column + "' from " + from.ToString() + " to " +
+                              ch.type->ToString() + ": only lossless widenings are allowed")
             .WithField("column", ch.column);
       }
       if (PartitionUses(ds.spec, schema->fields[idx].field_id)) {
@@ -215,8 +214,7 @@ Result<DatasetInfo> Catalog::CreateDataset(std::string_view qualified, DatasetDe
                      sort_json, now, now}));
     if (!row) {
       if (exists_ok) return Status::OK();  // the existing dataset is returned below
-      return Status::AlreadyExists("dataset '" + n.ToString() + "' already exists")
-          .WithField("code", "dataset_exists")
+      return Status::Of(codes::kDatasetExists, "dataset '" + n.ToString() + "' already exists")
           .WithField("dataset", n.ToString());
     }
     TARN_ASSIGN_OR_RETURN(int64_t id, row->Int64(0));
@@ -309,8 +307,7 @@ Status Catalog::RenameDataset(std::string_view qualified, std::string_view new_n
     DatasetName target = n;
     target.dataset = std::string(new_name);
     if (clash) {
-      return Status::AlreadyExists("dataset '" + target.ToString() + "' already exists")
-          .WithField("code", "dataset_exists")
+      return Status::Of(codes::kDatasetExists, "dataset '" + target.ToString() + "' already exists")
           .WithField("dataset", target.ToString());
     }
     return tx
@@ -339,9 +336,9 @@ Status Catalog::DropDataset(std::string_view qualified, bool purge,
       if (r.IsNull(2)) {
         live_id = id;
         if (expected_uuid && *expected_uuid != uuid) {
-          return Status::Stale("dataset '" + n.ToString() + "' was recreated (uuid " +
-                               std::string(uuid) + ", expected " + *expected_uuid + ")")
-              .WithField("code", "incarnation_changed")
+          return Status::Of(codes::kIncarnationChanged,
+                            "dataset '" + n.ToString() + "' was recreated (uuid " +
+                                std::string(uuid) + ", expected " + *expected_uuid + ")")
               .WithField("dataset", n.ToString());
         }
       }
@@ -364,10 +361,9 @@ Status Catalog::DropDataset(std::string_view qualified, bool purge,
       dp = std::string(v);
     }
     if (ProtectionOn(dp)) {
-      return Status::FailedPrecondition("workspace '" + n.workspace +
-                                        "' has deletion_protection on; purging '" + n.ToString() +
-                                        "' would delete its data")
-          .WithField("code", "deletion_protected")
+      return Status::Of(codes::kDeletionProtected, "workspace '" + n.workspace +
+                                                       "' has deletion_protection on; purging '" +
+                                                       n.ToString() + "' would delete its data")
           .WithField("dataset", n.ToString());
     }
     int64_t now = NowMicros();

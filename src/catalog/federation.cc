@@ -7,6 +7,7 @@
 #include "catalog/access_store.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/error_codes.h"
 #include "metastore/metastore.h"
 
 namespace tarn {
@@ -22,22 +23,20 @@ constexpr size_t kRuleIdRandomChars = 20;
 constexpr char kGoogleIssuer[] = "https://accounts.google.com";
 
 Status BadIssuer(std::string_view issuer, std::string_view why) {
-  return Status::InvalidArgument("issuer '" + std::string(issuer.substr(0, 200)) + "' " +
-                                 std::string(why))
-      .WithField("code", "invalid_issuer")
+  return Status::Of(codes::kInvalidIssuer,
+                    "issuer '" + std::string(issuer.substr(0, 200)) + "' " + std::string(why))
       .WithField("field", "issuer");
 }
 
 Status BadSubject(std::string_view why) {
-  return Status::InvalidArgument("subject " + std::string(why))
-      .WithField("code", "invalid_subject")
+  return Status::Of(codes::kInvalidSubject, "subject " + std::string(why))
       .WithField("field", "subject");
 }
 
 Status RuleNotFound(std::string_view id) {
   std::string shown(id.substr(0, 64));
-  return Status::NotFound("federation rule '" + shown + "' does not exist")
-      .WithField("code", "federation_rule_not_found")
+  return Status::Of(codes::kFederationRuleNotFound,
+                    "federation rule '" + shown + "' does not exist")
       .WithField("id", shown);
 }
 
@@ -128,15 +127,15 @@ Result<FederationRule> Catalog::CreateFederationRule(const FederationRuleSpec& s
     rule.created_at_us = NowMicros();
     TARN_ASSIGN_OR_RETURN(bool exists, access_store::TokenExists(tx, spec.client_id));
     if (!exists) {
-      return Status::NotFound("access token '" + spec.client_id + "' does not exist")
-          .WithField("code", "token_not_found")
+      return Status::Of(codes::kTokenNotFound,
+                        "access token '" + spec.client_id + "' does not exist")
           .WithField("client_id", spec.client_id);
     }
     TARN_ASSIGN_OR_RETURN(int64_t n, access_store::InsertRule(tx, rule));
     if (n == 0) {
-      return Status::AlreadyExists("issuer '" + rule.issuer + "' and subject '" + rule.subject +
-                                   "' already map to a client")
-          .WithField("code", "federation_rule_exists");
+      return Status::Of(codes::kFederationRuleExists, "issuer '" + rule.issuer + "' and subject '" +
+                                                          rule.subject +
+                                                          "' already map to a client");
     }
     return Status::OK();
   }));

@@ -11,6 +11,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/error_codes.h"
 #include "objectstore/object_store.h"
 
 namespace tarn {
@@ -29,11 +30,11 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
 // The same answer whether the file is missing, another dataset's or merely outside: a caller
 // may not learn what lies where it may not read.
 Status NotOwned(const std::string& key) {
-  return Status::PermissionDenied(
+  return Status::Of(
+             codes::kPathNotOwned,
              "path '" + key.substr(0, 500) +
-             "' may not be registered in this dataset: only files under the dataset's own "
-             "prefix or a location granted to it, and never one another dataset references")
-      .WithField("code", "path_not_owned")
+                 "' may not be registered in this dataset: only files under the dataset's own "
+                 "prefix or a location granted to it, and never one another dataset references")
       .WithField("path", key.substr(0, 500));
 }
 
@@ -48,9 +49,8 @@ Result<std::string> LocationPrefix(const ObjectStore& warehouse, std::string_vie
   std::string p(prefix);
   while (!p.empty() && p.back() == '/') p.pop_back();
   auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument("location '" + std::string(prefix.substr(0, 500)) +
-                                   "' cannot be granted: " + why)
-        .WithField("code", "invalid_location")
+    return Status::Of(codes::kInvalidLocation, "location '" + std::string(prefix.substr(0, 500)) +
+                                                   "' cannot be granted: " + why)
         .WithField("prefix", std::string(prefix.substr(0, 500)));
   };
   if (p.empty()) return bad("it names the whole warehouse");
@@ -189,13 +189,12 @@ Status CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommit& par
     if (!h.ok()) {
       switch (h.status().kind()) {
         case ErrorKind::kNotFound:
-          return Status::InvalidArgument("file '" + f.path + "' does not exist in the warehouse")
-              .WithField("code", "file_not_found")
+          return Status::Of(codes::kFileNotFound,
+                            "file '" + f.path + "' does not exist in the warehouse")
               .WithField("path", f.path);
         case ErrorKind::kPermissionDenied:
-          return Status::InvalidArgument("file '" + f.path +
-                                         "' is not a regular object (a symbolic link?)")
-              .WithField("code", "not_a_regular_file")
+          return Status::Of(codes::kNotARegularFile,
+                            "file '" + f.path + "' is not a regular object (a symbolic link?)")
               .WithField("path", f.path);
         default:
           // The store's own message may name the local root: it stays out of the answer.
@@ -206,10 +205,9 @@ Status CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommit& par
     if (!checks.sizes_stated) {
       f.file_size_bytes = static_cast<int64_t>(h->size);
     } else if (static_cast<uint64_t>(f.file_size_bytes) != h->size) {
-      return Status::InvalidArgument("file '" + f.path + "' holds " + std::to_string(h->size) +
-                                     " bytes, the commit states " +
-                                     std::to_string(f.file_size_bytes))
-          .WithField("code", "file_size_mismatch")
+      return Status::Of(codes::kFileSizeMismatch,
+                        "file '" + f.path + "' holds " + std::to_string(h->size) +
+                            " bytes, the commit states " + std::to_string(f.file_size_bytes))
           .WithField("path", f.path);
     }
   }
@@ -240,9 +238,8 @@ Status Catalog::GrantLocation(std::string_view qualified, std::string_view prefi
     for (const Row& r : rows) {
       TARN_ASSIGN_OR_RETURN(auto other, r.Text(0));
       if (StartsWith(p, other) || StartsWith(other, p)) {
-        return Status::FailedPrecondition("location '" + p +
-                                          "' overlaps a location granted to another dataset")
-            .WithField("code", "location_in_use")
+        return Status::Of(codes::kLocationInUse,
+                          "location '" + p + "' overlaps a location granted to another dataset")
             .WithField("prefix", p);
       }
     }
@@ -265,8 +262,8 @@ Status Catalog::RevokeLocation(std::string_view qualified, std::string_view pref
         tx.Execute("DELETE FROM dataset_locations WHERE dataset_id = ? AND prefix = ?",
                    {ds.first, p}));
     if (changed == 0) {
-      return Status::NotFound("dataset '" + n.ToString() + "' has no location '" + p + "'")
-          .WithField("code", "location_not_found")
+      return Status::Of(codes::kLocationNotFound,
+                        "dataset '" + n.ToString() + "' has no location '" + p + "'")
           .WithField("prefix", p);
     }
     return Status::OK();

@@ -3,6 +3,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/store.h"
+#include "catalog/error_codes.h"
 #include "datafile/reader.h"
 #include "datafile/writer.h"
 #include "objectstore/object_store.h"
@@ -63,8 +64,8 @@ std::pair<std::string_view, std::string_view> SplitUri(std::string_view uri) {
 Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view path) {
   const std::string shown(path.substr(0, 500));
   auto outside = [&] {
-    return Status::InvalidArgument("path '" + shown + "' is not inside the warehouse")
-        .WithField("code", "path_outside_warehouse")
+    return Status::Of(codes::kPathOutsideWarehouse,
+                      "path '" + shown + "' is not inside the warehouse")
         .WithField("path", shown);
   };
   if (path.find('\0') != std::string_view::npos) return outside();
@@ -108,13 +109,13 @@ Result<DatasetInfo> PrepareAppend(Catalog& cat, std::string_view qualified, cons
     return Status::InvalidArgument("Append writes rows for append or overwrite only");
   }
   if (meta.author.empty()) {
-    return Status::InvalidArgument("a commit needs an author").WithField("code", "author_required");
+    return Status::Of(codes::kAuthorRequired, "a commit needs an author");
   }
   TARN_ASSIGN_OR_RETURN(auto ds, cat.LoadDataset(qualified));
   if (expected_uuid && *expected_uuid != ds.uuid) {
-    return Status::Stale("dataset '" + ds.name.ToString() + "' was recreated (its uuid is " +
-                         ds.uuid + ", expected " + *expected_uuid + ")")
-        .WithField("code", "incarnation_changed")
+    return Status::Of(codes::kIncarnationChanged, "dataset '" + ds.name.ToString() +
+                                                      "' was recreated (its uuid is " + ds.uuid +
+                                                      ", expected " + *expected_uuid + ")")
         .WithField("dataset", ds.name.ToString());
   }
   return ds;
@@ -150,8 +151,7 @@ Result<SnapshotInfo> FinishAppend(Catalog& cat, const DatasetInfo& ds, std::vect
                                   int64_t rows, CommitMeta meta, CommitOperation op) {
   if (rows == 0 && op == CommitOperation::kAppend) {
     DeleteQuietly(cat.warehouse(), files);
-    return Status::InvalidArgument("nothing to append: the input has no rows")
-        .WithField("code", "no_rows");
+    return Status::Of(codes::kNoRows, "nothing to append: the input has no rows");
   }
   DatasetCommit part;
   part.dataset = ds.name.ToString();
@@ -282,13 +282,12 @@ Result<SnapshotInfo> Catalog::AddFiles(std::string_view qualified,
         return st.WithContext("file '" + f.path +
                               "'");  // a readable Parquet file that does not fit
       }
-      return Status::InvalidArgument("file '" + f.path + "' is not a Parquet file")
-          .WithField("code", "not_parquet")
+      return Status::Of(codes::kNotParquet, "file '" + f.path + "' is not a Parquet file")
           .WithField("path", f.path);
     }
     if (file->file_size_bytes != f.file_size_bytes) {
-      return Status::Conflict("file '" + f.path + "' changed while it was being added")
-          .WithField("code", "file_changed")
+      return Status::Of(codes::kFileChanged,
+                        "file '" + f.path + "' changed while it was being added")
           .WithField("path", f.path);
     }
     f = std::move(*file);

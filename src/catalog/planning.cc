@@ -3,6 +3,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/error_codes.h"
 #include "datafile/reader.h"
 #include "metastore/metastore.h"
 #include "table/deletion_vector.h"
@@ -191,11 +192,12 @@ Result<ChangeSet> Catalog::Changes(std::string_view qualified, int64_t from_snap
                                          std::to_string(current) + "]");
         }
         if (from_snapshot_id < ds.expired_through) {
-          return Status::Expired(
-                     "changes of '" + n.ToString() + "' after snapshot " +
-                     std::to_string(from_snapshot_id) + " have expired (snapshots up to " +
-                     std::to_string(ds.expired_through) + " are gone); reconcile from a full scan")
-              .WithField("code", "changes_expired")
+          return Status::Of(codes::kChangesExpired, "changes of '" + n.ToString() +
+                                                        "' after snapshot " +
+                                                        std::to_string(from_snapshot_id) +
+                                                        " have expired (snapshots up to " +
+                                                        std::to_string(ds.expired_through) +
+                                                        " are gone); reconcile from a full scan")
               .WithField("expired_through", std::to_string(ds.expired_through));
         }
         out.from_snapshot_id = from_snapshot_id;
@@ -244,9 +246,9 @@ Status Catalog::CommitOffset(std::string_view qualified, std::string_view consum
     TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
     int64_t current = ds.current_snapshot_id.value_or(0);
     if (snapshot_id < 0 || snapshot_id > current) {
-      return Status::InvalidArgument("offset " + std::to_string(snapshot_id) +
-                                     " is past the current snapshot " + std::to_string(current))
-          .WithField("code", "offset_out_of_range");
+      return Status::Of(codes::kOffsetOutOfRange, "offset " + std::to_string(snapshot_id) +
+                                                      " is past the current snapshot " +
+                                                      std::to_string(current));
     }
     TARN_ASSIGN_OR_RETURN(
         int64_t changed,
@@ -261,10 +263,9 @@ Status Catalog::CommitOffset(std::string_view qualified, std::string_view consum
                                 "AND consumer = ?",
                                 {ds.id, consumer}));
       std::string at = row ? std::to_string(*row->Int64(0)) : "?";
-      return Status::FailedPrecondition("consumer '" + std::string(consumer) +
-                                        "' is already at snapshot " + at +
-                                        "; offsets only move forward")
-          .WithField("code", "offset_regression")
+      return Status::Of(codes::kOffsetRegression, "consumer '" + std::string(consumer) +
+                                                      "' is already at snapshot " + at +
+                                                      "; offsets only move forward")
           .WithField("offset", at);
     }
     return Status::OK();

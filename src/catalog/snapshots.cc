@@ -3,6 +3,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/error_codes.h"
 #include "metastore/metastore.h"
 
 namespace tarn {
@@ -13,16 +14,14 @@ using nlohmann::json;
 namespace {
 
 Status SnapshotNotFound(const DatasetInfo& ds, const std::string& what) {
-  return Status::NotFound("dataset '" + ds.name.ToString() + "' has no " + what)
-      .WithField("code", "snapshot_not_found")
+  return Status::Of(codes::kSnapshotNotFound, "dataset '" + ds.name.ToString() + "' has no " + what)
       .WithField("dataset", ds.name.ToString());
 }
 
 Status SnapshotExpired(const DatasetInfo& ds, const std::string& what) {
-  return Status::Expired("dataset '" + ds.name.ToString() + "': " + what +
-                         " has expired (snapshots up to " + std::to_string(ds.expired_through) +
-                         " are gone)")
-      .WithField("code", "snapshot_expired")
+  return Status::Of(codes::kSnapshotExpired, "dataset '" + ds.name.ToString() + "': " + what +
+                                                 " has expired (snapshots up to " +
+                                                 std::to_string(ds.expired_through) + " are gone)")
       .WithField("dataset", ds.name.ToString())
       .WithField("expired_through", std::to_string(ds.expired_through));
 }
@@ -134,8 +133,8 @@ Result<ResolvedSnapshot> ResolveSnapshot(Transaction& tx, const DatasetInfo& ds,
         auto row, tx.QueryOne("SELECT snapshot_id FROM tags WHERE dataset_id = ? AND name = ?",
                               {ds.id, tag}));
     if (!row) {
-      return Status::NotFound("dataset '" + ds.name.ToString() + "' has no tag '" + tag + "'")
-          .WithField("code", "tag_not_found")
+      return Status::Of(codes::kTagNotFound,
+                        "dataset '" + ds.name.ToString() + "' has no tag '" + tag + "'")
           .WithField("tag", tag);
     }
     TARN_ASSIGN_OR_RETURN(int64_t id, row->Int64(0));
@@ -244,9 +243,8 @@ Status Catalog::CreateTag(std::string_view qualified, std::string_view tag,
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(ValidateIdentifier("tag name", tag));
   if (IsReservedTag(tag)) {
-    return Status::InvalidArgument("tag name '" + std::string(tag) +
-                                   "' is reserved (current, previous, head, last)")
-        .WithField("code", "reserved_name")
+    return Status::Of(codes::kReservedName, "tag name '" + std::string(tag) +
+                                                "' is reserved (current, previous, head, last)")
         .WithField("tag", std::string(tag));
   }
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
@@ -278,9 +276,8 @@ Status Catalog::DropTag(std::string_view qualified, std::string_view tag) {
         int64_t changed,
         tx.Execute("DELETE FROM tags WHERE dataset_id = ? AND name = ?", {ds.id, tag}));
     if (changed == 0) {
-      return Status::NotFound("dataset '" + n.ToString() + "' has no tag '" + std::string(tag) +
-                              "'")
-          .WithField("code", "tag_not_found")
+      return Status::Of(codes::kTagNotFound,
+                        "dataset '" + n.ToString() + "' has no tag '" + std::string(tag) + "'")
           .WithField("tag", std::string(tag));
     }
     return Status::OK();

@@ -10,6 +10,7 @@
 
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
+#include "cli/error_codes.h"
 #include "render/progress.h"
 #include "render/style.h"
 #include "render/upload_render.h"
@@ -40,15 +41,13 @@ int64_t SizeOf(const std::string& path) {
 Status RunConvert(const ConvertArgs& a, const GlobalOptions& g) {
   if (a.no_color) render::DisableColor();
   if (a.paths.size() < 2) {
-    return Status::InvalidArgument("convert needs at least one INPUT and the OUTPUT")
-        .WithField("code", "usage");
+    return Status::Of(codes::kUsage, "convert needs at least one INPUT and the OUTPUT");
   }
   std::vector<std::string> inputs(a.paths.begin(), a.paths.end() - 1);
   const std::string& output = a.paths.back();
   for (const auto& in : inputs) {
     if (in == output) {
-      return Status::InvalidArgument("the output '" + output + "' is also an input")
-          .WithField("code", "usage");
+      return Status::Of(codes::kUsage, "the output '" + output + "' is also an input");
     }
   }
   upload::ConvertOptions options;

@@ -10,6 +10,7 @@
 
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
+#include "cli/error_codes.h"
 #include "tarn/dataset.h"
 #include "tui/run.h"
 
@@ -18,9 +19,9 @@ namespace tarn::cli {
 Status RunFullScreen(const std::vector<std::string>& files, const std::string& to,
                      const std::string& message) {
   if (::isatty(0) == 0 || ::isatty(1) == 0) {
-    return Status::InvalidArgument(
-               "tarn tui needs a terminal on stdin and stdout; off a terminal use tarn push")
-        .WithField("code", "usage");
+    return Status::Of(
+        codes::kUsage,
+        "tarn tui needs a terminal on stdin and stdout; off a terminal use tarn push");
   }
   if (!to.empty()) TARN_RETURN_NOT_OK(ParseDatasetName(to).status().WithContext("--to"));
   const CatalogOptions& o = *SharedCatalogOptions();

@@ -23,12 +23,14 @@
 
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
+#include "cli/error_codes.h"
 #include "render/progress.h"
 #include "render/style.h"
 #include "render/upload_render.h"
 #include "tarn/client.h"
 #include "tarn/dataset.h"
 #include "tarn/upload.h"
+#include "upload/error_codes.h"
 
 namespace tarn::cli {
 
@@ -166,7 +168,7 @@ class InterruptWatch {
     // Only the output streams: the main thread may hold stdin's lock in a read at the prompt.
     std::cout.flush();
     std::fflush(stdout);
-    PrintError(std::move(result).WithField("code", "interrupted"), json_);
+    PrintError(std::move(result).WithCode(codes::kInterrupted), json_);
     std::fflush(stderr);
     ::_exit(sig == SIGINT ? 130 : 143);
   }
@@ -365,18 +367,16 @@ void AddNegotiateOptions(CLI::App* cmd, UploadArgs* a) {
 Result<NegotiateRequest> BuildRequest(const UploadArgs& a) {
   int sources = a.infer + a.use_dataset + !a.declare.empty();
   if (sources > 1) {
-    return Status::InvalidArgument("give at most one of --infer, --use-dataset and --declare")
-        .WithField("code", "usage");
+    return Status::Of(codes::kUsage, "give at most one of --infer, --use-dataset and --declare");
   }
   if (a.append && a.overwrite) {
-    return Status::InvalidArgument("give --append or --overwrite, not both")
-        .WithField("code", "usage");
+    return Status::Of(codes::kUsage, "give --append or --overwrite, not both");
   }
   if ((a.append || a.overwrite) && (a.infer || !a.declare.empty())) {
-    return Status::InvalidArgument(
-               "--append and --overwrite write to an existing dataset; --infer and --declare "
-               "create a new one")
-        .WithField("code", "usage");
+    return Status::Of(
+        codes::kUsage,
+        "--append and --overwrite write to an existing dataset; --infer and --declare "
+        "create a new one");
   }
   TARN_RETURN_NOT_OK(ParseDatasetName(a.to).status().WithContext("--to"));
   NegotiateRequest req;
@@ -415,8 +415,7 @@ bool Correctable(const Status& s) {
 }
 
 Status Stopped(const Contract& c) {
-  return Status::FailedPrecondition("stopped; nothing was written")
-      .WithField("code", "contract_not_accepted")
+  return Status::Of(codes::kContractNotAccepted, "stopped; nothing was written")
       .WithField("state", "abandoned")
       .WithField("contract_id", c.id);
 }
@@ -524,13 +523,13 @@ Status RunUpload(const UploadArgs& a, const GlobalOptions& g, CatalogOptions* co
   if (c.state == "proposed") {
     if (c.schema_source == "inferred" && !a.yes) {
       if (!interactive) {
-        return fail(Status::FailedPrecondition(
-                        "the types of " + c.target +
-                        " were read from the data and nobody accepted them: pass --yes to "
-                        "accept them, or --declare COLUMN:TYPE to say them; nothing was written")
-                        .WithField("code", "contract_not_accepted")
-                        .WithField("state", c.state)
-                        .WithField("contract_id", c.id));
+        return fail(
+            Status::Of(codes::kContractNotAccepted,
+                       "the types of " + c.target +
+                           " were read from the data and nobody accepted them: pass --yes to "
+                           "accept them, or --declare COLUMN:TYPE to say them; nothing was written")
+                .WithField("state", c.state)
+                .WithField("contract_id", c.id));
       }
       auto accepted = Converse(*uploads, c, st);
       if (!accepted.ok()) return fail(accepted.status());

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "client/error_codes.h"
 #include "client/remote_client.h"
 #include "objectstore/s3/http_client.h"
 
@@ -28,8 +29,7 @@ std::string Trimmed(std::string s) {
 }
 
 Status Refused(const std::string& source, const std::string& why) {
-  return Status::Unauthenticated("no ID token from " + source + ": " + why)
-      .WithField("code", "id_token_unavailable");
+  return Status::Of(codes::kIdTokenUnavailable, "no ID token from " + source + ": " + why);
 }
 
 // A token-shaped value: three base64url parts, within the size cap.
@@ -74,7 +74,7 @@ class TokenFile final : public IdTokenSource {
     std::ifstream in(path_, std::ios::binary);
     if (!in) {
       return Status::NotFound("TARN_OIDC_TOKEN_FILE '" + path_ + "' cannot be read")
-          .WithField("code", "id_token_unavailable");
+          .WithCode(codes::kIdTokenUnavailable);
     }
     std::string text(kMaxIdTokenBytes + 2, '\0');
     in.read(text.data(), static_cast<std::streamsize>(text.size()));

@@ -8,7 +8,9 @@
 #include <chrono>
 #include <mutex>
 
+#include "api/error_codes.h"
 #include "api/wire.h"
+#include "client/error_codes.h"
 #include "client/id_token_source.h"
 
 namespace tarn::client {
@@ -34,14 +36,13 @@ Status BadResponse(std::string_view what, const Status& decode_error) {
   for (const auto& [k, val] : decode_error.fields()) {
     st = std::move(st).WithField(k == "code" ? "decode_error" : k, val);
   }
-  return std::move(st).WithField("code", "bad_response");
+  return std::move(st).WithCode(codes::kBadResponse);
 }
 
 Result<ServerUrl> ParseServerUrl(std::string_view url) {
   auto bad = [&](std::string_view why) {
-    return Status::InvalidArgument("invalid server URL '" + std::string(url.substr(0, 200)) +
-                                   "': " + std::string(why))
-        .WithField("code", "invalid_url");
+    return Status::Of(codes::kInvalidUrl, "invalid server URL '" + std::string(url.substr(0, 200)) +
+                                              "': " + std::string(why));
   };
   ServerUrl out;
   size_t sep = url.find("://");
@@ -152,7 +153,7 @@ bool IsInvalidToken(const HttpResponse& r) {
   if (r.status != 401) return false;
   Status st = api::StatusFromErrorBody(r.status, r.body);
   for (const auto& [k, v] : st.fields()) {
-    if (k == "code") return v == "invalid_token";
+    if (k == "code") return v == codes::kInvalidToken.name;
   }
   return false;
 }
@@ -214,9 +215,8 @@ class RemoteClient::Transport {
     if (r.body.empty()) return Json::object();
     Json j = Json::parse(r.body, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) {
-      return Status::Corruption(std::string(method) + " " + path +
-                                ": the server's response is not JSON")
-          .WithField("code", "bad_response");
+      return Status::Of(codes::kBadResponse,
+                        std::string(method) + " " + path + ": the server's response is not JSON");
     }
     return j;
   }
@@ -305,9 +305,9 @@ class RemoteClient::Transport {
             size_t got = 0;
             if (!pull(left, &got)) return false;
             if (got == 0) {
-              source_error = Status::IOError("the body ended " + std::to_string(left) +
-                                             " bytes before its declared length")
-                                 .WithField("code", "truncated_body");
+              source_error =
+                  Status::Of(codes::kTruncatedBody, "the body ended " + std::to_string(left) +
+                                                        " bytes before its declared length");
               return false;
             }
             return sink.write(buf.data(), got);
@@ -349,10 +349,10 @@ class RemoteClient::Transport {
     if (e == httplib::Error::Canceled) {
       return Status::Cancelled(std::string(method) + " " + std::string(path) + " was cancelled");
     }
-    return Status::Unavailable("cannot reach the tarn server at " + url_.ToString() + " (" +
-                               std::string(method) + " " + std::string(path) +
-                               "): " + httplib::to_string(e))
-        .WithField("code", "server_unreachable")
+    return Status::Of(codes::kServerUnreachable, "cannot reach the tarn server at " +
+                                                     url_.ToString() + " (" + std::string(method) +
+                                                     " " + std::string(path) +
+                                                     "): " + httplib::to_string(e))
         .WithField("url", url_.ToString());
   }
 
@@ -398,9 +398,9 @@ class RemoteClient::Transport {
       if (!res) {
         if (stream != nullptr && !stream->error.ok()) return stream->error;
         if (stream != nullptr && stream->delivered) {
-          return Status::IOError("the response stream of " + req.method + " " + req.path +
-                                 " was cut: " + httplib::to_string(res.error()))
-              .WithField("code", "truncated_stream");
+          return Status::Of(codes::kTruncatedStream,
+                            "the response stream of " + req.method + " " + req.path +
+                                " was cut: " + httplib::to_string(res.error()));
         }
         bool replayable = idempotent && (stream == nullptr || !stream->delivered);
         if (replayable && attempt == 0) continue;
@@ -466,8 +466,8 @@ class RemoteClient::Transport {
     auto tok = j->find("access_token");
     auto exp = j->find("expires_in");
     if (tok == j->end() || !tok->is_string() || exp == j->end() || !exp->is_number_integer()) {
-      return Status::Corruption("the token endpoint's response lacks access_token/expires_in")
-          .WithField("code", "bad_response");
+      return Status::Of(codes::kBadResponse,
+                        "the token endpoint's response lacks access_token/expires_in");
     }
     t.access_token = tok->get<std::string>();
     t.expires_in_s = exp->get<int64_t>();
@@ -550,16 +550,14 @@ Result<std::vector<T>> DecodeList(const Json& j, const char* key, DecodeFn decod
   if (j.is_object()) {
     auto it = j.find(key);
     if (it == j.end()) {
-      return Status::Corruption(std::string("bad response from the server: no \"") + key +
-                                "\" list")
-          .WithField("code", "bad_response");
+      return Status::Of(codes::kBadResponse,
+                        std::string("bad response from the server: no \"") + key + "\" list");
     }
     arr = &*it;
   }
   if (!arr->is_array()) {
-    return Status::Corruption(std::string("bad response from the server: \"") + key +
-                              "\" is not a list")
-        .WithField("code", "bad_response");
+    return Status::Of(codes::kBadResponse,
+                      std::string("bad response from the server: \"") + key + "\" is not a list");
   }
   std::vector<T> out;
   out.reserve(arr->size());
@@ -1012,23 +1010,20 @@ Status RemoteClient::PlanFiles(std::string_view qualified, const SnapshotSelecto
   auto line_fn = [&](std::string_view line) -> Status {
     if (line.empty()) return Status::OK();
     if (ended) {
-      return Status::Corruption("plan stream: data after the end marker")
-          .WithField("code", "bad_response");
+      return Status::Of(codes::kBadResponse, "plan stream: data after the end marker");
     }
     Json j = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
     if (!j.is_object()) {
-      return Status::Corruption("plan stream: a line is not a JSON object")
-          .WithField("code", "bad_response");
+      return Status::Of(codes::kBadResponse, "plan stream: a line is not a JSON object");
     }
     if (j.contains("error")) return api::StatusFromErrorBody(500, line);
     if (auto e = j.find("end"); e != j.end()) {
       ended = true;
       auto n = j.find("files");
       if (n != j.end() && n->is_number_integer() && n->get<int64_t>() != files) {
-        return Status::Corruption("plan stream: the server planned " +
-                                  std::to_string(n->get<int64_t>()) + " files but sent " +
-                                  std::to_string(files))
-            .WithField("code", "bad_response");
+        return Status::Of(codes::kBadResponse, "plan stream: the server planned " +
+                                                   std::to_string(n->get<int64_t>()) +
+                                                   " files but sent " + std::to_string(files));
       }
       return Status::OK();
     }
@@ -1048,9 +1043,9 @@ Status RemoteClient::PlanFiles(std::string_view qualified, const SnapshotSelecto
       }));
   TARN_RETURN_NOT_OK(line_fn(pending));
   if (!ended) {
-    return Status::IOError("the plan stream of " + std::string(qualified) +
-                           " ended without its end marker (connection cut?)")
-        .WithField("code", "truncated_stream");
+    return Status::Of(codes::kTruncatedStream,
+                      "the plan stream of " + std::string(qualified) +
+                          " ended without its end marker (connection cut?)");
   }
   return Status::OK();
 }
@@ -1070,8 +1065,7 @@ Status RemoteClient::Scan(std::string_view qualified, const SnapshotSelector& at
         TARN_RETURN_NOT_OK(parser.Feed(chunk));
         while (auto frame = parser.Next()) {
           if (ended) {
-            return Status::Corruption("scan stream: data after the end frame")
-                .WithField("code", "bad_frame");
+            return Status::Of(codes::kBadFrame, "scan stream: data after the end frame");
           }
           switch (frame->first) {
             case api::FrameKind::kParquet: {
@@ -1089,10 +1083,9 @@ Status RemoteClient::Scan(std::string_view qualified, const SnapshotSelector& at
               if (t.is_object()) {
                 auto n = t.find("rows");
                 if (n != t.end() && n->is_number_integer() && n->get<int64_t>() != rows) {
-                  return Status::Corruption("scan stream: the server sent " + std::to_string(rows) +
-                                            " rows but counted " +
-                                            std::to_string(n->get<int64_t>()))
-                      .WithField("code", "bad_frame");
+                  return Status::Of(codes::kBadFrame,
+                                    "scan stream: the server sent " + std::to_string(rows) +
+                                        " rows but counted " + std::to_string(n->get<int64_t>()));
                 }
               }
               break;
@@ -1104,9 +1097,9 @@ Status RemoteClient::Scan(std::string_view qualified, const SnapshotSelector& at
         return Status::OK();
       }));
   if (!ended) {
-    return Status::IOError("the scan stream of " + std::string(qualified) +
-                           " ended without its end frame (connection cut?)")
-        .WithField("code", "truncated_stream");
+    return Status::Of(codes::kTruncatedStream,
+                      "the scan stream of " + std::string(qualified) +
+                          " ended without its end frame (connection cut?)");
   }
   return Status::OK();
 }
@@ -1138,8 +1131,8 @@ Result<std::optional<int64_t>> RemoteClient::GetOffset(std::string_view qualifie
   auto it = j.find("snapshot_id");
   if (it == j.end() || it->is_null()) return std::optional<int64_t>();
   if (!it->is_number_integer()) {
-    return Status::Corruption("bad offset from the server: snapshot_id is not an integer")
-        .WithField("code", "bad_response");
+    return Status::Of(codes::kBadResponse,
+                      "bad offset from the server: snapshot_id is not an integer");
   }
   return std::optional<int64_t>(it->get<int64_t>());
 }
@@ -1164,9 +1157,8 @@ Result<CleanupResult> RemoteClient::Cleanup(bool delete_orphans) {
 
 Result<NewAccessToken> RemoteClient::CreateAccessToken(const AccessTokenSpec& spec) {
   if (spec.client_id || spec.client_secret) {
-    return Status::InvalidArgument(
-               "a remote catalog chooses the client id and secret of a new token itself")
-        .WithField("code", "unsupported_remotely");
+    return Status::Of(codes::kUnsupportedRemotely,
+                      "a remote catalog chooses the client id and secret of a new token itself");
   }
   Json body = api::ToJson(spec);
   TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", "/v1/tokens", &body, false));

@@ -4,8 +4,10 @@
 #include <utility>
 
 #include "api/contract_wire.h"
+#include "api/error_codes.h"
 #include "common/io.h"
 #include "formats/decompress.h"
+#include "upload/error_codes.h"
 
 namespace tarn::client {
 
@@ -17,8 +19,8 @@ bool Is2xx(int status) { return status >= 200 && status < 300; }
 
 // What the embedded service answers for an id that names no contract.
 Status ContractNotFound(std::string_view id) {
-  return Status::NotFound("contract '" + std::string(id.substr(0, 100)) + "' not found")
-      .WithField("code", "contract_not_found")
+  return Status::Of(codes::kContractNotFound,
+                    "contract '" + std::string(id.substr(0, 100)) + "' not found")
       .WithField("contract_id", std::string(id.substr(0, 100)));
 }
 
@@ -57,9 +59,9 @@ Status CheckPartName(std::string_view name) {
   bool ok = !name.empty() && name.size() <= 255 && name != "." && name != "..";
   for (unsigned char ch : name) ok = ok && ch >= 0x20 && ch != 0x7f && ch != '/' && ch != '\\';
   if (ok) return Status::OK();
-  return Status::InvalidArgument("invalid part name '" + std::string(name.substr(0, 64)) +
-                                 "': 1 to 255 printable bytes without '/' or '\\'")
-      .WithField("code", "invalid_identifier")
+  return Status::Of(codes::kInvalidIdentifier,
+                    "invalid part name '" + std::string(name.substr(0, 64)) +
+                        "': 1 to 255 printable bytes without '/' or '\\'")
       .WithField("field", "name");
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "client/error_codes.h"
+
 namespace tarn::client {
 
 namespace {
@@ -22,8 +24,8 @@ Result<std::string> TokenCache::Get() {
   if (!token_.empty() && now < refresh_at_us_) return token_;
   TARN_ASSIGN_OR_RETURN(BearerToken t, fetch_());
   if (t.access_token.empty()) {
-    return Status::Unauthenticated("the token endpoint returned an empty access token")
-        .WithField("code", "invalid_token_response");
+    return Status::Of(codes::kInvalidTokenResponse,
+                      "the token endpoint returned an empty access token");
   }
   token_ = std::move(t.access_token);
   // Refresh at 80% of the lifetime; a token without a usable lifetime is used for one call.

@@ -2,69 +2,94 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 
 namespace tarn {
 
 namespace {
-// The one table mapping every error kind to its code name, HTTP status, CLI exit code and
-// retryability. Add a kind here and nowhere else.
-struct KindInfo {
-  ErrorKind kind;
-  std::string_view name;
-  int http;
-  int exit_code;
-  bool retryable;
-};
-constexpr KindInfo kKinds[] = {
-    {ErrorKind::kOk, "ok", 200, 0, false},
-    {ErrorKind::kInvalidArgument, "invalid_argument", 422, 2, false},
-    {ErrorKind::kNotFound, "not_found", 404, 3, false},
-    {ErrorKind::kAlreadyExists, "already_exists", 409, 3, false},
-    {ErrorKind::kFailedPrecondition, "failed_precondition", 409, 3, false},
-    {ErrorKind::kConflict, "conflict", 409, 4, true},
-    {ErrorKind::kStale, "stale", 409, 4, false},
-    {ErrorKind::kExpired, "expired", 410, 4, false},
-    {ErrorKind::kUnauthenticated, "unauthenticated", 401, 5, false},
-    {ErrorKind::kPermissionDenied, "permission_denied", 403, 5, false},
-    {ErrorKind::kTooLarge, "too_large", 413, 3, false},
-    {ErrorKind::kCorruption, "corruption", 422, 3, false},
-    {ErrorKind::kUnavailable, "unavailable", 503, 6, true},
-    {ErrorKind::kIOError, "io_error", 503, 6, true},
-    {ErrorKind::kCancelled, "cancelled", 499, 130, false},
-    {ErrorKind::kInternal, "internal", 500, 1, false},
-};
-const KindInfo& Info(ErrorKind kind) {
-  for (const auto& k : kKinds) {
-    if (k.kind == kind) return k;
+constexpr bool KindTableIsIndexedByKind() {
+  for (size_t i = 0; i < std::size(kKindTable); ++i) {
+    if (static_cast<size_t>(kKindTable[i].kind) != i) return false;
   }
-  return kKinds[sizeof(kKinds) / sizeof(kKinds[0]) - 1];
+  return static_cast<size_t>(ErrorKind::kInternal) + 1 == std::size(kKindTable);
 }
+static_assert(KindTableIsIndexedByKind(), "kKindTable lists every kind in enum order");
+
 const std::string kEmpty;
 const std::vector<std::pair<std::string, std::string>> kNoFields;
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string_view, const ErrorCode*> by_name;
+};
+Registry* NewRegistry() {
+  auto* r = new Registry();
+  for (const ErrorCode* c :
+       {&codes::kInvalidArgument, &codes::kNotFound, &codes::kAlreadyExists,
+        &codes::kFailedPrecondition, &codes::kConflict, &codes::kStale, &codes::kExpired,
+        &codes::kUnauthenticated, &codes::kPermissionDenied, &codes::kTooLarge, &codes::kCorruption,
+        &codes::kUnavailable, &codes::kIOError, &codes::kCancelled, &codes::kInternal}) {
+    r->by_name.emplace(c->name, c);
+  }
+  return r;
+}
+Registry& TheRegistry() {
+  static Registry* r = NewRegistry();  // never destroyed: used during static init and exit
+  return *r;
+}
 }  // namespace
 
-std::string_view ErrorKindName(ErrorKind kind) { return Info(kind).name; }
-int HttpStatusFor(ErrorKind kind) { return Info(kind).http; }
-int ExitCodeFor(ErrorKind kind) { return Info(kind).exit_code; }
-bool IsRetryable(ErrorKind kind) { return Info(kind).retryable; }
+bool ErrorRegistry::Register(const ErrorCode& code) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto [it, inserted] = r.by_name.emplace(code.name, &code);
+  if (!inserted && it->second != &code) {
+    std::fprintf(stderr, "tarn: error code %.*s is declared twice\n",
+                 static_cast<int>(code.name.size()), code.name.data());
+    std::abort();
+  }
+  return true;
+}
 
-namespace {
-// Codes of kind invalid_argument that refuse the data rather than the command line.
-bool IsDataRefusal(const Status& status) {
-  if (status.kind() != ErrorKind::kInvalidArgument) return false;
+const ErrorCode* ErrorRegistry::Find(std::string_view name) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.by_name.find(name);
+  return it == r.by_name.end() ? nullptr : it->second;
+}
+
+std::vector<const ErrorCode*> ErrorRegistry::All() {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<const ErrorCode*> out;
+  out.reserve(r.by_name.size());
+  for (const auto& [name, code] : r.by_name) out.push_back(code);
+  return out;
+}
+
+const ErrorCode* RegisteredCode(const Status& status) {
+  if (status.ok()) return nullptr;
   for (const auto& [name, value] : status.fields()) {
     if (name != "code") continue;
-    return value == "value_not_castable" || value == "column_undeclared" ||
-           value == "column_missing" || value == "sources_disagree" || value == "format_unreadable";
+    const ErrorCode* code = ErrorRegistry::Find(value);
+    return code != nullptr && code->kind == status.kind() ? code : nullptr;
   }
-  return false;
+  return nullptr;
 }
-}  // namespace
 
 int ExitCodeFor(const Status& status) {
-  return IsDataRefusal(status) ? 3 : ExitCodeFor(status.kind());
+  const ErrorCode* code = RegisteredCode(status);
+  return code ? code->exit_code : ExitCodeFor(status.kind());
 }
-int HttpStatusFor(const Status& status) { return HttpStatusFor(status.kind()); }
+int HttpStatusFor(const Status& status) {
+  const ErrorCode* code = RegisteredCode(status);
+  return code ? code->http : HttpStatusFor(status.kind());
+}
+bool IsRetryable(const Status& status) {
+  const ErrorCode* code = RegisteredCode(status);
+  return code ? code->retryable : IsRetryable(status.kind());
+}
 
 Status::Status(ErrorKind kind, std::string message) {
   if (kind != ErrorKind::kOk) state_.reset(new State{kind, std::move(message), {}});
@@ -91,6 +116,14 @@ Status Status::WithField(std::string field, std::string value) const& {
 Status Status::WithField(std::string field, std::string value) && {
   if (state_) state_->fields.emplace_back(std::move(field), std::move(value));
   return std::move(*this);
+}
+
+bool Status::Is(const ErrorCode& code) const {
+  if (!state_) return false;
+  for (const auto& [name, value] : state_->fields) {
+    if (name == "code") return value == code.name;
+  }
+  return false;
 }
 
 Status Status::WithContext(std::string_view context) const {

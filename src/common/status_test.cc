@@ -3,6 +3,12 @@
 #include <gtest/gtest.h>
 
 namespace tarn {
+namespace codes {
+TARN_ERROR_CODE(kTestRefusal,
+                ErrorCode("test_refusal", ErrorKind::kInvalidArgument, "column").Exit(3));
+TARN_ERROR_CODE(kTestTeapot, ErrorCode("test_teapot", ErrorKind::kUnavailable).Http(418));
+}  // namespace codes
+
 namespace {
 
 Result<int> Half(int x) {
@@ -76,19 +82,43 @@ TEST(Status, MappingTable) {
   }
 }
 
-TEST(StatusTest, RefusalsOfDataExitThreeNotTwo) {
-  Status usage = Status::InvalidArgument("bad flag");
-  EXPECT_EQ(ExitCodeFor(usage), 2);
-  EXPECT_EQ(ExitCodeFor(Status::InvalidArgument("x").WithField("code", "schema_source_required")),
-            2);
-  for (const char* code : {"value_not_castable", "column_undeclared", "column_missing",
-                           "sources_disagree", "format_unreadable"}) {
-    Status st = Status::InvalidArgument("refused").WithField("code", code);
-    EXPECT_EQ(ExitCodeFor(st), 3) << code;
-    EXPECT_EQ(HttpStatusFor(st), 422) << code;
+TEST(ErrorRegistry, CodesCarryTheirKindStatusAndExitCode) {
+  Status st = Status::Of(codes::kTestRefusal, "refused").WithField("column", "a");
+  EXPECT_EQ(st.kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(st.message(), "refused");
+  ASSERT_EQ(st.fields().size(), 2u);
+  EXPECT_EQ(st.fields()[0], std::make_pair(std::string("code"), std::string("test_refusal")));
+  EXPECT_TRUE(st.Is(codes::kTestRefusal));
+  EXPECT_FALSE(st.Is(codes::kTestTeapot));
+  EXPECT_EQ(RegisteredCode(st), &codes::kTestRefusal);
+  EXPECT_EQ(ExitCodeFor(st), 3);
+  EXPECT_EQ(HttpStatusFor(st), 422);
+  EXPECT_FALSE(IsRetryable(st));
+  Status teapot = Status::Of(codes::kTestTeapot, "short and stout");
+  EXPECT_EQ(HttpStatusFor(teapot), 418);
+  EXPECT_EQ(ExitCodeFor(teapot), 6);
+  EXPECT_TRUE(IsRetryable(teapot));
+  EXPECT_EQ(ErrorRegistry::Find("test_refusal"), &codes::kTestRefusal);
+  EXPECT_EQ(ErrorRegistry::Find("no_such_code"), nullptr);
+  // Every kind's name is a code of that kind.
+  for (int k = 1; k <= static_cast<int>(ErrorKind::kInternal); ++k) {
+    const ErrorCode* c = ErrorRegistry::Find(ErrorKindName(static_cast<ErrorKind>(k)));
+    ASSERT_NE(c, nullptr) << k;
+    EXPECT_EQ(c->kind, static_cast<ErrorKind>(k));
   }
-  // The code only matters for invalid_argument.
-  EXPECT_EQ(ExitCodeFor(Status::Stale("x").WithField("code", "value_not_castable")), 4);
+  EXPECT_EQ(codes::kTestRefusal.fields, "column");
+}
+
+TEST(ErrorRegistry, ACodeOfAnotherKindKeepsTheKindsMappings) {
+  // A wrapped error: the code is carried, the kind decides.
+  Status st = Status::Stale("x").WithCode(codes::kTestRefusal);
+  EXPECT_TRUE(st.Is(codes::kTestRefusal));
+  EXPECT_EQ(RegisteredCode(st), nullptr);
+  EXPECT_EQ(ExitCodeFor(st), 4);
+  // An unregistered code (say, from a newer server) maps by kind.
+  Status unknown = Status::InvalidArgument("x").WithField("code", "from_the_future");
+  EXPECT_EQ(ExitCodeFor(unknown), 2);
+  EXPECT_EQ(HttpStatusFor(unknown), 422);
   EXPECT_EQ(ExitCodeFor(Status::OK()), 0);
 }
 

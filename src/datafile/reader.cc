@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "datafile/columns_internal.h"
+#include "datafile/error_codes.h"
 #include "parquet/reader.h"
 #include "tarn/sort_order.h"
 #include "types/cast.h"
@@ -56,10 +57,10 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
   // The catalog's counts were stated by whoever committed the file: a file that disagrees is
   // reported, never served as if it held what the catalog says.
   auto mismatch = [&](const std::string& what, int64_t registered, int64_t actual) {
-    return Status::Corruption("data file '" + file.path +
-                              "' disagrees with the catalog: " + std::to_string(registered) + " " +
-                              what + " registered, " + std::to_string(actual) + " in the file")
-        .WithField("code", "file_metadata_mismatch")
+    return Status::Of(codes::kFileMetadataMismatch,
+                      "data file '" + file.path +
+                          "' disagrees with the catalog: " + std::to_string(registered) + " " +
+                          what + " registered, " + std::to_string(actual) + " in the file")
         .WithField("path", file.path);
   };
   if (static_cast<uint64_t>(file.file_size_bytes) != in->Size()) {

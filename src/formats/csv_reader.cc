@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "formats/error_codes.h"
 #include "formats/fast_parse.h"
 #include "formats/ndjson_reader.h"
 #include "types/value_text.h"
@@ -150,15 +151,14 @@ Result<std::unique_ptr<CsvReader>> CsvReader::Open(std::unique_ptr<InputStream> 
       if (!scanned.ok()) {
         Status st = std::move(scanned).status();
         if (st.kind() != ErrorKind::kInvalidArgument) return st;
-        return Status::InvalidArgument(r->name_ + ": header: " + st.message())
-            .WithField("code", "format_unreadable");
+        return Status::Of(codes::kFormatUnreadable, r->name_ + ": header: " + st.message());
       }
       const Scan s = *scanned;
       if (s == Scan::kBlank) continue;
       if (s == Scan::kNeedMore) {
         if (r->end_ - r->pos_ > kMaxRecordBytes) {
-          return Status::InvalidArgument(r->name_ + ": the header is longer than 256 MiB")
-              .WithField("code", "format_unreadable");
+          return Status::Of(codes::kFormatUnreadable,
+                            r->name_ + ": the header is longer than 256 MiB");
         }
         TARN_RETURN_NOT_OK(r->ReadMore());
         continue;

@@ -1,6 +1,7 @@
 #include "formats/format.h"
 
 #include "formats/csv_reader.h"
+#include "formats/error_codes.h"
 #include "formats/infer.h"
 #include "formats/ndjson_reader.h"
 #include "formats/parquet_source.h"
@@ -31,17 +32,17 @@ Result<Format> DetectFormat(std::string_view path) {
   }
   if (EndsWithIgnoreCase(stem, ".parquet")) {
     if (compression != InputCompression::kNone) {
-      return Status::InvalidArgument("'" + std::string(path) +
-                                     "': a compressed Parquet file cannot be read (Parquet "
-                                     "compresses its pages itself)")
-          .WithField("code", "format_unreadable");
+      return Status::Of(codes::kFormatUnreadable,
+                        "'" + std::string(path) +
+                            "': a compressed Parquet file cannot be read (Parquet "
+                            "compresses its pages itself)");
     }
     return Format::kParquet;
   }
-  return Status::InvalidArgument("'" + std::string(path) +
-                                 "': unknown format (expected .csv, .tsv, .ndjson, .jsonl, "
-                                 ".json or .parquet, optionally with .gz, .zst, .br or .deflate)")
-      .WithField("code", "format_unreadable");
+  return Status::Of(codes::kFormatUnreadable,
+                    "'" + std::string(path) +
+                        "': unknown format (expected .csv, .tsv, .ndjson, .jsonl, "
+                        ".json or .parquet, optionally with .gz, .zst, .br or .deflate)");
 }
 
 Result<std::unique_ptr<BatchReader>> OpenBatchReader(std::shared_ptr<RandomAccessFile> file,
@@ -54,9 +55,8 @@ Result<std::unique_ptr<BatchReader>> OpenBatchReader(std::shared_ptr<RandomAcces
   const InputCompression compression = options.compression.value_or(by_suffix);
   if (format == Format::kParquet) {
     if (compression != InputCompression::kNone) {
-      return Status::InvalidArgument("'" + std::string(name) +
-                                     "': a compressed Parquet file cannot be read")
-          .WithField("code", "format_unreadable");
+      return Status::Of(codes::kFormatUnreadable,
+                        "'" + std::string(name) + "': a compressed Parquet file cannot be read");
     }
     TARN_ASSIGN_OR_RETURN(auto r, ParquetSource::Open(std::move(file), std::string(name), target));
     return std::unique_ptr<BatchReader>(std::move(r));
@@ -72,10 +72,10 @@ Result<std::unique_ptr<BatchReader>> OpenStreamBatchReader(std::unique_ptr<Input
                                                            const ReadOptions& options) {
   if (raw == nullptr) return Status::InvalidArgument("no input stream");
   if (format == Format::kParquet) {
-    return Status::InvalidArgument("'" + std::string(name) +
-                                   "': a Parquet file cannot be read from a stream (it needs "
-                                   "random access)")
-        .WithField("code", "format_unreadable");
+    return Status::Of(codes::kFormatUnreadable,
+                      "'" + std::string(name) +
+                          "': a Parquet file cannot be read from a stream (it needs "
+                          "random access)");
   }
   std::string_view stem;
   CompressionFromSuffix(name, &stem);

@@ -3,7 +3,7 @@
 //
 // Every reader produces batches whose schema is exactly the target schema (its fields, in its
 // order). Input columns are matched to target fields by name: exactly, else case-insensitively
-// when that names one field. Errors carry typed fields (common/status.h):
+// when that names one field. Errors carry typed fields (tarn/status.h):
 //   - a target NOT NULL column absent from the input: kInvalidArgument, code=column_missing,
 //     column (NDJSON: a row without the key, plus row);
 //   - an input column the target does not declare: kInvalidArgument, code=column_undeclared,

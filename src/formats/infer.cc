@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "formats/error_codes.h"
 #include "formats/json_scan.h"
 #include "formats/reader_common.h"
 #include "formats/sample.h"
@@ -27,16 +28,15 @@ constexpr int kDelimiterProbeRecords = 50;
 constexpr int kMinDecimalPrecision = 18;
 
 Status Unreadable(std::string_view name, std::string_view what) {
-  return Status::InvalidArgument(std::string(name) + ": " + std::string(what))
-      .WithField("code", "format_unreadable");
+  return Status::Of(codes::kFormatUnreadable, std::string(name) + ": " + std::string(what));
 }
 
 // `row` is the 1-based data row.
 Status NotUtf8(std::string_view name, std::string_view column, int64_t row) {
-  return Status::InvalidArgument(std::string(name) + ": row " + std::to_string(row) + ", column '" +
-                                 std::string(column) +
-                                 "': the text is not valid UTF-8 (inputs must be UTF-8)")
-      .WithField("code", "format_unreadable")
+  return Status::Of(codes::kFormatUnreadable,
+                    std::string(name) + ": row " + std::to_string(row) + ", column '" +
+                        std::string(column) +
+                        "': the text is not valid UTF-8 (inputs must be UTF-8)")
       .WithField("column", std::string(column))
       .WithField("row", std::to_string(row));
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/utf8.h"
+#include "formats/error_codes.h"
 #include "formats/json_scan.h"
 #include "types/value_text.h"
 
@@ -143,9 +144,8 @@ Result<int> NdjsonReader::FieldForKey(std::string_view key) {
   }
   const int t = internal::MatchField(target_, key);
   if (t < 0) {
-    return Status::InvalidArgument("key '" + std::string(key) +
-                                   "' is not a column of the target schema")
-        .WithField("code", "column_undeclared")
+    return Status::Of(codes::kColumnUndeclared,
+                      "key '" + std::string(key) + "' is not a column of the target schema")
         .WithField("column", std::string(key));
   }
   keys_.emplace_back(std::string(key), t);
@@ -236,9 +236,8 @@ Status NdjsonReader::ParseLine(std::string_view line, int64_t row, std::vector<C
     if (seen_[t]) continue;
     const Field& field = target_.fields[t];
     if (!field.nullable) {
-      return Status::InvalidArgument("row " + std::to_string(row) + " has no key '" + field.name +
-                                     "', a NOT NULL column")
-          .WithField("code", "column_missing")
+      return Status::Of(codes::kColumnMissing, "row " + std::to_string(row) + " has no key '" +
+                                                   field.name + "', a NOT NULL column")
           .WithField("column", field.name)
           .WithField("row", std::to_string(row));
     }

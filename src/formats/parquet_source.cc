@@ -1,5 +1,6 @@
 #include "formats/parquet_source.h"
 
+#include "formats/error_codes.h"
 #include "types/cast.h"
 
 namespace tarn::formats {
@@ -13,7 +14,7 @@ Result<std::unique_ptr<ParquetSource>> ParquetSource::Open(std::shared_ptr<Rando
   ro.threads = 1;
   auto reader = parquet::FileReader::Open(std::move(file), ro);
   if (!reader.ok()) {
-    return std::move(reader).status().WithContext(name).WithField("code", "format_unreadable");
+    return std::move(reader).status().WithContext(name).WithCode(codes::kFormatUnreadable);
   }
   s->reader_ = std::move(reader).value();
   s->name_ = std::move(name);
@@ -28,15 +29,14 @@ Result<std::unique_ptr<ParquetSource>> ParquetSource::Open(std::shared_ptr<Rando
     const Field& from = file_schema.fields[i];
     const Field& to = target.fields[t];
     if (!s->reader_->schema().unsupported[i].empty()) {
-      return Status::InvalidArgument("column '" + from.name +
-                                     "': " + s->reader_->schema().unsupported[i])
-          .WithField("code", "value_not_castable")
+      return Status::Of(codes::kValueNotCastable,
+                        "column '" + from.name + "': " + s->reader_->schema().unsupported[i])
           .WithField("column", to.name);
     }
     if (!CanCast(from.type, to.type)) {
-      return Status::InvalidArgument("column '" + from.name + "' is " + from.type.ToString() +
-                                     " in the file and cannot be cast to " + to.type.ToString())
-          .WithField("code", "value_not_castable")
+      return Status::Of(codes::kValueNotCastable,
+                        "column '" + from.name + "' is " + from.type.ToString() +
+                            " in the file and cannot be cast to " + to.type.ToString())
           .WithField("column", to.name)
           .WithField("from", from.type.ToString())
           .WithField("to", to.type.ToString());

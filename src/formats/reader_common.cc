@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "formats/error_codes.h"
+
 namespace tarn::formats::internal {
 
 namespace {
@@ -49,16 +51,15 @@ Result<ColumnMapping> MapColumns(const std::vector<std::string>& names, const Sc
   for (size_t i = 0; i < names.size(); ++i) {
     int t = MatchField(target, names[i]);
     if (t < 0) {
-      return Status::InvalidArgument("column '" + Shortened(names[i]) +
-                                     "' is not declared by the target schema")
-          .WithField("code", "column_undeclared")
+      return Status::Of(codes::kColumnUndeclared,
+                        "column '" + Shortened(names[i]) + "' is not declared by the target schema")
           .WithField("column", Shortened(names[i]));
     }
     if (m.target_to_input[t] >= 0) {
-      return Status::InvalidArgument("columns '" + names[m.target_to_input[t]] + "' and '" +
-                                     Shortened(names[i]) + "' both map to column '" +
-                                     target.fields[t].name + "'")
-          .WithField("code", "format_unreadable")
+      return Status::Of(codes::kFormatUnreadable, "columns '" + names[m.target_to_input[t]] +
+                                                      "' and '" + Shortened(names[i]) +
+                                                      "' both map to column '" +
+                                                      target.fields[t].name + "'")
           .WithField("column", target.fields[t].name);
     }
     m.input_to_target[i] = t;
@@ -66,9 +67,8 @@ Result<ColumnMapping> MapColumns(const std::vector<std::string>& names, const Sc
   }
   for (size_t t = 0; t < target.fields.size(); ++t) {
     if (m.target_to_input[t] < 0 && !target.fields[t].nullable) {
-      return Status::InvalidArgument("column '" + target.fields[t].name +
-                                     "' is NOT NULL but missing from the input")
-          .WithField("code", "column_missing")
+      return Status::Of(codes::kColumnMissing, "column '" + target.fields[t].name +
+                                                   "' is NOT NULL but missing from the input")
           .WithField("column", target.fields[t].name);
     }
   }
@@ -77,9 +77,8 @@ Result<ColumnMapping> MapColumns(const std::vector<std::string>& names, const Sc
 
 Status ValueNotCastable(std::string_view column, int64_t row, std::string_view value,
                         std::string_view why) {
-  return Status::InvalidArgument("column '" + std::string(column) + "', row " +
-                                 std::to_string(row) + ": " + std::string(why))
-      .WithField("code", "value_not_castable")
+  return Status::Of(codes::kValueNotCastable, "column '" + std::string(column) + "', row " +
+                                                  std::to_string(row) + ": " + std::string(why))
       .WithField("column", std::string(column))
       .WithField("row", std::to_string(row))
       .WithField("value", Shortened(value));
@@ -90,9 +89,8 @@ Status NullNotAllowed(std::string_view column, int64_t row, std::string_view val
 }
 
 Status MalformedRow(std::string_view what, int64_t row, std::string_view why) {
-  return Status::InvalidArgument(std::string(what) + ": row " + std::to_string(row) + ": " +
-                                 std::string(why))
-      .WithField("code", "format_unreadable")
+  return Status::Of(codes::kFormatUnreadable,
+                    std::string(what) + ": row " + std::to_string(row) + ": " + std::string(why))
       .WithField("row", std::to_string(row));
 }
 

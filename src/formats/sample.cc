@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <climits>
 
+#include "formats/error_codes.h"
+
 namespace tarn::formats::internal {
 
 namespace {
@@ -14,8 +16,7 @@ namespace {
 constexpr size_t kOutChunk = 256 * 1024;
 
 Status Unreadable(std::string_view name, std::string_view what) {
-  return Status::InvalidArgument(std::string(name) + ": " + std::string(what))
-      .WithField("code", "format_unreadable");
+  return Status::Of(codes::kFormatUnreadable, std::string(name) + ": " + std::string(what));
 }
 
 // Grows `out` by up to one chunk (not past `max_bytes`); returns the room made.

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "metastore/connection_internal.h"
+#include "metastore/error_codes.h"
 #include "metastore/fault/fault_metastore.h"
 
 namespace tarn {
@@ -362,10 +363,9 @@ Result<std::unique_ptr<Connection>> Metastore::Acquire() {
     bool ready = pool_cv_.wait_for(lock, std::chrono::seconds(options_.pool_wait_s),
                                    [&] { return !idle_.empty() || open_ < max; });
     if (!ready) {
-      return Status::Unavailable("all " + std::to_string(max) +
-                                 " metastore connections stayed busy for " +
-                                 std::to_string(options_.pool_wait_s) + " s")
-          .WithField("code", "metastore_pool_exhausted");
+      return Status::Of(codes::kMetastorePoolExhausted,
+                        "all " + std::to_string(max) + " metastore connections stayed busy for " +
+                            std::to_string(options_.pool_wait_s) + " s");
     }
     if (!idle_.empty()) {
       auto conn = std::move(idle_.back());

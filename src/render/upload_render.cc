@@ -7,6 +7,9 @@
 #include <set>
 
 #include "api/contract_wire.h"
+#include "cli/error_codes.h"
+#include "formats/error_codes.h"
+#include "upload/error_codes.h"
 
 namespace tarn::render {
 
@@ -71,12 +74,11 @@ Result<std::vector<std::pair<std::string, std::string>>> ParseDeclarations(
   for (const auto& a : args) {
     std::string name, type;
     if (!SplitOnce(a, ':', &name, &type) || name.empty() || type.empty()) {
-      return Status::InvalidArgument("--declare: expected COLUMN:TYPE, got '" + a + "'")
-          .WithField("code", "bad_declaration");
+      return Status::Of(codes::kBadDeclaration, "--declare: expected COLUMN:TYPE, got '" + a + "'");
     }
     if (!seen.insert(name).second) {
-      return Status::InvalidArgument("--declare: column '" + name + "' is declared twice")
-          .WithField("code", "bad_declaration")
+      return Status::Of(codes::kBadDeclaration,
+                        "--declare: column '" + name + "' is declared twice")
           .WithField("column", name);
     }
     out.emplace_back(std::move(name), std::move(type));
@@ -90,13 +92,12 @@ Result<std::map<std::string, std::string>> ParseTypeAssignments(
   for (const auto& a : args) {
     std::string name, type;
     if (!SplitOnce(a, '=', &name, &type) || name.empty() || type.empty()) {
-      return Status::InvalidArgument("--type: expected COLUMN=TYPE, got '" + a + "'")
-          .WithField("code", "bad_type_assignment");
+      return Status::Of(codes::kBadTypeAssignment, "--type: expected COLUMN=TYPE, got '" + a + "'");
     }
     auto [it, inserted] = out.emplace(name, type);
     if (!inserted && it->second != type) {
-      return Status::InvalidArgument("--type: column '" + name + "' is given two types")
-          .WithField("code", "bad_type_assignment")
+      return Status::Of(codes::kBadTypeAssignment,
+                        "--type: column '" + name + "' is given two types")
           .WithField("column", name);
     }
   }
@@ -256,15 +257,16 @@ Status BlockingIssueError(const Contract& contract) {
   std::string msg = "the plan cannot be written: " + i->code;
   if (!i->column.empty()) msg += " (column " + i->column + ")";
   if (!i->detail.empty()) msg += ": " + i->detail;
-  if (i->code == "column_undeclared") {
+  if (i->code == codes::kColumnUndeclared.name) {
     msg += "; --ignore " + i->column + " leaves it out";
   }
   msg += "; nothing was written";
-  static const std::set<std::string> kDataRefusals = {"column_undeclared", "column_missing",
-                                                      "sources_disagree", "format_unreadable",
-                                                      "value_not_castable"};
-  Status s =
-      kDataRefusals.count(i->code) ? Status::InvalidArgument(msg) : Status::FailedPrecondition(msg);
+  // A refusal of the data (its code exits 3 as invalid_argument) stays one; any other blocking
+  // issue refuses the plan.
+  const ErrorCode* code = ErrorRegistry::Find(i->code);
+  bool refuses_data =
+      code != nullptr && code->kind == ErrorKind::kInvalidArgument && code->exit_code == 3;
+  Status s = refuses_data ? Status::InvalidArgument(msg) : Status::FailedPrecondition(msg);
   s = std::move(s).WithField("code", i->code);
   if (!i->column.empty()) s = std::move(s).WithField("column", i->column);
   for (const auto& [k, v] : i->fields) {

@@ -5,34 +5,36 @@
 #include <array>
 #include <cstring>
 
+#include "catalog/error_codes.h"
 #include "common/io.h"
+#include "formats/error_codes.h"
 #include "formats/format.h"
+#include "upload/error_codes.h"
 
 namespace tarn {
 
 namespace {
 
-constexpr std::array<std::pair<UploadErrorCode, std::string_view>, 15> kCodeNames = {{
-    {UploadErrorCode::kSchemaSourceRequired, "schema_source_required"},
-    {UploadErrorCode::kValueNotCastable, "value_not_castable"},
-    {UploadErrorCode::kColumnUndeclared, "column_undeclared"},
-    {UploadErrorCode::kColumnMissing, "column_missing"},
-    {UploadErrorCode::kSourcesDisagree, "sources_disagree"},
-    {UploadErrorCode::kContractStale, "contract_stale"},
-    {UploadErrorCode::kContractNotAccepted, "contract_not_accepted"},
-    {UploadErrorCode::kProposalChanged, "proposal_changed"},
-    {UploadErrorCode::kContractExpired, "contract_expired"},
-    {UploadErrorCode::kAlreadyCommitted, "already_committed"},
-    {UploadErrorCode::kDatasetExists, "dataset_exists"},
-    {UploadErrorCode::kFormatUnreadable, "format_unreadable"},
-    {UploadErrorCode::kNotAuthorized, "not_authorized"},
-    {UploadErrorCode::kContractNotFound, "contract_not_found"},
-    {UploadErrorCode::kInternal, "internal"},
+constexpr std::array<std::pair<UploadErrorCode, const ErrorCode*>, 15> kCodeNames = {{
+    {UploadErrorCode::kSchemaSourceRequired, &codes::kSchemaSourceRequired},
+    {UploadErrorCode::kValueNotCastable, &codes::kValueNotCastable},
+    {UploadErrorCode::kColumnUndeclared, &codes::kColumnUndeclared},
+    {UploadErrorCode::kColumnMissing, &codes::kColumnMissing},
+    {UploadErrorCode::kSourcesDisagree, &codes::kSourcesDisagree},
+    {UploadErrorCode::kContractStale, &codes::kContractStale},
+    {UploadErrorCode::kContractNotAccepted, &codes::kContractNotAccepted},
+    {UploadErrorCode::kProposalChanged, &codes::kProposalChanged},
+    {UploadErrorCode::kContractExpired, &codes::kContractExpired},
+    {UploadErrorCode::kAlreadyCommitted, &codes::kAlreadyCommitted},
+    {UploadErrorCode::kDatasetExists, &codes::kDatasetExists},
+    {UploadErrorCode::kFormatUnreadable, &codes::kFormatUnreadable},
+    {UploadErrorCode::kNotAuthorized, &codes::kNotAuthorized},
+    {UploadErrorCode::kContractNotFound, &codes::kContractNotFound},
+    {UploadErrorCode::kInternal, &codes::kInternal},
 }};
 
 Status Unreadable(const std::string& name, std::string why) {
-  return Status::InvalidArgument("'" + name + "': " + why)
-      .WithField("code", "format_unreadable")
+  return Status::Of(codes::kFormatUnreadable, "'" + name + "': " + why)
       .WithField("file", name)
       .WithField("row", "0");
 }
@@ -48,7 +50,7 @@ Result<formats::Format> FormatOf(const std::string& name) {
   if (format.ok()) return format;
   Status st = format.status();
   if (ErrorField(st, "file").empty()) st = std::move(st).WithField("file", name);
-  if (ErrorField(st, "code").empty()) st = std::move(st).WithField("code", "format_unreadable");
+  if (ErrorField(st, "code").empty()) st = std::move(st).WithCode(codes::kFormatUnreadable);
   return st;
 }
 
@@ -186,17 +188,17 @@ std::map<std::string, std::string> Contract::values() const {
 }
 
 std::string_view UploadErrorCodeName(UploadErrorCode code) {
-  for (const auto& [c, name] : kCodeNames) {
-    if (c == code) return name;
+  for (const auto& [c, descriptor] : kCodeNames) {
+    if (c == code) return descriptor->name;
   }
-  return "internal";
+  return codes::kInternal.name;
 }
 
 std::optional<UploadErrorCode> UploadErrorOf(const Status& status) {
   if (status.ok()) return std::nullopt;
   std::string code = ErrorField(status, "code");
-  for (const auto& [c, name] : kCodeNames) {
-    if (name == code) return c;
+  for (const auto& [c, descriptor] : kCodeNames) {
+    if (descriptor->name == code) return c;
   }
   return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "sdk/error_codes.h"
 #include "tarn/access.h"
 #include "tarn/dataset.h"
 
@@ -285,9 +286,8 @@ Result<Role> ParseRole(std::string_view name) {
   if (name == "reader") return Role::kReader;
   if (name == "writer") return Role::kWriter;
   if (name == "owner") return Role::kOwner;
-  return Status::InvalidArgument("role '" + std::string(name.substr(0, 64)) +
-                                 "' must be reader, writer or owner")
-      .WithField("code", "invalid_role")
+  return Status::Of(codes::kInvalidRole, "role '" + std::string(name.substr(0, 64)) +
+                                             "' must be reader, writer or owner")
       .WithField("field", "role");
 }
 

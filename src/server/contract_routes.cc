@@ -9,9 +9,12 @@
 #include <thread>
 
 #include "api/contract_wire.h"
+#include "api/error_codes.h"
 #include "catalog/catalog.h"
+#include "server/error_codes.h"
 #include "server/server_internal.h"
 #include "upload/contract_service.h"
+#include "upload/error_codes.h"
 
 namespace tarn::server::internal {
 
@@ -26,7 +29,7 @@ Status NotAuthorized(const Status& st) {
   for (const auto& [k, v] : st.fields()) {
     if (k != "code") out = std::move(out).WithField(k, v);
   }
-  return std::move(out).WithField("code", "not_authorized");
+  return std::move(out).WithCode(codes::kNotAuthorized);
 }
 
 Status AuthorizeTarget(Call& c, Role role, const DatasetName& name) {
@@ -51,8 +54,8 @@ Result<DatasetName> AuthorizeContract(Call& c, Role role) {
   // name, nor its workspace (issue 14); one who may read it is told which role it lacks.
   if (!auth::MayAccess(c.principal(), Role::kReader, name.workspace,
                        name.collection + "." + name.dataset)) {
-    return Status::PermissionDenied("this token may not use contract '" + id.substr(0, 100) + "'")
-        .WithField("code", "not_authorized")
+    return Status::Of(codes::kNotAuthorized,
+                      "this token may not use contract '" + id.substr(0, 100) + "'")
         .WithField("needed_role", std::string(RoleName(role)))
         .WithField("contract_id", id.substr(0, 100));
   }
@@ -187,8 +190,8 @@ std::string Lower(std::string s) {
 }
 
 Status InvalidParam(std::string_view name, std::string message) {
-  return Status::InvalidArgument("query parameter " + std::string(name) + ": " + message)
-      .WithField("code", "invalid_parameter")
+  return Status::Of(codes::kInvalidParameter,
+                    "query parameter " + std::string(name) + ": " + message)
       .WithField("field", std::string(name));
 }
 
@@ -227,9 +230,9 @@ Result<PartEncoding> PartEncodingOf(Call& c) {
   if (header == "br") sent = formats::InputCompression::kBrotli;
   if (header == "zstd") sent = formats::InputCompression::kZstd;
   if (!sent) {
-    return Status::InvalidArgument("Content-Encoding '" + header.substr(0, 64) +
-                                   "' is not supported (gzip, deflate, br, zstd)")
-        .WithField("code", "unsupported_media_type");
+    return Status::Of(codes::kUnsupportedMediaType,
+                      "Content-Encoding '" + header.substr(0, 64) +
+                          "' is not supported (gzip, deflate, br, zstd)");
   }
   if (param && *param != *sent) {
     return InvalidParam("encoding", "disagrees with Content-Encoding: " + header);
@@ -263,7 +266,7 @@ Status NegotiateContractRoute(Call& c) {
   auto name = ParseDatasetName(req.target);
   if (!name.ok()) {
     return Status(name.status().kind(), name.status().message())
-        .WithField("code", "invalid_identifier")
+        .WithCode(codes::kInvalidIdentifier)
         .WithField("field", "/target");
   }
   c.audit_entries()[0].target = name->ToString();

@@ -186,7 +186,7 @@ bool IsRawMetastoreError(const Status& st) {
 
 Status PublicError(const Status& st, const RedactionContext& ctx) {
   if (st.ok()) return st;
-  auto internal = [] { return Status::Internal(kInternalMessage).WithField("code", "internal"); };
+  auto internal = [] { return Status::Of(codes::kInternal, kInternalMessage); };
   if (st.kind() == ErrorKind::kInternal) return internal();
   if (IsRawMetastoreError(st)) {
     const char* message = nullptr;

@@ -1,11 +1,13 @@
 #include "server/http_request.h"
 
+#include "server/error_codes.h"
+
 namespace tarn::server::internal {
 
 namespace {
 
 Status Malformed(std::string message) {
-  return Status::InvalidArgument(std::move(message)).WithField("code", "malformed_request");
+  return Status::Of(codes::kMalformedRequest, std::move(message));
 }
 
 int HexDigit(char c) {
@@ -101,8 +103,7 @@ Result<RequestTarget> ParseTarget(std::string_view target, size_t max_path_bytes
   size_t q = target.find('?');
   std::string_view raw_path = target.substr(0, q);
   if (raw_path.size() > max_path_bytes) {
-    return Status::InvalidArgument("the request path is too long")
-        .WithField("code", "uri_too_long");
+    return Status::Of(codes::kUriTooLong, "the request path is too long");
   }
   RequestTarget out;
   out.raw_path = std::string(raw_path);

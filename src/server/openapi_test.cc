@@ -7,8 +7,17 @@
 #include <set>
 #include <string>
 
+#include "api/error_codes.h"
 #include "api/wire.h"
+#include "auth/error_codes.h"
+#include "catalog/error_codes.h"
+#include "datafile/error_codes.h"
+#include "formats/error_codes.h"
+#include "metastore/error_codes.h"
+#include "server/error_codes.h"
 #include "server/server.h"
+#include "table/error_codes.h"
+#include "upload/error_codes.h"
 
 namespace tarn::server {
 namespace {
@@ -154,6 +163,46 @@ TEST(OpenApi, EveryOperationDescribesItsParametersBodyResponsesAndSecurity) {
       EXPECT_EQ(op["x-tarn-audit-action"], r.action) << where;
     }
   }
+}
+
+// The error codes docs/openapi.json lists (the enum of Error.error.code) are the registry's: each
+// listed code is registered, and every registered code a response can carry (of the modules
+// `tarn serve` links, whose error_codes.h this test includes) is listed, as is every kind's name.
+TEST(OpenApi, ListsExactlyTheRegisteredErrorCodes) {
+  Json spec = LoadSpec();
+  const Json& code =
+      spec["components"]["schemas"]["Error"]["properties"]["error"]["properties"]["code"];
+  ASSERT_TRUE(code.contains("enum")) << "docs/openapi.json's Error code lists no codes";
+  std::set<std::string> documented;
+  for (const auto& c : code["enum"]) {
+    ASSERT_TRUE(c.is_string());
+    EXPECT_TRUE(documented.insert(c.get<std::string>()).second) << "listed twice: " << c;
+  }
+  for (const std::string& name : documented) {
+    const ErrorCode* c = ErrorRegistry::Find(name);
+    ASSERT_NE(c, nullptr) << "docs/openapi.json lists " << name << ", which no module declares";
+    EXPECT_TRUE(c->served) << name << " is never in a response, yet docs/openapi.json lists it";
+  }
+  size_t served = 0;
+  for (const ErrorCode* c : ErrorRegistry::All()) {
+    if (!c->served) continue;
+    ++served;
+    EXPECT_TRUE(documented.count(std::string(c->name)))
+        << "docs/openapi.json does not list error code " << c->name;
+    EXPECT_EQ(c->http >= 400 && c->http < 600, true) << c->name;
+  }
+  for (ErrorKind k = ErrorKind::kInvalidArgument; k <= ErrorKind::kInternal;
+       k = static_cast<ErrorKind>(static_cast<int>(k) + 1)) {
+    EXPECT_TRUE(documented.count(std::string(ErrorKindName(k)))) << ErrorKindName(k);
+  }
+  // A few of each module, so a header this test no longer includes is noticed.
+  for (const ErrorCode* c : {&codes::kPathNotOwned, &codes::kContractStale, &codes::kMalformedJson,
+                             &codes::kValueNotCastable, &codes::kTokenRevoked,
+                             &codes::kMethodNotAllowed, &codes::kMetastorePoolExhausted,
+                             &codes::kPredicateTypeMismatch, &codes::kFileMetadataMismatch}) {
+    EXPECT_EQ(ErrorRegistry::Find(c->name), c) << c->name;
+  }
+  EXPECT_GE(served, 90u);
 }
 
 TEST(OpenApi, EveryReferenceResolves) {

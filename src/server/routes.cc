@@ -7,9 +7,12 @@
 #include <thread>
 #include <utility>
 
+#include "api/error_codes.h"
+#include "auth/error_codes.h"
 #include "catalog/catalog.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
+#include "server/error_codes.h"
 #include "server/server_internal.h"
 #include "table/predicate.h"
 
@@ -30,8 +33,8 @@ std::string CollQ(Call& c) { return c.Param("ws") + "." + c.Param("coll"); }
 std::string DsQ(Call& c) { return CollQ(c) + "." + c.Param("ds"); }
 
 Status InvalidParam(std::string_view name, std::string message) {
-  return Status::InvalidArgument("query parameter " + std::string(name) + ": " + message)
-      .WithField("code", "invalid_parameter")
+  return Status::Of(codes::kInvalidParameter,
+                    "query parameter " + std::string(name) + ": " + message)
       .WithField("field", std::string(name));
 }
 
@@ -66,7 +69,7 @@ Result<SnapshotSelector> Selector(Call& c) {
 
 Status InvalidIdentifierAt(const Status& st, const std::string& pointer) {
   return Status(st.kind(), st.message())
-      .WithField("code", "invalid_identifier")
+      .WithCode(codes::kInvalidIdentifier)
       .WithField("field", pointer);
 }
 
@@ -90,17 +93,14 @@ Result<std::vector<std::string>> StringList(const Json* v, const std::string& po
   std::vector<std::string> out;
   if (v == nullptr) return out;
   if (!v->is_array()) {
-    return Status::InvalidArgument(pointer + " must be an array of strings")
-        .WithField("code", "wrong_type")
+    return Status::Of(codes::kWrongType, pointer + " must be an array of strings")
         .WithField("field", pointer);
   }
   for (size_t i = 0; i < v->size(); ++i) {
     const Json& e = (*v)[i];
     if (!e.is_string()) {
       std::string p = pointer + "/" + std::to_string(i);
-      return Status::InvalidArgument(p + " must be a string")
-          .WithField("code", "wrong_type")
-          .WithField("field", p);
+      return Status::Of(codes::kWrongType, p + " must be a string").WithField("field", p);
     }
     out.push_back(e.get<std::string>());
   }
@@ -200,9 +200,8 @@ Json ArrayOf(const std::vector<T>& items) {
 Status RequireGlobal(Call& c, Role needed) {
   const auth::Principal& p = c.principal();
   if (p.workspace == "*" && p.pattern == "*" && p.role >= needed) return Status::OK();
-  return Status::PermissionDenied("this needs the " + std::string(RoleName(needed)) +
-                                  " role on every workspace ('*')")
-      .WithField("code", "permission_denied")
+  return Status::Of(codes::kPermissionDenied, "this needs the " + std::string(RoleName(needed)) +
+                                                  " role on every workspace ('*')")
       .WithField("needed_role", std::string(RoleName(needed)))
       .WithField("workspace", "*");
 }
@@ -248,15 +247,13 @@ Status FederatedTokenExchange(Call& c, const std::map<std::string, std::string>&
   std::string type = field("subject_token_type");
   if (type != "urn:ietf:params:oauth:token-type:id_token" &&
       type != "urn:ietf:params:oauth:token-type:jwt") {
-    return Status::InvalidArgument(
-               "subject_token_type must be urn:ietf:params:oauth:token-type:id_token or "
-               ":jwt")
-        .WithField("code", "invalid_request")
+    return Status::Of(codes::kInvalidRequest,
+                      "subject_token_type must be urn:ietf:params:oauth:token-type:id_token or "
+                      ":jwt")
         .WithField("field", "subject_token_type");
   }
   if (field("subject_token").empty()) {
-    return Status::InvalidArgument("subject_token is required")
-        .WithField("code", "missing_field")
+    return Status::Of(codes::kMissingField, "subject_token is required")
         .WithField("field", "subject_token");
   }
   c.set_log_actor("oidc:" + auth::UnverifiedIssuer(field("subject_token")).substr(0, 120));
@@ -278,15 +275,13 @@ Status TokenExchange(Call& c) {
   };
   if (field("grant_type") == kTokenExchangeGrant) return FederatedTokenExchange(c, form);
   if (field("grant_type") != "client_credentials") {
-    return Status::InvalidArgument("grant_type must be client_credentials or " +
-                                   std::string(kTokenExchangeGrant))
-        .WithField("code", "unsupported_grant_type")
+    return Status::Of(codes::kUnsupportedGrantType, "grant_type must be client_credentials or " +
+                                                        std::string(kTokenExchangeGrant))
         .WithField("field", "grant_type");
   }
   for (const char* k : {"client_id", "client_secret"}) {
     if (field(k).empty()) {
-      return Status::InvalidArgument(std::string(k) + " is required")
-          .WithField("code", "missing_field")
+      return Status::Of(codes::kMissingField, std::string(k) + " is required")
           .WithField("field", k);
     }
   }
@@ -327,8 +322,7 @@ Status CreateToken(Call& c) {
     TARN_RETURN_NOT_OK(CheckIdentifier("workspace name", spec.workspace, "/workspace"));
   }
   if (spec.pattern.empty() || spec.pattern.size() > 300) {
-    return Status::InvalidArgument("pattern must be 1 to 300 characters")
-        .WithField("code", "invalid_value")
+    return Status::Of(codes::kInvalidValue, "pattern must be 1 to 300 characters")
         .WithField("field", "/pattern");
   }
   c.audit_entries() = {{"token.create", "", spec.workspace == "*" ? "" : spec.workspace}};
@@ -342,8 +336,8 @@ Status CreateToken(Call& c) {
     TARN_RETURN_NOT_OK(auth::Authorize(p, Role::kOwner, spec.workspace, ""));
   }
   auto deny = [&](const std::string& why) {
-    return Status::PermissionDenied("a token cannot grant more than its creator holds: " + why)
-        .WithField("code", "permission_denied")
+    return Status::Of(codes::kPermissionDenied,
+                      "a token cannot grant more than its creator holds: " + why)
         .WithField("needed_role", "owner")
         .WithField("workspace", spec.workspace);
   };
@@ -678,8 +672,7 @@ Status AlterSchemaRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto read_snapshot_id, r.OptInt("read_snapshot_id"));
   TARN_RETURN_NOT_OK(r.Finish());
   if (!changes_json->is_array()) {
-    return Status::InvalidArgument("/changes must be an array")
-        .WithField("code", "wrong_type")
+    return Status::Of(codes::kWrongType, "/changes must be an array")
         .WithField("field", "/changes");
   }
   std::vector<SchemaChange> changes;
@@ -717,8 +710,8 @@ Status SetSortRoute(Call& c) {
 
 using Frame = std::pair<api::FrameKind, std::string>;
 
-Status StreamError(std::string code, std::string message) {
-  return Status::InvalidArgument(std::move(message)).WithField("code", std::move(code));
+Status StreamError(const ErrorCode& code, std::string message) {
+  return Status::InvalidArgument(std::move(message)).WithCode(code);
 }
 
 // The frames of an append body. Small bodies of known length are read whole; others stream
@@ -742,7 +735,7 @@ class BufferedFrames : public FrameSource {
       return Status::OK();
     }));
     if (parser.buffered() > 0) {
-      return StreamError("incomplete_body", "the frame stream ends inside a frame");
+      return StreamError(codes::kIncompleteBody, "the frame stream ends inside a frame");
     }
     return out;
   }
@@ -816,7 +809,7 @@ class PumpedFrames : public FrameSource {
       return Status::OK();
     });
     if (st.ok() && parser.buffered() > 0) {
-      st = StreamError("incomplete_body", "the frame stream ends inside a frame");
+      st = StreamError(codes::kIncompleteBody, "the frame stream ends inside a frame");
     }
     return st;
   }
@@ -858,7 +851,8 @@ Status AppendRoute(Call& c) {
 
   TARN_ASSIGN_OR_RETURN(auto first, src->Next());
   if (!first || first->first != api::FrameKind::kMeta) {
-    return StreamError("bad_frame", "an append stream starts with an M frame (the commit meta)");
+    return StreamError(codes::kBadFrame,
+                       "an append stream starts with an M frame (the commit meta)");
   }
   TARN_ASSIGN_OR_RETURN(Json meta_json, api::ParseObject(first->second));
   TARN_ASSIGN_OR_RETURN(CommitMeta meta, api::CommitMetaFromJson(meta_json));
@@ -868,7 +862,7 @@ Status AppendRoute(Call& c) {
   Catalog::BatchSource next = [&]() -> Result<std::optional<RecordBatch>> {
     if (ended) return std::optional<RecordBatch>();
     TARN_ASSIGN_OR_RETURN(auto f, src->Next());
-    if (!f) return StreamError("incomplete_body", "the frame stream ended without an E frame");
+    if (!f) return StreamError(codes::kIncompleteBody, "the frame stream ended without an E frame");
     switch (f->first) {
       case api::FrameKind::kParquet: {
         TARN_ASSIGN_OR_RETURN(RecordBatch b, api::DecodeBatchPayload(std::move(f->second)));
@@ -877,7 +871,7 @@ Status AppendRoute(Call& c) {
       case api::FrameKind::kEnd: {
         // Nothing may follow E, and the body must have ended cleanly, before anything commits.
         TARN_ASSIGN_OR_RETURN(auto after, src->Next());
-        if (after) return StreamError("bad_frame", "a frame follows the E frame");
+        if (after) return StreamError(codes::kBadFrame, "a frame follows the E frame");
         ended = true;
         return std::optional<RecordBatch>();
       }
@@ -885,9 +879,9 @@ Status AppendRoute(Call& c) {
         return api::StatusFromErrorBody(422, f->second)
             .WithContext("the client aborted the append");
       case api::FrameKind::kMeta:
-        return StreamError("bad_frame", "an M frame may only come first");
+        return StreamError(codes::kBadFrame, "an M frame may only come first");
     }
-    return StreamError("bad_frame", "unknown frame kind");
+    return StreamError(codes::kBadFrame, "unknown frame kind");
   };
   auto r = Committed(
       c, c.catalog().AppendStream(DsQ(c), next, std::move(meta), op, c.Query("expected_uuid")));
@@ -945,8 +939,7 @@ Status CommitRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(const Json* parts_json, r.Value("parts"));
   TARN_RETURN_NOT_OK(r.Finish());
   if (!parts_json->is_array() || parts_json->empty()) {
-    return Status::InvalidArgument("/parts must be a non-empty array")
-        .WithField("code", "wrong_type")
+    return Status::Of(codes::kWrongType, "/parts must be a non-empty array")
         .WithField("field", "/parts");
   }
   std::vector<DatasetCommit> parts;
@@ -959,7 +952,7 @@ Status CommitRoute(Call& c) {
     auto name = ParseDatasetName(p.dataset);
     if (!name.ok()) {
       return Status(name.status().kind(), name.status().message())
-          .WithField("code", "invalid_identifier")
+          .WithCode(codes::kInvalidIdentifier)
           .WithField("field", at + "/dataset");
     }
     p.dataset = name->ToString();
@@ -1022,8 +1015,7 @@ Status CreateTagRoute(Call& c) {
   TARN_RETURN_NOT_OK(r.Finish());
   if (int(at.snapshot_id.has_value()) + int(at.at_time_us.has_value()) + int(at.tag.has_value()) >
       1) {
-    return Status::InvalidArgument("give at most one of snapshot_id, at_us and tag")
-        .WithField("code", "ambiguous_selector");
+    return Status::Of(codes::kAmbiguousSelector, "give at most one of snapshot_id, at_us and tag");
   }
   c.audit_entries()[0].target = DsQ(c) + "@" + c.Param("tag");
   TARN_RETURN_NOT_OK(c.catalog().CreateTag(DsQ(c), c.Param("tag"), at, replace));

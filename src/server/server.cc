@@ -35,10 +35,12 @@
 #include <thread>
 #include <unordered_set>
 
+#include "api/error_codes.h"
 #include "catalog/catalog.h"
 #include "common/random.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
+#include "server/error_codes.h"
 #include "server/errors.h"
 #include "server/http_request.h"
 #include "server/server_internal.h"
@@ -60,19 +62,6 @@ using internal::StreamWrite;
 using Clock = std::chrono::steady_clock;
 
 namespace internal {
-
-int HttpStatusOf(const Status& st) {
-  std::string code = ErrorCodeOf(st);
-  if (code == "malformed_json" || code == "malformed_request" || code == "incomplete_body") {
-    return 400;
-  }
-  if (code == "header_too_large") return 431;
-  if (code == "request_timeout") return 408;
-  if (code == "uri_too_long") return 414;
-  if (code == "unsupported_media_type") return 415;
-  if (code == "method_not_allowed") return 405;
-  return HttpStatusFor(st.kind());
-}
 
 std::string ErrorCodeOf(const Status& st) {
   for (const auto& [k, v] : st.fields()) {
@@ -281,9 +270,8 @@ class LogLine {
 };
 
 Status TooLargeBody(int64_t limit) {
-  return Status::TooLarge("the request body is larger than the limit of " + std::to_string(limit) +
-                          " bytes")
-      .WithField("code", "too_large")
+  return Status::Of(codes::kTooLarge, "the request body is larger than the limit of " +
+                                          std::to_string(limit) + " bytes")
       .WithField("limit", std::to_string(limit));
 }
 
@@ -594,8 +582,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
 namespace {
 
 Status RequestTimeout(std::string what) {
-  return Status::InvalidArgument(what + " did not arrive in time")
-      .WithField("code", "request_timeout");
+  return Status::Of(codes::kRequestTimeout, what + " did not arrive in time");
 }
 
 // What a failed read of a request body means to the client: 408 past its deadline, 400
@@ -605,11 +592,9 @@ Status BodyReadError(beast::error_code ec) {
   if (ec == http::error::end_of_stream || ec == net::error::eof ||
       ec == http::error::partial_message || ec == net::error::connection_reset ||
       ec == net::error::operation_aborted) {
-    return Status::InvalidArgument("the request body could not be read to its end")
-        .WithField("code", "incomplete_body");
+    return Status::Of(codes::kIncompleteBody, "the request body could not be read to its end");
   }
-  return Status::InvalidArgument("malformed request body: " + ec.message())
-      .WithField("code", "malformed_request");
+  return Status::Of(codes::kMalformedRequest, "malformed request body: " + ec.message());
 }
 
 const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -952,18 +937,17 @@ class Session : public std::enable_shared_from_this<Session> {
         st = RequestTimeout("the request head");
       } else if ((ec == http::error::header_limit || ec == http::error::buffer_overflow) &&
                  head_parser_->get().target().empty()) {  // still in the request line
-        st = Status::InvalidArgument("the request line is longer than the limit of " +
-                                     std::to_string(options_.max_header_bytes) + " bytes")
-                 .WithField("code", "uri_too_long");
+        st = Status::Of(codes::kUriTooLong, "the request line is longer than the limit of " +
+                                                std::to_string(options_.max_header_bytes) +
+                                                " bytes");
       } else if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
-        st = Status::TooLarge("the request headers are larger than the limit of " +
-                              std::to_string(options_.max_header_bytes) + " bytes")
-                 .WithField("code", "header_too_large");
+        st = Status::Of(codes::kHeaderTooLarge,
+                        "the request headers are larger than the limit of " +
+                            std::to_string(options_.max_header_bytes) + " bytes");
       } else if (ec == http::error::partial_message) {
         return Close();
       } else {
-        st = Status::InvalidArgument("malformed HTTP request: " + ec.message())
-                 .WithField("code", "malformed_request");
+        st = Status::Of(codes::kMalformedRequest, "malformed HTTP request: " + ec.message());
       }
       return Refuse(std::move(ex), st);
     }
@@ -996,8 +980,7 @@ class Session : public std::enable_shared_from_this<Session> {
     server_.metrics().AddInflight(1);
 
     if (server_.shutting_down()) {
-      return refuse(Status::Unavailable("the server is shutting down; retry")
-                        .WithField("code", "shutting_down"));
+      return refuse(Status::Of(codes::kShuttingDown, "the server is shutting down; retry"));
     }
     // Beast bounds only what it buffers while a head is incomplete; a head that arrived whole in
     // one read is measured here.
@@ -1007,13 +990,12 @@ class Session : public std::enable_shared_from_this<Session> {
       head_bytes += static_cast<int64_t>(f.name_string().size() + f.value().size() + 4);
     }
     if (head_bytes > options_.max_header_bytes) {
-      return refuse(Status::TooLarge("the request headers are larger than the limit of " +
-                                     std::to_string(options_.max_header_bytes) + " bytes")
-                        .WithField("code", "header_too_large"));
+      return refuse(Status::Of(codes::kHeaderTooLarge,
+                               "the request headers are larger than the limit of " +
+                                   std::to_string(options_.max_header_bytes) + " bytes"));
     }
     if (req.version() != 11 && req.version() != 10) {
-      return refuse(Status::InvalidArgument("only HTTP/1.0 and HTTP/1.1 are served")
-                        .WithField("code", "malformed_request"));
+      return refuse(Status::Of(codes::kMalformedRequest, "only HTTP/1.0 and HTTP/1.1 are served"));
     }
     auto framing = FramingOf(ex->head);
     if (!framing.ok()) return refuse(framing.status());
@@ -1025,16 +1007,15 @@ class Session : public std::enable_shared_from_this<Session> {
     http::verb verb = req.method();
     if ((verb == http::verb::get || verb == http::verb::head || verb == http::verb::options) &&
         ex->framing.has_body()) {
-      return refuse(Status::InvalidArgument(ex->rec.method + " requests must not carry a body")
-                        .WithField("code", "malformed_request"));
+      return refuse(Status::Of(codes::kMalformedRequest,
+                                              ex->rec.method + " requests must not carry a body"));
     }
     std::string expect = FieldValue(ex->head, "Expect");
     if (!expect.empty()) {
       for (char& c : expect) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       if (expect != "100-continue") {
-        return refuse(
-            Status::InvalidArgument("Expect: " + expect.substr(0, 64) + " is not supported")
-                .WithField("code", "malformed_request"));
+        return refuse(Status::Of(codes::kMalformedRequest,
+                                 "Expect: " + expect.substr(0, 64) + " is not supported"));
       }
       ex->expect_continue = ex->framing.has_body();
     }
@@ -1092,10 +1073,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void Dispatch(std::shared_ptr<Exchange> ex) {
     Disarm();  // the worker owns the request now; it sets its own deadlines
     if (server_.Dispatch(ex)) return;
-    Refuse(std::move(ex), Status::Unavailable("the server is at its request limit (" +
-                                              std::to_string(options_.workers) +
-                                              " workers and their queue); retry")
-                              .WithField("code", "overloaded"));
+    Refuse(std::move(ex), Status::Of(codes::kOverloaded, "the server is at its request limit (" +
+                                                             std::to_string(options_.workers) +
+                                                             " workers and their queue); retry"));
   }
 
   // Answers a request the I/O thread refused and closes the connection.
@@ -1239,8 +1219,7 @@ class HttpCall final : public Call {
     while (!base.empty() && base.back() == ' ') base.remove_suffix(1);
     if (!base.empty() && base != "application/json" &&
         !(base.size() > 5 && base.substr(base.size() - 5) == "+json")) {
-      return Status::InvalidArgument("the body must be application/json")
-          .WithField("code", "unsupported_media_type");
+      return Status::Of(codes::kUnsupportedMediaType, "the body must be application/json");
     }
     std::string body;
     TARN_RETURN_NOT_OK(ReadBody(limit, [&](std::string_view b) {
@@ -1249,9 +1228,8 @@ class HttpCall final : public Call {
     }));
     if (body.find_first_not_of(" \t\r\n") == std::string::npos) body = "{}";
     if (internal::JsonDepth(body, kMaxJsonDepth) > kMaxJsonDepth) {
-      return Status::InvalidArgument("the body nests deeper than " + std::to_string(kMaxJsonDepth) +
-                                     " levels")
-          .WithField("code", "malformed_json")
+      return Status::Of(codes::kMalformedJson,
+                        "the body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels")
           .WithField("field", "");
     }
     return api::ParseObject(body);
@@ -1260,8 +1238,8 @@ class HttpCall final : public Call {
   Result<std::map<std::string, std::string>> FormBody() override {
     std::string type = Header("Content-Type");
     if (!type.empty() && type.rfind("application/x-www-form-urlencoded", 0) != 0) {
-      return Status::InvalidArgument("the body must be application/x-www-form-urlencoded")
-          .WithField("code", "unsupported_media_type");
+      return Status::Of(codes::kUnsupportedMediaType,
+                        "the body must be application/x-www-form-urlencoded");
     }
     std::string body;
     TARN_RETURN_NOT_OK(ReadBody(options().max_json_body_bytes, [&](std::string_view b) {
@@ -1358,7 +1336,7 @@ class HttpCall final : public Call {
                                  : ValidateIdentifier(ParamWhat(name), value);
       if (!st.ok()) {
         return Status(st.kind(), st.message())
-            .WithField("code", "invalid_identifier")
+            .WithCode(codes::kInvalidIdentifier)
             .WithField("field", name);
       }
     }
@@ -1366,15 +1344,15 @@ class HttpCall final : public Call {
     if (def.body != BodyKind::kBytes) {
       std::string encoding = Header("Content-Encoding");
       if (!encoding.empty() && encoding != "identity") {
-        return Status::InvalidArgument("Content-Encoding is not accepted on this route")
-            .WithField("code", "unsupported_media_type");
+        return Status::Of(codes::kUnsupportedMediaType,
+                          "Content-Encoding is not accepted on this route");
       }
     }
     if (def.need != Need::kOpen) {
       std::string header = Header("Authorization");
       if (header.empty()) {
-        return Status::Unauthenticated("this route needs a bearer token (POST /v1/token)")
-            .WithField("code", "unauthenticated");
+        return Status::Of(codes::kUnauthenticated,
+                          "this route needs a bearer token (POST /v1/token)");
       }
       TARN_ASSIGN_OR_RETURN(principal_, server_.authority().Verify(header));
       authenticated_ = true;
@@ -1387,9 +1365,9 @@ class HttpCall final : public Call {
           TARN_RETURN_NOT_OK(auth::Authorize(principal_, role, Param("ws"), target));
         } else if (def.scope == Scope::kGlobal) {
           if (principal_.workspace != "*" || principal_.pattern != "*" || principal_.role < role) {
-            return Status::PermissionDenied("this needs the " + std::string(RoleName(role)) +
-                                            " role on every workspace ('*')")
-                .WithField("code", "permission_denied")
+            return Status::Of(codes::kPermissionDenied, "this needs the " +
+                                                            std::string(RoleName(role)) +
+                                                            " role on every workspace ('*')")
                 .WithField("needed_role", std::string(RoleName(role)))
                 .WithField("workspace", "*");
           }
@@ -1438,8 +1416,7 @@ class HttpCall final : public Call {
     if (ex.expect_continue && !ex.continue_sent) {
       ex.continue_sent = true;
       if (s.SendContinue()) {
-        *error =
-            Status::InvalidArgument("the client went away").WithField("code", "incomplete_body");
+        *error = Status::Of(codes::kIncompleteBody, "the client went away");
         return false;
       }
     }
@@ -1527,7 +1504,7 @@ Status Server::Impl::ClientError(const Status& st, const std::string& request_id
 
 void Server::Impl::RenderError(Response& res, const Status& st, RequestRecord& rec) {
   Status shown = ClientError(st, rec.request_id);
-  int http = internal::HttpStatusOf(shown);
+  int http = HttpStatusFor(shown);
   res.result(static_cast<unsigned>(http));
   res.body() = api::Dump(api::ErrorBody(shown));
   res.set(http::field::content_type, "application/json");
@@ -1600,12 +1577,9 @@ std::shared_ptr<Exchange> Server::Impl::Serve(const std::shared_ptr<Exchange>& e
   std::string stream_type;
 
   if (shutting_down_) {
-    reply_error(Status::Unavailable("the server is shutting down; retry")
-                    .WithField("code", "shutting_down"),
-                true);
+    reply_error(Status::Of(codes::kShuttingDown, "the server is shutting down; retry"), true);
   } else if (lower_type.rfind("multipart/", 0) == 0) {
-    reply_error(Status::InvalidArgument("multipart bodies are not accepted")
-                    .WithField("code", "unsupported_media_type"),
+    reply_error(Status::Of(codes::kUnsupportedMediaType, "multipart bodies are not accepted"),
                 true);
   } else if (route == nullptr) {
     std::string allow;
@@ -1617,12 +1591,10 @@ std::shared_ptr<Exchange> Server::Impl::Serve(const std::shared_ptr<Exchange>& e
       }
     }
     if (allow.empty()) {
-      reply_error(
-          Status::NotFound("no route " + path.substr(0, 200)).WithField("code", "route_not_found"),
-          false);
+      reply_error(Status::Of(codes::kRouteNotFound, "no route " + path.substr(0, 200)), false);
     } else {
-      reply_error(Status::InvalidArgument(method.substr(0, 32) + " is not allowed on this path")
-                      .WithField("code", "method_not_allowed")
+      reply_error(Status::Of(codes::kMethodNotAllowed,
+                             method.substr(0, 32) + " is not allowed on this path")
                       .WithField("allow", allow),
                   false);
       res->set(http::field::allow, allow);
@@ -1644,7 +1616,7 @@ std::shared_ptr<Exchange> Server::Impl::Serve(const std::shared_ptr<Exchange>& e
     }
     if (!st.ok()) {
       call.stream_fn_ = nullptr;
-      reply_error(st, internal::ErrorCodeOf(st) == "request_timeout");
+      reply_error(st, st.Is(codes::kRequestTimeout));
     }
 
     // Audit: every mutation by a verified caller, refused or not; a commit's own transaction
@@ -1655,7 +1627,7 @@ std::shared_ptr<Exchange> Server::Impl::Serve(const std::shared_ptr<Exchange>& e
       std::string outcome = st.ok() ? "ok" : internal::ErrorCodeOf(st);
       std::string detail = call.audit_detail_;
       if (!st.ok()) {
-        detail = api::Dump(api::Json{{"http_status", internal::HttpStatusOf(st)},
+        detail = api::Dump(api::Json{{"http_status", HttpStatusFor(st)},
                                      {"message", st.message().substr(0, 500)}});
       }
       std::vector<AuditRecord> rows;
@@ -1712,8 +1684,7 @@ std::shared_ptr<Exchange> Server::Impl::Serve(const std::shared_ptr<Exchange>& e
   StreamWrite write = [&session, &rec](std::string_view bytes) -> Status {
     if (bytes.empty()) return Status::OK();
     if (session.WriteChunk(bytes)) {
-      return Status::Cancelled("the client stopped reading the response")
-          .WithField("code", "client_gone");
+      return Status::Of(codes::kClientGone, "the client stopped reading the response");
     }
     rec.bytes_out += static_cast<int64_t>(bytes.size());
     return Status::OK();
@@ -1794,7 +1765,7 @@ void Server::Impl::Accept() {
       open = connections_->open.size();
     }
     if (static_cast<int>(open) >= options_.max_connections) {
-      metrics_.CountError("overloaded");
+      metrics_.CountError(codes::kOverloaded.name);
       RefuseConnection(std::move(socket), overflow_response_);
     } else {
       auto session = std::make_shared<Session>(*this, std::move(socket));
@@ -1810,9 +1781,8 @@ Status Server::Impl::Start() {
   if (started_) return Status::FailedPrecondition("the server was started already");
   if (shutting_down_) return Status::FailedPrecondition("the server was shut down");
   auto failed = [&](const std::string& why) {
-    return Status::Unavailable("cannot listen on " + options_.host + ":" +
-                               std::to_string(options_.port) + ": " + why)
-        .WithField("code", "bind_failed");
+    return Status::Of(codes::kBindFailed, "cannot listen on " + options_.host + ":" +
+                                              std::to_string(options_.port) + ": " + why);
   };
   // Every connection is a descriptor: allow as many as the hard limit permits.
   struct rlimit rl;
@@ -1836,10 +1806,9 @@ Status Server::Impl::Start() {
   }
   port_ = acceptor_.local_endpoint(ec).port();
   {
-    std::string body = api::Dump(
-        api::ErrorBody(Status::Unavailable("the server is at its connection limit (" +
-                                           std::to_string(options_.max_connections) + "); retry")
-                           .WithField("code", "overloaded")));
+    std::string body = api::Dump(api::ErrorBody(
+        Status::Of(codes::kOverloaded, "the server is at its connection limit (" +
+                                           std::to_string(options_.max_connections) + "); retry")));
     overflow_response_ = std::make_shared<const std::string>(
         "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
         "Retry-After: 1\r\nConnection: close\r\nContent-Length: " +
@@ -1951,7 +1920,7 @@ Result<std::unique_ptr<Server>> Server::Make(std::shared_ptr<Catalog> catalog,
                                              ServerOptions options) {
   if (catalog == nullptr) return Status::InvalidArgument("Server::Make needs a catalog");
   auto bad = [](const std::string& what) {
-    return Status::InvalidArgument("server option " + what).WithField("code", "invalid_option");
+    return Status::Of(codes::kInvalidOption, "server option " + what);
   };
   if (options.max_connections < 1 || options.max_connections > 100000) {
     return bad("max connections must be between 1 and 100000");

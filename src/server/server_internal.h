@@ -143,9 +143,6 @@ Status AbandonContractRoute(Call& c);
 // or '\\', not "." or ".."; kInvalidArgument otherwise.
 Status ValidatePartName(std::string_view name);
 
-// The HTTP status of an error: HttpStatusFor(kind), except 400 for malformed requests
-// (code malformed_json / malformed_request / incomplete_body) and 431 for header_too_large.
-int HttpStatusOf(const Status& st);
 // The "code" field of an error, else its kind's name.
 std::string ErrorCodeOf(const Status& st);
 

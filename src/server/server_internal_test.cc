@@ -24,7 +24,7 @@ TEST(ParseForm, DecodesPairsEscapesAndPlus) {
   for (const char* bad : {"a=%", "a=%4", "a=%zz", "%g1=b"}) {
     auto r = ParseForm(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    EXPECT_EQ(HttpStatusOf(r.status()), 400) << bad;
+    EXPECT_EQ(HttpStatusFor(r.status()), 400) << bad;
   }
 }
 
@@ -46,14 +46,14 @@ TEST(RequestId, OnlySaneIdsAreEchoed) {
 }
 
 TEST(HttpStatusOf, FollowsTheKindExceptForMalformedRequests) {
-  EXPECT_EQ(HttpStatusOf(Status::NotFound("x")), 404);
-  EXPECT_EQ(HttpStatusOf(Status::Conflict("x")), 409);
-  EXPECT_EQ(HttpStatusOf(Status::InvalidArgument("x")), 422);
-  EXPECT_EQ(HttpStatusOf(Status::InvalidArgument("x").WithField("code", "malformed_json")), 400);
-  EXPECT_EQ(HttpStatusOf(Status::InvalidArgument("x").WithField("code", "incomplete_body")), 400);
-  EXPECT_EQ(HttpStatusOf(Status::TooLarge("x").WithField("code", "header_too_large")), 431);
-  EXPECT_EQ(HttpStatusOf(Status::TooLarge("x").WithField("code", "too_large")), 413);
-  EXPECT_EQ(HttpStatusOf(Status::Unavailable("x")), 503);
+  EXPECT_EQ(HttpStatusFor(Status::NotFound("x")), 404);
+  EXPECT_EQ(HttpStatusFor(Status::Conflict("x")), 409);
+  EXPECT_EQ(HttpStatusFor(Status::InvalidArgument("x")), 422);
+  EXPECT_EQ(HttpStatusFor(Status::InvalidArgument("x").WithField("code", "malformed_json")), 400);
+  EXPECT_EQ(HttpStatusFor(Status::InvalidArgument("x").WithField("code", "incomplete_body")), 400);
+  EXPECT_EQ(HttpStatusFor(Status::TooLarge("x").WithField("code", "header_too_large")), 431);
+  EXPECT_EQ(HttpStatusFor(Status::TooLarge("x").WithField("code", "too_large")), 413);
+  EXPECT_EQ(HttpStatusFor(Status::Unavailable("x")), 503);
   EXPECT_EQ(ErrorCodeOf(Status::Expired("x")), "expired");
   EXPECT_EQ(ErrorCodeOf(Status::Expired("x").WithField("code", "snapshot_expired")),
             "snapshot_expired");

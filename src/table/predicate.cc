@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "table/error_codes.h"
 #include "table/ordered_key.h"
 #include "table/schema_json.h"
 #include "types/iceberg.h"
@@ -1080,10 +1081,9 @@ Status CheckLiteralFamily(const Field& f, const PredicateLiteral& lit) {
   const std::string shown = lit.kind == PredicateLiteral::Kind::kString
                                 ? QuoteString(lit.text.substr(0, 60))
                                 : lit.text.substr(0, 60);
-  return Status::InvalidArgument("predicate: column " + f.name + " is " + f.type.ToString() +
-                                 " but " + shown + " is a " + LiteralKindName(lit.kind) +
-                                 " literal; compare it with " + hint)
-      .WithField("code", "predicate_type_mismatch")
+  return Status::Of(codes::kPredicateTypeMismatch,
+                    "predicate: column " + f.name + " is " + f.type.ToString() + " but " + shown +
+                        " is a " + LiteralKindName(lit.kind) + " literal; compare it with " + hint)
       .WithField("column", f.name)
       .WithField("column_type", f.type.ToString())
       .WithField("literal_type", LiteralKindName(lit.kind))
@@ -1155,10 +1155,10 @@ Result<BoundPredicate> BindPredicate(const Predicate& predicate, const Schema& s
     TARN_RETURN_NOT_OK(CheckLiteralFamily(f, l));
     Status st = AppendParsedValue(l.text, lits.get());
     if (!st.ok()) {
-      return Status::InvalidArgument("predicate: literal " + QuoteString(l.text.substr(0, 60)) +
-                                     " is not a valid " + f.type.ToString() + " for column " +
-                                     f.name + ": " + st.message())
-          .WithField("code", "predicate_invalid_literal")
+      return Status::Of(codes::kPredicateInvalidLiteral,
+                        "predicate: literal " + QuoteString(l.text.substr(0, 60)) +
+                            " is not a valid " + f.type.ToString() + " for column " + f.name +
+                            ": " + st.message())
           .WithField("column", f.name)
           .WithField("column_type", f.type.ToString())
           .WithField("value", l.text);

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "table/error_codes.h"
+
 namespace tarn {
 
 using nlohmann::json;
@@ -108,8 +110,8 @@ Result<Schema> SchemaFromJson(std::string_view text) {
 Status ValidateColumnName(std::string_view name) {
   auto fail = [&](std::string_view why) {
     std::string shown(name.substr(0, 140));
-    return Status::InvalidArgument("invalid column name \"" + shown + "\": " + std::string(why))
-        .WithField("code", "invalid_name");
+    return Status::Of(codes::kInvalidName,
+                      "invalid column name \"" + shown + "\": " + std::string(why));
   };
   if (name.empty()) return fail("empty");
   if (name.size() > 128) return fail("longer than 128 characters");

@@ -12,12 +12,15 @@
 #include <set>
 #include <thread>
 
+#include "catalog/error_codes.h"
 #include "common/random.h"
 #include "datafile/writer.h"
+#include "formats/error_codes.h"
 #include "formats/format.h"
 #include "formats/infer.h"
 #include "formats/sample.h"
 #include "objectstore/object_store.h"
+#include "upload/error_codes.h"
 #include "upload/plan.h"
 #include "upload/store.h"
 
@@ -115,47 +118,44 @@ bool IsActive(std::string_view state) {
 // ---- errors ----
 
 Status NotFoundError(std::string_view id) {
-  return Status::NotFound("contract '" + std::string(id.substr(0, 100)) + "' not found")
-      .WithField("code", "contract_not_found")
+  return Status::Of(codes::kContractNotFound,
+                    "contract '" + std::string(id.substr(0, 100)) + "' not found")
       .WithField("contract_id", std::string(id.substr(0, 100)));
 }
 
 Status ExpiredError(const ContractRecord& r) {
-  return Status::Expired("contract " + r.id + " expired at " +
-                         UtcText(r.expires_at_us, "%Y-%m-%dT%H:%M:%SZ"))
-      .WithField("code", "contract_expired")
+  return Status::Of(codes::kContractExpired, "contract " + r.id + " expired at " +
+                                                 UtcText(r.expires_at_us, "%Y-%m-%dT%H:%M:%SZ"))
       .WithField("expired_at", UtcText(r.expires_at_us, "%Y-%m-%dT%H:%M:%SZ"));
 }
 
 Status NotAcceptedError(const ContractRecord& r, std::string_view state) {
-  return Status::FailedPrecondition("contract " + r.id + " is " + std::string(state) +
-                                    (state == "proposed"
-                                         ? ": accept its plan (echo the fingerprint) first"
-                                         : ": it can no longer be written or committed"))
-      .WithField("code", "contract_not_accepted")
+  return Status::Of(codes::kContractNotAccepted,
+                    "contract " + r.id + " is " + std::string(state) +
+                        (state == "proposed" ? ": accept its plan (echo the fingerprint) first"
+                                             : ": it can no longer be written or committed"))
       .WithField("state", std::string(state));
 }
 
 Status AlreadyCommittedError(const ContractRecord& r) {
   int64_t snap = r.commit_result ? r.commit_result->snapshot_id : 0;
-  return Status::FailedPrecondition("contract " + r.id + " is already committed (snapshot " +
-                                    std::to_string(snap) + ")")
-      .WithField("code", "already_committed")
+  return Status::Of(
+             codes::kAlreadyCommitted,
+             "contract " + r.id + " is already committed (snapshot " + std::to_string(snap) + ")")
       .WithField("snapshot_id", std::to_string(snap));
 }
 
 Status StaleError(const std::string& id, const std::string& diff, int64_t written_rows) {
-  return Status::Stale("contract " + id + " is stale: the dataset changed since agreement (" +
-                       diff + "); negotiate again")
-      .WithField("code", "contract_stale")
+  return Status::Of(codes::kContractStale, "contract " + id +
+                                               " is stale: the dataset changed since agreement (" +
+                                               diff + "); negotiate again")
       .WithField("diff", diff)
       .WithField("written_rows", std::to_string(written_rows));
 }
 
 Status WritingError(const ContractRecord& r) {
-  return Status::FailedPrecondition("contract " + r.id +
-                                    " has staged parts: its plan can no longer change")
-      .WithField("code", "contract_writing")
+  return Status::Of(codes::kContractWriting,
+                    "contract " + r.id + " has staged parts: its plan can no longer change")
       .WithField("state", "writing");
 }
 
@@ -176,7 +176,7 @@ Status IssueError(const ContractIssue& issue) {
                                       issue.column + "': " + issue.detail)
                   .WithField("code", issue.code)
                   .WithField("column", issue.column);
-  if (issue.code == "sources_disagree") {
+  if (issue.code == codes::kSourcesDisagree.name) {
     st = std::move(st).WithField("files", issue.detail);
   }
   for (const auto& [k, v] : issue.fields) {
@@ -270,10 +270,9 @@ Result<formats::InputCompression> CompressionFromEncoding(std::string_view encod
   if (e == "zstd" || e == "zst") return C::kZstd;
   if (e == "br" || e == "brotli") return C::kBrotli;
   if (e == "deflate") return C::kDeflate;
-  return Status::InvalidArgument("unknown content encoding '" +
-                                 std::string(encoding.substr(0, 64)) +
-                                 "' (gzip, zstd, br, deflate)")
-      .WithField("code", "format_unreadable");
+  return Status::Of(codes::kFormatUnreadable, "unknown content encoding '" +
+                                                  std::string(encoding.substr(0, 64)) +
+                                                  "' (gzip, zstd, br, deflate)");
 }
 
 // The format of a part: by its name's suffix, else by its content type.
@@ -423,18 +422,18 @@ ReadLayout LayoutFor(const ContractRecord& r, const formats::InferredSchema* sam
 // Adds what the design's error fields need to a reader error.
 Status DescribeReadError(Status st, const ReadLayout& l, std::string_view name) {
   std::string code = ErrorField(st, "code");
-  if (code == "value_not_castable" && ErrorField(st, "declared").empty()) {
+  if (code == codes::kValueNotCastable.name && ErrorField(st, "declared").empty()) {
     std::string column = ErrorField(st, "column");
     std::vector<std::string> names;
     for (const Field& f : l.reader.fields) names.push_back(f.name);
     int i = MatchColumn(names, column);
     if (i >= 0) st = std::move(st).WithField("declared", l.reader.fields[i].type.ToString());
   }
-  if ((code == "format_unreadable" || code == "value_not_castable") &&
+  if ((code == codes::kFormatUnreadable.name || code == codes::kValueNotCastable.name) &&
       ErrorField(st, "file").empty()) {
     st = std::move(st).WithField("file", std::string(name.substr(0, 200)));
   }
-  if (code == "format_unreadable" && ErrorField(st, "row").empty()) {
+  if (code == codes::kFormatUnreadable.name && ErrorField(st, "row").empty()) {
     st = std::move(st).WithField("row", "0");
   }
   return st.WithContext("writing '" + std::string(name.substr(0, 200)) + "'");
@@ -519,7 +518,7 @@ std::vector<ContractIssue> SampleCastIssues(const ContractRecord& r,
     layout.options.compression = formats::InputCompression::kNone;
     for (size_t reads = 0; reads < kMaxSampleReads; ++reads) {
       Status st = ReadThrough(file, f.name, f.schema.format, layout);
-      if (st.ok() || ErrorField(st, "code") != "value_not_castable") break;
+      if (!st.Is(codes::kValueNotCastable)) break;
       std::vector<std::string> names;
       for (const Field& g : layout.reader.fields) names.push_back(g.name);
       int c = MatchColumn(names, ErrorField(st, "column"));
@@ -534,7 +533,7 @@ std::vector<ContractIssue> SampleCastIssues(const ContractRecord& r,
       if (at != std::string::npos) why = why.substr(at + row.size() + 6);
       if (reported.insert(field.name).second) {
         ContractIssue issue;
-        issue.code = "value_not_castable";
+        issue.code = std::string(codes::kValueNotCastable.name);
         issue.column = field.name;
         issue.detail = "file '" + f.name + "' row " + row + ": ";
         if (!value.empty() && why.find(value) != std::string::npos &&
@@ -667,9 +666,9 @@ Result<std::optional<DatasetInfo>> CheckDataset(Catalog& cat, const ContractReco
     if (allow_created && r.created_uuid && *r.created_uuid == ds->uuid) {
       return std::optional<DatasetInfo>(std::move(*ds));
     }
-    return Status::AlreadyExists("dataset '" + r.target + "' was created after contract " + r.id +
-                                 " was agreed")
-        .WithField("code", "dataset_exists")
+    return Status::Of(
+               codes::kDatasetExists,
+               "dataset '" + r.target + "' was created after contract " + r.id + " was agreed")
         .WithField("dataset", r.target);
   }
   if (!r.dataset) return Status::Internal("contract " + r.id + " lacks its agreed dataset");
@@ -686,9 +685,8 @@ Result<std::optional<DatasetInfo>> CheckDataset(Catalog& cat, const ContractReco
 Result<Contract> ContractService::Negotiate(const NegotiateRequest& request) {
   const SchemaSource& source = request.schema;
   if (source.kind == SchemaSourceKind::kNone) {
-    return Status::InvalidArgument(
-               "say where the column types come from: declared, inferred, dataset or auto")
-        .WithField("code", "schema_source_required");
+    return Status::Of(codes::kSchemaSourceRequired,
+                      "say where the column types come from: declared, inferred, dataset or auto");
   }
   TARN_ASSIGN_OR_RETURN(DatasetName name, ParseDatasetName(request.target));
   if (request.samples.empty()) {
@@ -697,9 +695,9 @@ Result<Contract> ContractService::Negotiate(const NegotiateRequest& request) {
   int64_t total = 0;
   for (const auto& s : request.samples) total += static_cast<int64_t>(s.bytes.size());
   if (total > kMaxSampleBytesTotal) {
-    return Status::TooLarge("samples of " + std::to_string(total) + " bytes exceed the limit of " +
-                            std::to_string(kMaxSampleBytesTotal))
-        .WithField("code", "samples_too_large");
+    return Status::Of(codes::kSamplesTooLarge, "samples of " + std::to_string(total) +
+                                                   " bytes exceed the limit of " +
+                                                   std::to_string(kMaxSampleBytesTotal));
   }
   const int64_t ttl = request.ttl_s.value_or(options_.default_ttl_s);
   if (ttl <= 0 || ttl > options_.max_ttl_s) {
@@ -728,9 +726,8 @@ Result<Contract> ContractService::Negotiate(const NegotiateRequest& request) {
     resolved = exists ? SchemaSourceKind::kDataset : SchemaSourceKind::kInferred;
   }
   if (exists && resolved != SchemaSourceKind::kDataset) {
-    return Status::AlreadyExists("dataset '" + target +
-                                 "' exists: use its schema (dataset or auto)")
-        .WithField("code", "dataset_exists")
+    return Status::Of(codes::kDatasetExists,
+                      "dataset '" + target + "' exists: use its schema (dataset or auto)")
         .WithField("dataset", target);
   }
   if (!exists && resolved == SchemaSourceKind::kDataset) return ds.status();
@@ -775,9 +772,8 @@ Result<Contract> ContractService::Negotiate(const NegotiateRequest& request) {
     if (!inferred.ok()) {
       Status st = inferred.status();
       if (st.kind() == ErrorKind::kInvalidArgument || st.kind() == ErrorKind::kCorruption) {
-        Status out = Status::InvalidArgument("sample of '" + s.name.substr(0, 200) +
-                                             "' does not parse: " + st.message())
-                         .WithField("code", "format_unreadable")
+        Status out = Status::Of(codes::kFormatUnreadable, "sample of '" + s.name.substr(0, 200) +
+                                                              "' does not parse: " + st.message())
                          .WithField("file", s.name.substr(0, 200));
         std::string row = ErrorField(st, "row");
         st = std::move(out).WithField("row", row.empty() ? "0" : row);
@@ -916,10 +912,10 @@ Result<Contract> ContractService::Accept(std::string_view id, std::string_view f
           return StateError(r);
         }
         if (fingerprint != r.fingerprint) {
-          return Status::Stale("the proposal changed since it was shown (fingerprint " +
-                               std::string(fingerprint.substr(0, 64)) + ", now " + r.fingerprint +
-                               "): review the plan again")
-              .WithField("code", "proposal_changed")
+          return Status::Of(codes::kProposalChanged,
+                            "the proposal changed since it was shown (fingerprint " +
+                                std::string(fingerprint.substr(0, 64)) + ", now " + r.fingerprint +
+                                "): review the plan again")
               .WithField("fingerprint", r.fingerprint);
         }
         for (const auto& issue : r.plan.issues) {
@@ -1138,8 +1134,8 @@ Result<WriteResult> RunWrite(Catalog& cat, const ContractServiceOptions& options
       return rec->state == kCommitting ? WritingError(*rec) : StateError(*rec);
     }
     if (rec->fingerprint != fingerprint) {
-      return Status::Stale("the plan of contract " + r.id + " changed during the write")
-          .WithField("code", "proposal_changed")
+      return Status::Of(codes::kProposalChanged,
+                        "the plan of contract " + r.id + " changed during the write")
           .WithField("fingerprint", rec->fingerprint);
     }
     int32_t seq = 1;
@@ -1241,8 +1237,7 @@ Result<WriteResult> ContractService::WriteStream(
   }
   // Parquet needs its footer: spool the stream to a local file first.
   if (compression && *compression != formats::InputCompression::kNone) {
-    return Status::InvalidArgument("a Parquet part cannot be compressed as a whole")
-        .WithField("code", "format_unreadable")
+    return Status::Of(codes::kFormatUnreadable, "a Parquet part cannot be compressed as a whole")
         .WithField("file", std::string(name.substr(0, 200)))
         .WithField("row", "0");
   }
@@ -1315,8 +1310,8 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
       const int64_t now = NowUs();
       if (now - r.updated_at_us < kCommitTakeoverUs) {
         if (now - started > kCommitWaitUs) {
-          return Status::Conflict("contract " + r.id + " is being committed by another caller")
-              .WithField("code", "commit_in_progress");
+          return Status::Of(codes::kCommitInProgress,
+                            "contract " + r.id + " is being committed by another caller");
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         continue;
@@ -1325,8 +1320,8 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
     } else if (r.state != "writing" && r.state != "accepted") {
       return StateError(r);
     } else if (r.parts.empty() && r.mode == "append") {
-      return Status::FailedPrecondition("contract " + r.id + " has no staged part to commit")
-          .WithField("code", "nothing_written")
+      return Status::Of(codes::kNothingWritten,
+                        "contract " + r.id + " has no staged part to commit")
           .WithField("state", r.state);
     }
     std::string was = r.state;
@@ -1362,7 +1357,7 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
   };
   const std::string back = r.parts.empty() ? "accepted" : "writing";
   auto fail = [&](Status st) -> Status {
-    if (ErrorField(st, "code") != "contract_stale") release(back);
+    if (!st.Is(codes::kContractStale)) release(back);
     return st;
   };
 
@@ -1377,8 +1372,7 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
     if (!made.ok()) {
       Status st = made.status();
       if (st.kind() == ErrorKind::kAlreadyExists) {
-        st = Status::AlreadyExists("dataset '" + r.target + "' was created meanwhile")
-                 .WithField("code", "dataset_exists")
+        st = Status::Of(codes::kDatasetExists, "dataset '" + r.target + "' was created meanwhile")
                  .WithField("dataset", r.target);
       }
       return fail(st);
@@ -1475,16 +1469,14 @@ Status ContractService::Abandon(std::string_view id) {
   if (seen.state == "abandoned" || seen.state == "expired") return Status::OK();
   if (seen.state == "committed") return AlreadyCommittedError(seen);
   if (seen.state == kCommitting) {
-    return Status::Conflict("contract " + seen.id + " is being committed")
-        .WithField("code", "commit_in_progress");
+    return Status::Of(codes::kCommitInProgress, "contract " + seen.id + " is being committed");
   }
   TARN_RETURN_NOT_OK(catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, seen.id));
     if (!rec) return NotFoundError(seen.id);
     if (rec->state == "committed") return AlreadyCommittedError(*rec);
     if (rec->state == kCommitting) {
-      return Status::Conflict("contract " + seen.id + " is being committed")
-          .WithField("code", "commit_in_progress");
+      return Status::Of(codes::kCommitInProgress, "contract " + seen.id + " is being committed");
     }
     if (rec->state == "abandoned" || rec->state == "expired") return Status::OK();
     std::string was = rec->state;

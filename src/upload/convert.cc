@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "formats/error_codes.h"
 #include "formats/format.h"
 #include "formats/infer.h"
 #include "formats/reader_common.h"
@@ -172,7 +173,7 @@ Status Annotate(Status st, const std::string& path, const Schema& schema) {
   const std::string code = FieldOf(st, "code");
   if (code.empty()) return st;
   if (!HasField(st, "file")) st = std::move(st).WithField("file", path);
-  if (code == "value_not_castable" && !HasField(st, "declared")) {
+  if (code == codes::kValueNotCastable.name && !HasField(st, "declared")) {
     const int i = schema.FieldIndex(FieldOf(st, "column"));
     if (i >= 0) st = std::move(st).WithField("declared", schema.fields[i].type.ToString());
   }
@@ -195,7 +196,7 @@ Result<Schema> ResolveSchema(const Input& first, const ConvertOptions& options,
   if (first.format == formats::Format::kParquet) {
     auto unreadable = [&](Status st) {
       return st.WithContext(first.path)
-          .WithField("code", "format_unreadable")
+          .WithCode(codes::kFormatUnreadable)
           .WithField("file", first.path);
     };
     auto md = parquet::FileReader::ReadFooter(*first.file);
@@ -205,9 +206,9 @@ Result<Schema> ResolveSchema(const Input& first, const ConvertOptions& options,
     const parquet::ParquetSchema& ps = *parsed;
     for (size_t i = 0; i < ps.schema.fields.size(); ++i) {
       if (!ps.unsupported[i].empty()) {
-        return Status::InvalidArgument(first.path + ": column " + ps.schema.fields[i].name + ": " +
-                                       ps.unsupported[i])
-            .WithField("code", "format_unreadable")
+        return Status::Of(
+                   codes::kFormatUnreadable,
+                   first.path + ": column " + ps.schema.fields[i].name + ": " + ps.unsupported[i])
             .WithField("file", first.path)
             .WithField("column", ps.schema.fields[i].name);
       }
@@ -239,9 +240,8 @@ Result<Schema> ResolveSchema(const Input& first, const ConvertOptions& options,
   for (const auto& [name, text] : options.types) {
     const int i = formats::internal::MatchField(schema, name);
     if (i < 0) {
-      return Status::InvalidArgument("--type " + name + ": " + first.path +
-                                     " has no column named '" + name + "'")
-          .WithField("code", "column_missing")
+      return Status::Of(codes::kColumnMissing, "--type " + name + ": " + first.path +
+                                                   " has no column named '" + name + "'")
           .WithField("column", name);
     }
     auto type = DataType::Parse(text);
@@ -249,8 +249,7 @@ Result<Schema> ResolveSchema(const Input& first, const ConvertOptions& options,
     schema.fields[i].type = *type;
   }
   if (schema.fields.empty()) {
-    return Status::InvalidArgument(first.path + ": no columns")
-        .WithField("code", "format_unreadable")
+    return Status::Of(codes::kFormatUnreadable, first.path + ": no columns")
         .WithField("file", first.path);
   }
   return schema;

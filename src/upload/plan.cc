@@ -8,8 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "formats/error_codes.h"
+#include "table/error_codes.h"
 #include "table/schema_json.h"
 #include "types/cast.h"
+#include "upload/error_codes.h"
 
 namespace tarn::upload {
 
@@ -55,8 +58,7 @@ struct Target {
 };
 
 Status InvalidType(const std::string& column, const std::string& text, const Status& why) {
-  return Status::InvalidArgument("column '" + column + "': " + why.message())
-      .WithField("code", "invalid_type")
+  return Status::Of(codes::kInvalidType, "column '" + column + "': " + why.message())
       .WithField("column", column)
       .WithField("type", text);
 }
@@ -81,9 +83,9 @@ Result<std::pair<DataType, bool>> ParseDeclaredType(const std::string& column,
   return std::make_pair(*type, nullable);
 }
 
-ContractIssue Issue(std::string code, std::string column, std::string detail, bool blocking) {
+ContractIssue Issue(const ErrorCode& code, std::string column, std::string detail, bool blocking) {
   ContractIssue issue;
-  issue.code = std::move(code);
+  issue.code = std::string(code.name);
   issue.column = std::move(column);
   issue.detail = std::move(detail);
   issue.severity = blocking ? "blocking" : "warning";
@@ -100,9 +102,8 @@ std::string Join(const std::vector<std::string>& v, std::string_view sep) {
 }
 
 Status UnknownColumn(const std::string& column, std::string_view what) {
-  return Status::InvalidArgument(std::string(what) + " names column '" + column +
-                                 "', which is neither in the data nor in the target")
-      .WithField("code", "unknown_column")
+  return Status::Of(codes::kUnknownColumn, std::string(what) + " names column '" + column +
+                                               "', which is neither in the data nor in the target")
       .WithField("column", column);
 }
 
@@ -214,17 +215,17 @@ Result<Plan> ComputePlan(const PlanInput& in) {
   if (in.files.empty()) return Status::InvalidArgument("a plan needs at least one sampled file");
   if (in.source != SchemaSourceKind::kDeclared && in.source != SchemaSourceKind::kInferred &&
       in.source != SchemaSourceKind::kDataset) {
-    return Status::InvalidArgument("the schema source must be resolved before planning")
-        .WithField("code", "schema_source_required");
+    return Status::Of(codes::kSchemaSourceRequired,
+                      "the schema source must be resolved before planning");
   }
   if (in.source == SchemaSourceKind::kDataset && in.dataset == nullptr) {
     return Status::InvalidArgument("dataset mode needs the dataset");
   }
   if (in.source == SchemaSourceKind::kDataset && !in.retype.empty()) {
-    return Status::InvalidArgument("columns of an existing dataset cannot be retyped (column '" +
-                                   in.retype.begin()->first +
-                                   "'): its types are the contract; alter the dataset")
-        .WithField("code", "retype_not_allowed")
+    return Status::Of(codes::kRetypeNotAllowed,
+                      "columns of an existing dataset cannot be retyped (column '" +
+                          in.retype.begin()->first +
+                          "'): its types are the contract; alter the dataset")
         .WithField("column", in.retype.begin()->first);
   }
 
@@ -349,7 +350,7 @@ Result<Plan> ComputePlan(const PlanInput& in) {
       // Inferred types that do not unify stop the write unless a person chose the type (retype)
       // or the target's type takes every file's values.
       bool chosen = t && (t->retyped || in.source != SchemaSourceKind::kInferred);
-      plan.issues.push_back(Issue("sources_disagree", d.name,
+      plan.issues.push_back(Issue(codes::kSourcesDisagree, d.name,
                                   "the files disagree on its type: " + Join(parts, ", "),
                                   !(chosen && castable)));
     }
@@ -361,13 +362,13 @@ Result<Plan> ComputePlan(const PlanInput& in) {
         }
       }
       bool not_null = t != nullptr && !t->nullable;
-      plan.issues.push_back(Issue("sources_disagree", d.name,
+      plan.issues.push_back(Issue(codes::kSourcesDisagree, d.name,
                                   "not in every file (missing from " + Join(absent, ", ") +
                                       (not_null ? ")" : "; written as nulls there)"),
                                   not_null));
     }
     if (d.all_null()) {
-      plan.issues.push_back(Issue("all_null", d.name,
+      plan.issues.push_back(Issue(codes::kAllNull, d.name,
                                   in.source == SchemaSourceKind::kInferred
                                       ? "only nulls in the samples: inferred VARCHAR"
                                       : "only nulls in the samples",
@@ -382,7 +383,7 @@ Result<Plan> ComputePlan(const PlanInput& in) {
     int t = data_target[i];
     if (t >= 0 && in.source != SchemaSourceKind::kInferred && target[t].data < 0 &&
         !target[t].nullable) {
-      plan.issues.push_back(Issue("column_missing", data[i].name,
+      plan.issues.push_back(Issue(codes::kColumnMissing, data[i].name,
                                   "ignored, but the target declares it NOT NULL", true));
     }
     plan.ignored.push_back(data[i].name);
@@ -401,7 +402,7 @@ Result<Plan> ComputePlan(const PlanInput& in) {
       e.action = "missing";
       plan.entries.push_back(std::move(e));
       plan.issues.push_back(
-          Issue("column_missing", t.name,
+          Issue(codes::kColumnMissing, t.name,
                 t.nullable ? "not in the data: written as nulls" : "not in the data and NOT NULL",
                 !t.nullable));
       return;
@@ -411,7 +412,7 @@ Result<Plan> ComputePlan(const PlanInput& in) {
       Status valid = ValidateColumnName(t.name);
       if (!valid.ok()) {
         plan.issues.push_back(
-            Issue("invalid_name", t.name,
+            Issue(codes::kInvalidName, t.name,
                   valid.message() + ": ignore the column or rename it in the data", true));
       }
     }
@@ -421,7 +422,7 @@ Result<Plan> ComputePlan(const PlanInput& in) {
     e.changes_values = e.action == "cast";
     plan.entries.push_back(e);
     if (e.action == "unsupported") {
-      plan.issues.push_back(Issue("unsupported_conversion", t.name,
+      plan.issues.push_back(Issue(codes::kUnsupportedConversion, t.name,
                                   "no conversion from " + e.from + " to " + e.to, true));
     }
     data_issues(i, &t);
@@ -447,7 +448,7 @@ Result<Plan> ComputePlan(const PlanInput& in) {
       data_entry(i, &e);
       e.action = "undeclared";
       plan.entries.push_back(std::move(e));
-      plan.issues.push_back(Issue("column_undeclared", data[i].name,
+      plan.issues.push_back(Issue(codes::kColumnUndeclared, data[i].name,
                                   "in the data but not in the target: ignore it or declare it",
                                   true));
     }

@@ -1,0 +1,18 @@
+// The error codes of the `tarn` command line (and the views shared with the tui).
+// Each is the "code" field of a Status (Status::Of(codes::kX, message)) and is registered in
+// tarn::ErrorRegistry (tarn/status.h): kind, HTTP status, exit code, retryability, fields.
+#pragma once
+
+#include "tarn/status.h"
+
+namespace tarn::codes {
+
+TARN_ERROR_CODE(kBadDeclaration,
+                ErrorCode("bad_declaration", ErrorKind::kInvalidArgument, "column").NotServed());
+TARN_ERROR_CODE(
+    kBadTypeAssignment,
+    ErrorCode("bad_type_assignment", ErrorKind::kInvalidArgument, "column").NotServed());
+TARN_ERROR_CODE(kInterrupted, ErrorCode("interrupted", ErrorKind::kCancelled).NotServed());
+TARN_ERROR_CODE(kUsage, ErrorCode("usage", ErrorKind::kInvalidArgument).NotServed());
+
+}  // namespace tarn::codes
