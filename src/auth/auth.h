@@ -16,6 +16,7 @@
 
 #include "auth/oidc.h"
 #include "catalog/access.h"
+#include "common/clock.h"
 #include "common/status.h"
 
 namespace tarn {
@@ -69,6 +70,9 @@ struct AuthorityOptions {
   int64_t id_token_leeway_s = 60;
   IssuerKeysOptions issuer_keys;
   std::shared_ptr<HttpFetcher> fetcher;
+  // Token lifetimes, refresh intervals and the JWKS cache read this clock (nullptr: the
+  // catalog's, Catalog::clock()).
+  std::shared_ptr<Clock> clock = nullptr;
 };
 
 // Thread-safe.

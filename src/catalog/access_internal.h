@@ -3,6 +3,7 @@
 #pragma once
 
 #include "catalog/access.h"
+#include "common/clock.h"
 #include "metastore/metastore.h"
 
 namespace tarn::catalog_internal {
@@ -13,6 +14,7 @@ Result<std::string> RandomBase32(size_t n);
 // kInvalidArgument naming the field otherwise.
 Status ValidateAuditRecord(const AuditRecord& r);
 // Inserts one audit row in `tx` (at_us 0 = now). Validates first.
-Status InsertAuditRecord(Transaction& tx, const AuditRecord& r);
+Status InsertAuditRecord(Transaction& tx, const AuditRecord& r,
+                         const Clock& clock = *Clock::Real());
 
 }  // namespace tarn::catalog_internal

@@ -9,12 +9,6 @@ namespace tarn::catalog_internal {
 
 using nlohmann::json;
 
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 Status WorkspaceNotFound(std::string_view name) {
   return Status::NotFound("workspace '" + std::string(name) + "' does not exist")
       .WithField("code", "workspace_not_found")

@@ -12,8 +12,6 @@ namespace tarn {
 
 namespace {
 
-using catalog_internal::NowMicros;
-
 constexpr size_t kMaxIssuerBytes = 512;
 constexpr size_t kMaxSubjectBytes = 1024;
 constexpr size_t kMaxDescriptionBytes = 1024;
@@ -151,7 +149,7 @@ Result<FederationRule> Catalog::CreateFederationRule(const FederationRuleSpec& s
   rule.description = spec.description;
   rule.created_by = std::string(created_by.substr(0, 1024));
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    rule.created_at_us = NowMicros();
+    rule.created_at_us = clock_->NowMicros();
     TARN_ASSIGN_OR_RETURN(
         auto exists,
         tx.QueryOne("SELECT 1 FROM access_tokens WHERE client_id = ?", {spec.client_id}));
@@ -240,7 +238,7 @@ Result<bool> Catalog::HasFederationIssuer(std::string_view issuer) {
 }
 
 Status Catalog::TouchAccessToken(std::string_view client_id) {
-  int64_t now = NowMicros();
+  int64_t now = clock_->NowMicros();
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     return tx
         .Execute("UPDATE access_tokens SET last_used_at = ? WHERE client_id = ?", {now, client_id})

@@ -27,6 +27,7 @@
 #include "cli/progress.h"
 #include "cli/style.h"
 #include "cli/upload_render.h"
+#include "common/discard.h"
 #include "tarn/client.h"
 #include "tarn/upload.h"
 
@@ -485,8 +486,8 @@ Status RunUpload(const UploadArgs& a, const GlobalOptions& g, CatalogOptions* co
   OpenContract open(&watch, uploads.get(), c.id);
   // Every way out before the commit leaves nothing behind.
   auto fail = [&](Status s) {
-    Status abandoned = uploads->Abandon(c.id);
-    (void)abandoned;  // the error being returned says more
+    // The error being returned says more.
+    DiscardError(uploads->Abandon(c.id), "abandoning contract " + c.id);
     for (const auto& [k, v] : s.fields()) {
       if (k == "contract_id") return s;
     }

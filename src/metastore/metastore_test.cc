@@ -20,8 +20,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <latch>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "metastore/test_util.h"
@@ -146,8 +148,7 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
        {"catalog_properties", "workspaces", "collections", "datasets", "dataset_schemas",
         "dataset_partition_specs", "snapshots", "data_files", "deletion_vectors", "tags",
         "consumer_offsets", "removal_ledger", "access_tokens", "signing_keys", "audit_log",
-        "upload_contracts", "upload_parts", "dataset_locations",
-        "federation_rules"}) {
+        "upload_contracts", "upload_parts", "dataset_locations", "federation_rules"}) {
     auto n = QueryInt(*ms, std::string("SELECT COUNT(*) FROM ") + table);
     ASSERT_TRUE(n.ok()) << table << ": " << n.status().ToString();
     EXPECT_EQ(*n, 0) << table;
@@ -793,18 +794,23 @@ TEST_P(MetastoreConformance, LockContentionRetriesThenGivesUp) {
   auto third = Metastore::Open(uri_, patient);
   ASSERT_TRUE(third.ok()) << third.status().ToString();
 
-  std::atomic<bool> holding{false};
+  // The holder keeps the write lock until the impatient writer gave up, and a moment longer so
+  // the patient one meets it too.
+  std::latch holding(1), impatient_done(1);
+  bool signalled = false;  // the holder's transaction may be attempted more than once
   std::thread holder([&] {
     Status st = ms->RunInTransaction([&](Transaction& tx) -> Status {
       TARN_RETURN_NOT_OK(tx.Execute("UPDATE counters SET v = v + 1 WHERE k = 1").status());
-      holding = true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      if (!std::exchange(signalled, true)) holding.count_down();
+      impatient_done.wait();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
       return Status::OK();
     });
     EXPECT_TRUE(st.ok()) << st.ToString();
   });
-  while (!holding) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  holding.wait();
   Status gave_up = Increment(**other);
+  impatient_done.count_down();
   EXPECT_EQ(gave_up.kind(), ErrorKind::kUnavailable) << gave_up.ToString();
   Status retried = Increment(**third);  // retried invisibly until the holder commits
   EXPECT_TRUE(retried.ok()) << retried.ToString();
