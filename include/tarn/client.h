@@ -1,4 +1,4 @@
-// tarn's C++ SDK: one interface for a catalog, embedded or remote (PRODUCT.md section 6).
+// tarn's C++ SDK: one interface for a catalog, embedded or remote (docs/features.md I1-I4).
 //
 //   auto client = tarn::Client::Connect("/data/tarn", {});                 // embedded
 //   auto client = tarn::Client::Connect("http://127.0.0.1:8181", creds);   // tarn serve

@@ -1,4 +1,4 @@
-// tarn's type vocabulary (PRODUCT.md section 5) and its in-memory representation.
+// tarn's type vocabulary (docs/features.md, Types) and its in-memory representation.
 //
 // Every value of a type has exactly one physical in-memory form (see PhysicalWidth):
 //   BOOLEAN            uint8_t 0/1

@@ -1,4 +1,4 @@
-// Datasets, commits and snapshots: the value types of the catalog's dataset API (PRODUCT.md
+// Datasets, commits and snapshots: the value types of the catalog's dataset API (docs/features.md
 // C3 to C11). The operations are members of tarn::Client (tarn/client.h).
 #pragma once
 
@@ -128,7 +128,7 @@ Result<CommitOperation> ParseCommitOperation(std::string_view name);
 // Appends and add_files never conflict with each other; the rest need an unchanged dataset.
 bool IsAppendOnly(CommitOperation op);
 
-// What a commit read and what produced it (PRODUCT.md V4).
+// What a commit read and what produced it (docs/features.md V4).
 struct ReadReference {
   std::string dataset;  // qualified name
   std::string dataset_uuid;

@@ -1,4 +1,4 @@
-// tarn's upload SDK: contracts (PRODUCT.md section 4, docs/design/upload.md).
+// tarn's upload SDK: contracts (docs/features.md U1-U5, docs/design/upload.md).
 //
 // An upload agrees on column types before any byte is written:
 //

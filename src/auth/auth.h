@@ -1,4 +1,4 @@
-// Bearer tokens and roles (PRODUCT.md V5, docs/design/serve.md "Access control").
+// Bearer tokens and roles (docs/features.md V5, docs/design/serve.md "Access control").
 //
 // SignBearer/VerifyBearer are pure (no I/O, fuzzed by fuzz/bearer_token_fuzz.cc). The
 // TokenAuthority holds the signing keys of one metastore (shared by every server on it) and
@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "auth/oidc.h"
+#include "common/clock.h"
 #include "tarn/access.h"
 #include "tarn/status.h"
 
@@ -67,8 +68,11 @@ struct AuthorityOptions {
   // Federated sign-in: tolerated clock difference with an issuer (exp, nbf, iat), the JWKS
   // cache, and how keys are fetched (nullptr: libcurl, MakeCurlFetcher()).
   int64_t id_token_leeway_s = 60;
-  IssuerKeysOptions issuer_keys;
-  std::shared_ptr<HttpFetcher> fetcher;
+  IssuerKeysOptions issuer_keys{};
+  std::shared_ptr<HttpFetcher> fetcher{};
+  // Token lifetimes, refresh intervals and the JWKS cache read this clock (nullptr: the
+  // catalog's, Catalog::clock()).
+  std::shared_ptr<Clock> clock = nullptr;
 };
 
 // Thread-safe.

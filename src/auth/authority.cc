@@ -11,6 +11,7 @@
 #include "catalog/access_store.h"
 #include "auth/error_codes.h"
 #include "catalog/catalog.h"
+#include "common/discard.h"
 #include "metastore/metastore.h"
 
 namespace tarn::auth {
@@ -23,12 +24,6 @@ constexpr size_t kKeyBytes = 32;
 constexpr int64_t kKeyReloadIntervalUs = kMicros;
 // A failing revocation refresh keeps the last good set for this many refresh intervals.
 constexpr int64_t kRevocationGraceIntervals = 6;
-
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Result<std::string> RandomBytes(size_t n) {
   std::string out(n, '\0');
@@ -75,8 +70,17 @@ class TokenAuthority::Impl {
   Impl(Catalog& catalog, AuthorityOptions options)
       : catalog_(catalog),
         options_(options),
-        issuer_keys_(options_.issuer_keys,
+        clock_(options_.clock ? options_.clock : catalog.shared_clock()),
+        issuer_keys_(IssuerKeysOn(options_.issuer_keys, clock_),
                      options_.fetcher ? options_.fetcher : MakeCurlFetcher()) {}
+
+  // The JWKS cache reads the authority's clock unless it was given its own.
+  static IssuerKeysOptions IssuerKeysOn(IssuerKeysOptions o, const std::shared_ptr<Clock>& clock) {
+    if (!o.clock) o.clock = [clock] { return clock->NowSeconds(); };
+    return o;
+  }
+
+  int64_t NowMicros() const { return clock_->NowMicros(); }
 
   // Creates the first signing key unless one exists. The serializable transaction makes
   // concurrent creators conflict; the retried one sees the winner's key.
@@ -138,7 +142,7 @@ class TokenAuthority::Impl {
     }
     if (NowMicros() - loaded_at >= kKeyReloadIntervalUs) {
       // A failed reload keeps the old keys; the token is then refused as unknown_key.
-      (void)LoadKeys();
+      DiscardError(LoadKeys(), "reloading the signing keys");
     }
     return Keys();
   }
@@ -348,6 +352,7 @@ class TokenAuthority::Impl {
  private:
   Catalog& catalog_;
   AuthorityOptions options_;
+  std::shared_ptr<Clock> clock_;
   std::mutex mu_;  // guards the four fields below
   std::shared_ptr<const KeySet> keys_;
   int64_t keys_loaded_at_us_ = 0;

@@ -37,6 +37,12 @@ class AuthoritySuite : public CatalogBackendTest {
     return c.ok() ? std::move(*c) : nullptr;
   }
 
+  // Options whose clock is the test's: it moves only when the test advances it.
+  AuthorityOptions OnTestClock(AuthorityOptions options = {}) {
+    options.clock = test_clock_;
+    return options;
+  }
+
   std::unique_ptr<TokenAuthority> OpenAuthority(Catalog& cat, AuthorityOptions options = {}) {
     auto a = TokenAuthority::Open(cat, options);
     EXPECT_TRUE(a.ok()) << a.status().ToString();
@@ -65,6 +71,8 @@ class AuthoritySuite : public CatalogBackendTest {
                     .ok());
     return n;
   }
+
+  std::shared_ptr<ManualClock> test_clock_ = std::make_shared<ManualClock>();
 };
 
 std::string Code(const Status& st) { return FieldOf(st, "code"); }
@@ -126,7 +134,7 @@ TEST_P(AuthoritySuite, RevokedClientsStopWorking) {
   NewAccessToken t = Create("*", Role::kReader);
   AuthorityOptions options;
   options.revocation_refresh_s = 1;
-  auto authority = OpenAuthority(*cat_, options);
+  auto authority = OpenAuthority(*cat_, OnTestClock(options));
   ASSERT_TRUE(authority);
   auto issued = authority->Exchange(t.info.client_id, t.client_secret);
   ASSERT_TRUE(issued.ok()) << issued.status().ToString();
@@ -135,7 +143,7 @@ TEST_P(AuthoritySuite, RevokedClientsStopWorking) {
   // New exchanges stop at once; issued tokens stop by the next refresh.
   EXPECT_EQ(Code(authority->Exchange(t.info.client_id, t.client_secret).status()),
             "invalid_client");
-  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  test_clock_->Advance(std::chrono::milliseconds(1100));
   Status st = authority->Verify("Bearer " + issued->access_token).status();
   EXPECT_EQ(st.kind(), ErrorKind::kUnauthenticated);
   EXPECT_EQ(Code(st), "token_revoked");
@@ -173,14 +181,13 @@ TEST_P(AuthoritySuite, TokenOfAnUnknownClientIsRefused) {
   fresh.client_id = later.info.client_id;
   EXPECT_TRUE(authority->Verify("Bearer " + SignBearer(fresh, SigningKey{kid, secret})).ok());
   // A client deleted from the metastore stops working within the refresh interval.
-  auto quick =
-      OpenAuthority(*cat_, AuthorityOptions{.token_ttl_s = 900, .revocation_refresh_s = 1});
+  auto quick = OpenAuthority(*cat_, OnTestClock({.token_ttl_s = 900, .revocation_refresh_s = 1}));
   ASSERT_TRUE(quick);
   ASSERT_TRUE(quick->Verify("Bearer " + issued->access_token).ok());
   ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {
     return tx.Execute("DELETE FROM access_tokens WHERE client_id = ?", {t.info.client_id}).status();
   }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  test_clock_->Advance(std::chrono::milliseconds(1100));
   EXPECT_EQ(FieldOf(quick->Verify("Bearer " + issued->access_token).status(), "reason"),
             "unknown_client");
 }
@@ -235,7 +242,7 @@ TEST_P(AuthoritySuite, ConcurrentOpensConvergeOnOneKey) {
 
 TEST_P(AuthoritySuite, KeyMadeByAnotherServerIsFound) {
   NewAccessToken t = Create("*", Role::kOwner);
-  auto authority = OpenAuthority(*cat_);
+  auto authority = OpenAuthority(*cat_, OnTestClock());
   ASSERT_TRUE(authority);
   auto add_key = [&](const std::string& kid, const std::string& secret) {
     ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {
@@ -250,15 +257,12 @@ TEST_P(AuthoritySuite, KeyMadeByAnotherServerIsFound) {
   p.workspace = "*";
   p.role = Role::kOwner;
   p.pattern = "*";
-  p.issued_at_us = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count() *
-                   1'000'000;
+  p.issued_at_us = test_clock_->NowSeconds() * 1'000'000;
   p.expires_at_us = p.issued_at_us + 600'000'000;
   p.token_id = "j";
   SigningKey k1{"later1", std::string(32, '\x11')};
   SigningKey k2{"later2", std::string(32, '\x22')};
-  std::this_thread::sleep_for(std::chrono::milliseconds(1050));
+  test_clock_->Advance(std::chrono::milliseconds(1050));
   add_key(k1.kid, k1.secret);
   // Unknown kid: the keys are re-read (the last read is over a second old) and it is found.
   EXPECT_TRUE(authority->Verify("Bearer " + SignBearer(p, k1)).ok());
@@ -267,7 +271,7 @@ TEST_P(AuthoritySuite, KeyMadeByAnotherServerIsFound) {
   EXPECT_EQ(FieldOf(authority->Verify("Bearer " + SignBearer(p, k2)).status(), "reason"),
             "unknown_key");
   // ...until a second has passed.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1050));
+  test_clock_->Advance(std::chrono::milliseconds(1050));
   EXPECT_TRUE(authority->Verify("Bearer " + SignBearer(p, k2)).ok());
   // A retired key still verifies within the token lifetime; one retired long ago does not.
   ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {

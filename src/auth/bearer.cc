@@ -1,13 +1,12 @@
 // HS256 JSON Web Tokens (RFC 7519 / RFC 7515 compact form) for tarn's bearer tokens.
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <nlohmann/json.hpp>
 
 #include "api/error_codes.h"
 #include "auth/auth.h"
 #include "auth/auth_internal.h"
+#include "common/digest.h"
 
 namespace tarn::auth {
 
@@ -26,14 +25,6 @@ constexpr char kB64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 Status Invalid(std::string_view reason, std::string_view detail) {
   return Status::Of(codes::kInvalidToken, "invalid bearer token: " + std::string(detail))
       .WithField("reason", std::string(reason));
-}
-
-std::string HmacSha256(std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
-  return std::string(reinterpret_cast<const char*>(out), len);
 }
 
 const std::string* StringClaim(const json& claims, const char* key) {

@@ -12,6 +12,7 @@
 
 #include "auth/auth_internal.h"
 #include "auth/error_codes.h"
+#include "common/clock.h"
 #include "objectstore/s3/http_client.h"
 
 namespace tarn::auth {
@@ -100,9 +101,7 @@ IssuerKeys::~IssuerKeys() = default;
 
 int64_t IssuerKeys::Now() const {
   if (options_.clock) return options_.clock();
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return Clock::Real()->NowSeconds();
 }
 
 size_t IssuerKeys::cached_issuers() const {

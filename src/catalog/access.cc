@@ -14,13 +14,13 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "common/utf8.h"
 #include "metastore/metastore.h"
 
 namespace tarn {
 
 namespace {
 
-using catalog_internal::NowMicros;
 using catalog_internal::RandomBase32;
 using catalog_internal::WorkspaceId;
 
@@ -97,35 +97,13 @@ bool ClientIdShape(std::string_view id) {
 }
 
 // Length of the valid UTF-8 sequence at s[i] (no overlongs, surrogates or NUL), or 0.
-size_t Utf8SequenceAt(std::string_view s, size_t i) {
-  auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = b(i);
-  if (c == 0) return 0;
-  if (c < 0x80) return 1;
-  size_t n;
-  uint32_t cp;
-  if ((c & 0xe0) == 0xc0) {
-    n = 2, cp = c & 0x1f;
-  } else if ((c & 0xf0) == 0xe0) {
-    n = 3, cp = c & 0x0f;
-  } else if ((c & 0xf8) == 0xf0) {
-    n = 4, cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    if ((b(i + k) & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (b(i + k) & 0x3f);
-  }
-  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-  return n;
+size_t TextSequenceAt(std::string_view s, size_t i) {
+  return s[i] == '\0' ? 0 : Utf8SequenceAt(s, i);
 }
 
 bool ValidText(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
-    size_t n = Utf8SequenceAt(s, i);
+    size_t n = TextSequenceAt(s, i);
     if (n == 0) return false;
     i += n;
   }
@@ -138,7 +116,7 @@ std::string SanitizeText(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    size_t n = Utf8SequenceAt(s, i);
+    size_t n = TextSequenceAt(s, i);
     if (n == 0) {
       out += '?';
       ++i;
@@ -240,10 +218,10 @@ Status ValidateAuditRecord(const AuditRecord& r) {
   return Status::OK();
 }
 
-Status InsertAuditRecord(Transaction& tx, const AuditRecord& r) {
+Status InsertAuditRecord(Transaction& tx, const AuditRecord& r, const Clock& clock) {
   TARN_RETURN_NOT_OK(ValidateAuditRecord(r));
   AuditRecord row;
-  row.at_us = r.at_us == 0 ? NowMicros() : r.at_us;
+  row.at_us = r.at_us == 0 ? clock.NowMicros() : r.at_us;
   row.request_id = SanitizeText(r.request_id);
   row.actor = SanitizeText(r.actor);
   row.action = SanitizeText(r.action);
@@ -304,12 +282,13 @@ Result<PreparedToken> PrepareToken(const AccessTokenSpec& spec, std::string_view
 // The insert of a prepared token; `only_if_empty` adds "while the table is empty" (the
 // serializable transaction makes concurrent first inserts conflict, and the retry sees the
 // winner's row). Returns the number of rows inserted.
-Result<int64_t> InsertToken(Transaction& tx, PreparedToken& p, bool only_if_empty) {
+Result<int64_t> InsertToken(Transaction& tx, PreparedToken& p, bool only_if_empty,
+                            const Clock& clock) {
   AccessTokenInfo& info = p.token.info;
   if (info.workspace != "*") {
     TARN_RETURN_NOT_OK(WorkspaceId(tx, info.workspace).status());
   }
-  info.created_at_us = NowMicros();
+  info.created_at_us = clock.NowMicros();
   return access_store::InsertToken(tx, info, p.hash, only_if_empty);
 }
 
@@ -319,7 +298,7 @@ Result<NewAccessToken> Catalog::CreateAccessToken(const AccessTokenSpec& spec,
                                                   std::string_view created_by) {
   TARN_ASSIGN_OR_RETURN(PreparedToken p, PrepareToken(spec, created_by));
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(int64_t n, InsertToken(tx, p, /*only_if_empty=*/false));
+    TARN_ASSIGN_OR_RETURN(int64_t n, InsertToken(tx, p, /*only_if_empty=*/false, *clock_));
     if (n == 0) {
       return Status::Of(codes::kTokenExists,
                         "access token '" + p.token.info.client_id + "' exists already")
@@ -337,7 +316,7 @@ Result<std::optional<NewAccessToken>> Catalog::CreateFirstAccessToken(const Acce
   TARN_ASSIGN_OR_RETURN(PreparedToken p, PrepareToken(spec, created_by));
   int64_t inserted = 0;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(inserted, InsertToken(tx, p, /*only_if_empty=*/true));
+    TARN_ASSIGN_OR_RETURN(inserted, InsertToken(tx, p, /*only_if_empty=*/true, *clock_));
     return Status::OK();
   }));
   if (inserted == 0) return std::optional<NewAccessToken>();
@@ -361,7 +340,7 @@ Result<std::vector<AccessTokenInfo>> Catalog::ListAccessTokens(std::string_view 
 Status Catalog::RevokeAccessToken(std::string_view client_id) {
   if (!ClientIdShape(client_id)) return TokenNotFound(client_id);
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(int64_t n, access_store::RevokeToken(tx, client_id, NowMicros()));
+    TARN_ASSIGN_OR_RETURN(int64_t n, access_store::RevokeToken(tx, client_id, clock_->NowMicros()));
     if (n == 0) return TokenNotFound(client_id);
     return Status::OK();
   });
@@ -403,7 +382,7 @@ Result<AccessTokenInfo> Catalog::VerifyClientSecret(std::string_view client_id,
   // The slow hash runs whether or not the client exists or is revoked.
   bool match = VerifySecret(info ? hash : dummy, client_secret);
   if (!info || !match || info->revoked_at_us) return InvalidClient();
-  int64_t now = NowMicros();
+  int64_t now = clock_->NowMicros();
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status { return access_store::TouchToken(tx, client_id, now); }));
   info->last_used_at_us = now;
@@ -428,7 +407,7 @@ Status Catalog::WriteAudit(const std::vector<AuditRecord>& records) {
   }
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     for (const AuditRecord& r : records) {
-      TARN_RETURN_NOT_OK(catalog_internal::InsertAuditRecord(tx, r));
+      TARN_RETURN_NOT_OK(catalog_internal::InsertAuditRecord(tx, r, *clock_));
     }
     return Status::OK();
   });

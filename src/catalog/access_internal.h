@@ -2,6 +2,8 @@
 // a commit's audit row in the commit's own transaction). Not part of the catalog's interface.
 #pragma once
 
+#include "common/clock.h"
+#include "tarn/access.h"
 #include "metastore/metastore.h"
 #include "tarn/access.h"
 
@@ -13,6 +15,7 @@ Result<std::string> RandomBase32(size_t n);
 // kInvalidArgument naming the field otherwise.
 Status ValidateAuditRecord(const AuditRecord& r);
 // Inserts one audit row in `tx` (at_us 0 = now). Validates first.
-Status InsertAuditRecord(Transaction& tx, const AuditRecord& r);
+Status InsertAuditRecord(Transaction& tx, const AuditRecord& r,
+                         const Clock& clock = *Clock::Real());
 
 }  // namespace tarn::catalog_internal

@@ -98,7 +98,7 @@ Result<FederationRule> RuleFromRow(const Row& r) {
   return f;
 }
 
-// Access control and audit (PRODUCT.md V5). Tokens name their workspace (or '*') by name so a
+// Access control and audit (docs/features.md V5). Tokens name their workspace (or '*') by name so a
 // bootstrap owner can exist before any workspace; secrets are Argon2id hashes (PHC strings).
 // Signing keys sign the short-lived bearer tokens every server of one metastore issues and
 // accepts. Audit rows of commits are written in the commit's own transaction.

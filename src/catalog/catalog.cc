@@ -19,7 +19,6 @@ namespace {
 using catalog_internal::CollectionNotFound;
 using catalog_internal::DecodeProperties;
 using catalog_internal::EncodeProperties;
-using catalog_internal::NowMicros;
 using catalog_internal::ValidatePropertyKeys;
 using catalog_internal::WorkspaceId;
 using catalog_internal::WorkspaceNotFound;
@@ -100,28 +99,34 @@ Result<CollectionRow> LoadCollectionRow(Transaction& tx, const CollectionName& n
 
 }  // namespace
 
-Catalog::Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse)
+Catalog::Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse,
+                 std::shared_ptr<Clock> clock)
     : metastore_(std::move(metastore)),
       warehouse_(std::move(warehouse)),
-      commit_queue_(std::make_unique<CommitQueue>(metastore_.get())) {}
+      clock_(clock ? std::move(clock) : Clock::Real()),
+      commit_queue_(std::make_unique<CommitQueue>(metastore_.get(), clock_.get())) {}
 
 Catalog::~Catalog() = default;
 
 Result<std::unique_ptr<Catalog>> Catalog::Open(std::string_view metastore_uri,
-                                               std::string_view warehouse_uri) {
+                                               std::string_view warehouse_uri,
+                                               std::shared_ptr<Clock> clock) {
   TARN_ASSIGN_OR_RETURN(auto ms, Metastore::Open(metastore_uri));
   TARN_ASSIGN_OR_RETURN(auto store, OpenObjectStore(warehouse_uri));
-  return std::unique_ptr<Catalog>(new Catalog(std::move(ms), std::move(store)));
+  return std::unique_ptr<Catalog>(new Catalog(std::move(ms), std::move(store), std::move(clock)));
 }
 
 Result<std::unique_ptr<Catalog>> Catalog::Open(std::string_view metastore_uri,
-                                               std::shared_ptr<ObjectStore> warehouse) {
+                                               std::shared_ptr<ObjectStore> warehouse,
+                                               std::shared_ptr<Clock> clock) {
   if (!warehouse) return Status::InvalidArgument("a catalog needs a warehouse");
   TARN_ASSIGN_OR_RETURN(auto ms, Metastore::Open(metastore_uri));
-  return std::unique_ptr<Catalog>(new Catalog(std::move(ms), std::move(warehouse)));
+  return std::unique_ptr<Catalog>(
+      new Catalog(std::move(ms), std::move(warehouse), std::move(clock)));
 }
 
-Result<std::unique_ptr<Catalog>> Catalog::OpenEmbedded(std::string_view dir) {
+Result<std::unique_ptr<Catalog>> Catalog::OpenEmbedded(std::string_view dir,
+                                                       std::shared_ptr<Clock> clock) {
   if (dir.empty()) return Status::InvalidArgument("catalog directory must not be empty");
   std::error_code ec;
   std::filesystem::path root = std::filesystem::absolute(std::filesystem::path(dir), ec);
@@ -130,7 +135,7 @@ Result<std::unique_ptr<Catalog>> Catalog::OpenEmbedded(std::string_view dir) {
   // signing keys); a directory that exists already keeps its mode.
   Status made = CreateLocalDirectories((root / "warehouse").string(), FileAccess::kOwnerOnly);
   if (!made.ok()) return made.WithContext("cannot create the catalog directory");
-  return Open((root / "catalog.db").string(), (root / "warehouse").string());
+  return Open((root / "catalog.db").string(), (root / "warehouse").string(), std::move(clock));
 }
 
 // ---- workspaces ----
@@ -152,7 +157,7 @@ Status Catalog::CreateWorkspace(std::string_view name, bool exists_ok,
   }
   std::string props = EncodeProperties(plain);
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    int64_t now = NowMicros();
+    int64_t now = clock_->NowMicros();
     TARN_ASSIGN_OR_RETURN(
         int64_t n,
         tx.Execute(
@@ -207,8 +212,8 @@ Result<std::vector<WorkspaceInfo>> Catalog::ListWorkspaces() {
 namespace {
 
 // Applies `set` and `unset` to a workspace in one transaction.
-Status UpdateWorkspace(Metastore& ms, std::string_view name, const PropertyMap& set,
-                       const std::vector<std::string>& unset) {
+Status UpdateWorkspace(Metastore& ms, const Clock& clock, std::string_view name,
+                       const PropertyMap& set, const std::vector<std::string>& unset) {
   TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(set));
   return ms.RunInTransaction([&](Transaction& tx) -> Status {
@@ -240,7 +245,7 @@ Status UpdateWorkspace(Metastore& ms, std::string_view name, const PropertyMap& 
             "UPDATE workspaces SET properties = ?, deletion_protection = ?, "
             "egress_protection = ?, updated_at = ? WHERE id = ?",
             {EncodeProperties(w->properties), opt(w->deletion_protection),
-             opt(w->egress_protection), NowMicros(), w->id})
+             opt(w->egress_protection), clock.NowMicros(), w->id})
         .status();
   });
 }
@@ -248,12 +253,12 @@ Status UpdateWorkspace(Metastore& ms, std::string_view name, const PropertyMap& 
 }  // namespace
 
 Status Catalog::SetWorkspaceProperties(std::string_view name, const PropertyMap& set) {
-  return UpdateWorkspace(*metastore_, name, set, {});
+  return UpdateWorkspace(*metastore_, *clock_, name, set, {});
 }
 
 Status Catalog::UnsetWorkspaceProperties(std::string_view name,
                                          const std::vector<std::string>& keys) {
-  return UpdateWorkspace(*metastore_, name, {}, keys);
+  return UpdateWorkspace(*metastore_, *clock_, name, {}, keys);
 }
 
 Status Catalog::DropWorkspace(std::string_view name) {
@@ -289,7 +294,7 @@ Status Catalog::CreateCollection(std::string_view qualified, bool exists_ok,
   std::string encoded = EncodeProperties(props);
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, n.workspace));
-    int64_t now = NowMicros();
+    int64_t now = clock_->NowMicros();
     TARN_ASSIGN_OR_RETURN(
         int64_t changed,
         tx.Execute("INSERT INTO collections (workspace_id, name, properties, created_at, "
@@ -367,8 +372,8 @@ Status Catalog::DropCollection(std::string_view qualified) {
 
 namespace {
 
-Status UpdateCollection(Metastore& ms, std::string_view qualified, const PropertyMap& set,
-                        const std::vector<std::string>& unset) {
+Status UpdateCollection(Metastore& ms, const Clock& clock, std::string_view qualified,
+                        const PropertyMap& set, const std::vector<std::string>& unset) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseCollectionName(qualified));
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(set));
   return ms.RunInTransaction([&](Transaction& tx) -> Status {
@@ -377,7 +382,7 @@ Status UpdateCollection(Metastore& ms, std::string_view qualified, const Propert
     for (const auto& [k, v] : set) c.properties[k] = v;
     return tx
         .Execute("UPDATE collections SET properties = ?, updated_at = ? WHERE id = ?",
-                 {EncodeProperties(c.properties), NowMicros(), c.id})
+                 {EncodeProperties(c.properties), clock.NowMicros(), c.id})
         .status();
   });
 }
@@ -385,12 +390,12 @@ Status UpdateCollection(Metastore& ms, std::string_view qualified, const Propert
 }  // namespace
 
 Status Catalog::SetCollectionProperties(std::string_view qualified, const PropertyMap& set) {
-  return UpdateCollection(*metastore_, qualified, set, {});
+  return UpdateCollection(*metastore_, *clock_, qualified, set, {});
 }
 
 Status Catalog::UnsetCollectionProperties(std::string_view qualified,
                                           const std::vector<std::string>& keys) {
-  return UpdateCollection(*metastore_, qualified, {}, keys);
+  return UpdateCollection(*metastore_, *clock_, qualified, {}, keys);
 }
 
 }  // namespace tarn

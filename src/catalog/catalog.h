@@ -1,4 +1,4 @@
-// Catalog: workspaces and collections (PRODUCT.md C1, C2) over the metastore.
+// Catalog: workspaces and collections (docs/features.md C1, C2) over the metastore.
 //
 // Every mutation is one metastore transaction; correctness under concurrency (threads or
 // processes) comes from the database's unique constraints, never from in-process locks.
@@ -16,6 +16,9 @@
 #include <string_view>
 #include <vector>
 
+#include "common/clock.h"
+#include "tarn/dataset.h"
+#include "tarn/status.h"
 #include "tarn/client.h"
 #include "tarn/dataset.h"
 #include "tarn/status.h"
@@ -46,15 +49,19 @@ Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view 
 class Catalog : public Client {
  public:
   // Opens the metastore at `metastore_uri` (SQLite path or postgresql:// URI; migrations are
-  // applied) and the object store of `warehouse_uri`.
+  // applied) and the object store of `warehouse_uri`. Every time the catalog stores or compares
+  // is read from `clock` (tests pass a ManualClock).
   static Result<std::unique_ptr<Catalog>> Open(std::string_view metastore_uri,
-                                               std::string_view warehouse_uri);
+                                               std::string_view warehouse_uri,
+                                               std::shared_ptr<Clock> clock = Clock::Real());
   // The same over a warehouse object store the caller built (e.g. fault injection in tests).
   static Result<std::unique_ptr<Catalog>> Open(std::string_view metastore_uri,
-                                               std::shared_ptr<ObjectStore> warehouse);
+                                               std::shared_ptr<ObjectStore> warehouse,
+                                               std::shared_ptr<Clock> clock = Clock::Real());
   // The embedded layout: `<dir>/catalog.db` (SQLite) and `<dir>/warehouse` (local objects);
   // `dir` is created when missing.
-  static Result<std::unique_ptr<Catalog>> OpenEmbedded(std::string_view dir);
+  static Result<std::unique_ptr<Catalog>> OpenEmbedded(
+      std::string_view dir, std::shared_ptr<Clock> clock = Clock::Real());
   ~Catalog();
 
   bool remote() const override { return false; }
@@ -63,6 +70,10 @@ class Catalog : public Client {
 
   Metastore& metastore() { return *metastore_; }
   ObjectStore& warehouse() { return *warehouse_; }
+  // The clock this catalog reads; the upload service and the token authority over it read the
+  // same one unless given their own.
+  const Clock& clock() const { return *clock_; }
+  const std::shared_ptr<Clock>& shared_clock() const { return clock_; }
 
   // Workspaces (C1). A missing workspace is kNotFound with field code=workspace_not_found.
   // Properties may include deletion_protection / egress_protection (stored raw).
@@ -271,11 +282,13 @@ class Catalog : public Client {
   Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) override;
 
  private:
-  Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse);
+  Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse,
+          std::shared_ptr<Clock> clock);
   Result<std::vector<SnapshotInfo>> CommitDirect(std::vector<DatasetCommit>& parts);
 
   std::unique_ptr<Metastore> metastore_;
   std::shared_ptr<ObjectStore> warehouse_;
+  std::shared_ptr<Clock> clock_;
   std::unique_ptr<CommitQueue> commit_queue_;
 };
 

@@ -10,12 +10,6 @@ namespace tarn::catalog_internal {
 
 using nlohmann::json;
 
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 Status WorkspaceNotFound(std::string_view name) {
   return Status::Of(codes::kWorkspaceNotFound,
                     "workspace '" + std::string(name) + "' does not exist")

@@ -11,8 +11,6 @@
 
 namespace tarn::catalog_internal {
 
-int64_t NowMicros();
-
 Status WorkspaceNotFound(std::string_view name);
 Status CollectionNotFound(const CollectionName& n);
 // kNotFound with code=dataset_not_found (or the workspace/collection error when that is what is

@@ -654,8 +654,9 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
 }
 
 // Commits `parts` in one transaction; results[i] is parts[i]'s snapshot.
-Status CommitParts(Metastore& ms, DefinitionCache& cache, std::vector<DatasetCommit*>& parts,
-                   std::vector<SnapshotInfo>* results, bool shared_commit_id) {
+Status CommitParts(Metastore& ms, const Clock& clock, DefinitionCache& cache,
+                   std::vector<DatasetCommit*>& parts, std::vector<SnapshotInfo>* results,
+                   bool shared_commit_id) {
   for (DatasetCommit* p : parts) TARN_RETURN_NOT_OK(ValidatePart(*p));
   // Datasets in name order, so two multi-dataset commits lock rows in the same order.
   std::map<std::string, DatasetGroup> groups;
@@ -678,7 +679,7 @@ Status CommitParts(Metastore& ms, DefinitionCache& cache, std::vector<DatasetCom
           for (size_t i = 0; i < parts.size(); ++i) parts[i]->added = original[i];
           for (auto& r : *results) r = SnapshotInfo();
         }
-        int64_t now = NowMicros();
+        int64_t now = clock.NowMicros();
         for (auto& [name, g] : groups) {
           TARN_RETURN_NOT_OK(CommitDatasetGroup(tx, g, commit_id, shared_commit_id, now, cache));
         }
@@ -714,7 +715,7 @@ struct CommitQueue::Lane {
   size_t peak = 1;
 };
 
-CommitQueue::CommitQueue(Metastore* ms) : ms_(ms) {}
+CommitQueue::CommitQueue(Metastore* ms, const Clock* clock) : ms_(ms), clock_(clock) {}
 CommitQueue::~CommitQueue() = default;
 
 CommitQueue::Lane& CommitQueue::LaneFor(const std::string& dataset) {
@@ -778,7 +779,7 @@ void CommitQueue::RunGroup(std::vector<Pending*>& batch) {
   std::vector<DatasetCommit*> parts;
   for (Pending* p : batch) parts.push_back(p->part);
   std::vector<SnapshotInfo> results;
-  Status st = CommitParts(*ms_, cache_, parts, &results, /*shared_commit_id=*/false);
+  Status st = CommitParts(*ms_, *clock_, cache_, parts, &results, /*shared_commit_id=*/false);
   if (st.ok()) {
     for (size_t i = 0; i < batch.size(); ++i) batch[i]->result = std::move(results[i]);
     return;
@@ -786,7 +787,7 @@ void CommitQueue::RunGroup(std::vector<Pending*>& batch) {
   if (batch.size() == 1) {
     // A racing commit with the same idempotency key won: the retry returns its snapshot.
     if (st.kind() == ErrorKind::kAlreadyExists && batch[0]->part->meta.idempotency_key) {
-      st = CommitParts(*ms_, cache_, parts, &results, false);
+      st = CommitParts(*ms_, *clock_, cache_, parts, &results, false);
       if (st.ok()) {
         batch[0]->result = std::move(results[0]);
         return;
@@ -808,12 +809,12 @@ Result<std::vector<SnapshotInfo>> Catalog::CommitDirect(std::vector<DatasetCommi
   std::vector<DatasetCommit*> ptrs;
   for (auto& p : parts) ptrs.push_back(&p);
   std::vector<SnapshotInfo> results;
-  Status st =
-      CommitParts(*metastore_, commit_queue_->cache(), ptrs, &results, /*shared_commit_id=*/true);
+  Status st = CommitParts(*metastore_, *clock_, commit_queue_->cache(), ptrs, &results,
+                          /*shared_commit_id=*/true);
   if (st.kind() == ErrorKind::kAlreadyExists) {
     bool keyed = std::all_of(parts.begin(), parts.end(),
                              [](const DatasetCommit& p) { return p.meta.idempotency_key; });
-    if (keyed) st = CommitParts(*metastore_, commit_queue_->cache(), ptrs, &results, true);
+    if (keyed) st = CommitParts(*metastore_, *clock_, commit_queue_->cache(), ptrs, &results, true);
   }
   TARN_RETURN_NOT_OK(st);
   return results;

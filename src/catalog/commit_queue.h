@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "tarn/dataset.h"
 #include "tarn/status.h"
 
@@ -44,7 +45,7 @@ class CommitQueue {
   // How long a new leader waits for recently seen writers to queue (a commit takes longer).
   static constexpr std::chrono::microseconds kGatherWait{300};
 
-  explicit CommitQueue(Metastore* ms);
+  CommitQueue(Metastore* ms, const Clock* clock);
   ~CommitQueue();
 
   // Commits one append-only part (blocking until its group committed).
@@ -58,6 +59,7 @@ class CommitQueue {
   void RunGroup(std::vector<Pending*>& batch);
 
   Metastore* ms_;
+  const Clock* clock_;
   DefinitionCache cache_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<Lane>> lanes_;

@@ -714,7 +714,7 @@ TEST_P(DatasetSuite, ChangeFeedOffsetsExpiryAndCleanup) {
 
   // Expiry respects the consumer floor (offset 1), then expires up to the current one - 1.
   ExpiryOptions opt;
-  opt.older_than_us = catalog_internal::NowMicros() + 1'000'000;
+  opt.older_than_us = cat_->clock().NowMicros() + 1'000'000;
   auto e1 = cat_->ExpireSnapshots("w.c.t", opt);
   ASSERT_TRUE(e1.ok()) << e1.status().ToString();
   EXPECT_EQ(e1->expired_through, 1);

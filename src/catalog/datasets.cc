@@ -202,7 +202,7 @@ Result<DatasetInfo> Catalog::CreateDataset(std::string_view qualified, DatasetDe
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(int64_t coll_id,
                           CollectionId(tx, CollectionName{n.workspace, n.collection}));
-    int64_t now = NowMicros();
+    int64_t now = clock_->NowMicros();
     TARN_ASSIGN_OR_RETURN(
         auto row,
         tx.QueryOne("INSERT INTO datasets (uuid, collection_id, name, description, properties, "
@@ -312,7 +312,7 @@ Status Catalog::RenameDataset(std::string_view qualified, std::string_view new_n
     }
     return tx
         .Execute("UPDATE datasets SET name = ?, updated_at = ? WHERE id = ?",
-                 {new_name, NowMicros(), ds.id})
+                 {new_name, clock_->NowMicros(), ds.id})
         .status();
   });
 }
@@ -348,7 +348,7 @@ Status Catalog::DropDataset(std::string_view qualified, bool purge,
       if (!live_id) return DatasetNotFound(tx, n);
       return tx
           .Execute("UPDATE datasets SET dropped_at = ?, updated_at = ? WHERE id = ?",
-                   {NowMicros(), NowMicros(), *live_id})
+                   {clock_->NowMicros(), clock_->NowMicros(), *live_id})
           .status();
     }
     if (ids.empty()) return DatasetNotFound(tx, n);
@@ -366,7 +366,7 @@ Status Catalog::DropDataset(std::string_view qualified, bool purge,
                                                        n.ToString() + "' would delete its data")
           .WithField("dataset", n.ToString());
     }
-    int64_t now = NowMicros();
+    int64_t now = clock_->NowMicros();
     for (int64_t id : ids) {
       TARN_RETURN_NOT_OK(
           tx.Execute("INSERT INTO removal_ledger (dataset_id, path, reason, recorded_at) "
@@ -413,7 +413,7 @@ Status Catalog::SetDatasetProperties(std::string_view qualified, const PropertyM
         .Execute(
             "UPDATE datasets SET properties = ?, description = ?, updated_at = ? WHERE "
             "id = ?",
-            {EncodeProperties(ds.properties), description, NowMicros(), ds.id})
+            {EncodeProperties(ds.properties), description, clock_->NowMicros(), ds.id})
         .status();
   });
 }
@@ -436,7 +436,7 @@ Result<DatasetInfo> Catalog::AlterSchema(std::string_view qualified,
             auto row, tx.QueryOne("SELECT MAX(schema_id) FROM dataset_schemas WHERE dataset_id = ?",
                                   {ds.id}));
         TARN_ASSIGN_OR_RETURN(int64_t max_id, row->Int64(0));
-        int64_t now = NowMicros();
+        int64_t now = clock_->NowMicros();
         TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO dataset_schemas (dataset_id, schema_id, "
                                       "schema_json, created_at) VALUES (?, ?, ?, ?)",
                                       {ds.id, max_id + 1, SchemaToJson(schema), now})
@@ -465,7 +465,7 @@ Result<DatasetInfo> Catalog::SetPartitionSpec(std::string_view qualified, std::s
         TARN_ASSIGN_OR_RETURN(
             auto spec, PartitionSpec::Parse(text, ds.schema, static_cast<int32_t>(max_id + 1)));
         if (spec.fields == ds.spec.fields) return Status::OK();
-        int64_t now = NowMicros();
+        int64_t now = clock_->NowMicros();
         TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO dataset_partition_specs (dataset_id, "
                                       "spec_id, spec_json, created_at) VALUES (?, ?, ?, ?)",
                                       {ds.id, max_id + 1, spec.ToJson(), now})
@@ -487,7 +487,7 @@ Result<DatasetInfo> Catalog::SetSortOrder(std::string_view qualified, std::strin
         TARN_ASSIGN_OR_RETURN(auto order, SortOrder::Parse(text, ds.schema));
         return tx
             .Execute("UPDATE datasets SET sort_order = ?, updated_at = ? WHERE id = ?",
-                     {order.ToJson(), NowMicros(), ds.id})
+                     {order.ToJson(), clock_->NowMicros(), ds.id})
             .status();
       },
       TxMode::kLockingWrite));

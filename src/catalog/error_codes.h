@@ -19,7 +19,6 @@ TARN_ERROR_CODE(kColumnNotFound,
                 ErrorCode("column_not_found", ErrorKind::kInvalidArgument, "column"));
 TARN_ERROR_CODE(kCommitConflict, ErrorCode("commit_conflict", ErrorKind::kConflict,
                                            "dataset current_snapshot_id path"));
-TARN_ERROR_CODE(kDatasetExists, ErrorCode("dataset_exists", ErrorKind::kAlreadyExists, "dataset"));
 TARN_ERROR_CODE(kDatasetNotFound, ErrorCode("dataset_not_found", ErrorKind::kNotFound, "dataset"));
 TARN_ERROR_CODE(kDeletionProtected, ErrorCode("deletion_protected", ErrorKind::kFailedPrecondition,
                                               "workspace dataset"));

@@ -14,8 +14,6 @@ namespace tarn {
 
 namespace {
 
-using catalog_internal::NowMicros;
-
 constexpr size_t kMaxIssuerBytes = 512;
 constexpr size_t kMaxSubjectBytes = 1024;
 constexpr size_t kMaxDescriptionBytes = 1024;
@@ -124,7 +122,7 @@ Result<FederationRule> Catalog::CreateFederationRule(const FederationRuleSpec& s
   rule.description = spec.description;
   rule.created_by = std::string(created_by.substr(0, 1024));
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    rule.created_at_us = NowMicros();
+    rule.created_at_us = clock_->NowMicros();
     TARN_ASSIGN_OR_RETURN(bool exists, access_store::TokenExists(tx, spec.client_id));
     if (!exists) {
       return Status::Of(codes::kTokenNotFound,
@@ -189,7 +187,7 @@ Result<bool> Catalog::HasFederationIssuer(std::string_view issuer) {
 }
 
 Status Catalog::TouchAccessToken(std::string_view client_id) {
-  int64_t now = NowMicros();
+  int64_t now = clock_->NowMicros();
   return metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status { return access_store::TouchToken(tx, client_id, now); });
 }

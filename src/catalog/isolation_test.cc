@@ -260,7 +260,7 @@ TEST_P(IsolationSuite, LocationGrants) {
   ASSERT_OK(cat_->GrantLocation("a.c.mine", "file://" + root + "/landing/a"));
   ASSERT_OK(cat_->GrantLocation("a.c.mine", "landing/a/"));  // twice is fine
   // Overlapping another live dataset's location, either way round.
-  for (const std::string& p : {"landing/a/deeper", "landing", "landing/a"}) {
+  for (const char* p : {"landing/a/deeper", "landing", "landing/a"}) {
     Status st = cat_->GrantLocation("b.c.secret", p);
     EXPECT_EQ(FieldOf(st, "code"), "location_in_use") << p << ": " << st.ToString();
   }

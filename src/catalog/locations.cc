@@ -247,7 +247,7 @@ Status Catalog::GrantLocation(std::string_view qualified, std::string_view prefi
         .Execute(
             "INSERT INTO dataset_locations (dataset_id, prefix, granted_by, granted_at) "
             "VALUES (?, ?, ?, ?) ON CONFLICT (dataset_id, prefix) DO NOTHING",
-            {ds.first, p, granted_by, NowMicros()})
+            {ds.first, p, granted_by, clock_->NowMicros()})
         .status();
   });
 }

@@ -88,7 +88,7 @@ Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
         TARN_ASSIGN_OR_RETURN(out.files_released, files->Int64(0));
         out.expired_through = e;
         if (options.dry_run) return Status::OK();
-        int64_t now = NowMicros();
+        int64_t now = clock_->NowMicros();
         // Paths no surviving row names (a rollback may have re-added the same path) enter the
         // ledger.
         TARN_RETURN_NOT_OK(
@@ -175,7 +175,7 @@ Result<CleanupResult> Catalog::Cleanup(bool delete_orphans) {
     }
     if (!done.empty()) {
       TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-        int64_t now = NowMicros();
+        int64_t now = clock_->NowMicros();
         for (int64_t id : done) {
           TARN_RETURN_NOT_OK(
               tx.Execute("UPDATE removal_ledger SET deleted_at = ? WHERE id = ?", {now, id})
@@ -204,7 +204,7 @@ Result<CleanupResult> Catalog::Cleanup(bool delete_orphans) {
                             });
       },
       TxMode::kReadOnly));
-  int64_t now_ms = NowMicros() / 1000;
+  int64_t now_ms = clock_->NowMicros() / 1000;
   std::string token;
   std::vector<std::string> to_delete;
   do {

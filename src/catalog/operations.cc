@@ -2,8 +2,9 @@
 // footers), delete_rows (deletion vectors from a predicate) and rollback.
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
-#include "catalog/store.h"
 #include "catalog/error_codes.h"
+#include "catalog/store.h"
+#include "common/discard.h"
 #include "datafile/reader.h"
 #include "datafile/writer.h"
 #include "objectstore/object_store.h"
@@ -22,7 +23,7 @@ constexpr int kDeleteAttempts = 8;
 void DeleteQuietly(ObjectStore& store, const std::vector<DataFile>& files) {
   std::vector<std::string> keys;
   for (const auto& f : files) keys.push_back(f.path);
-  if (!keys.empty()) (void)store.DeleteMany(keys);
+  if (!keys.empty()) DiscardError(store.DeleteMany(keys), "deleting written data files");
 }
 
 }  // namespace

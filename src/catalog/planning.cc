@@ -256,7 +256,7 @@ Status Catalog::CommitOffset(std::string_view qualified, std::string_view consum
                    "VALUES (?, ?, ?, ?) ON CONFLICT (dataset_id, consumer) DO UPDATE SET "
                    "snapshot_id = excluded.snapshot_id, updated_at = excluded.updated_at WHERE "
                    "consumer_offsets.snapshot_id <= excluded.snapshot_id",
-                   {ds.id, consumer, snapshot_id, NowMicros()}));
+                   {ds.id, consumer, snapshot_id, clock_->NowMicros()}));
     if (changed == 0) {
       TARN_ASSIGN_OR_RETURN(
           auto row, tx.QueryOne("SELECT snapshot_id FROM consumer_offsets WHERE dataset_id = ? "

@@ -257,8 +257,8 @@ Status Catalog::CreateTag(std::string_view qualified, std::string_view tag,
     sql += replace ? "UPDATE SET snapshot_id = excluded.snapshot_id, created_at = "
                      "excluded.created_at"
                    : "NOTHING";
-    TARN_ASSIGN_OR_RETURN(int64_t changed,
-                          tx.Execute(sql, {ds.id, tag, *resolved.snapshot_id, NowMicros()}));
+    TARN_ASSIGN_OR_RETURN(
+        int64_t changed, tx.Execute(sql, {ds.id, tag, *resolved.snapshot_id, clock_->NowMicros()}));
     if (changed == 0) {
       return Status::AlreadyExists("tag '" + std::string(tag) + "' already exists on '" +
                                    n.ToString() + "'")

@@ -36,7 +36,7 @@ class CatalogBackendTest : public ::testing::TestWithParam<std::string> {
                                          GetParam() + "-" + testing_util::TestName());
     std::filesystem::remove_all(dir_);
     if (GetParam() == "sqlite") {
-      auto c = Catalog::OpenEmbedded(dir_.string());
+      auto c = Catalog::OpenEmbedded(dir_.string(), clock_);
       ASSERT_TRUE(c.ok()) << c.status().ToString();
       cat_ = std::move(*c);
       return;
@@ -50,7 +50,7 @@ class CatalogBackendTest : public ::testing::TestWithParam<std::string> {
     std::string b = base;
     std::string uri =
         b + (b.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
-    auto c = Catalog::Open(uri, (dir_ / "warehouse").string());
+    auto c = Catalog::Open(uri, (dir_ / "warehouse").string(), clock_);
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     cat_ = std::move(*c);
   }
@@ -60,6 +60,8 @@ class CatalogBackendTest : public ::testing::TestWithParam<std::string> {
   }
 
   std::filesystem::path dir_;
+  // The clock the fixture's catalog reads; a suite may set it in its constructor.
+  std::shared_ptr<Clock> clock_ = Clock::Real();
   std::unique_ptr<Catalog> cat_;
 };
 

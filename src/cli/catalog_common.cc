@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "cli/cli.h"
+#include "common/clock.h"
 
 namespace tarn::cli {
 
@@ -107,11 +108,7 @@ Result<int64_t> ParseDuration(const std::string& text) {
   return total;
 }
 
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowMicros() { return Clock::Real()->NowMicros(); }
 
 std::string FormatTime(int64_t us) {
   std::time_t secs = static_cast<std::time_t>(us / 1'000'000);

@@ -1,6 +1,7 @@
 #include "cli/dataset_render.h"
 
 #include "cli/catalog_common.h"
+#include "common/hex.h"
 #include "table/schema_json.h"
 #include "types/iceberg.h"
 #include "types/json_render.h"
@@ -12,15 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string Hex(const std::string& bytes) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out = "0x";
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
+std::string Hex(const std::string& bytes) { return "0x" + HexEncode(bytes); }
 
 // A bound as JSON (like a scan value), or its hex when it does not decode as `type`.
 json BoundJson(const DataType& type, const std::string& bytes) {

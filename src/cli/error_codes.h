@@ -3,15 +3,11 @@
 // tarn::ErrorRegistry (tarn/status.h): kind, HTTP status, exit code, retryability, fields.
 #pragma once
 
+#include "render/error_codes.h"
 #include "tarn/status.h"
 
 namespace tarn::codes {
 
-TARN_ERROR_CODE(kBadDeclaration,
-                ErrorCode("bad_declaration", ErrorKind::kInvalidArgument, "column").NotServed());
-TARN_ERROR_CODE(
-    kBadTypeAssignment,
-    ErrorCode("bad_type_assignment", ErrorKind::kInvalidArgument, "column").NotServed());
 TARN_ERROR_CODE(kInterrupted, ErrorCode("interrupted", ErrorKind::kCancelled).NotServed());
 TARN_ERROR_CODE(kUsage, ErrorCode("usage", ErrorKind::kInvalidArgument).NotServed());
 

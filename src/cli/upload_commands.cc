@@ -24,13 +24,14 @@
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
 #include "cli/error_codes.h"
+#include "common/discard.h"
 #include "render/progress.h"
 #include "render/style.h"
 #include "render/upload_render.h"
 #include "tarn/client.h"
 #include "tarn/dataset.h"
 #include "tarn/upload.h"
-#include "upload/error_codes.h"
+#include "sdk/upload_error_codes.h"
 
 namespace tarn::cli {
 
@@ -484,8 +485,8 @@ Status RunUpload(const UploadArgs& a, const GlobalOptions& g, CatalogOptions* co
   OpenContract open(&watch, uploads.get(), c.id);
   // Every way out before the commit leaves nothing behind.
   auto fail = [&](Status s) {
-    Status abandoned = uploads->Abandon(c.id);
-    (void)abandoned;  // the error being returned says more
+    // The error being returned says more.
+    DiscardError(uploads->Abandon(c.id), "abandoning contract " + c.id);
     for (const auto& [k, v] : s.fields()) {
       if (k == "contract_id") return s;
     }

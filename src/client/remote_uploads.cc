@@ -7,7 +7,7 @@
 #include "api/error_codes.h"
 #include "common/io.h"
 #include "formats/decompress.h"
-#include "upload/error_codes.h"
+#include "sdk/upload_error_codes.h"
 
 namespace tarn::client {
 

@@ -4,15 +4,12 @@
 #include <chrono>
 
 #include "client/error_codes.h"
+#include "common/clock.h"
 
 namespace tarn::client {
 
 namespace {
-int64_t SystemNowUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t SystemNowUs() { return tarn::Clock::Real()->NowMicros(); }
 }  // namespace
 
 TokenCache::TokenCache(Fetch fetch, Clock clock)

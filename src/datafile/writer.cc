@@ -7,6 +7,7 @@
 #include <random>
 #include <utility>
 
+#include "common/discard.h"
 #include "common/random.h"
 #include "datafile/columns_internal.h"
 #include "parquet/reader.h"
@@ -522,8 +523,7 @@ Result<std::vector<DataFile>> WriteDataFiles(ObjectStore& store, const Schema& s
   if (!fw.prefix.empty() && fw.prefix.back() != '/') fw.prefix += '/';
   Result<std::vector<DataFile>> r = WriteImpl(fw, schema, spec, sort, batches);
   if (!r.ok() && !fw.written.empty()) {
-    Status ignored = store.DeleteMany(fw.written);
-    (void)ignored;
+    DiscardError(store.DeleteMany(fw.written), "deleting the files of a failed write");
   }
   return r;
 }

@@ -10,6 +10,8 @@
 #include <set>
 #include <thread>
 
+#include "common/clock.h"
+#include "common/hex.h"
 #include "metastore/connection_internal.h"
 #include "metastore/error_codes.h"
 #include "metastore/fault/fault_metastore.h"
@@ -93,13 +95,7 @@ std::string SqlValue::DebugString() const {
     case SqlType::kText:
       return "'" + std::get<std::string>(v_) + "'";
     case SqlType::kBlob: {
-      static constexpr char kHex[] = "0123456789abcdef";
-      std::string out = "x'";
-      for (unsigned char c : std::get<std::string>(v_)) {
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-      }
-      return out + "'";
+      return "x'" + HexEncode(std::get<std::string>(v_)) + "'";
     }
   }
   return "?";
@@ -512,9 +508,7 @@ Status Metastore::Migrate() {
         if (!ms.ok()) {
           return ms.WithContext("migration " + std::to_string(m.version) + " (" + m.name + ")");
         }
-        int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+        int64_t now = Clock::Real()->NowMicros();
         TARN_RETURN_NOT_OK(
             conn->Execute("INSERT INTO schema_migrations (version, name, applied_at) "
                           "VALUES (?, ?, ?)",

@@ -20,8 +20,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <latch>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "catalog/access_store.h"
@@ -802,18 +805,26 @@ TEST_P(MetastoreConformance, LockContentionRetriesThenGivesUp) {
   auto third = Metastore::Open(uri_, patient);
   ASSERT_TRUE(third.ok()) << third.status().ToString();
 
-  std::atomic<bool> holding{false};
+  // The holder keeps the write lock until the impatient writer gave up (SQLite's busy timeout),
+  // or for 400 ms where that writer waits for the lock instead (PostgreSQL), and a moment longer
+  // so the patient one meets it too.
+  std::latch holding(1);
+  std::promise<void> impatient_done;
+  std::future<void> impatient_done_f = impatient_done.get_future();
+  bool signalled = false;  // the holder's transaction may be attempted more than once
   std::thread holder([&] {
     Status st = ms->RunInTransaction([&](Transaction& tx) -> Status {
       TARN_RETURN_NOT_OK(tx.Execute("UPDATE counters SET v = v + 1 WHERE k = 1").status());
-      holding = true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      if (!std::exchange(signalled, true)) holding.count_down();
+      impatient_done_f.wait_for(std::chrono::milliseconds(400));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
       return Status::OK();
     });
     EXPECT_TRUE(st.ok()) << st.ToString();
   });
-  while (!holding) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  holding.wait();
   Status gave_up = Increment(**other);
+  impatient_done.set_value();
   EXPECT_EQ(gave_up.kind(), ErrorKind::kUnavailable) << gave_up.ToString();
   Status retried = Increment(**third);  // retried invisibly until the holder commits
   EXPECT_TRUE(retried.ok()) << retried.ToString();

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <utility>
 
+#include "common/utf8.h"
 #include "objectstore/local/local_store.h"
 #include "objectstore/s3/s3_store.h"
 
@@ -16,30 +17,8 @@ namespace {
 size_t Utf8CharLen(std::string_view s, size_t i) {
   unsigned char c = static_cast<unsigned char>(s[i]);
   if (c < 0x80) return (c < 0x20 || c == 0x7F) ? 0 : 1;
-  size_t len;
-  uint32_t cp;
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (s.size() - i < len) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    unsigned char cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (cc & 0x3F);
-  }
-  if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-      (cp >= 0xD800 && cp <= 0xDFFF) || (cp >= 0x80 && cp < 0xA0)) {
-    return 0;
-  }
+  size_t len = Utf8SequenceAt(s, i);
+  if (len == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) return 0;  // C1
   return len;
 }
 

@@ -7,9 +7,9 @@
 #include <set>
 
 #include "api/contract_wire.h"
-#include "cli/error_codes.h"
+#include "render/error_codes.h"
 #include "formats/error_codes.h"
-#include "upload/error_codes.h"
+#include "sdk/upload_error_codes.h"
 
 namespace tarn::render {
 

@@ -7,6 +7,7 @@
 
 namespace tarn::codes {
 
+TARN_ERROR_CODE(kDatasetExists, ErrorCode("dataset_exists", ErrorKind::kAlreadyExists, "dataset"));
 TARN_ERROR_CODE(kInvalidRole, ErrorCode("invalid_role", ErrorKind::kInvalidArgument, "field"));
 
 }  // namespace tarn::codes

@@ -5,11 +5,11 @@
 #include <array>
 #include <cstring>
 
-#include "catalog/error_codes.h"
+#include "sdk/error_codes.h"
 #include "common/io.h"
 #include "formats/error_codes.h"
 #include "formats/format.h"
-#include "upload/error_codes.h"
+#include "sdk/upload_error_codes.h"
 
 namespace tarn {
 

@@ -3,18 +3,18 @@
 // target (403 not_authorized), then calls the service as that caller.
 #include <algorithm>
 #include <cctype>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
+#include <optional>
 #include <thread>
 
 #include "api/contract_wire.h"
 #include "api/error_codes.h"
 #include "catalog/catalog.h"
+#include "common/bounded_queue.h"
+#include "common/discard.h"
 #include "server/error_codes.h"
 #include "server/server_internal.h"
 #include "upload/contract_service.h"
-#include "upload/error_codes.h"
+#include "sdk/upload_error_codes.h"
 
 namespace tarn::server::internal {
 
@@ -91,33 +91,27 @@ constexpr size_t kMaxQueuedPartBytes = 8 << 20;
 // bounded queue that the conversion pulls from, so memory stays bounded whatever the size.
 class BodyPump {
  public:
-  BodyPump(Call& c, int64_t limit) : call_(c), limit_(limit) {
+  BodyPump(Call& c, int64_t limit) : call_(c), limit_(limit), queue_(kMaxQueuedPartBytes) {
     thread_ = std::thread([this] { Run(); });
   }
-  ~BodyPump() { static_cast<void>(Stop()); }  // how the body ended no longer matters
+  ~BodyPump() { DiscardError(Stop(), "reading a part body"); }  // it no longer matters
 
   // Up to `n` bytes: fewer only at the end of the body. A body that failed (too large, cut) is
   // its error.
   Result<size_t> Read(uint8_t* out, size_t n) {
     size_t got = 0;
-    std::unique_lock<std::mutex> lock(mu_);
     while (got < n) {
-      data_.wait(lock, [&] { return !queue_.empty() || done_; });
-      if (queue_.empty()) {
-        if (!final_.ok()) return final_;
-        break;
+      if (front_offset_ == front_.size()) {
+        TARN_ASSIGN_OR_RETURN(std::optional<std::string> next, queue_.Pop());
+        if (!next) break;  // the end of the body
+        front_ = std::move(*next);
+        front_offset_ = 0;
+        continue;
       }
-      std::string& chunk = queue_.front();
-      size_t take = std::min(n - got, chunk.size() - front_offset_);
-      std::copy_n(chunk.data() + front_offset_, take, out + got);
+      size_t take = std::min(n - got, front_.size() - front_offset_);
+      std::copy_n(front_.data() + front_offset_, take, out + got);
       got += take;
       front_offset_ += take;
-      if (front_offset_ == chunk.size()) {
-        queued_bytes_ -= chunk.size();
-        queue_.pop_front();
-        front_offset_ = 0;
-        space_.notify_all();
-      }
     }
     return got;
   }
@@ -127,16 +121,9 @@ class BodyPump {
   // lets it see the write's error (and a body over the limit still be 413). Returns how the body
   // ended: OK when read to its end.
   Status Stop() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopped_ = true;
-      queue_.clear();
-      queued_bytes_ = 0;
-    }
-    space_.notify_all();
+    queue_.Cancel();
     if (thread_.joinable()) thread_.join();
-    std::lock_guard<std::mutex> lock(mu_);
-    return final_;
+    return final_;  // written by the reader before it ended
   }
 
  private:
@@ -147,31 +134,22 @@ class BodyPump {
     } catch (const std::exception& e) {  // this thread must not end the process
       st = Status::Internal(std::string("reading the part body: ") + e.what());
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    done_ = true;
     final_ = st;
-    data_.notify_all();
+    queue_.Finish(std::move(st));
   }
 
+  // After Stop the bytes are dropped: the body is still read to its end.
   Status Push(std::string_view bytes) {
-    std::unique_lock<std::mutex> lock(mu_);
-    space_.wait(lock, [&] { return stopped_ || queued_bytes_ < kMaxQueuedPartBytes; });
-    if (stopped_) return Status::OK();
-    queued_bytes_ += bytes.size();
-    queue_.emplace_back(bytes);
-    data_.notify_all();
+    queue_.Push(std::string(bytes), static_cast<int64_t>(bytes.size()));
     return Status::OK();
   }
 
   Call& call_;
   int64_t limit_;
-  std::mutex mu_;
-  std::condition_variable data_, space_;
-  std::deque<std::string> queue_;
+  BoundedQueue<std::string> queue_;
+  std::string front_;  // the chunk being read (the reader's side only)
   size_t front_offset_ = 0;
-  size_t queued_bytes_ = 0;
-  bool done_ = false, stopped_ = false;
-  Status final_;
+  Status final_;  // how the body ended; read after the reader thread is joined
   std::thread thread_;
 };
 

@@ -17,7 +17,7 @@
 #include "server/error_codes.h"
 #include "server/server.h"
 #include "table/error_codes.h"
-#include "upload/error_codes.h"
+#include "sdk/upload_error_codes.h"
 
 namespace tarn::server {
 namespace {

@@ -1,15 +1,14 @@
 // The routes of the API (docs/design/serve.md, "Routes"): one thin function each, over Call.
 // The table at the end registers them (server.cc), lists them (Server::Routes) and is what the
 // OpenAPI test compares with docs/openapi.json.
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <thread>
 #include <utility>
 
 #include "api/error_codes.h"
 #include "auth/error_codes.h"
 #include "catalog/catalog.h"
+#include "common/bounded_queue.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
 #include "server/error_codes.h"
@@ -754,31 +753,15 @@ class PumpedFrames : public FrameSource {
  public:
   static constexpr size_t kMaxQueuedBytes = 64 << 20;
 
-  PumpedFrames(Call& c, int64_t limit) : call_(c), limit_(limit) {
+  PumpedFrames(Call& c, int64_t limit) : call_(c), limit_(limit), queue_(kMaxQueuedBytes) {
     thread_ = std::thread([this] { Run(); });
   }
   ~PumpedFrames() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      cancelled_ = true;
-    }
-    space_.notify_all();
+    queue_.Cancel();
     thread_.join();
   }
 
-  Result<std::optional<Frame>> Next() override {
-    std::unique_lock<std::mutex> lock(mu_);
-    data_.wait(lock, [&] { return !queue_.empty() || done_; });
-    if (!queue_.empty()) {
-      Frame f = std::move(queue_.front());
-      queue_.pop_front();
-      queued_bytes_ -= f.second.size();
-      space_.notify_all();
-      return std::optional<Frame>(std::move(f));
-    }
-    if (!final_.ok()) return final_;
-    return std::optional<Frame>();
-  }
+  Result<std::optional<Frame>> Next() override { return queue_.Pop(); }
 
  private:
   void Run() {
@@ -788,10 +771,7 @@ class PumpedFrames : public FrameSource {
     } catch (const std::exception& e) {  // this thread must not end the process
       st = Status::Internal(std::string("reading the append body: ") + e.what());
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    done_ = true;
-    final_ = st;
-    data_.notify_all();
+    queue_.Finish(st);
   }
 
   Status Pump() {
@@ -799,12 +779,10 @@ class PumpedFrames : public FrameSource {
     Status st = call_.ReadBody(limit_, [&](std::string_view bytes) -> Status {
       TARN_RETURN_NOT_OK(parser.Feed(bytes));
       while (auto f = parser.Next()) {
-        std::unique_lock<std::mutex> lock(mu_);
-        space_.wait(lock, [&] { return cancelled_ || queued_bytes_ < kMaxQueuedBytes; });
-        if (cancelled_) return Status::Cancelled("the append stopped reading its body");
-        queued_bytes_ += f->second.size();
-        queue_.push_back(std::move(*f));
-        data_.notify_all();
+        const auto bytes = static_cast<int64_t>(f->second.size());
+        if (!queue_.Push(std::move(*f), bytes)) {
+          return Status::Cancelled("the append stopped reading its body");
+        }
       }
       return Status::OK();
     });
@@ -816,12 +794,7 @@ class PumpedFrames : public FrameSource {
 
   Call& call_;
   int64_t limit_;
-  std::mutex mu_;
-  std::condition_variable data_, space_;
-  std::deque<Frame> queue_;
-  size_t queued_bytes_ = 0;
-  bool done_ = false, cancelled_ = false;
-  Status final_;
+  BoundedQueue<Frame> queue_;
   std::thread thread_;
 };
 

@@ -37,7 +37,9 @@
 
 #include "api/error_codes.h"
 #include "catalog/catalog.h"
+#include "common/discard.h"
 #include "common/random.h"
+#include "common/utf8.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
 #include "server/error_codes.h"
@@ -170,8 +172,7 @@ std::string NewRequestId() {
 }
 
 std::string NowRfc3339() {
-  auto now = std::chrono::system_clock::now();
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+  int64_t us = tarn::Clock::Real()->NowMicros();  // log lines carry the real time
   time_t secs = static_cast<time_t>(us / 1000000);
   struct tm tm;
   gmtime_r(&secs, &tm);
@@ -232,7 +233,7 @@ class LogLine {
         text_ += static_cast<char>(c);
         ++i;
       } else {
-        size_t n = Utf8Length(v.substr(i));
+        size_t n = Utf8SequenceAt(v, i);
         if (n == 0) {
           text_ += "\\ufffd";
           ++i;
@@ -244,28 +245,6 @@ class LogLine {
     }
     text_ += '"';
   }
-  // The length of the valid UTF-8 sequence starting `s`, 0 when it is not one.
-  static size_t Utf8Length(std::string_view s) {
-    auto cont = [&](size_t k) {
-      return k < s.size() && (static_cast<unsigned char>(s[k]) & 0xc0) == 0x80;
-    };
-    unsigned char c = static_cast<unsigned char>(s[0]);
-    if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
-    if (c >= 0xe0 && c <= 0xef) {
-      if (!cont(1) || !cont(2)) return 0;
-      unsigned char c1 = static_cast<unsigned char>(s[1]);
-      if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 > 0x9f)) return 0;  // overlong, surrogate
-      return 3;
-    }
-    if (c >= 0xf0 && c <= 0xf4) {
-      if (!cont(1) || !cont(2) || !cont(3)) return 0;
-      unsigned char c1 = static_cast<unsigned char>(s[1]);
-      if ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 > 0x8f)) return 0;
-      return 4;
-    }
-    return 0;
-  }
-
   std::string text_;
 };
 
@@ -501,7 +480,14 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   ~Impl() {
     Shutdown();
     Wait();
+    LogDiscardedErrors(false);
   }
+
+  // Makes this server the one that logs the errors DiscardError drops in this process (the last
+  // started), or stops that.
+  void LogDiscardedErrors(bool on);
+  static inline std::mutex discard_log_mu_;
+  static inline Impl* discard_logger_ = nullptr;  // guarded by discard_log_mu_
 
   void Configure();
   Status Start();
@@ -1831,7 +1817,26 @@ Status Server::Impl::Start() {
   }
   if (options_.contract_sweep_interval_s > 0) sweeper_ = std::thread([this] { Sweep(); });
   started_ = true;
+  LogDiscardedErrors(true);
   return Status::OK();
+}
+
+void Server::Impl::LogDiscardedErrors(bool on) {
+  static std::once_flag installed;
+  std::call_once(installed, [] {
+    SetDiscardSink([](const Status& st, std::string_view what) {
+      std::lock_guard<std::mutex> lock(discard_log_mu_);
+      if (!discard_logger_) return;
+      discard_logger_->Log(
+          std::move(LogLine("discarded_error").Str("while", what).Str("error", st.ToString())));
+    });
+  });
+  std::lock_guard<std::mutex> lock(discard_log_mu_);
+  if (on) {
+    discard_logger_ = this;
+  } else if (discard_logger_ == this) {
+    discard_logger_ = nullptr;
+  }
 }
 
 void Server::Impl::Shutdown() {
@@ -1895,8 +1900,10 @@ void Server::Impl::Wait() {
 void Server::Impl::Sweep() {
   auto interval = std::chrono::milliseconds(
       static_cast<int64_t>(std::max(0.001, options_.contract_sweep_interval_s) * 1e3));
+  const tarn::Clock& clock = catalog_->clock();  // a test's manual clock drives the sweeps
   std::unique_lock<std::mutex> lock(sweep_mu_);
-  while (!sweep_cv_.wait_for(lock, interval, [this] { return sweep_stop_; })) {
+  while (!clock.WaitUntil(lock, sweep_cv_, clock.SteadyNow() + interval,
+                          [this] { return sweep_stop_; })) {
     lock.unlock();
     Result<int64_t> swept = Status::Internal("the sweep threw");
     try {

@@ -43,6 +43,9 @@ void ExpectSameError(const Reply& raw, const Status& st) {
 
 class ServeUploads : public CatalogBackendTest {
  protected:
+  // The server's catalog runs on a clock the tests can move ahead.
+  ServeUploads() { clock_ = test_clock_; }
+
   void SetUp() override {
     CatalogBackendTest::SetUp();
     if (!cat_) return;
@@ -167,6 +170,8 @@ class ServeUploads : public CatalogBackendTest {
     return out;
   }
 
+  std::shared_ptr<ManualClock> test_clock_ =
+      std::make_shared<ManualClock>(ManualClock::Flow::kRunning);
   LogCapture logs_;
   std::unique_ptr<Server> server_;
   int port_ = 0;
@@ -468,7 +473,7 @@ TEST_P(ServeUploads, EveryErrorCodeWithItsHttpStatusAndFields) {
   brief.ttl_s = 1;
   auto short_lived = uploads_->Negotiate(brief);
   ASSERT_TRUE(short_lived.ok()) << short_lived.status().ToString();
-  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  test_clock_->Advance(std::chrono::milliseconds(2100));
   r = Post(short_lived->id, "accept", api::AcceptBody(short_lived->fingerprint));
   EXPECT_EQ(r.status, 410) << r;
   EXPECT_EQ(r.Code(), "contract_expired");
@@ -631,9 +636,10 @@ TEST_P(ServeUploads, TheSweeperExpiresContracts) {
   req.ttl_s = 1;
   auto c = uploads_->Negotiate(req);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
+  test_clock_->Advance(std::chrono::milliseconds(1100));  // past its expiry
   bool swept = false;
-  for (int i = 0; i < 100 && !swept; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (int i = 0; i < 1000 && !swept; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polls for the log line
     for (const auto& line : logs_.Parsed()) {
       swept |= line.is_object() && line.value("type", "") == "sweep" &&
                line.value("contracts_expired", 0) >= 1;

@@ -134,7 +134,7 @@ TEST_P(ServeIsolation, OnlyOwnersGrantLocations) {
   // Missing, a directory, not Parquet: one answer while the location is not the dataset's.
   ASSERT_OK(cat_->warehouse().Put("landing/wa/notes.txt", "text"));
   std::string first;
-  for (const std::string& p : {"landing/wa/none.parquet", "landing/wa", "landing/wa/notes.txt"}) {
+  for (std::string_view p : {"landing/wa/none.parquet", "landing/wa", "landing/wa/notes.txt"}) {
     Reply r = SendJson(port_, "POST", kA + "/files", Json{{"paths", Json::array({p})}}, writer_a_);
     EXPECT_EQ(r.status, 403) << r;
     std::string m = r.json["error"]["message"].get<std::string>();

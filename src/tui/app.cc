@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "common/discard.h"
 #include "render/upload_render.h"
 #include "tarn/dataset.h"
 
@@ -572,7 +573,8 @@ void App::Negotiate() {
   Say(Severity::kInfo, "sampling " + Plural(static_cast<int64_t>(paths.size()), "file", "files") +
                            " and negotiating...");
   worker_->Post("negotiating", [this, uploads, paths, target, old]() -> Worker::Effect {
-    if (old) (void)uploads->Abandon(*old);  // a new plan replaces it; expiry is the fallback
+    // A new plan replaces it; expiry is the fallback.
+    if (old) DiscardError(uploads->Abandon(*old), "abandoning contract " + *old);
     auto samples = SampleFiles(paths);
     if (!samples.ok()) {
       Status s = samples.status();

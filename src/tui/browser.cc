@@ -12,16 +12,13 @@
 #include <string_view>
 #include <utility>
 
+#include "common/utf8.h"
 #include "formats/decompress.h"
 #include "formats/format.h"
 
 namespace tarn::tui {
 
 namespace {
-
-// A `g` glob stops after looking at this many directory entries, so `/**` on a large disk
-// answers in bounded time.
-constexpr int64_t kMaxGlobVisits = 100000;
 
 constexpr std::string_view kGlobMeta = "*?[";
 
@@ -160,35 +157,11 @@ bool ReadNames(const std::string& dir, std::vector<std::string>* names, int* err
 // The code point at s[*i], advancing *i. Invalid UTF-8 is taken byte by byte (as values above
 // U+10FFFF so they never equal a real code point).
 char32_t NextCodePoint(std::string_view s, size_t* i) {
-  const auto b0 = static_cast<unsigned char>(s[*i]);
-  int len = 0;
-  char32_t cp = 0;
-  if (b0 < 0x80) {
-    ++*i;
-    return b0;
-  } else if ((b0 & 0xE0) == 0xC0) {
-    len = 2;
-    cp = b0 & 0x1F;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3;
-    cp = b0 & 0x0F;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4;
-    cp = b0 & 0x07;
-  }
-  if (len == 0 || *i + len > s.size()) {
-    ++*i;
-    return 0x110000 + b0;
-  }
-  for (int k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[*i + k]);
-    if ((b & 0xC0) != 0x80) {
-      ++*i;
-      return 0x110000 + b0;
-    }
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  *i += len;
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  const int len = Utf8SequenceLength(p + *i, p + s.size());
+  if (len == 0) return 0x110000 + p[(*i)++];
+  const char32_t cp = DecodeUtf8Sequence(p + *i, len);
+  *i += static_cast<size_t>(len);
   return cp;
 }
 
@@ -280,6 +253,7 @@ struct GlobWalk {
   std::vector<std::string> comps;  // the pattern components after the base directory
   std::set<std::string> readable;  // matched files tarn can read, sorted by path
   std::set<std::string> unreadable;
+  int64_t max_visits = 0;
   int64_t visits = 0;
   bool capped = false;
 
@@ -339,9 +313,9 @@ struct GlobWalk {
     int err = 0;
     if (!ReadNames(dir, names, &err)) return false;
     visits += static_cast<int64_t>(names->size());
-    if (visits > kMaxGlobVisits) {
+    if (visits > max_visits) {
       capped = true;
-      names->resize(names->size() - std::min<size_t>(names->size(), visits - kMaxGlobVisits));
+      names->resize(names->size() - std::min<size_t>(names->size(), visits - max_visits));
     }
     std::sort(names->begin(), names->end());
     return true;
@@ -397,7 +371,9 @@ bool GlobMatch(std::string_view pattern, std::string_view path) {
   return match(match, 0, 0);
 }
 
-FileBrowser::FileBrowser(const std::string& start_dir, std::vector<std::string> listed) {
+FileBrowser::FileBrowser(const std::string& start_dir, std::vector<std::string> listed,
+                         FileBrowserOptions options)
+    : options_(options) {
   const std::string cwd = CurrentDir();
   for (const std::string& file : listed) {
     const std::string path = Absolute(file, cwd);
@@ -585,13 +561,14 @@ Result<std::string> FileBrowser::GoTo(const std::string& text) {
   }
 
   GlobWalk walk;
+  walk.max_visits = options_.max_glob_visits;
   std::string base = "/";
   for (size_t i = 0; i < base_len; ++i) base = Join(base, parts[i]);
   for (size_t i = base_len; i < parts.size(); ++i) walk.comps.emplace_back(parts[i]);
   walk.Walk(base, 0);
 
   const std::string capped_note =
-      "stopped after looking at " + std::to_string(kMaxGlobVisits) + " entries";
+      "stopped after looking at " + std::to_string(options_.max_glob_visits) + " entries";
   if (walk.readable.empty()) {
     if (walk.unreadable.empty()) {
       return Status::NotFound("nothing matches " + DisplayPath(path) +

@@ -38,11 +38,18 @@ std::string DisplayPath(const std::string& path);
 // components (including none). A leading '.' in a component is matched only by a literal '.'.
 bool GlobMatch(std::string_view pattern, std::string_view path);
 
+struct FileBrowserOptions {
+  // A `g` glob stops after looking at this many directory entries, so `/**` on a large disk
+  // answers in bounded time.
+  int64_t max_glob_visits = 100000;
+};
+
 class FileBrowser {
  public:
   // Opens `start_dir` (the working directory when empty). `listed`: files already on the upload
   // list; they show as tagged and tagged() starts with them.
-  explicit FileBrowser(const std::string& start_dir, std::vector<std::string> listed = {});
+  explicit FileBrowser(const std::string& start_dir, std::vector<std::string> listed = {},
+                       FileBrowserOptions options = {});
 
   const std::string& dir() const { return dir_; }
   // The rows: ".." first (except at /), then directories, then files, each by name (bytewise).
@@ -78,9 +85,9 @@ class FileBrowser {
   // `g`: a typed path (absolute, relative to dir(), or starting with ~/): a directory is
   // opened; a file is tagged; a glob (any of * ? [ in it) tags every readable regular file
   // matching it, relative to dir() unless absolute (hidden directories and files only when the
-  // pattern names them with a literal '.'; at most 100000 files are visited). Returns what
-  // happened for the status line ("opened ~/x", "tagged a.csv", "tagged 12 files (3 unreadable
-  // skipped)"). kNotFound for a path that does not exist or a glob that matches nothing;
+  // pattern names them with a literal '.'; at most options.max_glob_visits entries are visited).
+  // Returns what happened for the status line ("opened ~/x", "tagged a.csv", "tagged 12 files (3
+  // unreadable skipped)"). kNotFound for a path that does not exist or a glob that matches nothing;
   // kFailedPrecondition for a file tarn cannot read.
   Result<std::string> GoTo(const std::string& text);
 
@@ -95,6 +102,7 @@ class FileBrowser {
   void Tag(const std::string& path);
   void Untag(const std::string& path);
 
+  FileBrowserOptions options_;
   std::string dir_;
   std::vector<BrowserEntry> entries_;
   int cursor_ = 0;

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "common/discard.h"
 #include "tui/text.h"
 
 namespace tarn::tui {
@@ -347,8 +348,8 @@ void Terminal::Restore() {
   Impl& im = *impl_;
   if (im.screen) {
     im.screen = false;
-    Status st = Write("\033[0m\033[?25h\033[?1049l");
-    (void)st;  // nothing better to do on the way out
+    // Nothing better to do on the way out.
+    DiscardError(Write("\033[0m\033[?25h\033[?1049l"), "restoring the terminal");
   }
   if (im.raw) {
     im.raw = false;

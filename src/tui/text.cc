@@ -49,52 +49,17 @@ constexpr bool TableIsSorted() {
 }
 static_assert(TableIsSorted(), "kWidths must be sorted and disjoint for the binary search");
 
-bool IsContinuation(unsigned char b) { return (b & 0xC0) == 0x80; }
-
 }  // namespace
 
 size_t DecodeUtf8(std::string_view s, size_t i, char32_t* cp) {
-  auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  unsigned char lead = b(0);
-  if (lead < 0x80) {
-    *cp = lead;
-    return 1;
-  }
-  size_t len;
-  char32_t value;
-  // The range of the second byte, which is narrower than 80..BF after some leads: that rules
-  // out overlong forms, surrogates and code points above U+10FFFF.
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-    value = lead & 0x1F;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    value = lead & 0x0F;
-    if (lead == 0xE0) lo = 0xA0;
-    if (lead == 0xED) hi = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    value = lead & 0x07;
-    if (lead == 0xF0) lo = 0x90;
-    if (lead == 0xF4) hi = 0x8F;
-  } else {
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  const int len = Utf8SequenceLength(p + i, p + s.size());
+  if (len == 0) {
     *cp = kReplacement;
     return 1;
   }
-  if (i + len > s.size() || b(1) < lo || b(1) > hi) {
-    *cp = kReplacement;
-    return 1;
-  }
-  for (size_t k = 1; k < len; ++k) {
-    if (!IsContinuation(b(k))) {
-      *cp = kReplacement;
-      return 1;
-    }
-    value = (value << 6) | (b(k) & 0x3F);
-  }
-  *cp = value;
-  return len;
+  *cp = DecodeUtf8Sequence(p + i, len);
+  return static_cast<size_t>(len);
 }
 
 void AppendUtf8(char32_t cp, std::string* out) {

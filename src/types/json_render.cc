@@ -4,7 +4,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "types/utf8_internal.h"
+#include "common/hex.h"
+#include "common/utf8.h"
 #include "types/value_text.h"
 
 namespace tarn {
@@ -45,9 +46,8 @@ void AppendEscape(uint8_t c, std::string* out) {
       out->append("\\f");
       return;
     default: {
-      static constexpr char kHex[] = "0123456789abcdef";
-      char buf[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-      out->append(buf, 6);
+      out->append("\\u00");
+      AppendHex(static_cast<uint8_t>(c), out);
     }
   }
 }
@@ -85,7 +85,7 @@ void AppendJsonString(std::string_view text, std::string* out) {
       continue;
     }
     int bad = 0;
-    int len = internal::DecodeUtf8Multibyte(p, end, &bad);
+    int len = Utf8SequenceLength(p, end, &bad);
     if (len > 0) {
       p += len;  // well-formed: stays in the run
       continue;

@@ -6,8 +6,9 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "common/hex.h"
+#include "common/utf8.h"
 #include "types/json_render.h"
-#include "types/utf8_internal.h"
 
 namespace tarn {
 
@@ -714,7 +715,7 @@ bool IsValidUtf8(std::string_view bytes) {
       continue;
     }
     int bad = 0;
-    int len = internal::DecodeUtf8Multibyte(p, end, &bad);
+    int len = Utf8SequenceLength(p, end, &bad);
     if (len == 0) return false;
     p += len;
   }
@@ -913,15 +914,10 @@ void AppendTimestamp(int64_t value, TimeUnit unit, bool utc, std::string* out) {
 }
 
 void AppendUuid(const uint8_t* b, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  char buf[36];
-  char* p = buf;
   for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
-    *p++ = kHex[b[i] >> 4];
-    *p++ = kHex[b[i] & 15];
+    if (i == 4 || i == 6 || i == 8 || i == 10) out->push_back('-');
+    AppendHex(b[i], out);
   }
-  out->append(buf, p);
 }
 
 void AppendIpv4(uint32_t v, std::string* out) {

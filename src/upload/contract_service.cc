@@ -4,15 +4,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <ctime>
-#include <deque>
 #include <filesystem>
-#include <mutex>
 #include <set>
 #include <thread>
 
 #include "catalog/error_codes.h"
+#include "common/bounded_queue.h"
+#include "common/discard.h"
+#include "common/hex.h"
 #include "common/random.h"
 #include "datafile/writer.h"
 #include "formats/error_codes.h"
@@ -20,7 +20,7 @@
 #include "formats/infer.h"
 #include "formats/sample.h"
 #include "objectstore/object_store.h"
-#include "upload/error_codes.h"
+#include "sdk/upload_error_codes.h"
 #include "upload/plan.h"
 #include "upload/store.h"
 
@@ -39,11 +39,8 @@ constexpr int64_t kCommitTakeoverUs = 5 * 60'000'000ll;
 // How long a commit waits for a concurrent commit of the same contract.
 constexpr int64_t kCommitWaitUs = 120'000'000;
 
-int64_t NowUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+// Every time the service stores or compares is its catalog's (Catalog::clock()).
+int64_t NowUs(const Catalog& cat) { return cat.clock().NowMicros(); }
 
 std::string UtcText(int64_t us, const char* format) {
   std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
@@ -55,10 +52,9 @@ std::string UtcText(int64_t us, const char* format) {
 }
 
 std::string NewContractId(int64_t now_us) {
-  static constexpr char kHex[] = "0123456789abcdef";
   uint64_t r = RandomU64();
   std::string hex;
-  for (int i = 0; i < 12; ++i) hex += kHex[(r >> (4 * i)) & 15];
+  for (int i = 0; i < 12; ++i) hex += HexDigit(static_cast<unsigned>(r >> (4 * i)));
   return "ct_" + UtcText(now_us, "%Y%m%d%H%M%S") + "_" + hex;
 }
 
@@ -196,7 +192,7 @@ int64_t WrittenRows(const ContractRecord& r) {
 void DeleteFiles(ObjectStore& store, const std::vector<DataFile>& files) {
   std::vector<std::string> keys;
   for (const auto& f : files) keys.push_back(f.path);
-  if (!keys.empty()) (void)store.DeleteMany(keys);
+  if (!keys.empty()) DiscardError(store.DeleteMany(keys), "deleting staged files");
 }
 
 Status DeleteStaged(ObjectStore& store, std::string_view id) {
@@ -458,7 +454,7 @@ void DeleteSamples(ObjectStore& store, const ContractRecord& r) {
   for (size_t i = 0; i < r.files.size(); ++i) {
     if (KeepsSample(r.files[i])) keys.push_back(SampleKey(r.id, i));
   }
-  if (!keys.empty()) (void)store.DeleteMany(keys);
+  if (!keys.empty()) DiscardError(store.DeleteMany(keys), "deleting the samples of " + r.id);
 }
 
 // The kept samples of a contract by file ("" for Parquet and for a sample not kept).
@@ -599,7 +595,7 @@ Result<ContractRecord> LoadFresh(Catalog& cat, std::string_view id) {
     expired_now = false;
     TARN_ASSIGN_OR_RETURN(rec, internal::LoadRecord(tx, id));
     if (!rec) return Status::OK();
-    const int64_t now = NowUs();
+    const int64_t now = NowUs(cat);
     if (IsActive(rec->state) && now >= rec->expires_at_us) {
       std::string was = rec->state;
       rec->state = "expired";
@@ -609,7 +605,10 @@ Result<ContractRecord> LoadFresh(Catalog& cat, std::string_view id) {
     return Status::OK();
   }));
   if (!rec) return NotFoundError(id);
-  if (expired_now) (void)DeleteStaged(cat.warehouse(), id);
+  if (expired_now) {
+    DiscardError(DeleteStaged(cat.warehouse(), id),
+                 "deleting the staged objects of " + std::string(id));
+  }
   return std::move(*rec);
 }
 
@@ -622,7 +621,7 @@ Result<ContractRecord> Mutate(Catalog& cat, std::string_view id,
   TARN_RETURN_NOT_OK(cat.metastore().RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, id));
     if (!rec) return NotFoundError(id);
-    const int64_t now = NowUs();
+    const int64_t now = NowUs(cat);
     std::string was = rec->state;
     if (IsActive(was) && now >= rec->expires_at_us) return ExpiredError(*rec);
     TARN_RETURN_NOT_OK(fn(*rec, now));
@@ -645,13 +644,13 @@ Status MarkStale(Catalog& cat, const ContractRecord& seen, const std::string& di
     rows = WrittenRows(*rec);
     std::string was = rec->state;
     rec->state = "stale";
-    rec->updated_at_us = NowUs();
+    rec->updated_at_us = NowUs(cat);
     TARN_ASSIGN_OR_RETURN(bool updated, internal::UpdateRecord(tx, *rec, was));
     if (updated) TARN_RETURN_NOT_OK(internal::DeleteParts(tx, seen.id));
     return Status::OK();
   });
   TARN_RETURN_NOT_OK(st);
-  (void)DeleteStaged(cat.warehouse(), seen.id);
+  DiscardError(DeleteStaged(cat.warehouse(), seen.id), "deleting the staged objects of " + seen.id);
   return StaleError(seen.id, diff, rows);
 }
 
@@ -711,9 +710,10 @@ Result<Contract> ContractService::Negotiate(const NegotiateRequest& request) {
     return Status::InvalidArgument("channel must be a short name like cli, tui or sdk");
   }
   int64_t last_sweep = last_sweep_us_->load();
-  if (NowUs() - last_sweep > kSweepEveryUs &&
-      last_sweep_us_->compare_exchange_strong(last_sweep, NowUs())) {
-    (void)SweepExpired();  // one caller per minute, whichever view it came through
+  if (NowUs(*catalog_) - last_sweep > kSweepEveryUs &&
+      last_sweep_us_->compare_exchange_strong(last_sweep, NowUs(*catalog_))) {
+    // One caller per minute, whichever view it came through.
+    DiscardError(SweepExpired(), "expiring upload contracts");
   }
 
   // Where the types come from.
@@ -804,7 +804,7 @@ Result<Contract> ContractService::Negotiate(const NegotiateRequest& request) {
                 : "proposed";
   Status st;
   for (int attempt = 0; attempt < 4; ++attempt) {
-    const int64_t now = NowUs();
+    const int64_t now = NowUs(*catalog_);
     r.id = NewContractId(now);
     r.created_at_us = r.updated_at_us = now;
     r.expires_at_us = now + ttl * 1'000'000;
@@ -819,7 +819,7 @@ Result<Contract> ContractService::Negotiate(const NegotiateRequest& request) {
     if (!KeepsSample(r.files[i])) continue;
     Status kept = catalog_->warehouse().Put(SampleKey(r.id, i), request.samples[i].bytes);
     if (!kept.ok()) {
-      (void)Abandon(r.id);
+      DiscardError(Abandon(r.id), "abandoning contract " + r.id);
       return kept.WithContext("keeping the samples of contract " + r.id);
     }
   }
@@ -945,70 +945,13 @@ struct WriteInput {
   std::function<int64_t()> bytes_read;
 };
 
-// Batches handed from a write's reader thread to its writer: at most `max_bytes` queued (a
-// single batch always fits). Thread-safe.
-class BatchQueue {
- public:
-  struct Item {
-    RecordBatch batch;
-    int64_t bytes = 0;
-  };
-
-  explicit BatchQueue(int64_t max_bytes) : max_bytes_(max_bytes) {}
-
-  // Waits for room; false once the writer stopped (the batch is dropped).
-  bool Push(RecordBatch batch, int64_t bytes) {
-    std::unique_lock<std::mutex> lock(mu_);
-    space_.wait(lock, [&] {
-      return stopped_ || queued_bytes_ == 0 || queued_bytes_ + bytes <= max_bytes_;
-    });
-    if (stopped_) return false;
-    queued_bytes_ += bytes;
-    items_.push_back(Item{std::move(batch), bytes});
-    ready_.notify_one();
-    return true;
-  }
-
-  // The reader is done: OK at the end of its input, else its error.
-  void Finish(Status st) {
-    std::lock_guard<std::mutex> lock(mu_);
-    finished_ = true;
-    final_ = std::move(st);
-    ready_.notify_one();
-  }
-
-  // The next batch, nullopt after the last, or the reader's error (at once: what is queued no
-  // longer matters).
-  Result<std::optional<Item>> Pop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    ready_.wait(lock, [&] { return !items_.empty() || finished_; });
-    if (finished_ && !final_.ok()) return final_;
-    if (items_.empty()) return std::optional<Item>();
-    Item item = std::move(items_.front());
-    items_.pop_front();
-    queued_bytes_ -= item.bytes;
-    space_.notify_one();
-    return std::optional<Item>(std::move(item));
-  }
-
-  // The writer gives up: drops what is queued and releases the reader.
-  void Stop() {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopped_ = true;
-    items_.clear();
-    queued_bytes_ = 0;
-    space_.notify_all();
-  }
-
- private:
-  const int64_t max_bytes_;
-  std::mutex mu_;
-  std::condition_variable ready_, space_;
-  std::deque<Item> items_;
-  int64_t queued_bytes_ = 0;
-  bool finished_ = false, stopped_ = false;
-  Status final_;
+// Batches handed from a write's reader thread to its writer (at most half of flush_bytes
+// queued), with their sizes.
+struct QueuedBatch {
+  RecordBatch batch;
+  int64_t bytes = 0;
 };
+using BatchQueue = BoundedQueue<QueuedBatch>;
 
 // The reader thread of a write: the batches of `reader` as write-schema batches into `queue`,
 // then Finish with how the input ended.
@@ -1033,7 +976,9 @@ void ReadInto(formats::BatchReader& reader, const Schema& ws, const ReadLayout& 
           }
         }
         const int64_t bytes = BatchBytes(out);
-        if (!queue->Push(std::move(out), bytes)) return Status::OK();  // the writer stopped
+        if (!queue->Push(QueuedBatch{std::move(out), bytes}, bytes)) {
+          return Status::OK();  // the writer stopped
+        }
       }
     }();
   } catch (const std::exception& e) {  // this thread must not end the process
@@ -1081,7 +1026,7 @@ Result<WriteResult> RunWrite(Catalog& cat, const ContractServiceOptions& options
       BatchQueue& queue;
       std::thread& thread;
       ~Join() {
-        queue.Stop();
+        queue.Cancel();
         if (thread.joinable()) thread.join();
       }
     } join{queue, parse};
@@ -1128,7 +1073,7 @@ Result<WriteResult> RunWrite(Catalog& cat, const ContractServiceOptions& options
   st = cat.metastore().RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
     if (!rec) return NotFoundError(r.id);
-    const int64_t now = NowUs();
+    const int64_t now = NowUs(cat);
     if (IsActive(rec->state) && now >= rec->expires_at_us) return ExpiredError(*rec);
     if (rec->state != "accepted" && rec->state != "writing") {
       return rec->state == kCommitting ? WritingError(*rec) : StateError(*rec);
@@ -1292,7 +1237,7 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
     return Status::InvalidArgument("commit message or author too long");
   }
   // Claim the commit: one state change from writing (or accepted) to committing.
-  const int64_t started = NowUs();
+  const int64_t started = NowUs(*catalog_);
   ContractRecord r;
   bool takeover = false;
   while (true) {
@@ -1307,7 +1252,7 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
       return AlreadyCommittedError(r);
     }
     if (r.state == kCommitting) {
-      const int64_t now = NowUs();
+      const int64_t now = NowUs(*catalog_);
       if (now - r.updated_at_us < kCommitTakeoverUs) {
         if (now - started > kCommitWaitUs) {
           return Status::Of(codes::kCommitInProgress,
@@ -1336,7 +1281,7 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
         rec->created_uuid.reset();
       }
       rec->state = kCommitting;
-      rec->updated_at_us = NowUs();
+      rec->updated_at_us = NowUs(*catalog_);
       TARN_ASSIGN_OR_RETURN(claimed, internal::UpdateRecord(tx, *rec, was));
       if (claimed) r = std::move(*rec);
       return Status::OK();
@@ -1346,14 +1291,15 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
 
   // From here this caller owns the commit. Failures return the contract to writing.
   auto release = [&](const std::string& to) {
-    (void)catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
+    Status released = catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
       TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
       if (!rec || rec->state != kCommitting) return Status::OK();
       rec->state = to;
-      rec->updated_at_us = NowUs();
+      rec->updated_at_us = NowUs(*catalog_);
       rec->expires_at_us = rec->updated_at_us + rec->ttl_s * 1'000'000;
       return internal::UpdateRecord(tx, *rec, kCommitting).status();
     });
+    DiscardError(released, "returning contract " + r.id + " to " + to);
   };
   const std::string back = r.parts.empty() ? "accepted" : "writing";
   auto fail = [&](Status st) -> Status {
@@ -1447,14 +1393,15 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
     result.files = snap->added_files;
     result.bytes = snap->added_bytes;
     result.idempotent_replay = true;
-    static_cast<void>(DeleteStaged(catalog_->warehouse(), r.id));
+    DiscardError(DeleteStaged(catalog_->warehouse(), r.id),
+                 "deleting the staged objects of " + r.id);
   }
   Status done = catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
     if (!rec || rec->state != kCommitting) return Status::OK();
     rec->state = "committed";
     rec->commit_result = result;
-    rec->updated_at_us = NowUs();
+    rec->updated_at_us = NowUs(*catalog_);
     return internal::UpdateRecord(tx, *rec, kCommitting).status();
   });
   TARN_RETURN_NOT_OK(done);
@@ -1481,7 +1428,7 @@ Status ContractService::Abandon(std::string_view id) {
     if (rec->state == "abandoned" || rec->state == "expired") return Status::OK();
     std::string was = rec->state;
     rec->state = "abandoned";
-    rec->updated_at_us = NowUs();
+    rec->updated_at_us = NowUs(*catalog_);
     return internal::UpdateRecord(tx, *rec, was).status();
   }));
   return DeleteStaged(catalog_->warehouse(), seen.id);
@@ -1489,7 +1436,7 @@ Status ContractService::Abandon(std::string_view id) {
 
 Result<int64_t> ContractService::SweepExpired() {
   std::vector<std::string> ids;
-  const int64_t now = NowUs();
+  const int64_t now = NowUs(*catalog_);
   TARN_RETURN_NOT_OK(catalog_->metastore().RunInTransaction(
       [&](Transaction& tx) -> Status {
         TARN_ASSIGN_OR_RETURN(ids, internal::ListDueContracts(tx, now, 1000));

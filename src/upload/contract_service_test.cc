@@ -48,16 +48,16 @@ class UploadSuite : public CatalogBackendTest {
   }
 
   // A second handle on the same metastore and warehouse (another process, another server).
-  std::shared_ptr<Catalog> OpenSecond() {
+  std::shared_ptr<Catalog> OpenSecond(std::shared_ptr<Clock> clock = Clock::Real()) {
     if (GetParam() == "sqlite") {
-      auto c = Catalog::OpenEmbedded(dir_.string());
+      auto c = Catalog::OpenEmbedded(dir_.string(), clock);
       EXPECT_TRUE(c.ok()) << c.status().ToString();
       return c.ok() ? std::shared_ptr<Catalog>(std::move(*c)) : nullptr;
     }
     std::string b = testing_util::PgBaseUri();
     std::string uri = b + (b.find('?') == std::string::npos ? "?" : "&") +
                       "options=-csearch_path%3Dc_" + testing_util::TestName();
-    auto c = Catalog::Open(uri, (dir_ / "warehouse").string());
+    auto c = Catalog::Open(uri, (dir_ / "warehouse").string(), clock);
     EXPECT_TRUE(c.ok()) << c.status().ToString();
     return c.ok() ? std::shared_ptr<Catalog>(std::move(*c)) : nullptr;
   }
@@ -451,6 +451,11 @@ TEST_P(UploadSuite, AbandonDeletesStagedObjects) {
 }
 
 TEST_P(UploadSuite, ExpiryDeletesStagedObjects) {
+  // The service runs on a clock the test moves.
+  auto clock = std::make_shared<ManualClock>();
+  cat1_ = OpenSecond(clock);
+  ASSERT_TRUE(cat1_);
+  svc_ = std::make_unique<ContractService>(cat1_, Options());
   auto req =
       Request("acme.sec.ex", SchemaSource::Declared({{"id", "INT64"}}), {{"a.csv", "id\n1\n"}});
   req.ttl_s = 1;
@@ -459,7 +464,7 @@ TEST_P(UploadSuite, ExpiryDeletesStagedObjects) {
   ASSERT_TRUE(svc_->WriteBytes(swept.id, "a.csv", "id\n1\n").ok());
   ASSERT_TRUE(svc_->WriteBytes(lazy.id, "a.csv", "id\n1\n").ok());
   EXPECT_EQ(Staged(swept.id).size(), 1u);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  clock->Advance(std::chrono::milliseconds(1300));
   // Lazily, when the contract is next looked at.
   auto g = svc_->GetContract(lazy.id);
   ASSERT_TRUE(g.ok());

@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 #include <system_error>
 #include <thread>
 #include <utility>
 
+#include "common/bounded_queue.h"
 #include "formats/error_codes.h"
 #include "formats/format.h"
 #include "formats/infer.h"
@@ -81,69 +79,6 @@ class CountingSink final : public OutputStream {
  private:
   std::unique_ptr<OutputStream> base_;
   int64_t written_ = 0;
-};
-
-// Batches handed from the reader thread to the writer: at most `capacity` waiting, and beyond
-// the first at most `max_bytes` of them.
-class BatchQueue {
- public:
-  BatchQueue(size_t capacity, int64_t max_bytes) : capacity_(capacity), max_bytes_(max_bytes) {}
-
-  // False when the consumer has gone away (the batch is dropped).
-  bool Push(RecordBatch batch) {
-    const int64_t size = BatchBytes(batch);
-    std::unique_lock<std::mutex> lock(mu_);
-    not_full_.wait(lock, [&] {
-      return cancelled_ || items_.empty() ||
-             (items_.size() < capacity_ && bytes_ + size <= max_bytes_);
-    });
-    if (cancelled_) return false;
-    bytes_ += size;
-    items_.push_back({std::move(batch), size});
-    not_empty_.notify_one();
-    return true;
-  }
-  // Ends the stream, with the producer's error if any.
-  void Finish(Status st) {
-    std::lock_guard<std::mutex> lock(mu_);
-    finished_ = true;
-    error_ = std::move(st);
-    not_empty_.notify_one();
-  }
-  // The next batch; nullopt at the end (check error()).
-  std::optional<RecordBatch> Pop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    not_empty_.wait(lock, [&] { return finished_ || !items_.empty(); });
-    if (items_.empty()) return std::nullopt;
-    RecordBatch b = std::move(items_.front().first);
-    bytes_ -= items_.front().second;
-    items_.pop_front();
-    not_full_.notify_one();
-    return b;
-  }
-  Status error() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return error_;
-  }
-  // The consumer stops: the producer's pushes fail from now on.
-  void Cancel() {
-    std::lock_guard<std::mutex> lock(mu_);
-    cancelled_ = true;
-    items_.clear();
-    bytes_ = 0;
-    not_full_.notify_all();
-  }
-
- private:
-  const size_t capacity_;
-  const int64_t max_bytes_;
-  std::mutex mu_;
-  std::condition_variable not_full_, not_empty_;
-  std::deque<std::pair<RecordBatch, int64_t>> items_;  // with their sizes
-  int64_t bytes_ = 0;
-  bool finished_ = false;
-  bool cancelled_ = false;
-  Status error_;
 };
 
 struct Input {
@@ -354,22 +289,27 @@ Result<ConvertResult> ConvertFiles(const std::vector<std::string>& inputs,
     });
     if (status.ok()) status = std::move(write_error);
   } else {
-    BatchQueue queue(kQueueBatches, kQueueBytes);
+    // The batches the reader thread parsed ahead: at most kQueueBatches waiting, and beyond the
+    // first at most kQueueBytes of them.
+    BoundedQueue<RecordBatch> queue(kQueueBytes, kQueueBatches);
     std::thread reader_thread;
     try {
       reader_thread = std::thread([&] {
-        queue.Finish(producer.Run([&](RecordBatch batch) { return queue.Push(std::move(batch)); }));
+        queue.Finish(producer.Run([&](RecordBatch batch) {
+          const int64_t bytes = BatchBytes(batch);
+          return queue.Push(std::move(batch), bytes);
+        }));
       });
     } catch (const std::system_error& e) {
       return Status::Internal(std::string("convert: cannot start the reader thread: ") + e.what());
     }
     while (true) {
-      std::optional<RecordBatch> batch = queue.Pop();
-      if (!batch) {
-        status = queue.error();
+      Result<std::optional<RecordBatch>> batch = queue.Pop();
+      if (!batch.ok() || !*batch) {
+        status = batch.status();
         break;
       }
-      status = writer->Write(*batch);
+      status = writer->Write(**batch);
       if (!status.ok()) break;
       report();
     }

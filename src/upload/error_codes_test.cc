@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "tarn/status.h"
-#include "upload/error_codes.h"
+#include "sdk/upload_error_codes.h"
 
 namespace tarn {
 namespace {

@@ -1,18 +1,18 @@
 // ComputePlan: the plan entries, issues, write schema and fingerprint of a contract.
 #include "upload/plan.h"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/digest.h"
+#include "common/hex.h"
 #include "formats/error_codes.h"
 #include "table/error_codes.h"
 #include "table/schema_json.h"
 #include "types/cast.h"
-#include "upload/error_codes.h"
+#include "sdk/upload_error_codes.h"
 
 namespace tarn::upload {
 
@@ -200,15 +200,7 @@ std::string PlanFingerprint(std::string_view target, std::string_view mode,
   doc["issues"] = std::move(codes);
   // Column names are validated UTF-8 identifiers, but never throw on odd bytes.
   std::string text = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 16; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
+  return HexEncode(Sha256(text).substr(0, 16));
 }
 
 Result<Plan> ComputePlan(const PlanInput& in) {

@@ -4,15 +4,13 @@
 #include <cstring>
 #include <utility>
 
+#include "common/clock.h"
+
 namespace tarn {
 
 namespace {
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowMs() { return Clock::Real()->NowMillis(); }
 
 class SharedBytesFile : public RandomAccessFile {
  public:

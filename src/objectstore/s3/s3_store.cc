@@ -16,6 +16,9 @@
 #include <thread>
 #include <utility>
 
+#include "common/clock.h"
+#include "common/discard.h"
+#include "tarn/buffer.h"
 #include "objectstore/s3/http_client.h"
 #include "objectstore/s3/sigv4.h"
 #include "objectstore/s3/xml.h"
@@ -338,7 +341,7 @@ class S3ObjectStore::Impl : public std::enable_shared_from_this<S3ObjectStore::I
       req.headers.emplace_back("Host", host_header_);
       for (const auto& h : call.headers) req.headers.push_back(h);
       if (!opt.access_key_id.empty()) {
-        std::string amz_date = s3::AmzDate(static_cast<int64_t>(std::time(nullptr)));
+        std::string amz_date = s3::AmzDate(Clock::Real()->NowSeconds());
         req.headers.emplace_back("x-amz-date", amz_date);
         req.headers.emplace_back("x-amz-content-sha256", payload_hash);
         if (!opt.session_token.empty()) {
@@ -550,7 +553,8 @@ class S3ObjectStore::Impl : public std::enable_shared_from_this<S3ObjectStore::I
 
   void AbortMultipart(const std::string& full, const std::string& upload_id) {
     Call call{"DELETE", full, {{"uploadId", upload_id}}};
-    (void)Execute(call, "aborting multipart upload of " + UriOfFull(full));
+    std::string what = "aborting multipart upload of " + UriOfFull(full);
+    DiscardError(Execute(call, what), what);
   }
 
   S3Options opt;
@@ -701,7 +705,9 @@ class S3Writer : public OutputStream {
 
   void DrainInflight() {
     while (!inflight_.empty()) {
-      if (inflight_.front().etag.valid()) (void)inflight_.front().etag.get();
+      if (inflight_.front().etag.valid()) {
+        DiscardError(inflight_.front().etag.get(), "a part of an abandoned multipart upload");
+      }
       inflight_.pop_front();
     }
   }

@@ -1,8 +1,6 @@
 #include "objectstore/s3/sigv4.h"
 
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/sha.h>
 
 #include <algorithm>
 #include <ctime>
@@ -48,7 +46,6 @@ std::string CanonicalHeaderValue(std::string_view v) {
 }  // namespace
 
 std::string UriEncode(std::string_view s, bool encode_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(s.size() + s.size() / 2);
   for (char ch : s) {
@@ -57,8 +54,7 @@ std::string UriEncode(std::string_view s, bool encode_slash) {
       out.push_back(ch);
     } else {
       out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
+      AppendHex(c, &out, /*upper=*/true);
     }
   }
   return out;
@@ -79,28 +75,8 @@ std::string CanonicalQuery(const std::vector<std::pair<std::string, std::string>
   return out;
 }
 
-std::string HexEncode(const uint8_t* data, size_t n) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(n * 2, '\0');
-  for (size_t i = 0; i < n; ++i) {
-    out[2 * i] = kHex[data[i] >> 4];
-    out[2 * i + 1] = kHex[data[i] & 15];
-  }
-  return out;
-}
-
 std::string Sha256Hex(const void* data, size_t n) {
-  uint8_t digest[SHA256_DIGEST_LENGTH];
-  SHA256(static_cast<const unsigned char*>(data), n, digest);
-  return HexEncode(digest, sizeof(digest));
-}
-
-std::string HmacSha256(std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
-  return std::string(reinterpret_cast<const char*>(out), len);
+  return HexEncode(Sha256(std::string_view(static_cast<const char*>(data), n)));
 }
 
 std::string SigningKey(std::string_view secret, std::string_view date, std::string_view region,

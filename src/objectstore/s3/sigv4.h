@@ -10,6 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/digest.h"
+#include "common/hex.h"
+
 namespace tarn::s3 {
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
@@ -50,12 +53,11 @@ std::string UriEncode(std::string_view s, bool encode_slash);
 // The canonical query string: pairs encoded, sorted by name then value, joined with '&'.
 std::string CanonicalQuery(const std::vector<std::pair<std::string, std::string>>& query);
 
-std::string HexEncode(const uint8_t* data, size_t n);
+using tarn::HexEncode;  // common/hex.h
 // Lower-case hex SHA-256.
 std::string Sha256Hex(const void* data, size_t n);
 inline std::string Sha256Hex(std::string_view s) { return Sha256Hex(s.data(), s.size()); }
-// Raw HMAC-SHA256 (32 bytes).
-std::string HmacSha256(std::string_view key, std::string_view data);
+using tarn::HmacSha256;  // common/digest.h: raw (32 bytes)
 // The derived signing key kSigning = HMAC(HMAC(HMAC(HMAC("AWS4"+secret, date), region),
 // service), "aws4_request"), raw.
 std::string SigningKey(std::string_view secret, std::string_view date, std::string_view region,

@@ -1,5 +1,7 @@
 // The error codes of the upload service (docs/design/upload.md; UploadErrorCode in
-// include/tarn/upload.h names the ones its SDK documents). Each is the "code" field of a Status
+// include/tarn/upload.h names the ones its SDK documents). Declared with the SDK's value
+// functions because the embedded contract service (src/upload), the remote client and the
+// renderers all return or read them. Each is the "code" field of a Status
 // (Status::Of(codes::kX, message)) and is registered in tarn::ErrorRegistry (tarn/status.h):
 // kind, HTTP status, exit code, retryability, fields.
 #pragma once
