@@ -4,6 +4,8 @@
 // reads) go through these functions.
 #include "catalog/access_store.h"
 
+#include "catalog/store.h"
+
 namespace tarn::access_store {
 
 namespace {
@@ -17,18 +19,6 @@ constexpr char kRuleColumns[] =
     "r.created_at";
 constexpr char kRuleFrom[] =
     " FROM federation_rules r JOIN access_tokens t ON t.client_id = r.client_id";
-
-std::string Placeholders(size_t rows, size_t cols) {
-  std::string one = "(";
-  for (size_t c = 0; c < cols; ++c) one += c ? ", ?" : "?";
-  one += ")";
-  std::string out;
-  for (size_t r = 0; r < rows; ++r) {
-    if (r) out += ", ";
-    out += one;
-  }
-  return out;
-}
 
 Result<AccessTokenInfo> TokenFromRow(const Row& r) {
   AccessTokenInfo t;
@@ -307,7 +297,7 @@ Status InsertAuditRows(Transaction& tx, const std::vector<AuditRecord>& records)
   return tx.ExecuteDeferred(
       "INSERT INTO audit_log (at, request_id, actor, action, target, workspace, outcome, detail) "
       "VALUES " +
-          Placeholders(records.size(), kCols),
+          catalog_store::Placeholders(records.size(), kCols),
       params);
 }
 

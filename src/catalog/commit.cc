@@ -15,8 +15,8 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/commit_queue.h"
-#include "catalog/store.h"
 #include "catalog/error_codes.h"
+#include "catalog/store.h"
 #include "common/random.h"
 #include "metastore/metastore.h"
 #include "table/deletion_vector.h"
@@ -94,19 +94,6 @@ struct Delta {
 // The dataset row as the lock-and-allocate UPDATE returned it.
 using Locked = catalog_store::LockedDataset;
 
-std::string Placeholders(size_t rows, size_t cols) {
-  std::string one = "(";
-  for (size_t c = 0; c < cols; ++c) one += c ? ", ?" : "?";
-  one += ")";
-  std::string out;
-  out.reserve(rows * (one.size() + 2));
-  for (size_t r = 0; r < rows; ++r) {
-    if (r) out += ", ";
-    out += one;
-  }
-  return out;
-}
-
 // The order-preserving key of a file's first partition value (NULL when unpartitioned or null).
 Result<SqlValue> PartitionKey(const DataFile& f, const PartitionSpec& spec, const Schema& schema) {
   if (spec.fields.empty() || f.partition.empty() || !f.partition[0]) return SqlValue::Null();
@@ -143,7 +130,7 @@ Status InsertFiles(Transaction& tx, int64_t dataset_id, const std::vector<DataFi
         tx.ExecuteDeferred("INSERT INTO data_files (dataset_id, path, file_format, "
                            "added_snapshot_id, record_count, file_size_bytes, spec_id, "
                            "partition_values, stats, first_row_id, partition_key) VALUES " +
-                               Placeholders(n, kCols),
+                               catalog_store::Placeholders(n, kCols),
                            params));
   }
   return Status::OK();

@@ -6,8 +6,6 @@
 
 namespace tarn::catalog_store {
 
-namespace {
-
 std::string Placeholders(size_t rows, size_t cols) {
   std::string one = "(";
   for (size_t c = 0; c < cols; ++c) one += c ? ", ?" : "?";
@@ -20,6 +18,8 @@ std::string Placeholders(size_t rows, size_t cols) {
   }
   return out;
 }
+
+namespace {
 
 // Portable rules: integers are BIGINT, timestamps BIGINT microseconds since the Unix epoch,
 // booleans BIGINT 0/1, JSON documents TEXT, bytes ${BLOB}; surrogate keys are ${ID}.

@@ -7,10 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "tarn/dataset.h"
 #include "metastore/metastore.h"
+#include "tarn/dataset.h"
 
 namespace tarn::catalog_store {
+
+// "(?, ?, ?), (?, ?, ?)": the VALUES list of a multi-row INSERT of `rows` rows of `cols`
+// parameters, for every store of the catalog's tables.
+std::string Placeholders(size_t rows, size_t cols);
 
 // Migrations 1 (catalog core), 2 (datasets at work) and 5 (file isolation), contributed to
 // SchemaMigrations().
