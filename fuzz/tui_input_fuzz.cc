@@ -65,14 +65,14 @@ void FuzzText(std::string_view data) {
   tarn::tui::Canvas a(width, height);
   tarn::tui::Canvas b(width, height);
   a.Put(0, col, text);
-  b.Put(height - 1, col, text, tarn::tui::Attr::Role(tarn::cli::ColorRole::kAccent), width / 2);
+  b.Put(height - 1, col, text, tarn::tui::Attr::Role(tarn::render::ColorRole::kAccent), width / 2);
   b.Put(0, 0, text.substr(text.size() / 2));
   for (const auto* c : {&a, &b}) {
     for (int r = 0; r < height; ++r) {
       if (tarn::tui::TextWidth(c->RowText(r)) > width) Fail("a row wider than the canvas");
     }
   }
-  for (auto depth : {tarn::cli::ColorDepth::kNone, tarn::cli::ColorDepth::kTrue}) {
+  for (auto depth : {tarn::render::ColorDepth::kNone, tarn::render::ColorDepth::kTrue}) {
     std::string out = tarn::tui::RenderDiff(&a, b, depth);
     out += tarn::tui::RenderDiff(nullptr, a, depth);
     if (out.size() < 4 || out.compare(out.size() - 4, 4, "\033[0m") != 0) {
