@@ -74,3 +74,41 @@ if [[ -f "$interop/package.json" ]]; then
     touch "$stamp"
   fi
 fi
+
+# --- DuckDB's C API: tarn sql's engine (src/sql) ---------------------------------------------
+# Debian has no DuckDB package. The library comes from the npm package that @duckdb/node-api
+# uses (the same version as tests/interop), the C API header from the `duckdb` package's
+# sources (the C API is stable between the two versions; src/sql uses only functions present
+# in both). Both go to one directory outside the source tree: TARN_DUCKDB_DIR, else
+# /opt/tarn/duckdb as root, else ~/.cache/tarn/duckdb; CMake looks in the same places
+# (cmake/duckdb.cmake). `npm pack` fetches the tarballs without running any install script.
+duckdb_lib_pkg="@duckdb/node-bindings-linux-x64@1.5.6-r.1"
+[[ "$(uname -m)" == aarch64 ]] && duckdb_lib_pkg="@duckdb/node-bindings-linux-arm64@1.5.6-r.1"
+duckdb_hdr_pkg="duckdb@1.4.4"
+if [[ -n "${TARN_DUCKDB_DIR:-}" ]]; then
+  duckdb_dir="$TARN_DUCKDB_DIR"
+elif [[ "$(id -u)" == 0 ]]; then
+  duckdb_dir=/opt/tarn/duckdb
+else
+  duckdb_dir="${XDG_CACHE_HOME:-$HOME/.cache}/tarn/duckdb"
+fi
+duckdb_want="$duckdb_lib_pkg $duckdb_hdr_pkg"
+if [[ "$(cat "$duckdb_dir/VERSION" 2>/dev/null)" != "$duckdb_want" ]] \
+    || [[ ! -f "$duckdb_dir/lib/libduckdb.so" ]] || [[ ! -f "$duckdb_dir/include/duckdb.h" ]]; then
+  log "installing DuckDB's C API into $duckdb_dir ($duckdb_want)"
+  work="$(mktemp -d)"
+  if ! (cd "$work" && npm pack "$duckdb_lib_pkg" "$duckdb_hdr_pkg" --loglevel=error) \
+      >"$work/npm.log" 2>&1; then
+    tail -n 20 "$work/npm.log" >&2
+    rm -rf "$work"
+    die "npm pack $duckdb_want failed"
+  fi
+  (cd "$work" && tar xzf duckdb-node-bindings-linux-*.tgz package/libduckdb.so \
+     && tar xzf duckdb-1.4.4.tgz package/src/duckdb/src/include/duckdb.h) \
+    || { rm -rf "$work"; die "unpacking DuckDB failed"; }
+  mkdir -p "$duckdb_dir/lib" "$duckdb_dir/include"
+  install -m 0644 "$work/package/libduckdb.so" "$duckdb_dir/lib/libduckdb.so"
+  install -m 0644 "$work/package/src/duckdb/src/include/duckdb.h" "$duckdb_dir/include/duckdb.h"
+  echo "$duckdb_want" >"$duckdb_dir/VERSION"
+  rm -rf "$work"
+fi

@@ -47,6 +47,8 @@ void RegisterAccessCommands(CLI::App* app, GlobalOptions* global);
 void RegisterUploadCommands(CLI::App* app, GlobalOptions* global);
 // `tarn convert` (convert_command.cc).
 void RegisterConvertCommand(CLI::App* app, GlobalOptions* global);
+// `tarn sql` (sql_command.cc).
+void RegisterSqlCommand(CLI::App* app, GlobalOptions* global);
 // `tarn tui` (tui_command.cc).
 void RegisterTuiCommand(CLI::App* app, GlobalOptions* global);
 // The full-screen app on the catalog of the global options; also what `tarn` alone opens at a

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   tarn::cli::RegisterAccessCommands(&app, &global);
   tarn::cli::RegisterUploadCommands(&app, &global);
   tarn::cli::RegisterConvertCommand(&app, &global);
+  tarn::cli::RegisterSqlCommand(&app, &global);
   tarn::cli::RegisterTuiCommand(&app, &global);
 
   try {

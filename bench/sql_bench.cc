@@ -1,0 +1,60 @@
+// One timed query through tarn's SQL engine (src/sql) over an embedded catalog: prints one JSON
+// line {"seconds","rows","files_read","bytes_read","max_rss_kb"}. bench/sql_run.sh runs it for
+// tarn's datasets and, with --allow-local-files, for DuckDB's own read_parquet over the same
+// files, alternately, in separate processes (so each peak memory is the query's own).
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "catalog/catalog.h"
+#include "sql/engine.h"
+
+int main(int argc, char** argv) {
+  std::string catalog, query;
+  tarn::sql::QueryOptions options;
+  options.threads = 2;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--catalog" && i + 1 < argc) {
+      catalog = argv[++i];
+    } else if (a == "--query" && i + 1 < argc) {
+      query = argv[++i];
+    } else if (a == "--threads" && i + 1 < argc) {
+      options.threads = std::atoi(argv[++i]);
+    } else if (a == "--allow-local-files") {
+      options.allow_local_files = true;
+    } else {
+      std::fprintf(stderr, "usage: sql_bench --catalog DIR --query SQL [--threads N] "
+                           "[--allow-local-files]\n");
+      return 2;
+    }
+  }
+  auto cat = tarn::Catalog::OpenEmbedded(catalog);
+  if (!cat.ok()) {
+    std::fprintf(stderr, "sql_bench: %s\n", cat.status().ToString().c_str());
+    return 1;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  int64_t checksum = 0;
+  auto r = tarn::sql::RunQuery(**cat, query, options, [&](const tarn::RecordBatch& b) {
+    checksum += b.num_rows;
+    return tarn::Status::OK();
+  });
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!r.ok()) {
+    std::fprintf(stderr, "sql_bench: %s\n", r.status().ToString().c_str());
+    return 1;
+  }
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf(
+      "{\"seconds\":%.4f,\"rows\":%lld,\"files_read\":%lld,\"bytes_read\":%lld,"
+      "\"max_rss_kb\":%ld}\n",
+      seconds, static_cast<long long>(r->rows), static_cast<long long>(r->files_read),
+      static_cast<long long>(r->bytes_read), usage.ru_maxrss);
+  return 0;
+}

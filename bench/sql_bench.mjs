@@ -1,0 +1,101 @@
+// tarn sql beside DuckDB's own read_parquet over the same files (bench/README.md, "SQL").
+//
+// Builds a dataset of ROWS rows x 12 columns in FILES appends (one Parquet file each, written by
+// tarn's writer) in an embedded catalog, then times, alternately and in separate processes of
+// build/bench/sql_bench (the same libduckdb, 2 threads, for both):
+//   group_by:  SELECT k, count(*), sum(x), avg(y) ... GROUP BY k
+//              tarn: FROM bench.b.t          DuckDB: FROM read_parquet([the files])
+//   one_column: SELECT sum(x) ...            (and the bytes tarn read, against the files' size)
+//   deleted:   group_by after `tarn delete --where 'i1 < 5'` (5% of the rows, deletion vectors);
+//              DuckDB applies the same positions itself: an anti-join of
+//              read_parquet(..., filename, file_row_number) with the deleted (file, position)s.
+// Prints one JSON line per figure (medians of RUNS; max_rss_kb is each process's peak).
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(path.join(here, '..', 'tests', 'interop', 'package.json'));
+const { DuckDBInstance } = await import(pathToFileURL(require.resolve('@duckdb/node-api')).href);
+
+const args = { rows: 10000000, files: 20, runs: 5, dir: '/tmp/tarn-sql-bench', tarn: '', bench: '' };
+for (let i = 2; i < process.argv.length; i += 2) {
+  const key = process.argv[i].replace(/^--/, '');
+  if (!(key in args)) throw new Error(`sql_bench: unknown option ${process.argv[i]}`);
+  args[key] = typeof args[key] === 'number' ? Number(process.argv[i + 1]) : process.argv[i + 1];
+}
+const catalog = path.join(args.dir, 'catalog');
+const log = (m) => process.stderr.write(`sql_bench: ${m}\n`);
+const quote = (s) => "'" + String(s).replaceAll("'", "''") + "'";
+const tarn = (...a) => execFileSync(args.tarn, [...a, '--catalog', catalog],
+  { encoding: 'utf8', env: { ...process.env, TARN_AUTHOR: 'bench', NO_COLOR: '1' }, maxBuffer: 1 << 30 });
+
+fs.rmSync(args.dir, { recursive: true, force: true });
+fs.mkdirSync(args.dir, { recursive: true });
+const db = await DuckDBInstance.create(':memory:', { threads: '2' });
+const con = await db.connect();
+const per = Math.ceil(args.rows / args.files);
+log(`generating ${args.rows} rows x 12 columns in ${args.files} parts`);
+tarn('workspace', 'create', 'bench');
+tarn('collection', 'create', 'bench.b');
+tarn('dataset', 'create', 'bench.b.t', '--schema',
+  'k INT32, x INT64, y FLOAT64, s1 VARCHAR, s2 VARCHAR, ts TIMESTAMP[us], d DATE, ' +
+  'dec DECIMAL(12,2), i1 INT32, i2 INT64, f FLOAT64, b BOOLEAN');
+for (let p = 0; p < args.files; ++p) {
+  const part = path.join(args.dir, `part${p}.parquet`);
+  await con.run(`COPY (SELECT (i % 1000)::INT AS k, (i * 7919 % 1000003)::BIGINT AS x,
+      (i % 997) * 0.5 AS y, 'name_' || (i % 50000) AS s1, md5(i::VARCHAR)[1:12] AS s2,
+      TIMESTAMP '2026-01-01' + to_seconds(i) AS ts, DATE '2020-01-01' + (i % 2000)::INT AS d,
+      ((i % 100000) / 100)::DECIMAL(12,2) AS dec, (i % 100)::INT AS i1, i * 3 AS i2,
+      sqrt(i) AS f, i % 2 = 0 AS b
+    FROM range(${p * per}, ${Math.min(args.rows, (p + 1) * per)}) r(i)) TO ${quote(part)}`);
+  tarn('append', 'bench.b.t', part, '-m', `part ${p}`);
+  fs.rmSync(part);
+}
+const files = JSON.parse(tarn('files', 'bench.b.t', '--json'))
+  .map((f) => path.join(catalog, 'warehouse', f.path));
+const totalBytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
+log(`${files.length} files, ${totalBytes} bytes`);
+const list = `[${files.map(quote).join(', ')}]`;
+
+function once(query, local) {
+  const out = execFileSync(args.bench, ['--catalog', catalog, '--query', query, '--threads', '2',
+    ...(local ? ['--allow-local-files'] : [])], { encoding: 'utf8' });
+  return JSON.parse(out);
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+function compare(name, tarnQuery, duckQuery) {
+  const t = [], d = [];
+  for (let r = 0; r < args.runs; ++r) {
+    t.push(once(tarnQuery, false));
+    d.push(once(duckQuery, true));
+  }
+  if (t[0].rows !== d[0].rows) throw new Error(`${name}: tarn returned ${t[0].rows} rows, DuckDB ${d[0].rows}`);
+  const line = {
+    bench: `sql_${name}`, rows: args.rows, files: files.length, file_bytes: totalBytes,
+    tarn_s: median(t.map((x) => x.seconds)), duckdb_s: median(d.map((x) => x.seconds)),
+    tarn_max_rss_kb: median(t.map((x) => x.max_rss_kb)), duckdb_max_rss_kb: median(d.map((x) => x.max_rss_kb)),
+    tarn_bytes_read: t[0].bytes_read,
+  };
+  line.ratio = +(line.tarn_s / line.duckdb_s).toFixed(3);
+  line.bytes_read_share = +(line.tarn_bytes_read / totalBytes).toFixed(4);
+  console.log(JSON.stringify(line));
+}
+
+const groupBy = (from) => `SELECT k, count(*), sum(x), avg(y) FROM ${from} GROUP BY k`;
+log('group_by');
+compare('group_by', groupBy('bench.b.t'), groupBy(`read_parquet(${list})`));
+log('one_column');
+compare('one_column', 'SELECT sum(x) FROM bench.b.t', `SELECT sum(x) FROM read_parquet(${list})`);
+
+log('deleting 5% of the rows');
+tarn('delete', 'bench.b.t', '--where', 'i1 < 5', '-m', 'delete 5%');
+const deletes = path.join(args.dir, 'deletes.parquet');
+await con.run(`COPY (SELECT filename, file_row_number FROM read_parquet(${list}, filename = true,
+    file_row_number = true) WHERE i1 < 5) TO ${quote(deletes)}`);
+log('deleted');
+compare('deleted', groupBy('bench.b.t'),
+  groupBy(`(SELECT * FROM read_parquet(${list}, filename = true, file_row_number = true) p
+    ANTI JOIN read_parquet(${quote(deletes)}) d USING (filename, file_row_number))`));

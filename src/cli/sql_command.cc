@@ -1,0 +1,280 @@
+// `tarn sql`: a query over tarn's datasets, run here by DuckDB (src/sql, docs/design/sql.md).
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "cli/catalog_common.h"
+#include "cli/cli.h"
+#include "objectstore/object_store.h"
+#include "parquet/writer.h"
+#include "sql/engine.h"
+#include "types/json_render.h"
+#include "types/value_text.h"
+
+namespace tarn::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void OnInterrupt(int) { g_interrupted.store(true); }
+
+// Ctrl-C interrupts the query (exit 130) instead of killing the process mid-write.
+class InterruptGuard {
+ public:
+  InterruptGuard() { previous_ = std::signal(SIGINT, OnInterrupt); }
+  ~InterruptGuard() { std::signal(SIGINT, previous_); }
+
+ private:
+  void (*previous_)(int);
+};
+
+Status Write(std::string_view s) {
+  if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) {
+    return Status::IOError("writing to stdout failed");
+  }
+  return Status::OK();
+}
+
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. NULL is an
+// empty field.
+void AppendCsvField(std::string_view v, std::string* out) {
+  if (v.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out->append(v);
+    return;
+  }
+  out->push_back('"');
+  for (char c : v) {
+    if (c == '"') out->push_back('"');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+struct SqlArgs {
+  std::string query;
+  std::string file;
+  bool csv = false;
+  std::string output;
+  int64_t max_rows = -1;  // -1: 40 at a terminal, all otherwise
+  double timeout_s = 0;
+  std::string memory_limit;
+  int threads = 0;
+  bool allow_local_files = false;
+  bool stats = false;
+};
+
+Result<std::string> QueryText(const SqlArgs& a) {
+  if (!a.query.empty() && !a.file.empty()) {
+    return Status::InvalidArgument("give the query as an argument or with -f, not both");
+  }
+  std::string text;
+  if (!a.file.empty()) {
+    std::ifstream in(a.file == "-" ? "/dev/stdin" : a.file, std::ios::binary);
+    if (!in) return Status::NotFound("cannot read the query file " + a.file);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } else if (!a.query.empty()) {
+    text = a.query;
+  } else {
+    if (::isatty(0)) {
+      return Status::InvalidArgument(
+          "give a query: tarn sql 'SELECT ...', tarn sql -f query.sql, or the query on stdin");
+    }
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  if (text.find_first_not_of(" \t\r\n;") == std::string::npos) {
+    return Status::InvalidArgument("the query is empty");
+  }
+  return text;
+}
+
+// Where DuckDB spills past --memory-limit: under an embedded catalog, else the temp dir.
+std::string SpillDirectory(const std::string& target) {
+  std::string base;
+  if (target.rfind("http://", 0) != 0 && target.rfind("https://", 0) != 0) {
+    base = target + "/tmp";
+  } else {
+    const char* tmp = std::getenv("TMPDIR");
+    base = tmp && *tmp ? tmp : "/tmp";
+  }
+  return base + "/tarn-sql-" + std::to_string(::getpid());
+}
+
+Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
+  int formats = (g.json ? 1 : 0) + (a.csv ? 1 : 0) + (a.output.empty() ? 0 : 1);
+  if (formats > 1) return Status::InvalidArgument("give one of --json, --csv and --output");
+  if (a.timeout_s < 0) return Status::InvalidArgument("--timeout must be >= 0");
+  TARN_ASSIGN_OR_RETURN(std::string text, QueryText(a));
+  CatalogOptions* co = SharedCatalogOptions();
+  TARN_ASSIGN_OR_RETURN(std::string target, CatalogTarget(*co));
+  TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+
+  const bool terminal_out = ::isatty(1) != 0;
+  const bool terminal_err = ::isatty(2) != 0;
+  sql::QueryOptions options;
+  options.threads = a.threads;
+  options.memory_limit = a.memory_limit;
+  options.temp_directory = SpillDirectory(target);
+  options.timeout_s = a.timeout_s;
+  options.allow_local_files = a.allow_local_files;
+  g_interrupted.store(false);
+  options.cancel = &g_interrupted;
+  bool progress_shown = false;
+  if (terminal_err) {
+    options.progress = [&progress_shown](double f) {
+      std::fprintf(stderr, "\r\033[Kquery: %3d%%", static_cast<int>(f * 100));
+      std::fflush(stderr);
+      progress_shown = true;
+    };
+  }
+  auto clear_progress = [&] {
+    if (progress_shown) std::fprintf(stderr, "\r\033[K");
+    progress_shown = false;
+  };
+
+  const bool table = !g.json && !a.csv && a.output.empty();
+  const int64_t limit = a.max_rows >= 0 ? a.max_rows : (table && terminal_out ? 40 : 0);
+  std::vector<std::vector<std::string>> rows;
+  int64_t not_shown = 0;
+  std::optional<JsonRowWriter> json_rows;
+  std::unique_ptr<parquet::FileWriter> writer;
+  bool csv_header = false;
+  std::string line;
+
+  auto open_writer = [&](const Schema& schema) -> Status {
+    TARN_ASSIGN_OR_RETURN(auto sink, CreateOutputFile(a.output));
+    TARN_ASSIGN_OR_RETURN(writer, parquet::FileWriter::Open(std::move(sink), schema));
+    return Status::OK();
+  };
+  auto write_csv_header = [&](const Schema& schema) -> Status {
+    csv_header = true;
+    line.clear();
+    for (size_t c = 0; c < schema.fields.size(); ++c) {
+      if (c) line.push_back(',');
+      AppendCsvField(schema.fields[c].name, &line);
+    }
+    line.push_back('\n');
+    return Write(line);
+  };
+
+  InterruptGuard guard;
+  const auto started = std::chrono::steady_clock::now();
+  auto result = sql::RunQuery(*client, text, options, [&](const RecordBatch& batch) -> Status {
+    clear_progress();
+    if (!a.output.empty()) {
+      if (!writer) TARN_RETURN_NOT_OK(open_writer(batch.schema));
+      return writer->Write(batch);
+    }
+    if (g.json) {
+      if (!json_rows) json_rows.emplace(batch.schema);
+      line.clear();
+      for (int64_t r = 0; r < batch.num_rows; ++r) {
+        json_rows->AppendRow(batch, r, &line);
+        line.push_back('\n');
+      }
+      return Write(line);
+    }
+    if (a.csv) {
+      if (!csv_header) TARN_RETURN_NOT_OK(write_csv_header(batch.schema));
+      line.clear();
+      for (int64_t r = 0; r < batch.num_rows; ++r) {
+        for (size_t c = 0; c < batch.columns.size(); ++c) {
+          if (c) line.push_back(',');
+          if (batch.columns[c].IsValid(r)) AppendCsvField(ValueText(batch.columns[c], r), &line);
+        }
+        line.push_back('\n');
+      }
+      return Write(line);
+    }
+    for (int64_t r = 0; r < batch.num_rows; ++r) {
+      if (limit > 0 && static_cast<int64_t>(rows.size()) >= limit) {
+        not_shown += batch.num_rows - r;
+        break;
+      }
+      std::vector<std::string> cells;
+      for (const Column& c : batch.columns) {
+        cells.push_back(c.IsValid(r) ? ValueText(c, r) : "NULL");
+      }
+      rows.push_back(std::move(cells));
+    }
+    return Status::OK();
+  });
+  clear_progress();
+  if (!result.ok()) {
+    if (writer) {
+      // A partial file is never left behind as if it were the result.
+      std::remove(a.output.c_str());
+    }
+    return result.status();
+  }
+  if (a.stats) {
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::string sources;
+    for (const ReadReference& r : result->reads) {
+      sources += (sources.empty() ? "" : ", ") + r.dataset + "@" + std::to_string(r.snapshot_id) +
+                 " (" + r.resolved_by + ")";
+    }
+    std::fprintf(stderr, "sql: %lld rows in %.3f s; read %s%s\n",
+                 static_cast<long long>(result->rows), seconds,
+                 sources.empty() ? "no dataset" : sources.c_str(),
+                 client->remote() ? ""
+                                  : ("; " + std::to_string(result->files_read) + " files, " +
+                                     std::to_string(result->bytes_read) + " bytes from the warehouse")
+                                        .c_str());
+  }
+  if (!a.output.empty()) {
+    if (!writer) TARN_RETURN_NOT_OK(open_writer(result->schema));
+    TARN_RETURN_NOT_OK(writer->Close());
+    std::cerr << "wrote " << result->rows << " row" << (result->rows == 1 ? "" : "s") << " to "
+              << a.output << "\n";
+    return Status::OK();
+  }
+  if (a.csv && !csv_header) return write_csv_header(result->schema);
+  if (table) {
+    std::vector<std::string> header;
+    for (const Field& f : result->schema.fields) header.push_back(f.name);
+    PrintTable(header, rows);
+    if (not_shown > 0) {
+      std::cout << "(" << not_shown << " more row" << (not_shown == 1 ? "" : "s")
+                << " not shown; --max-rows 0 shows all)\n";
+    } else if (terminal_out) {
+      std::cout << "(" << result->rows << " row" << (result->rows == 1 ? "" : "s") << ")\n";
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void RegisterSqlCommand(CLI::App* app, GlobalOptions* global) {
+  auto a = std::make_shared<SqlArgs>();
+  auto* cmd = app->add_subcommand(
+      "sql",
+      "Run a SQL query (DuckDB's dialect) over datasets: FROM w.c.d, or tarn_scan('w.c.d', "
+      "snapshot := N | tag := 'T' | at := TIMESTAMP '...', where := '...', row_ids := true)");
+  cmd->add_option("QUERY", a->query, "The query (else -f FILE, else stdin)");
+  cmd->add_option("-f,--file", a->file, "Read the query from FILE ('-': stdin)");
+  cmd->add_flag("--csv", a->csv, "CSV with a header row (NULL: an empty field)");
+  cmd->add_option("--output", a->output, "Write the result to FILE.parquet (tarn's writer)");
+  cmd->add_option("--max-rows", a->max_rows,
+                  "Rows shown in the table (default 40 at a terminal, else all; 0: all)");
+  cmd->add_option("--timeout", a->timeout_s, "Stop the query after SECONDS (exit 124)");
+  cmd->add_option("--memory-limit", a->memory_limit,
+                  "DuckDB's memory limit, e.g. 2GB; past it DuckDB spills to a temporary "
+                  "directory (under the embedded catalog, else $TMPDIR)");
+  cmd->add_option("--threads", a->threads, "DuckDB's threads (default: one per core)");
+  cmd->add_flag("--allow-local-files", a->allow_local_files,
+                "Let the query read local files (read_parquet, read_csv ...)");
+  cmd->add_flag("--stats", a->stats,
+                "Print to stderr what the query read (datasets and snapshots, files, bytes) "
+                "and how long it took");
+  SetCommand(cmd, [a, global]() -> Status { return RunSql(*a, *global); });
+}
+
+}  // namespace tarn::cli

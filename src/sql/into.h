@@ -1,0 +1,51 @@
+// Writing a query's result into a dataset as one snapshot (`tarn sql --into`,
+// docs/design/sql.md "Writing results").
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "sql/engine.h"
+#include "tarn/client.h"
+#include "tarn/dataset.h"
+
+namespace tarn::sql {
+
+enum class IntoMode : uint8_t {
+  kCreate,     // a new dataset of the result's schema (fails when it exists)
+  kAppend,     // rows added to an existing dataset
+  kOverwrite,  // every live row replaced
+};
+
+struct IntoOptions {
+  std::string target;  // workspace.collection.dataset
+  IntoMode mode = IntoMode::kAppend;
+  CommitMeta meta;     // author (required), message, idempotency key; the receipt is filled here
+  std::string producer = "cli:sql";
+  // kCreate only: the new dataset's partition spec and sort order (their CLI syntax).
+  std::string partition_spec;
+  std::string sort_order;
+};
+
+struct IntoResult {
+  QueryResult query;
+  // nullopt when nothing was committed: an append of no rows, or a create of an empty result
+  // (the dataset exists, without a snapshot).
+  std::optional<SnapshotInfo> snapshot;
+  bool created = false;
+};
+
+// Runs the query and writes its rows with tarn's writer (the target's partition spec and sort
+// order) as one snapshot whose receipt lists every dataset the query read, at the snapshot
+// each resolved to and how, and `producer`. Before anything is written: a read of another
+// workspace than the target's whose egress lock is on is egress_blocked (kPermissionDenied).
+// Append and overwrite match the result's columns to the target's by name: a column the target
+// lacks is column_not_found; a type is cast where the cast is defined (else kInvalidArgument);
+// a target column the result lacks is NULL (kInvalidArgument when NOT NULL). Nothing is
+// committed when the query fails part-way; a dataset created for it is dropped again.
+// Errors: RunQuery's; not_found for the target (append, overwrite); dataset_exists (create);
+// invalid_name for a result column that is no valid column name (alias it); the commit's.
+Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOptions& options,
+                             const IntoOptions& into);
+
+}  // namespace tarn::sql

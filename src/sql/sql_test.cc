@@ -1,0 +1,320 @@
+// The SQL engine over an embedded catalog, with the real DuckDB library (installed by
+// scripts/bootstrap.sh). Values are compared as tarn's canonical text.
+#include <gtest/gtest.h>
+
+#include "catalog/test_fixture.h"
+#include "sql/engine.h"
+#include "sql/error_codes.h"
+
+namespace tarn::sql {
+namespace {
+
+class SqlTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing_util::ScratchDir() /
+           ("tarn-sql-" + std::to_string(::getpid()) + "-" + testing_util::TestName());
+    std::filesystem::remove_all(dir_);
+    auto c = Catalog::OpenEmbedded(dir_.string());
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    cat_ = std::move(*c);
+    ASSERT_OK(cat_->CreateWorkspace("shop"));
+    ASSERT_OK(cat_->CreateCollection("shop.sales"));
+  }
+  void TearDown() override {
+    cat_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Create(const std::string& name, const std::string& schema,
+              const std::string& partition = "") {
+    DatasetDefinition def;
+    def.schema = *Schema::Parse(schema);
+    def.partition_spec = partition;
+    ASSERT_OK(cat_->CreateDataset(name, def).status());
+  }
+  int64_t Append(const std::string& name, const std::vector<std::vector<std::string>>& rows) {
+    auto ds = cat_->LoadDataset(name);
+    EXPECT_TRUE(ds.ok());
+    CommitMeta meta;
+    meta.author = "test";
+    std::vector<RecordBatch> batches;
+    batches.push_back(MakeBatch(ds->schema, rows));
+    auto snap = cat_->Append(name, batches, meta);
+    EXPECT_TRUE(snap.ok()) << snap.status().ToString();
+    return snap.ok() ? snap->snapshot_id : -1;
+  }
+  // The rows as text ("NULL" for null), in result order.
+  Result<std::vector<std::vector<std::string>>> Rows(const std::string& sql,
+                                                     QueryResult* result = nullptr) {
+    std::vector<std::vector<std::string>> rows;
+    QueryOptions options;
+    options.threads = 2;
+    TARN_ASSIGN_OR_RETURN(auto r, RunQuery(*cat_, sql, options, [&](const RecordBatch& b) {
+                            for (int64_t i = 0; i < b.num_rows; ++i) {
+                              std::vector<std::string> row;
+                              for (const Column& c : b.columns) {
+                                row.push_back(c.IsValid(i) ? ValueText(c, i) : "NULL");
+                              }
+                              rows.push_back(std::move(row));
+                            }
+                            return Status::OK();
+                          }));
+    if (result) *result = std::move(r);
+    return rows;
+  }
+  std::vector<std::vector<std::string>> Must(const std::string& sql) {
+    auto r = Rows(sql);
+    EXPECT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
+    return r.ok() ? *r : std::vector<std::vector<std::string>>{};
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<Catalog> cat_;
+};
+
+using Table = std::vector<std::vector<std::string>>;
+
+TEST_F(SqlTest, AggregatesOverThreePartNames) {
+  Create("shop.sales.orders", "id INT64 NOT NULL, region VARCHAR, amount DECIMAL(10,2)");
+  Append("shop.sales.orders", {{"1", "eu", "10.50"}, {"2", "us", "3.25"}, {"3", "eu", ""}});
+  Append("shop.sales.orders", {{"4", "us", "1.00"}});
+  EXPECT_EQ(Must("SELECT region, count(*), sum(amount) FROM shop.sales.orders GROUP BY region "
+                 "ORDER BY region"),
+            (Table{{"eu", "2", "10.50"}, {"us", "2", "4.25"}}));
+  EXPECT_EQ(Must("SELECT count(*) FROM shop.sales.orders"), (Table{{"4"}}));
+  // A self-join reads one snapshot; the receipt lists the dataset once.
+  QueryResult result;
+  auto rows = Rows("SELECT count(*) FROM shop.sales.orders a JOIN shop.sales.orders b USING (id)",
+                   &result);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (Table{{"4"}}));
+  ASSERT_EQ(result.reads.size(), 1u);
+  EXPECT_EQ(result.reads[0].dataset, "shop.sales.orders");
+  EXPECT_EQ(result.reads[0].snapshot_id, 2);
+  EXPECT_EQ(result.reads[0].resolved_by, "current");
+  EXPECT_FALSE(result.reads[0].dataset_uuid.empty());
+  ASSERT_TRUE(Rows("SELECT region, count(*) AS n, sum(amount) AS total FROM shop.sales.orders "
+                   "GROUP BY region",
+                   &result)
+                  .ok());
+  EXPECT_EQ(result.schema.ToString(), "region VARCHAR, n INT64, total DECIMAL(38,2)");
+}
+
+TEST_F(SqlTest, EveryTypeReadsBackAsTarnWroteIt) {
+  const std::string schema =
+      "b BOOLEAN, i8 INT8, i16 INT16, i32 INT32, i64 INT64, u8 UINT8, u16 UINT16, u32 UINT32, "
+      "u64 UINT64, f32 FLOAT32, f64 FLOAT64, d1 DECIMAL(4,1), d2 DECIMAL(9,3), "
+      "d3 DECIMAL(18,2), d4 DECIMAL(38,5), s VARCHAR, bl BLOB, dt DATE, tm TIME, "
+      "ts TIMESTAMP[us], ts_s TIMESTAMP[s], ts_ms TIMESTAMP[ms], ts_ns TIMESTAMP[ns], "
+      "tz TIMESTAMPTZ[us], u UUID, ip IPV4, j JSON";
+  Create("shop.sales.types", schema);
+  std::vector<std::string> row = {"true",
+                                  "-8",
+                                  "-16",
+                                  "-32",
+                                  "-9223372036854775808",
+                                  "255",
+                                  "65535",
+                                  "4294967295",
+                                  "18446744073709551615",
+                                  "1.5",
+                                  "-2.25",
+                                  "-123.4",
+                                  "123456.789",
+                                  "-1234567890123456.78",
+                                  "123456789012345678901234567890123.45678",
+                                  "a string longer than twelve bytes",
+                                  "AP8=",
+                                  "2026-02-28",
+                                  "23:59:59.999999",
+                                  "2026-01-02 03:04:05.123456",
+                                  "2026-01-02 03:04:05",
+                                  "2026-01-02 03:04:05.123",
+                                  "2026-01-02 03:04:05.123456789",
+                                  "2026-01-02 03:04:05.123456+00:00",
+                                  "0189a1b2-c3d4-4e5f-8a9b-0c1d2e3f4a5b",
+                                  "10.0.255.1",
+                                  "{\"k\":[1,2]}"};
+  std::vector<std::string> nulls(row.size(), "");
+  Append("shop.sales.types", {row, nulls});
+  std::vector<std::vector<std::string>> scanned;
+  ASSERT_OK(cat_->Scan("shop.sales.types", {}, "", false, [&](const RecordBatch& b) {
+    for (int64_t i = 0; i < b.num_rows; ++i) {
+      std::vector<std::string> r;
+      for (const Column& c : b.columns) r.push_back(c.IsValid(i) ? ValueText(c, i) : "NULL");
+      scanned.push_back(r);
+    }
+    return Status::OK();
+  }));
+  QueryResult result;
+  auto rows = Rows("SELECT * FROM shop.sales.types", &result);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 2u);
+  // Types that DuckDB represents exactly come back as the same value and type.
+  auto ds = cat_->LoadDataset("shop.sales.types");
+  for (size_t c = 0; c < ds->schema.fields.size(); ++c) {
+    const Field& f = ds->schema.fields[c];
+    SCOPED_TRACE(f.name);
+    EXPECT_EQ((*rows)[1][c], "NULL");
+    if (f.type.id() == TypeId::kIpv4) {
+      EXPECT_EQ(result.schema.fields[c].type.ToString(), "VARCHAR");
+      EXPECT_EQ((*rows)[0][c], "10.0.255.1");
+      continue;
+    }
+    EXPECT_EQ(result.schema.fields[c].type.ToString(), f.type.ToString());
+    EXPECT_EQ((*rows)[0][c], scanned[0][c]);
+  }
+}
+
+TEST_F(SqlTest, ArraysBothWays) {
+  Create("shop.sales.arr", "id INT32, a ARRAY<INT32>, s ARRAY<VARCHAR>");
+  auto ds = cat_->LoadDataset("shop.sales.arr");
+  RecordBatch b;
+  b.schema = ds->schema;
+  for (const Field& f : b.schema.fields) b.columns.emplace_back(f.type);
+  // Row 0: [1, NULL, 3], ["x", ""]; row 1: NULL, []; row 2: [], ["a string over twelve bytes"].
+  b.columns[0].AppendFixed<int32_t>(0);
+  b.columns[0].AppendFixed<int32_t>(1);
+  b.columns[0].AppendFixed<int32_t>(2);
+  Column& a = b.columns[1];
+  a.child->AppendFixed<int32_t>(1);
+  a.child->AppendNull();
+  a.child->AppendFixed<int32_t>(3);
+  a.AppendArrayRow();
+  a.AppendNull();
+  a.AppendArrayRow();
+  Column& s = b.columns[2];
+  s.child->AppendBytes("x");
+  s.child->AppendBytes("");
+  s.AppendArrayRow();
+  s.AppendArrayRow();
+  s.child->AppendBytes("a string over twelve bytes");
+  s.AppendArrayRow();
+  b.num_rows = 3;
+  CommitMeta meta;
+  meta.author = "test";
+  std::vector<RecordBatch> batches;
+  batches.push_back(std::move(b));
+  ASSERT_OK(cat_->Append("shop.sales.arr", batches, meta).status());
+  EXPECT_EQ(Must("SELECT id, len(a), list_sum(a), s[1] FROM shop.sales.arr ORDER BY id"),
+            (Table{{"0", "3", "4", "x"}, {"1", "NULL", "NULL", "NULL"},
+                   {"2", "0", "NULL", "a string over twelve bytes"}}));
+  // Back from DuckDB: lists of tarn's own and lists DuckDB builds.
+  EXPECT_EQ(Must("SELECT a, s FROM shop.sales.arr ORDER BY id"),
+            (Table{{"[1,null,3]", "[\"x\",\"\"]"}, {"NULL", "[]"},
+                   {"[]", "[\"a string over twelve bytes\"]"}}));
+  EXPECT_EQ(Must("SELECT list_reverse(a) FROM shop.sales.arr WHERE id = 0 UNION ALL "
+                 "SELECT [7, 8] UNION ALL SELECT NULL::INT[]"),
+            (Table{{"[3,null,1]"}, {"[7,8]"}, {"NULL"}}));
+}
+
+TEST_F(SqlTest, TimeTravelDeletesAndRowIds) {
+  Create("shop.sales.t", "id INT64, v VARCHAR");
+  int64_t s1 = Append("shop.sales.t", {{"1", "a"}, {"2", "b"}});
+  Append("shop.sales.t", {{"3", "c"}});
+  CommitMeta meta;
+  meta.author = "test";
+  ASSERT_OK(cat_->DeleteRows("shop.sales.t", "id = 2", meta).status());
+  ASSERT_OK(cat_->CreateTag("shop.sales.t", "first", SnapshotSelector{s1, {}, {}}));
+  EXPECT_EQ(Must("SELECT id FROM shop.sales.t ORDER BY id"), (Table{{"1"}, {"3"}}));
+  EXPECT_EQ(Must("SELECT count(*) FROM shop.sales.t"), (Table{{"2"}}));
+  EXPECT_EQ(Must("SELECT id FROM tarn_scan('shop.sales.t', snapshot := " + std::to_string(s1) +
+                 ") ORDER BY id"),
+            (Table{{"1"}, {"2"}}));
+  QueryResult result;
+  auto rows = Rows(
+      "SELECT count(*) FROM tarn_scan('shop.sales.t', tag := 'first') UNION ALL "
+      "SELECT count(*) FROM tarn_scan('shop.sales.t', at := TIMESTAMP '2000-01-01') ",
+      &result);
+  EXPECT_FALSE(rows.ok());  // no snapshot that early
+  EXPECT_EQ(FieldOf(rows.status(), "code"), "snapshot_not_found") << rows.status().ToString();
+  rows = Rows("SELECT count(*) FROM tarn_scan('shop.sales.t', tag := 'first')", &result);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (Table{{"2"}}));
+  ASSERT_EQ(result.reads.size(), 1u);
+  EXPECT_EQ(result.reads[0].resolved_by, "tag:first");
+  EXPECT_EQ(result.reads[0].snapshot_id, s1);
+  EXPECT_EQ(Must("SELECT id, _tarn_row_id FROM tarn_scan('shop.sales.t', row_ids := true) "
+                 "ORDER BY id"),
+            (Table{{"1", "0"}, {"3", "2"}}));
+  EXPECT_EQ(Must("SELECT count(*) FROM tarn_scan('shop.sales.t', filter := 'id >= 2')"),
+            (Table{{"1"}}));
+}
+
+TEST_F(SqlTest, SchemaEvolutionReadsByFieldId) {
+  Create("shop.sales.e", "id INT32, name VARCHAR");
+  Append("shop.sales.e", {{"1", "a"}});
+  std::vector<SchemaChange> changes = {*ParseSchemaChange("rename name TO label"),
+                                       *ParseSchemaChange("add note VARCHAR"),
+                                       *ParseSchemaChange("promote id INT64")};
+  auto altered = cat_->AlterSchema("shop.sales.e", changes);
+  ASSERT_TRUE(altered.ok()) << altered.status().ToString();
+  Append("shop.sales.e", {{"2", "b", "new"}});
+  EXPECT_EQ(Must("SELECT id, label, note FROM shop.sales.e ORDER BY id"),
+            (Table{{"1", "a", "NULL"}, {"2", "b", "new"}}));
+  EXPECT_EQ(Must("SELECT typeof(id) FROM shop.sales.e LIMIT 1"), (Table{{"BIGINT"}}));
+}
+
+TEST_F(SqlTest, PartitionedAndEmptyDatasets) {
+  Create("shop.sales.p", "id INT64, day DATE", "day");
+  Create("shop.sales.empty", "id INT64");
+  Append("shop.sales.p", {{"1", "2026-01-01"}, {"2", "2026-01-02"}, {"3", "2026-01-02"}});
+  EXPECT_EQ(Must("SELECT day, count(*) FROM shop.sales.p GROUP BY day ORDER BY day"),
+            (Table{{"2026-01-01", "1"}, {"2026-01-02", "2"}}));
+  EXPECT_EQ(Must("SELECT count(*) FROM tarn_scan('shop.sales.p', \"where\" := 'day = ''2026-01-02''')"),
+            (Table{{"2"}}));
+  EXPECT_EQ(Must("SELECT count(*), max(id) FROM shop.sales.empty"), (Table{{"0", "NULL"}}));
+}
+
+TEST_F(SqlTest, ErrorsAreTyped) {
+  Create("shop.sales.x", "id INT64");
+  auto code = [&](const std::string& sql) {
+    auto r = Rows(sql);
+    EXPECT_FALSE(r.ok()) << sql;
+    return r.ok() ? std::string("ok") : FieldOf(r.status(), "code");
+  };
+  auto r = Rows("SELECT id FORM shop.sales.x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(FieldOf(r.status(), "code"), "sql_syntax_error");
+  EXPECT_EQ(FieldOf(r.status(), "position"), "15");
+  EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument);
+  r = Rows("SELECT nope FROM shop.sales.x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(FieldOf(r.status(), "code"), "sql_binder_error");
+  EXPECT_EQ(FieldOf(r.status(), "line"), "1");
+  EXPECT_EQ(FieldOf(r.status(), "column"), "8");
+  r = Rows("SELECT * FROM shop.sales.missing");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(FieldOf(r.status(), "code"), "dataset_not_found");
+  EXPECT_NE(r.status().message().find("shop.sales.missing"), std::string::npos);
+  EXPECT_EQ(code("SELECT * FROM tarn_scan('shop.sales.missing')"), "dataset_not_found");
+  EXPECT_EQ(code("SELECT * FROM nowhere.sales.x"), "workspace_not_found");
+  EXPECT_EQ(code("INSERT INTO t VALUES (1)"), "sql_not_a_query");
+  EXPECT_EQ(code("SELECT 1; SELECT 2"), "sql_not_a_query");
+  EXPECT_EQ(code("SELECT * FROM read_csv('/etc/passwd')"), "sql_error");
+  EXPECT_EQ(code("SELECT CAST('abc' AS INTEGER)"), "sql_error");
+  EXPECT_EQ(code("SELECT {'a': 1} AS s"), "sql_unsupported_type");
+  EXPECT_EQ(code("SELECT * FROM tarn_scan('shop.sales.x', filter := 'id = ''a''')"),
+            "predicate_type_mismatch");
+}
+
+TEST_F(SqlTest, CancelFlagInterrupts) {
+  std::atomic<bool> cancel{true};
+  QueryOptions options;
+  options.cancel = &cancel;
+  auto r = RunQuery(*cat_, "SELECT count(*) FROM range(10000000000) a", options,
+                    [](const RecordBatch&) { return Status::OK(); });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(FieldOf(r.status(), "code"), "sql_interrupted");
+  EXPECT_EQ(r.status().kind(), ErrorKind::kCancelled);
+  options.cancel = nullptr;
+  options.timeout_s = 0.2;
+  r = RunQuery(*cat_, "SELECT count(*) FROM range(10000000000) a", options,
+               [](const RecordBatch&) { return Status::OK(); });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(FieldOf(r.status(), "code"), "sql_timeout");
+}
+
+}  // namespace
+}  // namespace tarn::sql
