@@ -150,4 +150,29 @@ void PrintKeyValues(const std::vector<std::pair<std::string, std::string>>& kv) 
   PrintTable({"field", "value"}, rows);
 }
 
+std::string DefaultAuthor(const Client& client) {
+  const char* v = std::getenv("TARN_AUTHOR");
+  if (v && *v) return v;
+  return client.actor();
+}
+
+CommitMeta CommitArgs::Meta(std::string producer, const Client& client) const {
+  CommitMeta m;
+  m.author = author.empty() ? DefaultAuthor(client) : author;
+  m.message = message;
+  if (!idempotency_key.empty()) m.idempotency_key = idempotency_key;
+  m.receipt.producer = std::move(producer);
+  return m;
+}
+
+void AddCommitArgs(CLI::App* cmd, CommitArgs* c, bool idempotency) {
+  cmd->add_option("-m,--message", c->message, "Commit message");
+  cmd->add_option("--author", c->author,
+                  "Author (default $TARN_AUTHOR, else the client id or local:$USER)");
+  if (idempotency) {
+    cmd->add_option("--idempotency-key", c->idempotency_key,
+                    "A retry with the same key returns the original snapshot");
+  }
+}
+
 }  // namespace tarn::cli

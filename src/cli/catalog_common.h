@@ -3,6 +3,7 @@
 // `tarn serve`), timestamps, JSON output and KEY=VALUE arguments.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -52,6 +53,21 @@ nlohmann::json PropsJson(const PropertyMap& p);
 
 // Parses KEY=VALUE arguments (kInvalidArgument for a missing '=' or an empty key).
 Result<PropertyMap> ParseAssignments(const std::vector<std::string>& args);
+
+// The author of a commit without --author: $TARN_AUTHOR, else who the client runs as.
+std::string DefaultAuthor(const Client& client);
+
+// -m/--message, --author and (optionally) --idempotency-key of a committing command.
+struct CommitArgs {
+  std::string message;
+  std::string author;
+  std::string idempotency_key;
+
+  // The commit's meta: the author (or DefaultAuthor), message, key, and `producer` in the
+  // receipt.
+  CommitMeta Meta(std::string producer, const Client& client) const;
+};
+void AddCommitArgs(CLI::App* cmd, CommitArgs* c, bool idempotency);
 
 // A two-column "field value" table.
 void PrintKeyValues(const std::vector<std::pair<std::string, std::string>>& kv);

@@ -51,12 +51,6 @@ Result<int64_t> ParseTimeArg(const std::string& text) {
   return *v;
 }
 
-// The author of a commit without --author: $TARN_AUTHOR, else who the client runs as.
-std::string DefaultAuthor(const Client& client) {
-  const char* v = std::getenv("TARN_AUTHOR");
-  if (v && *v) return v;
-  return client.actor();
-}
 
 // --at / --at-time / --tag.
 struct SelectorArgs {
@@ -89,31 +83,6 @@ void AddSelector(CLI::App* cmd, SelectorArgs* s) {
 }
 
 // -m / --author / --idempotency-key of a commit.
-struct CommitArgs {
-  std::string message;
-  std::string author;
-  std::string idempotency_key;
-
-  CommitMeta Meta(std::string producer, const Client& client) const {
-    CommitMeta m;
-    m.author = author.empty() ? DefaultAuthor(client) : author;
-    m.message = message;
-    if (!idempotency_key.empty()) m.idempotency_key = idempotency_key;
-    m.receipt.producer = std::move(producer);
-    return m;
-  }
-};
-
-void AddCommitArgs(CLI::App* cmd, CommitArgs* c, bool idempotency) {
-  cmd->add_option("-m,--message", c->message, "Commit message");
-  cmd->add_option("--author", c->author,
-                  "Author (default $TARN_AUTHOR, else the client id or local:$USER)");
-  if (idempotency) {
-    cmd->add_option("--idempotency-key", c->idempotency_key,
-                    "A retry with the same key returns the original snapshot");
-  }
-}
-
 Status CheckDatasetName(const std::string& name) { return ParseDatasetName(name).status(); }
 
 Status WriteOut(const std::string& s) {

@@ -14,7 +14,9 @@
 #include "cli/cli.h"
 #include "objectstore/object_store.h"
 #include "parquet/writer.h"
+#include "cli/dataset_render.h"
 #include "sql/engine.h"
+#include "sql/into.h"
 #include "types/json_render.h"
 #include "types/value_text.h"
 
@@ -68,6 +70,11 @@ struct SqlArgs {
   int threads = 0;
   bool allow_local_files = false;
   bool stats = false;
+  // --into
+  std::string into;
+  bool create = false, append = false, overwrite = false;
+  std::string partition, sort;
+  CommitArgs commit;
 };
 
 Result<std::string> QueryText(const SqlArgs& a) {
@@ -106,6 +113,60 @@ std::string SpillDirectory(const std::string& target) {
   return base + "/tarn-sql-" + std::to_string(::getpid());
 }
 
+nlohmann::json ReadsJson(const std::vector<ReadReference>& reads) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ReadReference& r : reads) {
+    out.push_back({{"dataset", r.dataset},
+                   {"dataset_uuid", r.dataset_uuid},
+                   {"snapshot_id", r.snapshot_id},
+                   {"resolved_by", r.resolved_by}});
+  }
+  return out;
+}
+
+// --into: the result becomes one snapshot of a dataset, with a receipt of what it read.
+Status RunInto(const SqlArgs& a, const GlobalOptions& g, Client& client, const std::string& text,
+               const sql::QueryOptions& options) {
+  if (a.csv || !a.output.empty()) {
+    return Status::InvalidArgument("--into writes a dataset: --csv and --output do not apply");
+  }
+  if ((a.create ? 1 : 0) + (a.append ? 1 : 0) + (a.overwrite ? 1 : 0) > 1) {
+    return Status::InvalidArgument("give one of --create, --append and --overwrite");
+  }
+  if (!a.create && (!a.partition.empty() || !a.sort.empty())) {
+    return Status::InvalidArgument("--partition and --sort shape a new dataset: use --create");
+  }
+  sql::IntoOptions into;
+  into.target = a.into;
+  into.mode = a.create      ? sql::IntoMode::kCreate
+              : a.overwrite ? sql::IntoMode::kOverwrite
+                            : sql::IntoMode::kAppend;
+  into.meta = a.commit.Meta("cli:sql", client);
+  into.partition_spec = a.partition;
+  into.sort_order = a.sort;
+  TARN_ASSIGN_OR_RETURN(auto r, sql::QueryInto(client, text, options, into));
+  if (g.json) {
+    nlohmann::json j = {{"dataset", a.into},
+                        {"created", r.created},
+                        {"rows", r.query.rows},
+                        {"snapshot", r.snapshot ? SnapshotJson(*r.snapshot) : nlohmann::json()},
+                        {"reads", ReadsJson(r.query.reads)}};
+    std::cout << Dump(j) << "\n";
+    return Status::OK();
+  }
+  if (r.created) std::cout << "created " << a.into << "\n";
+  if (r.snapshot) {
+    std::cout << SnapshotLine(*r.snapshot) << "\n";
+  } else {
+    std::cout << "no rows: nothing committed\n";
+  }
+  for (const ReadReference& ref : r.query.reads) {
+    std::cout << "  read " << ref.dataset << " at snapshot " << ref.snapshot_id << " ("
+              << ref.resolved_by << ")\n";
+  }
+  return Status::OK();
+}
+
 Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
   int formats = (g.json ? 1 : 0) + (a.csv ? 1 : 0) + (a.output.empty() ? 0 : 1);
   if (formats > 1) return Status::InvalidArgument("give one of --json, --csv and --output");
@@ -138,6 +199,16 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
     progress_shown = false;
   };
 
+  if (!a.into.empty()) {
+    InterruptGuard guard;
+    Status st = RunInto(a, g, *client, text, options);
+    clear_progress();
+    return st;
+  }
+  if (a.create || a.append || a.overwrite || !a.partition.empty() || !a.sort.empty()) {
+    return Status::InvalidArgument("--create, --append, --overwrite, --partition and --sort go "
+                                   "with --into");
+  }
   const bool table = !g.json && !a.csv && a.output.empty();
   const int64_t limit = a.max_rows >= 0 ? a.max_rows : (table && terminal_out ? 40 : 0);
   std::vector<std::vector<std::string>> rows;
@@ -271,6 +342,15 @@ void RegisterSqlCommand(CLI::App* app, GlobalOptions* global) {
   cmd->add_option("--threads", a->threads, "DuckDB's threads (default: one per core)");
   cmd->add_flag("--allow-local-files", a->allow_local_files,
                 "Let the query read local files (read_parquet, read_csv ...)");
+  cmd->add_option("--into", a->into,
+                  "Write the result into workspace.collection.dataset as one snapshot whose "
+                  "receipt lists what the query read");
+  cmd->add_flag("--create", a->create, "--into a new dataset of the result's columns");
+  cmd->add_flag("--append", a->append, "--into an existing dataset, adding rows (the default)");
+  cmd->add_flag("--overwrite", a->overwrite, "--into an existing dataset, replacing its rows");
+  cmd->add_option("--partition", a->partition, "With --create: the partition spec");
+  cmd->add_option("--sort", a->sort, "With --create: the sort order");
+  AddCommitArgs(cmd, &a->commit, true);
   cmd->add_flag("--stats", a->stats,
                 "Print to stderr what the query read (datasets and snapshots, files, bytes) "
                 "and how long it took");

@@ -210,6 +210,61 @@ test('typed errors and exit codes', () => {
   assert.equal(fs.existsSync(out), false);
 });
 
+test('--into: create, append, overwrite, receipts, the egress lock, nothing half-written', () => {
+  const into = (q, target, ...flags) => JSON.parse(ok(['sql', q, '--into', target, ...flags, '--json', '-m', 'derived']));
+  const created = into("SELECT region, count(*) AS n, sum(amount) AS total FROM acme.sales.orders GROUP BY region",
+    'acme.sales.by_region', '--create', '--sort', 'region');
+  assert.equal(created.created, true);
+  assert.equal(created.rows, 4);
+  assert.equal(created.snapshot.operation, 'append');
+  assert.deepEqual(created.snapshot.receipt.reads.map((r) => [r.dataset, r.snapshot_id, r.resolved_by]),
+    [['acme.sales.orders', 4, 'current']]);
+  assert.equal(created.snapshot.receipt.producer, 'cli:sql');
+  // A read at a tag and one at a snapshot, in one query: both in the receipt, as resolved.
+  ok(['tag', 'create', 'acme.sales.orders', 'v1', '--at', '1']);
+  const appended = into(`SELECT region, count(*) AS n FROM tarn_scan('acme.sales.orders', tag := 'v1') GROUP BY region
+      UNION ALL SELECT region, count(*) FROM tarn_scan('acme.sales.orders', snapshot := 2) GROUP BY region`,
+    'acme.sales.by_region', '--append');
+  assert.equal(appended.rows, 8);
+  assert.deepEqual(appended.snapshot.receipt.reads.map((r) => [r.snapshot_id, r.resolved_by]), [[1, 'tag:v1'], [2, 'snapshot']]);
+  // The target's columns by name: total is absent from this result and reads back NULL.
+  assert.deepEqual(JSON.parse(ok(['sql', 'SELECT count(*) AS n, count(total) AS t FROM acme.sales.by_region', '--json'])), { n: 12, t: 4 });
+  const over = into('SELECT region, 1 AS n FROM acme.sales.regions', 'acme.sales.by_region', '--overwrite', '--idempotency-key', 'once');
+  assert.equal(over.snapshot.operation, 'overwrite');
+  const again = into('SELECT region, 1 AS n FROM acme.sales.regions', 'acme.sales.by_region', '--overwrite', '--idempotency-key', 'once');
+  assert.equal(again.snapshot.snapshot_id, over.snapshot.snapshot_id);
+  assert.equal(again.snapshot.idempotent_replay, true);
+  assert.deepEqual(JSON.parse(ok(['sql', 'SELECT count(*) AS n FROM acme.sales.by_region', '--json'])), { n: 4 });
+  // An append of no rows commits nothing.
+  const none = into('SELECT region, n FROM acme.sales.by_region WHERE n > 100', 'acme.sales.by_region');
+  assert.equal(none.snapshot, null);
+  // Refusals, and nothing left behind.
+  let r = run(['sql', 'SELECT 1 AS n', '--into', 'acme.sales.by_region', '--create', '--json']);
+  assert.equal(jsonError(r).code, 'dataset_exists');
+  r = run(['sql', 'SELECT 1 AS nope', '--into', 'acme.sales.by_region', '--json']);
+  assert.equal(jsonError(r).code, 'column_not_found');
+  r = run(['sql', 'SELECT count(*) FROM acme.sales.orders', '--into', 'acme.sales.bad_name', '--create', '--json']);
+  assert.equal(jsonError(r).code, 'invalid_name');
+  r = run(['sql', "SELECT CAST('x' || id AS INT) AS y FROM acme.sales.orders", '--into', 'acme.sales.half', '--create', '--json']);
+  assert.equal(r.code, 2);
+  assert.equal(jsonError(r).code, 'sql_error');
+  for (const name of ['bad_name', 'half']) {
+    assert.equal(jsonError(run(['sql', `SELECT * FROM acme.sales.${name}`, '--json'])).code, 'dataset_not_found');
+  }
+  // The egress lock: on from birth, the source workspace's flag decides.
+  ok(['workspace', 'create', 'mart']);
+  ok(['collection', 'create', 'mart.m']);
+  r = run(['sql', 'SELECT * FROM acme.sales.regions', '--into', 'mart.m.regions', '--create', '--json']);
+  assert.equal(r.code, 5);
+  assert.deepEqual([jsonError(r).code, jsonError(r).workspace, jsonError(r).destination], ['egress_blocked', 'acme', 'mart']);
+  assert.equal(jsonError(run(['sql', 'SELECT * FROM mart.m.regions', '--json'])).code, 'dataset_not_found');
+  ok(['workspace', 'set', 'acme', 'egress_protection=false']);
+  assert.equal(into('SELECT * FROM acme.sales.regions', 'mart.m.regions', '--create').rows, 4);
+  ok(['workspace', 'set', 'acme', 'egress_protection=true']);
+  // A copy within the source workspace is never egress.
+  assert.equal(into('SELECT * FROM acme.sales.regions', 'acme.sales.regions2', '--create').rows, 4);
+});
+
 test('without the library: sql_engine_unavailable (exit 6), everything else works', () => {
   const env = { TARN_DUCKDB_LIBRARY: path.join(dir, 'no-such-libduckdb.so') };
   const r = run(['sql', 'SELECT 1', '--json'], { env });
@@ -227,6 +282,11 @@ test('remote: the same results through tarn serve, and a token outside its scope
     assert.equal(r.code, 0, `${name}: ${r.err}\n${serve.log()}`);
     await assertSameRows(out, q);
   }
+  const copied = JSON.parse(ok(['sql', 'SELECT region, count(*) AS n FROM acme.sales.orders GROUP BY region',
+    '--into', 'acme.sales.remote_copy', '--create', '--json'], { target: serve.url }));
+  assert.equal(copied.rows, 4);
+  assert.deepEqual(copied.snapshot.receipt.reads.map((r) => [r.dataset, r.snapshot_id]), [['acme.sales.orders', 4]]);
+  assert.equal(copied.snapshot.author, 'tester');
   ok(['workspace', 'create', 'other'], { target: serve.url });
   ok(['collection', 'create', 'other.c'], { target: serve.url });
   ok(['dataset', 'create', 'other.c.secret', '--schema', 'x INT64'], { target: serve.url });
