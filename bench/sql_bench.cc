@@ -14,7 +14,7 @@
 
 int main(int argc, char** argv) {
   std::string catalog, query;
-  tarn::sql::QueryOptions options;
+  tarn::QueryOptions options;
   options.threads = 2;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  tarn::sql::TuneAllocatorForQueries();  // as `tarn sql` does
   auto cat = tarn::Catalog::OpenEmbedded(catalog);
   if (!cat.ok()) {
     std::fprintf(stderr, "sql_bench: %s\n", cat.status().ToString().c_str());

@@ -44,6 +44,7 @@
 #include "tarn/access.h"
 #include "tarn/column.h"
 #include "tarn/dataset.h"
+#include "tarn/query.h"
 #include "tarn/status.h"
 
 namespace tarn {
@@ -283,6 +284,39 @@ class Client {
   virtual Status RevokeAccessToken(std::string_view client_id) = 0;
   // Errors: kInvalidArgument for a bad limit or time range.
   virtual Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) = 0;
+
+  // ---- SQL (docs/design/sql.md) ----
+  // Not virtual: the query runs in this process, in DuckDB (libduckdb.so, loaded at the first
+  // query), reading datasets through this client, embedded or remote, one snapshot per dataset
+  // and selector for the whole query. Part of tarn::tarn only (tarn::client leaves the engine
+  // out). Safe to call from several threads at once (each call has its own DuckDB database).
+  //
+  // Runs one query (SELECT, WITH, VALUES, FROM ...); `fn` receives its rows in batches of up
+  // to 2048 (an error from `fn` stops the query and is returned). `w.c.d` names a dataset at
+  // its current snapshot; tarn_scan('w.c.d', snapshot := N | tag := 'T' | at := TIMESTAMP
+  // '...', filter := '...', row_ids := true) at another, pruned, with row ids.
+  // Errors: sql_engine_unavailable (kUnavailable: no libduckdb.so); sql_syntax_error (field
+  // position), sql_binder_error (fields line, column), sql_not_a_query, sql_unsupported_type
+  // (field column), sql_error (field duckdb_error) (all kInvalidArgument); sql_interrupted and
+  // sql_timeout (kCancelled); not_found for a dataset the query names; the errors of
+  // LoadDataset and PlanFiles/Scan for the datasets read (snapshot_not_found, predicate
+  // errors of filter :=; remotely permission_denied).
+  Result<QueryResult> Query(std::string_view sql, const QueryOptions& options,
+                            const std::function<Status(const RecordBatch&)>& fn);
+  // Runs the query and commits its rows into `into.target` as one snapshot (tarn's writer, the
+  // target's partition spec and sort order) whose receipt lists every dataset read, at the
+  // snapshot each resolved to and how. Before anything is written, a read of another workspace
+  // whose egress lock is on is refused. Append and overwrite match columns by name (defined
+  // casts; a missing nullable column is NULL). Nothing is committed when the query fails
+  // part-way; a dataset created for it is dropped again. An append of no rows commits nothing
+  // (snapshot nullopt).
+  // Errors: Query's; not_found for the target (append, overwrite); dataset_exists
+  // (kAlreadyExists, create); egress_blocked (kPermissionDenied, fields workspace,
+  // destination); column_not_found (a result column the target lacks); invalid_name (a
+  // result column that is no valid column name: alias it); kInvalidArgument for a type that
+  // does not cast or a NOT NULL column the result lacks; AppendStream's.
+  Result<QueryIntoResult> QueryInto(std::string_view sql, const QueryOptions& options,
+                                    const QueryIntoOptions& into);
 
   // ---- federated sign-in (docs/design/federation.md); remotely: owner on every workspace ----
   // ID tokens of spec.issuer with `sub` == spec.subject then sign in as spec.client_id.

@@ -1,4 +1,5 @@
-// `tarn sql`: a query over tarn's datasets, run here by DuckDB (src/sql, docs/design/sql.md).
+// `tarn sql`: a query over tarn's datasets, run here by DuckDB through the SDK's Client::Query
+// and Client::QueryInto (src/sql, docs/design/sql.md).
 #include <unistd.h>
 
 #include <atomic>
@@ -16,7 +17,6 @@
 #include "parquet/writer.h"
 #include "cli/dataset_render.h"
 #include "sql/engine.h"
-#include "sql/into.h"
 #include "types/json_render.h"
 #include "types/value_text.h"
 
@@ -126,7 +126,7 @@ nlohmann::json ReadsJson(const std::vector<ReadReference>& reads) {
 
 // --into: the result becomes one snapshot of a dataset, with a receipt of what it read.
 Status RunInto(const SqlArgs& a, const GlobalOptions& g, Client& client, const std::string& text,
-               const sql::QueryOptions& options) {
+               const QueryOptions& options) {
   if (a.csv || !a.output.empty()) {
     return Status::InvalidArgument("--into writes a dataset: --csv and --output do not apply");
   }
@@ -136,15 +136,15 @@ Status RunInto(const SqlArgs& a, const GlobalOptions& g, Client& client, const s
   if (!a.create && (!a.partition.empty() || !a.sort.empty())) {
     return Status::InvalidArgument("--partition and --sort shape a new dataset: use --create");
   }
-  sql::IntoOptions into;
+  QueryIntoOptions into;
   into.target = a.into;
-  into.mode = a.create      ? sql::IntoMode::kCreate
-              : a.overwrite ? sql::IntoMode::kOverwrite
-                            : sql::IntoMode::kAppend;
+  into.mode = a.create      ? QueryIntoMode::kCreate
+              : a.overwrite ? QueryIntoMode::kOverwrite
+                            : QueryIntoMode::kAppend;
   into.meta = a.commit.Meta("cli:sql", client);
   into.partition_spec = a.partition;
   into.sort_order = a.sort;
-  TARN_ASSIGN_OR_RETURN(auto r, sql::QueryInto(client, text, options, into));
+  TARN_ASSIGN_OR_RETURN(auto r, client.QueryInto(text, options, into));
   if (g.json) {
     nlohmann::json j = {{"dataset", a.into},
                         {"created", r.created},
@@ -172,13 +172,14 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
   if (formats > 1) return Status::InvalidArgument("give one of --json, --csv and --output");
   if (a.timeout_s < 0) return Status::InvalidArgument("--timeout must be >= 0");
   TARN_ASSIGN_OR_RETURN(std::string text, QueryText(a));
+  sql::TuneAllocatorForQueries();
   CatalogOptions* co = SharedCatalogOptions();
   TARN_ASSIGN_OR_RETURN(std::string target, CatalogTarget(*co));
   TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
 
   const bool terminal_out = ::isatty(1) != 0;
   const bool terminal_err = ::isatty(2) != 0;
-  sql::QueryOptions options;
+  QueryOptions options;
   options.threads = a.threads;
   options.memory_limit = a.memory_limit;
   options.temp_directory = SpillDirectory(target);
@@ -236,7 +237,7 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
 
   InterruptGuard guard;
   const auto started = std::chrono::steady_clock::now();
-  auto result = sql::RunQuery(*client, text, options, [&](const RecordBatch& batch) -> Status {
+  auto result = client->Query(text, options, [&](const RecordBatch& batch) -> Status {
     clear_progress();
     if (!a.output.empty()) {
       if (!writer) TARN_RETURN_NOT_OK(open_writer(batch.schema));

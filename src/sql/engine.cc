@@ -1,5 +1,7 @@
 #include "sql/engine.h"
 
+#include <malloc.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -352,6 +354,11 @@ Status DeclareDatasets(const DuckDbApi& api, duckdb_connection con, QuerySession
 }
 
 }  // namespace
+
+void TuneAllocatorForQueries() {
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+}
 
 Result<QueryResult> RunQuery(Client& client, std::string_view sql, const QueryOptions& options,
                              const std::function<Status(const RecordBatch&)>& fn) {

@@ -17,40 +17,12 @@
 #include "tarn/client.h"
 #include "tarn/column.h"
 #include "tarn/dataset.h"
+#include "tarn/query.h"
 #include "tarn/status.h"
 
 namespace tarn::sql {
 
-struct QueryOptions {
-  int threads = 0;             // DuckDB's worker threads; 0: one per core
-  std::string memory_limit;    // DuckDB's memory_limit ("4GB"); empty: DuckDB's (80% of RAM)
-  std::string temp_directory;  // where DuckDB spills past the memory limit; empty: no spilling
-  double timeout_s = 0;        // 0: none; past it the query stops with sql_timeout
-  // Polled every 50 ms while the query runs; true stops it with sql_interrupted.
-  const std::atomic<bool>* cancel = nullptr;
-  // Called about every 250 ms from another thread with DuckDB's progress in [0, 1] (not at all
-  // when DuckDB cannot tell).
-  std::function<void(double)> progress;
-  // Lets the query read and write local files (read_parquet('x.parquet'), COPY ... TO); off,
-  // the query sees tarn's datasets only.
-  bool allow_local_files = false;
-  // Called once the query is bound and its result's schema known, before any row reaches the
-  // callback, with every dataset it reads: an error stops the query and is returned.
-  std::function<Status(const Schema&, const std::vector<ReadReference>&)> on_start;
-};
-
-struct QueryResult {
-  Schema schema;     // of the result, also when it has no rows
-  int64_t rows = 0;  // rows handed to the callback
-  // Every dataset the query read, once per (dataset, selector), in the order first bound,
-  // with the snapshot it resolved to and how (resolved_by: "current", "snapshot", "time",
-  // "tag:<name>").
-  std::vector<ReadReference> reads;
-  // Embedded only: the data files opened and the bytes read from the warehouse (footers and
-  // the column chunks of the columns the query used).
-  int64_t files_read = 0;
-  int64_t bytes_read = 0;
-};
+// The options and result types are the SDK's (tarn/query.h); Client::Query calls this.
 
 // Runs one query (SELECT, WITH, VALUES, FROM-first ...) and hands its rows to `fn` in batches
 // of up to 2048 rows (returning an error from `fn` stops the query; that error is returned).
@@ -61,5 +33,11 @@ struct QueryResult {
 // snapshot_not_found, predicate errors of `filter :=` ...).
 Result<QueryResult> RunQuery(Client& client, std::string_view sql, const QueryOptions& options,
                              const std::function<Status(const RecordBatch&)>& fn);
+
+// For a process that runs queries and exits (`tarn sql`, the benchmark): keeps the decoded
+// columns of each file in the heap for the next file instead of returning them to the kernel
+// and faulting fresh pages in again (glibc's mmap and trim thresholds raised; measured in
+// bench/README.md, "SQL"). Process-wide: not for a long-running server.
+void TuneAllocatorForQueries();
 
 }  // namespace tarn::sql

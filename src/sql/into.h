@@ -11,29 +11,9 @@
 
 namespace tarn::sql {
 
-enum class IntoMode : uint8_t {
-  kCreate,     // a new dataset of the result's schema (fails when it exists)
-  kAppend,     // rows added to an existing dataset
-  kOverwrite,  // every live row replaced
-};
-
-struct IntoOptions {
-  std::string target;  // workspace.collection.dataset
-  IntoMode mode = IntoMode::kAppend;
-  CommitMeta meta;     // author (required), message, idempotency key; the receipt is filled here
-  std::string producer = "cli:sql";
-  // kCreate only: the new dataset's partition spec and sort order (their CLI syntax).
-  std::string partition_spec;
-  std::string sort_order;
-};
-
-struct IntoResult {
-  QueryResult query;
-  // nullopt when nothing was committed: an append of no rows, or a create of an empty result
-  // (the dataset exists, without a snapshot).
-  std::optional<SnapshotInfo> snapshot;
-  bool created = false;
-};
+using IntoMode = QueryIntoMode;
+using IntoOptions = QueryIntoOptions;
+using IntoResult = QueryIntoResult;
 
 // Runs the query and writes its rows with tarn's writer (the target's partition spec and sort
 // order) as one snapshot whose receipt lists every dataset the query read, at the snapshot

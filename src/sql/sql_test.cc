@@ -50,7 +50,7 @@ class SqlTest : public ::testing::Test {
     std::vector<std::vector<std::string>> rows;
     QueryOptions options;
     options.threads = 2;
-    TARN_ASSIGN_OR_RETURN(auto r, RunQuery(*cat_, sql, options, [&](const RecordBatch& b) {
+    TARN_ASSIGN_OR_RETURN(auto r, cat_->Query(sql, options, [&](const RecordBatch& b) {
                             for (int64_t i = 0; i < b.num_rows; ++i) {
                               std::vector<std::string> row;
                               for (const Column& c : b.columns) {

@@ -85,6 +85,21 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  // SQL through the installed SDK (DuckDB loaded at the first query).
+  int64_t count = -1;
+  std::string longest;
+  auto q = c.Query("SELECT count(*) AS n, max(name) AS m FROM acme.sales.orders", {},
+                   [&](const tarn::RecordBatch& b) {
+                     count = b.columns[0].Value<int64_t>(0);
+                     longest = std::string(b.columns[1].StringAt(0));
+                     return tarn::Status::OK();
+                   });
+  Check(q.status(), "query");
+  if (count != 3 || longest != "grace" || q->reads.size() != 1) {
+    std::fprintf(stderr, "query: count %lld, max '%s', %zu reads\n",
+                 static_cast<long long>(count), longest.c_str(), q->reads.size());
+    return 1;
+  }
   std::printf("embedded ok: %zu rows scanned back\n", rows.size());
   return 0;
 }

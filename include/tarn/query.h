@@ -1,0 +1,74 @@
+// SQL over a catalog (docs/design/sql.md): the options and results of Client::Query and
+// Client::QueryInto. The query runs in the caller's process, in DuckDB (libduckdb.so, loaded at
+// the first query), reading datasets through the client, embedded or remote.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tarn/column.h"
+#include "tarn/dataset.h"
+#include "tarn/status.h"
+
+namespace tarn {
+
+struct QueryOptions {
+  int threads = 0;             // DuckDB's worker threads; 0: one per core
+  std::string memory_limit;    // DuckDB's memory_limit ("4GB"); empty: DuckDB's (80% of RAM)
+  std::string temp_directory;  // where DuckDB spills past the memory limit; empty: no spilling
+  double timeout_s = 0;        // 0: none; past it the query stops with sql_timeout
+  // Polled every 50 ms while the query runs; true stops it with sql_interrupted.
+  const std::atomic<bool>* cancel = nullptr;
+  // Called about every 250 ms from another thread with DuckDB's progress in [0, 1] (not at all
+  // when DuckDB cannot tell).
+  std::function<void(double)> progress;
+  // Lets the query read and write local files (read_parquet('x.parquet'), COPY ... TO); off,
+  // the query sees tarn's datasets only.
+  bool allow_local_files = false;
+  // Called once the query is bound and its result's schema known, before any row reaches the
+  // callback, with every dataset it reads: an error stops the query and is returned.
+  std::function<Status(const Schema&, const std::vector<ReadReference>&)> on_start;
+};
+
+struct QueryResult {
+  Schema schema;     // of the result, also when it has no rows
+  int64_t rows = 0;  // rows handed to the callback (or written, for QueryInto)
+  // Every dataset the query read, once per (dataset, selector), in the order first bound,
+  // with the snapshot it resolved to and how (resolved_by: "current", "snapshot", "time",
+  // "tag:<name>").
+  std::vector<ReadReference> reads;
+  // Embedded only: the data files opened and the bytes read from the warehouse (footers and
+  // the column chunks of the columns the query used).
+  int64_t files_read = 0;
+  int64_t bytes_read = 0;
+};
+
+enum class QueryIntoMode : uint8_t {
+  kCreate,     // a new dataset of the result's columns (fails when it exists)
+  kAppend,     // rows added to an existing dataset
+  kOverwrite,  // every live row replaced
+};
+
+struct QueryIntoOptions {
+  std::string target;  // workspace.collection.dataset
+  QueryIntoMode mode = QueryIntoMode::kAppend;
+  CommitMeta meta;  // author (required), message, idempotency key; the receipt is filled in
+  std::string producer = "sdk:query";  // the receipt's producer
+  // kCreate only: the new dataset's partition spec and sort order.
+  std::string partition_spec;
+  std::string sort_order;
+};
+
+struct QueryIntoResult {
+  QueryResult query;
+  // nullopt when nothing was committed: an append of no rows, or a create of an empty result
+  // (the dataset exists, without a snapshot).
+  std::optional<SnapshotInfo> snapshot;
+  bool created = false;
+};
+
+}  // namespace tarn
