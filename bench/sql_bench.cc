@@ -27,8 +27,9 @@ int main(int argc, char** argv) {
     } else if (a == "--allow-local-files") {
       options.allow_local_files = true;
     } else {
-      std::fprintf(stderr, "usage: sql_bench --catalog DIR --query SQL [--threads N] "
-                           "[--allow-local-files]\n");
+      std::fprintf(stderr,
+                   "usage: sql_bench --catalog DIR --query SQL [--threads N] "
+                   "[--allow-local-files]\n");
       return 2;
     }
   }

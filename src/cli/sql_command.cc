@@ -1,11 +1,14 @@
 // `tarn sql`: a query over tarn's datasets, run here by DuckDB through the SDK's Client::Query
 // and Client::QueryInto (src/sql, docs/design/sql.md).
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -13,9 +16,9 @@
 
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
+#include "cli/dataset_render.h"
 #include "objectstore/object_store.h"
 #include "parquet/writer.h"
-#include "cli/dataset_render.h"
 #include "sql/engine.h"
 #include "types/json_render.h"
 #include "types/value_text.h"
@@ -101,17 +104,41 @@ Result<std::string> QueryText(const SqlArgs& a) {
   return text;
 }
 
-// Where DuckDB spills past --memory-limit: under an embedded catalog, else the temp dir.
-std::string SpillDirectory(const std::string& target) {
-  std::string base;
-  if (target.rfind("http://", 0) != 0 && target.rfind("https://", 0) != 0) {
-    base = target + "/tmp";
-  } else {
-    const char* tmp = std::getenv("TMPDIR");
-    base = tmp && *tmp ? tmp : "/tmp";
+// Where DuckDB spills past --memory-limit: <catalog>/tmp/tarn-sql-<pid> for an embedded
+// catalog, else $TMPDIR/tarn-sql-<pid>. The parent is made here (DuckDB makes one level only);
+// the directory is removed after the query, and the ones of processes that died (kill -9)
+// are removed by the next query.
+class SpillDirectory {
+ public:
+  explicit SpillDirectory(const std::string& target) {
+    std::filesystem::path base;
+    if (target.rfind("http://", 0) != 0 && target.rfind("https://", 0) != 0) {
+      base = std::filesystem::path(target) / "tmp";
+    } else {
+      const char* tmp = std::getenv("TMPDIR");
+      base = tmp && *tmp ? tmp : "/tmp";
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(base, ec);
+    for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("tarn-sql-", 0) != 0) continue;
+      const pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + 9));
+      if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) {
+        std::filesystem::remove_all(entry.path(), ec);
+      }
+    }
+    path_ = (base / ("tarn-sql-" + std::to_string(::getpid()))).string();
   }
-  return base + "/tarn-sql-" + std::to_string(::getpid());
-}
+  ~SpillDirectory() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 nlohmann::json ReadsJson(const std::vector<ReadReference>& reads) {
   nlohmann::json out = nlohmann::json::array();
@@ -142,6 +169,7 @@ Status RunInto(const SqlArgs& a, const GlobalOptions& g, Client& client, const s
               : a.overwrite ? QueryIntoMode::kOverwrite
                             : QueryIntoMode::kAppend;
   into.meta = a.commit.Meta("cli:sql", client);
+  into.producer = "cli:sql";
   into.partition_spec = a.partition;
   into.sort_order = a.sort;
   TARN_ASSIGN_OR_RETURN(auto r, client.QueryInto(text, options, into));
@@ -182,7 +210,8 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
   QueryOptions options;
   options.threads = a.threads;
   options.memory_limit = a.memory_limit;
-  options.temp_directory = SpillDirectory(target);
+  SpillDirectory spill(target);
+  options.temp_directory = spill.path();
   options.timeout_s = a.timeout_s;
   options.allow_local_files = a.allow_local_files;
   g_interrupted.store(false);
@@ -207,8 +236,9 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
     return st;
   }
   if (a.create || a.append || a.overwrite || !a.partition.empty() || !a.sort.empty()) {
-    return Status::InvalidArgument("--create, --append, --overwrite, --partition and --sort go "
-                                   "with --into");
+    return Status::InvalidArgument(
+        "--create, --append, --overwrite, --partition and --sort go "
+        "with --into");
   }
   const bool table = !g.json && !a.csv && a.output.empty();
   const int64_t limit = a.max_rows >= 0 ? a.max_rows : (table && terminal_out ? 40 : 0);
@@ -286,19 +316,20 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
     return result.status();
   }
   if (a.stats) {
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::string sources;
     for (const ReadReference& r : result->reads) {
       sources += (sources.empty() ? "" : ", ") + r.dataset + "@" + std::to_string(r.snapshot_id) +
                  " (" + r.resolved_by + ")";
     }
-    std::fprintf(stderr, "sql: %lld rows in %.3f s; read %s%s\n",
-                 static_cast<long long>(result->rows), seconds,
-                 sources.empty() ? "no dataset" : sources.c_str(),
-                 client->remote() ? ""
-                                  : ("; " + std::to_string(result->files_read) + " files, " +
-                                     std::to_string(result->bytes_read) + " bytes from the warehouse")
-                                        .c_str());
+    std::fprintf(
+        stderr, "sql: %lld rows in %.3f s; read %s%s\n", static_cast<long long>(result->rows),
+        seconds, sources.empty() ? "no dataset" : sources.c_str(),
+        client->remote() ? ""
+                         : ("; " + std::to_string(result->files_read) + " files, " +
+                            std::to_string(result->bytes_read) + " bytes from the warehouse")
+                               .c_str());
   }
   if (!a.output.empty()) {
     if (!writer) TARN_RETURN_NOT_OK(open_writer(result->schema));

@@ -26,7 +26,8 @@ class CountingStore : public ObjectStore {
   Result<std::shared_ptr<RandomAccessFile>> OpenRead(std::string_view key) override {
     TARN_ASSIGN_OR_RETURN(auto file, base_.OpenRead(key));
     files_->fetch_add(1);
-    return std::shared_ptr<RandomAccessFile>(std::make_shared<CountingFile>(std::move(file), bytes_));
+    return std::shared_ptr<RandomAccessFile>(
+        std::make_shared<CountingFile>(std::move(file), bytes_));
   }
   Status Put(std::string_view key, std::string_view data, const WriteOptions& options) override {
     return base_.Put(key, data, options);
@@ -35,8 +36,7 @@ class CountingStore : public ObjectStore {
                                                   const WriteOptions& options) override {
     return base_.OpenWrite(key, options);
   }
-  Result<ListPage> List(std::string_view prefix, std::string_view token,
-                        size_t max_keys) override {
+  Result<ListPage> List(std::string_view prefix, std::string_view token, size_t max_keys) override {
     return base_.List(prefix, token, max_keys);
   }
   Status Delete(std::string_view key) override { return base_.Delete(key); }

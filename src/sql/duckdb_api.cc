@@ -34,8 +34,8 @@ Result<const DuckDbApi*> Load() {
     auto api = std::make_unique<DuckDbApi>();
     api->path = path;
     std::string missing;
-#define TARN_DUCKDB_RESOLVE(f)                                             \
-  api->f = reinterpret_cast<decltype(&::f)>(dlsym(handle, #f));            \
+#define TARN_DUCKDB_RESOLVE(f)                                  \
+  api->f = reinterpret_cast<decltype(&::f)>(dlsym(handle, #f)); \
   if (!api->f) missing += std::string(missing.empty() ? "" : ", ") + #f;
     TARN_DUCKDB_FUNCTIONS(TARN_DUCKDB_RESOLVE)
 #undef TARN_DUCKDB_RESOLVE
@@ -47,11 +47,11 @@ Result<const DuckDbApi*> Load() {
     api->version = api->duckdb_library_version();
     return api.release();  // loaded for the life of the process
   }
-  return Status::Of(codes::kSqlEngineUnavailable,
-                    "tarn sql needs DuckDB's library (libduckdb.so), which could not be loaded:" +
-                        tried +
-                        "\ninstall it with scripts/bootstrap.sh (as root: /opt/tarn/duckdb), or "
-                        "point TARN_DUCKDB_LIBRARY at a libduckdb.so of DuckDB 1.4 or later");
+  return Status::Of(
+      codes::kSqlEngineUnavailable,
+      "tarn sql needs DuckDB's library (libduckdb.so), which could not be loaded:" + tried +
+          "\ninstall it with scripts/bootstrap.sh (as root: /opt/tarn/duckdb), or "
+          "point TARN_DUCKDB_LIBRARY at a libduckdb.so of DuckDB 1.4 or later");
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ Result<std::shared_ptr<ResolvedDataset>> QuerySession::Resolve(const std::string
     ref.dataset = ds->name;
     ref.dataset_uuid = ds->info.uuid;
     ref.snapshot_id = ds->snapshot_id.value_or(0);
-    ref.resolved_by = at.snapshot_id ? "snapshot"
+    ref.resolved_by = at.snapshot_id  ? "snapshot"
                       : at.at_time_us ? "time"
                       : at.tag        ? "tag:" + *at.tag
                                       : "current";
@@ -102,8 +102,7 @@ class Database {
     for (const auto& [name, value] : settings) {
       if (api_.duckdb_set_config(config, name.c_str(), value.c_str()) != DuckDBSuccess) {
         api_.duckdb_destroy_config(&config);
-        return Status::InvalidArgument("DuckDB refused the setting " + name + " = '" + value +
-                                       "'");
+        return Status::InvalidArgument("DuckDB refused the setting " + name + " = '" + value + "'");
       }
     }
     char* error = nullptr;
@@ -154,8 +153,7 @@ Status Execute(const DuckDbApi& api, duckdb_connection con, const std::string& s
 }
 
 // The first value of the first row of a one-VARCHAR-column query.
-Result<std::string> QueryText(const DuckDbApi& api, duckdb_connection con,
-                              const std::string& sql) {
+Result<std::string> QueryText(const DuckDbApi& api, duckdb_connection con, const std::string& sql) {
   ResultHolder r{api};
   r.valid = true;
   if (api.duckdb_query(con, sql.c_str(), &r.result) != DuckDBSuccess) {
@@ -201,8 +199,9 @@ void CollectTables(const nlohmann::json& j, std::set<TableRef>* out) {
 // Returns the three-part names it reads.
 Result<std::set<TableRef>> Analyze(const DuckDbApi& api, duckdb_connection con,
                                    std::string_view sql) {
-  TARN_ASSIGN_OR_RETURN(std::string text,
-                        QueryText(api, con, "SELECT json_serialize_sql(" + QuoteLiteral(sql) + ")"));
+  TARN_ASSIGN_OR_RETURN(
+      std::string text,
+      QueryText(api, con, "SELECT json_serialize_sql(" + QuoteLiteral(sql) + ")"));
   nlohmann::json tree = nlohmann::json::parse(text, nullptr, false);
   if (tree.is_discarded()) return Status::Internal("DuckDB's parse tree is not JSON");
   if (tree.value("error", false)) {
@@ -255,9 +254,13 @@ Status MapError(std::string message) {
     return st;
   }
   std::string type = kind.empty() ? "Error" : kind;
+  if (kind == "IO Error" || kind == "Out of Memory Error") {
+    return Status::Of(codes::kSqlResourcesExhausted, message).WithField("duckdb_error", type);
+  }
   if (kind == "Permission Error") {
-    message += "\n(the query may read tarn datasets only; --allow-local-files lets it read "
-               "local files)";
+    message +=
+        "\n(the query may read tarn datasets only; --allow-local-files lets it read "
+        "local files)";
   }
   return Status::Of(codes::kSqlError, message).WithField("duckdb_error", type);
 }
@@ -337,10 +340,11 @@ Status DeclareDatasets(const DuckDbApi& api, duckdb_connection con, QuerySession
     const std::string name = t.catalog + "." + t.schema + "." + t.table;
     TARN_RETURN_NOT_OK(session.Resolve(name, {}).status());
     if (catalogs.insert(t.catalog).second) {
-      TARN_RETURN_NOT_OK(Execute(
-          api, con, "ATTACH ':memory:' AS " + QuoteIdentifier(t.catalog),
-          "workspace '" + t.catalog + "' cannot be named in a query (a DuckDB name): read it "
-          "with tarn_scan('" + name + "')"));
+      TARN_RETURN_NOT_OK(Execute(api, con, "ATTACH ':memory:' AS " + QuoteIdentifier(t.catalog),
+                                 "workspace '" + t.catalog +
+                                     "' cannot be named in a query (a DuckDB name): read it "
+                                     "with tarn_scan('" +
+                                     name + "')"));
     }
     const std::string schema = QuoteIdentifier(t.catalog) + "." + QuoteIdentifier(t.schema);
     if (schemas.insert(schema).second) {

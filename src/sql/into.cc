@@ -6,6 +6,7 @@
 
 #include "catalog/error_codes.h"
 #include "common/bounded_queue.h"
+#include "common/discard.h"
 #include "sql/error_codes.h"
 #include "table/error_codes.h"
 #include "types/cast.h"
@@ -45,8 +46,7 @@ struct Mapping {
   std::vector<int> source;
 };
 
-Result<Mapping> MapToTarget(const Schema& result, const Schema& target,
-                            const std::string& name) {
+Result<Mapping> MapToTarget(const Schema& result, const Schema& target, const std::string& name) {
   Mapping m;
   m.target = target;
   for (const Field& f : result.fields) {
@@ -63,9 +63,9 @@ Result<Mapping> MapToTarget(const Schema& result, const Schema& target,
                                      " requires (NOT NULL)");
     }
     if (i >= 0 && !CanCast(result.fields[i].type, f.type)) {
-      return Status::InvalidArgument("the query's column '" + f.name + "' is " +
-                                     result.fields[i].type.ToString() + ", which does not cast to " +
-                                     name + "'s " + f.type.ToString());
+      return Status::InvalidArgument(
+          "the query's column '" + f.name + "' is " + result.fields[i].type.ToString() +
+          ", which does not cast to " + name + "'s " + f.type.ToString());
     }
     m.source.push_back(i);
   }
@@ -190,8 +190,9 @@ Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOp
     if (out.created) {
       // Nothing was committed into it: the dataset goes again, as if never made.
       Status dropped = client.DropDataset(target_name, true, ds.uuid);
-      if (!dropped.ok()) st = st.WithContext("(dropping " + target_name + " again failed: " +
-                                             dropped.message() + ")");
+      if (!dropped.ok())
+        st = st.WithContext("(dropping " + target_name + " again failed: " + dropped.message() +
+                            ")");
     }
     return st;
   };
@@ -214,7 +215,7 @@ Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOp
   if (!committed.ok()) {
     if (committed.status().Is(codes::kNoRows)) {
       // An append (or create) of no rows commits nothing; it is not an error.
-      Status st = stop(Status::OK());
+      DiscardError(stop(Status::OK()), "stopping the query");
       if (!query_result.ok()) return query_result.status();
       out.query = std::move(*query_result);
       return out;
@@ -227,9 +228,17 @@ Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOp
     }
     return st;
   }
-  Status st = stop(Status::OK());
-  if (!query_result.ok()) return query_result.status();  // cannot happen: the stream ended OK
-  out.query = std::move(*query_result);
+  DiscardError(stop(Status::OK()), "stopping the query after its commit");
+  if (query_result.ok()) {
+    out.query = std::move(*query_result);
+  } else if (committed->idempotent_replay) {
+    // The key's first commit answered before any row was pulled: the query was stopped.
+    out.query.schema = schema;
+    out.query.reads = reads;
+    out.query.rows = committed->added_records;
+  } else {
+    return query_result.status();  // the stream ended OK, so this cannot happen
+  }
   out.snapshot = std::move(*committed);
   return out;
 }

@@ -61,7 +61,7 @@ struct ScanGlobal {
 };
 
 struct ScanLocal {
-  RecordBatch batch;  // the current file's rows, or the stream's current batch
+  RecordBatch batch;         // the current file's rows, or the stream's current batch
   std::vector<int> columns;  // per output column: its index in `batch`, -1 for none
   int64_t offset = 0;
   int64_t pending_count = 0;  // count_only without `where`: rows still to emit
@@ -98,19 +98,18 @@ void Bind(duckdb_bind_info info) {
   duckdb_value first = api.duckdb_bind_get_parameter(info, 0);
   std::string name = first && !api.duckdb_is_null_value(first) ? VarcharOf(first) : "";
   if (first) api.duckdb_destroy_value(&first);
-  auto fail = [&](const Status& st) {
-    api.duckdb_bind_set_error(info, session->Fail(st).c_str());
-  };
+  auto fail = [&](const Status& st) { api.duckdb_bind_set_error(info, session->Fail(st).c_str()); };
   if (name.empty()) {
     return fail(Status::InvalidArgument("tarn_scan needs a dataset name: tarn_scan('w.c.d')"));
   }
   SnapshotSelector at;
   at.snapshot_id = Named(info, "snapshot", [&](duckdb_value v) { return api.duckdb_get_int64(v); });
   at.tag = Named(info, "tag", VarcharOf);
-  at.at_time_us = Named(info, "at", [&](duckdb_value v) { return api.duckdb_get_timestamp(v).micros; });
+  at.at_time_us =
+      Named(info, "at", [&](duckdb_value v) { return api.duckdb_get_timestamp(v).micros; });
   if ((at.snapshot_id ? 1 : 0) + (at.tag ? 1 : 0) + (at.at_time_us ? 1 : 0) > 1) {
-    return fail(Status::InvalidArgument(
-        "tarn_scan('" + name + "'): give at most one of snapshot :=, tag := and at :="));
+    return fail(Status::InvalidArgument("tarn_scan('" + name +
+                                        "'): give at most one of snapshot :=, tag := and at :="));
   }
   auto bind = std::make_unique<ScanBind>();
   bind->session = session;
@@ -121,8 +120,9 @@ void Bind(duckdb_bind_info info) {
                                         "'): give filter := or \"where\" :=, not both"));
   }
   bind->where = filter ? *filter : where.value_or("");
-  bind->row_ids = Named(info, "row_ids", [&](duckdb_value v) { return api.duckdb_get_bool(v); })
-                      .value_or(false);
+  bind->row_ids = Named(info, "row_ids", [&](duckdb_value v) {
+                    return api.duckdb_get_bool(v);
+                  }).value_or(false);
   auto resolved = session->Resolve(name, at);
   if (!resolved.ok()) return fail(resolved.status());
   bind->dataset = *resolved;
@@ -180,11 +180,11 @@ void Init(duckdb_init_info info) {
     SnapshotSelector pinned;
     pinned.snapshot_id = ds.snapshot_id;
     if (session->warehouse) {
-      Status st = session->client->PlanFiles(ds.name, pinned, bind->where,
-                                             [&](const PlannedFile& f) {
-                                               global->files.push_back(f);
-                                               return Status::OK();
-                                             });
+      Status st =
+          session->client->PlanFiles(ds.name, pinned, bind->where, [&](const PlannedFile& f) {
+            global->files.push_back(f);
+            return Status::OK();
+          });
       if (!st.ok()) return api.duckdb_init_set_error(info, session->Fail(st).c_str());
       api.duckdb_init_set_max_threads(
           info, std::max<size_t>(1, std::min<size_t>(global->files.size(), session->threads)));
@@ -194,24 +194,24 @@ void Init(duckdb_init_info info) {
       // Read at the pinned snapshot, whose schema may lack columns added since (they read
       // as NULL): columns are matched by field id.
       SnapshotSelector at = pinned;
-      stream->producer = std::thread([session, bind, stream, at] {
-        Status st = session->client->Scan(
-            bind->dataset->name, at, bind->where, bind->row_ids,
-            [&](const RecordBatch& b) -> Status {
-              RecordBatch copy;
-              copy.schema = b.schema;
-              copy.num_rows = b.num_rows;
-              int64_t bytes = 0;
-              for (const Column& c : b.columns) {
-                copy.columns.push_back(c.Clone());
-                bytes += static_cast<int64_t>(c.data.size() + c.validity.size() +
-                                              c.offsets.size() * 8);
-              }
-              if (!stream->queue.Push(std::move(copy), bytes)) {
-                return Status::Cancelled("the query stopped reading");
-              }
-              return Status::OK();
-            });
+      // The thread owns copies of what it reads: it ends (the stream's destructor cancels and
+      // joins) with the global state, whose lifetime DuckDB does not tie to the bind data's.
+      stream->producer = std::thread([client = session->client, name = ds.name, where = bind->where,
+                                      row_ids = bind->row_ids, stream, at] {
+        Status st = client->Scan(name, at, where, row_ids, [&](const RecordBatch& b) -> Status {
+          RecordBatch copy;
+          copy.schema = b.schema;
+          copy.num_rows = b.num_rows;
+          int64_t bytes = 0;
+          for (const Column& c : b.columns) {
+            copy.columns.push_back(c.Clone());
+            bytes += static_cast<int64_t>(c.data.size() + c.validity.size() + c.offsets.size() * 8);
+          }
+          if (!stream->queue.Push(std::move(copy), bytes)) {
+            return Status::Cancelled("the query stopped reading");
+          }
+          return Status::OK();
+        });
         stream->queue.Finish(st);
       });
       api.duckdb_init_set_max_threads(info, 1);
@@ -270,9 +270,8 @@ Result<bool> NextBatch(const ScanBind& bind, ScanGlobal& global, ScanLocal* loca
   options.field_ids = global.field_ids;
   options.with_row_ids = bind.row_ids;
   TARN_ASSIGN_OR_RETURN(local->batch,
-                        ReadDataFile(*session.warehouse, f.file, bind.dataset->info.schema,
-                                     deleted, bind.predicate ? &*bind.predicate : nullptr,
-                                     options));
+                        ReadDataFile(*session.warehouse, f.file, bind.dataset->info.schema, deleted,
+                                     bind.predicate ? &*bind.predicate : nullptr, options));
   local->offset = 0;
   if (global.count_only) {
     local->pending_count = local->batch.num_rows;

@@ -49,7 +49,8 @@ struct QuerySession {
   std::string Fail(const Status& st);
 };
 
-// Registers tarn_scan(name, snapshot :=, tag :=, at :=, filter := (or "where" :=), row_ids :=) on `con`.
+// Registers tarn_scan(name, snapshot :=, tag :=, at :=, filter := (or "where" :=), row_ids :=) on
+// `con`.
 Status RegisterTarnScan(QuerySession* session, duckdb_connection con);
 
 }  // namespace tarn::sql

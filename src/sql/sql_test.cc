@@ -51,15 +51,15 @@ class SqlTest : public ::testing::Test {
     QueryOptions options;
     options.threads = 2;
     TARN_ASSIGN_OR_RETURN(auto r, cat_->Query(sql, options, [&](const RecordBatch& b) {
-                            for (int64_t i = 0; i < b.num_rows; ++i) {
-                              std::vector<std::string> row;
-                              for (const Column& c : b.columns) {
-                                row.push_back(c.IsValid(i) ? ValueText(c, i) : "NULL");
-                              }
-                              rows.push_back(std::move(row));
-                            }
-                            return Status::OK();
-                          }));
+      for (int64_t i = 0; i < b.num_rows; ++i) {
+        std::vector<std::string> row;
+        for (const Column& c : b.columns) {
+          row.push_back(c.IsValid(i) ? ValueText(c, i) : "NULL");
+        }
+        rows.push_back(std::move(row));
+      }
+      return Status::OK();
+    }));
     if (result) *result = std::move(r);
     return rows;
   }
@@ -85,8 +85,8 @@ TEST_F(SqlTest, AggregatesOverThreePartNames) {
   EXPECT_EQ(Must("SELECT count(*) FROM shop.sales.orders"), (Table{{"4"}}));
   // A self-join reads one snapshot; the receipt lists the dataset once.
   QueryResult result;
-  auto rows = Rows("SELECT count(*) FROM shop.sales.orders a JOIN shop.sales.orders b USING (id)",
-                   &result);
+  auto rows =
+      Rows("SELECT count(*) FROM shop.sales.orders a JOIN shop.sales.orders b USING (id)", &result);
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   EXPECT_EQ(*rows, (Table{{"4"}}));
   ASSERT_EQ(result.reads.size(), 1u);
@@ -198,11 +198,13 @@ TEST_F(SqlTest, ArraysBothWays) {
   batches.push_back(std::move(b));
   ASSERT_OK(cat_->Append("shop.sales.arr", batches, meta).status());
   EXPECT_EQ(Must("SELECT id, len(a), list_sum(a), s[1] FROM shop.sales.arr ORDER BY id"),
-            (Table{{"0", "3", "4", "x"}, {"1", "NULL", "NULL", "NULL"},
+            (Table{{"0", "3", "4", "x"},
+                   {"1", "NULL", "NULL", "NULL"},
                    {"2", "0", "NULL", "a string over twelve bytes"}}));
   // Back from DuckDB: lists of tarn's own and lists DuckDB builds.
   EXPECT_EQ(Must("SELECT a, s FROM shop.sales.arr ORDER BY id"),
-            (Table{{"[1,null,3]", "[\"x\",\"\"]"}, {"NULL", "[]"},
+            (Table{{"[1,null,3]", "[\"x\",\"\"]"},
+                   {"NULL", "[]"},
                    {"[]", "[\"a string over twelve bytes\"]"}}));
   EXPECT_EQ(Must("SELECT list_reverse(a) FROM shop.sales.arr WHERE id = 0 UNION ALL "
                  "SELECT [7, 8] UNION ALL SELECT NULL::INT[]"),
@@ -262,8 +264,9 @@ TEST_F(SqlTest, PartitionedAndEmptyDatasets) {
   Append("shop.sales.p", {{"1", "2026-01-01"}, {"2", "2026-01-02"}, {"3", "2026-01-02"}});
   EXPECT_EQ(Must("SELECT day, count(*) FROM shop.sales.p GROUP BY day ORDER BY day"),
             (Table{{"2026-01-01", "1"}, {"2026-01-02", "2"}}));
-  EXPECT_EQ(Must("SELECT count(*) FROM tarn_scan('shop.sales.p', \"where\" := 'day = ''2026-01-02''')"),
-            (Table{{"2"}}));
+  EXPECT_EQ(
+      Must("SELECT count(*) FROM tarn_scan('shop.sales.p', \"where\" := 'day = ''2026-01-02''')"),
+      (Table{{"2"}}));
   EXPECT_EQ(Must("SELECT count(*), max(id) FROM shop.sales.empty"), (Table{{"0", "NULL"}}));
 }
 

@@ -39,8 +39,7 @@ void WithDecimalStorage(int width, Fn&& fn) {
 }
 
 int128 FromHuge(const duckdb_hugeint& h) {
-  return static_cast<int128>(static_cast<uint128>(static_cast<uint64_t>(h.upper)) << 64 |
-                             h.lower);
+  return static_cast<int128>(static_cast<uint128>(static_cast<uint64_t>(h.upper)) << 64 | h.lower);
 }
 duckdb_hugeint ToHuge(int128 v) {
   duckdb_hugeint h;
@@ -315,12 +314,43 @@ Result<DataType> TarnTypeOf(const DuckDbApi& api, duckdb_logical_type type,
     default:
       break;
   }
-  static const char* const kNames[] = {
-      "INVALID", "BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT",
-      "USMALLINT", "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "TIMESTAMP", "DATE", "TIME",
-      "INTERVAL", "HUGEINT", "VARCHAR", "BLOB", "DECIMAL", "TIMESTAMP_S", "TIMESTAMP_MS",
-      "TIMESTAMP_NS", "ENUM", "LIST", "STRUCT", "MAP", "UUID", "UNION", "BIT",
-      "TIME WITH TIME ZONE", "TIMESTAMPTZ", "UHUGEINT", "ARRAY", "ANY", "BIGNUM", "NULL"};
+  static const char* const kNames[] = {"INVALID",
+                                       "BOOLEAN",
+                                       "TINYINT",
+                                       "SMALLINT",
+                                       "INTEGER",
+                                       "BIGINT",
+                                       "UTINYINT",
+                                       "USMALLINT",
+                                       "UINTEGER",
+                                       "UBIGINT",
+                                       "FLOAT",
+                                       "DOUBLE",
+                                       "TIMESTAMP",
+                                       "DATE",
+                                       "TIME",
+                                       "INTERVAL",
+                                       "HUGEINT",
+                                       "VARCHAR",
+                                       "BLOB",
+                                       "DECIMAL",
+                                       "TIMESTAMP_S",
+                                       "TIMESTAMP_MS",
+                                       "TIMESTAMP_NS",
+                                       "ENUM",
+                                       "LIST",
+                                       "STRUCT",
+                                       "MAP",
+                                       "UUID",
+                                       "UNION",
+                                       "BIT",
+                                       "TIME WITH TIME ZONE",
+                                       "TIMESTAMPTZ",
+                                       "UHUGEINT",
+                                       "ARRAY",
+                                       "ANY",
+                                       "BIGNUM",
+                                       "NULL"};
   std::string name = id >= 0 && static_cast<size_t>(id) < std::size(kNames)
                          ? kNames[id]
                          : "type " + std::to_string(static_cast<int>(id));
@@ -369,8 +399,8 @@ void AppendStringRows(const duckdb_string_t* src, const uint64_t* mask, int64_t 
 
 }  // namespace
 
-Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type logical,
-                  int64_t n, Column* out) {
+Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type logical, int64_t n,
+                  Column* out) {
   const int64_t before = out->length;
   const uint64_t* mask = api.duckdb_vector_get_validity(vec);
   const void* src = api.duckdb_vector_get_data(vec);
@@ -390,11 +420,10 @@ Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type l
         if (out->offsets.empty()) out->offsets.push_back(0);
         for (int64_t i = 0; i < n; ++i) {
           if (RowValid(mask, i)) {
-            uint64_t code = storage == DUCKDB_TYPE_UTINYINT
-                                ? static_cast<const uint8_t*>(src)[i]
-                                : storage == DUCKDB_TYPE_USMALLINT
-                                      ? static_cast<const uint16_t*>(src)[i]
-                                      : static_cast<const uint32_t*>(src)[i];
+            uint64_t code = storage == DUCKDB_TYPE_UTINYINT ? static_cast<const uint8_t*>(src)[i]
+                            : storage == DUCKDB_TYPE_USMALLINT
+                                ? static_cast<const uint16_t*>(src)[i]
+                                : static_cast<const uint32_t*>(src)[i];
             char* v = api.duckdb_enum_dictionary_value(logical, code);
             std::string_view text(v ? v : "");
             out->data.insert(out->data.end(), text.begin(), text.end());

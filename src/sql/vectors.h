@@ -33,7 +33,7 @@ Result<DataType> TarnTypeOf(const DuckDbApi& api, duckdb_logical_type type,
 
 // Appends the `n` rows of `vec` (a result vector of `type`, as TarnTypeOf gave it from
 // `logical`) to `out`. Errors: sql_error for a HUGEINT beyond DECIMAL(38,0).
-Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type logical,
-                  int64_t n, Column* out);
+Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type logical, int64_t n,
+                  Column* out);
 
 }  // namespace tarn::sql

@@ -96,8 +96,8 @@ int main(int argc, char** argv) {
                    });
   Check(q.status(), "query");
   if (count != 3 || longest != "grace" || q->reads.size() != 1) {
-    std::fprintf(stderr, "query: count %lld, max '%s', %zu reads\n",
-                 static_cast<long long>(count), longest.c_str(), q->reads.size());
+    std::fprintf(stderr, "query: count %lld, max '%s', %zu reads\n", static_cast<long long>(count),
+                 longest.c_str(), q->reads.size());
     return 1;
   }
   std::printf("embedded ok: %zu rows scanned back\n", rows.size());
