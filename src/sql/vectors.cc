@@ -402,6 +402,7 @@ void AppendStringRows(const duckdb_string_t* src, const uint64_t* mask, int64_t 
 Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type logical, int64_t n,
                   Column* out) {
   const int64_t before = out->length;
+  if (n == 0) return Status::OK();
   const uint64_t* mask = api.duckdb_vector_get_validity(vec);
   const void* src = api.duckdb_vector_get_data(vec);
   const DataType& type = out->type;
