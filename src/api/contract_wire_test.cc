@@ -291,6 +291,15 @@ TEST(ContractWireTest, MalformedBodiesNameTheField) {
        "missing_field", "/committed/snapshot_id"},
       {R"({"id":"x","state":"proposed","target":"a.b.c","files":[{"name":"n","extra":0}]})",
        "unknown_field", "/files/0/extra"},
+      // The vocabularies: a word outside the list, and the store's own committing state.
+      {R"({"id":"x","state":"Proposed","target":"a.b.c"})", "invalid_value", "/state"},
+      {R"({"id":"x","state":"committing","target":"a.b.c"})", "invalid_value", "/state"},
+      {R"({"id":"x","state":"proposed","target":"a.b.c","mode":"upsert"})", "invalid_value",
+       "/mode"},
+      {R"({"id":"x","state":"proposed","target":"a.b.c","plan":[{"column":"a","action":"drop"}]})",
+       "invalid_value", "/plan/0/action"},
+      {R"({"id":"x","state":"proposed","target":"a.b.c","issues":[{"code":"c","severity":"info"}]})",
+       "invalid_value", "/issues/0/severity"},
   };
   for (const auto& c : contract) check(c, ContractFromJson);
 

@@ -963,6 +963,33 @@ TEST_P(UploadSuite, ACorruptedRecordIsAnInternalErrorNotACrash) {
   EXPECT_FALSE(svc_->WriteBytes(c.id, "a.csv", "id\n1\n").ok());
 }
 
+TEST_P(UploadSuite, AStoredWordTheSdkDoesNotKnowIsCorruption) {
+  // Each statement breaks one contract: its state, mode, a plan action, an issue severity.
+  const char* const kBreak[] = {
+      "UPDATE upload_contracts SET state = 'committed_' WHERE id = ?",
+      "UPDATE upload_contracts SET body = REPLACE(body, '\"mode\":\"create\"', "
+      "'\"mode\":\"upsert\"') WHERE id = ?",
+      "UPDATE upload_contracts SET body = REPLACE(body, '\"action\":\"keep\"', "
+      "'\"action\":\"kept\"') WHERE id = ?",
+      "UPDATE upload_contracts SET body = REPLACE(body, '\"severity\":\"warning\"', "
+      "'\"severity\":\"note\"') WHERE id = ?",
+  };
+  for (const char* sql : kBreak) {
+    // "n" is only nulls: an all_null warning beside the kept column id.
+    auto c = Agreed(Request("acme.sec.words", SchemaSource::Inferred(), {{"a.csv", "id,n\n1,\n"}}));
+    ASSERT_TRUE(svc_->GetContract(c.id).ok());
+    ASSERT_OK(cat1_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
+      TARN_ASSIGN_OR_RETURN(int64_t n, tx.Execute(sql, {c.id}));
+      return n == 1 ? Status::OK() : Status::Internal("no row changed");
+    }));
+    auto g = svc_->GetContract(c.id);
+    ASSERT_FALSE(g.ok()) << sql;
+    EXPECT_EQ(g.status().kind(), ErrorKind::kCorruption) << sql << ": " << g.status().ToString();
+    EXPECT_EQ(svc_->WriteBytes(c.id, "a.csv", "id,n\n1,\n").status().kind(), ErrorKind::kCorruption)
+        << sql;
+  }
+}
+
 TEST_P(UploadSuite, HostileTextIsStoredSafely) {
   std::string name("we\0ird\x01.csv", 11);
   std::string csv("id,name\n1,a\0b\n", 14);
@@ -1368,6 +1395,49 @@ TEST(UploadSdk, SampleBytesAndFiles) {
   EXPECT_EQ(local->bytes, "id,name\n1,a\n");
   EXPECT_TRUE(local->whole_file);
   std::remove(path.c_str());
+}
+
+// Every value of the contract vocabularies reads back from its string; any other string is
+// nullopt (the decoders and the store refuse it).
+TEST(UploadSdk, VocabulariesReadBackTheirWireStrings) {
+  const std::pair<ContractState, const char*> states[] = {
+      {ContractState::kProposed, "proposed"}, {ContractState::kAccepted, "accepted"},
+      {ContractState::kWriting, "writing"},   {ContractState::kCommitted, "committed"},
+      {ContractState::kStale, "stale"},       {ContractState::kAbandoned, "abandoned"},
+      {ContractState::kExpired, "expired"},   {ContractState::kCommitting, "committing"}};
+  for (const auto& [v, name] : states) {
+    EXPECT_EQ(ContractStateName(v), name);
+    EXPECT_EQ(ContractStateFromName(name), v) << name;
+  }
+  const std::pair<SchemaMode, const char*> modes[] = {{SchemaMode::kCreate, "create"},
+                                                      {SchemaMode::kAppend, "append"},
+                                                      {SchemaMode::kOverwrite, "overwrite"}};
+  for (const auto& [v, name] : modes) {
+    EXPECT_EQ(SchemaModeName(v), name);
+    EXPECT_EQ(SchemaModeFromName(name), v) << name;
+  }
+  const std::pair<PlanAction, const char*> actions[] = {{PlanAction::kKeep, "keep"},
+                                                        {PlanAction::kRetag, "retag"},
+                                                        {PlanAction::kWiden, "widen"},
+                                                        {PlanAction::kCast, "cast"},
+                                                        {PlanAction::kUnsupported, "unsupported"},
+                                                        {PlanAction::kUndeclared, "undeclared"},
+                                                        {PlanAction::kIgnored, "ignored"},
+                                                        {PlanAction::kMissing, "missing"}};
+  for (const auto& [v, name] : actions) {
+    EXPECT_EQ(PlanActionName(v), name);
+    EXPECT_EQ(PlanActionFromName(name), v) << name;
+  }
+  EXPECT_EQ(IssueSeverityName(IssueSeverity::kBlocking), "blocking");
+  EXPECT_EQ(IssueSeverityName(IssueSeverity::kWarning), "warning");
+  EXPECT_EQ(IssueSeverityFromName("blocking"), IssueSeverity::kBlocking);
+  EXPECT_EQ(IssueSeverityFromName("warning"), IssueSeverity::kWarning);
+  for (const char* other : {"", "Proposed", "proposed ", "commit", "none"}) {
+    EXPECT_FALSE(ContractStateFromName(other)) << other;
+    EXPECT_FALSE(SchemaModeFromName(other)) << other;
+    EXPECT_FALSE(PlanActionFromName(other)) << other;
+    EXPECT_FALSE(IssueSeverityFromName(other)) << other;
+  }
 }
 
 TEST(UploadSdk, NamesAndErrors) {
