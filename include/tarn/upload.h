@@ -317,13 +317,16 @@ class Uploads {
   // under the write; contract_expired (kExpired); already_committed (kFailedPrecondition);
   // kCancelled when `progress` asked to stop; kNotFound / kIOError for a local file that cannot
   // be read.
-  virtual Result<WriteResult> Write(std::string_view id, const std::string& path,
-                                    const ProgressFn& progress = {}) = 0;
+  Result<WriteResult> Write(std::string_view id, const std::string& path,
+                            const ProgressFn& progress = {}) {
+    return DoWrite(id, path, progress);
+  }
   // The same for a part held in memory; `name` carries the format and codec suffixes. Errors:
   // as Write; remotely invalid_identifier (kInvalidArgument) for a bad part name.
-  virtual Result<WriteResult> WriteBytes(std::string_view id, std::string_view name,
-                                         std::string_view bytes, std::string content_type = {},
-                                         const ProgressFn& progress = {}) = 0;
+  Result<WriteResult> WriteBytes(std::string_view id, std::string_view name, std::string_view bytes,
+                                 std::string content_type = {}, const ProgressFn& progress = {}) {
+    return DoWriteBytes(id, name, bytes, std::move(content_type), progress);
+  }
   // Publishes every staged part as one snapshot (creating the dataset for mode create).
   // already_committed (kFailedPrecondition, field snapshot_id) for a second commit without the
   // first one's idempotency key; nothing_written (kFailedPrecondition) before any Write;
@@ -336,6 +339,16 @@ class Uploads {
   // expired contract is OK; a committed one is already_committed (kFailedPrecondition);
   // commit_in_progress (kConflict) while it commits.
   virtual Status Abandon(std::string_view id) = 0;
+
+ protected:
+  // What Write and WriteBytes run (the non-virtual interface idiom): their defaults are stated
+  // once, on the public methods, and an implementation overrides these, which take every
+  // argument.
+  virtual Result<WriteResult> DoWrite(std::string_view id, const std::string& path,
+                                      const ProgressFn& progress) = 0;
+  virtual Result<WriteResult> DoWriteBytes(std::string_view id, std::string_view name,
+                                           std::string_view bytes, std::string content_type,
+                                           const ProgressFn& progress) = 0;
 };
 
 // ---- errors (U5) ----

@@ -1118,8 +1118,8 @@ Result<WriteResult> RunWrite(Catalog& cat, const ContractServiceOptions& options
 
 }  // namespace
 
-Result<WriteResult> ContractService::Write(std::string_view id, const std::string& path,
-                                           const ProgressFn& progress) {
+Result<WriteResult> ContractService::DoWrite(std::string_view id, const std::string& path,
+                                             const ProgressFn& progress) {
   TARN_ASSIGN_OR_RETURN(formats::Format format, FormatOf(path, {}));
   if (!IsContractId(id)) return NotFoundError(id);
   TARN_ASSIGN_OR_RETURN(auto raw, OpenLocalFile(path));
@@ -1134,9 +1134,9 @@ Result<WriteResult> ContractService::Write(std::string_view id, const std::strin
   return RunWrite(*catalog_, options_, id, in);
 }
 
-Result<WriteResult> ContractService::WriteBytes(std::string_view id, std::string_view name,
-                                                std::string_view bytes, std::string content_type,
-                                                const ProgressFn& progress) {
+Result<WriteResult> ContractService::DoWriteBytes(std::string_view id, std::string_view name,
+                                                  std::string_view bytes, std::string content_type,
+                                                  const ProgressFn& progress) {
   TARN_ASSIGN_OR_RETURN(formats::Format format, FormatOf(name, content_type));
   if (!IsContractId(id)) return NotFoundError(id);
   auto file =
