@@ -276,6 +276,12 @@ TEST_P(ServeUploads, TheWholeFlowThroughRemoteUploads) {
       EXPECT_EQ(detail["contract_id"], c->id);
       EXPECT_EQ(detail["snapshot_id"], done->snapshot_id);
     }
+    if ((r.action == "contract.negotiate" || r.action == "contract.accept") && r.outcome == "ok") {
+      // The contract's state as its wire string (an enum in the SDK, never its number).
+      EXPECT_EQ(Json::parse(r.detail_json)["state"],
+                r.action == "contract.negotiate" ? "proposed" : "accepted")
+          << r.action;
+    }
   }
   EXPECT_EQ(actions["contract.negotiate"], 1);
   EXPECT_EQ(actions["contract.accept"], 1);

@@ -9,10 +9,11 @@
 #include "common/digest.h"
 #include "common/hex.h"
 #include "formats/error_codes.h"
+#include "sdk/upload_error_codes.h"
+#include "sdk/upload_json.h"
 #include "table/error_codes.h"
 #include "table/schema_json.h"
 #include "types/cast.h"
-#include "sdk/upload_error_codes.h"
 
 namespace tarn::upload {
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sdk/upload_json.h"
 #include "table/schema_json.h"
 #include "tarn/data_file.h"
 
