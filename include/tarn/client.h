@@ -39,6 +39,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tarn/access.h"
@@ -99,8 +100,10 @@ class Client {
   // ---- workspaces (C1) ----
   // Errors: kAlreadyExists (field workspace) unless exists_ok; kInvalidArgument for a bad
   // property key or value.
-  virtual Status CreateWorkspace(std::string_view name, bool exists_ok = false,
-                                 const PropertyMap& properties = {}) = 0;
+  Status CreateWorkspace(std::string_view name, bool exists_ok = false,
+                         const PropertyMap& properties = {}) {
+    return DoCreateWorkspace(name, exists_ok, properties);
+  }
   // Errors: workspace_not_found.
   virtual Result<WorkspaceInfo> GetWorkspace(std::string_view name) = 0;
   // Remotely only the workspaces the credential may see.
@@ -116,9 +119,10 @@ class Client {
   // ---- collections (C2) ----
   // Errors: workspace_not_found; kAlreadyExists (field collection) unless exists_ok;
   // kInvalidArgument for a name that is not workspace.collection or a bad property.
-  virtual Status CreateCollection(std::string_view qualified, bool exists_ok = false,
-                                  std::string_view description = {},
-                                  const PropertyMap& properties = {}) = 0;
+  Status CreateCollection(std::string_view qualified, bool exists_ok = false,
+                          std::string_view description = {}, const PropertyMap& properties = {}) {
+    return DoCreateCollection(qualified, exists_ok, description, properties);
+  }
   // Errors: workspace_not_found.
   virtual Result<std::vector<CollectionInfo>> ListCollections(std::string_view workspace) = 0;
   // Errors: not_found.
@@ -134,29 +138,38 @@ class Client {
   // Errors: not_found (workspace, collection); dataset_exists (kAlreadyExists) unless
   // exists_ok; invalid_name (kInvalidArgument, a column name); kInvalidArgument for an empty
   // schema, a bad partition spec or sort order, a bad property.
-  virtual Result<DatasetInfo> CreateDataset(std::string_view qualified, DatasetDefinition def,
-                                            bool exists_ok = false) = 0;
+  Result<DatasetInfo> CreateDataset(std::string_view qualified, DatasetDefinition def,
+                                    bool exists_ok = false) {
+    return DoCreateDataset(qualified, std::move(def), exists_ok);
+  }
   // Errors: not_found; with `at`: snapshot_not_found and tag_not_found (kNotFound),
   // snapshot_expired (kExpired, field expired_through).
-  virtual Result<DatasetInfo> LoadDataset(std::string_view qualified,
-                                          const SnapshotSelector& at = {}) = 0;
+  Result<DatasetInfo> LoadDataset(std::string_view qualified, const SnapshotSelector& at = {}) {
+    return DoLoadDataset(qualified, at);
+  }
   // Errors: not_found (workspace, collection).
   virtual Result<std::vector<DatasetInfo>> ListDatasets(std::string_view collection) = 0;
   // Within its collection. Errors: not_found; dataset_exists (kAlreadyExists) for a taken name.
   virtual Status RenameDataset(std::string_view qualified, std::string_view new_name) = 0;
   // Errors: not_found; deletion_protected (kFailedPrecondition); incarnation_changed (kStale)
   // when expected_uuid is not the live dataset's.
-  virtual Status DropDataset(std::string_view qualified, bool purge = false,
-                             std::optional<std::string> expected_uuid = std::nullopt) = 0;
+  Status DropDataset(std::string_view qualified, bool purge = false,
+                     std::optional<std::string> expected_uuid = std::nullopt) {
+    return DoDropDataset(qualified, purge, std::move(expected_uuid));
+  }
   // Errors: not_found; kInvalidArgument for a bad key or value.
-  virtual Status SetDatasetProperties(std::string_view qualified, const PropertyMap& set,
-                                      const std::vector<std::string>& unset = {}) = 0;
+  Status SetDatasetProperties(std::string_view qualified, const PropertyMap& set,
+                              const std::vector<std::string>& unset = {}) {
+    return DoSetDatasetProperties(qualified, set, unset);
+  }
   // Errors: not_found; column_not_found, promotion_not_lossless and invalid_name
   // (kInvalidArgument); kAlreadyExists (field column) for an added or renamed column that
   // exists; commit_conflict (kConflict) when read_snapshot_id is not the current snapshot.
-  virtual Result<DatasetInfo> AlterSchema(
-      std::string_view qualified, const std::vector<SchemaChange>& changes,
-      std::optional<int64_t> read_snapshot_id = std::nullopt) = 0;
+  Result<DatasetInfo> AlterSchema(std::string_view qualified,
+                                  const std::vector<SchemaChange>& changes,
+                                  std::optional<int64_t> read_snapshot_id = std::nullopt) {
+    return DoAlterSchema(qualified, changes, read_snapshot_id);
+  }
   // Errors (both): not_found; kInvalidArgument for bad syntax, an unknown column or an
   // inapplicable transform.
   virtual Result<DatasetInfo> SetPartitionSpec(std::string_view qualified,
@@ -185,24 +198,27 @@ class Client {
   // not_found; author_required and no_rows (kInvalidArgument); kInvalidArgument for a batch
   // that does not fit the schema; incarnation_changed (kStale); commit_conflict (kConflict,
   // overwrite only).
-  virtual Result<SnapshotInfo> Append(std::string_view qualified,
-                                      const std::vector<RecordBatch>& batches, CommitMeta meta,
-                                      CommitOperation op = CommitOperation::kAppend,
-                                      std::optional<std::string> expected_uuid = std::nullopt) = 0;
+  Result<SnapshotInfo> Append(std::string_view qualified, const std::vector<RecordBatch>& batches,
+                              CommitMeta meta, CommitOperation op = CommitOperation::kAppend,
+                              std::optional<std::string> expected_uuid = std::nullopt) {
+    return DoAppend(qualified, batches, std::move(meta), op, std::move(expected_uuid));
+  }
   // Pulls batches from `next` until it returns nullopt; memory stays bounded (remote: the
   // batches stream to the server, which writes and commits them as one snapshot). Errors: as
   // Append, and whatever `next` returns.
   using BatchSource = std::function<Result<std::optional<RecordBatch>>()>;
-  virtual Result<SnapshotInfo> AppendStream(
-      std::string_view qualified, const BatchSource& next, CommitMeta meta,
-      CommitOperation op = CommitOperation::kAppend,
-      std::optional<std::string> expected_uuid = std::nullopt) = 0;
+  Result<SnapshotInfo> AppendStream(std::string_view qualified, const BatchSource& next,
+                                    CommitMeta meta, CommitOperation op = CommitOperation::kAppend,
+                                    std::optional<std::string> expected_uuid = std::nullopt) {
+    return DoAppendStream(qualified, next, std::move(meta), op, std::move(expected_uuid));
+  }
   // Registers existing Parquet files (truncate_first: replacing every live file). Errors: those
   // of Commit for added files; not_parquet (kInvalidArgument); file_changed (kConflict: a file
   // changed while it was read).
-  virtual Result<SnapshotInfo> AddFiles(std::string_view qualified,
-                                        const std::vector<std::string>& paths, CommitMeta meta,
-                                        bool truncate_first = false) = 0;
+  Result<SnapshotInfo> AddFiles(std::string_view qualified, const std::vector<std::string>& paths,
+                                CommitMeta meta, bool truncate_first = false) {
+    return DoAddFiles(qualified, paths, std::move(meta), truncate_first);
+  }
   // Errors: not_found; kInvalidArgument for a bad predicate (code predicate_invalid_literal or
   // predicate_type_mismatch for a literal that does not fit its column); commit_conflict.
   virtual Result<SnapshotInfo> DeleteRows(std::string_view qualified, std::string_view where,
@@ -232,8 +248,10 @@ class Client {
   // Errors: those of GetSnapshot for `at`; reserved_name (kInvalidArgument: current, previous,
   // head, last); kAlreadyExists (field tag) unless replace; remotely ambiguous_selector
   // (kInvalidArgument) for more than one selector.
-  virtual Status CreateTag(std::string_view qualified, std::string_view tag,
-                           const SnapshotSelector& at, bool replace = false) = 0;
+  Status CreateTag(std::string_view qualified, std::string_view tag, const SnapshotSelector& at,
+                   bool replace = false) {
+    return DoCreateTag(qualified, tag, at, replace);
+  }
   // Errors: not_found; tag_not_found.
   virtual Status DropTag(std::string_view qualified, std::string_view tag) = 0;
   // Errors: not_found.
@@ -254,8 +272,10 @@ class Client {
   // ---- change feed (C9) ----
   // Errors: not_found; snapshot_not_found; changes_expired (kExpired: part of the range has
   // expired).
-  virtual Result<ChangeSet> Changes(std::string_view qualified, int64_t from_snapshot_id,
-                                    std::optional<int64_t> to_snapshot_id = std::nullopt) = 0;
+  Result<ChangeSet> Changes(std::string_view qualified, int64_t from_snapshot_id,
+                            std::optional<int64_t> to_snapshot_id = std::nullopt) {
+    return DoChanges(qualified, from_snapshot_id, to_snapshot_id);
+  }
   // Errors: not_found; offset_out_of_range (kInvalidArgument: no such snapshot);
   // offset_regression (kFailedPrecondition: behind the consumer's committed offset).
   virtual Status CommitOffset(std::string_view qualified, std::string_view consumer,
@@ -269,7 +289,7 @@ class Client {
   virtual Result<ExpiryResult> ExpireSnapshots(std::string_view qualified,
                                                const ExpiryOptions& options) = 0;
   // Objects that cannot be deleted stay pending (CleanupResult::pending), not an error.
-  virtual Result<CleanupResult> Cleanup(bool delete_orphans = false) = 0;
+  Result<CleanupResult> Cleanup(bool delete_orphans = false) { return DoCleanup(delete_orphans); }
 
   // ---- access tokens and audit (V5) ----
   // The creator is recorded on the token (embedded: actor(); remotely the caller's client id).
@@ -327,6 +347,42 @@ class Client {
   virtual Result<std::vector<FederationRule>> ListFederationRules() = 0;
   // Errors: federation_rule_not_found (kNotFound).
   virtual Status DeleteFederationRule(std::string_view id) = 0;
+
+ protected:
+  // What the public methods above that take default arguments run (the non-virtual interface
+  // idiom): the defaults are stated once, on the public method, and an implementation
+  // overrides these, which take every argument. Each is documented at its public method.
+  virtual Status DoCreateWorkspace(std::string_view name, bool exists_ok,
+                                   const PropertyMap& properties) = 0;
+  virtual Status DoCreateCollection(std::string_view qualified, bool exists_ok,
+                                    std::string_view description,
+                                    const PropertyMap& properties) = 0;
+  virtual Result<DatasetInfo> DoCreateDataset(std::string_view qualified, DatasetDefinition def,
+                                              bool exists_ok) = 0;
+  virtual Result<DatasetInfo> DoLoadDataset(std::string_view qualified,
+                                            const SnapshotSelector& at) = 0;
+  virtual Status DoDropDataset(std::string_view qualified, bool purge,
+                               std::optional<std::string> expected_uuid) = 0;
+  virtual Status DoSetDatasetProperties(std::string_view qualified, const PropertyMap& set,
+                                        const std::vector<std::string>& unset) = 0;
+  virtual Result<DatasetInfo> DoAlterSchema(std::string_view qualified,
+                                            const std::vector<SchemaChange>& changes,
+                                            std::optional<int64_t> read_snapshot_id) = 0;
+  virtual Result<SnapshotInfo> DoAppend(std::string_view qualified,
+                                        const std::vector<RecordBatch>& batches, CommitMeta meta,
+                                        CommitOperation op,
+                                        std::optional<std::string> expected_uuid) = 0;
+  virtual Result<SnapshotInfo> DoAppendStream(std::string_view qualified, const BatchSource& next,
+                                              CommitMeta meta, CommitOperation op,
+                                              std::optional<std::string> expected_uuid) = 0;
+  virtual Result<SnapshotInfo> DoAddFiles(std::string_view qualified,
+                                          const std::vector<std::string>& paths, CommitMeta meta,
+                                          bool truncate_first) = 0;
+  virtual Status DoCreateTag(std::string_view qualified, std::string_view tag,
+                             const SnapshotSelector& at, bool replace) = 0;
+  virtual Result<ChangeSet> DoChanges(std::string_view qualified, int64_t from_snapshot_id,
+                                      std::optional<int64_t> to_snapshot_id) = 0;
+  virtual Result<CleanupResult> DoCleanup(bool delete_orphans) = 0;
 };
 
 }  // namespace tarn

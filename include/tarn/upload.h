@@ -9,7 +9,8 @@
 //   for (auto& f : files) req.samples.push_back(*tarn::SampleFile(f));
 //   auto contract = uploads->Negotiate(req);                 // samples only: nothing is written
 //   if (contract->blocking()) ...;                           // issues that stop writes
-//   if (contract->state == "proposed") uploads->Accept(contract->id, contract->fingerprint);
+//   if (contract->state == tarn::ContractState::kProposed)
+//     uploads->Accept(contract->id, contract->fingerprint);
 //   for (auto& f : files) uploads->Write(contract->id, f);    // streamed, converted, staged
 //   auto done = uploads->CommitContract(contract->id, {.message = "nightly", ...});
 //
@@ -92,6 +93,51 @@ Result<UploadSample> SampleBytes(std::string name, std::string_view bytes,
                                  int64_t max_bytes = kSampleBytes, std::string content_type = {});
 
 // ---- the contract ----
+// The vocabularies of a contract. Each is a string on the wire, in the JSON output and in the
+// metastore; its Name function gives that string and its FromName function reads it back
+// (nullopt for any other string: the callers refuse it, a decoder with a decode error, the
+// contract store with kCorruption).
+
+// Where a contract is. kCommitting is stored only, while a commit runs: callers see kWriting.
+enum class ContractState : uint8_t {
+  kProposed,    // the plan waits for Accept
+  kAccepted,    // writes may start
+  kWriting,     // at least one part is staged
+  kCommitted,   // published; `committed` holds the result
+  kStale,       // the dataset moved; the staged parts were dropped
+  kAbandoned,   // Abandon; the staged parts were deleted
+  kExpired,     // its ttl passed; the staged parts were deleted
+  kCommitting,  // "committing": a commit holds the claim (never returned by Uploads)
+};
+std::string_view ContractStateName(ContractState state);  // "proposed", "accepted", ...
+std::optional<ContractState> ContractStateFromName(std::string_view name);
+
+// What a commit does to the target: creates the dataset, appends to it or replaces its rows.
+enum class SchemaMode : uint8_t { kCreate, kAppend, kOverwrite };
+std::string_view SchemaModeName(SchemaMode mode);  // "create", "append", "overwrite"
+std::optional<SchemaMode> SchemaModeFromName(std::string_view name);
+
+// What a plan line does with a column (U4).
+enum class PlanAction : uint8_t {
+  kKeep,         // the same type
+  kRetag,        // same bytes, another logical type (VARCHAR -> JSON/UUID/IPV4, TIMESTAMP -> TZ)
+  kWiden,        // a lossless widening
+  kCast,         // values are converted (changes_values)
+  kUnsupported,  // no conversion: a blocking unsupported_conversion issue
+  kUndeclared,   // a data column the target does not have: blocking until ignored
+  kIgnored,      // a data column read and dropped
+  kMissing,      // a target column absent from the data: written as nulls
+};
+std::string_view PlanActionName(PlanAction action);  // "keep", "retag", ...
+std::optional<PlanAction> PlanActionFromName(std::string_view name);
+
+enum class IssueSeverity : uint8_t {
+  kBlocking,  // stops writes
+  kWarning,
+};
+std::string_view IssueSeverityName(IssueSeverity severity);  // "blocking", "warning"
+std::optional<IssueSeverity> IssueSeverityFromName(std::string_view name);
+
 struct NegotiateRequest {
   std::string target;  // workspace.collection.dataset
   SchemaSource schema;
@@ -108,7 +154,7 @@ struct PlanEntry {
   std::string column;
   std::string from;    // the type read from the data ("" when the column is not in the data)
   std::string to;      // the type written ("" for undeclared/ignored columns)
-  std::string action;  // keep retag widen cast unsupported undeclared ignored missing
+  PlanAction action = PlanAction::kKeep;
   std::string sample;  // one real value from the samples, as text ("" when all null)
   bool changes_values = false;  // cast: values are converted, not just relabelled
   bool retyped = false;         // the caller changed `to` (Retype or NegotiateRequest::retype)
@@ -118,11 +164,11 @@ struct ContractIssue {
   std::string code;  // an UploadErrorCode name, e.g. column_undeclared, sources_disagree
   std::string column;
   std::string detail;
-  std::string severity;  // "blocking" (stops writes) or "warning"
+  IssueSeverity severity = IssueSeverity::kBlocking;
   // The error fields of the refusal it stands for, besides code and column (value_not_castable
   // found in a sample: file, row, value, declared); usually empty.
   std::map<std::string, std::string> fields;
-  bool blocking() const { return severity == "blocking"; }
+  bool blocking() const { return severity == IssueSeverity::kBlocking; }
 };
 
 struct ContractFile {
@@ -157,11 +203,11 @@ struct UploadCommitResult {
 
 struct Contract {
   std::string id;     // ct_YYYYMMDDHHMMSS_<12 hex>
-  std::string state;  // proposed accepted writing committed stale abandoned expired
+  ContractState state = ContractState::kProposed;  // never kCommitting
   std::string target;
   std::string requested_source;  // what the caller asked: declared inferred dataset auto
   std::string schema_source;     // what it resolved to: declared inferred dataset
-  std::string mode;              // create append overwrite
+  SchemaMode mode = SchemaMode::kCreate;
   bool dataset_exists = false;
   std::string dataset_uuid;  // of the existing dataset, at agreement
   int32_t dataset_schema_id = 0;
@@ -271,13 +317,16 @@ class Uploads {
   // under the write; contract_expired (kExpired); already_committed (kFailedPrecondition);
   // kCancelled when `progress` asked to stop; kNotFound / kIOError for a local file that cannot
   // be read.
-  virtual Result<WriteResult> Write(std::string_view id, const std::string& path,
-                                    const ProgressFn& progress = {}) = 0;
+  Result<WriteResult> Write(std::string_view id, const std::string& path,
+                            const ProgressFn& progress = {}) {
+    return DoWrite(id, path, progress);
+  }
   // The same for a part held in memory; `name` carries the format and codec suffixes. Errors:
   // as Write; remotely invalid_identifier (kInvalidArgument) for a bad part name.
-  virtual Result<WriteResult> WriteBytes(std::string_view id, std::string_view name,
-                                         std::string_view bytes, std::string content_type = {},
-                                         const ProgressFn& progress = {}) = 0;
+  Result<WriteResult> WriteBytes(std::string_view id, std::string_view name, std::string_view bytes,
+                                 std::string content_type = {}, const ProgressFn& progress = {}) {
+    return DoWriteBytes(id, name, bytes, std::move(content_type), progress);
+  }
   // Publishes every staged part as one snapshot (creating the dataset for mode create).
   // already_committed (kFailedPrecondition, field snapshot_id) for a second commit without the
   // first one's idempotency key; nothing_written (kFailedPrecondition) before any Write;
@@ -290,6 +339,16 @@ class Uploads {
   // expired contract is OK; a committed one is already_committed (kFailedPrecondition);
   // commit_in_progress (kConflict) while it commits.
   virtual Status Abandon(std::string_view id) = 0;
+
+ protected:
+  // What Write and WriteBytes run (the non-virtual interface idiom): their defaults are stated
+  // once, on the public methods, and an implementation overrides these, which take every
+  // argument.
+  virtual Result<WriteResult> DoWrite(std::string_view id, const std::string& path,
+                                      const ProgressFn& progress) = 0;
+  virtual Result<WriteResult> DoWriteBytes(std::string_view id, std::string_view name,
+                                           std::string_view bytes, std::string content_type,
+                                           const ProgressFn& progress) = 0;
 };
 
 // ---- errors (U5) ----

@@ -83,6 +83,21 @@ Json StringMapJson(const std::map<std::string, std::string>& m) {
   return o;
 }
 
+// A vocabulary word of a contract read with `from_name` (ContractStateFromName, ...); any other
+// string is invalid_value at `pointer`, listing the words `allowed`.
+template <typename FromName>
+auto WordAt(const std::string& text, FromName from_name, const std::string& pointer,
+            const char* what, const char* allowed)
+    -> Result<typename decltype(from_name(std::string_view()))::value_type> {
+  auto value = from_name(text);
+  if (!value) {
+    return FieldError(
+        codes::kInvalidValue, pointer,
+        std::string(what) + " must be " + allowed + ", got '" + text.substr(0, 64) + "'");
+  }
+  return *value;
+}
+
 constexpr SchemaSourceKind kSourceKinds[] = {SchemaSourceKind::kDeclared,
                                              SchemaSourceKind::kInferred,
                                              SchemaSourceKind::kDataset, SchemaSourceKind::kAuto};
@@ -161,7 +176,10 @@ Result<PlanEntry> PlanEntryAt(const Json& j, const std::string& path) {
   TARN_ASSIGN_OR_RETURN(e.column, r.String("column"));
   TARN_ASSIGN_OR_RETURN(e.from, OptText(r, "from"));
   TARN_ASSIGN_OR_RETURN(e.to, OptText(r, "to"));
-  TARN_ASSIGN_OR_RETURN(e.action, r.String("action"));
+  TARN_ASSIGN_OR_RETURN(std::string action, r.String("action"));
+  TARN_ASSIGN_OR_RETURN(e.action, WordAt(action, PlanActionFromName, r.Pointer("action"), "action",
+                                         "keep, retag, widen, cast, unsupported, undeclared, "
+                                         "ignored or missing"));
   TARN_ASSIGN_OR_RETURN(e.sample, OptText(r, "sample"));
   TARN_ASSIGN_OR_RETURN(e.changes_values, r.Bool("changes_values", false));
   TARN_ASSIGN_OR_RETURN(e.retyped, r.Bool("retyped", false));
@@ -175,7 +193,9 @@ Result<ContractIssue> IssueAt(const Json& j, const std::string& path) {
   TARN_ASSIGN_OR_RETURN(i.code, r.String("code"));
   TARN_ASSIGN_OR_RETURN(i.column, OptText(r, "column"));
   TARN_ASSIGN_OR_RETURN(i.detail, OptText(r, "detail"));
-  TARN_ASSIGN_OR_RETURN(i.severity, r.String("severity"));
+  TARN_ASSIGN_OR_RETURN(std::string severity, r.String("severity"));
+  TARN_ASSIGN_OR_RETURN(i.severity, WordAt(severity, IssueSeverityFromName, r.Pointer("severity"),
+                                           "severity", "blocking or warning"));
   TARN_ASSIGN_OR_RETURN(const Json* fields, r.OptValue("fields"));
   if (fields) {
     TARN_ASSIGN_OR_RETURN(i.fields, StringMapAt(*fields, r.Pointer("fields")));
@@ -282,14 +302,18 @@ Result<NegotiateRequest> NegotiateRequestFromJson(const Json& j) {
 // ---- the contract ----
 
 Json ToJson(const PlanEntry& v) {
-  return Json{{"column", v.column},  {"from", v.from},     {"to", v.to},
-              {"action", v.action},  {"sample", v.sample}, {"changes_values", v.changes_values},
+  return Json{{"column", v.column},  {"from", v.from},
+              {"to", v.to},          {"action", std::string(PlanActionName(v.action))},
+              {"sample", v.sample},  {"changes_values", v.changes_values},
               {"retyped", v.retyped}};
 }
 Result<PlanEntry> PlanEntryFromJson(const Json& j) { return PlanEntryAt(j, ""); }
 
 Json ToJson(const ContractIssue& v) {
-  Json j{{"code", v.code}, {"column", v.column}, {"detail", v.detail}, {"severity", v.severity}};
+  Json j{{"code", v.code},
+         {"column", v.column},
+         {"detail", v.detail},
+         {"severity", std::string(IssueSeverityName(v.severity))}};
   if (!v.fields.empty()) j["fields"] = StringMapJson(v.fields);
   return j;
 }
@@ -332,11 +356,11 @@ Result<UploadCommitResult> UploadCommitResultFromJson(const Json& j) {
 
 Json ToJson(const Contract& v) {
   return Json{{"id", v.id},
-              {"state", v.state},
+              {"state", std::string(ContractStateName(v.state))},
               {"target", v.target},
               {"requested_source", v.requested_source},
               {"schema_source", v.schema_source},
-              {"mode", v.mode},
+              {"mode", std::string(SchemaModeName(v.mode))},
               {"dataset_exists", v.dataset_exists},
               {"dataset_uuid", v.dataset_uuid},
               {"dataset_schema_id", v.dataset_schema_id},
@@ -359,11 +383,24 @@ Result<Contract> ContractFromJson(const Json& j) {
   TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
   Contract v;
   TARN_ASSIGN_OR_RETURN(v.id, r.String("id"));
-  TARN_ASSIGN_OR_RETURN(v.state, r.String("state"));
+  TARN_ASSIGN_OR_RETURN(std::string state, r.String("state"));
+  // "committing" is the store's own: a server never sends it.
+  TARN_ASSIGN_OR_RETURN(v.state, WordAt(state, ContractStateFromName, r.Pointer("state"), "state",
+                                        "proposed, accepted, writing, committed, stale, "
+                                        "abandoned or expired"));
+  if (v.state == ContractState::kCommitting) {
+    return FieldError(codes::kInvalidValue, r.Pointer("state"),
+                      "state must be proposed, accepted, writing, committed, stale, abandoned or "
+                      "expired, got 'committing'");
+  }
   TARN_ASSIGN_OR_RETURN(v.target, r.String("target"));
   TARN_ASSIGN_OR_RETURN(v.requested_source, OptText(r, "requested_source"));
   TARN_ASSIGN_OR_RETURN(v.schema_source, OptText(r, "schema_source"));
-  TARN_ASSIGN_OR_RETURN(v.mode, OptText(r, "mode"));
+  TARN_ASSIGN_OR_RETURN(auto mode, r.OptString("mode"));
+  if (mode) {  // absent: the default, create
+    TARN_ASSIGN_OR_RETURN(v.mode, WordAt(*mode, SchemaModeFromName, r.Pointer("mode"), "mode",
+                                         "create, append or overwrite"));
+  }
   TARN_ASSIGN_OR_RETURN(v.dataset_exists, r.Bool("dataset_exists", false));
   TARN_ASSIGN_OR_RETURN(v.dataset_uuid, OptText(r, "dataset_uuid"));
   TARN_ASSIGN_OR_RETURN(int64_t schema_id, OptInt(r, "dataset_schema_id", 0));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/wire.h"
+#include "sdk/upload_json.h"
 #include "tarn/upload.h"
 
 namespace tarn::api {

@@ -43,27 +43,29 @@ Status DecodeError(const std::string& text, Decode decode) {
 Contract FullContract() {
   Contract c;
   c.id = "ct_20240102030405_0123456789ab";
-  c.state = "writing";
+  c.state = ContractState::kWriting;
   c.target = "acme.sec.findings";
   c.requested_source = "auto";
   c.schema_source = "dataset";
-  c.mode = "append";
+  c.mode = SchemaMode::kAppend;
   c.dataset_exists = true;
   c.dataset_uuid = "0b3c5f1e-1111-2222-3333-444455556666";
   c.dataset_schema_id = 7;
   c.channel = "cli";
   c.files = {{"a.csv.gz", "csv", "gzip", 123456, 1000, 4096}, {"b.parquet", "parquet", "none"}};
-  PlanEntry keep{"id", "INT64", "INT64", "keep", "42", false, false};
-  PlanEntry cast{"at", "VARCHAR", "TIMESTAMP", "cast", "2024-01-01 00:00:00", true, true};
-  PlanEntry undeclared{"zoë \"q\"", "VARCHAR", "", "undeclared", "", false, false};
+  PlanEntry keep{"id", "INT64", "INT64", PlanAction::kKeep, "42", false, false};
+  PlanEntry cast{"at", "VARCHAR", "TIMESTAMP", PlanAction::kCast, "2024-01-01 00:00:00",
+                 true, true};
+  PlanEntry undeclared{"zoë \"q\"", "VARCHAR", "", PlanAction::kUndeclared, "", false, false};
   c.plan = {keep, cast, undeclared};
-  c.issues = {{"column_undeclared", "zoë \"q\"", "not in the dataset", "blocking", {}},
-              {"all_null", "x", "", "warning", {}},
-              {"value_not_castable",
-               "id",
-               "file 'a.csv' row 2",
-               "blocking",
-               {{"file", "a.csv"}, {"row", "2"}, {"value", "x"}, {"declared", "INT64"}}}};
+  c.issues = {
+      {"column_undeclared", "zoë \"q\"", "not in the dataset", IssueSeverity::kBlocking, {}},
+      {"all_null", "x", "", IssueSeverity::kWarning, {}},
+      {"value_not_castable",
+       "id",
+       "file 'a.csv' row 2",
+       IssueSeverity::kBlocking,
+       {{"file", "a.csv"}, {"row", "2"}, {"value", "x"}, {"declared", "INT64"}}}};
   c.fingerprint = "00112233445566778899aabbccddeeff";
   c.parts = {{1, "a.csv.gz", 1000, 2048, 4096, 1, 1700000000000000},
              {2, "b.parquet", kMax, 0, 0, 0, 0}};
@@ -80,7 +82,7 @@ TEST(ContractWireTest, ContractRoundTripKeepsEveryField) {
   Contract c = FullContract();
   Contract back = RoundTrip(c, ContractFromJson);
   EXPECT_EQ(back.id, c.id);
-  EXPECT_EQ(back.state, "writing");
+  EXPECT_EQ(back.state, ContractState::kWriting);
   EXPECT_EQ(back.dataset_schema_id, 7);
   ASSERT_EQ(back.files.size(), 2u);
   EXPECT_EQ(back.files[0].compression, "gzip");
@@ -107,7 +109,7 @@ TEST(ContractWireTest, ContractRoundTripKeepsEveryField) {
 
 TEST(ContractWireTest, CommittedContractCarriesItsResult) {
   Contract c = FullContract();
-  c.state = "committed";
+  c.state = ContractState::kCommitted;
   UploadCommitResult done;
   done.target = c.target;
   done.snapshot_id = 99;
@@ -289,6 +291,15 @@ TEST(ContractWireTest, MalformedBodiesNameTheField) {
        "missing_field", "/committed/snapshot_id"},
       {R"({"id":"x","state":"proposed","target":"a.b.c","files":[{"name":"n","extra":0}]})",
        "unknown_field", "/files/0/extra"},
+      // The vocabularies: a word outside the list, and the store's own committing state.
+      {R"({"id":"x","state":"Proposed","target":"a.b.c"})", "invalid_value", "/state"},
+      {R"({"id":"x","state":"committing","target":"a.b.c"})", "invalid_value", "/state"},
+      {R"({"id":"x","state":"proposed","target":"a.b.c","mode":"upsert"})", "invalid_value",
+       "/mode"},
+      {R"({"id":"x","state":"proposed","target":"a.b.c","plan":[{"column":"a","action":"drop"}]})",
+       "invalid_value", "/plan/0/action"},
+      {R"({"id":"x","state":"proposed","target":"a.b.c","issues":[{"code":"c","severity":"info"}]})",
+       "invalid_value", "/issues/0/severity"},
   };
   for (const auto& c : contract) check(c, ContractFromJson);
 

@@ -140,8 +140,8 @@ Result<std::unique_ptr<Catalog>> Catalog::OpenEmbedded(std::string_view dir,
 
 // ---- workspaces ----
 
-Status Catalog::CreateWorkspace(std::string_view name, bool exists_ok,
-                                const PropertyMap& properties) {
+Status Catalog::DoCreateWorkspace(std::string_view name, bool exists_ok,
+                                  const PropertyMap& properties) {
   TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(properties));
   PropertyMap plain;
@@ -285,8 +285,8 @@ Status Catalog::DropWorkspace(std::string_view name) {
 
 // ---- collections ----
 
-Status Catalog::CreateCollection(std::string_view qualified, bool exists_ok,
-                                 std::string_view description, const PropertyMap& properties) {
+Status Catalog::DoCreateCollection(std::string_view qualified, bool exists_ok,
+                                   std::string_view description, const PropertyMap& properties) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseCollectionName(qualified));
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(properties));
   PropertyMap props = properties;

@@ -77,8 +77,6 @@ class Catalog : public Client {
 
   // Workspaces (C1). A missing workspace is kNotFound with field code=workspace_not_found.
   // Properties may include deletion_protection / egress_protection (stored raw).
-  Status CreateWorkspace(std::string_view name, bool exists_ok = false,
-                         const PropertyMap& properties = {}) override;
   Result<WorkspaceInfo> GetWorkspace(std::string_view name) override;
   // GetWorkspace, creating the workspace first when `create_if_missing`.
   Result<WorkspaceInfo> OpenWorkspace(std::string_view name, bool create_if_missing = false);
@@ -92,9 +90,6 @@ class Catalog : public Client {
 
   // Collections (C2), named `workspace.collection`. A missing one is kNotFound with
   // code=collection_not_found.
-  Status CreateCollection(std::string_view qualified, bool exists_ok = false,
-                          std::string_view description = {},
-                          const PropertyMap& properties = {}) override;
   Result<std::vector<CollectionInfo>> ListCollections(std::string_view workspace) override;
   Result<CollectionInfo> GetCollection(std::string_view qualified) override;
   // Refused (kFailedPrecondition) while the collection holds datasets (live or dropped ones
@@ -106,11 +101,6 @@ class Catalog : public Client {
 
   // ---- datasets (C3), named `workspace.collection.dataset` ----
   // A missing dataset is kNotFound with code=dataset_not_found.
-  Result<DatasetInfo> CreateDataset(std::string_view qualified, DatasetDefinition def,
-                                    bool exists_ok = false) override;
-  // The dataset with its current schema, or with the schema of the selected snapshot.
-  Result<DatasetInfo> LoadDataset(std::string_view qualified,
-                                  const SnapshotSelector& at = {}) override;
   Result<std::vector<DatasetInfo>> ListDatasets(std::string_view collection) override;
   // The names of every dataset of the collection, live (dropped = false) and dropped ones
   // whose history is kept, for counting what a restricted token may see.
@@ -121,18 +111,6 @@ class Catalog : public Client {
   Result<std::vector<DatasetEntry>> ListDatasetNames(std::string_view collection);
   // Renames within its collection (`new_name` is the bare dataset name).
   Status RenameDataset(std::string_view qualified, std::string_view new_name) override;
-  // Drops the dataset: its name is free at once. Without `purge` its history is kept (the
-  // collection stays non-empty); with `purge` every row goes and its files enter the removal
-  // ledger, refused while the workspace has deletion protection on.
-  Status DropDataset(std::string_view qualified, bool purge = false,
-                     std::optional<std::string> expected_uuid = std::nullopt) override;
-  Status SetDatasetProperties(std::string_view qualified, const PropertyMap& set,
-                              const std::vector<std::string>& unset = {}) override;
-  // Schema evolution (C6): one new schema version; field ids never change or get reused.
-  // With `read_snapshot_id`, refused (kConflict) when the dataset committed since.
-  Result<DatasetInfo> AlterSchema(std::string_view qualified,
-                                  const std::vector<SchemaChange>& changes,
-                                  std::optional<int64_t> read_snapshot_id = std::nullopt) override;
   // Partition spec (C7) and sort order evolution: later writes use them.
   Result<DatasetInfo> SetPartitionSpec(std::string_view qualified, std::string_view spec) override;
   Result<DatasetInfo> SetSortOrder(std::string_view qualified, std::string_view order) override;
@@ -157,27 +135,10 @@ class Catalog : public Client {
   // dataset's prefix (Append) and for exercising the commit engine (benchmarks, tests). Never
   // pass files a client named.
   Result<std::vector<SnapshotInfo>> CommitWritten(std::vector<DatasetCommit> parts);
-  // Writes `batches` (already in the dataset's current types, matched by field id or name)
-  // as Parquet under the warehouse, sorted and split by partition, and commits them.
-  Result<SnapshotInfo> Append(std::string_view qualified, const std::vector<RecordBatch>& batches,
-                              CommitMeta meta, CommitOperation op = CommitOperation::kAppend,
-                              std::optional<std::string> expected_uuid = std::nullopt) override;
-  // The same for input of any size: pulls batches from `next` until it returns nullopt, writes
-  // data files every ~kAppendFlushRows rows (memory stays bounded), and commits them all as one
-  // snapshot. An error from `next` or the commit deletes every file written.
+  // AppendStream (DoAppendStream below) writes a data file every ~kAppendFlushRows rows or
+  // kAppendFlushBytes bytes.
   static constexpr int64_t kAppendFlushRows = 1'000'000;
   static constexpr int64_t kAppendFlushBytes = 256ll << 20;
-  Result<SnapshotInfo> AppendStream(
-      std::string_view qualified, const BatchSource& next, CommitMeta meta,
-      CommitOperation op = CommitOperation::kAppend,
-      std::optional<std::string> expected_uuid = std::nullopt) override;
-  // Registers files already in the warehouse (paths relative to its root, or URIs inside it);
-  // stats come from their footers. Ownership is decided first, from the keys alone: a path the
-  // dataset may not register is code=path_not_owned whether or not it exists. Files it may
-  // register (its own prefix, its granted locations: what a writer of the dataset may read)
-  // are then told apart: code=file_not_found, not_a_regular_file, not_parquet.
-  Result<SnapshotInfo> AddFiles(std::string_view qualified, const std::vector<std::string>& paths,
-                                CommitMeta meta, bool truncate_first = false) override;
   // Marks the rows matching `where` deleted with deletion vectors (rows stay in their files).
   Result<SnapshotInfo> DeleteRows(std::string_view qualified, std::string_view where,
                                   CommitMeta meta) override;
@@ -202,8 +163,6 @@ class Catalog : public Client {
   // ---- snapshots, time travel and tags (C5) ----
   Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified) override;
   Result<SnapshotInfo> GetSnapshot(std::string_view qualified, const SnapshotSelector& at) override;
-  Status CreateTag(std::string_view qualified, std::string_view tag, const SnapshotSelector& at,
-                   bool replace = false) override;
   Status DropTag(std::string_view qualified, std::string_view tag) override;
   Result<std::vector<TagInfo>> ListTags(std::string_view qualified) override;
 
@@ -218,10 +177,6 @@ class Catalog : public Client {
               bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn) override;
 
   // ---- change feed (C9) ----
-  // Files added and removed in (from, to]; `to` defaults to the current snapshot. A range
-  // reaching into expired snapshots is kExpired (code=changes_expired).
-  Result<ChangeSet> Changes(std::string_view qualified, int64_t from_snapshot_id,
-                            std::optional<int64_t> to_snapshot_id = std::nullopt) override;
   // Consumer offsets only move forward (kFailedPrecondition, code=offset_regression).
   Status CommitOffset(std::string_view qualified, std::string_view consumer,
                       int64_t snapshot_id) override;
@@ -231,9 +186,6 @@ class Catalog : public Client {
   // ---- maintenance (C11) ----
   Result<ExpiryResult> ExpireSnapshots(std::string_view qualified,
                                        const ExpiryOptions& options) override;
-  // Deletes the objects in the removal ledger (nothing live or retained references them) and
-  // reports orphans: objects under dataset prefixes that no catalog row references.
-  Result<CleanupResult> Cleanup(bool delete_orphans = false) override;
 
   // ---- access tokens and audit (V5; access.cc) ----
   // A random client id ("tarn_" + 20 base32 chars) and secret (40 base32 chars) unless the spec
@@ -280,6 +232,65 @@ class Catalog : public Client {
   // Appends rows to the audit log, in one transaction.
   Status WriteAudit(const std::vector<AuditRecord>& records);
   Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) override;
+
+ protected:
+  // The methods of tarn::Client with default arguments: callers use the public ones (the
+  // defaults are stated there, once), which run these.
+
+  Status DoCreateWorkspace(std::string_view name, bool exists_ok,
+                           const PropertyMap& properties) override;
+  Status DoCreateCollection(std::string_view qualified, bool exists_ok,
+                            std::string_view description, const PropertyMap& properties) override;
+
+  // ---- datasets ----
+  Result<DatasetInfo> DoCreateDataset(std::string_view qualified, DatasetDefinition def,
+                                      bool exists_ok) override;
+  // The dataset with its current schema, or with the schema of the selected snapshot.
+  Result<DatasetInfo> DoLoadDataset(std::string_view qualified,
+                                    const SnapshotSelector& at) override;
+  // Drops the dataset: its name is free at once. Without `purge` its history is kept (the
+  // collection stays non-empty); with `purge` every row goes and its files enter the removal
+  // ledger, refused while the workspace has deletion protection on.
+  Status DoDropDataset(std::string_view qualified, bool purge,
+                       std::optional<std::string> expected_uuid) override;
+  Status DoSetDatasetProperties(std::string_view qualified, const PropertyMap& set,
+                                const std::vector<std::string>& unset) override;
+  // Schema evolution (C6): one new schema version; field ids never change or get reused.
+  // With `read_snapshot_id`, refused (kConflict) when the dataset committed since.
+  Result<DatasetInfo> DoAlterSchema(std::string_view qualified,
+                                    const std::vector<SchemaChange>& changes,
+                                    std::optional<int64_t> read_snapshot_id) override;
+
+  // ---- commits ----
+  // Writes `batches` (already in the dataset's current types, matched by field id or name)
+  // as Parquet under the warehouse, sorted and split by partition, and commits them.
+  Result<SnapshotInfo> DoAppend(std::string_view qualified, const std::vector<RecordBatch>& batches,
+                                CommitMeta meta, CommitOperation op,
+                                std::optional<std::string> expected_uuid) override;
+  // The same for input of any size: pulls batches from `next` until it returns nullopt, writes
+  // data files every ~kAppendFlushRows rows (memory stays bounded), and commits them all as one
+  // snapshot. An error from `next` or the commit deletes every file written.
+  Result<SnapshotInfo> DoAppendStream(std::string_view qualified, const BatchSource& next,
+                                      CommitMeta meta, CommitOperation op,
+                                      std::optional<std::string> expected_uuid) override;
+  // Registers files already in the warehouse (paths relative to its root, or URIs inside it);
+  // stats come from their footers. Ownership is decided first, from the keys alone: a path the
+  // dataset may not register is code=path_not_owned whether or not it exists. Files it may
+  // register (its own prefix, its granted locations: what a writer of the dataset may read)
+  // are then told apart: code=file_not_found, not_a_regular_file, not_parquet.
+  Result<SnapshotInfo> DoAddFiles(std::string_view qualified, const std::vector<std::string>& paths,
+                                  CommitMeta meta, bool truncate_first) override;
+
+  // ---- tags, change feed, maintenance ----
+  Status DoCreateTag(std::string_view qualified, std::string_view tag, const SnapshotSelector& at,
+                     bool replace) override;
+  // Files added and removed in (from, to]; `to` defaults to the current snapshot. A range
+  // reaching into expired snapshots is kExpired (code=changes_expired).
+  Result<ChangeSet> DoChanges(std::string_view qualified, int64_t from_snapshot_id,
+                              std::optional<int64_t> to_snapshot_id) override;
+  // Deletes the objects in the removal ledger (nothing live or retained references them) and
+  // reports orphans: objects under dataset prefixes that no catalog row references.
+  Result<CleanupResult> DoCleanup(bool delete_orphans) override;
 
  private:
   Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse,

@@ -185,8 +185,8 @@ Status ApplyChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema
 
 }  // namespace
 
-Result<DatasetInfo> Catalog::CreateDataset(std::string_view qualified, DatasetDefinition def,
-                                           bool exists_ok) {
+Result<DatasetInfo> Catalog::DoCreateDataset(std::string_view qualified, DatasetDefinition def,
+                                             bool exists_ok) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(ValidateSchema(def.schema));
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(def.properties));
@@ -232,7 +232,7 @@ Result<DatasetInfo> Catalog::CreateDataset(std::string_view qualified, DatasetDe
   return LoadDataset(qualified);
 }
 
-Result<DatasetInfo> Catalog::LoadDataset(std::string_view qualified, const SnapshotSelector& at) {
+Result<DatasetInfo> Catalog::DoLoadDataset(std::string_view qualified, const SnapshotSelector& at) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   DatasetInfo out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
@@ -317,8 +317,8 @@ Status Catalog::RenameDataset(std::string_view qualified, std::string_view new_n
   });
 }
 
-Status Catalog::DropDataset(std::string_view qualified, bool purge,
-                            std::optional<std::string> expected_uuid) {
+Status Catalog::DoDropDataset(std::string_view qualified, bool purge,
+                              std::optional<std::string> expected_uuid) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   std::vector<std::string> released;
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
@@ -391,8 +391,8 @@ Status Catalog::DropDataset(std::string_view qualified, bool purge,
   });
 }
 
-Status Catalog::SetDatasetProperties(std::string_view qualified, const PropertyMap& set,
-                                     const std::vector<std::string>& unset) {
+Status Catalog::DoSetDatasetProperties(std::string_view qualified, const PropertyMap& set,
+                                       const std::vector<std::string>& unset) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(set));
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
@@ -418,9 +418,9 @@ Status Catalog::SetDatasetProperties(std::string_view qualified, const PropertyM
   });
 }
 
-Result<DatasetInfo> Catalog::AlterSchema(std::string_view qualified,
-                                         const std::vector<SchemaChange>& changes,
-                                         std::optional<int64_t> read_snapshot_id) {
+Result<DatasetInfo> Catalog::DoAlterSchema(std::string_view qualified,
+                                           const std::vector<SchemaChange>& changes,
+                                           std::optional<int64_t> read_snapshot_id) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   if (changes.empty()) return Status::InvalidArgument("no schema change given");
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(

@@ -129,7 +129,7 @@ Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
   return out;
 }
 
-Result<CleanupResult> Catalog::Cleanup(bool delete_orphans) {
+Result<CleanupResult> Catalog::DoCleanup(bool delete_orphans) {
   CleanupResult out;
   // 1. The ledger, a page at a time.
   constexpr int64_t kPage = 500;

@@ -195,9 +195,10 @@ int64_t BatchBytes(const RecordBatch& b) {
 
 }  // namespace
 
-Result<SnapshotInfo> Catalog::Append(std::string_view qualified,
-                                     const std::vector<RecordBatch>& batches, CommitMeta meta,
-                                     CommitOperation op, std::optional<std::string> expected_uuid) {
+Result<SnapshotInfo> Catalog::DoAppend(std::string_view qualified,
+                                       const std::vector<RecordBatch>& batches, CommitMeta meta,
+                                       CommitOperation op,
+                                       std::optional<std::string> expected_uuid) {
   TARN_ASSIGN_OR_RETURN(auto ds, PrepareAppend(*this, qualified, meta, op, expected_uuid));
   TARN_ASSIGN_OR_RETURN(auto earlier, EarlierCommit(*this, qualified, meta));
   if (earlier) return std::move(*earlier);
@@ -208,9 +209,9 @@ Result<SnapshotInfo> Catalog::Append(std::string_view qualified,
   return FinishAppend(*this, ds, std::move(files), rows, std::move(meta), op);
 }
 
-Result<SnapshotInfo> Catalog::AppendStream(std::string_view qualified, const BatchSource& next,
-                                           CommitMeta meta, CommitOperation op,
-                                           std::optional<std::string> expected_uuid) {
+Result<SnapshotInfo> Catalog::DoAppendStream(std::string_view qualified, const BatchSource& next,
+                                             CommitMeta meta, CommitOperation op,
+                                             std::optional<std::string> expected_uuid) {
   TARN_ASSIGN_OR_RETURN(auto ds, PrepareAppend(*this, qualified, meta, op, expected_uuid));
   TARN_ASSIGN_OR_RETURN(auto earlier, EarlierCommit(*this, qualified, meta));
   if (earlier) return std::move(*earlier);
@@ -251,9 +252,9 @@ Result<SnapshotInfo> Catalog::AppendStream(std::string_view qualified, const Bat
   return FinishAppend(*this, ds, std::move(files), rows, std::move(meta), op);
 }
 
-Result<SnapshotInfo> Catalog::AddFiles(std::string_view qualified,
-                                       const std::vector<std::string>& paths, CommitMeta meta,
-                                       bool truncate_first) {
+Result<SnapshotInfo> Catalog::DoAddFiles(std::string_view qualified,
+                                         const std::vector<std::string>& paths, CommitMeta meta,
+                                         bool truncate_first) {
   if (paths.empty() && !truncate_first) {
     return Status::InvalidArgument("add_files needs at least one file");
   }

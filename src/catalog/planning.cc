@@ -176,8 +176,8 @@ Status Catalog::Scan(std::string_view qualified, const SnapshotSelector& at, std
   return Status::OK();
 }
 
-Result<ChangeSet> Catalog::Changes(std::string_view qualified, int64_t from_snapshot_id,
-                                   std::optional<int64_t> to_snapshot_id) {
+Result<ChangeSet> Catalog::DoChanges(std::string_view qualified, int64_t from_snapshot_id,
+                                     std::optional<int64_t> to_snapshot_id) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   ChangeSet out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(

@@ -238,8 +238,8 @@ Result<SnapshotInfo> Catalog::GetSnapshot(std::string_view qualified, const Snap
   return out;
 }
 
-Status Catalog::CreateTag(std::string_view qualified, std::string_view tag,
-                          const SnapshotSelector& at, bool replace) {
+Status Catalog::DoCreateTag(std::string_view qualified, std::string_view tag,
+                            const SnapshotSelector& at, bool replace) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(ValidateIdentifier("tag name", tag));
   if (IsReservedTag(tag)) {

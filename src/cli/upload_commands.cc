@@ -301,13 +301,15 @@ std::string PlanTable(const Contract& c, const render::Style& st) {
         const PlanEntry& e = c.plan[row];
         if (col == 1) return st.dim(text);
         if (col == 2) {
-          if (e.action == "ignored") return st.dim(text);
-          if (e.action == "unsupported" || e.action == "undeclared") return st.error(text);
+          if (e.action == PlanAction::kIgnored) return st.dim(text);
+          if (e.action == PlanAction::kUnsupported || e.action == PlanAction::kUndeclared)
+            return st.error(text);
           return e.retyped ? st.accent(text) : text;
         }
         if (col == 3) {
-          if (e.action == "unsupported" || e.action == "undeclared") return st.error(text);
-          if (e.action == "missing") return st.warn(text);
+          if (e.action == PlanAction::kUnsupported || e.action == PlanAction::kUndeclared)
+            return st.error(text);
+          if (e.action == PlanAction::kMissing) return st.warn(text);
           return st.dim(text);
         }
         return text;
@@ -417,7 +419,7 @@ bool Correctable(const Status& s) {
 
 Status Stopped(const Contract& c) {
   return Status::Of(codes::kContractNotAccepted, "stopped; nothing was written")
-      .WithField("state", "abandoned")
+      .WithField("state", std::string(ContractStateName(ContractState::kAbandoned)))
       .WithField("contract_id", c.id);
 }
 
@@ -512,7 +514,7 @@ Status RunUpload(const UploadArgs& a, const GlobalOptions& g, CatalogOptions* co
   bool interactive = !g.json && ::isatty(0) && ::isatty(1);
   if (!g.json) {
     std::string out = "\n" + FilesBlock(a.files, sizes, st) + "\n" + TargetLine(c, st) + "\n";
-    if (c.mode == "create") {
+    if (c.mode == SchemaMode::kCreate) {
       out += PlanTable(c, st);
     } else {
       out += ConversionsBlock(c, st);
@@ -521,7 +523,7 @@ Status RunUpload(const UploadArgs& a, const GlobalOptions& g, CatalogOptions* co
     PrintOut(out);
   }
 
-  if (c.state == "proposed") {
+  if (c.state == ContractState::kProposed) {
     if (c.schema_source == "inferred" && !a.yes) {
       if (!interactive) {
         return fail(
@@ -529,7 +531,7 @@ Status RunUpload(const UploadArgs& a, const GlobalOptions& g, CatalogOptions* co
                        "the types of " + c.target +
                            " were read from the data and nobody accepted them: pass --yes to "
                            "accept them, or --declare COLUMN:TYPE to say them; nothing was written")
-                .WithField("state", c.state)
+                .WithField("state", std::string(ContractStateName(c.state)))
                 .WithField("contract_id", c.id));
       }
       auto accepted = Converse(*uploads, c, st);
@@ -603,12 +605,12 @@ Status ShowContract(const Contract& c, bool as_json) {
   render::Style st = render::Style::ForFd(1);
   std::vector<std::pair<std::string, std::string>> kv = {
       {"id", c.id},
-      {"state", c.state},
+      {"state", std::string(ContractStateName(c.state))},
       {"target", c.target},
       {"schema_source", c.requested_source == c.schema_source || c.requested_source.empty()
                             ? c.schema_source
                             : c.requested_source + " -> " + c.schema_source},
-      {"mode", c.mode},
+      {"mode", std::string(SchemaModeName(c.mode))},
       {"channel", c.channel},
       {"created_by", c.created_by},
       {"created_at", FormatMicros(c.created_at_us)},
@@ -630,12 +632,13 @@ Status ShowContract(const Contract& c, bool as_json) {
       [](int, size_t, const std::string& t) { return t; }, &out);
   out += "\n";
   std::vector<std::vector<std::string>> plan;
-  for (const auto& e : c.plan) plan.push_back({e.column, e.sample, e.from, e.to, e.action});
+  for (const auto& e : c.plan)
+    plan.push_back({e.column, e.sample, e.from, e.to, std::string(PlanActionName(e.action))});
   PrintIndentedTable(
       {"column", "sample", "from", "to", "action"}, plan, st,
       [&](int row, size_t col, const std::string& t) {
         if (col == 1) return st.dim(t);
-        if (col == 4 && c.plan[row].action != "keep") return st.accent(t);
+        if (col == 4 && c.plan[row].action != PlanAction::kKeep) return st.accent(t);
         return t;
       },
       &out);
@@ -712,7 +715,7 @@ void RegisterUploadCommands(CLI::App* app, GlobalOptions* global) {
       TARN_RETURN_NOT_OK(uploads->Abandon(*id));
       // Abandoning an expired contract is OK and leaves it expired: say which.
       auto now = uploads->GetContract(*id);
-      std::string state = now.ok() ? now->state : "abandoned";
+      const std::string state(ContractStateName(now.ok() ? now->state : ContractState::kAbandoned));
       if (global->json) {
         std::cout << Dump(json{{"id", *id}, {"state", state}}) << "\n";
       } else {

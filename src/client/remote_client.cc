@@ -647,8 +647,8 @@ Result<WhoAmI> RemoteClient::GetWhoAmI() {
 
 // ---- workspaces ----
 
-Status RemoteClient::CreateWorkspace(std::string_view name, bool exists_ok,
-                                     const PropertyMap& properties) {
+Status RemoteClient::DoCreateWorkspace(std::string_view name, bool exists_ok,
+                                       const PropertyMap& properties) {
   TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
   Json body = {{"name", std::string(name)},
                {"exists_ok", exists_ok},
@@ -687,8 +687,9 @@ Status RemoteClient::DropWorkspace(std::string_view name) {
 
 // ---- collections ----
 
-Status RemoteClient::CreateCollection(std::string_view qualified, bool exists_ok,
-                                      std::string_view description, const PropertyMap& properties) {
+Status RemoteClient::DoCreateCollection(std::string_view qualified, bool exists_ok,
+                                        std::string_view description,
+                                        const PropertyMap& properties) {
   TARN_ASSIGN_OR_RETURN(CollectionName n, ParseCollectionName(qualified));
   Json body = {{"name", n.collection},
                {"exists_ok", exists_ok},
@@ -731,8 +732,8 @@ Status RemoteClient::UnsetCollectionProperties(std::string_view qualified,
 
 // ---- datasets ----
 
-Result<DatasetInfo> RemoteClient::CreateDataset(std::string_view qualified, DatasetDefinition def,
-                                                bool exists_ok) {
+Result<DatasetInfo> RemoteClient::DoCreateDataset(std::string_view qualified, DatasetDefinition def,
+                                                  bool exists_ok) {
   TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(qualified));
   Json body = api::ToJson(def);
   body["name"] = n.dataset;
@@ -743,8 +744,8 @@ Result<DatasetInfo> RemoteClient::CreateDataset(std::string_view qualified, Data
   return Decode<DatasetInfo>(j, api::DatasetFromJson, "dataset");
 }
 
-Result<DatasetInfo> RemoteClient::LoadDataset(std::string_view qualified,
-                                              const SnapshotSelector& at) {
+Result<DatasetInfo> RemoteClient::DoLoadDataset(std::string_view qualified,
+                                                const SnapshotSelector& at) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
   TARN_ASSIGN_OR_RETURN(
       Json j, transport_->Call("GET", path + QueryString(api::SelectorParams(at)), nullptr, true));
@@ -763,8 +764,8 @@ Status RemoteClient::RenameDataset(std::string_view qualified, std::string_view 
   return transport_->Call("POST", path + "/rename", &body, false).status();
 }
 
-Status RemoteClient::DropDataset(std::string_view qualified, bool purge,
-                                 std::optional<std::string> expected_uuid) {
+Status RemoteClient::DoDropDataset(std::string_view qualified, bool purge,
+                                   std::optional<std::string> expected_uuid) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
   std::vector<std::pair<std::string, std::string>> q;
   if (purge) q.emplace_back("purge", "true");
@@ -772,16 +773,16 @@ Status RemoteClient::DropDataset(std::string_view qualified, bool purge,
   return transport_->Call("DELETE", path + QueryString(q), nullptr, false).status();
 }
 
-Status RemoteClient::SetDatasetProperties(std::string_view qualified, const PropertyMap& set,
-                                          const std::vector<std::string>& unset) {
+Status RemoteClient::DoSetDatasetProperties(std::string_view qualified, const PropertyMap& set,
+                                            const std::vector<std::string>& unset) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
   Json body = PropertiesPatch(set, unset);
   return transport_->Call("PATCH", path + "/properties", &body, true).status();
 }
 
-Result<DatasetInfo> RemoteClient::AlterSchema(std::string_view qualified,
-                                              const std::vector<SchemaChange>& changes,
-                                              std::optional<int64_t> read_snapshot_id) {
+Result<DatasetInfo> RemoteClient::DoAlterSchema(std::string_view qualified,
+                                                const std::vector<SchemaChange>& changes,
+                                                std::optional<int64_t> read_snapshot_id) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
   Json list = Json::array();
   for (const auto& c : changes) list.push_back(api::ToJson(c));
@@ -817,10 +818,10 @@ Result<std::vector<SnapshotInfo>> RemoteClient::Commit(std::vector<DatasetCommit
   return DecodeList<SnapshotInfo>(j, "snapshots", api::SnapshotFromJson);
 }
 
-Result<SnapshotInfo> RemoteClient::Append(std::string_view qualified,
-                                          const std::vector<RecordBatch>& batches, CommitMeta meta,
-                                          CommitOperation op,
-                                          std::optional<std::string> expected_uuid) {
+Result<SnapshotInfo> RemoteClient::DoAppend(std::string_view qualified,
+                                            const std::vector<RecordBatch>& batches,
+                                            CommitMeta meta, CommitOperation op,
+                                            std::optional<std::string> expected_uuid) {
   // Batches already in memory go as one body with its length: the server reads a body of up to
   // kInlineAppendBytes whole, without the reader thread a chunked stream needs (measured:
   // bench/README.md, "Service"). Larger inputs stream.
@@ -861,9 +862,10 @@ Result<SnapshotInfo> RemoteClient::Append(std::string_view qualified,
   return AppendStream(qualified, next, std::move(meta), op, std::move(expected_uuid));
 }
 
-Result<SnapshotInfo> RemoteClient::AppendStream(std::string_view qualified, const BatchSource& next,
-                                                CommitMeta meta, CommitOperation op,
-                                                std::optional<std::string> expected_uuid) {
+Result<SnapshotInfo> RemoteClient::DoAppendStream(std::string_view qualified,
+                                                  const BatchSource& next, CommitMeta meta,
+                                                  CommitOperation op,
+                                                  std::optional<std::string> expected_uuid) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
   std::vector<std::pair<std::string, std::string>> q = {
       {"operation", std::string(CommitOperationName(op))}};
@@ -912,9 +914,9 @@ Result<SnapshotInfo> SnapshotOf(Result<Json> j) {
 }
 }  // namespace
 
-Result<SnapshotInfo> RemoteClient::AddFiles(std::string_view qualified,
-                                            const std::vector<std::string>& paths, CommitMeta meta,
-                                            bool truncate_first) {
+Result<SnapshotInfo> RemoteClient::DoAddFiles(std::string_view qualified,
+                                              const std::vector<std::string>& paths,
+                                              CommitMeta meta, bool truncate_first) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
   Json list = Json::array();
   for (const auto& p : paths) list.push_back(p);
@@ -952,8 +954,8 @@ Result<SnapshotInfo> RemoteClient::GetSnapshot(std::string_view qualified,
       "GET", path + "/snapshot" + QueryString(api::SelectorParams(at)), nullptr, true));
 }
 
-Status RemoteClient::CreateTag(std::string_view qualified, std::string_view tag,
-                               const SnapshotSelector& at, bool replace) {
+Status RemoteClient::DoCreateTag(std::string_view qualified, std::string_view tag,
+                                 const SnapshotSelector& at, bool replace) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
   Json body = Json::object();
   if (at.snapshot_id) body["snapshot_id"] = *at.snapshot_id;
@@ -1106,8 +1108,8 @@ Status RemoteClient::Scan(std::string_view qualified, const SnapshotSelector& at
 
 // ---- change feed ----
 
-Result<ChangeSet> RemoteClient::Changes(std::string_view qualified, int64_t from_snapshot_id,
-                                        std::optional<int64_t> to_snapshot_id) {
+Result<ChangeSet> RemoteClient::DoChanges(std::string_view qualified, int64_t from_snapshot_id,
+                                          std::optional<int64_t> to_snapshot_id) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
   std::vector<std::pair<std::string, std::string>> q = {{"from", std::to_string(from_snapshot_id)}};
   if (to_snapshot_id) q.emplace_back("to", std::to_string(*to_snapshot_id));
@@ -1147,7 +1149,7 @@ Result<ExpiryResult> RemoteClient::ExpireSnapshots(std::string_view qualified,
   return Decode<ExpiryResult>(j, api::ExpiryResultFromJson, "expiry result");
 }
 
-Result<CleanupResult> RemoteClient::Cleanup(bool delete_orphans) {
+Result<CleanupResult> RemoteClient::DoCleanup(bool delete_orphans) {
   Json body = {{"delete_orphans", delete_orphans}};
   TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", "/v1/cleanup", &body, false));
   return Decode<CleanupResult>(j, api::CleanupResultFromJson, "cleanup result");

@@ -82,8 +82,6 @@ class RemoteClient : public Client {
   // The client id the credentials speak for (known after Connect; else the configured one).
   std::string actor() const override;
 
-  Status CreateWorkspace(std::string_view name, bool exists_ok = false,
-                         const PropertyMap& properties = {}) override;
   Result<WorkspaceInfo> GetWorkspace(std::string_view name) override;
   Result<std::vector<WorkspaceInfo>> ListWorkspaces() override;
   Status SetWorkspaceProperties(std::string_view name, const PropertyMap& set) override;
@@ -91,9 +89,6 @@ class RemoteClient : public Client {
                                   const std::vector<std::string>& keys) override;
   Status DropWorkspace(std::string_view name) override;
 
-  Status CreateCollection(std::string_view qualified, bool exists_ok = false,
-                          std::string_view description = {},
-                          const PropertyMap& properties = {}) override;
   Result<std::vector<CollectionInfo>> ListCollections(std::string_view workspace) override;
   Result<CollectionInfo> GetCollection(std::string_view qualified) override;
   Status DropCollection(std::string_view qualified) override;
@@ -101,33 +96,13 @@ class RemoteClient : public Client {
   Status UnsetCollectionProperties(std::string_view qualified,
                                    const std::vector<std::string>& keys) override;
 
-  Result<DatasetInfo> CreateDataset(std::string_view qualified, DatasetDefinition def,
-                                    bool exists_ok = false) override;
-  Result<DatasetInfo> LoadDataset(std::string_view qualified,
-                                  const SnapshotSelector& at = {}) override;
   Result<std::vector<DatasetInfo>> ListDatasets(std::string_view collection) override;
   Status RenameDataset(std::string_view qualified, std::string_view new_name) override;
-  Status DropDataset(std::string_view qualified, bool purge = false,
-                     std::optional<std::string> expected_uuid = std::nullopt) override;
-  Status SetDatasetProperties(std::string_view qualified, const PropertyMap& set,
-                              const std::vector<std::string>& unset = {}) override;
-  Result<DatasetInfo> AlterSchema(std::string_view qualified,
-                                  const std::vector<SchemaChange>& changes,
-                                  std::optional<int64_t> read_snapshot_id = std::nullopt) override;
   Result<DatasetInfo> SetPartitionSpec(std::string_view qualified, std::string_view spec) override;
   Result<DatasetInfo> SetSortOrder(std::string_view qualified, std::string_view order) override;
 
   using Client::Commit;
   Result<std::vector<SnapshotInfo>> Commit(std::vector<DatasetCommit> parts) override;
-  Result<SnapshotInfo> Append(std::string_view qualified, const std::vector<RecordBatch>& batches,
-                              CommitMeta meta, CommitOperation op = CommitOperation::kAppend,
-                              std::optional<std::string> expected_uuid = std::nullopt) override;
-  Result<SnapshotInfo> AppendStream(
-      std::string_view qualified, const BatchSource& next, CommitMeta meta,
-      CommitOperation op = CommitOperation::kAppend,
-      std::optional<std::string> expected_uuid = std::nullopt) override;
-  Result<SnapshotInfo> AddFiles(std::string_view qualified, const std::vector<std::string>& paths,
-                                CommitMeta meta, bool truncate_first = false) override;
   Result<SnapshotInfo> DeleteRows(std::string_view qualified, std::string_view where,
                                   CommitMeta meta) override;
   Result<SnapshotInfo> Rollback(std::string_view qualified, int64_t to_snapshot_id,
@@ -135,8 +110,6 @@ class RemoteClient : public Client {
 
   Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified) override;
   Result<SnapshotInfo> GetSnapshot(std::string_view qualified, const SnapshotSelector& at) override;
-  Status CreateTag(std::string_view qualified, std::string_view tag, const SnapshotSelector& at,
-                   bool replace = false) override;
   Status DropTag(std::string_view qualified, std::string_view tag) override;
   Result<std::vector<TagInfo>> ListTags(std::string_view qualified) override;
   Status GrantLocation(std::string_view qualified, std::string_view prefix) override;
@@ -148,8 +121,6 @@ class RemoteClient : public Client {
   Status Scan(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
               bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn) override;
 
-  Result<ChangeSet> Changes(std::string_view qualified, int64_t from_snapshot_id,
-                            std::optional<int64_t> to_snapshot_id = std::nullopt) override;
   Status CommitOffset(std::string_view qualified, std::string_view consumer,
                       int64_t snapshot_id) override;
   Result<std::optional<int64_t>> GetOffset(std::string_view qualified,
@@ -157,7 +128,6 @@ class RemoteClient : public Client {
 
   Result<ExpiryResult> ExpireSnapshots(std::string_view qualified,
                                        const ExpiryOptions& options) override;
-  Result<CleanupResult> Cleanup(bool delete_orphans = false) override;
 
   Result<NewAccessToken> CreateAccessToken(const AccessTokenSpec& spec) override;
   Result<std::vector<AccessTokenInfo>> ListAccessTokens(std::string_view workspace) override;
@@ -190,6 +160,38 @@ class RemoteClient : public Client {
                                const BodyReader& read, const std::function<Status()>& rewind);
 
   class Transport;  // remote_client.cc: the connection pool over cpp-httplib
+
+ protected:
+  // The methods of tarn::Client with default arguments: callers use the public ones (the
+  // defaults are stated there, once), which run these.
+  Status DoCreateWorkspace(std::string_view name, bool exists_ok,
+                           const PropertyMap& properties) override;
+  Status DoCreateCollection(std::string_view qualified, bool exists_ok,
+                            std::string_view description, const PropertyMap& properties) override;
+  Result<DatasetInfo> DoCreateDataset(std::string_view qualified, DatasetDefinition def,
+                                      bool exists_ok) override;
+  Result<DatasetInfo> DoLoadDataset(std::string_view qualified,
+                                    const SnapshotSelector& at) override;
+  Status DoDropDataset(std::string_view qualified, bool purge,
+                       std::optional<std::string> expected_uuid) override;
+  Status DoSetDatasetProperties(std::string_view qualified, const PropertyMap& set,
+                                const std::vector<std::string>& unset) override;
+  Result<DatasetInfo> DoAlterSchema(std::string_view qualified,
+                                    const std::vector<SchemaChange>& changes,
+                                    std::optional<int64_t> read_snapshot_id) override;
+  Result<SnapshotInfo> DoAppend(std::string_view qualified, const std::vector<RecordBatch>& batches,
+                                CommitMeta meta, CommitOperation op,
+                                std::optional<std::string> expected_uuid) override;
+  Result<SnapshotInfo> DoAppendStream(std::string_view qualified, const BatchSource& next,
+                                      CommitMeta meta, CommitOperation op,
+                                      std::optional<std::string> expected_uuid) override;
+  Result<SnapshotInfo> DoAddFiles(std::string_view qualified, const std::vector<std::string>& paths,
+                                  CommitMeta meta, bool truncate_first) override;
+  Status DoCreateTag(std::string_view qualified, std::string_view tag, const SnapshotSelector& at,
+                     bool replace) override;
+  Result<ChangeSet> DoChanges(std::string_view qualified, int64_t from_snapshot_id,
+                              std::optional<int64_t> to_snapshot_id) override;
+  Result<CleanupResult> DoCleanup(bool delete_orphans) override;
 
  private:
   RemoteClient(ServerUrl url, ClientOptions options);

@@ -121,8 +121,8 @@ Result<WriteResult> RemoteUploads::Put(std::string_view id, std::string_view nam
                  api::WriteResultFromJson, "write result");
 }
 
-Result<WriteResult> RemoteUploads::Write(std::string_view id, const std::string& path,
-                                         const ProgressFn& progress) {
+Result<WriteResult> RemoteUploads::DoWrite(std::string_view id, const std::string& path,
+                                           const ProgressFn& progress) {
   TARN_RETURN_NOT_OK(ContractPath(id).status());
   TARN_ASSIGN_OR_RETURN(auto file, OpenLocalFile(path));
   const auto size = static_cast<int64_t>(file->Size());
@@ -143,9 +143,9 @@ Result<WriteResult> RemoteUploads::Write(std::string_view id, const std::string&
   return Put(id, BaseName(path), "", size, read, rewind);
 }
 
-Result<WriteResult> RemoteUploads::WriteBytes(std::string_view id, std::string_view name,
-                                              std::string_view bytes, std::string content_type,
-                                              const ProgressFn& progress) {
+Result<WriteResult> RemoteUploads::DoWriteBytes(std::string_view id, std::string_view name,
+                                                std::string_view bytes, std::string content_type,
+                                                const ProgressFn& progress) {
   const auto size = static_cast<int64_t>(bytes.size());
   size_t offset = 0;
   auto read = [&](char* out, size_t n) -> Result<size_t> {

@@ -29,17 +29,19 @@ class RemoteUploads final : public Uploads {
                           const std::map<std::string, std::string>& types) override;
   Result<Contract> Ignore(std::string_view id, const std::vector<std::string>& columns) override;
   Result<Contract> Accept(std::string_view id, std::string_view fingerprint) override;
-  // Sends the file with its length, read 1 MiB at a time; `progress` after each chunk.
-  Result<WriteResult> Write(std::string_view id, const std::string& path,
-                            const ProgressFn& progress = {}) override;
-  Result<WriteResult> WriteBytes(std::string_view id, std::string_view name, std::string_view bytes,
-                                 std::string content_type = {},
-                                 const ProgressFn& progress = {}) override;
   Result<UploadCommitResult> CommitContract(std::string_view id,
                                             const CommitRequest& request) override;
   Status Abandon(std::string_view id) override;
 
  private:
+  // Write and WriteBytes (tarn::Uploads states their defaults).
+  // Sends the file with its length, read 1 MiB at a time; `progress` after each chunk.
+  Result<WriteResult> DoWrite(std::string_view id, const std::string& path,
+                              const ProgressFn& progress) override;
+  Result<WriteResult> DoWriteBytes(std::string_view id, std::string_view name,
+                                   std::string_view bytes, std::string content_type,
+                                   const ProgressFn& progress) override;
+
   // PUT .../parts/{name} with a body of `length` bytes pulled from `read`.
   Result<WriteResult> Put(std::string_view id, std::string_view name, std::string content_type,
                           int64_t length, const RemoteClient::BodyReader& read,

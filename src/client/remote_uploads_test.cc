@@ -41,7 +41,7 @@ TEST(UploadsFor, AnEmbeddedCatalogGivesItsContractServiceSharingOwnership) {
   req.samples = {*SampleBytes("s.csv", "a,b\n1,x\n")};
   auto c = (*uploads)->Negotiate(req);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->state, "proposed");
+  EXPECT_EQ(c->state, ContractState::kProposed);
   uploads->reset();
   EXPECT_TRUE(weak.expired());
   std::filesystem::remove_all(dir);

@@ -184,21 +184,21 @@ std::vector<std::vector<std::string>> PlanRows(const Contract& contract) {
   for (const PlanEntry& e : contract.plan) {
     std::string type = e.to.empty() ? e.from : e.to;
     std::string note;
-    if (e.action == "ignored") {
+    if (e.action == PlanAction::kIgnored) {
       note = "read and not written";
-    } else if (e.action == "undeclared") {
+    } else if (e.action == PlanAction::kUndeclared) {
       note = "not in the dataset (drop it: -" + e.column + ")";
-    } else if (e.action == "missing") {
+    } else if (e.action == PlanAction::kMissing) {
       note = "not in the data: written as nulls";
-    } else if (e.action == "unsupported") {
+    } else if (e.action == PlanAction::kUnsupported) {
       note = "no conversion from " + e.from;
     } else if (e.retyped && !e.from.empty() && e.from != e.to) {
       note = "was " + e.from + (e.changes_values ? ", converted" : "");
-    } else if (e.action == "cast") {
+    } else if (e.action == PlanAction::kCast) {
       note = "from " + e.from + ", converted";
-    } else if (e.action == "widen") {
+    } else if (e.action == PlanAction::kWiden) {
       note = "from " + e.from + ", widened";
-    } else if (e.action == "retag") {
+    } else if (e.action == PlanAction::kRetag) {
       note = "from " + e.from + ", relabelled";
     }
     rows.push_back({e.column, e.sample, type, note});
@@ -209,21 +209,21 @@ std::vector<std::vector<std::string>> PlanRows(const Contract& contract) {
 std::vector<std::string> ConversionLines(const Contract& contract) {
   std::vector<std::vector<std::string>> cells;
   for (const PlanEntry& e : contract.plan) {
-    if (e.action == "keep") continue;
+    if (e.action == PlanAction::kKeep) continue;
     std::string what;
-    if (e.action == "missing") {
+    if (e.action == PlanAction::kMissing) {
       what = e.to + ": not in the data, written as nulls";
-    } else if (e.action == "ignored") {
+    } else if (e.action == PlanAction::kIgnored) {
       what = e.from + ": read and not written";
-    } else if (e.action == "undeclared") {
+    } else if (e.action == PlanAction::kUndeclared) {
       what = e.from + ": not in the dataset";
-    } else if (e.action == "unsupported") {
+    } else if (e.action == PlanAction::kUnsupported) {
       what = e.from + " -> " + e.to + ": no conversion exists";
     } else {
       what = e.from + " -> " + e.to;
       if (e.changes_values) what += "  (values converted)";
     }
-    cells.push_back({e.action, e.column, what});
+    cells.push_back({std::string(PlanActionName(e.action)), e.column, what});
   }
   size_t w0 = 0, w1 = 0;
   for (const auto& c : cells) {
@@ -243,11 +243,12 @@ std::vector<std::string> ConversionLines(const Contract& contract) {
 }
 
 std::string TargetSummary(const Contract& c) {
-  if (c.mode == "create") {
+  if (c.mode == SchemaMode::kCreate) {
     if (c.schema_source == "inferred") return "new, types read from your data";
     return "new, declared types";
   }
-  if (c.mode == "overwrite") return "exists; its rows are replaced, converted to its types";
+  if (c.mode == SchemaMode::kOverwrite)
+    return "exists; its rows are replaced, converted to its types";
   return "exists; rows are appended, converted to its types";
 }
 

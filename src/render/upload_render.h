@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "render/style.h"
+#include "sdk/upload_json.h"
 #include "tarn/status.h"
 #include "tarn/upload.h"
 

@@ -99,15 +99,16 @@ TEST(Format, ProgressText) {
 Contract NewDatasetContract() {
   Contract c;
   c.id = "ct_20260101000000_abcdefabcdef";
-  c.state = "proposed";
+  c.state = ContractState::kProposed;
   c.target = "acme.security.findings";
   c.requested_source = "auto";
   c.schema_source = "inferred";
-  c.mode = "create";
+  c.mode = SchemaMode::kCreate;
   c.plan = {
-      {"cve_id", "VARCHAR", "VARCHAR", "keep", "CVE-2026-00001", false, false},
-      {"published", "VARCHAR", "TIMESTAMP[us]", "cast", "2026-08-02T04:22:07Z", true, true},
-      {"score", "FLOAT64", "", "ignored", "0.5", false, false},
+      {"cve_id", "VARCHAR", "VARCHAR", PlanAction::kKeep, "CVE-2026-00001", false, false},
+      {"published", "VARCHAR", "TIMESTAMP[us]", PlanAction::kCast, "2026-08-02T04:22:07Z", true,
+       true},
+      {"score", "FLOAT64", "", PlanAction::kIgnored, "0.5", false, false},
   };
   return c;
 }
@@ -124,13 +125,13 @@ TEST(Plan, RowsShowSampleTypeAndNote) {
 
 TEST(Plan, ConversionLinesOfAnAppend) {
   Contract c;
-  c.mode = "append";
+  c.mode = SchemaMode::kAppend;
   c.schema_source = "dataset";
   c.plan = {
-      {"id", "INT64", "INT64", "keep", "1", false, false},
-      {"ts", "VARCHAR", "TIMESTAMP[us]", "cast", "2026-01-01 00:00:00", true, false},
-      {"n", "INT32", "INT64", "widen", "3", false, false},
-      {"note", "", "VARCHAR", "missing", "", false, false},
+      {"id", "INT64", "INT64", PlanAction::kKeep, "1", false, false},
+      {"ts", "VARCHAR", "TIMESTAMP[us]", PlanAction::kCast, "2026-01-01 00:00:00", true, false},
+      {"n", "INT32", "INT64", PlanAction::kWiden, "3", false, false},
+      {"note", "", "VARCHAR", PlanAction::kMissing, "", false, false},
   };
   auto lines = ConversionLines(c);
   ASSERT_EQ(lines.size(), 3u);
@@ -145,9 +146,10 @@ TEST(Plan, ConversionLinesOfAnAppend) {
 TEST(Plan, BlockingIssueErrorExitsThree) {
   Contract c = NewDatasetContract();
   EXPECT_TRUE(BlockingIssueError(c).ok());
-  c.issues.push_back({"all_null", "x", "only nulls", "warning", {}});
+  c.issues.push_back({"all_null", "x", "only nulls", IssueSeverity::kWarning, {}});
   EXPECT_TRUE(BlockingIssueError(c).ok());
-  c.issues.push_back({"column_undeclared", "extra", "not in the dataset", "blocking", {}});
+  c.issues.push_back(
+      {"column_undeclared", "extra", "not in the dataset", IssueSeverity::kBlocking, {}});
   Status s = BlockingIssueError(c);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.kind(), ErrorKind::kInvalidArgument);
@@ -167,7 +169,7 @@ TEST(Plan, BlockingIssueErrorCarriesTheIssueFields) {
   c.issues.push_back({"value_not_castable",
                       "id",
                       "file 'a.csv' row 2: 'x' is not a valid INT64",
-                      "blocking",
+                      IssueSeverity::kBlocking,
                       {{"file", "a.csv"},
                        {"row", "2"},
                        {"value", "x"},
@@ -186,7 +188,7 @@ TEST(Plan, BlockingIssueErrorCarriesTheIssueFields) {
 
 TEST(Json, ContractAndCommit) {
   Contract c = NewDatasetContract();
-  c.issues.push_back({"all_null", "x", "only nulls", "warning", {}});
+  c.issues.push_back({"all_null", "x", "only nulls", IssueSeverity::kWarning, {}});
   auto j = ContractJson(c);
   EXPECT_EQ(j["id"], c.id);
   EXPECT_EQ(j["schema_source"], "inferred");

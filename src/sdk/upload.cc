@@ -33,6 +33,67 @@ constexpr std::array<std::pair<UploadErrorCode, const ErrorCode*>, 15> kCodeName
     {UploadErrorCode::kInternal, &codes::kInternal},
 }};
 
+// The wire strings of the contract vocabularies (include/tarn/upload.h): one table per enum, in
+// the enum's order, read both ways.
+constexpr std::array<std::pair<ContractState, std::string_view>, 8> kContractStates = {{
+    {ContractState::kProposed, "proposed"},
+    {ContractState::kAccepted, "accepted"},
+    {ContractState::kWriting, "writing"},
+    {ContractState::kCommitted, "committed"},
+    {ContractState::kStale, "stale"},
+    {ContractState::kAbandoned, "abandoned"},
+    {ContractState::kExpired, "expired"},
+    {ContractState::kCommitting, "committing"},
+}};
+
+constexpr std::array<std::pair<SchemaMode, std::string_view>, 3> kSchemaModes = {{
+    {SchemaMode::kCreate, "create"},
+    {SchemaMode::kAppend, "append"},
+    {SchemaMode::kOverwrite, "overwrite"},
+}};
+
+constexpr std::array<std::pair<PlanAction, std::string_view>, 8> kPlanActions = {{
+    {PlanAction::kKeep, "keep"},
+    {PlanAction::kRetag, "retag"},
+    {PlanAction::kWiden, "widen"},
+    {PlanAction::kCast, "cast"},
+    {PlanAction::kUnsupported, "unsupported"},
+    {PlanAction::kUndeclared, "undeclared"},
+    {PlanAction::kIgnored, "ignored"},
+    {PlanAction::kMissing, "missing"},
+}};
+
+constexpr std::array<std::pair<IssueSeverity, std::string_view>, 2> kIssueSeverities = {{
+    {IssueSeverity::kBlocking, "blocking"},
+    {IssueSeverity::kWarning, "warning"},
+}};
+
+// Each table lists every value once, at the index of its value.
+template <typename E, size_t N>
+constexpr bool InEnumOrder(const std::array<std::pair<E, std::string_view>, N>& table) {
+  for (size_t i = 0; i < N; ++i) {
+    if (static_cast<size_t>(table[i].first) != i) return false;
+  }
+  return true;
+}
+static_assert(InEnumOrder(kContractStates) && InEnumOrder(kSchemaModes) &&
+              InEnumOrder(kPlanActions) && InEnumOrder(kIssueSeverities));
+
+template <typename E, size_t N>
+std::string_view NameIn(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
+  const auto i = static_cast<size_t>(value);
+  return i < N ? table[i].second : std::string_view();
+}
+
+template <typename E, size_t N>
+std::optional<E> ValueIn(const std::array<std::pair<E, std::string_view>, N>& table,
+                         std::string_view name) {
+  for (const auto& [value, n] : table) {
+    if (n == name) return value;
+  }
+  return std::nullopt;
+}
+
 Status Unreadable(const std::string& name, std::string why) {
   return Status::Of(codes::kFormatUnreadable, "'" + name + "': " + why)
       .WithField("file", name)
@@ -115,6 +176,28 @@ std::string_view SchemaSourceName(SchemaSourceKind kind) {
 
 std::string_view WriteModeName(WriteMode mode) {
   return mode == WriteMode::kOverwrite ? "overwrite" : "append";
+}
+
+std::string_view ContractStateName(ContractState state) { return NameIn(kContractStates, state); }
+std::optional<ContractState> ContractStateFromName(std::string_view name) {
+  return ValueIn(kContractStates, name);
+}
+
+std::string_view SchemaModeName(SchemaMode mode) { return NameIn(kSchemaModes, mode); }
+std::optional<SchemaMode> SchemaModeFromName(std::string_view name) {
+  return ValueIn(kSchemaModes, name);
+}
+
+std::string_view PlanActionName(PlanAction action) { return NameIn(kPlanActions, action); }
+std::optional<PlanAction> PlanActionFromName(std::string_view name) {
+  return ValueIn(kPlanActions, name);
+}
+
+std::string_view IssueSeverityName(IssueSeverity severity) {
+  return NameIn(kIssueSeverities, severity);
+}
+std::optional<IssueSeverity> IssueSeverityFromName(std::string_view name) {
+  return ValueIn(kIssueSeverities, name);
 }
 
 SchemaSource SchemaSource::Declared(std::vector<std::pair<std::string, std::string>> columns) {

@@ -77,7 +77,7 @@ void AuditContract(Call& c, const std::string& id, Json extra = Json::object()) 
 
 Status ReplyContract(Call& c, Result<Contract> r, int http_status = 200) {
   TARN_RETURN_NOT_OK(r.status());
-  AuditContract(c, r->id, Json{{"state", r->state}});
+  AuditContract(c, r->id, Json{{"state", std::string(ContractStateName(r->state))}});
   c.ReplyJson(api::ToJson(*r), http_status);
   return Status::OK();
 }

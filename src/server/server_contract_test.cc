@@ -131,7 +131,7 @@ class ServeUploads : public CatalogBackendTest {
         Request("acme.sec.typed", SchemaSource::OfDataset(), {{"s.csv", Csv(1, 2)}}));
     EXPECT_TRUE(c.ok()) << c.status().ToString();
     if (!c.ok()) return {};
-    EXPECT_EQ(c->state, "accepted");
+    EXPECT_EQ(c->state, ContractState::kAccepted);
     return *c;
   }
 
@@ -191,9 +191,9 @@ TEST_P(ServeUploads, TheWholeFlowThroughRemoteUploads) {
   req.samples = {*SampleFile(a), *SampleFile(b)};
   auto c = uploads_->Negotiate(req);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->state, "proposed");
+  EXPECT_EQ(c->state, ContractState::kProposed);
   EXPECT_EQ(c->schema_source, "inferred");
-  EXPECT_EQ(c->mode, "create");
+  EXPECT_EQ(c->mode, SchemaMode::kCreate);
   EXPECT_EQ(c->created_by, writer_.client_id);  // the server acts as the caller
   ASSERT_EQ(c->plan.size(), 2u);
   EXPECT_EQ(c->plan[0].column, "id");
@@ -207,7 +207,7 @@ TEST_P(ServeUploads, TheWholeFlowThroughRemoteUploads) {
 
   auto accepted = uploads_->Accept(c->id, c->fingerprint);
   ASSERT_TRUE(accepted.ok()) << accepted.status().ToString();
-  EXPECT_EQ(accepted->state, "accepted");
+  EXPECT_EQ(accepted->state, ContractState::kAccepted);
 
   std::vector<std::pair<int64_t, int64_t>> progress;
   auto w1 = uploads_->Write(
@@ -233,7 +233,7 @@ TEST_P(ServeUploads, TheWholeFlowThroughRemoteUploads) {
 
   auto writing = uploads_->GetContract(c->id);
   ASSERT_TRUE(writing.ok());
-  EXPECT_EQ(writing->state, "writing");
+  EXPECT_EQ(writing->state, ContractState::kWriting);
   EXPECT_EQ(writing->parts.size(), 3u);
   EXPECT_EQ(writing->rows_written, 4);
 
@@ -260,7 +260,7 @@ TEST_P(ServeUploads, TheWholeFlowThroughRemoteUploads) {
 
   auto committed = uploads_->GetContract(c->id);
   ASSERT_TRUE(committed.ok());
-  EXPECT_EQ(committed->state, "committed");
+  EXPECT_EQ(committed->state, ContractState::kCommitted);
   ASSERT_TRUE(committed->committed.has_value());
   EXPECT_EQ(committed->committed->snapshot_id, done->snapshot_id);
   EXPECT_EQ(UploadErrorOf(uploads_->Abandon(c->id)), UploadErrorCode::kAlreadyCommitted);
@@ -275,6 +275,12 @@ TEST_P(ServeUploads, TheWholeFlowThroughRemoteUploads) {
       auto detail = Json::parse(r.detail_json);
       EXPECT_EQ(detail["contract_id"], c->id);
       EXPECT_EQ(detail["snapshot_id"], done->snapshot_id);
+    }
+    if ((r.action == "contract.negotiate" || r.action == "contract.accept") && r.outcome == "ok") {
+      // The contract's state as its wire string (an enum in the SDK, never its number).
+      EXPECT_EQ(Json::parse(r.detail_json)["state"],
+                r.action == "contract.negotiate" ? "proposed" : "accepted")
+          << r.action;
     }
   }
   EXPECT_EQ(actions["contract.negotiate"], 1);
@@ -338,7 +344,7 @@ TEST_P(ServeUploads, AbandonAnsweredNoContent) {
   EXPECT_EQ(del.body, "");
   auto gone = uploads_->GetContract(c.id);
   ASSERT_TRUE(gone.ok());
-  EXPECT_EQ(gone->state, "abandoned");
+  EXPECT_EQ(gone->state, ContractState::kAbandoned);
   EXPECT_TRUE(uploads_->Abandon(c.id).ok());  // abandoning again is fine
 }
 
@@ -431,7 +437,7 @@ TEST_P(ServeUploads, EveryErrorCodeWithItsHttpStatusAndFields) {
   auto proposed = uploads_->Negotiate(
       Request("acme.sec.fresh", SchemaSource::Inferred(), {{"s.csv", Csv(1, 2)}}));
   ASSERT_TRUE(proposed.ok()) << proposed.status().ToString();
-  ASSERT_EQ(proposed->state, "proposed");
+  ASSERT_EQ(proposed->state, ContractState::kProposed);
   r = PutPart(proposed->id, "p.csv", Csv(1, 2), writer_bearer_);
   EXPECT_EQ(r.status, 409) << r;
   EXPECT_EQ(r.Code(), "contract_not_accepted");
@@ -544,7 +550,7 @@ TEST_P(ServeUploads, AuthorizationIsAgainstTheContractsTarget) {
   EXPECT_EQ(PutPart(c.id, "p.csv", Csv(1, 1), stranger_bearer).status, 403);
 
   // Nothing was written by the refused calls; the refusals are audited.
-  EXPECT_EQ(uploads_->GetContract(c.id)->state, "accepted");
+  EXPECT_EQ(uploads_->GetContract(c.id)->state, ContractState::kAccepted);
   int refused = 0;
   for (const auto& r : Audit("contract.")) refused += r.outcome == "not_authorized";
   EXPECT_GE(refused, 4);
@@ -648,7 +654,7 @@ TEST_P(ServeUploads, TheSweeperExpiresContracts) {
   EXPECT_TRUE(swept) << "no sweep line within 10 s";
   auto after = uploads_->GetContract(c->id);
   ASSERT_TRUE(after.ok());
-  EXPECT_EQ(after->state, "expired");
+  EXPECT_EQ(after->state, ContractState::kExpired);
   // Shutdown stops the sweeper promptly (once the client's keep-alive connections are gone).
   uploads_.reset();
   auto start = std::chrono::steady_clock::now();
@@ -674,7 +680,7 @@ TEST_P(ServeUploads, ReattachAfterARestart) {
   ASSERT_NE(fresh, nullptr);
   auto back = fresh->GetContract(c.id);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
-  EXPECT_EQ(back->state, "writing");
+  EXPECT_EQ(back->state, ContractState::kWriting);
   ASSERT_EQ(back->parts.size(), 1u);
   EXPECT_EQ(back->parts[0].name, "one.csv");
 

@@ -61,7 +61,7 @@ class RouteMatrix : public ::testing::Test {
     req.samples = {*SampleBytes("s.csv", "id,v\n1,a\n")};
     auto contract = uploads.Negotiate(req);
     ASSERT_TRUE(contract.ok()) << contract.status().ToString();
-    ASSERT_EQ(contract->state, "accepted");
+    ASSERT_EQ(contract->state, ContractState::kAccepted);
     contract_id_ = contract->id;
 
     ServerOptions o;

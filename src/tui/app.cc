@@ -65,8 +65,8 @@ int MoveDelta(const Key& key) {
 }  // namespace
 
 bool ContractOpen(const Contract& c) {
-  return c.state == "proposed" || c.state == "accepted" || c.state == "writing" ||
-         c.state == "stale";
+  return c.state == ContractState::kProposed || c.state == ContractState::kAccepted ||
+         c.state == ContractState::kWriting || c.state == ContractState::kStale;
 }
 
 App::App(AppOptions options, Worker* worker) : options_(std::move(options)), worker_(worker) {
@@ -425,7 +425,7 @@ void App::StartSignIn() {
 }
 
 void App::OpenBrowser() {
-  if (state_.contract && state_.contract->state == "writing") {
+  if (state_.contract && state_.contract->state == ContractState::kWriting) {
     Say(Severity::kWarn, "writing; the files cannot change now");
     return;
   }
@@ -616,12 +616,12 @@ void App::ApplyContract(Contract c) {
       return;
     }
   }
-  if (k.state == "proposed") {
+  if (k.state == ContractState::kProposed) {
     Say(Severity::kWarn, k.schema_source == "inferred"
                              ? "these types were read from your data - nothing is written until "
                                "you accept"
                              : "the plan changed - nothing is written until you accept");
-  } else if (k.state == "accepted") {
+  } else if (k.state == ContractState::kAccepted) {
     Say(Severity::kOk, "agreed: u uploads " +
                            Plural(static_cast<int64_t>(state_.files.size()), "file", "files") +
                            " and commits");
@@ -664,11 +664,11 @@ void App::Ignore() {
     return;
   }
   const PlanEntry& e = state_.contract->plan[state_.plan_cursor];
-  if (e.action == "ignored") {
+  if (e.action == PlanAction::kIgnored) {
     Say(Severity::kInfo, e.column + " is already left out; n negotiates again to restore it");
     return;
   }
-  if (e.action == "missing") {
+  if (e.action == PlanAction::kMissing) {
     Say(Severity::kWarn, e.column + " is not in your data; it is written as nulls");
     return;
   }
@@ -688,8 +688,9 @@ void App::Accept() {
     return;
   }
   const Contract& c = *state_.contract;
-  if (c.state != "proposed") {
-    Say(Severity::kInfo, "the plan is " + c.state + (c.state == "accepted" ? ": u uploads" : ""));
+  if (c.state != ContractState::kProposed) {
+    Say(Severity::kInfo, "the plan is " + std::string(ContractStateName(c.state)) +
+                             (c.state == ContractState::kAccepted ? ": u uploads" : ""));
     return;
   }
   if (c.blocking()) {
@@ -710,12 +711,13 @@ void App::Upload() {
     return;
   }
   const Contract& c = *state_.contract;
-  if (c.state == "proposed") {
+  if (c.state == ContractState::kProposed) {
     Say(Severity::kWarn, "accept the plan first (⏎): nothing is written until you do");
     return;
   }
-  if (c.state != "accepted") {
-    Say(Severity::kWarn, "the contract is " + c.state + "; n negotiates a new one");
+  if (c.state != ContractState::kAccepted) {
+    Say(Severity::kWarn,
+        "the contract is " + std::string(ContractStateName(c.state)) + "; n negotiates a new one");
     return;
   }
   auto uploads = uploads_;
@@ -738,7 +740,7 @@ void App::Upload() {
   }
   progress->start = std::chrono::steady_clock::now();
   progress->active = true;
-  state_.contract->state = "writing";
+  state_.contract->state = ContractState::kWriting;
   std::string message = options_.message.empty()
                             ? "uploaded with tarn tui (" +
                                   Plural(static_cast<int64_t>(files.size()), "file", "files") + ")"
@@ -765,7 +767,9 @@ void App::Upload() {
         const bool stopped = s.kind() == ErrorKind::kCancelled && progress->cancel.load();
         return [this, s, abandoned, name, stopped, id] {
           state_.progress->active = false;
-          if (state_.contract) state_.contract->state = abandoned.ok() ? "abandoned" : "writing";
+          if (state_.contract)
+            state_.contract->state =
+                abandoned.ok() ? ContractState::kAbandoned : ContractState::kWriting;
           if (stopped) {
             state_.farewell = abandoned.ok()
                                   ? "contract " + id + " abandoned; nothing was written"
@@ -791,7 +795,9 @@ void App::Upload() {
       Status abandoned = uploads->Abandon(id);
       return [this, s, abandoned] {
         state_.progress->active = false;
-        if (state_.contract) state_.contract->state = abandoned.ok() ? "abandoned" : "writing";
+        if (state_.contract)
+          state_.contract->state =
+              abandoned.ok() ? ContractState::kAbandoned : ContractState::kWriting;
         Say(Severity::kError,
             "commit failed: " + Describe(s) + (abandoned.ok() ? "; nothing was written" : ""));
       };
@@ -800,7 +806,7 @@ void App::Upload() {
     return [this, r] {
       state_.progress->active = false;
       state_.committed = r;
-      if (state_.contract) state_.contract->state = "committed";
+      if (state_.contract) state_.contract->state = ContractState::kCommitted;
       std::string what =
           r.idempotent_replay ? "already committed as snapshot " : "committed snapshot ";
       Say(Severity::kOk, what + std::to_string(r.snapshot_id) + " to " + r.target + ": " +
@@ -853,7 +859,7 @@ void App::Quit() {
       state_.farewell =
           s.ok() ? "contract " + id + " abandoned; nothing was written"
                  : "abandoning contract " + id + " failed (it expires on its own): " + Describe(s);
-      if (state_.contract) state_.contract->state = "abandoned";
+      if (state_.contract) state_.contract->state = ContractState::kAbandoned;
       state_.finished = true;
     };
   });

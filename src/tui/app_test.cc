@@ -97,7 +97,7 @@ TEST_F(AppTest, NegotiateRetypeIgnoreAcceptUploadCommits) {
   EXPECT_EQ(S().status.severity, Severity::kWarn);
   Press(K('n'));
   ASSERT_TRUE(S().contract.has_value()) << S().status.text;
-  EXPECT_EQ(S().contract->state, "proposed");
+  EXPECT_EQ(S().contract->state, ContractState::kProposed);
   EXPECT_EQ(S().contract->plan.size(), 4u);
   EXPECT_EQ(S().focus, Focus::kPlan);
   EXPECT_NE(S().status.text.find("nothing is written until you accept"), std::string::npos);
@@ -117,7 +117,7 @@ TEST_F(AppTest, NegotiateRetypeIgnoreAcceptUploadCommits) {
   EXPECT_EQ(S().status.severity, Severity::kError) << S().status.text;
   EXPECT_TRUE(S().contract->blocking());
   Press(Code(KeyCode::kEnter));
-  EXPECT_EQ(S().contract->state, "proposed");
+  EXPECT_EQ(S().contract->state, ContractState::kProposed);
   EXPECT_NE(S().status.text.find("blocking"), std::string::npos) << S().status.text;
   Press(K('e'));
   Press(Ctrl('u'));
@@ -134,15 +134,15 @@ TEST_F(AppTest, NegotiateRetypeIgnoreAcceptUploadCommits) {
 
   MoveTo("seen");
   Press(K('x'));
-  EXPECT_EQ(S().contract->plan[PlanIndex("seen")].action, "ignored") << S().status.text;
+  EXPECT_EQ(S().contract->plan[PlanIndex("seen")].action, PlanAction::kIgnored) << S().status.text;
 
   Press(Code(KeyCode::kEnter));
-  EXPECT_EQ(S().contract->state, "accepted") << S().status.text;
+  EXPECT_EQ(S().contract->state, ContractState::kAccepted) << S().status.text;
   Press(K('u'));
   ASSERT_TRUE(S().committed.has_value()) << S().status.text;
   EXPECT_EQ(S().committed->rows_written, 3);
   EXPECT_TRUE(S().committed->created_dataset);
-  EXPECT_EQ(S().contract->state, "committed");
+  EXPECT_EQ(S().contract->state, ContractState::kCommitted);
   EXPECT_FALSE(S().progress->active.load());
   EXPECT_NE(S().status.text.find("committed snapshot"), std::string::npos);
 
@@ -167,7 +167,7 @@ TEST_F(AppTest, QuitWithAnOpenContractAbandonsIt) {
   ASSERT_TRUE(S().contract.has_value());
   std::string id = S().contract->id;
   Press(Code(KeyCode::kEnter));
-  ASSERT_EQ(S().contract->state, "accepted");
+  ASSERT_EQ(S().contract->state, ContractState::kAccepted);
   Press(K('q'));
   EXPECT_TRUE(S().finished);
   EXPECT_NE(S().farewell.find("abandoned"), std::string::npos) << S().farewell;
@@ -175,7 +175,7 @@ TEST_F(AppTest, QuitWithAnOpenContractAbandonsIt) {
   ASSERT_TRUE(uploads.ok());
   auto c = (*uploads)->GetContract(id);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->state, "abandoned");
+  EXPECT_EQ(c->state, ContractState::kAbandoned);
   std::error_code ec;
   EXPECT_FALSE(fs::exists(root_ / "catalog" / "warehouse" / "uploads" / id / "samples", ec));
 }
@@ -215,7 +215,7 @@ TEST_F(AppTest, QuitDuringAWriteStopsItAndAbandons) {
   std::string id = S().contract->id;
   app_->HandleKey(Code(KeyCode::kEnter));
   settle();
-  ASSERT_EQ(S().contract->state, "accepted") << S().status.text;
+  ASSERT_EQ(S().contract->state, ContractState::kAccepted) << S().status.text;
   app_->HandleKey(K('u'));
   for (int i = 0; i < 6000 && S().progress->done.load() == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -234,7 +234,7 @@ TEST_F(AppTest, QuitDuringAWriteStopsItAndAbandons) {
   threaded.reset();
   auto uploads = Uploads::For(std::shared_ptr<Client>(std::move(client_)));
   ASSERT_TRUE(uploads.ok());
-  EXPECT_EQ((*uploads)->GetContract(id)->state, "abandoned");
+  EXPECT_EQ((*uploads)->GetContract(id)->state, ContractState::kAbandoned);
   std::error_code ec;
   size_t left = 0;
   for (const auto& e :
@@ -261,7 +261,7 @@ TEST_F(AppTest, ChangingFilesOrDestinationDropsThePlan) {
   EXPECT_FALSE(S().contract.has_value());
   auto uploads = Uploads::For(std::shared_ptr<Client>(std::move(client_)));
   ASSERT_TRUE(uploads.ok());
-  EXPECT_EQ((*uploads)->GetContract(id)->state, "abandoned");
+  EXPECT_EQ((*uploads)->GetContract(id)->state, ContractState::kAbandoned);
 
   Press(K('n'));
   ASSERT_TRUE(S().contract.has_value());
@@ -281,7 +281,7 @@ TEST_F(AppTest, ChangingFilesOrDestinationDropsThePlan) {
   Press(Code(KeyCode::kEnter));
   EXPECT_EQ(S().target, "acme.sec.other");
   EXPECT_FALSE(S().contract.has_value());
-  EXPECT_EQ((*uploads)->GetContract(id)->state, "abandoned");
+  EXPECT_EQ((*uploads)->GetContract(id)->state, ContractState::kAbandoned);
 }
 
 TEST_F(AppTest, BrowserTagsFilesInTwoDirectories) {
@@ -395,8 +395,8 @@ TEST_F(AppTest, AppendToAnExistingDatasetIsAcceptedAtOnce) {
   // A second round appends with the dataset's types: accepted without a question.
   Press(K('n'));
   ASSERT_TRUE(S().contract.has_value()) << S().status.text;
-  EXPECT_EQ(S().contract->state, "accepted");
-  EXPECT_EQ(S().contract->mode, "append");
+  EXPECT_EQ(S().contract->state, ContractState::kAccepted);
+  EXPECT_EQ(S().contract->mode, SchemaMode::kAppend);
   Press(K('u'));
   ASSERT_TRUE(S().committed.has_value()) << S().status.text;
   EXPECT_EQ(client_->LoadDataset("acme.sec.findings")->total_records, 6);

@@ -263,7 +263,8 @@ void DrawMain(const AppState& s, Canvas* c, Clock::time_point now) {
     position =
         " · column " + std::to_string(s.plan_cursor + 1) + " of " + std::to_string(rows.size());
   }
-  heading("PLAN", false, render::TargetSummary(k) + " · " + k.state + position);
+  heading("PLAN", false,
+          render::TargetSummary(k) + " · " + std::string(ContractStateName(k.state)) + position);
   int cw = 6, sw = 6, tw = 4;
   for (const auto& r : rows) {
     cw = std::max(cw, TextWidth(r[0]));
@@ -295,13 +296,13 @@ void DrawMain(const AppState& s, Canvas* c, Clock::time_point now) {
     Attr col_attr = cur ? A(ColorRole::kAccent) : kPlain;
     Attr type_attr = kPlain;
     Attr note_attr = A(ColorRole::kDim);
-    if (e.action == "ignored") {
+    if (e.action == PlanAction::kIgnored) {
       col_attr = A(ColorRole::kDim);
       type_attr = A(ColorRole::kDim);
-    } else if (e.action == "unsupported" || e.action == "undeclared") {
+    } else if (e.action == PlanAction::kUnsupported || e.action == PlanAction::kUndeclared) {
       type_attr = A(ColorRole::kError);
       note_attr = A(ColorRole::kError);
-    } else if (e.action == "missing") {
+    } else if (e.action == PlanAction::kMissing) {
       note_attr = A(ColorRole::kWarn);
     } else if (e.retyped) {
       type_attr = A(ColorRole::kAccent);
@@ -447,10 +448,10 @@ std::vector<std::pair<std::string, std::string>> KeyHints(const AppState& s) {
   if (s.progress->active.load()) return {{"q", "quit (abandons)"}};
   const Contract* k = s.contract ? &*s.contract : nullptr;
   if (k != nullptr && s.focus == Focus::kPlan &&
-      (k->state == "proposed" || k->state == "accepted")) {
+      (k->state == ContractState::kProposed || k->state == ContractState::kAccepted)) {
     std::vector<std::pair<std::string, std::string>> out = {
         {"↑↓", "column"}, {"e", "retype"}, {"x", "ignore"}};
-    if (k->state == "proposed") out.push_back({"⏎", "accept"});
+    if (k->state == ContractState::kProposed) out.push_back({"⏎", "accept"});
     out.push_back({"u", "upload"});
     out.push_back({"h", "keys"});
     out.push_back({"q", "quit"});

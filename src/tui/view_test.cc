@@ -34,13 +34,13 @@ std::string RowWith(const std::string& screen, const std::string& needle) {
                        e - (b == std::string::npos ? 0 : b + 1));
 }
 
-PlanEntry Entry(std::string col, std::string from, std::string to, std::string action,
+PlanEntry Entry(std::string col, std::string from, std::string to, PlanAction action,
                 std::string sample, bool changes = false, bool retyped = false) {
   PlanEntry e;
   e.column = std::move(col);
   e.from = std::move(from);
   e.to = std::move(to);
-  e.action = std::move(action);
+  e.action = action;
   e.sample = std::move(sample);
   e.changes_values = changes;
   e.retyped = retyped;
@@ -58,17 +58,17 @@ AppState Sample() {
   s.target_note = "new dataset";
   Contract c;
   c.id = "ct_1";
-  c.state = "proposed";
+  c.state = ContractState::kProposed;
   c.target = s.target;
   c.requested_source = "auto";
   c.schema_source = "inferred";
-  c.mode = "create";
-  c.plan = {
-      Entry("cve_id", "VARCHAR", "VARCHAR", "keep", "CVE-2026-00001"),
-      Entry("published", "VARCHAR", "TIMESTAMP[us]", "cast", "2026-08-02T04:22:07Z", true, true),
-      Entry("source_ip", "VARCHAR", "IPV4", "cast", "10.1.7.13", true, true),
-      Entry("hosts", "INT64", "INT64", "keep", "1"),
-      Entry("score", "FLOAT64", "", "ignored", "0.5")};
+  c.mode = SchemaMode::kCreate;
+  c.plan = {Entry("cve_id", "VARCHAR", "VARCHAR", PlanAction::kKeep, "CVE-2026-00001"),
+            Entry("published", "VARCHAR", "TIMESTAMP[us]", PlanAction::kCast,
+                  "2026-08-02T04:22:07Z", true, true),
+            Entry("source_ip", "VARCHAR", "IPV4", PlanAction::kCast, "10.1.7.13", true, true),
+            Entry("hosts", "INT64", "INT64", PlanAction::kKeep, "1"),
+            Entry("score", "FLOAT64", "", PlanAction::kIgnored, "0.5")};
   s.contract = c;
   s.focus = Focus::kPlan;
   s.plan_cursor = 2;
@@ -116,7 +116,7 @@ TEST(ViewTest, KeyLineFollowsTheContext) {
   EXPECT_TRUE(has(s, "d"));
   AppState p = Sample();
   EXPECT_TRUE(has(p, "⏎"));
-  p.contract->state = "accepted";
+  p.contract->state = ContractState::kAccepted;
   EXPECT_FALSE(has(p, "⏎"));
   EXPECT_TRUE(has(p, "u"));
   p.screen = Screen::kBrowser;
@@ -141,7 +141,7 @@ TEST(ViewTest, SecretIsMaskedAsTyped) {
 
 TEST(ViewTest, WriteShowsByteCounterRateAndBar) {
   AppState s = Sample();
-  s.contract->state = "writing";
+  s.contract->state = ContractState::kWriting;
   auto& p = *s.progress;
   p.start = Clock::now() - std::chrono::seconds(2);
   p.name = "part-0001.parquet";
@@ -183,14 +183,15 @@ TEST(ViewTest, LongPlansScrollToKeepTheCursorInView) {
   AppState s = Sample();
   s.contract->plan.clear();
   for (int i = 0; i < 60; ++i) {
-    s.contract->plan.push_back(Entry("col" + std::to_string(i), "INT64", "INT64", "keep", "1"));
+    s.contract->plan.push_back(
+        Entry("col" + std::to_string(i), "INT64", "INT64", PlanAction::kKeep, "1"));
   }
   s.plan_cursor = 45;
   for (int i = 0; i < 5; ++i) {
     ContractIssue is;
     is.code = i == 4 ? "value_not_castable" : "sources_disagree";
     is.column = "col" + std::to_string(i);
-    is.severity = i == 4 ? "blocking" : "warning";
+    is.severity = i == 4 ? IssueSeverity::kBlocking : IssueSeverity::kWarning;
     s.contract->issues.push_back(is);
   }
   std::string screen = Screen(s, 80, 24);

@@ -27,7 +27,6 @@
 namespace tarn::upload {
 
 using internal::ContractRecord;
-using internal::kCommitting;
 using internal::StoredPart;
 
 namespace {
@@ -107,8 +106,9 @@ bool CommittedOwnFiles(Catalog& cat, const ContractRecord& r, const SnapshotInfo
   return !st.ok() || own;
 }
 
-bool IsActive(std::string_view state) {
-  return state == "proposed" || state == "accepted" || state == "writing";
+bool IsActive(ContractState state) {
+  return state == ContractState::kProposed || state == ContractState::kAccepted ||
+         state == ContractState::kWriting;
 }
 
 // ---- errors ----
@@ -125,12 +125,14 @@ Status ExpiredError(const ContractRecord& r) {
       .WithField("expired_at", UtcText(r.expires_at_us, "%Y-%m-%dT%H:%M:%SZ"));
 }
 
-Status NotAcceptedError(const ContractRecord& r, std::string_view state) {
+Status NotAcceptedError(const ContractRecord& r, ContractState state) {
+  const std::string name(ContractStateName(state));
   return Status::Of(codes::kContractNotAccepted,
-                    "contract " + r.id + " is " + std::string(state) +
-                        (state == "proposed" ? ": accept its plan (echo the fingerprint) first"
-                                             : ": it can no longer be written or committed"))
-      .WithField("state", std::string(state));
+                    "contract " + r.id + " is " + name +
+                        (state == ContractState::kProposed
+                             ? ": accept its plan (echo the fingerprint) first"
+                             : ": it can no longer be written or committed"))
+      .WithField("state", name);
 }
 
 Status AlreadyCommittedError(const ContractRecord& r) {
@@ -152,17 +154,19 @@ Status StaleError(const std::string& id, const std::string& diff, int64_t writte
 Status WritingError(const ContractRecord& r) {
   return Status::Of(codes::kContractWriting,
                     "contract " + r.id + " has staged parts: its plan can no longer change")
-      .WithField("state", "writing");
+      .WithField("state", std::string(ContractStateName(ContractState::kWriting)));
 }
 
 // The refusal for a contract in a state the operation does not take.
 Status StateError(const ContractRecord& r) {
-  if (r.state == "committed") return AlreadyCommittedError(r);
-  if (r.state == "expired") return ExpiredError(r);
-  if (r.state == "stale") {
+  if (r.state == ContractState::kCommitted) return AlreadyCommittedError(r);
+  if (r.state == ContractState::kExpired) return ExpiredError(r);
+  if (r.state == ContractState::kStale) {
     return StaleError(r.id, "the dataset changed since agreement", 0);
   }
-  if (r.state == "writing" || r.state == kCommitting) return WritingError(r);
+  if (r.state == ContractState::kWriting || r.state == ContractState::kCommitting) {
+    return WritingError(r);
+  }
   return NotAcceptedError(r, r.state);
 }
 
@@ -539,7 +543,7 @@ std::vector<ContractIssue> SampleCastIssues(const ContractRecord& r,
           issue.detail +=
               "'" + value + "' as " + declared + (field.nullable ? "" : " NOT NULL") + ": " + why;
         }
-        issue.severity = "blocking";
+        issue.severity = IssueSeverity::kBlocking;
         issue.fields = {{"file", f.name}, {"row", row}, {"value", value}, {"declared", declared}};
         out.push_back(std::move(issue));
       }
@@ -555,9 +559,10 @@ void AddSampleIssues(ContractRecord& r, const std::vector<std::string_view>& sto
   std::vector<ContractIssue> found = SampleCastIssues(r, stored);
   if (found.empty()) return;
   for (auto& issue : found) r.plan.issues.push_back(std::move(issue));
-  r.plan.fingerprint = PlanFingerprint(
-      r.target, r.mode, SchemaSourceName(r.source), r.dataset ? r.dataset->uuid : std::string(),
-      r.dataset ? r.dataset->schema_id : 0, r.plan.entries, r.plan.issues);
+  r.plan.fingerprint =
+      PlanFingerprint(r.target, SchemaModeName(r.mode), SchemaSourceName(r.source),
+                      r.dataset ? r.dataset->uuid : std::string(),
+                      r.dataset ? r.dataset->schema_id : 0, r.plan.entries, r.plan.issues);
 }
 
 }  // namespace
@@ -597,8 +602,8 @@ Result<ContractRecord> LoadFresh(Catalog& cat, std::string_view id) {
     if (!rec) return Status::OK();
     const int64_t now = NowUs(cat);
     if (IsActive(rec->state) && now >= rec->expires_at_us) {
-      std::string was = rec->state;
-      rec->state = "expired";
+      const ContractState was = rec->state;
+      rec->state = ContractState::kExpired;
       rec->updated_at_us = now;
       TARN_ASSIGN_OR_RETURN(expired_now, internal::UpdateRecord(tx, *rec, was));
     }
@@ -622,7 +627,7 @@ Result<ContractRecord> Mutate(Catalog& cat, std::string_view id,
     TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, id));
     if (!rec) return NotFoundError(id);
     const int64_t now = NowUs(cat);
-    std::string was = rec->state;
+    const ContractState was = rec->state;
     if (IsActive(was) && now >= rec->expires_at_us) return ExpiredError(*rec);
     TARN_RETURN_NOT_OK(fn(*rec, now));
     TARN_ASSIGN_OR_RETURN(bool updated, internal::UpdateRecord(tx, *rec, was));
@@ -640,10 +645,10 @@ Status MarkStale(Catalog& cat, const ContractRecord& seen, const std::string& di
   Status st = cat.metastore().RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, seen.id));
     if (!rec) return NotFoundError(seen.id);
-    if (!IsActive(rec->state) && rec->state != kCommitting) return Status::OK();
+    if (!IsActive(rec->state) && rec->state != ContractState::kCommitting) return Status::OK();
     rows = WrittenRows(*rec);
-    std::string was = rec->state;
-    rec->state = "stale";
+    const ContractState was = rec->state;
+    rec->state = ContractState::kStale;
     rec->updated_at_us = NowUs(cat);
     TARN_ASSIGN_OR_RETURN(bool updated, internal::UpdateRecord(tx, *rec, was));
     if (updated) TARN_RETURN_NOT_OK(internal::DeleteParts(tx, seen.id));
@@ -660,7 +665,7 @@ Result<std::optional<DatasetInfo>> CheckDataset(Catalog& cat, const ContractReco
                                                 bool allow_created) {
   auto ds = cat.LoadDataset(r.target);
   if (!ds.ok() && ds.status().kind() != ErrorKind::kNotFound) return ds.status();
-  if (r.mode == "create") {
+  if (r.mode == SchemaMode::kCreate) {
     if (!ds.ok()) return std::optional<DatasetInfo>();
     if (allow_created && r.created_uuid && *r.created_uuid == ds->uuid) {
       return std::optional<DatasetInfo>(std::move(*ds));
@@ -742,8 +747,9 @@ Result<Contract> ContractService::Negotiate(const NegotiateRequest& request) {
   r.target = target;
   r.requested_source = std::string(SchemaSourceName(source.kind));
   r.source = resolved;
-  r.mode =
-      resolved == SchemaSourceKind::kDataset ? std::string(WriteModeName(source.mode)) : "create";
+  r.mode = resolved != SchemaSourceKind::kDataset ? SchemaMode::kCreate
+           : source.mode == WriteMode::kOverwrite ? SchemaMode::kOverwrite
+                                                  : SchemaMode::kAppend;
   r.declared = source.declared;
   r.channel = channel;
   r.ttl_s = ttl;
@@ -800,8 +806,8 @@ Result<Contract> ContractService::Negotiate(const NegotiateRequest& request) {
   AddSampleIssues(r, stored);
   r.fingerprint = r.plan.fingerprint;
   r.state = resolved != SchemaSourceKind::kInferred && !r.plan.blocking() && !r.plan.retyped()
-                ? "accepted"
-                : "proposed";
+                ? ContractState::kAccepted
+                : ContractState::kProposed;
   Status st;
   for (int attempt = 0; attempt < 4; ++attempt) {
     const int64_t now = NowUs(*catalog_);
@@ -862,13 +868,17 @@ Status Replan(ContractRecord& r, const std::vector<std::string_view>& samples) {
 Result<ContractRecord> ChangePlan(Catalog& cat, std::string_view id,
                                   const std::function<void(ContractRecord&)>& change) {
   TARN_ASSIGN_OR_RETURN(ContractRecord seen, LoadFresh(cat, id));
-  if (seen.state != "proposed" && seen.state != "accepted") return StateError(seen);
+  if (seen.state != ContractState::kProposed && seen.state != ContractState::kAccepted) {
+    return StateError(seen);
+  }
   change(seen);
   TARN_ASSIGN_OR_RETURN(std::vector<std::string> kept, LoadSamples(cat.warehouse(), seen));
   const std::vector<std::string_view> samples(kept.begin(), kept.end());
   TARN_RETURN_NOT_OK(Replan(seen, samples));
   return Mutate(cat, id, [&](ContractRecord& r, int64_t now) -> Status {
-    if (r.state != "proposed" && r.state != "accepted") return StateError(r);
+    if (r.state != ContractState::kProposed && r.state != ContractState::kAccepted) {
+      return StateError(r);
+    }
     change(r);
     if (r.retype == seen.retype && r.ignore == seen.ignore) {
       r.plan = seen.plan;
@@ -876,7 +886,7 @@ Result<ContractRecord> ChangePlan(Catalog& cat, std::string_view id,
       TARN_RETURN_NOT_OK(Replan(r, samples));
     }
     r.fingerprint = r.plan.fingerprint;
-    r.state = "proposed";
+    r.state = ContractState::kProposed;
     r.updated_at_us = now;
     r.expires_at_us = now + r.ttl_s * 1'000'000;
     return Status::OK();
@@ -908,7 +918,8 @@ Result<Contract> ContractService::Ignore(std::string_view id,
 Result<Contract> ContractService::Accept(std::string_view id, std::string_view fingerprint) {
   TARN_ASSIGN_OR_RETURN(
       auto r, Mutate(*catalog_, id, [&](ContractRecord& r, int64_t now) -> Status {
-        if (r.state != "proposed" && r.state != "accepted" && r.state != "writing") {
+        if (r.state != ContractState::kProposed && r.state != ContractState::kAccepted &&
+            r.state != ContractState::kWriting) {
           return StateError(r);
         }
         if (fingerprint != r.fingerprint) {
@@ -921,8 +932,8 @@ Result<Contract> ContractService::Accept(std::string_view id, std::string_view f
         for (const auto& issue : r.plan.issues) {
           if (issue.blocking()) return IssueError(issue);
         }
-        if (r.state == "proposed") {
-          r.state = "accepted";
+        if (r.state == ContractState::kProposed) {
+          r.state = ContractState::kAccepted;
           r.updated_at_us = now;
           r.expires_at_us = now + r.ttl_s * 1'000'000;
         }
@@ -992,8 +1003,8 @@ void ReadInto(formats::BatchReader& reader, const Schema& ws, const ReadLayout& 
 Result<WriteResult> RunWrite(Catalog& cat, const ContractServiceOptions& options,
                              std::string_view id, const WriteInput& input) {
   TARN_ASSIGN_OR_RETURN(ContractRecord r, LoadFresh(cat, id));
-  if (r.state != "accepted" && r.state != "writing") {
-    if (r.state == kCommitting) return WritingError(r);
+  if (r.state != ContractState::kAccepted && r.state != ContractState::kWriting) {
+    if (r.state == ContractState::kCommitting) return WritingError(r);
     return StateError(r);
   }
   TARN_ASSIGN_OR_RETURN(auto ds, CheckDataset(cat, r, false));
@@ -1075,8 +1086,8 @@ Result<WriteResult> RunWrite(Catalog& cat, const ContractServiceOptions& options
     if (!rec) return NotFoundError(r.id);
     const int64_t now = NowUs(cat);
     if (IsActive(rec->state) && now >= rec->expires_at_us) return ExpiredError(*rec);
-    if (rec->state != "accepted" && rec->state != "writing") {
-      return rec->state == kCommitting ? WritingError(*rec) : StateError(*rec);
+    if (rec->state != ContractState::kAccepted && rec->state != ContractState::kWriting) {
+      return rec->state == ContractState::kCommitting ? WritingError(*rec) : StateError(*rec);
     }
     if (rec->fingerprint != fingerprint) {
       return Status::Of(codes::kProposalChanged,
@@ -1088,9 +1099,9 @@ Result<WriteResult> RunWrite(Catalog& cat, const ContractServiceOptions& options
     part.part.seq = seq;
     part.part.written_at_us = now;
     TARN_RETURN_NOT_OK(internal::InsertPart(tx, r.id, part));
-    std::string was = rec->state;
-    first_part = was == "accepted";
-    rec->state = "writing";
+    const ContractState was = rec->state;
+    first_part = was == ContractState::kAccepted;
+    rec->state = ContractState::kWriting;
     rec->updated_at_us = now;
     rec->expires_at_us = now + rec->ttl_s * 1'000'000;
     TARN_ASSIGN_OR_RETURN(bool updated, internal::UpdateRecord(tx, *rec, was));
@@ -1107,8 +1118,8 @@ Result<WriteResult> RunWrite(Catalog& cat, const ContractServiceOptions& options
 
 }  // namespace
 
-Result<WriteResult> ContractService::Write(std::string_view id, const std::string& path,
-                                           const ProgressFn& progress) {
+Result<WriteResult> ContractService::DoWrite(std::string_view id, const std::string& path,
+                                             const ProgressFn& progress) {
   TARN_ASSIGN_OR_RETURN(formats::Format format, FormatOf(path, {}));
   if (!IsContractId(id)) return NotFoundError(id);
   TARN_ASSIGN_OR_RETURN(auto raw, OpenLocalFile(path));
@@ -1123,9 +1134,9 @@ Result<WriteResult> ContractService::Write(std::string_view id, const std::strin
   return RunWrite(*catalog_, options_, id, in);
 }
 
-Result<WriteResult> ContractService::WriteBytes(std::string_view id, std::string_view name,
-                                                std::string_view bytes, std::string content_type,
-                                                const ProgressFn& progress) {
+Result<WriteResult> ContractService::DoWriteBytes(std::string_view id, std::string_view name,
+                                                  std::string_view bytes, std::string content_type,
+                                                  const ProgressFn& progress) {
   TARN_ASSIGN_OR_RETURN(formats::Format format, FormatOf(name, content_type));
   if (!IsContractId(id)) return NotFoundError(id);
   auto file =
@@ -1242,7 +1253,7 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
   bool takeover = false;
   while (true) {
     TARN_ASSIGN_OR_RETURN(r, LoadFresh(*catalog_, id));
-    if (r.state == "committed") {
+    if (r.state == ContractState::kCommitted) {
       if (request.idempotency_key && r.idempotency_key == request.idempotency_key &&
           r.commit_result) {
         UploadCommitResult replay = *r.commit_result;
@@ -1251,7 +1262,7 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
       }
       return AlreadyCommittedError(r);
     }
-    if (r.state == kCommitting) {
+    if (r.state == ContractState::kCommitting) {
       const int64_t now = NowUs(*catalog_);
       if (now - r.updated_at_us < kCommitTakeoverUs) {
         if (now - started > kCommitWaitUs) {
@@ -1262,14 +1273,14 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
         continue;
       }
       takeover = true;  // its committer died: finish its commit with the key it claimed
-    } else if (r.state != "writing" && r.state != "accepted") {
+    } else if (r.state != ContractState::kWriting && r.state != ContractState::kAccepted) {
       return StateError(r);
-    } else if (r.parts.empty() && r.mode == "append") {
+    } else if (r.parts.empty() && r.mode == SchemaMode::kAppend) {
       return Status::Of(codes::kNothingWritten,
                         "contract " + r.id + " has no staged part to commit")
-          .WithField("state", r.state);
+          .WithField("state", std::string(ContractStateName(r.state)));
     }
-    std::string was = r.state;
+    const ContractState was = r.state;
     const int64_t seen_updated = r.updated_at_us;
     bool claimed = false;
     TARN_RETURN_NOT_OK(catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
@@ -1280,7 +1291,7 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
         rec->idempotency_key = request.idempotency_key;
         rec->created_uuid.reset();
       }
-      rec->state = kCommitting;
+      rec->state = ContractState::kCommitting;
       rec->updated_at_us = NowUs(*catalog_);
       TARN_ASSIGN_OR_RETURN(claimed, internal::UpdateRecord(tx, *rec, was));
       if (claimed) r = std::move(*rec);
@@ -1290,18 +1301,19 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
   }
 
   // From here this caller owns the commit. Failures return the contract to writing.
-  auto release = [&](const std::string& to) {
+  auto release = [&](ContractState to) {
     Status released = catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
       TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
-      if (!rec || rec->state != kCommitting) return Status::OK();
+      if (!rec || rec->state != ContractState::kCommitting) return Status::OK();
       rec->state = to;
       rec->updated_at_us = NowUs(*catalog_);
       rec->expires_at_us = rec->updated_at_us + rec->ttl_s * 1'000'000;
-      return internal::UpdateRecord(tx, *rec, kCommitting).status();
+      return internal::UpdateRecord(tx, *rec, ContractState::kCommitting).status();
     });
-    DiscardError(released, "returning contract " + r.id + " to " + to);
+    DiscardError(released,
+                 "returning contract " + r.id + " to " + std::string(ContractStateName(to)));
   };
-  const std::string back = r.parts.empty() ? "accepted" : "writing";
+  const ContractState back = r.parts.empty() ? ContractState::kAccepted : ContractState::kWriting;
   auto fail = [&](Status st) -> Status {
     if (!st.Is(codes::kContractStale)) release(back);
     return st;
@@ -1326,16 +1338,16 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
     created = true;
     Status noted = catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
       TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
-      if (!rec || rec->state != kCommitting) {
+      if (!rec || rec->state != ContractState::kCommitting) {
         return Status::Conflict("contract " + r.id + " changed during its commit");
       }
       rec->created_uuid = made->uuid;
-      return internal::UpdateRecord(tx, *rec, kCommitting).status();
+      return internal::UpdateRecord(tx, *rec, ContractState::kCommitting).status();
     });
     if (!noted.ok()) return fail(noted);
     r.created_uuid = made->uuid;
     ds = std::optional<DatasetInfo>(std::move(*made));
-  } else if (r.mode == "create") {
+  } else if (r.mode == SchemaMode::kCreate) {
     created = true;  // taken over after the create
   }
   const DatasetInfo& dataset = **ds;
@@ -1343,8 +1355,8 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
   DatasetCommit part;
   part.dataset = r.target;
   part.expected_uuid = dataset.uuid;
-  part.operation =
-      r.mode == "overwrite" ? CommitOperation::kTruncateAndAdd : CommitOperation::kAppend;
+  part.operation = r.mode == SchemaMode::kOverwrite ? CommitOperation::kTruncateAndAdd
+                                                    : CommitOperation::kAppend;
   part.written_spec_id = dataset.spec.spec_id;
   int64_t rows = 0, bytes = 0;
   for (const auto& p : r.parts) {
@@ -1398,11 +1410,11 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
   }
   Status done = catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
-    if (!rec || rec->state != kCommitting) return Status::OK();
-    rec->state = "committed";
+    if (!rec || rec->state != ContractState::kCommitting) return Status::OK();
+    rec->state = ContractState::kCommitted;
     rec->commit_result = result;
     rec->updated_at_us = NowUs(*catalog_);
-    return internal::UpdateRecord(tx, *rec, kCommitting).status();
+    return internal::UpdateRecord(tx, *rec, ContractState::kCommitting).status();
   });
   TARN_RETURN_NOT_OK(done);
   DeleteSamples(catalog_->warehouse(), r);  // a commit without parts still kept them
@@ -1413,21 +1425,25 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
 
 Status ContractService::Abandon(std::string_view id) {
   TARN_ASSIGN_OR_RETURN(ContractRecord seen, LoadFresh(*catalog_, id));
-  if (seen.state == "abandoned" || seen.state == "expired") return Status::OK();
-  if (seen.state == "committed") return AlreadyCommittedError(seen);
-  if (seen.state == kCommitting) {
+  if (seen.state == ContractState::kAbandoned || seen.state == ContractState::kExpired) {
+    return Status::OK();
+  }
+  if (seen.state == ContractState::kCommitted) return AlreadyCommittedError(seen);
+  if (seen.state == ContractState::kCommitting) {
     return Status::Of(codes::kCommitInProgress, "contract " + seen.id + " is being committed");
   }
   TARN_RETURN_NOT_OK(catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, seen.id));
     if (!rec) return NotFoundError(seen.id);
-    if (rec->state == "committed") return AlreadyCommittedError(*rec);
-    if (rec->state == kCommitting) {
+    if (rec->state == ContractState::kCommitted) return AlreadyCommittedError(*rec);
+    if (rec->state == ContractState::kCommitting) {
       return Status::Of(codes::kCommitInProgress, "contract " + seen.id + " is being committed");
     }
-    if (rec->state == "abandoned" || rec->state == "expired") return Status::OK();
-    std::string was = rec->state;
-    rec->state = "abandoned";
+    if (rec->state == ContractState::kAbandoned || rec->state == ContractState::kExpired) {
+      return Status::OK();
+    }
+    const ContractState was = rec->state;
+    rec->state = ContractState::kAbandoned;
     rec->updated_at_us = NowUs(*catalog_);
     return internal::UpdateRecord(tx, *rec, was).status();
   }));
@@ -1446,7 +1462,7 @@ Result<int64_t> ContractService::SweepExpired() {
   int64_t expired = 0;
   for (const auto& id : ids) {
     auto r = LoadFresh(*catalog_, id);  // expires it (and deletes its objects) when due
-    if (r.ok() && r->state == "expired" && r->updated_at_us >= now) ++expired;
+    if (r.ok() && r->state == ContractState::kExpired && r->updated_at_us >= now) ++expired;
   }
   return expired;
 }

@@ -47,11 +47,6 @@ class ContractService final : public Uploads {
                           const std::map<std::string, std::string>& types) override;
   Result<Contract> Ignore(std::string_view id, const std::vector<std::string>& columns) override;
   Result<Contract> Accept(std::string_view id, std::string_view fingerprint) override;
-  Result<WriteResult> Write(std::string_view id, const std::string& path,
-                            const ProgressFn& progress = {}) override;
-  Result<WriteResult> WriteBytes(std::string_view id, std::string_view name, std::string_view bytes,
-                                 std::string content_type = {},
-                                 const ProgressFn& progress = {}) override;
   Result<UploadCommitResult> CommitContract(std::string_view id,
                                             const CommitRequest& request) override;
   Status Abandon(std::string_view id) override;
@@ -75,6 +70,13 @@ class ContractService final : public Uploads {
   Catalog& catalog() { return *catalog_; }
 
  private:
+  // Write and WriteBytes (tarn::Uploads states their defaults).
+  Result<WriteResult> DoWrite(std::string_view id, const std::string& path,
+                              const ProgressFn& progress) override;
+  Result<WriteResult> DoWriteBytes(std::string_view id, std::string_view name,
+                                   std::string_view bytes, std::string content_type,
+                                   const ProgressFn& progress) override;
+
   ContractService(std::shared_ptr<Catalog> catalog, ContractServiceOptions options,
                   std::shared_ptr<std::atomic<int64_t>> last_sweep_us);
 

@@ -155,7 +155,7 @@ class UploadSuite : public CatalogBackendTest {
     auto c = svc_->Negotiate(req);
     EXPECT_TRUE(c.ok()) << c.status().ToString();
     if (!c.ok()) return {};
-    if (c->state == "proposed") {
+    if (c->state == ContractState::kProposed) {
       auto a = svc_->Accept(c->id, c->fingerprint);
       EXPECT_TRUE(a.ok()) << a.status().ToString();
       return a.ok() ? *a : Contract{};
@@ -195,10 +195,10 @@ TEST_P(UploadSuite, InferredFlowCreatesTheDatasetInOneSnapshot) {
   auto c = svc_->Negotiate(req);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_TRUE(IsContractIdText(c->id)) << c->id;
-  EXPECT_EQ(c->state, "proposed");  // inferred types wait for a person
+  EXPECT_EQ(c->state, ContractState::kProposed);  // inferred types wait for a person
   EXPECT_EQ(c->requested_source, "auto");
   EXPECT_EQ(c->schema_source, "inferred");
-  EXPECT_EQ(c->mode, "create");
+  EXPECT_EQ(c->mode, SchemaMode::kCreate);
   EXPECT_FALSE(c->dataset_exists);
   EXPECT_EQ(c->created_by, "local:tester");
   ASSERT_EQ(c->files.size(), 1u);
@@ -221,10 +221,10 @@ TEST_P(UploadSuite, InferredFlowCreatesTheDatasetInOneSnapshot) {
   // Retype returns to proposed with a new fingerprint; the old one is refused.
   auto r = svc_->Retype(c->id, {{"published", "TIMESTAMPTZ"}, {"hosts", "INT32"}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->state, "proposed");
+  EXPECT_EQ(r->state, ContractState::kProposed);
   EXPECT_NE(r->fingerprint, c->fingerprint);
-  EXPECT_EQ(r->plan[1].action, "retag");
-  EXPECT_EQ(r->plan[2].action, "cast");
+  EXPECT_EQ(r->plan[1].action, PlanAction::kRetag);
+  EXPECT_EQ(r->plan[2].action, PlanAction::kCast);
   EXPECT_TRUE(r->plan[2].retyped);
   auto stale_accept = svc_->Accept(c->id, c->fingerprint);
   ASSERT_FALSE(stale_accept.ok());
@@ -233,7 +233,7 @@ TEST_P(UploadSuite, InferredFlowCreatesTheDatasetInOneSnapshot) {
   EXPECT_EQ(ExitCodeFor(stale_accept.status()), 4);
   auto a = svc_->Accept(c->id, r->fingerprint);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
-  EXPECT_EQ(a->state, "accepted");
+  EXPECT_EQ(a->state, ContractState::kAccepted);
 
   std::vector<std::pair<int64_t, int64_t>> progress;
   auto w1 =
@@ -266,7 +266,7 @@ TEST_P(UploadSuite, InferredFlowCreatesTheDatasetInOneSnapshot) {
   EXPECT_EQ(cat1_->LoadDataset("acme.sec.findings").status().kind(), ErrorKind::kNotFound);
   auto g = svc_->GetContract(c->id);
   ASSERT_TRUE(g.ok());
-  EXPECT_EQ(g->state, "writing");
+  EXPECT_EQ(g->state, ContractState::kWriting);
   EXPECT_EQ(g->rows_written, 3);
   ASSERT_EQ(g->parts.size(), 2u);
 
@@ -315,7 +315,7 @@ TEST_P(UploadSuite, InferredFlowCreatesTheDatasetInOneSnapshot) {
   EXPECT_EQ(cat1_->ListSnapshots("acme.sec.findings")->size(), 1u);
   auto after = svc_->GetContract(c->id);
   ASSERT_TRUE(after.ok());
-  EXPECT_EQ(after->state, "committed");
+  EXPECT_EQ(after->state, ContractState::kCommitted);
 
   // A new contract committed with the same key (a pipeline re-running its step) returns the
   // first snapshot and drops what it staged.
@@ -348,9 +348,9 @@ TEST_P(UploadSuite, AppendIsAcceptedAtOnceAndStagedFilesStayInvisible) {
   auto c = svc_->Negotiate(Request("acme.sec.events", SchemaSource::Auto(),
                                    {{"e.ndjson", "{\"id\":2,\"name\":\"b\",\"score\":2.5}\n"}}));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->state, "accepted");
+  EXPECT_EQ(c->state, ContractState::kAccepted);
   EXPECT_EQ(c->schema_source, "dataset");
-  EXPECT_EQ(c->mode, "append");
+  EXPECT_EQ(c->mode, SchemaMode::kAppend);
   EXPECT_TRUE(c->dataset_exists);
   EXPECT_FALSE(c->dataset_uuid.empty());
   auto w = svc_->WriteBytes(c->id, "e.ndjson",
@@ -394,7 +394,7 @@ TEST_P(UploadSuite, ValueNotCastableFailsThatWriteOnly) {
   auto g = svc_->GetContract(c.id);
   ASSERT_TRUE(g.ok());
   EXPECT_EQ(g->parts.size(), 1u);
-  EXPECT_EQ(g->state, "writing");
+  EXPECT_EQ(g->state, ContractState::kWriting);
   // A column the contract does not know is refused by the reader.
   auto undeclared = svc_->WriteBytes(c.id, "c.csv", "id,zzz\n1,2\n");
   ASSERT_FALSE(undeclared.ok());
@@ -417,7 +417,7 @@ TEST_P(UploadSuite, IgnoredColumnsAreReadAndNotWritten) {
   auto c = svc_->Negotiate(req);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   ASSERT_EQ(c->plan.size(), 3u);
-  EXPECT_EQ(c->plan[1].action, "ignored");
+  EXPECT_EQ(c->plan[1].action, PlanAction::kIgnored);
   auto a = svc_->Accept(c->id, c->fingerprint);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   auto w = svc_->WriteBytes(c->id, "a.csv", "id,secret,name\n1,s1,a\n2,s2,b\n");
@@ -432,13 +432,14 @@ TEST_P(UploadSuite, IgnoredColumnsAreReadAndNotWritten) {
 TEST_P(UploadSuite, AbandonDeletesStagedObjects) {
   auto c = Agreed(
       Request("acme.sec.ab", SchemaSource::Declared({{"id", "INT64"}}), {{"a.csv", "id\n1\n"}}));
-  ASSERT_EQ(c.state, "accepted");  // declared without blocking issues: accepted at once
+  ASSERT_EQ(c.state,
+            ContractState::kAccepted);  // declared without blocking issues: accepted at once
   ASSERT_TRUE(svc_->WriteBytes(c.id, "a.csv", "id\n1\n2\n").ok());
   ASSERT_TRUE(svc_->WriteBytes(c.id, "b.csv", "id\n3\n").ok());
   EXPECT_EQ(Staged(c.id).size(), 2u);
   ASSERT_OK(svc_->Abandon(c.id));
   EXPECT_TRUE(Staged(c.id).empty());
-  EXPECT_EQ(svc_->GetContract(c.id)->state, "abandoned");
+  EXPECT_EQ(svc_->GetContract(c.id)->state, ContractState::kAbandoned);
   ASSERT_OK(svc_->Abandon(c.id));  // twice is fine
   auto w = svc_->WriteBytes(c.id, "a.csv", "id\n1\n");
   ASSERT_FALSE(w.ok());
@@ -468,7 +469,7 @@ TEST_P(UploadSuite, ExpiryDeletesStagedObjects) {
   // Lazily, when the contract is next looked at.
   auto g = svc_->GetContract(lazy.id);
   ASSERT_TRUE(g.ok());
-  EXPECT_EQ(g->state, "expired");
+  EXPECT_EQ(g->state, ContractState::kExpired);
   EXPECT_TRUE(Staged(lazy.id).empty());
   // By the sweeper.
   auto n = svc_->SweepExpired();
@@ -494,7 +495,7 @@ TEST_P(UploadSuite, ExpiryDeletesStagedObjects) {
 TEST_P(UploadSuite, StaleBetweenAcceptAndWrite) {
   MakeDataset("acme.sec.st", "id INT64, price DECIMAL(10,2)");
   auto c = Agreed(Request("acme.sec.st", SchemaSource::Auto(), {{"a.csv", "id,price\n1,2.50\n"}}));
-  ASSERT_EQ(c.state, "accepted");
+  ASSERT_EQ(c.state, ContractState::kAccepted);
   ASSERT_TRUE(cat1_->AlterSchema("acme.sec.st", {*ParseSchemaChange("add extra INT64")}).ok());
   auto w = svc_->WriteBytes(c.id, "a.csv", "id,price\n1,2.50\n");
   ASSERT_FALSE(w.ok());
@@ -504,14 +505,14 @@ TEST_P(UploadSuite, StaleBetweenAcceptAndWrite) {
       << ErrorField(w.status(), "diff");
   EXPECT_EQ(ErrorField(w.status(), "written_rows"), "0");
   EXPECT_EQ(ExitCodeFor(w.status()), 4);
-  EXPECT_EQ(svc_->GetContract(c.id)->state, "stale");
+  EXPECT_EQ(svc_->GetContract(c.id)->state, ContractState::kStale);
   EXPECT_TRUE(Staged(c.id).empty());
 }
 
 TEST_P(UploadSuite, StaleBetweenWriteAndCommit) {
   MakeDataset("acme.sec.st2", "id INT64, price DECIMAL(10,2), old VARCHAR");
   auto c = Agreed(Request("acme.sec.st2", SchemaSource::Auto(), {{"a.csv", "id,price\n1,2.50\n"}}));
-  ASSERT_EQ(c.state, "accepted");
+  ASSERT_EQ(c.state, ContractState::kAccepted);
   ASSERT_TRUE(svc_->WriteBytes(c.id, "a.csv", "id,price\n1,2.50\n2,3.00\n").ok());
   ASSERT_EQ(Staged(c.id).size(), 1u);
   ASSERT_TRUE(cat1_
@@ -528,7 +529,7 @@ TEST_P(UploadSuite, StaleBetweenWriteAndCommit) {
   EXPECT_TRUE(Staged(c.id).empty());
   auto g = svc_->GetContract(c.id);
   ASSERT_TRUE(g.ok());
-  EXPECT_EQ(g->state, "stale");
+  EXPECT_EQ(g->state, ContractState::kStale);
   EXPECT_TRUE(g->parts.empty());
   EXPECT_TRUE(cat1_->ListSnapshots("acme.sec.st2")->empty());
   EXPECT_EQ(UploadErrorOf(svc_->CommitContract(c.id, {}).status()),
@@ -560,8 +561,8 @@ TEST_P(UploadSuite, OverwriteReplacesEveryRow) {
   AppendRows("acme.sec.ow", {{"1", "old"}, {"2", "old"}});
   auto c = Agreed(Request("acme.sec.ow", SchemaSource::Auto(WriteMode::kOverwrite),
                           {{"a.csv", "id,name\n9,new\n"}}));
-  ASSERT_EQ(c.mode, "overwrite");
-  ASSERT_EQ(c.state, "accepted");
+  ASSERT_EQ(c.mode, SchemaMode::kOverwrite);
+  ASSERT_EQ(c.state, ContractState::kAccepted);
   ASSERT_TRUE(svc_->WriteBytes(c.id, "a.csv", "id,name\n9,new\n10,new\n").ok());
   // A commit landing between agreement and commit is replaced too.
   AppendRows("acme.sec.ow", {{"3", "old"}});
@@ -596,7 +597,7 @@ TEST_P(UploadSuite, ASecondServiceReattaches) {
   ContractService other(other_cat, Options());
   auto g = other.GetContract(c.id);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
-  EXPECT_EQ(g->state, "writing");
+  EXPECT_EQ(g->state, ContractState::kWriting);
   EXPECT_EQ(g->fingerprint, c.fingerprint);
   auto target = other.ContractTarget(c.id);
   ASSERT_TRUE(target.ok());
@@ -809,7 +810,7 @@ TEST_P(UploadSuite, BlockingIssuesRefuseAcceptance) {
   auto c = svc_->Negotiate(
       Request("acme.sec.have", SchemaSource::Auto(), {{"a.csv", "id,name,extra\n1,a,x\n"}}));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->state, "proposed");  // blocking issues keep it proposed
+  EXPECT_EQ(c->state, ContractState::kProposed);  // blocking issues keep it proposed
   EXPECT_TRUE(c->blocking());
   auto a = svc_->Accept(c->id, c->fingerprint);
   ASSERT_FALSE(a.ok());
@@ -821,7 +822,7 @@ TEST_P(UploadSuite, BlockingIssuesRefuseAcceptance) {
   auto ig = svc_->Ignore(c->id, {"extra"});
   ASSERT_TRUE(ig.ok()) << ig.status().ToString();
   EXPECT_FALSE(ig->blocking());
-  EXPECT_EQ(ig->state, "proposed");
+  EXPECT_EQ(ig->state, ContractState::kProposed);
   auto retyped = svc_->Retype(c->id, {{"id", "INT32"}});
   EXPECT_EQ(ErrorField(retyped.status(), "code"), "retype_not_allowed");
   ASSERT_TRUE(svc_->Accept(c->id, ig->fingerprint).ok());
@@ -853,7 +854,7 @@ TEST_P(UploadSuite, BlockingIssuesRefuseAcceptance) {
   auto u = svc_->Negotiate(Request("acme.sec.un", SchemaSource::Declared({{"flag", "DATE"}}),
                                    {{"a.csv", "flag\ntrue\n"}}));
   ASSERT_TRUE(u.ok()) << u.status().ToString();
-  EXPECT_EQ(u->state, "proposed");
+  EXPECT_EQ(u->state, ContractState::kProposed);
   EXPECT_EQ(ErrorField(svc_->Accept(u->id, u->fingerprint).status(), "code"),
             "unsupported_conversion");
 }
@@ -884,7 +885,8 @@ TEST_P(UploadSuite, DatasetCreatedMeanwhileIsDatasetExists) {
   auto done = svc_->CommitContract(c.id, {});
   ASSERT_FALSE(done.ok());
   EXPECT_EQ(UploadErrorOf(done.status()), UploadErrorCode::kDatasetExists);
-  EXPECT_EQ(svc_->GetContract(c.id)->state, "writing");  // still abandonable, nothing lost
+  EXPECT_EQ(svc_->GetContract(c.id)->state,
+            ContractState::kWriting);  // still abandonable, nothing lost
   ASSERT_OK(svc_->Abandon(c.id));
   EXPECT_TRUE(Staged(c.id).empty());
 }
@@ -933,7 +935,7 @@ TEST_P(UploadSuite, ACommitWhoseCommitterDiedIsTakenOver) {
             {c.id})
         .status();
   }));
-  EXPECT_EQ(svc_->GetContract(c.id)->state, "writing");  // never shown as committing
+  EXPECT_EQ(svc_->GetContract(c.id)->state, ContractState::kWriting);  // never shown as committing
   EXPECT_EQ(ErrorField(svc_->Abandon(c.id), "code"), "commit_in_progress");
   auto done = svc_->CommitContract(c.id, {});
   ASSERT_TRUE(done.ok()) << done.status().ToString();
@@ -961,6 +963,33 @@ TEST_P(UploadSuite, ACorruptedRecordIsAnInternalErrorNotACrash) {
   EXPECT_FALSE(svc_->WriteBytes(c.id, "a.csv", "id\n1\n").ok());
 }
 
+TEST_P(UploadSuite, AStoredWordTheSdkDoesNotKnowIsCorruption) {
+  // Each statement breaks one contract: its state, mode, a plan action, an issue severity.
+  const char* const kBreak[] = {
+      "UPDATE upload_contracts SET state = 'committed_' WHERE id = ?",
+      "UPDATE upload_contracts SET body = REPLACE(body, '\"mode\":\"create\"', "
+      "'\"mode\":\"upsert\"') WHERE id = ?",
+      "UPDATE upload_contracts SET body = REPLACE(body, '\"action\":\"keep\"', "
+      "'\"action\":\"kept\"') WHERE id = ?",
+      "UPDATE upload_contracts SET body = REPLACE(body, '\"severity\":\"warning\"', "
+      "'\"severity\":\"note\"') WHERE id = ?",
+  };
+  for (const char* sql : kBreak) {
+    // "n" is only nulls: an all_null warning beside the kept column id.
+    auto c = Agreed(Request("acme.sec.words", SchemaSource::Inferred(), {{"a.csv", "id,n\n1,\n"}}));
+    ASSERT_TRUE(svc_->GetContract(c.id).ok());
+    ASSERT_OK(cat1_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
+      TARN_ASSIGN_OR_RETURN(int64_t n, tx.Execute(sql, {c.id}));
+      return n == 1 ? Status::OK() : Status::Internal("no row changed");
+    }));
+    auto g = svc_->GetContract(c.id);
+    ASSERT_FALSE(g.ok()) << sql;
+    EXPECT_EQ(g.status().kind(), ErrorKind::kCorruption) << sql << ": " << g.status().ToString();
+    EXPECT_EQ(svc_->WriteBytes(c.id, "a.csv", "id,n\n1,\n").status().kind(), ErrorKind::kCorruption)
+        << sql;
+  }
+}
+
 TEST_P(UploadSuite, HostileTextIsStoredSafely) {
   std::string name("we\0ird\x01.csv", 11);
   std::string csv("id,name\n1,a\0b\n", 14);
@@ -978,7 +1007,7 @@ TEST_P(UploadSuite, HostileTextIsStoredSafely) {
   EXPECT_EQ(svc_->CommitContract(c->id, bad).status().kind(), ErrorKind::kInvalidArgument);
   bad.idempotency_key = std::string(300, 'k');
   EXPECT_EQ(svc_->CommitContract(c->id, bad).status().kind(), ErrorKind::kInvalidArgument);
-  EXPECT_EQ(svc_->GetContract(c->id)->state, "writing");
+  EXPECT_EQ(svc_->GetContract(c->id)->state, ContractState::kWriting);
 }
 
 TEST_P(UploadSuite, SampleValuesThatDoNotCastBlockAtNegotiation) {
@@ -986,11 +1015,11 @@ TEST_P(UploadSuite, SampleValuesThatDoNotCastBlockAtNegotiation) {
   auto declared = SchemaSource::Declared({{"id", "INT64"}, {"note", "VARCHAR"}});
   auto c = svc_->Negotiate(Request("acme.sec.vn", declared, {{"a.csv", csv}}));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->state, "proposed");  // declared, but blocked
+  EXPECT_EQ(c->state, ContractState::kProposed);  // declared, but blocked
   ASSERT_TRUE(c->blocking());
   const ContractIssue* issue = FindIssue(*c, "value_not_castable", "id");
   ASSERT_NE(issue, nullptr);
-  EXPECT_EQ(issue->severity, "blocking");
+  EXPECT_EQ(issue->severity, IssueSeverity::kBlocking);
   EXPECT_NE(issue->detail.find("a.csv"), std::string::npos) << issue->detail;
   EXPECT_NE(issue->detail.find("row 2"), std::string::npos) << issue->detail;
   EXPECT_NE(issue->detail.find("'x'"), std::string::npos) << issue->detail;
@@ -1101,7 +1130,7 @@ TEST_P(UploadSuite, SampleCheckReadsCompleteRecordsOfDecodedSamples) {
   req.samples.push_back(*cut);
   auto c = svc_->Negotiate(req);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->state, "accepted") << (c->issues.empty() ? "" : c->issues[0].detail);
+  EXPECT_EQ(c->state, ContractState::kAccepted) << (c->issues.empty() ? "" : c->issues[0].detail);
   // The write reads 300, which INT8 cannot hold: refused then, as before.
   auto w = svc_->WriteBytes(c->id, "p.csv", whole);
   ASSERT_FALSE(w.ok());
@@ -1138,7 +1167,7 @@ TEST_P(UploadSuite, SampleCheckReadsCompleteRecordsOfDecodedSamples) {
       Request("acme.sec.nd", SchemaSource::OfDataset(),
               {{"n.ndjson", "{\"id\":1,\"ok\":true}\n{\"id\":2,\"ok\":\"maybe\"}\n"}}));
   ASSERT_TRUE(nd.ok()) << nd.status().ToString();
-  EXPECT_EQ(nd->state, "proposed");
+  EXPECT_EQ(nd->state, ContractState::kProposed);
   i = FindIssue(*nd, "value_not_castable", "ok");
   ASSERT_NE(i, nullptr);
   EXPECT_EQ(i->fields.at("row"), "2");
@@ -1235,9 +1264,9 @@ TEST_P(UploadSuite, ViewsActAsTheirCallerOverOneService) {
 
 // ---- under metastore faults (metastore/fault) ----
 
-// The state as stored (GetContract shows "committing" as "writing").
-std::string StoredState(Catalog& cat, const std::string& id) {
-  std::string state = "none";
+// The state as stored (GetContract shows kCommitting as kWriting); nullopt without a record.
+std::optional<ContractState> StoredState(Catalog& cat, const std::string& id) {
+  std::optional<ContractState> state;
   Status st = cat.metastore().RunInTransaction(
       [&](Transaction& tx) -> Status {
         TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, id));
@@ -1277,19 +1306,19 @@ void CommitUnderFaults(UploadSuite& t, ContractService& svc, Catalog& cat, const
       reached_end = true;
       break;
     }
-    std::string state = StoredState(cat, c.id);
+    std::optional<ContractState> state = StoredState(cat, c.id);
     EXPECT_TRUE(now == snapshots || now == snapshots + 1) << "fault " << n << ": " << now;
     if (r.ok()) {
-      EXPECT_EQ(state, "committed");
+      EXPECT_EQ(state, ContractState::kCommitted);
       EXPECT_EQ(now, snapshots + 1);
-    } else if (state == "writing" || state == "committed") {
+    } else if (state == ContractState::kWriting || state == ContractState::kCommitted) {
       auto retry = svc.CommitContract(c.id, req);
       ASSERT_TRUE(retry.ok()) << "fault " << n << ": " << retry.status().ToString();
-      EXPECT_EQ(StoredState(cat, c.id), "committed");
+      EXPECT_EQ(StoredState(cat, c.id), ContractState::kCommitted);
       now = cat.ListSnapshots(name)->size();
       EXPECT_EQ(now, snapshots + 1) << "fault " << n;
     } else {
-      EXPECT_EQ(state, internal::kCommitting) << "fault " << n;
+      EXPECT_EQ(state, ContractState::kCommitting) << "fault " << n;
     }
     snapshots = now;
     EXPECT_EQ(t.RowsForTest(name).size(), 2 * snapshots) << "fault " << n;
@@ -1368,6 +1397,49 @@ TEST(UploadSdk, SampleBytesAndFiles) {
   std::remove(path.c_str());
 }
 
+// Every value of the contract vocabularies reads back from its string; any other string is
+// nullopt (the decoders and the store refuse it).
+TEST(UploadSdk, VocabulariesReadBackTheirWireStrings) {
+  const std::pair<ContractState, const char*> states[] = {
+      {ContractState::kProposed, "proposed"}, {ContractState::kAccepted, "accepted"},
+      {ContractState::kWriting, "writing"},   {ContractState::kCommitted, "committed"},
+      {ContractState::kStale, "stale"},       {ContractState::kAbandoned, "abandoned"},
+      {ContractState::kExpired, "expired"},   {ContractState::kCommitting, "committing"}};
+  for (const auto& [v, name] : states) {
+    EXPECT_EQ(ContractStateName(v), name);
+    EXPECT_EQ(ContractStateFromName(name), v) << name;
+  }
+  const std::pair<SchemaMode, const char*> modes[] = {{SchemaMode::kCreate, "create"},
+                                                      {SchemaMode::kAppend, "append"},
+                                                      {SchemaMode::kOverwrite, "overwrite"}};
+  for (const auto& [v, name] : modes) {
+    EXPECT_EQ(SchemaModeName(v), name);
+    EXPECT_EQ(SchemaModeFromName(name), v) << name;
+  }
+  const std::pair<PlanAction, const char*> actions[] = {{PlanAction::kKeep, "keep"},
+                                                        {PlanAction::kRetag, "retag"},
+                                                        {PlanAction::kWiden, "widen"},
+                                                        {PlanAction::kCast, "cast"},
+                                                        {PlanAction::kUnsupported, "unsupported"},
+                                                        {PlanAction::kUndeclared, "undeclared"},
+                                                        {PlanAction::kIgnored, "ignored"},
+                                                        {PlanAction::kMissing, "missing"}};
+  for (const auto& [v, name] : actions) {
+    EXPECT_EQ(PlanActionName(v), name);
+    EXPECT_EQ(PlanActionFromName(name), v) << name;
+  }
+  EXPECT_EQ(IssueSeverityName(IssueSeverity::kBlocking), "blocking");
+  EXPECT_EQ(IssueSeverityName(IssueSeverity::kWarning), "warning");
+  EXPECT_EQ(IssueSeverityFromName("blocking"), IssueSeverity::kBlocking);
+  EXPECT_EQ(IssueSeverityFromName("warning"), IssueSeverity::kWarning);
+  for (const char* other : {"", "Proposed", "proposed ", "commit", "none"}) {
+    EXPECT_FALSE(ContractStateFromName(other)) << other;
+    EXPECT_FALSE(SchemaModeFromName(other)) << other;
+    EXPECT_FALSE(PlanActionFromName(other)) << other;
+    EXPECT_FALSE(IssueSeverityFromName(other)) << other;
+  }
+}
+
 TEST(UploadSdk, NamesAndErrors) {
   EXPECT_EQ(SchemaSourceName(SchemaSourceKind::kDeclared), "declared");
   EXPECT_EQ(SchemaSourceName(SchemaSourceKind::kAuto), "auto");
@@ -1384,11 +1456,11 @@ TEST(UploadSdk, NamesAndErrors) {
   EXPECT_FALSE(UploadErrorOf(Status::OK()));
   EXPECT_FALSE(UploadErrorOf(Status::InvalidArgument("x").WithField("code", "bogus")));
   Contract c;
-  c.issues.push_back({"all_null", "a", "", "warning", {}});
+  c.issues.push_back({"all_null", "a", "", IssueSeverity::kWarning, {}});
   EXPECT_FALSE(c.blocking());
-  c.issues.push_back({"column_undeclared", "b", "", "blocking", {}});
+  c.issues.push_back({"column_undeclared", "b", "", IssueSeverity::kBlocking, {}});
   EXPECT_TRUE(c.blocking());
-  c.plan.push_back(PlanEntry{"a", "INT64", "INT64", "keep", "5"});
+  c.plan.push_back(PlanEntry{"a", "INT64", "INT64", PlanAction::kKeep, "5"});
   EXPECT_EQ(c.values().at("a"), "5");
 }
 

@@ -9,10 +9,11 @@
 #include "common/digest.h"
 #include "common/hex.h"
 #include "formats/error_codes.h"
+#include "sdk/upload_error_codes.h"
+#include "sdk/upload_json.h"
 #include "table/error_codes.h"
 #include "table/schema_json.h"
 #include "types/cast.h"
-#include "sdk/upload_error_codes.h"
 
 namespace tarn::upload {
 
@@ -88,7 +89,7 @@ ContractIssue Issue(const ErrorCode& code, std::string column, std::string detai
   issue.code = std::string(code.name);
   issue.column = std::move(column);
   issue.detail = std::move(detail);
-  issue.severity = blocking ? "blocking" : "warning";
+  issue.severity = blocking ? IssueSeverity::kBlocking : IssueSeverity::kWarning;
   return issue;
 }
 
@@ -162,21 +163,21 @@ std::optional<DataType> UnifyTypes(const DataType& a, const DataType& b) {
   return std::nullopt;
 }
 
-std::string ClassifyConversion(const DataType& from, const DataType& to, std::string_view sample) {
-  if (from == to) return "keep";
-  if (from.id() == TypeId::kVarchar && to.id() == TypeId::kJson) return "retag";
+PlanAction ClassifyConversion(const DataType& from, const DataType& to, std::string_view sample) {
+  if (from == to) return PlanAction::kKeep;
+  if (from.id() == TypeId::kVarchar && to.id() == TypeId::kJson) return PlanAction::kRetag;
   if (from.id() == TypeId::kTimestamp && to.id() == TypeId::kTimestampTz &&
       from.unit() == to.unit()) {
-    return "retag";
+    return PlanAction::kRetag;
   }
   if (from.id() == TypeId::kVarchar && (to.id() == TypeId::kUuid || to.id() == TypeId::kIpv4) &&
       !sample.empty() && formats::InferTextValue(sample).id() == to.id()) {
-    return "retag";
+    return PlanAction::kRetag;
   }
-  if (IsLosslessWidening(from, to)) return "widen";
-  if (from.id() == TypeId::kDate && to.id() == TypeId::kTimestamp) return "widen";
-  if (CanCast(from, to)) return "cast";
-  return "unsupported";
+  if (IsLosslessWidening(from, to)) return PlanAction::kWiden;
+  if (from.id() == TypeId::kDate && to.id() == TypeId::kTimestamp) return PlanAction::kWiden;
+  if (CanCast(from, to)) return PlanAction::kCast;
+  return PlanAction::kUnsupported;
 }
 
 std::string PlanFingerprint(std::string_view target, std::string_view mode,
@@ -192,7 +193,10 @@ std::string PlanFingerprint(std::string_view target, std::string_view mode,
   doc["schema_id"] = schema_id;
   nlohmann::json plan = nlohmann::json::array();
   for (const PlanEntry& e : entries) {
-    plan.push_back({{"column", e.column}, {"from", e.from}, {"to", e.to}, {"action", e.action}});
+    plan.push_back({{"column", e.column},
+                    {"from", e.from},
+                    {"to", e.to},
+                    {"action", std::string(PlanActionName(e.action))}});
   }
   doc["plan"] = std::move(plan);
   nlohmann::json codes = nlohmann::json::array();
@@ -337,7 +341,8 @@ Result<Plan> ComputePlan(const PlanInput& in) {
       bool castable = t != nullptr;
       for (const auto& [file, type] : d.typed) {
         parts.push_back(file + ": " + type.ToString());
-        if (t && ClassifyConversion(type, t->type, d.sample) == "unsupported") castable = false;
+        if (t && ClassifyConversion(type, t->type, d.sample) == PlanAction::kUnsupported)
+          castable = false;
       }
       // Inferred types that do not unify stop the write unless a person chose the type (retype)
       // or the target's type takes every file's values.
@@ -370,7 +375,7 @@ Result<Plan> ComputePlan(const PlanInput& in) {
   auto ignored_entry = [&](size_t i) {
     PlanEntry e;
     data_entry(i, &e);
-    e.action = "ignored";
+    e.action = PlanAction::kIgnored;
     plan.entries.push_back(std::move(e));
     int t = data_target[i];
     if (t >= 0 && in.source != SchemaSourceKind::kInferred && target[t].data < 0 &&
@@ -391,7 +396,7 @@ Result<Plan> ComputePlan(const PlanInput& in) {
         if (data_target[i] == static_cast<int>(ti) && ignored[i]) return ignored_entry(i);
       }
       e.column = t.name;
-      e.action = "missing";
+      e.action = PlanAction::kMissing;
       plan.entries.push_back(std::move(e));
       plan.issues.push_back(
           Issue(codes::kColumnMissing, t.name,
@@ -411,9 +416,9 @@ Result<Plan> ComputePlan(const PlanInput& in) {
     data_entry(i, &e);
     e.column = t.name;
     e.action = ClassifyConversion(data[i].from(), t.type, data[i].sample);
-    e.changes_values = e.action == "cast";
+    e.changes_values = e.action == PlanAction::kCast;
     plan.entries.push_back(e);
-    if (e.action == "unsupported") {
+    if (e.action == PlanAction::kUnsupported) {
       plan.issues.push_back(Issue(codes::kUnsupportedConversion, t.name,
                                   "no conversion from " + e.from + " to " + e.to, true));
     }
@@ -438,7 +443,7 @@ Result<Plan> ComputePlan(const PlanInput& in) {
       }
       PlanEntry e;
       data_entry(i, &e);
-      e.action = "undeclared";
+      e.action = PlanAction::kUndeclared;
       plan.entries.push_back(std::move(e));
       plan.issues.push_back(Issue(codes::kColumnUndeclared, data[i].name,
                                   "in the data but not in the target: ignore it or declare it",
@@ -468,9 +473,9 @@ Result<Plan> ComputePlan(const PlanInput& in) {
   }
 
   const std::string source(SchemaSourceName(in.source));
-  plan.fingerprint =
-      PlanFingerprint(in.target, in.mode, source, in.dataset ? in.dataset->uuid : std::string(),
-                      in.dataset ? in.dataset->schema_id : 0, plan.entries, plan.issues);
+  plan.fingerprint = PlanFingerprint(
+      in.target, SchemaModeName(in.mode), source, in.dataset ? in.dataset->uuid : std::string(),
+      in.dataset ? in.dataset->schema_id : 0, plan.entries, plan.issues);
   return plan;
 }
 

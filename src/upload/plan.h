@@ -27,7 +27,7 @@ struct PlanInput {
   std::string target;
   // Resolved: kDeclared, kInferred or kDataset (kAuto and kNone are refused).
   SchemaSourceKind source = SchemaSourceKind::kInferred;
-  std::string mode;  // create, append, overwrite
+  SchemaMode mode = SchemaMode::kCreate;
   // kDeclared: name and type text ("INT64", "DECIMAL(10,2) NOT NULL"), in table order.
   std::vector<std::pair<std::string, std::string>> declared;
   // kDataset: the dataset as agreed (its schema is the target).
@@ -56,9 +56,9 @@ struct Plan {
 // no files.
 Result<Plan> ComputePlan(const PlanInput& input);
 
-// The action of writing values read as `from` into `to` ("keep", "retag", "widen", "cast",
-// "unsupported"); `sample` is a value of the column as text (for VARCHAR over UUID/IPv4 text).
-std::string ClassifyConversion(const DataType& from, const DataType& to, std::string_view sample);
+// The action of writing values read as `from` into `to` (kKeep, kRetag, kWiden, kCast,
+// kUnsupported); `sample` is a value of the column as text (for VARCHAR over UUID/IPv4 text).
+PlanAction ClassifyConversion(const DataType& from, const DataType& to, std::string_view sample);
 
 // The type two files' inferred types of one column unify to (INT64+FLOAT64 -> FLOAT64,
 // INT64+DECIMAL -> DECIMAL, decimals -> the wider, timestamp units -> the finer), or nullopt.

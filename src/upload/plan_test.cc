@@ -65,7 +65,7 @@ PlanInput Inferred(std::vector<SampledFile> files) {
   PlanInput in;
   in.target = "acme.security.findings";
   in.source = SchemaSourceKind::kInferred;
-  in.mode = "create";
+  in.mode = SchemaMode::kCreate;
   in.files = std::move(files);
   return in;
 }
@@ -81,7 +81,7 @@ TEST(Plan, InferredKeepsEveryColumnInDataOrder) {
   EXPECT_EQ(plan->entries[1].column, "published");
   EXPECT_EQ(plan->entries[2].column, "hosts");
   for (const auto& e : plan->entries) {
-    EXPECT_EQ(e.action, "keep") << e.column;
+    EXPECT_EQ(e.action, PlanAction::kKeep) << e.column;
     EXPECT_EQ(e.from, e.to);
     EXPECT_FALSE(e.changes_values);
   }
@@ -108,11 +108,11 @@ TEST(Plan, RetypeCastsAndMarksRetyped) {
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->from, "VARCHAR");
   EXPECT_EQ(p->to, "TIMESTAMP[us]");
-  EXPECT_EQ(p->action, "cast");
+  EXPECT_EQ(p->action, PlanAction::kCast);
   EXPECT_TRUE(p->changes_values);
   EXPECT_TRUE(p->retyped);
   const PlanEntry* h = EntryOf(*plan, "hosts");
-  EXPECT_EQ(h->action, "cast");  // INT64 -> INT32 may fail
+  EXPECT_EQ(h->action, PlanAction::kCast);  // INT64 -> INT32 may fail
   EXPECT_EQ(h->to, "INT32");
   EXPECT_TRUE(plan->retyped());
   EXPECT_NE(plan->fingerprint, before->fingerprint);
@@ -120,41 +120,46 @@ TEST(Plan, RetypeCastsAndMarksRetyped) {
 }
 
 TEST(Plan, Actions) {
-  EXPECT_EQ(ClassifyConversion(DataType::Int64(), DataType::Int64(), "1"), "keep");
-  EXPECT_EQ(ClassifyConversion(DataType::Varchar(), DataType::Json(), "{}"), "retag");
+  EXPECT_EQ(ClassifyConversion(DataType::Int64(), DataType::Int64(), "1"), PlanAction::kKeep);
+  EXPECT_EQ(ClassifyConversion(DataType::Varchar(), DataType::Json(), "{}"), PlanAction::kRetag);
   EXPECT_EQ(ClassifyConversion(DataType::Timestamp(TimeUnit::kMicro),
                                DataType::TimestampTz(TimeUnit::kMicro), ""),
-            "retag");
+            PlanAction::kRetag);
   EXPECT_EQ(ClassifyConversion(DataType::Varchar(), DataType::Uuid(),
                                "0b7c7e5e-1b2c-4d3e-8f40-123456789abc"),
-            "retag");
-  EXPECT_EQ(ClassifyConversion(DataType::Varchar(), DataType::Ipv4(), "10.1.7.13"), "retag");
+            PlanAction::kRetag);
+  EXPECT_EQ(ClassifyConversion(DataType::Varchar(), DataType::Ipv4(), "10.1.7.13"),
+            PlanAction::kRetag);
   // Text that is not an address is parsed, not relabelled.
-  EXPECT_EQ(ClassifyConversion(DataType::Varchar(), DataType::Ipv4(), "host-a"), "cast");
-  EXPECT_EQ(ClassifyConversion(DataType::Int32(), DataType::Int64(), "1"), "widen");
-  EXPECT_EQ(ClassifyConversion(DataType::Float32(), DataType::Float64(), "1"), "widen");
-  EXPECT_EQ(ClassifyConversion(DataType::Int32(), DataType::Decimal(12, 2), "1"), "widen");
+  EXPECT_EQ(ClassifyConversion(DataType::Varchar(), DataType::Ipv4(), "host-a"), PlanAction::kCast);
+  EXPECT_EQ(ClassifyConversion(DataType::Int32(), DataType::Int64(), "1"), PlanAction::kWiden);
+  EXPECT_EQ(ClassifyConversion(DataType::Float32(), DataType::Float64(), "1"), PlanAction::kWiden);
+  EXPECT_EQ(ClassifyConversion(DataType::Int32(), DataType::Decimal(12, 2), "1"),
+            PlanAction::kWiden);
   EXPECT_EQ(ClassifyConversion(DataType::Date(), DataType::Timestamp(TimeUnit::kMicro), ""),
-            "widen");
+            PlanAction::kWiden);
   EXPECT_EQ(ClassifyConversion(DataType::Varchar(), DataType::Timestamp(TimeUnit::kMicro), ""),
-            "cast");
-  EXPECT_EQ(ClassifyConversion(DataType::Int64(), DataType::Int32(), "1"), "cast");
-  EXPECT_EQ(ClassifyConversion(DataType::Float64(), DataType::Decimal(10, 2), "1.5"), "cast");
-  EXPECT_EQ(ClassifyConversion(DataType::Int64(), DataType::Decimal(5, 2), "1"), "cast");
-  EXPECT_EQ(ClassifyConversion(DataType::Boolean(), DataType::Date(), "true"), "unsupported");
-  EXPECT_EQ(ClassifyConversion(DataType::Ipv4(), DataType::Date(), "10.0.0.1"), "unsupported");
+            PlanAction::kCast);
+  EXPECT_EQ(ClassifyConversion(DataType::Int64(), DataType::Int32(), "1"), PlanAction::kCast);
+  EXPECT_EQ(ClassifyConversion(DataType::Float64(), DataType::Decimal(10, 2), "1.5"),
+            PlanAction::kCast);
+  EXPECT_EQ(ClassifyConversion(DataType::Int64(), DataType::Decimal(5, 2), "1"), PlanAction::kCast);
+  EXPECT_EQ(ClassifyConversion(DataType::Boolean(), DataType::Date(), "true"),
+            PlanAction::kUnsupported);
+  EXPECT_EQ(ClassifyConversion(DataType::Ipv4(), DataType::Date(), "10.0.0.1"),
+            PlanAction::kUnsupported);
 }
 
 TEST(Plan, UnsupportedConversionBlocks) {
   PlanInput in;
   in.target = "a.b.c";
   in.source = SchemaSourceKind::kDeclared;
-  in.mode = "create";
+  in.mode = SchemaMode::kCreate;
   in.declared = {{"flag", "DATE"}};
   in.files = {File("a.csv", {{"flag", "BOOLEAN", "true"}})};
   auto plan = ComputePlan(in);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  EXPECT_EQ(plan->entries[0].action, "unsupported");
+  EXPECT_EQ(plan->entries[0].action, PlanAction::kUnsupported);
   auto issues = IssuesOf(*plan, "flag");
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_EQ(issues[0].code, "unsupported_conversion");
@@ -166,7 +171,7 @@ TEST(Plan, DeclaredUndeclaredIgnoredMissing) {
   PlanInput in;
   in.target = "a.b.c";
   in.source = SchemaSourceKind::kDeclared;
-  in.mode = "create";
+  in.mode = SchemaMode::kCreate;
   in.declared = {{"id", "INT64 NOT NULL"}, {"note", "VARCHAR"}, {"score", "decimal(10, 2)"}};
   in.files = {
       File("a.csv",
@@ -176,18 +181,18 @@ TEST(Plan, DeclaredUndeclaredIgnoredMissing) {
   // Target order first, then the data's own columns.
   ASSERT_EQ(plan->entries.size(), 4u);
   EXPECT_EQ(plan->entries[0].column, "id");
-  EXPECT_EQ(plan->entries[0].action, "keep");
+  EXPECT_EQ(plan->entries[0].action, PlanAction::kKeep);
   EXPECT_EQ(plan->entries[1].column, "note");
-  EXPECT_EQ(plan->entries[1].action, "missing");
+  EXPECT_EQ(plan->entries[1].action, PlanAction::kMissing);
   EXPECT_EQ(plan->entries[1].from, "");
-  EXPECT_EQ(plan->entries[2].action, "widen");  // DECIMAL(4,2) -> DECIMAL(10,2)
+  EXPECT_EQ(plan->entries[2].action, PlanAction::kWiden);  // DECIMAL(4,2) -> DECIMAL(10,2)
   EXPECT_EQ(plan->entries[3].column, "extra");
-  EXPECT_EQ(plan->entries[3].action, "undeclared");
+  EXPECT_EQ(plan->entries[3].action, PlanAction::kUndeclared);
   EXPECT_EQ(plan->entries[3].to, "");
   auto note = IssuesOf(*plan, "note");
   ASSERT_EQ(note.size(), 1u);
   EXPECT_EQ(note[0].code, "column_missing");
-  EXPECT_EQ(note[0].severity, "warning");  // nullable: written as nulls
+  EXPECT_EQ(note[0].severity, IssueSeverity::kWarning);  // nullable: written as nulls
   auto extra = IssuesOf(*plan, "extra");
   ASSERT_EQ(extra.size(), 1u);
   EXPECT_EQ(extra[0].code, "column_undeclared");
@@ -199,7 +204,7 @@ TEST(Plan, DeclaredUndeclaredIgnoredMissing) {
   in.ignore = {"extra"};
   auto ignored = ComputePlan(in);
   ASSERT_TRUE(ignored.ok());
-  EXPECT_EQ(EntryOf(*ignored, "extra")->action, "ignored");
+  EXPECT_EQ(EntryOf(*ignored, "extra")->action, PlanAction::kIgnored);
   EXPECT_EQ(EntryOf(*ignored, "extra")->to, "");
   EXPECT_FALSE(ignored->blocking());
   EXPECT_EQ(ignored->ignored, std::vector<std::string>({"extra"}));
@@ -210,7 +215,7 @@ TEST(Plan, NotNullColumnMissingBlocks) {
   PlanInput in;
   in.target = "a.b.c";
   in.source = SchemaSourceKind::kDataset;
-  in.mode = "append";
+  in.mode = SchemaMode::kAppend;
   DatasetInfo ds = Dataset("id INT64 NOT NULL, name VARCHAR");
   in.dataset = &ds;
   in.files = {File("a.csv", {{"name", "VARCHAR", "x"}})};
@@ -228,14 +233,14 @@ TEST(Plan, IgnoringANotNullTargetColumnBlocks) {
   PlanInput in;
   in.target = "a.b.c";
   in.source = SchemaSourceKind::kDataset;
-  in.mode = "append";
+  in.mode = SchemaMode::kAppend;
   DatasetInfo ds = Dataset("id INT64 NOT NULL, name VARCHAR");
   in.dataset = &ds;
   in.files = {File("a.csv", {{"id", "INT64", "1"}, {"name", "VARCHAR", "x"}})};
   in.ignore = {"name"};
   auto plan = ComputePlan(in);
   ASSERT_TRUE(plan.ok());
-  EXPECT_EQ(EntryOf(*plan, "name")->action, "ignored");
+  EXPECT_EQ(EntryOf(*plan, "name")->action, PlanAction::kIgnored);
   EXPECT_FALSE(plan->blocking());  // name is nullable: written as nulls
   in.ignore = {"id"};
   plan = ComputePlan(in);
@@ -250,7 +255,7 @@ TEST(Plan, DatasetModeRefusesRetype) {
   PlanInput in;
   in.target = "a.b.c";
   in.source = SchemaSourceKind::kDataset;
-  in.mode = "append";
+  in.mode = SchemaMode::kAppend;
   DatasetInfo ds = Dataset("id INT64");
   in.dataset = &ds;
   in.files = {File("a.csv", {{"id", "INT64", "1"}})};
@@ -265,7 +270,7 @@ TEST(Plan, DatasetModeCastsToItsTypes) {
   PlanInput in;
   in.target = "a.b.c";
   in.source = SchemaSourceKind::kDataset;
-  in.mode = "overwrite";
+  in.mode = SchemaMode::kOverwrite;
   DatasetInfo ds = Dataset("id INT32, ts TIMESTAMPTZ, ip IPV4, doc JSON");
   in.dataset = &ds;
   in.files = {File("a.csv", {{"id", "INT64", "1"},
@@ -274,10 +279,10 @@ TEST(Plan, DatasetModeCastsToItsTypes) {
                              {"doc", "VARCHAR", "{\"a\":1}"}})};
   auto plan = ComputePlan(in);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  EXPECT_EQ(EntryOf(*plan, "id")->action, "cast");
-  EXPECT_EQ(EntryOf(*plan, "ts")->action, "retag");
-  EXPECT_EQ(EntryOf(*plan, "ip")->action, "retag");
-  EXPECT_EQ(EntryOf(*plan, "doc")->action, "retag");
+  EXPECT_EQ(EntryOf(*plan, "id")->action, PlanAction::kCast);
+  EXPECT_EQ(EntryOf(*plan, "ts")->action, PlanAction::kRetag);
+  EXPECT_EQ(EntryOf(*plan, "ip")->action, PlanAction::kRetag);
+  EXPECT_EQ(EntryOf(*plan, "doc")->action, PlanAction::kRetag);
   EXPECT_FALSE(plan->blocking());
   // The dataset's identity is part of the fingerprint.
   DatasetInfo other = ds;
@@ -315,7 +320,7 @@ TEST(Plan, SourcesDisagree) {
   ASSERT_TRUE(plan.ok());
   d = IssuesOf(*plan, "d");
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0].severity, "warning");
+  EXPECT_EQ(d[0].severity, IssueSeverity::kWarning);
 
   // Different column sets: a warning for a nullable column.
   in = Inferred({File("a.csv", {{"id", "INT64", "1"}, {"x", "INT64", "1"}}),
@@ -325,7 +330,7 @@ TEST(Plan, SourcesDisagree) {
   auto x = IssuesOf(*plan, "x");
   ASSERT_EQ(x.size(), 1u);
   EXPECT_EQ(x[0].code, "sources_disagree");
-  EXPECT_EQ(x[0].severity, "warning");
+  EXPECT_EQ(x[0].severity, IssueSeverity::kWarning);
   EXPECT_NE(x[0].detail.find("b.csv"), std::string::npos);
 }
 
@@ -337,7 +342,7 @@ TEST(Plan, AllNullIsVarcharWithAWarning) {
   auto issues = IssuesOf(*plan, "empty");
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_EQ(issues[0].code, "all_null");
-  EXPECT_EQ(issues[0].severity, "warning");
+  EXPECT_EQ(issues[0].severity, IssueSeverity::kWarning);
   // A null-only file does not disagree with one that has values.
   in = Inferred({File("a.csv", {{"n", "", ""}}), File("b.csv", {{"n", "INT64", "5"}})});
   plan = ComputePlan(in);
@@ -369,7 +374,7 @@ TEST(Plan, InvalidInputIsRefused) {
   PlanInput d;
   d.target = "a.b.c";
   d.source = SchemaSourceKind::kDeclared;
-  d.mode = "create";
+  d.mode = SchemaMode::kCreate;
   d.files = {File("a.csv", {{"a", "INT64", "1"}})};
   d.declared = {{"a", "INT64"}, {"A", "INT32"}};
   EXPECT_FALSE(ComputePlan(d).ok());
@@ -394,7 +399,7 @@ TEST(Plan, InferredColumnWithAnInvalidNameBlocksUntilIgnored) {
 }
 
 TEST(Plan, FingerprintIsDeterministicAndCoversTheProposal) {
-  std::vector<PlanEntry> entries = {{"a", "INT64", "INT64", "keep", "1", false, false}};
+  std::vector<PlanEntry> entries = {{"a", "INT64", "INT64", PlanAction::kKeep, "1", false, false}};
   std::vector<ContractIssue> issues;
   std::string f1 = PlanFingerprint("w.c.d", "create", "inferred", "", 0, entries, issues);
   EXPECT_EQ(f1, PlanFingerprint("w.c.d", "create", "inferred", "", 0, entries, issues));
@@ -411,7 +416,7 @@ TEST(Plan, FingerprintIsDeterministicAndCoversTheProposal) {
   entries[0].to = "INT32";
   EXPECT_NE(f1, PlanFingerprint("w.c.d", "create", "inferred", "", 0, entries, issues));
   entries[0].to = "INT64";
-  issues.push_back({"all_null", "a", "x", "warning", {}});
+  issues.push_back({"all_null", "a", "x", IssueSeverity::kWarning, {}});
   EXPECT_NE(f1, PlanFingerprint("w.c.d", "create", "inferred", "", 0, entries, issues));
 }
 
@@ -434,7 +439,7 @@ TEST(Store, BodyRoundTrips) {
   r.fingerprint = "00112233445566778899aabbccddeeff";
   r.requested_source = "auto";
   r.source = SchemaSourceKind::kDataset;
-  r.mode = "append";
+  r.mode = SchemaMode::kAppend;
   r.channel = "cli";
   r.ttl_s = 60;
   internal::AgreedDataset a;

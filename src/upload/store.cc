@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sdk/upload_json.h"
 #include "table/schema_json.h"
 #include "tarn/data_file.h"
 
@@ -77,18 +78,33 @@ Result<SchemaSourceKind> ParseSource(const std::string& s) {
   return Status::Internal("stored contract: unknown schema source '" + s + "'");
 }
 
+// A stored vocabulary word read back with `from_name` (ContractStateFromName, ...); a word the
+// SDK does not know is kCorruption naming `what`.
+template <typename FromName>
+auto ParseStored(std::string_view text, FromName from_name, const char* what)
+    -> Result<typename decltype(from_name(text))::value_type> {
+  auto value = from_name(text);
+  if (!value) {
+    return Status::Corruption(std::string("stored contract: unknown ") + what + " '" +
+                              std::string(text.substr(0, 64)) + "'");
+  }
+  return *value;
+}
+
 json EntryToJson(const PlanEntry& e) {
-  return json{{"column", e.column},  {"from", e.from},     {"to", e.to},
-              {"action", e.action},  {"sample", e.sample}, {"changes_values", e.changes_values},
+  return json{{"column", e.column},  {"from", e.from},
+              {"to", e.to},          {"action", std::string(PlanActionName(e.action))},
+              {"sample", e.sample},  {"changes_values", e.changes_values},
               {"retyped", e.retyped}};
 }
 
-PlanEntry EntryFromJson(const json& j) {
+Result<PlanEntry> EntryFromJson(const json& j) {
   PlanEntry e;
   e.column = j.at("column").get<std::string>();
   e.from = j.at("from").get<std::string>();
   e.to = j.at("to").get<std::string>();
-  e.action = j.at("action").get<std::string>();
+  TARN_ASSIGN_OR_RETURN(
+      e.action, ParseStored(j.at("action").get<std::string>(), PlanActionFromName, "plan action"));
   e.sample = j.at("sample").get<std::string>();
   e.changes_values = j.at("changes_values").get<bool>();
   e.retyped = j.at("retyped").get<bool>();
@@ -120,7 +136,8 @@ Result<DataFile> FileFromJson(const json& j) {
 Status BodyFromJsonImpl(const json& j, ContractRecord* r) {
   r->requested_source = j.at("requested_source").get<std::string>();
   TARN_ASSIGN_OR_RETURN(r->source, ParseSource(j.at("schema_source").get<std::string>()));
-  r->mode = j.at("mode").get<std::string>();
+  TARN_ASSIGN_OR_RETURN(r->mode,
+                        ParseStored(j.at("mode").get<std::string>(), SchemaModeFromName, "mode"));
   r->declared.clear();
   for (const auto& d : j.at("declared")) {
     r->declared.emplace_back(d.at(0).get<std::string>(), d.at(1).get<std::string>());
@@ -180,13 +197,17 @@ Status BodyFromJsonImpl(const json& j, ContractRecord* r) {
   r->ignore = j.at("ignore").get<std::vector<std::string>>();
   const json& p = j.at("plan");
   r->plan = Plan{};
-  for (const auto& e : p.at("entries")) r->plan.entries.push_back(EntryFromJson(e));
+  for (const auto& e : p.at("entries")) {
+    TARN_ASSIGN_OR_RETURN(PlanEntry entry, EntryFromJson(e));
+    r->plan.entries.push_back(std::move(entry));
+  }
   for (const auto& i : p.at("issues")) {
     ContractIssue issue;
     issue.code = i.at("code").get<std::string>();
     issue.column = i.at("column").get<std::string>();
     issue.detail = i.at("detail").get<std::string>();
-    issue.severity = i.at("severity").get<std::string>();
+    TARN_ASSIGN_OR_RETURN(issue.severity, ParseStored(i.at("severity").get<std::string>(),
+                                                      IssueSeverityFromName, "issue severity"));
     if (i.contains("fields")) {
       for (const auto& [k, v] : i.at("fields").items()) issue.fields[k] = v.get<std::string>();
     }
@@ -210,7 +231,7 @@ Result<ContractRecord> RecordFromRow(const Row& row) {
   TARN_ASSIGN_OR_RETURN(auto target, row.Text(1));
   r.target = std::string(target);
   TARN_ASSIGN_OR_RETURN(auto state, row.Text(2));
-  r.state = std::string(state);
+  TARN_ASSIGN_OR_RETURN(r.state, ParseStored(state, ContractStateFromName, "state"));
   TARN_ASSIGN_OR_RETURN(auto by, row.Text(3));
   r.created_by = std::string(by);
   TARN_ASSIGN_OR_RETURN(auto fp, row.Text(5));
@@ -235,7 +256,7 @@ Result<ContractRecord> RecordFromRow(const Row& row) {
 Contract ContractRecord::ToContract() const {
   Contract c;
   c.id = id;
-  c.state = state == kCommitting ? "writing" : state;
+  c.state = state == ContractState::kCommitting ? ContractState::kWriting : state;
   c.target = target;
   c.requested_source = requested_source;
   c.schema_source = std::string(SchemaSourceName(source));
@@ -259,7 +280,7 @@ Contract ContractRecord::ToContract() const {
   c.created_at_us = created_at_us;
   c.updated_at_us = updated_at_us;
   c.expires_at_us = expires_at_us;
-  if (state == "committed") c.committed = commit_result;
+  if (state == ContractState::kCommitted) c.committed = commit_result;
   return c;
 }
 
@@ -285,7 +306,7 @@ std::string BodyToJson(const ContractRecord& r) {
   json j;
   j["requested_source"] = r.requested_source;
   j["schema_source"] = std::string(SchemaSourceName(r.source));
-  j["mode"] = r.mode;
+  j["mode"] = std::string(SchemaModeName(r.mode));
   json declared = json::array();
   for (const auto& [n, t] : r.declared) declared.push_back(json::array({n, t}));
   j["declared"] = std::move(declared);
@@ -339,8 +360,10 @@ std::string BodyToJson(const ContractRecord& r) {
   for (const auto& e : r.plan.entries) entries.push_back(EntryToJson(e));
   json issues = json::array();
   for (const auto& i : r.plan.issues) {
-    json issue{
-        {"code", i.code}, {"column", i.column}, {"detail", i.detail}, {"severity", i.severity}};
+    json issue{{"code", i.code},
+               {"column", i.column},
+               {"detail", i.detail},
+               {"severity", std::string(IssueSeverityName(i.severity))}};
     if (!i.fields.empty()) issue["fields"] = i.fields;
     issues.push_back(std::move(issue));
   }
@@ -446,8 +469,8 @@ Status InsertRecord(Transaction& tx, const ContractRecord& r) {
           "INSERT INTO upload_contracts (id, target, state, created_by, body, fingerprint, "
           "created_at, updated_at, expires_at, idempotency_key, commit_result) VALUES "
           "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          {r.id, r.target, r.state, r.created_by, BodyToJson(r), r.fingerprint, r.created_at_us,
-           r.updated_at_us, r.expires_at_us,
+          {r.id, r.target, ContractStateName(r.state), r.created_by, BodyToJson(r), r.fingerprint,
+           r.created_at_us, r.updated_at_us, r.expires_at_us,
            SqlValue::OptionalText(r.idempotency_key
                                       ? std::optional<std::string_view>(*r.idempotency_key)
                                       : std::nullopt),
@@ -455,19 +478,19 @@ Status InsertRecord(Transaction& tx, const ContractRecord& r) {
       .status();
 }
 
-Result<bool> UpdateRecord(Transaction& tx, const ContractRecord& r,
-                          std::string_view expected_state) {
+Result<bool> UpdateRecord(Transaction& tx, const ContractRecord& r, ContractState expected_state) {
   TARN_ASSIGN_OR_RETURN(
       int64_t n,
       tx.Execute(
           "UPDATE upload_contracts SET state = ?, body = ?, fingerprint = ?, updated_at = ?, "
           "expires_at = ?, idempotency_key = ?, commit_result = ? WHERE id = ? AND state = ?",
-          {r.state, BodyToJson(r), r.fingerprint, r.updated_at_us, r.expires_at_us,
+          {ContractStateName(r.state), BodyToJson(r), r.fingerprint, r.updated_at_us,
+           r.expires_at_us,
            SqlValue::OptionalText(r.idempotency_key
                                       ? std::optional<std::string_view>(*r.idempotency_key)
                                       : std::nullopt),
            r.commit_result ? SqlValue(CommitResultToJson(*r.commit_result)) : SqlValue::Null(),
-           r.id, expected_state}));
+           r.id, ContractStateName(expected_state)}));
   return n == 1;
 }
 

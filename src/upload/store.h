@@ -18,9 +18,6 @@
 
 namespace tarn::upload::internal {
 
-// A state the database holds but callers never see: a commit in flight (shown as "writing").
-inline constexpr char kCommitting[] = "committing";
-
 // The dataset as agreed (dataset mode).
 struct AgreedDataset {
   std::string uuid;
@@ -41,7 +38,7 @@ struct ContractRecord {
   // Columns of upload_contracts.
   std::string id;
   std::string target;
-  std::string state;  // as stored (may be kCommitting)
+  ContractState state = ContractState::kProposed;  // as stored (may be kCommitting)
   std::string created_by;
   std::string fingerprint;
   int64_t created_at_us = 0;
@@ -52,7 +49,7 @@ struct ContractRecord {
   // The body.
   std::string requested_source;                           // declared inferred dataset auto
   SchemaSourceKind source = SchemaSourceKind::kInferred;  // resolved
-  std::string mode;                                       // create append overwrite
+  SchemaMode mode = SchemaMode::kCreate;
   std::vector<std::pair<std::string, std::string>> declared;
   std::string channel;
   int64_t ttl_s = 0;
@@ -82,7 +79,8 @@ Result<std::vector<DataFile>> FilesFromJson(std::string_view json);
 // Migration 4 ("uploads"): upload_contracts, upload_parts.
 const std::vector<Migration>& UploadTables();
 
-// Reads a contract and its parts; nullopt when there is none.
+// Reads a contract and its parts; nullopt when there is none. kCorruption for a state, mode,
+// plan action or issue severity the SDK does not know.
 Result<std::optional<ContractRecord>> LoadRecord(Transaction& tx, std::string_view id);
 // The target of a contract (one column, no parts); nullopt when there is none.
 Result<std::optional<std::string>> LoadTarget(Transaction& tx, std::string_view id);
@@ -92,8 +90,7 @@ Result<std::vector<std::string>> ListDueContracts(Transaction& tx, int64_t now_u
 Status InsertRecord(Transaction& tx, const ContractRecord& r);
 // Rewrites state, body, fingerprint, times, key and result where the stored state is
 // `expected_state` (a claim: of racing callers exactly one sees true); returns whether it did.
-Result<bool> UpdateRecord(Transaction& tx, const ContractRecord& r,
-                          std::string_view expected_state);
+Result<bool> UpdateRecord(Transaction& tx, const ContractRecord& r, ContractState expected_state);
 Status InsertPart(Transaction& tx, std::string_view id, const StoredPart& p);
 Status DeleteParts(Transaction& tx, std::string_view id);
 
