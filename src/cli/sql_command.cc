@@ -360,7 +360,7 @@ void RegisterSqlCommand(CLI::App* app, GlobalOptions* global) {
   auto* cmd = app->add_subcommand(
       "sql",
       "Run a SQL query (DuckDB's dialect) over datasets: FROM w.c.d, or tarn_scan('w.c.d', "
-      "snapshot := N | tag := 'T' | at := TIMESTAMP '...', where := '...', row_ids := true)");
+      "snapshot := N | tag := 'T' | at := TIMESTAMP '...', filter := '...', row_ids := true)");
   cmd->add_option("QUERY", a->query, "The query (else -f FILE, else stdin)");
   cmd->add_option("-f,--file", a->file, "Read the query from FILE ('-': stdin)");
   cmd->add_flag("--csv", a->csv, "CSV with a header row (NULL: an empty field)");

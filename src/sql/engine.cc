@@ -57,23 +57,17 @@ std::string QuerySession::Fail(const Status& st) {
 
 namespace {
 
-std::string QuoteIdentifier(std::string_view s) {
-  std::string out = "\"";
+// `s` between `quote`s, each `quote` inside doubled: an identifier ("), a literal (').
+std::string Quoted(std::string_view s, char quote) {
+  std::string out(1, quote);
   for (char c : s) {
-    if (c == '"') out += '"';
+    if (c == quote) out += quote;
     out += c;
   }
-  return out + "\"";
+  return out + quote;
 }
-
-std::string QuoteLiteral(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
+std::string QuoteIdentifier(std::string_view s) { return Quoted(s, '"'); }
+std::string QuoteLiteral(std::string_view s) { return Quoted(s, '\''); }
 
 // One in-memory DuckDB database and its connection, closed together.
 class Database {
