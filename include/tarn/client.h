@@ -265,9 +265,21 @@ class Client {
   virtual Status PlanFiles(std::string_view qualified, const SnapshotSelector& at,
                            std::string_view where,
                            const std::function<Status(const PlannedFile&)>& fn) = 0;
-  virtual Status Scan(std::string_view qualified, const SnapshotSelector& at,
-                      std::string_view where, bool with_row_ids,
-                      const std::function<Status(const RecordBatch&)>& fn) = 0;
+  Status Scan(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
+              bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn) {
+    ScanOptions options;
+    options.at = at;
+    options.where = std::string(where);
+    options.with_row_ids = with_row_ids;
+    return DoScan(qualified, options, fn);
+  }
+  // The same with only `options.columns` (by name, in that order; empty: every column), so
+  // only their column chunks are read (remotely: only they cross the network). Also:
+  // column_not_found (kInvalidArgument, field column) for a name the schema lacks.
+  Status Scan(std::string_view qualified, const ScanOptions& options,
+              const std::function<Status(const RecordBatch&)>& fn) {
+    return DoScan(qualified, options, fn);
+  }
 
   // ---- change feed (C9) ----
   // Errors: not_found; snapshot_not_found; changes_expired (kExpired: part of the range has
@@ -383,6 +395,8 @@ class Client {
   virtual Result<ChangeSet> DoChanges(std::string_view qualified, int64_t from_snapshot_id,
                                       std::optional<int64_t> to_snapshot_id) = 0;
   virtual Result<CleanupResult> DoCleanup(bool delete_orphans) = 0;
+  virtual Status DoScan(std::string_view qualified, const ScanOptions& options,
+                        const std::function<Status(const RecordBatch&)>& fn) = 0;
 };
 
 }  // namespace tarn

@@ -209,6 +209,15 @@ struct LocationGrant {
   int64_t granted_at_us = 0;
 };
 
+// What a scan reads (C8): a snapshot, a predicate, the columns (by name, in that order; empty:
+// every column of the schema) and whether to add the _tarn_row_id column.
+struct ScanOptions {
+  SnapshotSelector at;
+  std::string where;
+  std::vector<std::string> columns;
+  bool with_row_ids = false;
+};
+
 // A live file at a snapshot with its deletion vector, as planning returns it (C8).
 struct PlannedFile {
   DataFile file;

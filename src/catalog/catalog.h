@@ -17,8 +17,6 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "tarn/dataset.h"
-#include "tarn/status.h"
 #include "tarn/client.h"
 #include "tarn/dataset.h"
 #include "tarn/status.h"
@@ -171,10 +169,6 @@ class Catalog : public Client {
   // (empty = all); memory stays bounded by one file.
   Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
                    const std::function<Status(const PlannedFile&)>& fn) override;
-  // Streams the rows of the dataset at the snapshot, deletion vectors applied and filtered by
-  // `where`, in the snapshot's schema (plus `_tarn_row_id` when asked), one batch per file.
-  Status Scan(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
-              bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn) override;
 
   // ---- change feed (C9) ----
   // Consumer offsets only move forward (kFailedPrecondition, code=offset_regression).
@@ -291,6 +285,11 @@ class Catalog : public Client {
   // Deletes the objects in the removal ledger (nothing live or retained references them) and
   // reports orphans: objects under dataset prefixes that no catalog row references.
   Result<CleanupResult> DoCleanup(bool delete_orphans) override;
+  // Streams the rows of the dataset at the snapshot, deletion vectors applied and filtered by
+  // `where`, in the snapshot's schema (only `columns` when given, plus `_tarn_row_id` when
+  // asked), one batch per file.
+  Status DoScan(std::string_view qualified, const ScanOptions& options,
+                const std::function<Status(const RecordBatch&)>& fn) override;
 
  private:
   Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse,

@@ -259,6 +259,25 @@ TEST_P(DatasetSuite, AppendScanSnapshotsAndTotals) {
   }));
   EXPECT_EQ(ids, (std::set<int64_t>{0, 1, 2}));
 
+  // Only some columns, in the order asked, by name; the filter may read others.
+  ScanOptions projected;
+  projected.columns = {"score", "id"};
+  projected.where = "name = 'c'";
+  std::vector<std::string> seen;
+  ASSERT_OK(cat_->Scan("w.c.t", projected, [&](const RecordBatch& b) {
+    EXPECT_EQ(b.schema.ToString(), "score FLOAT64, id INT64 NOT NULL");
+    for (int64_t r = 0; r < b.num_rows; ++r) {
+      seen.push_back((b.columns[0].IsValid(r) ? ValueText(b.columns[0], r) : "NULL") + "|" +
+                     ValueText(b.columns[1], r));
+    }
+    return Status::OK();
+  }));
+  EXPECT_EQ(seen, (std::vector<std::string>{"NULL|3"}));
+  projected.columns = {"nope"};
+  Status unknown = cat_->Scan("w.c.t", projected, [](const RecordBatch&) { return Status::OK(); });
+  EXPECT_EQ(FieldOf(unknown, "code"), "column_not_found");
+  EXPECT_EQ(FieldOf(unknown, "column"), "nope");
+
   // Author is required; a bad value type for the dataset is refused and nothing commits.
   CommitMeta no_author;
   auto batch = MakeBatch(ds->schema, {{"9", "x", "1"}});

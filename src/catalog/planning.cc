@@ -147,29 +147,38 @@ Status Catalog::PlanFiles(std::string_view qualified, const SnapshotSelector& at
       TxMode::kReadOnly);
 }
 
-Status Catalog::Scan(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
-                     bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn) {
+Status Catalog::DoScan(std::string_view qualified, const ScanOptions& options,
+                       const std::function<Status(const RecordBatch&)>& fn) {
   // Both use the same rule for the schema: the selected snapshot's, or the current one.
-  TARN_ASSIGN_OR_RETURN(auto ds, LoadDataset(qualified, at));
+  TARN_ASSIGN_OR_RETURN(auto ds, LoadDataset(qualified, options.at));
   std::optional<BoundPredicate> pred;
-  if (!where.empty()) {
-    TARN_ASSIGN_OR_RETURN(pred, ParseAndBindPredicate(where, ds.schema));
+  if (!options.where.empty()) {
+    TARN_ASSIGN_OR_RETURN(pred, ParseAndBindPredicate(options.where, ds.schema));
+  }
+  ReadOptions read;
+  read.with_row_ids = options.with_row_ids;
+  for (const std::string& name : options.columns) {
+    int i = ds.schema.FieldIndex(name);
+    if (i < 0) {
+      return Status::Of(codes::kColumnNotFound,
+                        "'" + std::string(qualified) + "' has no column '" + name + "'")
+          .WithField("column", name);
+    }
+    read.field_ids.push_back(ds.schema.fields[i].field_id);
   }
   if (!ds.current_snapshot_id) return Status::OK();
   std::vector<PlannedFile> files;
-  TARN_RETURN_NOT_OK(PlanFiles(qualified, at, where, [&](const PlannedFile& f) {
+  TARN_RETURN_NOT_OK(PlanFiles(qualified, options.at, options.where, [&](const PlannedFile& f) {
     files.push_back(f);
     return Status::OK();
   }));
-  ReadOptions options;
-  options.with_row_ids = with_row_ids;
   for (const PlannedFile& f : files) {
     std::vector<uint64_t> deleted;
     if (f.deletion_vector) {
       TARN_ASSIGN_OR_RETURN(deleted, DecodeDeletionVector(*f.deletion_vector));
     }
     TARN_ASSIGN_OR_RETURN(auto batch, ReadDataFile(*warehouse_, f.file, ds.schema, deleted,
-                                                   pred ? &*pred : nullptr, options));
+                                                   pred ? &*pred : nullptr, read));
     if (batch.num_rows == 0) continue;
     TARN_RETURN_NOT_OK(fn(batch));
   }

@@ -595,8 +595,8 @@ Status FilesCommand(Client& cat, const std::string& name, const SnapshotSelector
   return Status::OK();
 }
 
-Status ScanCommand(Client& cat, const std::string& name, const SnapshotSelector& at,
-                   const std::string& where, bool row_ids, int64_t limit, bool as_json) {
+Status ScanCommand(Client& cat, const std::string& name, const ScanOptions& options,
+                   int64_t limit, bool as_json) {
   if (limit < 0) return Status::InvalidArgument("--limit must be >= 0");
   int64_t remaining = limit > 0 ? limit : INT64_MAX;
   bool stopped = false;
@@ -604,7 +604,7 @@ Status ScanCommand(Client& cat, const std::string& name, const SnapshotSelector&
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
   std::string line;
-  Status st = cat.Scan(name, at, where, row_ids, [&](const RecordBatch& batch) -> Status {
+  Status st = cat.Scan(name, options, [&](const RecordBatch& batch) -> Status {
     int64_t n = std::min<int64_t>(batch.num_rows, remaining);
     if (as_json) {
       if (!json_rows) json_rows.emplace(batch.schema);
@@ -636,9 +636,13 @@ Status ScanCommand(Client& cat, const std::string& name, const SnapshotSelector&
   if (!st.ok() && !stopped) return st;
   if (!as_json) {
     if (header.empty()) {
-      TARN_ASSIGN_OR_RETURN(auto ds, cat.LoadDataset(name, at));
-      for (const Field& f : ds.schema.fields) header.push_back(f.name);
-      if (row_ids) header.push_back("_tarn_row_id");
+      TARN_ASSIGN_OR_RETURN(auto ds, cat.LoadDataset(name, options.at));
+      if (options.columns.empty()) {
+        for (const Field& f : ds.schema.fields) header.push_back(f.name);
+      } else {
+        header = options.columns;
+      }
+      if (options.with_row_ids) header.push_back("_tarn_row_id");
     }
     PrintTable(header, rows);
   }
@@ -707,6 +711,7 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       SelectorArgs sel;
       bool row_ids = false;
       int64_t limit = 0;
+      std::vector<std::string> columns;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app->add_subcommand(
@@ -716,11 +721,19 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("--where", a->where, "Row filter");
     cmd->add_flag("--row-ids", a->row_ids, "Add the _tarn_row_id column");
     cmd->add_option("--limit", a->limit, "At most N rows (0: all)");
+    cmd->add_option("--columns", a->columns,
+                    "Only these columns, in this order (comma-separated); only their column "
+                    "chunks are read")
+        ->delimiter(',');
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
-      TARN_ASSIGN_OR_RETURN(auto at, a->sel.Resolve());
+      ScanOptions options;
+      TARN_ASSIGN_OR_RETURN(options.at, a->sel.Resolve());
+      options.where = a->where;
+      options.with_row_ids = a->row_ids;
+      options.columns = a->columns;
       TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
-      return ScanCommand(*cat, a->name, at, a->where, a->row_ids, a->limit, g->json);
+      return ScanCommand(*cat, a->name, options, a->limit, g->json);
     });
   }
 

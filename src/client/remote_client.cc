@@ -1052,13 +1052,17 @@ Status RemoteClient::PlanFiles(std::string_view qualified, const SnapshotSelecto
   return Status::OK();
 }
 
-Status RemoteClient::Scan(std::string_view qualified, const SnapshotSelector& at,
-                          std::string_view where, bool with_row_ids,
-                          const std::function<Status(const RecordBatch&)>& fn) {
+Status RemoteClient::DoScan(std::string_view qualified, const ScanOptions& options,
+                            const std::function<Status(const RecordBatch&)>& fn) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
-  auto q = api::SelectorParams(at);
-  if (!where.empty()) q.emplace_back("where", std::string(where));
-  if (with_row_ids) q.emplace_back("with_row_ids", "true");
+  auto q = api::SelectorParams(options.at);
+  if (!options.where.empty()) q.emplace_back("where", options.where);
+  if (options.with_row_ids) q.emplace_back("with_row_ids", "true");
+  if (!options.columns.empty()) {
+    std::string columns;
+    for (const std::string& c : options.columns) columns += (columns.empty() ? "" : ",") + c;
+    q.emplace_back("columns", columns);
+  }
   api::FrameParser parser;
   bool ended = false;
   int64_t rows = 0;

@@ -118,8 +118,6 @@ class RemoteClient : public Client {
 
   Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
                    const std::function<Status(const PlannedFile&)>& fn) override;
-  Status Scan(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
-              bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn) override;
 
   Status CommitOffset(std::string_view qualified, std::string_view consumer,
                       int64_t snapshot_id) override;
@@ -192,6 +190,8 @@ class RemoteClient : public Client {
   Result<ChangeSet> DoChanges(std::string_view qualified, int64_t from_snapshot_id,
                               std::optional<int64_t> to_snapshot_id) override;
   Result<CleanupResult> DoCleanup(bool delete_orphans) override;
+  Status DoScan(std::string_view qualified, const ScanOptions& options,
+                const std::function<Status(const RecordBatch&)>& fn) override;
 
  private:
   RemoteClient(ServerUrl url, ClientOptions options);

@@ -8,6 +8,7 @@
 #include "api/error_codes.h"
 #include "auth/error_codes.h"
 #include "catalog/catalog.h"
+#include "catalog/error_codes.h"
 #include "common/bounded_queue.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
@@ -1005,11 +1006,20 @@ Status DropTagRoute(Call& c) {
 
 // Checks what a plan or scan will read before the response starts, so a missing dataset, a bad
 // selector or predicate is a proper error status rather than an error trailer.
-Status PrecheckRead(Call& c, const SnapshotSelector& at, const std::string& where) {
+// What a read stream would refuse, refused before the stream starts (a status, not an error
+// frame): the dataset and snapshot, the predicate, the columns.
+Status PrecheckRead(Call& c, const SnapshotSelector& at, const std::string& where,
+                    const std::vector<std::string>& columns = {}) {
   TARN_ASSIGN_OR_RETURN(auto ds, c.catalog().LoadDataset(DsQ(c), at));
   if (!where.empty()) {
     auto pred = ParseAndBindPredicate(where, ds.schema);
     if (!pred.ok()) return pred.status().WithField("field", "where");
+  }
+  for (const std::string& name : columns) {
+    if (ds.schema.FieldIndex(name) < 0) {
+      return Status::Of(codes::kColumnNotFound, "'" + DsQ(c) + "' has no column '" + name + "'")
+          .WithField("column", name);
+    }
   }
   return Status::OK();
 }
@@ -1038,18 +1048,31 @@ Status PlanRoute(Call& c) {
 }
 
 Status ScanRoute(Call& c) {
-  TARN_ASSIGN_OR_RETURN(auto at, Selector(c));
-  std::string where = c.Query("where").value_or("");
-  TARN_ASSIGN_OR_RETURN(bool row_ids, QueryBool(c, "with_row_ids", false));
-  TARN_RETURN_NOT_OK(PrecheckRead(c, at, where));
+  ScanOptions options;
+  TARN_ASSIGN_OR_RETURN(options.at, Selector(c));
+  options.where = c.Query("where").value_or("");
+  TARN_ASSIGN_OR_RETURN(options.with_row_ids, QueryBool(c, "with_row_ids", false));
+  if (auto columns = c.Query("columns")) {
+    // Comma-separated column names (a name holds no comma).
+    size_t start = 0;
+    while (start <= columns->size()) {
+      size_t end = columns->find(',', start);
+      if (end == std::string::npos) end = columns->size();
+      std::string name = columns->substr(start, end - start);
+      if (name.empty()) return InvalidParam("columns", "has an empty column name");
+      options.columns.push_back(std::move(name));
+      start = end + 1;
+    }
+  }
+  TARN_RETURN_NOT_OK(PrecheckRead(c, options.at, options.where, options.columns));
   Catalog* cat = &c.catalog();
   c.ReplyStream(
       "application/vnd.tarn.frames",
-      [cat, q = DsQ(c), at, where, row_ids,
+      [cat, q = DsQ(c), options,
        client_error = c.ClientError()](const StreamWrite& write) -> Status {
         int64_t rows = 0;
         bool write_failed = false;
-        Status st = cat->Scan(q, at, where, row_ids, [&](const RecordBatch& b) -> Status {
+        Status st = cat->Scan(q, options, [&](const RecordBatch& b) -> Status {
           TARN_ASSIGN_OR_RETURN(std::string frame, api::EncodeBatchFrame(b));
           Status w = write(frame);
           write_failed = !w.ok();

@@ -193,12 +193,29 @@ void Init(duckdb_init_info info) {
       RemoteStream* stream = global->remote.get();
       // Read at the pinned snapshot, whose schema may lack columns added since (they read
       // as NULL): columns are matched by field id.
-      SnapshotSelector at = pinned;
+      ScanOptions scan;
+      scan.at = pinned;
+      scan.where = bind->where;
+      scan.with_row_ids = bind->row_ids;
+      // Only the projected columns cross the network, named as the pinned snapshot's schema
+      // names them (a column renamed since keeps its field id; one added since is not there).
+      auto at_snapshot = session->client->LoadDataset(ds.name, pinned);
+      if (!at_snapshot.ok()) {
+        return api.duckdb_init_set_error(info, session->Fail(at_snapshot.status()).c_str());
+      }
+      for (const Field& f : at_snapshot->schema.fields) {
+        if (std::find(global->field_ids.begin(), global->field_ids.end(), f.field_id) !=
+            global->field_ids.end()) {
+          scan.columns.push_back(f.name);
+        }
+      }
+      if (scan.columns.empty() && !at_snapshot->schema.fields.empty()) {
+        scan.columns.push_back(at_snapshot->schema.fields.front().name);  // rows to count
+      }
       // The thread owns copies of what it reads: it ends (the stream's destructor cancels and
       // joins) with the global state, whose lifetime DuckDB does not tie to the bind data's.
-      stream->producer = std::thread([client = session->client, name = ds.name, where = bind->where,
-                                      row_ids = bind->row_ids, stream, at] {
-        Status st = client->Scan(name, at, where, row_ids, [&](const RecordBatch& b) -> Status {
+      stream->producer = std::thread([client = session->client, name = ds.name, scan, stream] {
+        Status st = client->Scan(name, scan, [&](const RecordBatch& b) -> Status {
           RecordBatch copy;
           copy.schema = b.schema;
           copy.num_rows = b.num_rows;

@@ -287,6 +287,15 @@ test('remote: the same results through tarn serve, and a token outside its scope
   assert.equal(copied.rows, 4);
   assert.deepEqual(copied.snapshot.receipt.reads.map((r) => [r.dataset, r.snapshot_id]), [['acme.sales.orders', 4]]);
   assert.equal(copied.snapshot.author, 'tester');
+  // The projected scan under the SQL engine, from the CLI: the same rows either way.
+  const cols = ['scan', 'acme.sales.orders', '--columns', 'note,id', '--where', 'id >= 14998', '--json'];
+  const embeddedRows = ok(cols);
+  assert.equal(ok(cols, { target: serve.url }), embeddedRows);
+  assert.deepEqual(embeddedRows.trim().split('\n').map((l) => JSON.parse(l)).sort((a, b) => a.id - b.id),
+    [{ note: 'n14998', id: 14998 }, { note: 'n14999', id: 14999 }]);
+  const bad = run(['scan', 'acme.sales.orders', '--columns', 'nope', '--json'], { target: serve.url });
+  assert.equal(bad.code, 2);
+  assert.deepEqual([jsonError(bad).code, jsonError(bad).column], ['column_not_found', 'nope']);
   ok(['workspace', 'create', 'other'], { target: serve.url });
   ok(['collection', 'create', 'other.c'], { target: serve.url });
   ok(['dataset', 'create', 'other.c.secret', '--schema', 'x INT64'], { target: serve.url });
