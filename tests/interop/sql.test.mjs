@@ -11,7 +11,7 @@
 // typed errors with exit codes, a reader token outside its scope, and a missing library.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { query, quote, scratch } from './duckdb_compare.mjs';
@@ -263,6 +263,20 @@ test('--into: create, append, overwrite, receipts, the egress lock, nothing half
   ok(['workspace', 'set', 'acme', 'egress_protection=true']);
   // A copy within the source workspace is never egress.
   assert.equal(into('SELECT * FROM acme.sales.regions', 'acme.sales.regions2', '--create').rows, 4);
+});
+
+test('Ctrl-C interrupts a running query: exit 130, sql_interrupted', async () => {
+  const child = spawn(bin, ['sql', 'SELECT count(*) FROM range(1000000000000)', '--json', '--catalog', catalog],
+    { env: { ...process.env, TARN_CATALOG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => { err += d; });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  await new Promise((r) => setTimeout(r, 700));
+  child.kill('SIGINT');
+  const { code, signal } = await exited;
+  assert.equal(signal, null, 'tarn handles SIGINT itself');
+  assert.equal(code, 130, err);
+  assert.equal(JSON.parse(err.trim().split('\n').pop()).error.code, 'sql_interrupted');
 });
 
 test('without the library: sql_engine_unavailable (exit 6), everything else works', () => {
