@@ -79,6 +79,15 @@ step "Delete small orders (deletion vectors: rows stay in their files, reads ski
   "$tarn" delete shop.sales.orders --where 'amount < 10'
 step "Scan the current state" "$tarn" scan shop.sales.orders
 step "The change feed since snapshot 1" "$tarn" changes shop.sales.orders --from 1
+step "SQL over the dataset (DuckDB in the tarn process): totals by region, deletes applied" \
+  "$tarn" sql 'SELECT region, count(*) AS orders, sum(amount) AS total
+               FROM shop.sales.orders GROUP BY region ORDER BY region'
+step "The same as of snapshot 1, before the delete (time travel in SQL)" \
+  "$tarn" sql "SELECT region, count(*) AS orders, sum(amount) AS total
+               FROM tarn_scan('shop.sales.orders', snapshot := 1) GROUP BY region ORDER BY region"
+step "Write the totals back as a dataset: one snapshot, its receipt names what it read" \
+  "$tarn" sql 'SELECT region, sum(amount) AS total FROM shop.sales.orders GROUP BY region' \
+  --into shop.sales.totals --create -m "totals by region"
 step "Convert the CSV to Parquet without a catalog, types inferred" \
   "$tarn" convert "$dir/orders-jan.csv" "$dir/orders-jan.parquet" --infer
 step "" "$tarn" parquet cat "$dir/orders-jan.parquet"
