@@ -169,12 +169,16 @@ void SetTimeout(double seconds, const std::function<void(time_t, time_t)>& set) 
 
 class RemoteClient::Transport {
  public:
-  Transport(ServerUrl url, ClientOptions options) : url_(std::move(url)), options_(options) {
+  Transport(ServerUrl url, ClientOptions options, std::shared_ptr<Clock> clock)
+      : url_(std::move(url)), options_(options) {
+    TokenCache::Clock now = [clock = std::move(clock)] { return clock->NowMicros(); };
     if (!options_.client_id.empty() && !options_.client_secret.empty()) {
-      tokens_ = std::make_unique<TokenCache>([this] { return FetchToken(); });
+      tokens_ = std::make_unique<TokenCache>([this] { return FetchToken(); }, now);
     } else if (options_.token.empty() && options_.federated_sign_in) {
       id_tokens_ = IdTokenSourceFromEnvironment();
-      if (id_tokens_) tokens_ = std::make_unique<TokenCache>([this] { return FetchFederated(); });
+      if (id_tokens_) {
+        tokens_ = std::make_unique<TokenCache>([this] { return FetchFederated(); }, now);
+      }
     }
   }
 
@@ -578,8 +582,10 @@ Json PropertiesPatch(const PropertyMap& set, const std::vector<std::string>& uns
 
 // ---- RemoteClient ----
 
-RemoteClient::RemoteClient(ServerUrl url, ClientOptions options)
-    : url_(url), options_(options), transport_(std::make_unique<Transport>(url, options)) {
+RemoteClient::RemoteClient(ServerUrl url, ClientOptions options, std::shared_ptr<Clock> clock)
+    : url_(url),
+      options_(options),
+      transport_(std::make_unique<Transport>(url, options, std::move(clock))) {
   actor_ = options_.client_id;
 }
 
@@ -606,14 +612,22 @@ Result<RemoteClient::RawResponse> RemoteClient::SendBody(const char* method,
 Result<std::unique_ptr<RemoteClient>> RemoteClient::Make(std::string_view url,
                                                          ClientOptions options) {
   TARN_ASSIGN_OR_RETURN(ServerUrl parsed, ParseServerUrl(url));
-  return std::unique_ptr<RemoteClient>(new RemoteClient(std::move(parsed), std::move(options)));
+  return std::unique_ptr<RemoteClient>(
+      new RemoteClient(std::move(parsed), std::move(options), Clock::Real()));
 }
 
 Result<std::unique_ptr<RemoteClient>> RemoteClient::Connect(std::string_view url,
                                                             ClientOptions options) {
-  TARN_ASSIGN_OR_RETURN(auto client, Make(url, std::move(options)));
-  TARN_ASSIGN_OR_RETURN(WhoAmI me, client->GetWhoAmI());
-  (void)me;
+  return Connect(url, std::move(options), Clock::Real());
+}
+
+Result<std::unique_ptr<RemoteClient>> RemoteClient::Connect(std::string_view url,
+                                                            ClientOptions options,
+                                                            std::shared_ptr<Clock> clock) {
+  TARN_ASSIGN_OR_RETURN(ServerUrl parsed, ParseServerUrl(url));
+  std::unique_ptr<RemoteClient> client(
+      new RemoteClient(std::move(parsed), std::move(options), std::move(clock)));
+  TARN_RETURN_NOT_OK(client->GetWhoAmI().status());
   return client;
 }
 

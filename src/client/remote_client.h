@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "client/token_cache.h"
+#include "common/clock.h"
 #include "tarn/client.h"
 
 namespace tarn::client {
@@ -73,6 +74,10 @@ class RemoteClient : public Client {
   // The same without the whoami round trip (nothing is sent until the first call).
   static Result<std::unique_ptr<RemoteClient>> Make(std::string_view url,
                                                     ClientOptions options = {});
+  // Connect with the clock that decides when bearer tokens are refreshed (tests move a
+  // ManualClock past a token's lifetime instead of sleeping through it).
+  static Result<std::unique_ptr<RemoteClient>> Connect(std::string_view url, ClientOptions options,
+                                                       std::shared_ptr<Clock> clock);
   ~RemoteClient() override;
 
   const ServerUrl& url() const { return url_; }
@@ -194,7 +199,7 @@ class RemoteClient : public Client {
                 const std::function<Status(const RecordBatch&)>& fn) override;
 
  private:
-  RemoteClient(ServerUrl url, ClientOptions options);
+  RemoteClient(ServerUrl url, ClientOptions options, std::shared_ptr<Clock> clock);
 
   ServerUrl url_;
   ClientOptions options_;

@@ -355,12 +355,14 @@ TEST_F(FederationHttp, TheSdkSignsInWithATokenFileReadAtEachExchange) {
   write(kSubject);
   ScopedEnv file("TARN_OIDC_TOKEN_FILE", path);
   ClientOptions o;  // no id, secret or token
-  auto c = client::RemoteClient::Connect(Url(port()), o);
+  auto clock = std::make_shared<ManualClock>();
+  auto c = client::RemoteClient::Connect(Url(port()), o, clock);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ((*c)->actor(), ci_);
-  // The file is rotated (here to another subject): the next exchange reads it again.
+  // The file is rotated (here to another subject): the next exchange, once the client's clock
+  // passes the bearer's refresh point, reads it again.
   write("repo:acme/etl:ref:refs/heads/dev");
-  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  clock->Advance(std::chrono::milliseconds(1100));
   auto me = (*c)->GetWhoAmI();
   ASSERT_TRUE(me.ok()) << me.status().ToString();
   EXPECT_EQ(me->client_id, reader->info.client_id);
