@@ -15,7 +15,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { query, quote, scratch } from './duckdb_compare.mjs';
-import { startServe } from './tarn_process.mjs';
+import { startServe, tarnEnv } from './tarn_process.mjs';
 
 const bin = process.env.TARN_BINARY || path.resolve('../../build/tarn');
 const dir = scratch('sql');
@@ -31,16 +31,7 @@ function run(args, { target = catalog, env = {}, input } = {}) {
     encoding: 'utf8',
     maxBuffer: 1 << 30,
     input,
-    env: {
-      ...process.env,
-      NO_COLOR: '1',
-      TARN_CATALOG: '',
-      TARN_AUTHOR: 'tester',
-      TARN_CLIENT_ID: OWNER_ID,
-      TARN_CLIENT_SECRET: OWNER_SECRET,
-      TARN_TOKEN: '',
-      ...env,
-    },
+    env: tarnEnv(OWNER_ID, OWNER_SECRET, env),
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
