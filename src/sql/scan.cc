@@ -9,9 +9,10 @@
 // Bind loads the dataset once per query (QuerySession::Resolve) and declares its columns (the
 // types of vectors.h). Init plans the live files at the pinned snapshot, pruned by `where`.
 // Embedded, each DuckDB thread takes the next file and reads only the projected columns by
-// field id, deletion vector and `where` applied (datafile/reader.h); a query that needs no
-// column (count(*)) reads no data at all without `where`. Remote, one thread pulls the batches
-// the server streams for the same snapshot and predicate.
+// field id, deletion vector and `where` applied (datafile/reader.h); when DuckDB asks for no
+// column of the dataset (it asks for one even for count(*)), rows are counted from the catalog
+// without reading data. Remote, one thread pulls the batches the server streams for the same
+// snapshot and predicate.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
