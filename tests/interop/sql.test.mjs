@@ -270,6 +270,24 @@ test('Ctrl-C interrupts a running query: exit 130, sql_interrupted', async () =>
   assert.equal(JSON.parse(err.trim().split('\n').pop()).error.code, 'sql_interrupted');
 });
 
+test('kill -9 during --into commits nothing', async () => {
+  const child = spawn(bin, ['sql', 'SELECT i AS id, i::VARCHAR AS s FROM range(300000000) t(i)',
+    '--into', 'acme.sales.killed', '--create', '--catalog', catalog],
+  { env: tarnEnv(OWNER_ID, OWNER_SECRET), stdio: ['ignore', 'ignore', 'ignore'] });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(signal)));
+  await new Promise((r) => setTimeout(r, 1500));
+  child.kill('SIGKILL');
+  assert.equal(await exited, 'SIGKILL', 'the write was still running when killed');
+  // Killed before the dataset was made, or after: either way no snapshot and no row.
+  const r = run(['snapshots', 'acme.sales.killed', '--json']);
+  if (r.code === 0) {
+    assert.deepEqual(JSON.parse(r.out), []);
+    assert.deepEqual(JSON.parse(ok(['sql', 'SELECT count(*) AS n FROM acme.sales.killed', '--json'])), { n: 0 });
+  } else {
+    assert.equal(jsonError(run(['snapshots', 'acme.sales.killed', '--json'])).code, 'dataset_not_found');
+  }
+});
+
 test('without the library: sql_engine_unavailable (exit 6), everything else works', () => {
   const env = { TARN_DUCKDB_LIBRARY: path.join(dir, 'no-such-libduckdb.so') };
   const r = run(['sql', 'SELECT 1', '--json'], { env });
