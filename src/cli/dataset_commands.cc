@@ -51,7 +51,6 @@ Result<int64_t> ParseTimeArg(const std::string& text) {
   return *v;
 }
 
-
 // --at / --at-time / --tag.
 struct SelectorArgs {
   std::string at;
@@ -595,8 +594,8 @@ Status FilesCommand(Client& cat, const std::string& name, const SnapshotSelector
   return Status::OK();
 }
 
-Status ScanCommand(Client& cat, const std::string& name, const ScanOptions& options,
-                   int64_t limit, bool as_json) {
+Status ScanCommand(Client& cat, const std::string& name, const ScanOptions& options, int64_t limit,
+                   bool as_json) {
   if (limit < 0) return Status::InvalidArgument("--limit must be >= 0");
   int64_t remaining = limit > 0 ? limit : INT64_MAX;
   bool stopped = false;
