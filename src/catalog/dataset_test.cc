@@ -14,18 +14,11 @@
 #include "datafile/reader.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
+#include "types/batch.h"
 #include "types/value_text.h"
 
 namespace tarn {
 namespace {
-
-RecordBatch CloneBatch(const RecordBatch& b) {
-  RecordBatch out;
-  out.schema = b.schema;
-  out.num_rows = b.num_rows;
-  for (const auto& c : b.columns) out.columns.push_back(c.Clone());
-  return out;
-}
 
 std::vector<RecordBatch> One(RecordBatch b) {
   std::vector<RecordBatch> v;

@@ -10,6 +10,7 @@
 #include "objectstore/object_store.h"
 #include "table/deletion_vector.h"
 #include "table/predicate.h"
+#include "types/batch.h"
 
 namespace tarn {
 
@@ -182,15 +183,6 @@ Result<std::optional<SnapshotInfo>> EarlierCommit(Catalog& cat, std::string_view
   if (!meta.idempotency_key) return std::optional<SnapshotInfo>();
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   return FindByIdempotencyKey(cat.metastore(), n, *meta.idempotency_key);
-}
-
-int64_t BatchBytes(const RecordBatch& b) {
-  int64_t n = 0;
-  for (const auto& c : b.columns) {
-    n += static_cast<int64_t>(c.data.size() + c.validity.size() + c.offsets.size() * 8);
-    if (c.child) n += static_cast<int64_t>(c.child->data.size() + c.child->offsets.size() * 8);
-  }
-  return n;
 }
 
 }  // namespace

@@ -159,10 +159,8 @@ Result<std::string> QueryText(const DuckDbApi& api, duckdb_connection con, const
   std::string out;
   if (api.duckdb_data_chunk_get_size(chunk) > 0) {
     duckdb_vector v = api.duckdb_data_chunk_get_vector(chunk, 0);
-    const auto* s = static_cast<const duckdb_string_t*>(api.duckdb_vector_get_data(v));
-    uint32_t len = s->value.inlined.length;
-    out = len <= 12 ? std::string(s->value.inlined.inlined, len)
-                    : std::string(s->value.pointer.ptr, len);
+    out =
+        std::string(StringOf(*static_cast<const duckdb_string_t*>(api.duckdb_vector_get_data(v))));
   }
   api.duckdb_destroy_data_chunk(&chunk);
   return out;

@@ -9,6 +9,7 @@
 #include "common/discard.h"
 #include "sql/error_codes.h"
 #include "table/error_codes.h"
+#include "types/batch.h"
 #include "types/cast.h"
 
 namespace tarn::sql {
@@ -93,14 +94,6 @@ Result<RecordBatch> Convert(const Mapping& m, RecordBatch in) {
   return out;
 }
 
-int64_t BatchBytes(const RecordBatch& b) {
-  int64_t n = 0;
-  for (const Column& c : b.columns) {
-    n += static_cast<int64_t>(c.data.size() + c.validity.size() + c.offsets.size() * 8);
-  }
-  return n;
-}
-
 }  // namespace
 
 Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOptions& options,
@@ -138,12 +131,9 @@ Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOp
   Result<QueryResult> query_result = Status::Internal("the query did not run");
   std::thread runner([&] {
     query_result = RunQuery(client, sql, run, [&](const RecordBatch& batch) -> Status {
-      RecordBatch copy;
-      copy.schema = batch.schema;
-      copy.num_rows = batch.num_rows;
-      for (const Column& c : batch.columns) copy.columns.push_back(c.Clone());
-      int64_t bytes = BatchBytes(copy);
-      if (!queue.Push(std::move(copy), bytes)) return Status::Cancelled("the write stopped");
+      if (!queue.Push(CloneBatch(batch), BatchBytes(batch))) {
+        return Status::Cancelled("the write stopped");
+      }
       return Status::OK();
     });
     if (!announced) started.set_value(query_result.status());

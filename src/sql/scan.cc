@@ -25,6 +25,7 @@
 #include "sql/vectors.h"
 #include "table/deletion_vector.h"
 #include "table/predicate.h"
+#include "types/batch.h"
 
 namespace tarn::sql {
 
@@ -217,15 +218,7 @@ void Init(duckdb_init_info info) {
       // joins) with the global state, whose lifetime DuckDB does not tie to the bind data's.
       stream->producer = std::thread([client = session->client, name = ds.name, scan, stream] {
         Status st = client->Scan(name, scan, [&](const RecordBatch& b) -> Status {
-          RecordBatch copy;
-          copy.schema = b.schema;
-          copy.num_rows = b.num_rows;
-          int64_t bytes = 0;
-          for (const Column& c : b.columns) {
-            copy.columns.push_back(c.Clone());
-            bytes += static_cast<int64_t>(c.data.size() + c.validity.size() + c.offsets.size() * 8);
-          }
-          if (!stream->queue.Push(std::move(copy), bytes)) {
+          if (!stream->queue.Push(CloneBatch(b), BatchBytes(b))) {
             return Status::Cancelled("the query stopped reading");
           }
           return Status::OK();

@@ -380,12 +380,6 @@ void AppendValidity(const uint64_t* mask, int64_t n, int64_t before, Column* out
   for (int64_t i = 0; i < n; ++i) out->validity[before + i] = RowValid(mask, i) ? 1 : 0;
 }
 
-std::string_view StringOf(const duckdb_string_t& s) {
-  uint32_t len = s.value.inlined.length;
-  if (len <= 12) return {s.value.inlined.inlined, len};
-  return {s.value.pointer.ptr, len};
-}
-
 void AppendStringRows(const duckdb_string_t* src, const uint64_t* mask, int64_t n, Column* out) {
   if (out->offsets.empty()) out->offsets.push_back(0);
   for (int64_t i = 0; i < n; ++i) {
@@ -398,6 +392,12 @@ void AppendStringRows(const duckdb_string_t* src, const uint64_t* mask, int64_t 
 }
 
 }  // namespace
+
+std::string_view StringOf(const duckdb_string_t& s) {
+  uint32_t len = s.value.inlined.length;
+  if (len <= 12) return {s.value.inlined.inlined, len};
+  return {s.value.pointer.ptr, len};
+}
 
 Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type logical, int64_t n,
                   Column* out) {

@@ -36,4 +36,7 @@ Result<DataType> TarnTypeOf(const DuckDbApi& api, duckdb_logical_type type,
 Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type logical, int64_t n,
                   Column* out);
 
+// The bytes of a DuckDB string value (inlined up to 12 bytes, else a pointer).
+std::string_view StringOf(const duckdb_string_t& s);
+
 }  // namespace tarn::sql

@@ -21,6 +21,7 @@
 #include "formats/sample.h"
 #include "objectstore/object_store.h"
 #include "sdk/upload_error_codes.h"
+#include "types/batch.h"
 #include "upload/plan.h"
 #include "upload/store.h"
 
@@ -342,15 +343,6 @@ class CountingStream final : public formats::InputStream {
   const ProgressFn* progress_;
   int64_t* count_;
 };
-
-int64_t BatchBytes(const RecordBatch& b) {
-  int64_t n = 0;
-  for (const auto& c : b.columns) {
-    n += static_cast<int64_t>(c.data.size() + c.validity.size() + c.offsets.size() * 8);
-    if (c.child) n += static_cast<int64_t>(c.child->data.size() + c.child->offsets.size() * 8);
-  }
-  return n;
-}
 
 // What the reader of one part reads, and where each written column comes from.
 struct ReadLayout {

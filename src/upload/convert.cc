@@ -13,6 +13,7 @@
 #include "formats/reader_common.h"
 #include "parquet/reader.h"
 #include "parquet/schema.h"
+#include "types/batch.h"
 
 namespace tarn::upload {
 
@@ -28,19 +29,6 @@ constexpr int64_t kBatchRows = 16384;
 // many bytes (a Parquet input's batches are whole row groups).
 constexpr size_t kQueueBatches = 3;
 constexpr int64_t kQueueBytes = 64ll << 20;
-
-int64_t ColumnBytes(const Column& c) {
-  int64_t n =
-      static_cast<int64_t>(c.data.size() + c.validity.size() + c.offsets.size() * sizeof(int64_t));
-  if (c.child) n += ColumnBytes(*c.child);
-  return n;
-}
-
-int64_t BatchBytes(const RecordBatch& b) {
-  int64_t n = 0;
-  for (const Column& c : b.columns) n += ColumnBytes(c);
-  return n;
-}
 
 // A file that records how far into it reads have reached (for progress).
 class ProgressFile final : public RandomAccessFile {
