@@ -42,6 +42,12 @@ inline constexpr char kDescriptionProperty[] = "description";
 // root). Symbolic links are not resolved here: the stores never follow them (objectstore/).
 Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view path);
 
+// The field ids of `columns` (names, in that order) in `schema`, as a scan reads them:
+// kInvalidArgument, code=column_not_found (field column) for a name `dataset` lacks.
+Result<std::vector<int32_t>> ScanFieldIds(const Schema& schema,
+                                          const std::vector<std::string>& columns,
+                                          std::string_view dataset);
+
 // A handle on one catalog: its metastore and its warehouse; the embedded tarn::Client.
 // Thread-safe.
 class Catalog : public Client {

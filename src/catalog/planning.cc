@@ -147,6 +147,22 @@ Status Catalog::PlanFiles(std::string_view qualified, const SnapshotSelector& at
       TxMode::kReadOnly);
 }
 
+Result<std::vector<int32_t>> ScanFieldIds(const Schema& schema,
+                                          const std::vector<std::string>& columns,
+                                          std::string_view dataset) {
+  std::vector<int32_t> ids;
+  for (const std::string& name : columns) {
+    int i = schema.FieldIndex(name);
+    if (i < 0) {
+      return Status::Of(codes::kColumnNotFound,
+                        "'" + std::string(dataset) + "' has no column '" + name + "'")
+          .WithField("column", name);
+    }
+    ids.push_back(schema.fields[i].field_id);
+  }
+  return ids;
+}
+
 Status Catalog::DoScan(std::string_view qualified, const ScanOptions& options,
                        const std::function<Status(const RecordBatch&)>& fn) {
   // Both use the same rule for the schema: the selected snapshot's, or the current one.
@@ -157,15 +173,7 @@ Status Catalog::DoScan(std::string_view qualified, const ScanOptions& options,
   }
   ReadOptions read;
   read.with_row_ids = options.with_row_ids;
-  for (const std::string& name : options.columns) {
-    int i = ds.schema.FieldIndex(name);
-    if (i < 0) {
-      return Status::Of(codes::kColumnNotFound,
-                        "'" + std::string(qualified) + "' has no column '" + name + "'")
-          .WithField("column", name);
-    }
-    read.field_ids.push_back(ds.schema.fields[i].field_id);
-  }
+  TARN_ASSIGN_OR_RETURN(read.field_ids, ScanFieldIds(ds.schema, options.columns, qualified));
   if (!ds.current_snapshot_id) return Status::OK();
   std::vector<PlannedFile> files;
   TARN_RETURN_NOT_OK(PlanFiles(qualified, options.at, options.where, [&](const PlannedFile& f) {

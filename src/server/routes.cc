@@ -8,7 +8,6 @@
 #include "api/error_codes.h"
 #include "auth/error_codes.h"
 #include "catalog/catalog.h"
-#include "catalog/error_codes.h"
 #include "common/bounded_queue.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
@@ -1015,13 +1014,7 @@ Status PrecheckRead(Call& c, const SnapshotSelector& at, const std::string& wher
     auto pred = ParseAndBindPredicate(where, ds.schema);
     if (!pred.ok()) return pred.status().WithField("field", "where");
   }
-  for (const std::string& name : columns) {
-    if (ds.schema.FieldIndex(name) < 0) {
-      return Status::Of(codes::kColumnNotFound, "'" + DsQ(c) + "' has no column '" + name + "'")
-          .WithField("column", name);
-    }
-  }
-  return Status::OK();
+  return ScanFieldIds(ds.schema, columns, DsQ(c)).status();
 }
 
 Status PlanRoute(Call& c) {

@@ -358,6 +358,11 @@ void TuneAllocatorForQueries() {
 
 Result<QueryResult> RunQuery(Client& client, std::string_view sql, const QueryOptions& options,
                              const std::function<Status(const RecordBatch&)>& fn) {
+  return RunQueryOwned(client, sql, options, [&](RecordBatch&& batch) { return fn(batch); });
+}
+
+Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const QueryOptions& options,
+                                  const std::function<Status(RecordBatch&&)>& fn) {
   TARN_ASSIGN_OR_RETURN(const DuckDbApi* api_ptr, LoadDuckDb());
   const DuckDbApi& api = *api_ptr;
   QuerySession session;
@@ -475,7 +480,7 @@ Result<QueryResult> RunQuery(Client& client, std::string_view sql, const QueryOp
     TARN_RETURN_NOT_OK(st);
     if (n == 0) continue;
     out.rows += n;
-    TARN_RETURN_NOT_OK(fn(batch));
+    TARN_RETURN_NOT_OK(fn(std::move(batch)));
   }
   if (const char* e = api.duckdb_result_error(&result.result)) {
     return interrupted(MapError(e));

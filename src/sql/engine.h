@@ -33,6 +33,9 @@ namespace tarn::sql {
 // snapshot_not_found, predicate errors of `filter :=` ...).
 Result<QueryResult> RunQuery(Client& client, std::string_view sql, const QueryOptions& options,
                              const std::function<Status(const RecordBatch&)>& fn);
+// The same, handing each batch over: a consumer that keeps batches (a queue) moves them.
+Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const QueryOptions& options,
+                                  const std::function<Status(RecordBatch&&)>& fn);
 
 // For a process that runs queries and exits (`tarn sql`, the benchmark): keeps the decoded
 // columns of each file in the heap for the next file instead of returning them to the kernel

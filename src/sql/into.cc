@@ -130,8 +130,9 @@ Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOp
   };
   Result<QueryResult> query_result = Status::Internal("the query did not run");
   std::thread runner([&] {
-    query_result = RunQuery(client, sql, run, [&](const RecordBatch& batch) -> Status {
-      if (!queue.Push(CloneBatch(batch), BatchBytes(batch))) {
+    query_result = RunQueryOwned(client, sql, run, [&](RecordBatch&& batch) -> Status {
+      const int64_t bytes = BatchBytes(batch);
+      if (!queue.Push(std::move(batch), bytes)) {
         return Status::Cancelled("the write stopped");
       }
       return Status::OK();
