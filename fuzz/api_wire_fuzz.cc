@@ -144,6 +144,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   RoundTrip("AccessTokenSpecFromJson", j, &api::AccessTokenSpecFromJson);
   RoundTrip("AuditRecordFromJson", j, &api::AuditRecordFromJson);
   RoundTrip("PropertiesFromJson", j, &api::PropertiesFromJson);
+  RoundTrip("ViewDefinitionFromJson", j, &api::ViewDefinitionFromJson);
+  RoundTrip("ViewVersionFromJson", j, &api::ViewVersionFromJson);
+  RoundTrip("ViewFromJson", j, &api::ViewFromJson);
   RoundTrip("NegotiateRequestFromJson", j, &api::NegotiateRequestFromJson);
   RoundTrip("UploadSampleFromJson", j, &api::UploadSampleFromJson);
   RoundTrip("ContractFromJson", j, &api::ContractFromJson);

@@ -1,5 +1,5 @@
-// Access tokens and the audit log (docs/features.md V5): the value types of the catalog's access API.
-// Storage lives in the metastore (migration 3); src/catalog/access.cc implements the Catalog
+// Access tokens and the audit log (docs/features.md V5): the value types of the catalog's access
+// API. Storage lives in the metastore (migration 3); src/catalog/access.cc implements the Catalog
 // members.
 // Signing and verifying bearer tokens, and deciding what a role may do, live in src/auth.
 #pragma once

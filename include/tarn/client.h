@@ -47,6 +47,7 @@
 #include "tarn/dataset.h"
 #include "tarn/query.h"
 #include "tarn/status.h"
+#include "tarn/view.h"
 
 namespace tarn {
 
@@ -303,6 +304,35 @@ class Client {
   // Objects that cannot be deleted stay pending (CleanupResult::pending), not an error.
   Result<CleanupResult> Cleanup(bool delete_orphans = false) { return DoCleanup(delete_orphans); }
 
+  // ---- views (V1; tarn/view.h, docs/design/views.md) ----
+  // Views and datasets of a collection share one namespace. `replace`: a new statement version
+  // of an existing view (created when missing). The author is the caller (embedded: actor()).
+  // Remotely: owner on the workspace. Errors: not_found (workspace, collection); view_exists
+  // (kAlreadyExists, field view) unless replace; dataset_exists (a dataset has the name);
+  // invalid_dialect and invalid_view_sql (kInvalidArgument); kInvalidArgument for a bad
+  // description or declared schema.
+  Result<ViewInfo> CreateView(std::string_view qualified, const ViewDefinition& def,
+                              bool replace = false) {
+    return DoCreateView(qualified, def, replace);
+  }
+  // The view with its current statement, or with statement `version` in `current`.
+  // Errors: not_found (workspace, collection); view_not_found (kNotFound, field view);
+  // view_version_not_found (kNotFound).
+  Result<ViewInfo> GetView(std::string_view qualified,
+                           std::optional<int64_t> version = std::nullopt) {
+    return DoGetView(qualified, version);
+  }
+  // By name. Errors: not_found (workspace, collection).
+  virtual Result<std::vector<ViewInfo>> ListViews(std::string_view collection) = 0;
+  // Every statement version, oldest first. Errors: view_not_found.
+  virtual Result<std::vector<ViewVersion>> ListViewVersions(std::string_view qualified) = 0;
+  // The view and its versions go. Remotely: owner. Errors: view_not_found.
+  virtual Status DropView(std::string_view qualified) = 0;
+  // Records a run of the view (Client::Query does after each query that read it): now, the
+  // rows and seconds of that query. Remotely: reader. Errors: view_not_found; kInvalidArgument
+  // for negative numbers.
+  virtual Status RecordViewRun(std::string_view qualified, int64_t row_count, double seconds) = 0;
+
   // ---- access tokens and audit (V5) ----
   // The creator is recorded on the token (embedded: actor(); remotely the caller's client id).
   // Errors: workspace_not_found; invalid_role and invalid_pattern (kInvalidArgument);
@@ -397,6 +427,10 @@ class Client {
   virtual Result<CleanupResult> DoCleanup(bool delete_orphans) = 0;
   virtual Status DoScan(std::string_view qualified, const ScanOptions& options,
                         const std::function<Status(const RecordBatch&)>& fn) = 0;
+  virtual Result<ViewInfo> DoCreateView(std::string_view qualified, const ViewDefinition& def,
+                                        bool replace) = 0;
+  virtual Result<ViewInfo> DoGetView(std::string_view qualified,
+                                     std::optional<int64_t> version) = 0;
 };
 
 }  // namespace tarn

@@ -152,10 +152,10 @@ struct NegotiateRequest {
 // One plan line per column (U4).
 struct PlanEntry {
   std::string column;
-  std::string from;    // the type read from the data ("" when the column is not in the data)
-  std::string to;      // the type written ("" for undeclared/ignored columns)
+  std::string from;  // the type read from the data ("" when the column is not in the data)
+  std::string to;    // the type written ("" for undeclared/ignored columns)
   PlanAction action = PlanAction::kKeep;
-  std::string sample;  // one real value from the samples, as text ("" when all null)
+  std::string sample;           // one real value from the samples, as text ("" when all null)
   bool changes_values = false;  // cast: values are converted, not just relabelled
   bool retyped = false;         // the caller changed `to` (Retype or NegotiateRequest::retype)
 };
@@ -202,7 +202,7 @@ struct UploadCommitResult {
 };
 
 struct Contract {
-  std::string id;     // ct_YYYYMMDDHHMMSS_<12 hex>
+  std::string id;                                  // ct_YYYYMMDDHHMMSS_<12 hex>
   ContractState state = ContractState::kProposed;  // never kCommitting
   std::string target;
   std::string requested_source;  // what the caller asked: declared inferred dataset auto

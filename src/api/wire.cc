@@ -807,6 +807,103 @@ Result<DatasetDefinition> DefinitionFromJson(const Json& j) {
   return v;
 }
 
+// ---- views ----
+
+namespace {
+
+Status ReadViewDefinition(ObjectReader& r, ViewDefinition* v) {
+  TARN_ASSIGN_OR_RETURN(v->sql, r.String("sql"));
+  TARN_ASSIGN_OR_RETURN(auto dialect, r.OptString("dialect"));
+  v->dialect = dialect.value_or(kDuckDbDialect);
+  TARN_ASSIGN_OR_RETURN(auto description, r.OptString("description"));
+  v->description = description.value_or("");
+  TARN_ASSIGN_OR_RETURN(const Json* schema, r.OptValue("schema"));
+  if (schema != nullptr) {
+    TARN_ASSIGN_OR_RETURN(auto parsed, SchemaAt(*schema, r.Pointer("schema")));
+    v->schema = std::move(parsed);
+  }
+  return Status::OK();
+}
+
+Json ViewDefinitionJson(const std::string& sql, const std::string& dialect,
+                        const std::string& description, const std::optional<Schema>& schema) {
+  return Json{{"sql", sql},
+              {"dialect", dialect},
+              {"description", description},
+              {"schema", schema ? ToJson(*schema) : Json(nullptr)}};
+}
+
+Result<ViewVersion> ViewVersionAt(const Json& j, const std::string& pointer) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, pointer));
+  ViewDefinition def;
+  TARN_RETURN_NOT_OK(ReadViewDefinition(r, &def));
+  ViewVersion v;
+  v.sql = std::move(def.sql);
+  v.dialect = std::move(def.dialect);
+  v.description = std::move(def.description);
+  v.schema = std::move(def.schema);
+  TARN_ASSIGN_OR_RETURN(v.version, r.Int("version"));
+  TARN_ASSIGN_OR_RETURN(v.author, r.String("author"));
+  TARN_ASSIGN_OR_RETURN(v.created_at_us, r.Int("created_at_us"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+}  // namespace
+
+Json ToJson(const ViewDefinition& v) {
+  return ViewDefinitionJson(v.sql, v.dialect, v.description, v.schema);
+}
+
+Result<ViewDefinition> ViewDefinitionFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  ViewDefinition v;
+  TARN_RETURN_NOT_OK(ReadViewDefinition(r, &v));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const ViewVersion& v) {
+  Json j = ViewDefinitionJson(v.sql, v.dialect, v.description, v.schema);
+  j["version"] = v.version;
+  j["author"] = v.author;
+  j["created_at_us"] = v.created_at_us;
+  return j;
+}
+
+Result<ViewVersion> ViewVersionFromJson(const Json& j) { return ViewVersionAt(j, ""); }
+
+Json ToJson(const ViewInfo& v) {
+  return Json{{"workspace", v.name.workspace},
+              {"collection", v.name.collection},
+              {"name", v.name.dataset},
+              {"current", ToJson(v.current)},
+              {"created_by", v.created_by},
+              {"created_at_us", v.created_at_us},
+              {"updated_at_us", v.updated_at_us},
+              {"last_run_at_us", OptJson(v.last_run_at_us)},
+              {"last_row_count", OptJson(v.last_row_count)},
+              {"last_run_us", OptJson(v.last_run_us)}};
+}
+
+Result<ViewInfo> ViewFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  ViewInfo v;
+  TARN_ASSIGN_OR_RETURN(v.name.workspace, r.String("workspace"));
+  TARN_ASSIGN_OR_RETURN(v.name.collection, r.String("collection"));
+  TARN_ASSIGN_OR_RETURN(v.name.dataset, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(const Json* current, r.Value("current"));
+  TARN_ASSIGN_OR_RETURN(v.current, ViewVersionAt(*current, r.Pointer("current")));
+  TARN_ASSIGN_OR_RETURN(v.created_by, r.String("created_by"));
+  TARN_ASSIGN_OR_RETURN(v.created_at_us, r.Int("created_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.updated_at_us, r.Int("updated_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.last_run_at_us, r.OptInt("last_run_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.last_row_count, r.OptInt("last_row_count"));
+  TARN_ASSIGN_OR_RETURN(v.last_run_us, r.OptInt("last_run_us"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
 Json ToJson(const DatasetInfo& v) {
   Json specs = Json::array();
   for (const auto& s : v.specs) specs.push_back(ParseTrusted(s.ToJson()));

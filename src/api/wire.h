@@ -22,6 +22,7 @@
 #include "tarn/column.h"
 #include "tarn/dataset.h"
 #include "tarn/status.h"
+#include "tarn/view.h"
 
 namespace tarn::api {
 
@@ -101,6 +102,15 @@ Json ToJson(const FederationRule& v);
 Result<FederationRule> FederationRuleFromJson(const Json& j);
 Json ToJson(const PropertyMap& v);
 Result<PropertyMap> PropertiesFromJson(const Json& j);
+// Views: {sql, dialect, description, schema}; a version adds version, author, created_at_us;
+// a view is {workspace, collection, name, current (a version), created_by, created_at_us,
+// updated_at_us, last_run_at_us, last_row_count, last_run_us} (seconds as whole microseconds).
+Json ToJson(const ViewDefinition& v);
+Result<ViewDefinition> ViewDefinitionFromJson(const Json& j);
+Json ToJson(const ViewVersion& v);
+Result<ViewVersion> ViewVersionFromJson(const Json& j);
+Json ToJson(const ViewInfo& v);
+Result<ViewInfo> ViewFromJson(const Json& j);
 
 // A snapshot selector as query parameters: {"snapshot_id": "4"} / {"at_us": ...} / {"tag": ...}.
 std::vector<std::pair<std::string, std::string>> SelectorParams(const SnapshotSelector& at);

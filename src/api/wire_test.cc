@@ -301,6 +301,48 @@ TEST(WireTest, SnapshotTagPlannedChangeSetRoundTrip) {
   EXPECT_EQ(cb.deletion_vectors[1].path, "q");
 }
 
+TEST(WireTest, ViewTypesRoundTrip) {
+  ViewInfo v;
+  v.name = DatasetName{"ws", "c", "v"};
+  v.current.version = 3;
+  v.current.sql = "SELECT 'é' AS x\n-- \"kept\" verbatim;\n";
+  v.current.dialect = "trino";
+  v.current.description = "d";
+  v.current.schema = *Schema::Parse("x VARCHAR NOT NULL");
+  v.current.author = "tarn_abc";
+  v.current.created_at_us = kMax;
+  v.created_by = "alice";
+  v.created_at_us = 1;
+  v.updated_at_us = kMax;
+  ViewInfo plain = RoundTrip(v, ViewFromJson);
+  EXPECT_EQ(plain.current.sql, v.current.sql);
+  EXPECT_EQ(plain.current.schema->ToString(), "x VARCHAR NOT NULL");
+  EXPECT_FALSE(plain.last_run_at_us.has_value());
+  v.last_run_at_us = 5;
+  v.last_row_count = 1250;
+  v.last_run_us = kMax;
+  ViewInfo run = RoundTrip(v, ViewFromJson);
+  EXPECT_EQ(run.last_row_count, 1250);
+  EXPECT_EQ(run.last_run_us, kMax);
+  ViewVersion vb = RoundTrip(v.current, ViewVersionFromJson);
+  EXPECT_EQ(vb.version, 3);
+
+  ViewDefinition def;
+  def.sql = "SELECT 1";
+  ViewDefinition db = RoundTrip(def, ViewDefinitionFromJson);
+  EXPECT_EQ(db.dialect, "duckdb");
+  EXPECT_FALSE(db.schema.has_value());
+  // The dialect defaults; sql is required; unknown fields are refused.
+  auto minimal = ViewDefinitionFromJson(Json{{"sql", "SELECT 2"}});
+  ASSERT_TRUE(minimal.ok()) << minimal.status().ToString();
+  EXPECT_EQ(minimal->dialect, "duckdb");
+  EXPECT_FALSE(ViewDefinitionFromJson(Json{{"dialect", "duckdb"}}).ok());
+  EXPECT_FALSE(ViewDefinitionFromJson(Json{{"sql", "x"}, {"extra", 1}}).ok());
+  auto bad_schema = ViewDefinitionFromJson(Json{{"sql", "x"}, {"schema", 3}});
+  ASSERT_FALSE(bad_schema.ok());
+  EXPECT_EQ(Field(bad_schema.status(), "field"), "/schema");
+}
+
 TEST(WireTest, SchemaChangesRoundTripEveryKind) {
   for (const char* text :
        {"add score FLOAT64", "add column note VARCHAR after id", "add first_col INT32 FIRST",

@@ -8,8 +8,8 @@
 
 #include "api/error_codes.h"
 #include "auth/auth.h"
-#include "catalog/access_store.h"
 #include "auth/error_codes.h"
+#include "catalog/access_store.h"
 #include "catalog/catalog.h"
 #include "common/discard.h"
 #include "metastore/metastore.h"

@@ -3,7 +3,6 @@
 #pragma once
 
 #include "common/clock.h"
-#include "tarn/access.h"
 #include "metastore/metastore.h"
 #include "tarn/access.h"
 

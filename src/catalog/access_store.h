@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tarn/access.h"
 #include "metastore/metastore.h"
+#include "tarn/access.h"
 
 namespace tarn::access_store {
 

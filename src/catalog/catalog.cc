@@ -8,6 +8,7 @@
 #include "catalog/catalog_internal.h"
 #include "catalog/commit_queue.h"
 #include "catalog/error_codes.h"
+#include "catalog/views_store.h"
 #include "common/io.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
@@ -358,6 +359,13 @@ Status Catalog::DropCollection(std::string_view qualified) {
     int64_t datasets = 0;
     if (row) {
       TARN_ASSIGN_OR_RETURN(datasets, row->Int64(0));
+    }
+    TARN_ASSIGN_OR_RETURN(int64_t views, views_store::CountViews(tx, c.id));
+    if (views > 0) {
+      return Status::Of(codes::kCollectionNotEmpty, "collection '" + n.ToString() +
+                                                        "' is not empty (" + std::to_string(views) +
+                                                        " view(s))")
+          .WithField("collection", n.ToString());
     }
     if (datasets > 0) {
       return Status::Of(codes::kCollectionNotEmpty, "collection '" + n.ToString() +

@@ -187,6 +187,18 @@ class Catalog : public Client {
   Result<ExpiryResult> ExpireSnapshots(std::string_view qualified,
                                        const ExpiryOptions& options) override;
 
+  // ---- views (V1; views.cc) ----
+  // A view and a dataset of one collection never share a name (a serializable transaction
+  // reads both).
+  Result<std::vector<ViewInfo>> ListViews(std::string_view collection) override;
+  Result<std::vector<ViewVersion>> ListViewVersions(std::string_view qualified) override;
+  Status DropView(std::string_view qualified) override;
+  Status RecordViewRun(std::string_view qualified, int64_t row_count, double seconds) override;
+  // CreateView as `author` (the server passes the caller's client id).
+  Result<ViewInfo> CreateView(std::string_view qualified, const ViewDefinition& def, bool replace,
+                              std::string_view author);
+  using Client::CreateView;
+
   // ---- access tokens and audit (V5; access.cc) ----
   // A random client id ("tarn_" + 20 base32 chars) and secret (40 base32 chars) unless the spec
   // names them; the secret is stored as an Argon2id hash. kNotFound for a missing workspace
@@ -296,6 +308,9 @@ class Catalog : public Client {
   // asked), one batch per file.
   Status DoScan(std::string_view qualified, const ScanOptions& options,
                 const std::function<Status(const RecordBatch&)>& fn) override;
+  Result<ViewInfo> DoCreateView(std::string_view qualified, const ViewDefinition& def,
+                                bool replace) override;
+  Result<ViewInfo> DoGetView(std::string_view qualified, std::optional<int64_t> version) override;
 
  private:
   Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse,

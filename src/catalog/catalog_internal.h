@@ -90,4 +90,10 @@ struct AddedFileChecks {
 Status CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommit& part,
                        const AddedFileChecks& checks);
 
+// kNotFound code=view_not_found (views.cc).
+Status ViewNotFound(const DatasetName& n);
+// view_exists when the collection has a plain view named n.dataset: a dataset may not take a
+// view's name (views.cc).
+Status CheckNoViewNamed(Transaction& tx, int64_t collection_id, const DatasetName& n);
+
 }  // namespace tarn::catalog_internal

@@ -202,6 +202,7 @@ Result<DatasetInfo> Catalog::DoCreateDataset(std::string_view qualified, Dataset
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(int64_t coll_id,
                           CollectionId(tx, CollectionName{n.workspace, n.collection}));
+    TARN_RETURN_NOT_OK(CheckNoViewNamed(tx, coll_id, n));
     int64_t now = clock_->NowMicros();
     TARN_ASSIGN_OR_RETURN(
         auto row,
@@ -306,6 +307,9 @@ Status Catalog::RenameDataset(std::string_view qualified, std::string_view new_n
                                       {ds.id, new_name}));
     DatasetName target = n;
     target.dataset = std::string(new_name);
+    TARN_ASSIGN_OR_RETURN(int64_t coll_id,
+                          CollectionId(tx, CollectionName{n.workspace, n.collection}));
+    TARN_RETURN_NOT_OK(CheckNoViewNamed(tx, coll_id, target));
     if (clash) {
       return Status::Of(codes::kDatasetExists, "dataset '" + target.ToString() + "' already exists")
           .WithField("dataset", target.ToString());

@@ -11,11 +11,11 @@
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
 #include "cli/error_codes.h"
+#include "common/compression.h"
+#include "objectstore/object_store.h"
 #include "render/progress.h"
 #include "render/style.h"
 #include "render/upload_render.h"
-#include "common/compression.h"
-#include "objectstore/object_store.h"
 #include "upload/convert.h"
 
 namespace tarn::cli {
@@ -87,8 +87,9 @@ Status RunConvert(const ConvertArgs& a, const GlobalOptions& g) {
   }
   render::Style st = render::Style::ForFd(1);
   std::cout << st.ok("wrote") << " " << output << ": " << result->rows << " rows, "
-            << result->schema.fields.size() << " columns, " << render::FormatBytes(result->output_bytes)
-            << " (" << CompressionCodecName(options.codec) << ") from "
+            << result->schema.fields.size() << " columns, "
+            << render::FormatBytes(result->output_bytes) << " ("
+            << CompressionCodecName(options.codec) << ") from "
             << render::FormatBytes(result->input_bytes) << "\n";
   std::vector<std::vector<std::string>> rows;
   for (const Field& f : result->schema.fields) {

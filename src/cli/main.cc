@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   tarn::cli::RegisterUploadCommands(&app, &global);
   tarn::cli::RegisterConvertCommand(&app, &global);
   tarn::cli::RegisterSqlCommand(&app, &global);
+  tarn::cli::RegisterViewCommands(&app, &global);
   tarn::cli::RegisterTuiCommand(&app, &global);
 
   try {

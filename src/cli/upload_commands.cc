@@ -28,10 +28,10 @@
 #include "render/progress.h"
 #include "render/style.h"
 #include "render/upload_render.h"
+#include "sdk/upload_error_codes.h"
 #include "tarn/client.h"
 #include "tarn/dataset.h"
 #include "tarn/upload.h"
-#include "sdk/upload_error_codes.h"
 
 namespace tarn::cli {
 
@@ -554,7 +554,8 @@ Status RunUpload(const UploadArgs& a, const GlobalOptions& g, CatalogOptions* co
     const std::string& f = a.files[i];
     std::string name = std::filesystem::path(f).filename().string();
     if (!progress.enabled() && !g.json) {
-      std::fprintf(stderr, "writing %s (%s)\n", name.c_str(), render::FormatBytes(sizes[i]).c_str());
+      std::fprintf(stderr, "writing %s (%s)\n", name.c_str(),
+                   render::FormatBytes(sizes[i]).c_str());
       std::fflush(stderr);
     }
     watch.Checkpoint();

@@ -1012,6 +1012,65 @@ Result<std::vector<LocationGrant>> RemoteClient::ListLocations(std::string_view 
   return DecodeList<LocationGrant>(j, "locations", api::LocationFromJson);
 }
 
+// ---- views ----
+
+namespace {
+
+Result<std::string> ViewPath(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(qualified));
+  return "/v1/workspaces" + Seg(n.workspace) + "/collections" + Seg(n.collection) + "/views" +
+         Seg(n.dataset);
+}
+
+}  // namespace
+
+Result<ViewInfo> RemoteClient::DoCreateView(std::string_view qualified, const ViewDefinition& def,
+                                            bool replace) {
+  TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(qualified));
+  Json body = api::ToJson(def);
+  body["name"] = n.dataset;
+  body["replace"] = replace;
+  std::string path =
+      "/v1/workspaces" + Seg(n.workspace) + "/collections" + Seg(n.collection) + "/views";
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", path, &body, false));
+  return Decode<ViewInfo>(j, api::ViewFromJson, "view");
+}
+
+Result<ViewInfo> RemoteClient::DoGetView(std::string_view qualified,
+                                         std::optional<int64_t> version) {
+  TARN_ASSIGN_OR_RETURN(std::string path, ViewPath(qualified));
+  std::vector<std::pair<std::string, std::string>> q;
+  if (version) q.emplace_back("version", std::to_string(*version));
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", path + QueryString(q), nullptr, true));
+  return Decode<ViewInfo>(j, api::ViewFromJson, "view");
+}
+
+Result<std::vector<ViewInfo>> RemoteClient::ListViews(std::string_view collection) {
+  TARN_ASSIGN_OR_RETURN(std::string path, CollectionPath(collection));
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", path + "/views", nullptr, true));
+  return DecodeList<ViewInfo>(j, "views", api::ViewFromJson);
+}
+
+Result<std::vector<ViewVersion>> RemoteClient::ListViewVersions(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(std::string path, ViewPath(qualified));
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", path + "/versions", nullptr, true));
+  return DecodeList<ViewVersion>(j, "versions", api::ViewVersionFromJson);
+}
+
+Status RemoteClient::DropView(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(std::string path, ViewPath(qualified));
+  return transport_->Call("DELETE", path, nullptr, false).status();
+}
+
+Status RemoteClient::RecordViewRun(std::string_view qualified, int64_t row_count, double seconds) {
+  TARN_ASSIGN_OR_RETURN(std::string path, ViewPath(qualified));
+  if (row_count < 0 || !(seconds >= 0) || seconds > 1e9) {
+    return Status::InvalidArgument("a view run needs a row count >= 0 and seconds in [0, 1e9]");
+  }
+  Json body = {{"row_count", row_count}, {"run_us", static_cast<int64_t>(seconds * 1e6 + 0.5)}};
+  return transport_->Call("POST", path + "/runs", &body, true).status();
+}
+
 // ---- planning and scans ----
 
 Status RemoteClient::PlanFiles(std::string_view qualified, const SnapshotSelector& at,

@@ -121,6 +121,11 @@ class RemoteClient : public Client {
   Status RevokeLocation(std::string_view qualified, std::string_view prefix) override;
   Result<std::vector<LocationGrant>> ListLocations(std::string_view qualified) override;
 
+  Result<std::vector<ViewInfo>> ListViews(std::string_view collection) override;
+  Result<std::vector<ViewVersion>> ListViewVersions(std::string_view qualified) override;
+  Status DropView(std::string_view qualified) override;
+  Status RecordViewRun(std::string_view qualified, int64_t row_count, double seconds) override;
+
   Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
                    const std::function<Status(const PlannedFile&)>& fn) override;
 
@@ -197,6 +202,9 @@ class RemoteClient : public Client {
   Result<CleanupResult> DoCleanup(bool delete_orphans) override;
   Status DoScan(std::string_view qualified, const ScanOptions& options,
                 const std::function<Status(const RecordBatch&)>& fn) override;
+  Result<ViewInfo> DoCreateView(std::string_view qualified, const ViewDefinition& def,
+                                bool replace) override;
+  Result<ViewInfo> DoGetView(std::string_view qualified, std::optional<int64_t> version) override;
 
  private:
   RemoteClient(ServerUrl url, ClientOptions options, std::shared_ptr<Clock> clock);

@@ -29,6 +29,7 @@
 
 #include "catalog/access_store.h"
 #include "catalog/store.h"
+#include "catalog/views_store.h"
 #include "metastore/fault/fault_metastore.h"
 #include "metastore/test_util.h"
 #include "upload/store.h"
@@ -43,9 +44,9 @@ using testing_util::TestName;
 
 // The suite runs on the real schema, which the modules owning tables contribute (catalog:
 // store.cc, access_store.cc; upload: store.cc). Naming their lists links those files in.
-[[maybe_unused]] const size_t kSchemaSteps = catalog_store::CatalogTables().size() +
-                                             access_store::AccessTables().size() +
-                                             upload::internal::UploadTables().size();
+[[maybe_unused]] const size_t kSchemaSteps =
+    catalog_store::CatalogTables().size() + access_store::AccessTables().size() +
+    views_store::ViewTables().size() + upload::internal::UploadTables().size();
 
 // Usable with a trailing `<< "context"`.
 #define ASSERT_OK(expr)                        \
@@ -154,12 +155,18 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
             GetParam() == "sqlite" ? MetastoreBackend::kSqlite : MetastoreBackend::kPostgres);
   auto applied = ms->AppliedMigrations();
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
-  EXPECT_EQ(*applied, std::vector<int64_t>({1, 2, 3, 4, 5, 6}));
-  for (const char* table :
-       {"catalog_properties", "workspaces", "collections", "datasets", "dataset_schemas",
-        "dataset_partition_specs", "snapshots", "data_files", "deletion_vectors", "tags",
-        "consumer_offsets", "removal_ledger", "access_tokens", "signing_keys", "audit_log",
-        "upload_contracts", "upload_parts", "dataset_locations", "federation_rules"}) {
+  EXPECT_EQ(*applied, std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7}));
+  for (const char* table : {"catalog_properties", "workspaces",
+                            "collections",        "datasets",
+                            "dataset_schemas",    "dataset_partition_specs",
+                            "snapshots",          "data_files",
+                            "deletion_vectors",   "tags",
+                            "consumer_offsets",   "removal_ledger",
+                            "access_tokens",      "signing_keys",
+                            "audit_log",          "upload_contracts",
+                            "upload_parts",       "dataset_locations",
+                            "federation_rules",   "views",
+                            "view_versions"}) {
     auto n = QueryInt(*ms, std::string("SELECT COUNT(*) FROM ") + table);
     ASSERT_TRUE(n.ok()) << table << ": " << n.status().ToString();
     EXPECT_EQ(*n, 0) << table;
@@ -171,7 +178,7 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 1);
 }
 
@@ -843,12 +850,12 @@ TEST_P(MetastoreConformance, MissingStepsAreFilledIn) {
   o.migrations = without_uploads;
   auto ms = Open(o);
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 5, 6}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 5, 6, 7}));
   EXPECT_FALSE(QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts").ok());
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts"), 0);
 }
 
@@ -1045,6 +1052,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
       {4, "uploads", 745, 0xc5dcbc38823f5da6ULL},
       {5, "file isolation", 263, 0x978d1a70ef9c6087ULL},
       {6, "federation", 367, 0x882d15a5090f4a04ULL},
+      {7, "views", 760, 0x3ee097f1407fcd3eULL},
   };
   std::vector<Migration> all = SchemaMigrations();
   ASSERT_EQ(all.size(), released.size());
@@ -1057,6 +1065,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
   // Each module's own list is what it contributes.
   EXPECT_EQ(catalog_store::CatalogTables().size(), 3u);
   EXPECT_EQ(access_store::AccessTables().size(), 2u);
+  EXPECT_EQ(views_store::ViewTables().size(), 1u);
   EXPECT_EQ(upload::internal::UploadTables().size(), 1u);
 }
 

@@ -7,8 +7,8 @@
 #include <set>
 
 #include "api/contract_wire.h"
-#include "render/error_codes.h"
 #include "formats/error_codes.h"
+#include "render/error_codes.h"
 #include "sdk/upload_error_codes.h"
 
 namespace tarn::render {

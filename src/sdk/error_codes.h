@@ -9,5 +9,14 @@ namespace tarn::codes {
 
 TARN_ERROR_CODE(kDatasetExists, ErrorCode("dataset_exists", ErrorKind::kAlreadyExists, "dataset"));
 TARN_ERROR_CODE(kInvalidRole, ErrorCode("invalid_role", ErrorKind::kInvalidArgument, "field"));
+// Views (tarn/view.h). A view and a dataset of one collection never share a name: creating
+// either over the other is dataset_exists or view_exists.
+TARN_ERROR_CODE(kViewExists, ErrorCode("view_exists", ErrorKind::kAlreadyExists, "view"));
+TARN_ERROR_CODE(kViewNotFound, ErrorCode("view_not_found", ErrorKind::kNotFound, "view"));
+TARN_ERROR_CODE(kViewVersionNotFound,
+                ErrorCode("view_version_not_found", ErrorKind::kNotFound, "view version"));
+TARN_ERROR_CODE(kInvalidDialect,
+                ErrorCode("invalid_dialect", ErrorKind::kInvalidArgument, "dialect"));
+TARN_ERROR_CODE(kInvalidViewSql, ErrorCode("invalid_view_sql", ErrorKind::kInvalidArgument));
 
 }  // namespace tarn::codes

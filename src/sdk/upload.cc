@@ -5,10 +5,10 @@
 #include <array>
 #include <cstring>
 
-#include "sdk/error_codes.h"
 #include "common/io.h"
 #include "formats/error_codes.h"
 #include "formats/format.h"
+#include "sdk/error_codes.h"
 #include "sdk/upload_error_codes.h"
 
 namespace tarn {

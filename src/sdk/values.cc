@@ -8,6 +8,7 @@
 #include "sdk/error_codes.h"
 #include "tarn/access.h"
 #include "tarn/dataset.h"
+#include "tarn/view.h"
 
 namespace tarn {
 
@@ -70,6 +71,38 @@ Status ValidateIdentifier(std::string_view what, std::string_view name) {
   if (!alpha(name[0])) return bad("must start with a letter or '_'");
   for (char c : name.substr(1)) {
     if (!alpha(c) && !(c >= '0' && c <= '9') && c != '-') return bad("has an invalid character");
+  }
+  return Status::OK();
+}
+
+Status ValidateDialect(std::string_view dialect) {
+  bool ok = !dialect.empty() && dialect.size() <= 32;
+  for (char c : dialect) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+  if (ok) return Status::OK();
+  return Status::Of(codes::kInvalidDialect, "dialect '" + std::string(dialect.substr(0, 40)) +
+                                                "' must be 1 to 32 characters of [a-z0-9_]")
+      .WithField("dialect", std::string(dialect.substr(0, 40)));
+}
+
+Status ValidateViewDefinition(const ViewDefinition& def) {
+  TARN_RETURN_NOT_OK(ValidateDialect(def.dialect));
+  size_t first = def.sql.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) {
+    return Status::Of(codes::kInvalidViewSql, "a view's SQL must not be empty");
+  }
+  if (def.sql.size() > kMaxViewSqlBytes) {
+    return Status::Of(codes::kInvalidViewSql, "a view's SQL is " + std::to_string(def.sql.size()) +
+                                                  " bytes; at most " +
+                                                  std::to_string(kMaxViewSqlBytes) + " are kept");
+  }
+  if (def.sql.find('\0') != std::string::npos) {
+    return Status::Of(codes::kInvalidViewSql, "a view's SQL must not contain a NUL byte");
+  }
+  if (def.description.size() > 4096) {
+    return Status::InvalidArgument("a view's description is longer than 4096 bytes");
+  }
+  if (def.schema && def.schema->fields.empty()) {
+    return Status::InvalidArgument("a view's declared schema has no column");
   }
   return Status::OK();
 }

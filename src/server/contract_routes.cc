@@ -11,10 +11,10 @@
 #include "catalog/catalog.h"
 #include "common/bounded_queue.h"
 #include "common/discard.h"
+#include "sdk/upload_error_codes.h"
 #include "server/error_codes.h"
 #include "server/server_internal.h"
 #include "upload/contract_service.h"
-#include "sdk/upload_error_codes.h"
 
 namespace tarn::server::internal {
 

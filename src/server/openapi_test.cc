@@ -14,10 +14,10 @@
 #include "datafile/error_codes.h"
 #include "formats/error_codes.h"
 #include "metastore/error_codes.h"
+#include "sdk/upload_error_codes.h"
 #include "server/error_codes.h"
 #include "server/server.h"
 #include "table/error_codes.h"
-#include "sdk/upload_error_codes.h"
 
 namespace tarn::server {
 namespace {

@@ -1145,7 +1145,79 @@ Status ExpireRoute(Call& c) {
   return Status::OK();
 }
 
+// ---- views ----
+
+std::string ViewQ(Call& c) { return CollQ(c) + "." + c.Param("view"); }
+
+Status ListViewsRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListViews(CollQ(c)));
+  Json views = Json::array();
+  for (const auto& v : all) {
+    if (auth::MayAccess(c.principal(), Role::kReader, c.Param("ws"),
+                        c.Param("coll") + "." + v.name.dataset)) {
+      views.push_back(api::ToJson(v));
+    }
+  }
+  c.ReplyJson(Wrapped("views", std::move(views)));
+  return Status::OK();
+}
+
+Status CreateViewRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(std::string name, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(bool replace, r.Bool("replace", false));
+  Json def = body;
+  def.erase("name");
+  def.erase("replace");
+  TARN_RETURN_NOT_OK(CheckIdentifier("view name", name, "/name"));
+  TARN_ASSIGN_OR_RETURN(ViewDefinition definition, api::ViewDefinitionFromJson(def));
+  const std::string& ws = c.Param("ws");
+  std::string target = c.Param("coll") + "." + name;
+  c.audit_entries() = {{replace ? "view.replace" : "view.create", ws + "." + target, ws}};
+  TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kOwner, ws, target));
+  TARN_ASSIGN_OR_RETURN(auto view, c.catalog().CreateView(CollQ(c) + "." + name, definition,
+                                                          replace, c.principal().client_id));
+  c.ReplyJson(api::ToJson(view));
+  return Status::OK();
+}
+
+Status GetViewRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto version, QueryInt(c, "version"));
+  TARN_ASSIGN_OR_RETURN(auto view, c.catalog().GetView(ViewQ(c), version));
+  c.ReplyJson(api::ToJson(view));
+  return Status::OK();
+}
+
+Status ListViewVersionsRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListViewVersions(ViewQ(c)));
+  c.ReplyJson(Wrapped("versions", ArrayOf(all)));
+  return Status::OK();
+}
+
+Status DropViewRoute(Call& c) {
+  TARN_RETURN_NOT_OK(c.catalog().DropView(ViewQ(c)));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+Status RecordViewRunRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(int64_t rows, r.Int("row_count"));
+  TARN_ASSIGN_OR_RETURN(int64_t run_us, r.Int("run_us"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  if (rows < 0) return InvalidParam("row_count", "must be >= 0");
+  if (run_us < 0 || run_us > int64_t{1'000'000'000} * 1'000'000) {
+    return InvalidParam("run_us", "must be in [0, 1e15]");
+  }
+  TARN_RETURN_NOT_OK(c.catalog().RecordViewRun(ViewQ(c), rows, static_cast<double>(run_us) / 1e6));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
 #define D "/v1/workspaces/{ws}/collections/{coll}/datasets/{ds}"
+#define V "/v1/workspaces/{ws}/collections/{coll}/views"
 
 }  // namespace
 
@@ -1215,6 +1287,12 @@ const std::vector<RouteDef>& RouteTable() {
       {"PUT", D "/offsets/{consumer}", N::kWriter, S::kPath, B::kJson, "offset.commit",
        CommitOffsetRoute},
       {"POST", D "/expire", N::kOwner, S::kPath, B::kJson, "dataset.expire", ExpireRoute},
+      {"GET", V, N::kReader, S::kPath, B::kNone, "", ListViewsRoute},
+      {"POST", V, N::kOwner, S::kBody, B::kJson, "view.create", CreateViewRoute},
+      {"GET", V "/{view}", N::kReader, S::kPath, B::kNone, "", GetViewRoute},
+      {"DELETE", V "/{view}", N::kOwner, S::kPath, B::kNone, "view.drop", DropViewRoute},
+      {"GET", V "/{view}/versions", N::kReader, S::kPath, B::kNone, "", ListViewVersionsRoute},
+      {"POST", V "/{view}/runs", N::kReader, S::kPath, B::kJson, "", RecordViewRunRoute},
       {"POST", "/v1/cleanup", N::kOwner, S::kGlobal, B::kJson, "catalog.cleanup", CleanupRoute},
       {"POST", "/v1/tokens", N::kOwner, S::kBody, B::kJson, "token.create", CreateToken},
       {"GET", "/v1/tokens", N::kOwner, S::kBody, B::kNone, "", ListTokens},
@@ -1248,5 +1326,6 @@ const std::vector<RouteDef>& RouteTable() {
 }
 
 #undef D
+#undef V
 
 }  // namespace tarn::server::internal

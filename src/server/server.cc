@@ -301,6 +301,7 @@ std::string ParamWhat(const std::string& name) {
   if (name == "ws") return "workspace name";
   if (name == "coll") return "collection name";
   if (name == "ds") return "dataset name";
+  if (name == "view") return "view name";
   if (name == "tag") return "tag name";
   if (name == "consumer") return "consumer name";
   if (name == "client_id") return "client id";
@@ -993,8 +994,8 @@ class Session : public std::enable_shared_from_this<Session> {
     http::verb verb = req.method();
     if ((verb == http::verb::get || verb == http::verb::head || verb == http::verb::options) &&
         ex->framing.has_body()) {
-      return refuse(Status::Of(codes::kMalformedRequest,
-                                              ex->rec.method + " requests must not carry a body"));
+      return refuse(
+          Status::Of(codes::kMalformedRequest, ex->rec.method + " requests must not carry a body"));
     }
     std::string expect = FieldValue(ex->head, "Expect");
     if (!expect.empty()) {
@@ -1159,6 +1160,7 @@ class HttpCall final : public Call {
         target = Param("ws");
         if (!Param("coll").empty()) target += "." + Param("coll");
         if (!Param("ds").empty()) target += "." + Param("ds");
+        if (!Param("view").empty()) target += "." + Param("view");
       } else {
         target = Param("client_id");
       }
@@ -1347,7 +1349,9 @@ class HttpCall final : public Call {
         Role role = RoleOf(def.need);
         if (def.scope == Scope::kPath) {
           std::string target = Param("coll");
+          // Views share the datasets' names, and so their name patterns.
           if (!Param("ds").empty()) target += "." + Param("ds");
+          if (!Param("view").empty()) target += "." + Param("view");
           TARN_RETURN_NOT_OK(auth::Authorize(principal_, role, Param("ws"), target));
         } else if (def.scope == Scope::kGlobal) {
           if (principal_.workspace != "*" || principal_.pattern != "*" || principal_.role < role) {

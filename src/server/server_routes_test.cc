@@ -155,6 +155,13 @@ class RouteMatrix : public ::testing::Test {
     s["GET " + D + "/offsets/{consumer}"] = {};
     s["PUT " + D + "/offsets/{consumer}"] = Sample("", Json{{"snapshot_id", snapshot_id_}});
     s["POST " + D + "/expire"] = Sample("", Json{{"older_than_us", 0}, {"dry_run", true}});
+    const std::string V = "/v1/workspaces/{ws}/collections/{coll}/views";
+    s["GET " + V] = {};
+    s["POST " + V] = Sample("", Json{{"name", "v_new"}, {"sql", "SELECT 1"}});
+    s["GET " + V + "/{view}"] = {};
+    s["DELETE " + V + "/{view}"] = {};
+    s["GET " + V + "/{view}/versions"] = {};
+    s["POST " + V + "/{view}/runs"] = Sample("", Json{{"row_count", 1}, {"run_us", 5}});
     s["POST /v1/cleanup"] = Sample("", Json::object());
     s["POST /v1/tokens"] = Sample("", Json{{"workspace", "ws"}, {"role", "reader"}});
     s["GET /v1/tokens"] = Sample("?workspace=ws");
@@ -182,10 +189,10 @@ class RouteMatrix : public ::testing::Test {
   // The path of `route` with its parameters filled in; `bad` replaces parameter `bad_param`.
   std::string Path(const RouteInfo& route, const std::string& bad_param = "",
                    const std::string& bad = "") const {
-    std::map<std::string, std::string> values = {{"ws", "ws"},         {"coll", "c"},
-                                                 {"ds", "d"},          {"tag", "t"},
-                                                 {"consumer", "k"},    {"client_id", reader_id_},
-                                                 {"id", contract_id_}, {"name", "part.csv"}};
+    std::map<std::string, std::string> values = {
+        {"ws", "ws"},         {"coll", "c"},        {"ds", "d"},
+        {"tag", "t"},         {"consumer", "k"},    {"client_id", reader_id_},
+        {"id", contract_id_}, {"name", "part.csv"}, {"view", "v"}};
     std::string out;
     const std::string& p = route.path;
     for (size_t i = 0; i < p.size(); ++i) {

@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "catalog/catalog.h"
+#include "catalog/error_codes.h"
 #include "sql/counting_store.h"
 #include "sql/duckdb_api.h"
 #include "sql/error_codes.h"
@@ -323,33 +325,129 @@ class Watchdog {
   std::thread thread_;
 };
 
-// Sets up the names the query reads: `w.c.d` becomes a view over tarn_scan('w.c.d') in an
-// attached in-memory catalog `w`, schema `c`.
-Status DeclareDatasets(const DuckDbApi& api, duckdb_connection con, QuerySession& session,
-                       const std::set<TableRef>& tables) {
-  std::set<std::string> catalogs, schemas;
-  for (const TableRef& t : tables) {
-    const std::string name = t.catalog + "." + t.schema + "." + t.table;
-    TARN_RETURN_NOT_OK(session.Resolve(name, {}).status());
-    if (catalogs.insert(t.catalog).second) {
-      TARN_RETURN_NOT_OK(Execute(api, con, "ATTACH ':memory:' AS " + QuoteIdentifier(t.catalog),
-                                 "workspace '" + t.catalog +
-                                     "' cannot be named in a query (a DuckDB name): read it "
-                                     "with tarn_scan('" +
-                                     name + "')"));
+// The attached catalogs and schemas declared so far, and the names.
+struct Declared {
+  std::set<std::string> catalogs, schemas, names;
+};
+
+// The schema `t` lives in (an attached in-memory catalog per workspace), created when new.
+Result<std::string> EnsureSchema(const DuckDbApi& api, duckdb_connection con, const TableRef& t,
+                                 Declared* declared) {
+  const std::string name = t.catalog + "." + t.schema + "." + t.table;
+  if (declared->catalogs.insert(t.catalog).second) {
+    TARN_RETURN_NOT_OK(Execute(api, con, "ATTACH ':memory:' AS " + QuoteIdentifier(t.catalog),
+                               "workspace '" + t.catalog +
+                                   "' cannot be named in a query (a DuckDB name): read it "
+                                   "with tarn_scan('" +
+                                   name + "')"));
+  }
+  const std::string schema = QuoteIdentifier(t.catalog) + "." + QuoteIdentifier(t.schema);
+  if (declared->schemas.insert(schema).second) {
+    TARN_RETURN_NOT_OK(Execute(api, con, "CREATE SCHEMA " + schema));
+  }
+  return schema;
+}
+
+constexpr size_t kMaxViewDepth = 32;
+
+// Declares one name the query (or a view it reads) uses: a dataset becomes a view over
+// tarn_scan('w.c.d'); a view of dialect duckdb becomes a DuckDB view of its SQL, after the
+// names that SQL reads (`stack`: the views being declared, to find a circle).
+Status DeclareName(const DuckDbApi& api, duckdb_connection con, QuerySession& session,
+                   const TableRef& t, std::vector<std::string>* stack, Declared* declared) {
+  const std::string name = t.catalog + "." + t.schema + "." + t.table;
+  if (declared->names.count(name)) return Status::OK();
+  auto dataset = session.Resolve(name, {});
+  if (dataset.ok()) {
+    TARN_ASSIGN_OR_RETURN(std::string schema, EnsureSchema(api, con, t, declared));
+    declared->names.insert(name);
+    return Execute(api, con,
+                   "CREATE VIEW " + schema + "." + QuoteIdentifier(t.table) +
+                       " AS SELECT * FROM tarn_scan(" + QuoteLiteral(name) + ")");
+  }
+  if (!dataset.status().Is(codes::kDatasetNotFound)) {
+    return dataset.status();
+  }
+  auto view = session.client->GetView(name);
+  if (!view.ok()) {
+    if (view.status().Is(codes::kViewNotFound)) {
+      return Status::Of(codes::kDatasetNotFound, "no dataset or view named '" + name + "' exists")
+          .WithField("dataset", name);
     }
-    const std::string schema = QuoteIdentifier(t.catalog) + "." + QuoteIdentifier(t.schema);
-    if (schemas.insert(schema).second) {
-      TARN_RETURN_NOT_OK(Execute(api, con, "CREATE SCHEMA " + schema));
-    }
-    TARN_RETURN_NOT_OK(Execute(api, con,
-                               "CREATE VIEW " + schema + "." + QuoteIdentifier(t.table) +
-                                   " AS SELECT * FROM tarn_scan(" + QuoteLiteral(name) + ")"));
+    return view.status();
+  }
+  const ViewVersion& v = view->current;
+  if (v.dialect != kDuckDbDialect) {
+    return Status::Of(codes::kUnsupportedDialect, "view '" + name + "' is written in " + v.dialect +
+                                                      "; tarn sql runs views of dialect duckdb")
+        .WithField("view", name)
+        .WithField("dialect", v.dialect);
+  }
+  if (std::find(stack->begin(), stack->end(), name) != stack->end() ||
+      stack->size() >= kMaxViewDepth) {
+    std::string path;
+    for (const auto& s : *stack) path += s + " -> ";
+    return Status::Of(
+               codes::kViewCycle,
+               stack->size() >= kMaxViewDepth
+                   ? "views nest deeper than " + std::to_string(kMaxViewDepth) + ": " + path + name
+                   : "views read each other in a circle: " + path + name)
+        .WithField("view", name);
+  }
+  auto inner = Analyze(api, con, v.sql);
+  if (!inner.ok()) return inner.status().WithContext("view '" + name + "'");
+  stack->push_back(name);
+  for (const TableRef& u : *inner) {
+    TARN_RETURN_NOT_OK(DeclareName(api, con, session, u, stack, declared));
+  }
+  stack->pop_back();
+  TARN_ASSIGN_OR_RETURN(std::string schema, EnsureSchema(api, con, t, declared));
+  declared->names.insert(name);
+  {
+    std::lock_guard<std::mutex> lock(session.mu);
+    session.views.push_back(name);
+  }
+  ResultHolder r{api};
+  r.valid = true;
+  const std::string create =
+      "CREATE VIEW " + schema + "." + QuoteIdentifier(t.table) + " AS " + v.sql;
+  if (api.duckdb_query(con, create.c_str(), &r.result) != DuckDBSuccess) {
+    const char* e = api.duckdb_result_error(&r.result);
+    return MapError(e ? e : "unknown error").WithContext("view '" + name + "'");
   }
   return Status::OK();
 }
 
+// Sets up the names the query reads: `w.c.d` becomes a view (over tarn_scan('w.c.d') for a
+// dataset, of its SQL for a tarn view) in an attached in-memory catalog `w`, schema `c`.
+Status DeclareDatasets(const DuckDbApi& api, duckdb_connection con, QuerySession& session,
+                       const std::set<TableRef>& tables) {
+  Declared declared;
+  std::vector<std::string> stack;
+  for (const TableRef& t : tables) {
+    TARN_RETURN_NOT_OK(DeclareName(api, con, session, t, &stack, &declared));
+  }
+  return Status::OK();
+}
+
+// Records the run on every view the query read (execution metadata); a failure to record does
+// not fail the query that ran.
+void RecordViewRuns(QuerySession& session, int64_t rows, double seconds) {
+  for (const auto& name : session.views) {
+    (void)session.client->RecordViewRun(name, rows, seconds);
+  }
+}
+
 }  // namespace
+
+Status CheckQueryText(std::string_view sql) {
+  auto api = LoadDuckDb();
+  if (!api.ok()) return Status::OK();
+  Database db(**api);
+  QueryOptions options;
+  TARN_RETURN_NOT_OK(db.Open(options, 1));
+  return Analyze(**api, db.con(), sql).status();
+}
 
 void TuneAllocatorForQueries() {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
@@ -365,6 +463,7 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
                                   const std::function<Status(RecordBatch&&)>& fn) {
   TARN_ASSIGN_OR_RETURN(const DuckDbApi* api_ptr, LoadDuckDb());
   const DuckDbApi& api = *api_ptr;
+  const auto started = std::chrono::steady_clock::now();
   QuerySession session;
   session.api = &api;
   session.client = &client;
@@ -496,6 +595,8 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
     out.files_read = counting->files_opened();
     out.bytes_read = counting->bytes_read();
   }
+  RecordViewRuns(session, out.rows,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   return out;
 }
 

@@ -37,6 +37,10 @@ Result<QueryResult> RunQuery(Client& client, std::string_view sql, const QueryOp
 Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const QueryOptions& options,
                                   const std::function<Status(RecordBatch&&)>& fn);
 
+// Parses `sql` with DuckDB's parser: OK for one query (SELECT, WITH, VALUES, FROM ...), else
+// sql_syntax_error or sql_not_a_query. OK without a check when libduckdb.so cannot be loaded.
+Status CheckQueryText(std::string_view sql);
+
 // For a process that runs queries and exits (`tarn sql`, the benchmark): keeps the decoded
 // columns of each file in the heap for the next file instead of returning them to the kernel
 // and faulting fresh pages in again (glibc's mmap and trim thresholds raised; measured in

@@ -40,6 +40,15 @@ TARN_ERROR_CODE(kSqlInterrupted, ErrorCode("sql_interrupted", ErrorKind::kCancel
 // Exits 124, as timeout(1) does.
 TARN_ERROR_CODE(kSqlTimeout, ErrorCode("sql_timeout", ErrorKind::kCancelled).Exit(124).NotServed());
 
+// The query names a view whose dialect is not duckdb (stored and shown, but tarn's engine
+// cannot run it); fields: view, dialect.
+TARN_ERROR_CODE(
+    kUnsupportedDialect,
+    ErrorCode("unsupported_dialect", ErrorKind::kInvalidArgument, "view dialect").NotServed());
+// Views that read each other in a circle, or nest deeper than 32; fields: view.
+TARN_ERROR_CODE(kViewCycle,
+                ErrorCode("view_cycle", ErrorKind::kInvalidArgument, "view").NotServed());
+
 // A query writing into one workspace reads a dataset of another whose egress lock is on
 // (docs/design/sql.md, "Writing results"); fields: workspace (the source), destination.
 TARN_ERROR_CODE(

@@ -811,8 +811,8 @@ void App::Upload() {
           r.idempotent_replay ? "already committed as snapshot " : "committed snapshot ";
       Say(Severity::kOk, what + std::to_string(r.snapshot_id) + " to " + r.target + ": " +
                              Plural(r.rows_written, "row", "rows") + " in " +
-                             Plural(r.files, "file", "files") + " (" + render::FormatBytes(r.bytes) +
-                             ")");
+                             Plural(r.files, "file", "files") + " (" +
+                             render::FormatBytes(r.bytes) + ")");
     };
   });
 }

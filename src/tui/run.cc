@@ -17,7 +17,7 @@ namespace tarn::tui {
 Result<RunResult> Run(AppOptions options) {
   TARN_ASSIGN_OR_RETURN(auto term, Terminal::Open());
   const ColorDepth depth = render::DetectColorDepth(true, std::getenv("NO_COLOR"),
-                                                 std::getenv("COLORTERM"), std::getenv("TERM"));
+                                                    std::getenv("COLORTERM"), std::getenv("TERM"));
   Terminal* t = term.get();
   // Declared before the app and destroyed after it: effects hold the app's `this`.
   auto worker = std::make_unique<Worker>([t] { t->Wake(); });

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tarn/status.h"
 #include "sdk/upload_error_codes.h"
+#include "tarn/status.h"
 
 namespace tarn {
 namespace {

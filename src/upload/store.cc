@@ -14,9 +14,10 @@ const std::vector<Migration>& UploadTables();
 
 namespace {
 
-// Upload contracts (docs/features.md U1-U5, docs/design/upload.md): one row per contract, its request,
-// plan, issues and write schema in `body` (JSON); one row per staged part with the DataFiles it
-// wrote (`files`, a JSON array). Every state change is an UPDATE guarded by the previous state.
+// Upload contracts (docs/features.md U1-U5, docs/design/upload.md): one row per contract, its
+// request, plan, issues and write schema in `body` (JSON); one row per staged part with the
+// DataFiles it wrote (`files`, a JSON array). Every state change is an UPDATE guarded by the
+// previous state.
 constexpr char kUploads[] = R"sql(
 CREATE TABLE upload_contracts (
   id TEXT PRIMARY KEY,

@@ -18,7 +18,6 @@
 
 #include "common/clock.h"
 #include "common/discard.h"
-#include "tarn/buffer.h"
 #include "objectstore/s3/http_client.h"
 #include "objectstore/s3/sigv4.h"
 #include "objectstore/s3/xml.h"
