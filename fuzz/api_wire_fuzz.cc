@@ -147,6 +147,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   RoundTrip("ViewDefinitionFromJson", j, &api::ViewDefinitionFromJson);
   RoundTrip("ViewVersionFromJson", j, &api::ViewVersionFromJson);
   RoundTrip("ViewFromJson", j, &api::ViewFromJson);
+  RoundTrip("TriggerFromJson", j, &api::TriggerFromJson);
+  RoundTrip("RefreshRecordFromJson", j, &api::RefreshRecordFromJson);
+  RoundTrip("MaterializedViewFromJson", j, &api::MaterializedViewFromJson);
+  RoundTrip("JobFromJson", j, &api::JobFromJson);
   RoundTrip("NegotiateRequestFromJson", j, &api::NegotiateRequestFromJson);
   RoundTrip("UploadSampleFromJson", j, &api::UploadSampleFromJson);
   RoundTrip("ContractFromJson", j, &api::ContractFromJson);

@@ -333,6 +333,63 @@ class Client {
   // for negative numbers.
   virtual Status RecordViewRun(std::string_view qualified, int64_t row_count, double seconds) = 0;
 
+  // ---- materialized views and triggers (V2, V3; docs/design/views.md) ----
+  // Not virtual (the SQL runs in this process, like Query; part of tarn::tarn only). Creates
+  // the dataset by running the SQL (as QueryInto with kCreate), then registers it: the SQL
+  // (version 1), its sources (every dataset it read, through views) and one refresh trigger on
+  // each source (minimum interval 120 s), in one transaction. With options.replace on an
+  // existing materialized view: a new SQL version, its data overwritten by the new SQL's
+  // result, the triggers rewritten to the new sources (a kept trigger keeps its interval); the
+  // trigger graph is checked before anything is written.
+  // Errors: QueryInto's (egress_blocked, dataset_exists for a dataset that is no
+  // materialized view, the SQL's); trigger_cycle (kFailedPrecondition: a source is fed by this
+  // view); view_exists (a plain view has the name).
+  Result<MaterializedViewInfo> CreateMaterializedView(std::string_view qualified,
+                                                      const ViewDefinition& def,
+                                                      const MaterializedViewOptions& options);
+  // Runs the view's SQL and overwrites its data with the result as one snapshot (receipt:
+  // producer view:<name>, every source at the snapshot read), then records the outcome on the
+  // view (RecordRefresh): succeeded, or failed / denied / egress_blocked with the error. The
+  // returned status is the refresh's own error when it did not succeed.
+  // Errors: materialized_view_not_found; QueryInto's; permission_denied (remotely: the caller
+  // may not write the view).
+  Result<RefreshResult> RefreshMaterializedView(std::string_view qualified,
+                                                const RefreshOptions& options);
+  // Registers an existing dataset as the materialized view of `def` over `sources` (what
+  // CreateMaterializedView does after its first run). Remotely: owner.
+  // Errors: not_found; dataset_not_found for a source; trigger_cycle; view_exists;
+  // materialized_view_exists (kAlreadyExists) unless replace.
+  virtual Result<MaterializedViewInfo> RegisterMaterializedView(
+      std::string_view qualified, const ViewDefinition& def,
+      const std::vector<std::string>& sources, bool replace) = 0;
+  // Errors: materialized_view_not_found (kNotFound, field view).
+  virtual Result<MaterializedViewInfo> GetMaterializedView(std::string_view qualified) = 0;
+  virtual Result<std::vector<MaterializedViewInfo>> ListMaterializedViews(
+      std::string_view collection) = 0;
+  // Removes its triggers, then its definition, then drops its dataset (history kept unless
+  // purge). Remotely: owner. Errors: materialized_view_not_found; DropDataset's.
+  virtual Status DropMaterializedView(std::string_view qualified, bool purge) = 0;
+  // Stores how a refresh ended. Remotely: writer. Errors: materialized_view_not_found.
+  virtual Status RecordRefresh(std::string_view qualified, const RefreshRecord& record) = 0;
+  // The triggers a dataset carries. Errors: not_found.
+  virtual Result<std::vector<TriggerInfo>> ListTriggers(std::string_view dataset) = 0;
+  // Sets a trigger's minimum interval (0: none; nullopt: the field removed, every commit
+  // fires). Remotely: owner. Errors: trigger_not_found (kNotFound); kInvalidArgument for a
+  // negative interval.
+  virtual Status SetTriggerInterval(std::string_view dataset, std::string_view trigger,
+                                    std::optional<int64_t> seconds) = 0;
+
+  // ---- jobs (V3): the refreshes commits fire ----
+  // Newest first. Remotely: the jobs of the workspaces the credential may read.
+  // Errors: kInvalidArgument for a bad state, target or limit.
+  virtual Result<std::vector<JobInfo>> ListJobs(const JobQuery& query) = 0;
+  // Errors: job_not_found (kNotFound).
+  virtual Result<JobInfo> GetJob(std::string_view id) = 0;
+  // Queues a job that ended failed, denied or egress_blocked again (remotely: writer on its
+  // target). Errors: job_not_found; job_not_retryable (kFailedPrecondition) for a job queued,
+  // running or succeeded.
+  virtual Result<JobInfo> RetryJob(std::string_view id) = 0;
+
   // ---- access tokens and audit (V5) ----
   // The creator is recorded on the token (embedded: actor(); remotely the caller's client id).
   // Errors: workspace_not_found; invalid_role and invalid_pattern (kInvalidArgument);

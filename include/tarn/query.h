@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct QueryOptions {
   // Called once the query is bound and its result's schema known, before any row reaches the
   // callback, with every dataset it reads: an error stops the query and is returned.
   std::function<Status(const Schema&, const std::vector<ReadReference>&)> on_start;
+  // Datasets (qualified names) the query names without a selector are read at these snapshots
+  // instead of their current ones (a refresh job reads its source at the window's end).
+  std::map<std::string, int64_t> pinned_snapshots;
 };
 
 struct QueryResult {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 
 #include "tarn/data_type.h"
 #include "tarn/dataset.h"
+#include "tarn/query.h"
 #include "tarn/status.h"
 
 namespace tarn {
@@ -67,6 +69,122 @@ struct ViewInfo {
   std::optional<int64_t> last_run_at_us;
   std::optional<int64_t> last_row_count;
   std::optional<int64_t> last_run_us;  // wall time in microseconds
+};
+
+// ---- materialized views and their triggers (V2, V3; docs/design/views.md) ----
+
+// A commit trigger: a commit on `dataset` (a user-created one) records a job that refreshes
+// `target`. Named "refresh__<collection>__<view>" for a materialized view's.
+inline constexpr char kRefreshTriggerKind[] = "materialized_view_refresh";
+// The firing floor a new trigger gets (seconds); 0 means none.
+inline constexpr int64_t kDefaultTriggerIntervalS = 120;
+
+struct TriggerInfo {
+  std::string dataset;  // the source whose commits fire it (qualified)
+  std::string name;
+  std::string kind = kRefreshTriggerKind;
+  std::string target;  // the materialized view it refreshes (qualified)
+  // Fires at most once per this many seconds (commits inside are "throttled"); nullopt: every
+  // commit fires.
+  std::optional<int64_t> minimum_interval_s;
+  std::optional<int64_t> last_fired_at_us;
+  std::string last_fired_status;  // "fired", "throttled", "fire_failed"; empty: never
+  // The next fire's window starts after this snapshot of `dataset` (throttled commits widen it).
+  int64_t window_from_snapshot = 0;
+  std::string author;
+  int64_t created_at_us = 0;
+};
+
+// How a refresh ended (last_refresh_status, a job's state).
+inline constexpr char kRefreshSucceeded[] = "succeeded";
+inline constexpr char kRefreshFailed[] = "failed";
+inline constexpr char kRefreshDenied[] = "denied";
+inline constexpr char kRefreshEgressBlocked[] = "egress_blocked";
+inline constexpr char kRefreshThrottled[] = "throttled";
+
+// What a refresh reports back to the catalog (Client::RecordRefresh).
+struct RefreshRecord {
+  std::string status;  // one of the kRefresh* above
+  std::string job_id;  // empty for a refresh run by hand
+  std::string error;   // why, when not succeeded
+  // The snapshot of each source the view's data now reflects (succeeded only).
+  std::vector<ReadReference> sources;
+  std::optional<int64_t> snapshot_id;  // the view's snapshot the refresh committed
+};
+
+// A materialized view: a dataset that also carries SQL (versioned like a view's), its sources
+// (every dataset the SQL reads, through views) and one refresh trigger on each source.
+struct MaterializedViewInfo {
+  ViewInfo view;  // name, the current statement and its versions' numbering, created/updated
+  std::string dataset_uuid;
+  std::vector<std::string> sources;   // qualified dataset names
+  std::string refresh_kind = "full";  // "full": each refresh recomputes the SQL
+  std::string last_refresh_status;    // empty: never refreshed since it was created
+  std::optional<int64_t> last_refresh_at_us;
+  std::string last_refresh_job;
+  std::string last_refresh_error;
+  std::vector<ReadReference> last_refresh_sources;  // at creation: what the first run read
+  std::optional<int64_t> last_refresh_snapshot_id;
+  std::vector<TriggerInfo> triggers;  // on its sources, targeting it
+};
+
+// Client::CreateMaterializedView's options.
+struct MaterializedViewOptions {
+  bool replace = false;        // CREATE OR REPLACE: a new SQL version, triggers rewritten
+  CommitMeta meta;             // of the snapshot the first run commits (author required)
+  std::string partition_spec;  // of the dataset created (create only)
+  std::string sort_order;
+  QueryOptions query;  // how the SQL runs
+};
+
+// Client::RefreshMaterializedView's options.
+struct RefreshOptions {
+  std::string job_id;  // the idempotency key of the refresh's commit, when a job runs it
+  std::string author;  // of that commit (required)
+  QueryOptions query;  // query.pinned_snapshots: a job reads its source at the window's end
+};
+
+struct RefreshResult {
+  RefreshRecord record;  // also stored on the view
+  std::optional<SnapshotInfo> snapshot;
+  int64_t rows = 0;
+};
+
+// ---- jobs: what a trigger's fire records (V3) ----
+
+// A job's states: queued (waiting, or waiting to be retried), running (claimed by a runner,
+// until its lease ends), then one of succeeded, failed, denied, egress_blocked.
+inline constexpr char kJobQueued[] = "queued";
+inline constexpr char kJobRunning[] = "running";
+
+// One refresh of `target` fired by a commit on `source`: it covers the source's snapshots
+// (from_snapshot, to_snapshot] and reads the source at to_snapshot.
+struct JobInfo {
+  std::string id;
+  std::string kind = "refresh";
+  std::string workspace;  // the target's
+  std::string trigger;
+  std::string target;  // the materialized view (qualified)
+  std::string source;  // the dataset whose commit fired it (qualified)
+  std::string source_uuid;
+  int64_t from_snapshot = 0;
+  int64_t to_snapshot = 0;
+  std::string fired_by;  // who committed: the refresh runs with their rights
+  std::string state;
+  int64_t attempts = 0;
+  std::string error;
+  std::optional<int64_t> result_snapshot;  // the target's snapshot the refresh committed
+  int64_t created_at_us = 0;
+  int64_t updated_at_us = 0;
+  int64_t next_attempt_at_us = 0;
+  std::optional<int64_t> lease_until_us;
+  int64_t purge_at_us = 0;  // the record goes after this (TARN_JOB_TTL_DAYS, default 14)
+};
+
+struct JobQuery {
+  std::string state;   // empty: any
+  std::string target;  // a materialized view (qualified); empty: any
+  int64_t limit = 100;
 };
 
 }  // namespace tarn

@@ -833,6 +833,8 @@ Json ViewDefinitionJson(const std::string& sql, const std::string& dialect,
               {"schema", schema ? ToJson(*schema) : Json(nullptr)}};
 }
 
+Result<ViewInfo> ViewAt(const Json& j, const std::string& pointer);
+
 Result<ViewVersion> ViewVersionAt(const Json& j, const std::string& pointer) {
   TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, pointer));
   ViewDefinition def;
@@ -886,8 +888,12 @@ Json ToJson(const ViewInfo& v) {
               {"last_run_us", OptJson(v.last_run_us)}};
 }
 
-Result<ViewInfo> ViewFromJson(const Json& j) {
-  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+Result<ViewInfo> ViewFromJson(const Json& j) { return ViewAt(j, ""); }
+
+namespace {
+
+Result<ViewInfo> ViewAt(const Json& j, const std::string& pointer) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, pointer));
   ViewInfo v;
   TARN_ASSIGN_OR_RETURN(v.name.workspace, r.String("workspace"));
   TARN_ASSIGN_OR_RETURN(v.name.collection, r.String("collection"));
@@ -903,6 +909,8 @@ Result<ViewInfo> ViewFromJson(const Json& j) {
   TARN_RETURN_NOT_OK(r.Finish());
   return v;
 }
+
+}  // namespace
 
 Json ToJson(const DatasetInfo& v) {
   Json specs = Json::array();
@@ -995,6 +1003,195 @@ Json ToJson(const Receipt& v) {
 }
 
 Result<Receipt> ReceiptFromJson(const Json& j) { return ReceiptAt(j, ""); }
+
+// ---- materialized views and triggers ----
+
+namespace {
+
+Json ReadsJson(const std::vector<ReadReference>& reads) {
+  Receipt r;
+  r.reads = reads;
+  return ToJson(r)["reads"];
+}
+
+Result<std::vector<ReadReference>> ReadsAt(const Json* j, const std::string& pointer) {
+  if (j == nullptr) return std::vector<ReadReference>();
+  // The pointer of an error is the receipt's; "/reads" becomes this field's.
+  auto receipt = ReceiptAt(Json{{"reads", *j}}, "");
+  if (!receipt.ok()) {
+    Status st = receipt.status();
+    Status out(st.kind(), st.message());
+    for (const auto& [k, v] : st.fields()) {
+      out = std::move(out).WithField(
+          k, k == "field" && v.rfind("/reads", 0) == 0 ? pointer + v.substr(6) : v);
+    }
+    return out;
+  }
+  return std::move(receipt->reads);
+}
+
+Result<TriggerInfo> TriggerAt(const Json& j, const std::string& pointer) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, pointer));
+  TriggerInfo v;
+  TARN_ASSIGN_OR_RETURN(v.dataset, r.String("dataset"));
+  TARN_ASSIGN_OR_RETURN(v.name, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(v.kind, r.String("kind"));
+  TARN_ASSIGN_OR_RETURN(v.target, r.String("target"));
+  TARN_ASSIGN_OR_RETURN(v.minimum_interval_s, r.OptInt("minimum_interval_s"));
+  TARN_ASSIGN_OR_RETURN(v.last_fired_at_us, r.OptInt("last_fired_at_us"));
+  TARN_ASSIGN_OR_RETURN(auto status, r.OptString("last_fired_status"));
+  v.last_fired_status = status.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto from, r.OptInt("window_from_snapshot"));
+  v.window_from_snapshot = from.value_or(0);
+  TARN_ASSIGN_OR_RETURN(auto author, r.OptString("author"));
+  v.author = author.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto created, r.OptInt("created_at_us"));
+  v.created_at_us = created.value_or(0);
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+}  // namespace
+
+Json ToJson(const TriggerInfo& v) {
+  return Json{{"dataset", v.dataset},
+              {"name", v.name},
+              {"kind", v.kind},
+              {"target", v.target},
+              {"minimum_interval_s", OptJson(v.minimum_interval_s)},
+              {"last_fired_at_us", OptJson(v.last_fired_at_us)},
+              {"last_fired_status", v.last_fired_status},
+              {"window_from_snapshot", v.window_from_snapshot},
+              {"author", v.author},
+              {"created_at_us", v.created_at_us}};
+}
+
+Result<TriggerInfo> TriggerFromJson(const Json& j) { return TriggerAt(j, ""); }
+
+Json ToJson(const RefreshRecord& v) {
+  return Json{{"status", v.status},
+              {"job_id", v.job_id},
+              {"error", v.error},
+              {"sources", ReadsJson(v.sources)},
+              {"snapshot_id", OptJson(v.snapshot_id)}};
+}
+
+Result<RefreshRecord> RefreshRecordFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  RefreshRecord v;
+  TARN_ASSIGN_OR_RETURN(v.status, r.String("status"));
+  TARN_ASSIGN_OR_RETURN(auto job, r.OptString("job_id"));
+  v.job_id = job.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto error, r.OptString("error"));
+  v.error = error.value_or("");
+  TARN_ASSIGN_OR_RETURN(const Json* sources, r.OptValue("sources"));
+  TARN_ASSIGN_OR_RETURN(v.sources, ReadsAt(sources, r.Pointer("sources")));
+  TARN_ASSIGN_OR_RETURN(v.snapshot_id, r.OptInt("snapshot_id"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const MaterializedViewInfo& v) {
+  Json triggers = Json::array();
+  for (const auto& t : v.triggers) triggers.push_back(ToJson(t));
+  return Json{{"view", ToJson(v.view)},
+              {"dataset_uuid", v.dataset_uuid},
+              {"sources", v.sources},
+              {"refresh_kind", v.refresh_kind},
+              {"last_refresh_status", v.last_refresh_status},
+              {"last_refresh_at_us", OptJson(v.last_refresh_at_us)},
+              {"last_refresh_job", v.last_refresh_job},
+              {"last_refresh_error", v.last_refresh_error},
+              {"last_refresh_sources", ReadsJson(v.last_refresh_sources)},
+              {"last_refresh_snapshot_id", OptJson(v.last_refresh_snapshot_id)},
+              {"triggers", std::move(triggers)}};
+}
+
+Result<MaterializedViewInfo> MaterializedViewFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  MaterializedViewInfo v;
+  TARN_ASSIGN_OR_RETURN(const Json* view, r.Value("view"));
+  TARN_ASSIGN_OR_RETURN(v.view, ViewAt(*view, r.Pointer("view")));
+  TARN_ASSIGN_OR_RETURN(v.dataset_uuid, r.String("dataset_uuid"));
+  TARN_ASSIGN_OR_RETURN(const Json* sources, r.OptValue("sources"));
+  if (sources != nullptr) {
+    TARN_ASSIGN_OR_RETURN(v.sources, StringsAt(*sources, r.Pointer("sources")));
+  }
+  TARN_ASSIGN_OR_RETURN(auto kind, r.OptString("refresh_kind"));
+  v.refresh_kind = kind.value_or("full");
+  TARN_ASSIGN_OR_RETURN(auto status, r.OptString("last_refresh_status"));
+  v.last_refresh_status = status.value_or("");
+  TARN_ASSIGN_OR_RETURN(v.last_refresh_at_us, r.OptInt("last_refresh_at_us"));
+  TARN_ASSIGN_OR_RETURN(auto job, r.OptString("last_refresh_job"));
+  v.last_refresh_job = job.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto error, r.OptString("last_refresh_error"));
+  v.last_refresh_error = error.value_or("");
+  TARN_ASSIGN_OR_RETURN(const Json* reads, r.OptValue("last_refresh_sources"));
+  TARN_ASSIGN_OR_RETURN(v.last_refresh_sources, ReadsAt(reads, r.Pointer("last_refresh_sources")));
+  TARN_ASSIGN_OR_RETURN(v.last_refresh_snapshot_id, r.OptInt("last_refresh_snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(const Json* triggers, r.OptValue("triggers"));
+  if (triggers != nullptr) {
+    TARN_RETURN_NOT_OK(ForEachIn(*triggers, r.Pointer("triggers"),
+                                 [&](const Json& e, const std::string& p) -> Status {
+                                   TARN_ASSIGN_OR_RETURN(auto t, TriggerAt(e, p));
+                                   v.triggers.push_back(std::move(t));
+                                   return Status::OK();
+                                 }));
+  }
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const JobInfo& v) {
+  return Json{{"id", v.id},
+              {"kind", v.kind},
+              {"workspace", v.workspace},
+              {"trigger", v.trigger},
+              {"target", v.target},
+              {"source", v.source},
+              {"source_uuid", v.source_uuid},
+              {"from_snapshot", v.from_snapshot},
+              {"to_snapshot", v.to_snapshot},
+              {"fired_by", v.fired_by},
+              {"state", v.state},
+              {"attempts", v.attempts},
+              {"error", v.error},
+              {"result_snapshot", OptJson(v.result_snapshot)},
+              {"created_at_us", v.created_at_us},
+              {"updated_at_us", v.updated_at_us},
+              {"next_attempt_at_us", v.next_attempt_at_us},
+              {"lease_until_us", OptJson(v.lease_until_us)},
+              {"purge_at_us", v.purge_at_us}};
+}
+
+Result<JobInfo> JobFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  JobInfo v;
+  for (auto [key, field] : {std::pair<const char*, std::string*>{"id", &v.id},
+                            {"kind", &v.kind},
+                            {"workspace", &v.workspace},
+                            {"trigger", &v.trigger},
+                            {"target", &v.target},
+                            {"source", &v.source},
+                            {"source_uuid", &v.source_uuid},
+                            {"fired_by", &v.fired_by},
+                            {"state", &v.state}}) {
+    TARN_ASSIGN_OR_RETURN(*field, r.String(key));
+  }
+  TARN_ASSIGN_OR_RETURN(v.from_snapshot, r.Int("from_snapshot"));
+  TARN_ASSIGN_OR_RETURN(v.to_snapshot, r.Int("to_snapshot"));
+  TARN_ASSIGN_OR_RETURN(v.attempts, r.Int("attempts"));
+  TARN_ASSIGN_OR_RETURN(auto error, r.OptString("error"));
+  v.error = error.value_or("");
+  TARN_ASSIGN_OR_RETURN(v.result_snapshot, r.OptInt("result_snapshot"));
+  TARN_ASSIGN_OR_RETURN(v.created_at_us, r.Int("created_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.updated_at_us, r.Int("updated_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.next_attempt_at_us, r.Int("next_attempt_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.lease_until_us, r.OptInt("lease_until_us"));
+  TARN_ASSIGN_OR_RETURN(v.purge_at_us, r.Int("purge_at_us"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
 
 Json ToJson(const CommitMeta& v) {
   return Json{{"author", v.author},

@@ -111,6 +111,15 @@ Json ToJson(const ViewVersion& v);
 Result<ViewVersion> ViewVersionFromJson(const Json& j);
 Json ToJson(const ViewInfo& v);
 Result<ViewInfo> ViewFromJson(const Json& j);
+// Materialized views and triggers: reads lists ("sources" of a refresh) as Receipt reads.
+Json ToJson(const TriggerInfo& v);
+Result<TriggerInfo> TriggerFromJson(const Json& j);
+Json ToJson(const RefreshRecord& v);
+Result<RefreshRecord> RefreshRecordFromJson(const Json& j);
+Json ToJson(const MaterializedViewInfo& v);
+Result<MaterializedViewInfo> MaterializedViewFromJson(const Json& j);
+Json ToJson(const JobInfo& v);
+Result<JobInfo> JobFromJson(const Json& j);
 
 // A snapshot selector as query parameters: {"snapshot_id": "4"} / {"at_us": ...} / {"tag": ...}.
 std::vector<std::pair<std::string, std::string>> SelectorParams(const SnapshotSelector& at);

@@ -343,6 +343,68 @@ TEST(WireTest, ViewTypesRoundTrip) {
   EXPECT_EQ(Field(bad_schema.status(), "field"), "/schema");
 }
 
+TEST(WireTest, MaterializedViewTriggerAndJobRoundTrip) {
+  MaterializedViewInfo m;
+  m.view.name = DatasetName{"ws", "c", "m"};
+  m.view.current.version = 2;
+  m.view.current.sql = "SELECT 1";
+  m.view.current.dialect = "duckdb";
+  m.view.current.author = "a";
+  m.view.created_by = "a";
+  m.dataset_uuid = "u-1";
+  m.sources = {"ws.c.src", "other.c.x"};
+  m.last_refresh_status = "failed";
+  m.last_refresh_at_us = kMax;
+  m.last_refresh_job = "job_1";
+  m.last_refresh_error = "boom";
+  m.last_refresh_sources = {ReadReference{"ws.c.src", "u-2", 7, "snapshot"}};
+  m.last_refresh_snapshot_id = 3;
+  TriggerInfo t;
+  t.dataset = "ws.c.src";
+  t.name = "refresh__c__m";
+  t.target = "ws.c.m";
+  t.minimum_interval_s = 120;
+  t.last_fired_status = "throttled";
+  t.window_from_snapshot = 6;
+  m.triggers = {t};
+  MaterializedViewInfo mb = RoundTrip(m, MaterializedViewFromJson);
+  EXPECT_EQ(mb.sources, m.sources);
+  ASSERT_EQ(mb.last_refresh_sources.size(), 1u);
+  EXPECT_EQ(mb.last_refresh_sources[0].snapshot_id, 7);
+  ASSERT_EQ(mb.triggers.size(), 1u);
+  EXPECT_EQ(mb.triggers[0].minimum_interval_s, 120);
+  TriggerInfo tb = RoundTrip(t, TriggerFromJson);
+  EXPECT_EQ(tb.window_from_snapshot, 6);
+
+  RefreshRecord r;
+  r.status = "succeeded";
+  r.sources = m.last_refresh_sources;
+  r.snapshot_id = 9;
+  RefreshRecord rb = RoundTrip(r, RefreshRecordFromJson);
+  EXPECT_EQ(rb.snapshot_id, 9);
+  auto bad = RefreshRecordFromJson(
+      Json{{"status", "x"}, {"sources", Json::array({Json{{"dataset", 1}}})}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(Field(bad.status(), "field").rfind("/sources/0", 0), 0u) << bad.status().ToString();
+
+  JobInfo j;
+  j.id = "job_x";
+  j.workspace = "ws";
+  j.trigger = "refresh__c__m";
+  j.target = "ws.c.m";
+  j.source = "ws.c.src";
+  j.source_uuid = "u-2";
+  j.from_snapshot = 1;
+  j.to_snapshot = kMax;
+  j.fired_by = "tarn_abc";
+  j.state = "queued";
+  j.result_snapshot = 4;
+  j.lease_until_us = kMax;
+  JobInfo jb = RoundTrip(j, JobFromJson);
+  EXPECT_EQ(jb.to_snapshot, kMax);
+  EXPECT_EQ(jb.result_snapshot, 4);
+}
+
 TEST(WireTest, SchemaChangesRoundTripEveryKind) {
   for (const char* text :
        {"add score FLOAT64", "add column note VARCHAR after id", "add first_col INT32 FIRST",

@@ -199,6 +199,43 @@ class Catalog : public Client {
                               std::string_view author);
   using Client::CreateView;
 
+  // ---- materialized views and triggers (V2, V3; materialized.cc) ----
+  Result<MaterializedViewInfo> RegisterMaterializedView(std::string_view qualified,
+                                                        const ViewDefinition& def,
+                                                        const std::vector<std::string>& sources,
+                                                        bool replace) override;
+  // As `author` (the server passes the caller's client id), recording `first_run` as the
+  // view's refresh state in the same transaction.
+  Result<MaterializedViewInfo> RegisterMaterializedView(
+      std::string_view qualified, const ViewDefinition& def,
+      const std::vector<std::string>& sources, bool replace, std::string_view author,
+      const std::optional<RefreshRecord>& first_run = std::nullopt);
+  Result<MaterializedViewInfo> GetMaterializedView(std::string_view qualified) override;
+  Result<std::vector<MaterializedViewInfo>> ListMaterializedViews(
+      std::string_view collection) override;
+  Status DropMaterializedView(std::string_view qualified, bool purge) override;
+  Status RecordRefresh(std::string_view qualified, const RefreshRecord& record) override;
+  Result<std::vector<TriggerInfo>> ListTriggers(std::string_view dataset) override;
+  Status SetTriggerInterval(std::string_view dataset, std::string_view trigger,
+                            std::optional<int64_t> seconds) override;
+
+  // ---- jobs (V3; jobs.cc) ----
+  Result<std::vector<JobInfo>> ListJobs(const JobQuery& query) override;
+  Result<JobInfo> GetJob(std::string_view id) override;
+  Result<JobInfo> RetryJob(std::string_view id) override;
+  // A runner's side (tarn jobs run, the server's dispatcher): takes the oldest runnable job
+  // (queued and due, or running past its lease), marks it running with one more attempt and
+  // a lease of `lease_us`; nullopt when none is runnable. Jobs taken at once by several
+  // runners (threads, processes, servers) are all different.
+  Result<std::optional<JobInfo>> ClaimJob(int64_t lease_us);
+  // Ends a claimed job in `state` (succeeded, failed, denied, egress_blocked) with its error
+  // and the snapshot it committed, or, with retry_at_us, queues it again until then.
+  Status CompleteJob(std::string_view id, std::string_view state, std::string_view error,
+                     std::optional<int64_t> result_snapshot,
+                     std::optional<int64_t> retry_at_us = std::nullopt);
+  // Deletes the jobs past their purge time; how many.
+  Result<int64_t> PurgeJobs();
+
   // ---- access tokens and audit (V5; access.cc) ----
   // A random client id ("tarn_" + 20 base32 chars) and secret (40 base32 chars) unless the spec
   // names them; the secret is stored as an Argon2id hash. kNotFound for a missing workspace
@@ -316,6 +353,11 @@ class Catalog : public Client {
   Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse,
           std::shared_ptr<Clock> clock);
   Result<std::vector<SnapshotInfo>> CommitDirect(std::vector<DatasetCommit>& parts);
+  // After a commit is durable: records a job for each trigger on each user-created part's
+  // dataset whose floor allows it (jobs.cc). Never fails the commit: a failure is an error
+  // line on stderr and a trigger.fire_failed audit record. TARN_TRIGGER_FIRING=0: nothing.
+  void FireTriggers(const std::vector<DatasetCommit>& parts,
+                    const std::vector<SnapshotInfo>& snapshots);
 
   std::unique_ptr<Metastore> metastore_;
   std::shared_ptr<ObjectStore> warehouse_;

@@ -96,4 +96,13 @@ Status ViewNotFound(const DatasetName& n);
 // view's name (views.cc).
 Status CheckNoViewNamed(Transaction& tx, int64_t collection_id, const DatasetName& n);
 
+// The name of the refresh trigger a materialized view puts on each source (materialized.cc).
+std::string RefreshTriggerName(const DatasetName& view);
+// What goes with a dataset that is dropped (in its transaction): its materialized view's
+// definition and triggers, the triggers on it, its place in views' sources.
+Status ForgetDataset(Transaction& tx, int64_t dataset_id);
+// has_triggers (kFailedPrecondition) for a dataset that carries triggers or is a materialized
+// view: names reference it, so it cannot be renamed.
+Status CheckRenamable(Transaction& tx, const DatasetInfo& ds);
+
 }  // namespace tarn::catalog_internal

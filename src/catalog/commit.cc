@@ -833,11 +833,15 @@ Result<SnapshotInfo> Catalog::CommitStaged(DatasetCommit part, std::string_view 
 Result<std::vector<SnapshotInfo>> Catalog::CommitWritten(std::vector<DatasetCommit> parts) {
   if (parts.empty()) return Status::InvalidArgument("a commit needs at least one dataset part");
   for (const auto& p : parts) TARN_RETURN_NOT_OK(ParseDatasetName(p.dataset).status());
+  std::vector<SnapshotInfo> out;
   if (parts.size() == 1 && IsAppendOnly(parts[0].operation)) {
     TARN_ASSIGN_OR_RETURN(auto s, commit_queue_->Submit(&parts[0]));
-    return std::vector<SnapshotInfo>{std::move(s)};
+    out.push_back(std::move(s));
+  } else {
+    TARN_ASSIGN_OR_RETURN(out, CommitDirect(parts));
   }
-  return CommitDirect(parts);
+  FireTriggers(parts, out);
+  return out;
 }
 
 Result<SnapshotInfo> Catalog::Commit(DatasetCommit part) {

@@ -300,6 +300,7 @@ Status Catalog::RenameDataset(std::string_view qualified, std::string_view new_n
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
     if (ds.name.dataset == new_name) return Status::OK();
+    TARN_RETURN_NOT_OK(CheckRenamable(tx, ds));
     TARN_ASSIGN_OR_RETURN(auto clash,
                           tx.QueryOne("SELECT id FROM datasets WHERE collection_id = (SELECT "
                                       "collection_id FROM datasets WHERE id = ?) AND name = ? AND "
@@ -348,6 +349,7 @@ Status Catalog::DoDropDataset(std::string_view qualified, bool purge,
       }
       ids.push_back(id);
     }
+    if (live_id) TARN_RETURN_NOT_OK(ForgetDataset(tx, *live_id));
     if (!purge) {
       if (!live_id) return DatasetNotFound(tx, n);
       return tx
@@ -372,6 +374,7 @@ Status Catalog::DoDropDataset(std::string_view qualified, bool purge,
     }
     int64_t now = clock_->NowMicros();
     for (int64_t id : ids) {
+      TARN_RETURN_NOT_OK(ForgetDataset(tx, id));
       TARN_RETURN_NOT_OK(
           tx.Execute("INSERT INTO removal_ledger (dataset_id, path, reason, recorded_at) "
                      "SELECT NULL, path, 'purge', ? FROM data_files WHERE dataset_id = ? "

@@ -4,6 +4,7 @@
 // SQLite and PostgreSQL (test_fixture.h).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,12 @@ class MetastoreFaultSuite : public CatalogBackendTest {
     schema_ = d->schema;
     faults_ = std::make_shared<MetastoreFaults>();
     cat_->metastore().SetFaults(faults_);
+    // The commit's own statements are counted here; firing (after the commit) is tested apart.
+    ::setenv("TARN_TRIGGER_FIRING", "0", 1);
+  }
+  void TearDown() override {
+    ::unsetenv("TARN_TRIGGER_FIRING");
+    CatalogBackendTest::TearDown();
   }
 
   State Read() {
@@ -113,6 +120,58 @@ TEST_P(MetastoreFaultSuite, FailureAtAnyStatementOfACommitLeavesNoPartialState) 
   State end = Read();
   EXPECT_EQ(end.snapshots, 3u);
   EXPECT_EQ(end.rows, 4);  // 3 + 3 appended, both id=2 rows deleted
+}
+
+// A failure while a commit's triggers fire (after the commit) never fails the commit: it stands,
+// and the missed fire is a trigger.fire_failed audit record (or, when the fault hit the
+// commit itself, nothing changed at all).
+TEST_P(MetastoreFaultSuite, AFailedFireNeverFailsTheCommit) {
+  ::unsetenv("TARN_TRIGGER_FIRING");
+  DatasetDefinition def;
+  def.schema = *Schema::Parse("id INT64");
+  ASSERT_TRUE(cat_->CreateDataset("w.c.m", def).ok());
+  ViewDefinition view;
+  view.sql = "SELECT count(*) AS id FROM w.c.t";
+  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.m", view, {"w.c.t"}, false, "a").ok());
+  ASSERT_OK(cat_->SetTriggerInterval("w.c.t", "refresh__c__m", std::nullopt));
+  auto jobs = [&] {
+    auto all = cat_->ListJobs(JobQuery{});
+    EXPECT_TRUE(all.ok());
+    return all.ok() ? all->size() : 0;
+  };
+  auto fire_failures = [&] {
+    size_t n = 0;
+    auto records = cat_->ListAudit(AuditQuery{});
+    EXPECT_TRUE(records.ok());
+    for (const auto& a : *records) n += a.action == "trigger.fire_failed";
+    return n;
+  };
+  int missed = 0;
+  bool clean = false;
+  for (uint64_t n = 1; n <= 200 && !clean; ++n) {
+    State before = Read();
+    size_t jobs_before = jobs(), failures_before = fire_failures();
+    uint64_t fired = faults_->faults_injected();
+    faults_->FailNthStatement(n);
+    Status st = Append().status();
+    bool hit = faults_->faults_injected() > fired;
+    State after = Read();
+    if (!st.ok()) {
+      EXPECT_TRUE(hit) << st.ToString();
+      EXPECT_TRUE(after == before) << "statement " << n;
+      continue;
+    }
+    EXPECT_EQ(after.snapshots, before.snapshots + 1) << "statement " << n;
+    if (!hit) {
+      EXPECT_EQ(jobs(), jobs_before + 1);
+      clean = true;
+    } else if (jobs() == jobs_before) {
+      ++missed;
+      EXPECT_EQ(fire_failures(), failures_before + 1) << "statement " << n;
+    }
+  }
+  EXPECT_TRUE(clean);
+  EXPECT_GE(missed, 2);  // the read of the triggers and the claim
 }
 
 // Loses the reply of each COMMIT of a keyed append in turn: the caller gets an error, and its

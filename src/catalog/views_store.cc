@@ -1,6 +1,8 @@
 // The tables of views and the statements on them (views_store.h).
 #include "catalog/views_store.h"
 
+#include <set>
+
 #include "table/schema_json.h"
 
 namespace tarn::views_store {
@@ -39,6 +41,68 @@ CREATE TABLE view_versions (
   created_at BIGINT NOT NULL,
   PRIMARY KEY (view_id, version)
 );
+)sql";
+
+// Materialized views and commit triggers (issue 17): a materialized view's refresh state on
+// its views row, its sources, the triggers on them (the trigger graph: dataset -> view's
+// dataset) and the jobs their fires record.
+constexpr char kMaterialized[] = R"sql(
+ALTER TABLE views ADD COLUMN refresh_status TEXT;
+ALTER TABLE views ADD COLUMN refresh_at BIGINT;
+ALTER TABLE views ADD COLUMN refresh_job TEXT;
+ALTER TABLE views ADD COLUMN refresh_error TEXT;
+ALTER TABLE views ADD COLUMN refresh_sources TEXT;
+ALTER TABLE views ADD COLUMN refresh_snapshot BIGINT;
+
+CREATE TABLE view_sources (
+  view_id BIGINT NOT NULL REFERENCES views (id),
+  dataset_id BIGINT NOT NULL REFERENCES datasets (id),
+  PRIMARY KEY (view_id, dataset_id)
+);
+CREATE INDEX view_sources_dataset ON view_sources (dataset_id);
+
+CREATE TABLE triggers (
+  id ${ID},
+  dataset_id BIGINT NOT NULL REFERENCES datasets (id),
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  target_view_id BIGINT NOT NULL REFERENCES views (id),
+  min_interval_s BIGINT,
+  last_claimed_at BIGINT,
+  last_fired_at BIGINT,
+  last_fired_status TEXT,
+  window_from BIGINT NOT NULL DEFAULT 0,
+  author TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  UNIQUE (dataset_id, name),
+  CHECK (min_interval_s IS NULL OR min_interval_s >= 0)
+);
+CREATE INDEX triggers_target ON triggers (target_view_id);
+
+CREATE TABLE jobs (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  workspace TEXT NOT NULL,
+  trigger_name TEXT NOT NULL,
+  target TEXT NOT NULL,
+  source TEXT NOT NULL,
+  source_uuid TEXT NOT NULL,
+  from_snapshot BIGINT NOT NULL,
+  to_snapshot BIGINT NOT NULL,
+  fired_by TEXT NOT NULL,
+  state TEXT NOT NULL,
+  attempts BIGINT NOT NULL DEFAULT 0,
+  error TEXT,
+  result_snapshot BIGINT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  next_attempt_at BIGINT NOT NULL,
+  lease_until BIGINT,
+  purge_at BIGINT NOT NULL
+);
+CREATE INDEX jobs_queue ON jobs (state, next_attempt_at);
+CREATE INDEX jobs_target ON jobs (target, created_at);
+CREATE INDEX jobs_purge ON jobs (purge_at);
 )sql";
 
 [[maybe_unused]] const bool kContributed = ContributeMigrations(ViewTables());
@@ -93,7 +157,8 @@ Result<ViewVersion> VersionFromRow(const Row& r, size_t at = 0) {
 }  // namespace
 
 const std::vector<Migration>& ViewTables() {
-  static const std::vector<Migration>* steps = new std::vector<Migration>{{7, "views", kViews}};
+  static const std::vector<Migration>* steps = new std::vector<Migration>{
+      {7, "views", kViews}, {8, "materialized views and triggers", kMaterialized}};
   return *steps;
 }
 
@@ -208,6 +273,406 @@ Status RecordRun(Transaction& tx, int64_t view_id, int64_t at_us, int64_t row_co
       .Execute("UPDATE views SET last_run_at = ?, last_row_count = ?, last_run_us = ? WHERE id = ?",
                {at_us, row_count, micros, view_id})
       .status();
+}
+
+// ---- materialized views ----
+
+namespace {
+
+constexpr char kTriggerColumns[] =
+    "t.id, t.dataset_id, t.target_view_id, t.name, t.kind, t.min_interval_s, t.last_fired_at, "
+    "t.last_fired_status, t.window_from, t.author, t.created_at, sw.name, sc.name, sd.name, "
+    "tw.name, tc.name, v.name";
+constexpr char kTriggerFrom[] =
+    " FROM triggers t JOIN datasets sd ON sd.id = t.dataset_id"
+    " JOIN collections sc ON sc.id = sd.collection_id JOIN workspaces sw ON sw.id = sc.workspace_id"
+    " JOIN views v ON v.id = t.target_view_id JOIN collections tc ON tc.id = v.collection_id"
+    " JOIN workspaces tw ON tw.id = tc.workspace_id";
+
+Result<std::vector<TriggerRow>> QueryTriggers(Transaction& tx, const std::string& where,
+                                              const SqlParams& params) {
+  std::vector<TriggerRow> out;
+  TARN_ASSIGN_OR_RETURN(
+      auto rows, tx.Query(std::string("SELECT ") + kTriggerColumns + kTriggerFrom + " WHERE " +
+                              where + " ORDER BY sw.name, sc.name, sd.name, t.name",
+                          params));
+  for (const Row& r : rows) {
+    TriggerRow t;
+    TARN_ASSIGN_OR_RETURN(t.id, r.Int64(0));
+    TARN_ASSIGN_OR_RETURN(t.dataset_id, r.Int64(1));
+    TARN_ASSIGN_OR_RETURN(t.target_view_id, r.Int64(2));
+    TARN_ASSIGN_OR_RETURN(auto name, r.Text(3));
+    t.info.name = std::string(name);
+    TARN_ASSIGN_OR_RETURN(auto kind, r.Text(4));
+    t.info.kind = std::string(kind);
+    TARN_ASSIGN_OR_RETURN(t.info.minimum_interval_s, r.OptionalInt64(5));
+    TARN_ASSIGN_OR_RETURN(t.info.last_fired_at_us, r.OptionalInt64(6));
+    TARN_ASSIGN_OR_RETURN(auto status, r.OptionalText(7));
+    t.info.last_fired_status = std::string(status.value_or(""));
+    TARN_ASSIGN_OR_RETURN(t.info.window_from_snapshot, r.Int64(8));
+    TARN_ASSIGN_OR_RETURN(auto author, r.Text(9));
+    t.info.author = std::string(author);
+    TARN_ASSIGN_OR_RETURN(t.info.created_at_us, r.Int64(10));
+    std::string parts[6];
+    for (int i = 0; i < 6; ++i) {
+      TARN_ASSIGN_OR_RETURN(auto p, r.Text(11 + i));
+      parts[i] = std::string(p);
+    }
+    t.info.dataset = parts[0] + "." + parts[1] + "." + parts[2];
+    t.info.target = parts[3] + "." + parts[4] + "." + parts[5];
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::optional<ViewRow>> FindViewOfDataset(Transaction& tx, int64_t dataset_id) {
+  TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne(std::string("SELECT ") + kViewColumns +
+                                                  " FROM views v WHERE v.dataset_id = ? AND "
+                                                  "v.kind = ?",
+                                              {dataset_id, kKindMaterialized}));
+  if (!row) return std::optional<ViewRow>();
+  TARN_ASSIGN_OR_RETURN(auto v, ViewFromRow(*row));
+  return std::optional<ViewRow>(std::move(v));
+}
+
+Status LoadMaterialized(Transaction& tx, const ViewRow& row, MaterializedViewInfo* out) {
+  TARN_ASSIGN_OR_RETURN(
+      auto state,
+      tx.QueryOne("SELECT v.refresh_status, v.refresh_at, v.refresh_job, v.refresh_error, "
+                  "v.refresh_sources, v.refresh_snapshot, d.uuid FROM views v JOIN datasets d ON "
+                  "d.id = v.dataset_id WHERE v.id = ?",
+                  {row.id}));
+  if (!state)
+    return Status::Corruption("materialized view row " + std::to_string(row.id) +
+                              " has no dataset");
+  TARN_ASSIGN_OR_RETURN(auto status, state->OptionalText(0));
+  out->last_refresh_status = std::string(status.value_or(""));
+  TARN_ASSIGN_OR_RETURN(out->last_refresh_at_us, state->OptionalInt64(1));
+  TARN_ASSIGN_OR_RETURN(auto job, state->OptionalText(2));
+  out->last_refresh_job = std::string(job.value_or(""));
+  TARN_ASSIGN_OR_RETURN(auto error, state->OptionalText(3));
+  out->last_refresh_error = std::string(error.value_or(""));
+  TARN_ASSIGN_OR_RETURN(auto sources, state->OptionalText(4));
+  out->last_refresh_sources.clear();
+  if (sources) {
+    TARN_ASSIGN_OR_RETURN(auto receipt, Receipt::FromJson(*sources));
+    out->last_refresh_sources = std::move(receipt.reads);
+  }
+  TARN_ASSIGN_OR_RETURN(out->last_refresh_snapshot_id, state->OptionalInt64(5));
+  TARN_ASSIGN_OR_RETURN(auto uuid, state->Text(6));
+  out->dataset_uuid = std::string(uuid);
+  TARN_ASSIGN_OR_RETURN(
+      auto names,
+      tx.Query("SELECT w.name, c.name, d.name FROM view_sources s JOIN datasets d ON d.id = "
+               "s.dataset_id JOIN collections c ON c.id = d.collection_id JOIN workspaces w ON "
+               "w.id = c.workspace_id WHERE s.view_id = ? ORDER BY w.name, c.name, d.name",
+               {row.id}));
+  out->sources.clear();
+  for (const Row& r : names) {
+    TARN_ASSIGN_OR_RETURN(auto w, r.Text(0));
+    TARN_ASSIGN_OR_RETURN(auto c, r.Text(1));
+    TARN_ASSIGN_OR_RETURN(auto d, r.Text(2));
+    out->sources.push_back(std::string(w) + "." + std::string(c) + "." + std::string(d));
+  }
+  TARN_ASSIGN_OR_RETURN(auto triggers, TriggersTargeting(tx, row.id));
+  out->triggers.clear();
+  for (auto& t : triggers) out->triggers.push_back(std::move(t.info));
+  return Status::OK();
+}
+
+Result<std::vector<MaterializedViewInfo>> ListMaterialized(Transaction& tx, int64_t collection_id) {
+  std::vector<MaterializedViewInfo> out;
+  TARN_ASSIGN_OR_RETURN(auto views, ListViews(tx, collection_id, kKindMaterialized));
+  for (auto& info : views) {
+    TARN_ASSIGN_OR_RETURN(auto row, FindView(tx, collection_id, info.name.dataset));
+    if (!row) continue;
+    MaterializedViewInfo mv;
+    mv.view = std::move(info);
+    TARN_RETURN_NOT_OK(LoadMaterialized(tx, *row, &mv));
+    out.push_back(std::move(mv));
+  }
+  return out;
+}
+
+Status SetSources(Transaction& tx, int64_t view_id, const std::vector<int64_t>& dataset_ids) {
+  TARN_RETURN_NOT_OK(tx.Execute("DELETE FROM view_sources WHERE view_id = ?", {view_id}).status());
+  for (int64_t id : dataset_ids) {
+    TARN_RETURN_NOT_OK(
+        tx.Execute("INSERT INTO view_sources (view_id, dataset_id) VALUES (?, ?)", {view_id, id})
+            .status());
+  }
+  return Status::OK();
+}
+
+Status SetRefresh(Transaction& tx, int64_t view_id, const RefreshRecord& r, int64_t now_us) {
+  Receipt sources;
+  sources.reads = r.sources;
+  auto opt = [](const std::string& s) { return s.empty() ? SqlValue::Null() : SqlValue(s); };
+  if (r.status == kRefreshSucceeded) {
+    return tx
+        .Execute(
+            "UPDATE views SET refresh_status = ?, refresh_at = ?, refresh_job = ?, "
+            "refresh_error = NULL, refresh_sources = ?, refresh_snapshot = COALESCE(?, "
+            "refresh_snapshot) WHERE id = ?",
+            {r.status, now_us, opt(r.job_id), sources.ToJson(),
+             SqlValue::OptionalInt64(r.snapshot_id), view_id})
+        .status();
+  }
+  // A refresh that did not succeed leaves the data, and what it reflects, as they were.
+  return tx
+      .Execute(
+          "UPDATE views SET refresh_status = ?, refresh_at = ?, refresh_job = ?, "
+          "refresh_error = ? WHERE id = ?",
+          {r.status, now_us, opt(r.job_id), opt(r.error), view_id})
+      .status();
+}
+
+Status DeleteMaterialized(Transaction& tx, int64_t view_id) {
+  TARN_RETURN_NOT_OK(
+      tx.Execute("DELETE FROM triggers WHERE target_view_id = ?", {view_id}).status());
+  TARN_RETURN_NOT_OK(tx.Execute("DELETE FROM view_sources WHERE view_id = ?", {view_id}).status());
+  return DeleteView(tx, view_id);
+}
+
+Status ForgetSource(Transaction& tx, int64_t dataset_id) {
+  return tx.Execute("DELETE FROM view_sources WHERE dataset_id = ?", {dataset_id}).status();
+}
+
+Result<std::vector<TriggerRow>> TriggersOn(Transaction& tx, int64_t dataset_id) {
+  return QueryTriggers(tx, "t.dataset_id = ?", {dataset_id});
+}
+
+Result<std::vector<TriggerRow>> TriggersTargeting(Transaction& tx, int64_t view_id) {
+  return QueryTriggers(tx, "t.target_view_id = ?", {view_id});
+}
+
+Status InsertTrigger(Transaction& tx, int64_t dataset_id, std::string_view name,
+                     int64_t target_view_id, std::optional<int64_t> min_interval_s,
+                     std::string_view author, int64_t now_us) {
+  return tx
+      .Execute(
+          "INSERT INTO triggers (dataset_id, name, kind, target_view_id, min_interval_s, "
+          "author, created_at, window_from) VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT "
+          "current_snapshot_id FROM datasets WHERE id = ?), 0))",
+          {dataset_id, name, kRefreshTriggerKind, target_view_id,
+           SqlValue::OptionalInt64(min_interval_s), author, now_us, dataset_id})
+      .status();
+}
+
+Status DeleteTrigger(Transaction& tx, int64_t trigger_id) {
+  return tx.Execute("DELETE FROM triggers WHERE id = ?", {trigger_id}).status();
+}
+
+Status DeleteTriggersOn(Transaction& tx, int64_t dataset_id) {
+  return tx.Execute("DELETE FROM triggers WHERE dataset_id = ?", {dataset_id}).status();
+}
+
+Result<bool> SetTriggerInterval(Transaction& tx, int64_t dataset_id, std::string_view name,
+                                std::optional<int64_t> seconds) {
+  TARN_ASSIGN_OR_RETURN(int64_t n,
+                        tx.Execute("UPDATE triggers SET min_interval_s = ? WHERE "
+                                   "dataset_id = ? AND name = ?",
+                                   {SqlValue::OptionalInt64(seconds), dataset_id, name}));
+  return n > 0;
+}
+
+Result<bool> GraphReaches(Transaction& tx, int64_t from, int64_t to) {
+  std::vector<int64_t> frontier = {from};
+  std::set<int64_t> seen = {from};
+  while (!frontier.empty()) {
+    if (seen.size() > 100000) return Status::Internal("the trigger graph is too large to walk");
+    std::vector<int64_t> next;
+    for (int64_t d : frontier) {
+      TARN_ASSIGN_OR_RETURN(auto rows, tx.Query("SELECT v.dataset_id FROM triggers t JOIN views v "
+                                                "ON v.id = t.target_view_id WHERE t.dataset_id = "
+                                                "? AND v.dataset_id IS NOT NULL",
+                                                {d}));
+      for (const Row& r : rows) {
+        TARN_ASSIGN_OR_RETURN(int64_t m, r.Int64(0));
+        if (m == to) return true;
+        if (seen.insert(m).second) next.push_back(m);
+      }
+    }
+    frontier.swap(next);
+  }
+  return false;
+}
+
+Result<int64_t> CountTriggersOn(Transaction& tx, int64_t dataset_id) {
+  TARN_ASSIGN_OR_RETURN(
+      auto row, tx.QueryOne("SELECT COUNT(*) FROM triggers WHERE dataset_id = ?", {dataset_id}));
+  return row ? row->Int64(0) : Result<int64_t>(int64_t{0});
+}
+
+// ---- firing and jobs ----
+
+Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, std::string_view uuid) {
+  std::vector<FireCandidate> out;
+  TARN_ASSIGN_OR_RETURN(
+      auto rows,
+      tx.Query("SELECT t.id, t.name, tw.name, tc.name, v.name, sw.name, sc.name, sd.name FROM "
+               "datasets sd JOIN triggers t ON t.dataset_id = sd.id JOIN collections sc ON sc.id "
+               "= sd.collection_id JOIN workspaces sw ON sw.id = sc.workspace_id JOIN views v ON "
+               "v.id = t.target_view_id JOIN collections tc ON tc.id = v.collection_id JOIN "
+               "workspaces tw ON tw.id = tc.workspace_id WHERE sd.uuid = ? AND sd.dropped_at IS "
+               "NULL ORDER BY t.id",
+               {uuid}));
+  for (const Row& r : rows) {
+    FireCandidate c;
+    TARN_ASSIGN_OR_RETURN(c.trigger_id, r.Int64(0));
+    std::string s[7];
+    for (int i = 0; i < 7; ++i) {
+      TARN_ASSIGN_OR_RETURN(auto t, r.Text(1 + i));
+      s[i] = std::string(t);
+    }
+    c.trigger = s[0];
+    c.workspace = s[1];
+    c.target = s[1] + "." + s[2] + "." + s[3];
+    c.source = s[4] + "." + s[5] + "." + s[6];
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Result<std::optional<int64_t>> ClaimTrigger(Transaction& tx, int64_t trigger_id, int64_t now_us) {
+  TARN_ASSIGN_OR_RETURN(
+      auto row,
+      tx.QueryOne("UPDATE triggers SET last_claimed_at = ? WHERE id = ? AND (min_interval_s IS "
+                  "NULL OR min_interval_s = 0 OR last_claimed_at IS NULL OR last_claimed_at <= ? "
+                  "- min_interval_s * 1000000) RETURNING window_from",
+                  {now_us, trigger_id, now_us}));
+  if (!row) return std::optional<int64_t>();
+  TARN_ASSIGN_OR_RETURN(int64_t from, row->Int64(0));
+  return std::optional<int64_t>(from);
+}
+
+Status MarkFired(Transaction& tx, int64_t trigger_id, int64_t snapshot_id, int64_t now_us) {
+  return tx
+      .Execute(
+          "UPDATE triggers SET window_from = CASE WHEN window_from < ? THEN ? ELSE "
+          "window_from END, last_fired_at = ?, last_fired_status = 'fired' WHERE id = ?",
+          {snapshot_id, snapshot_id, now_us, trigger_id})
+      .status();
+}
+
+Status MarkThrottled(Transaction& tx, int64_t trigger_id) {
+  return tx
+      .Execute("UPDATE triggers SET last_fired_status = 'throttled' WHERE id = ?", {trigger_id})
+      .status();
+}
+
+namespace {
+
+constexpr char kJobColumns[] =
+    "id, kind, workspace, trigger_name, target, source, source_uuid, from_snapshot, to_snapshot, "
+    "fired_by, state, attempts, error, result_snapshot, created_at, updated_at, next_attempt_at, "
+    "lease_until, purge_at";
+
+Result<JobInfo> JobFromRow(const Row& r) {
+  JobInfo j;
+  std::string* texts[] = {&j.id,     &j.kind,   &j.workspace,  &j.trigger,
+                          &j.target, &j.source, &j.source_uuid};
+  for (int i = 0; i < 7; ++i) {
+    TARN_ASSIGN_OR_RETURN(auto t, r.Text(i));
+    *texts[i] = std::string(t);
+  }
+  TARN_ASSIGN_OR_RETURN(j.from_snapshot, r.Int64(7));
+  TARN_ASSIGN_OR_RETURN(j.to_snapshot, r.Int64(8));
+  TARN_ASSIGN_OR_RETURN(auto by, r.Text(9));
+  j.fired_by = std::string(by);
+  TARN_ASSIGN_OR_RETURN(auto state, r.Text(10));
+  j.state = std::string(state);
+  TARN_ASSIGN_OR_RETURN(j.attempts, r.Int64(11));
+  TARN_ASSIGN_OR_RETURN(auto error, r.OptionalText(12));
+  j.error = std::string(error.value_or(""));
+  TARN_ASSIGN_OR_RETURN(j.result_snapshot, r.OptionalInt64(13));
+  TARN_ASSIGN_OR_RETURN(j.created_at_us, r.Int64(14));
+  TARN_ASSIGN_OR_RETURN(j.updated_at_us, r.Int64(15));
+  TARN_ASSIGN_OR_RETURN(j.next_attempt_at_us, r.Int64(16));
+  TARN_ASSIGN_OR_RETURN(j.lease_until_us, r.OptionalInt64(17));
+  TARN_ASSIGN_OR_RETURN(j.purge_at_us, r.Int64(18));
+  return j;
+}
+
+}  // namespace
+
+Status InsertJob(Transaction& tx, const JobInfo& j) {
+  return tx
+      .Execute(std::string("INSERT INTO jobs (") + kJobColumns +
+                   ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               {j.id, j.kind, j.workspace, j.trigger, j.target, j.source, j.source_uuid,
+                j.from_snapshot, j.to_snapshot, j.fired_by, j.state, j.attempts,
+                j.error.empty() ? SqlValue::Null() : SqlValue(j.error),
+                SqlValue::OptionalInt64(j.result_snapshot), j.created_at_us, j.updated_at_us,
+                j.next_attempt_at_us, SqlValue::OptionalInt64(j.lease_until_us), j.purge_at_us})
+      .status();
+}
+
+Result<std::optional<JobInfo>> LoadJob(Transaction& tx, std::string_view id) {
+  TARN_ASSIGN_OR_RETURN(
+      auto row,
+      tx.QueryOne(std::string("SELECT ") + kJobColumns + " FROM jobs WHERE id = ?", {id}));
+  if (!row) return std::optional<JobInfo>();
+  TARN_ASSIGN_OR_RETURN(auto j, JobFromRow(*row));
+  return std::optional<JobInfo>(std::move(j));
+}
+
+Result<std::vector<JobInfo>> ListJobs(Transaction& tx, const JobQuery& q) {
+  std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs WHERE 1 = 1";
+  SqlParams params;
+  if (!q.state.empty()) {
+    sql += " AND state = ?";
+    params.push_back(q.state);
+  }
+  if (!q.target.empty()) {
+    sql += " AND target = ?";
+    params.push_back(q.target);
+  }
+  sql += " ORDER BY created_at DESC, id LIMIT ?";
+  params.push_back(q.limit);
+  std::vector<JobInfo> out;
+  TARN_ASSIGN_OR_RETURN(auto rows, tx.Query(sql, params));
+  for (const Row& r : rows) {
+    TARN_ASSIGN_OR_RETURN(auto j, JobFromRow(r));
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+Result<std::optional<JobInfo>> ClaimJob(Transaction& tx, MetastoreBackend backend, int64_t now_us,
+                                        int64_t lease_us) {
+  std::string pick =
+      "SELECT id FROM jobs WHERE (state = 'queued' AND next_attempt_at <= ?) OR (state = "
+      "'running' AND lease_until < ?) ORDER BY next_attempt_at, created_at LIMIT 1";
+  if (backend == MetastoreBackend::kPostgres) pick += " FOR UPDATE SKIP LOCKED";
+  TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne(pick, {now_us, now_us}));
+  if (!row) return std::optional<JobInfo>();
+  TARN_ASSIGN_OR_RETURN(auto id, row->Text(0));
+  const std::string job_id(id);
+  TARN_RETURN_NOT_OK(tx.Execute("UPDATE jobs SET state = 'running', attempts = attempts + 1, "
+                                "lease_until = ?, updated_at = ? WHERE id = ?",
+                                {now_us + lease_us, now_us, job_id})
+                         .status());
+  return LoadJob(tx, job_id);
+}
+
+Status FinishJob(Transaction& tx, std::string_view id, std::string_view state,
+                 std::string_view error, std::optional<int64_t> result_snapshot,
+                 int64_t retry_at_us, int64_t now_us) {
+  return tx
+      .Execute(
+          "UPDATE jobs SET state = ?, error = ?, result_snapshot = COALESCE(?, "
+          "result_snapshot), next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE "
+          "id = ?",
+          {state, error.empty() ? SqlValue::Null() : SqlValue(error),
+           SqlValue::OptionalInt64(result_snapshot), retry_at_us, now_us, id})
+      .status();
+}
+
+Result<int64_t> PurgeJobs(Transaction& tx, int64_t now_us) {
+  return tx.Execute("DELETE FROM jobs WHERE purge_at < ? AND state <> 'running'", {now_us});
 }
 
 }  // namespace tarn::views_store

@@ -55,4 +55,84 @@ Status DeleteView(Transaction& tx, int64_t view_id);
 Status RecordRun(Transaction& tx, int64_t view_id, int64_t at_us, int64_t row_count,
                  int64_t micros);
 
+// ---- materialized views (migration 8) ----
+
+// The materialized view whose dataset is `dataset_id`; nullopt when it is none.
+Result<std::optional<ViewRow>> FindViewOfDataset(Transaction& tx, int64_t dataset_id);
+// The refresh state and sources of a materialized view row (its `view` part filled by the
+// caller), with its triggers.
+Status LoadMaterialized(Transaction& tx, const ViewRow& row, MaterializedViewInfo* out);
+// The materialized views of a collection, by name (each fully loaded).
+Result<std::vector<MaterializedViewInfo>> ListMaterialized(Transaction& tx, int64_t collection_id);
+// Replaces the sources of a view.
+Status SetSources(Transaction& tx, int64_t view_id, const std::vector<int64_t>& dataset_ids);
+// Stores a refresh's outcome.
+Status SetRefresh(Transaction& tx, int64_t view_id, const RefreshRecord& r, int64_t now_us);
+// Deletes a materialized view's definition: its triggers, sources, versions and row.
+Status DeleteMaterialized(Transaction& tx, int64_t view_id);
+// Removes `dataset_id` from every view's sources (the dataset goes).
+Status ForgetSource(Transaction& tx, int64_t dataset_id);
+
+// ---- triggers ----
+
+struct TriggerRow {
+  int64_t id = 0;
+  int64_t dataset_id = 0;
+  int64_t target_view_id = 0;
+  TriggerInfo info;
+};
+// The triggers on a dataset (as the source), by name.
+Result<std::vector<TriggerRow>> TriggersOn(Transaction& tx, int64_t dataset_id);
+// The triggers that refresh a view.
+Result<std::vector<TriggerRow>> TriggersTargeting(Transaction& tx, int64_t view_id);
+Status InsertTrigger(Transaction& tx, int64_t dataset_id, std::string_view name,
+                     int64_t target_view_id, std::optional<int64_t> min_interval_s,
+                     std::string_view author, int64_t now_us);
+Status DeleteTrigger(Transaction& tx, int64_t trigger_id);
+// Deletes every trigger on a dataset (it goes).
+Status DeleteTriggersOn(Transaction& tx, int64_t dataset_id);
+// Sets a trigger's floor; false when the dataset has no trigger of that name.
+Result<bool> SetTriggerInterval(Transaction& tx, int64_t dataset_id, std::string_view name,
+                                std::optional<int64_t> seconds);
+// Whether the trigger graph leads from dataset `from` to dataset `to` (an edge D -> M for
+// each trigger on D refreshing the materialized view whose dataset is M).
+Result<bool> GraphReaches(Transaction& tx, int64_t from, int64_t to);
+// How many triggers sit on a dataset.
+Result<int64_t> CountTriggersOn(Transaction& tx, int64_t dataset_id);
+
+// ---- firing and jobs ----
+
+// A trigger on the dataset a commit landed in, as firing reads it.
+struct FireCandidate {
+  int64_t trigger_id = 0;
+  std::string trigger;
+  std::string target;     // the view's qualified name
+  std::string workspace;  // the target's
+  std::string source;     // qualified
+};
+// The triggers on the live dataset of incarnation `uuid` (usually none: one indexed read).
+Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, std::string_view uuid);
+// Claims the right to fire: stamps last_claimed_at = now when the floor allows (no floor, or
+// the last claim is at least min_interval_s old), in the statement that reads it. Returns the
+// window start (window_from) when claimed, nullopt when throttled.
+Result<std::optional<int64_t>> ClaimTrigger(Transaction& tx, int64_t trigger_id, int64_t now_us);
+// After a claim: the window moves to `snapshot_id` (never backwards), the fire is recorded.
+Status MarkFired(Transaction& tx, int64_t trigger_id, int64_t snapshot_id, int64_t now_us);
+Status MarkThrottled(Transaction& tx, int64_t trigger_id);
+Status InsertJob(Transaction& tx, const JobInfo& job);
+Result<std::optional<JobInfo>> LoadJob(Transaction& tx, std::string_view id);
+// Newest first; `workspaces` (when not empty) limits them to those.
+Result<std::vector<JobInfo>> ListJobs(Transaction& tx, const JobQuery& q);
+// Takes the oldest runnable job (queued and due, or running past its lease): running, one
+// more attempt, leased until now + lease_us. PostgreSQL skips jobs another claim holds.
+Result<std::optional<JobInfo>> ClaimJob(Transaction& tx, MetastoreBackend backend, int64_t now_us,
+                                        int64_t lease_us);
+// Ends a job (state, error, the snapshot it committed) or puts it back in the queue until
+// `retry_at` (state queued).
+Status FinishJob(Transaction& tx, std::string_view id, std::string_view state,
+                 std::string_view error, std::optional<int64_t> result_snapshot,
+                 int64_t retry_at_us, int64_t now_us);
+// Deletes the jobs whose purge time passed; how many.
+Result<int64_t> PurgeJobs(Transaction& tx, int64_t now_us);
+
 }  // namespace tarn::views_store

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,6 +30,21 @@ void PrintError(const Status& status, bool json);
 
 // Whether stdout should carry ANSI colour (a terminal and NO_COLOR unset).
 bool UseColor();
+
+// While one is alive, Ctrl-C (SIGINT) sets Flag() instead of killing the process, so a long
+// command stops cleanly (exit 130).
+class InterruptGuard {
+ public:
+  InterruptGuard();
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+  static const std::atomic<bool>& Flag();
+  static void Reset();
+
+ private:
+  void (*previous_)(int);
+};
 
 // Column-aligned plain-text table printed to stdout.
 void PrintTable(const std::vector<std::string>& header,

@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -10,6 +11,16 @@
 #include "render/style.h"
 
 namespace tarn::cli {
+
+namespace {
+std::atomic<bool> g_interrupted{false};
+extern "C" void OnInterrupt(int) { g_interrupted.store(true); }
+}  // namespace
+
+InterruptGuard::InterruptGuard() { previous_ = std::signal(SIGINT, OnInterrupt); }
+InterruptGuard::~InterruptGuard() { std::signal(SIGINT, previous_); }
+const std::atomic<bool>& InterruptGuard::Flag() { return g_interrupted; }
+void InterruptGuard::Reset() { g_interrupted.store(false); }
 
 void PrintError(const Status& status, bool json) {
   if (json) {

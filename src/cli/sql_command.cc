@@ -27,19 +27,6 @@ namespace tarn::cli {
 
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void OnInterrupt(int) { g_interrupted.store(true); }
-
-// Ctrl-C interrupts the query (exit 130) instead of killing the process mid-write.
-class InterruptGuard {
- public:
-  InterruptGuard() { previous_ = std::signal(SIGINT, OnInterrupt); }
-  ~InterruptGuard() { std::signal(SIGINT, previous_); }
-
- private:
-  void (*previous_)(int);
-};
-
 Status Write(std::string_view s) {
   if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) {
     return Status::IOError("writing to stdout failed");
@@ -214,8 +201,8 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
   options.temp_directory = spill.path();
   options.timeout_s = a.timeout_s;
   options.allow_local_files = a.allow_local_files;
-  g_interrupted.store(false);
-  options.cancel = &g_interrupted;
+  InterruptGuard::Reset();
+  options.cancel = &InterruptGuard::Flag();
   bool progress_shown = false;
   if (terminal_err) {
     options.progress = [&progress_shown](double f) {

@@ -1,15 +1,20 @@
 // `tarn view create|replace|show|list|versions|drop` (V1; docs/design/views.md): thin handlers
 // over tarn::Client, embedded or remote alike.
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
+#include "cli/error_codes.h"
 #include "sql/engine.h"
 
 namespace tarn::cli {
@@ -149,6 +154,408 @@ void RegisterCreate(CLI::App* view, GlobalOptions* g, CatalogOptions* co, bool r
   });
 }
 
+json TriggerJson(const TriggerInfo& t) {
+  return {
+      {"dataset", t.dataset},
+      {"name", t.name},
+      {"kind", t.kind},
+      {"target", t.target},
+      {"minimum_interval_s", t.minimum_interval_s ? json(*t.minimum_interval_s) : json(nullptr)},
+      {"last_fired_at", t.last_fired_at_us ? json(FormatTime(*t.last_fired_at_us)) : json(nullptr)},
+      {"last_fired_status", t.last_fired_status},
+      {"window_from_snapshot", t.window_from_snapshot},
+      {"author", t.author},
+      {"created_at", FormatTime(t.created_at_us)}};
+}
+
+json ReadsJson(const std::vector<ReadReference>& reads) {
+  json out = json::array();
+  for (const auto& r : reads) {
+    out.push_back({{"dataset", r.dataset}, {"snapshot_id", r.snapshot_id}});
+  }
+  return out;
+}
+
+json MaterializedJson(const MaterializedViewInfo& m) {
+  json j = ViewJson(m.view);
+  for (const char* k : {"last_run_at", "last_row_count", "last_run_seconds"}) j.erase(k);
+  j["dataset_uuid"] = m.dataset_uuid;
+  j["sources"] = m.sources;
+  j["refresh_kind"] = m.refresh_kind;
+  j["last_refresh_status"] = m.last_refresh_status;
+  j["last_refresh_at"] =
+      m.last_refresh_at_us ? json(FormatTime(*m.last_refresh_at_us)) : json(nullptr);
+  j["last_refresh_job"] = m.last_refresh_job;
+  j["last_refresh_error"] = m.last_refresh_error;
+  j["reflects"] = ReadsJson(m.last_refresh_sources);
+  j["snapshot_id"] = m.last_refresh_snapshot_id ? json(*m.last_refresh_snapshot_id) : json(nullptr);
+  json triggers = json::array();
+  for (const auto& t : m.triggers) triggers.push_back(TriggerJson(t));
+  j["triggers"] = triggers;
+  return j;
+}
+
+void PrintMaterialized(const MaterializedViewInfo& m, bool as_json) {
+  if (as_json) {
+    std::cout << Dump(MaterializedJson(m)) << "\n";
+    return;
+  }
+  std::string reflects;
+  for (const auto& r : m.last_refresh_sources) {
+    if (!reflects.empty()) reflects += ", ";
+    reflects += r.dataset + "@" + std::to_string(r.snapshot_id);
+  }
+  std::string sources;
+  for (const auto& s : m.sources) sources += (sources.empty() ? "" : ", ") + s;
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"name", m.view.name.ToString()},
+      {"version", std::to_string(m.view.current.version)},
+      {"description", m.view.current.description},
+      {"sources", sources},
+      {"refresh_kind", m.refresh_kind},
+      {"last_refresh_status", m.last_refresh_status.empty() ? "(never)" : m.last_refresh_status},
+      {"last_refresh_at", m.last_refresh_at_us ? FormatTime(*m.last_refresh_at_us) : "-"},
+      {"last_refresh_job", m.last_refresh_job.empty() ? "-" : m.last_refresh_job},
+      {"reflects", reflects.empty() ? "-" : reflects},
+      {"created_by", m.view.created_by},
+      {"updated_at", FormatTime(m.view.updated_at_us)}};
+  if (!m.last_refresh_error.empty()) kv.emplace_back("last_refresh_error", m.last_refresh_error);
+  for (const auto& t : m.triggers) {
+    kv.emplace_back("trigger",
+                    t.dataset + " " + t.name + " (every " +
+                        (t.minimum_interval_s ? std::to_string(*t.minimum_interval_s) + " s at most"
+                                              : std::string("commit")) +
+                        ")");
+  }
+  PrintKeyValues(kv);
+  std::cout << "\n" << m.view.current.sql << "\n";
+}
+
+void RegisterMaterialized(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  CLI::App* mv = app->add_subcommand(
+      "mv", "Materialized views: datasets kept equal to their SQL, refreshed on source commits");
+  mv->require_subcommand(1);
+  for (bool replace : {false, true}) {
+    auto* cmd = mv->add_subcommand(
+        replace ? "replace" : "create",
+        replace ? "A new SQL version of a materialized view: its data recomputed, triggers "
+                  "rewritten to the new sources"
+                : "Create a materialized view: run the SQL into a new dataset and put a "
+                  "refresh trigger on each dataset it reads");
+    auto a = std::make_shared<DefinitionArgs>();
+    auto commit = std::make_shared<CommitArgs>();
+    auto partition = std::make_shared<std::string>();
+    auto sort = std::make_shared<std::string>();
+    AddDefinitionArgs(cmd, a.get());
+    AddCommitArgs(cmd, commit.get(), false);
+    if (!replace) {
+      cmd->add_option("--partition", *partition, "The dataset's partition spec");
+      cmd->add_option("--sort", *sort, "The dataset's sort order");
+    }
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(ParseDatasetName(a->name).status());
+      if (a->dialect != kDuckDbDialect) {
+        return Status::InvalidArgument("a materialized view runs in tarn's engine: dialect duckdb");
+      }
+      TARN_ASSIGN_OR_RETURN(auto def, Definition(*a));
+      TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+      MaterializedViewOptions options;
+      options.replace = replace;
+      options.meta = commit->Meta("view:" + a->name, *client);
+      options.partition_spec = *partition;
+      options.sort_order = *sort;
+      if (replace && a->description.empty()) {
+        auto current = client->GetMaterializedView(a->name);
+        if (current.ok()) def.description = current->view.current.description;
+      }
+      TARN_ASSIGN_OR_RETURN(auto m, client->CreateMaterializedView(a->name, def, options));
+      if (g->json) {
+        PrintMaterialized(m, true);
+      } else {
+        std::cout << (replace ? "replaced" : "created") << " materialized view "
+                  << m.view.name.ToString() << " (version " << m.view.current.version << ", "
+                  << m.triggers.size() << " trigger(s))\n";
+      }
+      return Status::OK();
+    });
+  }
+
+  auto* show = mv->add_subcommand("show",
+                                  "Show a materialized view: SQL, sources, triggers, "
+                                  "last refresh");
+  auto show_name = std::make_shared<std::string>();
+  show->add_option("VIEW", *show_name, "workspace.collection.view")->required();
+  SetCommand(show, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ParseDatasetName(*show_name).status());
+    TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+    TARN_ASSIGN_OR_RETURN(auto m, client->GetMaterializedView(*show_name));
+    PrintMaterialized(m, g->json);
+    return Status::OK();
+  });
+
+  auto* list = mv->add_subcommand("list", "List the materialized views of a collection");
+  auto coll = std::make_shared<std::string>();
+  list->add_option("COLLECTION", *coll, "workspace.collection")->required();
+  SetCommand(list, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ParseCollectionName(*coll).status());
+    TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+    TARN_ASSIGN_OR_RETURN(auto all, client->ListMaterializedViews(*coll));
+    if (g->json) {
+      json arr = json::array();
+      for (const auto& m : all) arr.push_back(MaterializedJson(m));
+      std::cout << Dump(arr) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& m : all) {
+      rows.push_back({m.view.name.dataset, std::to_string(m.view.current.version),
+                      std::to_string(m.sources.size()),
+                      m.last_refresh_status.empty() ? "(never)" : m.last_refresh_status,
+                      m.last_refresh_at_us ? FormatTime(*m.last_refresh_at_us) : "-"});
+    }
+    PrintTable({"name", "version", "sources", "last_refresh", "refreshed_at"}, rows);
+    return Status::OK();
+  });
+
+  auto* refresh = mv->add_subcommand("refresh", "Recompute a materialized view now");
+  auto refresh_name = std::make_shared<std::string>();
+  auto refresh_args = std::make_shared<CommitArgs>();
+  refresh->add_option("VIEW", *refresh_name, "workspace.collection.view")->required();
+  AddCommitArgs(refresh, refresh_args.get(), false);
+  SetCommand(refresh, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ParseDatasetName(*refresh_name).status());
+    TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+    RefreshOptions options;
+    options.author = refresh_args->author.empty() ? DefaultAuthor(*client) : refresh_args->author;
+    TARN_ASSIGN_OR_RETURN(auto r, client->RefreshMaterializedView(*refresh_name, options));
+    if (g->json) {
+      std::cout << Dump(
+                       {{"view", *refresh_name},
+                        {"status", r.record.status},
+                        {"rows", r.rows},
+                        {"snapshot_id", r.snapshot ? json(r.snapshot->snapshot_id) : json(nullptr)},
+                        {"reflects", ReadsJson(r.record.sources)}})
+                << "\n";
+    } else {
+      std::cout << "refreshed " << *refresh_name << ": " << r.rows << " rows"
+                << (r.snapshot ? ", snapshot " + std::to_string(r.snapshot->snapshot_id) : "")
+                << "\n";
+    }
+    return Status::OK();
+  });
+
+  auto* drop = mv->add_subcommand("drop",
+                                  "Drop a materialized view: its triggers, then its "
+                                  "definition and dataset");
+  auto drop_name = std::make_shared<std::string>();
+  auto purge = std::make_shared<bool>(false);
+  drop->add_option("VIEW", *drop_name, "workspace.collection.view")->required();
+  drop->add_flag("--purge", *purge, "Delete its data and history too");
+  SetCommand(drop, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ParseDatasetName(*drop_name).status());
+    TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+    TARN_RETURN_NOT_OK(client->DropMaterializedView(*drop_name, *purge));
+    if (!g->json) std::cout << "dropped materialized view " << *drop_name << "\n";
+    return Status::OK();
+  });
+
+  CLI::App* trigger = app->add_subcommand("trigger", "The commit triggers a dataset carries");
+  trigger->require_subcommand(1);
+  auto* tlist = trigger->add_subcommand("list", "List a dataset's triggers");
+  auto tds = std::make_shared<std::string>();
+  tlist->add_option("DATASET", *tds, "workspace.collection.dataset")->required();
+  SetCommand(tlist, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ParseDatasetName(*tds).status());
+    TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+    TARN_ASSIGN_OR_RETURN(auto all, client->ListTriggers(*tds));
+    if (g->json) {
+      json arr = json::array();
+      for (const auto& t : all) arr.push_back(TriggerJson(t));
+      std::cout << Dump(arr) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& t : all) {
+      rows.push_back({t.name, t.target,
+                      t.minimum_interval_s ? std::to_string(*t.minimum_interval_s) : "-",
+                      t.last_fired_status.empty() ? "(never)" : t.last_fired_status,
+                      t.last_fired_at_us ? FormatTime(*t.last_fired_at_us) : "-"});
+    }
+    PrintTable({"name", "target", "min_interval_s", "last_fired", "fired_at"}, rows);
+    return Status::OK();
+  });
+  auto* interval = trigger->add_subcommand(
+      "set-interval", "Fire at most once per SECONDS (0: every commit; 'none' removes the field)");
+  auto ids = std::make_shared<std::string>();
+  auto iname = std::make_shared<std::string>();
+  auto iseconds = std::make_shared<std::string>();
+  interval->add_option("DATASET", *ids, "workspace.collection.dataset")->required();
+  interval->add_option("NAME", *iname, "The trigger's name")->required();
+  interval->add_option("SECONDS", *iseconds, "Seconds, or none")->required();
+  SetCommand(interval, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ParseDatasetName(*ids).status());
+    std::optional<int64_t> seconds;
+    if (*iseconds != "none") {
+      char* end = nullptr;
+      errno = 0;
+      long long v = std::strtoll(iseconds->c_str(), &end, 10);
+      if (iseconds->empty() || *end != '\0' || errno != 0 || v < 0) {
+        return Status::InvalidArgument("SECONDS must be a whole number >= 0, or none");
+      }
+      seconds = v;
+    }
+    TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+    TARN_RETURN_NOT_OK(client->SetTriggerInterval(*ids, *iname, seconds));
+    if (!g->json) std::cout << "trigger " << *iname << " on " << *ids << ": " << *iseconds << "\n";
+    return Status::OK();
+  });
+}
+
+json JobJson(const JobInfo& j) {
+  json out = {{"id", j.id},
+              {"kind", j.kind},
+              {"trigger", j.trigger},
+              {"target", j.target},
+              {"source", j.source},
+              {"from_snapshot", j.from_snapshot},
+              {"to_snapshot", j.to_snapshot},
+              {"fired_by", j.fired_by},
+              {"state", j.state},
+              {"attempts", j.attempts},
+              {"error", j.error},
+              {"result_snapshot", j.result_snapshot ? json(*j.result_snapshot) : json(nullptr)},
+              {"created_at", FormatTime(j.created_at_us)},
+              {"updated_at", FormatTime(j.updated_at_us)},
+              {"next_attempt_at", FormatTime(j.next_attempt_at_us)},
+              {"purge_at", FormatTime(j.purge_at_us)}};
+  return out;
+}
+
+// Runs the queued jobs of an embedded catalog in this process until none is left (or, with
+// --watch, until Ctrl-C).
+Status RunJobs(Client& client, bool watch, int64_t max_jobs, bool as_json) {
+  auto* catalog = dynamic_cast<Catalog*>(&client);
+  if (catalog == nullptr) {
+    return Status::InvalidArgument(
+        "tarn jobs run runs the jobs of an embedded catalog; tarn serve delivers its jobs to "
+        "its worker (docs/design/views.md)");
+  }
+  InterruptGuard guard;
+  InterruptGuard::Reset();
+  (void)catalog->PurgeJobs();
+  constexpr int64_t kLeaseUs = 15 * 60 * 1'000'000LL;
+  constexpr int kMaxAttempts = 5;
+  int64_t ran = 0;
+  while (!InterruptGuard::Flag().load() && (max_jobs <= 0 || ran < max_jobs)) {
+    TARN_ASSIGN_OR_RETURN(auto job, catalog->ClaimJob(kLeaseUs));
+    if (!job) {
+      if (!watch) break;
+      for (int i = 0; i < 20 && !InterruptGuard::Flag().load(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      continue;
+    }
+    sql::JobOutcome outcome = sql::RunRefreshJob(client, *job);
+    std::optional<int64_t> retry_at;
+    if (outcome.state != kRefreshSucceeded && outcome.retry && job->attempts < kMaxAttempts) {
+      retry_at = catalog->clock().NowMicros() +
+                 std::min<int64_t>(int64_t{5'000'000} << job->attempts, 600'000'000);
+    }
+    TARN_RETURN_NOT_OK(
+        catalog->CompleteJob(job->id, outcome.state, outcome.error, outcome.snapshot, retry_at));
+    ++ran;
+    TARN_ASSIGN_OR_RETURN(auto done, catalog->GetJob(job->id));
+    if (as_json) {
+      std::cout << Dump(JobJson(done)) << "\n" << std::flush;
+    } else {
+      std::cout << done.id << " " << done.target << " " << done.state
+                << (done.result_snapshot ? " snapshot " + std::to_string(*done.result_snapshot)
+                                         : std::string())
+                << (done.error.empty() ? "" : ": " + done.error) << "\n"
+                << std::flush;
+    }
+  }
+  if (InterruptGuard::Flag().load()) {
+    return Status::Of(codes::kInterrupted, "interrupted; the jobs not yet run stay queued");
+  }
+  return Status::OK();
+}
+
+void RegisterJobs(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
+  CLI::App* jobs =
+      app->add_subcommand("jobs", "The refresh jobs commits fire (list, show, retry, run)");
+  jobs->require_subcommand(1);
+  auto* list = jobs->add_subcommand("list", "List jobs, newest first");
+  auto q = std::make_shared<JobQuery>();
+  list->add_option("--state", q->state,
+                   "queued, running, succeeded, failed, denied or egress_blocked");
+  list->add_option("--target", q->target, "Only the jobs of this materialized view");
+  list->add_option("--limit", q->limit, "At most this many (default 100)");
+  SetCommand(list, [=]() -> Status {
+    TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+    TARN_ASSIGN_OR_RETURN(auto all, client->ListJobs(*q));
+    if (g->json) {
+      json arr = json::array();
+      for (const auto& j : all) arr.push_back(JobJson(j));
+      std::cout << Dump(arr) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& j : all) {
+      rows.push_back({j.id, j.target, j.source,
+                      std::to_string(j.from_snapshot) + ".." + std::to_string(j.to_snapshot),
+                      j.state, std::to_string(j.attempts), j.fired_by,
+                      FormatTime(j.created_at_us)});
+    }
+    PrintTable({"id", "target", "source", "window", "state", "attempts", "fired_by", "created_at"},
+               rows);
+    return Status::OK();
+  });
+  auto* show = jobs->add_subcommand("show", "Show a job");
+  auto show_id = std::make_shared<std::string>();
+  show->add_option("ID", *show_id, "The job's id")->required();
+  SetCommand(show, [=]() -> Status {
+    TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+    TARN_ASSIGN_OR_RETURN(auto j, client->GetJob(*show_id));
+    json view = JobJson(j);
+    if (g->json) {
+      std::cout << Dump(view) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::pair<std::string, std::string>> kv;
+    for (const auto& [k, v] : view.items()) {
+      kv.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    PrintKeyValues(kv);
+    return Status::OK();
+  });
+  auto* retry = jobs->add_subcommand("retry",
+                                     "Queue a failed, denied or egress_blocked job "
+                                     "again");
+  auto retry_id = std::make_shared<std::string>();
+  retry->add_option("ID", *retry_id, "The job's id")->required();
+  SetCommand(retry, [=]() -> Status {
+    TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+    TARN_ASSIGN_OR_RETURN(auto j, client->RetryJob(*retry_id));
+    if (g->json) {
+      std::cout << Dump(JobJson(j)) << "\n";
+    } else {
+      std::cout << "queued " << j.id << " again\n";
+    }
+    return Status::OK();
+  });
+  auto* run = jobs->add_subcommand(
+      "run", "Run the queued jobs of an embedded catalog in this process (cron, or --watch)");
+  auto watch = std::make_shared<bool>(false);
+  auto max_jobs = std::make_shared<int64_t>(0);
+  run->add_flag("--watch", *watch, "Keep running: poll for new jobs every 2 s until Ctrl-C");
+  run->add_option("--max", *max_jobs, "Stop after this many jobs (default: no limit)");
+  SetCommand(run, [=]() -> Status {
+    TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
+    return RunJobs(*client, *watch, *max_jobs, g->json);
+  });
+}
+
 }  // namespace
 
 void RegisterViewCommands(CLI::App* app, GlobalOptions* g) {
@@ -157,6 +564,8 @@ void RegisterViewCommands(CLI::App* app, GlobalOptions* g) {
   view->require_subcommand(1);
   RegisterCreate(view, g, co, false);
   RegisterCreate(view, g, co, true);
+  RegisterMaterialized(app, g, co);
+  RegisterJobs(app, g, co);
 
   auto* show = view->add_subcommand("show", "Show a view: its SQL, versions and last run");
   auto show_name = std::make_shared<std::string>();

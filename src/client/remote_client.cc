@@ -1071,6 +1071,98 @@ Status RemoteClient::RecordViewRun(std::string_view qualified, int64_t row_count
   return transport_->Call("POST", path + "/runs", &body, true).status();
 }
 
+// ---- materialized views and triggers ----
+
+namespace {
+
+Result<std::string> MaterializedPath(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(qualified));
+  return "/v1/workspaces" + Seg(n.workspace) + "/collections" + Seg(n.collection) +
+         "/materialized_views" + Seg(n.dataset);
+}
+
+}  // namespace
+
+Result<MaterializedViewInfo> RemoteClient::RegisterMaterializedView(
+    std::string_view qualified, const ViewDefinition& def, const std::vector<std::string>& sources,
+    bool replace) {
+  TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(qualified));
+  Json body = api::ToJson(def);
+  body["name"] = n.dataset;
+  body["sources"] = sources;
+  body["replace"] = replace;
+  std::string path = "/v1/workspaces" + Seg(n.workspace) + "/collections" + Seg(n.collection) +
+                     "/materialized_views";
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", path, &body, false));
+  return Decode<MaterializedViewInfo>(j, api::MaterializedViewFromJson, "materialized view");
+}
+
+Result<MaterializedViewInfo> RemoteClient::GetMaterializedView(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(std::string path, MaterializedPath(qualified));
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", path, nullptr, true));
+  return Decode<MaterializedViewInfo>(j, api::MaterializedViewFromJson, "materialized view");
+}
+
+Result<std::vector<MaterializedViewInfo>> RemoteClient::ListMaterializedViews(
+    std::string_view collection) {
+  TARN_ASSIGN_OR_RETURN(std::string path, CollectionPath(collection));
+  TARN_ASSIGN_OR_RETURN(Json j,
+                        transport_->Call("GET", path + "/materialized_views", nullptr, true));
+  return DecodeList<MaterializedViewInfo>(j, "materialized_views", api::MaterializedViewFromJson);
+}
+
+Status RemoteClient::DropMaterializedView(std::string_view qualified, bool purge) {
+  TARN_ASSIGN_OR_RETURN(std::string path, MaterializedPath(qualified));
+  std::vector<std::pair<std::string, std::string>> q;
+  if (purge) q.emplace_back("purge", "true");
+  return transport_->Call("DELETE", path + QueryString(q), nullptr, false).status();
+}
+
+Status RemoteClient::RecordRefresh(std::string_view qualified, const RefreshRecord& record) {
+  TARN_ASSIGN_OR_RETURN(std::string path, MaterializedPath(qualified));
+  Json body = api::ToJson(record);
+  return transport_->Call("POST", path + "/refreshes", &body, true).status();
+}
+
+Result<std::vector<TriggerInfo>> RemoteClient::ListTriggers(std::string_view dataset) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(dataset));
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", path + "/triggers", nullptr, true));
+  return DecodeList<TriggerInfo>(j, "triggers", api::TriggerFromJson);
+}
+
+Status RemoteClient::SetTriggerInterval(std::string_view dataset, std::string_view trigger,
+                                        std::optional<int64_t> seconds) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(dataset));
+  TARN_RETURN_NOT_OK(ValidateIdentifier("trigger name", trigger));
+  Json body = {{"seconds", seconds ? Json(*seconds) : Json(nullptr)}};
+  return transport_->Call("PUT", path + "/triggers" + Seg(trigger) + "/interval", &body, true)
+      .status();
+}
+
+Result<std::vector<JobInfo>> RemoteClient::ListJobs(const JobQuery& query) {
+  std::vector<std::pair<std::string, std::string>> q;
+  if (!query.state.empty()) q.emplace_back("state", query.state);
+  if (!query.target.empty()) q.emplace_back("target", query.target);
+  q.emplace_back("limit", std::to_string(query.limit));
+  TARN_ASSIGN_OR_RETURN(Json j,
+                        transport_->Call("GET", "/v1/jobs" + QueryString(q), nullptr, true));
+  return DecodeList<JobInfo>(j, "jobs", api::JobFromJson);
+}
+
+Result<JobInfo> RemoteClient::GetJob(std::string_view id) {
+  TARN_RETURN_NOT_OK(ValidateIdentifier("job id", id));
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", "/v1/jobs" + Seg(id), nullptr, true));
+  return Decode<JobInfo>(j, api::JobFromJson, "job");
+}
+
+Result<JobInfo> RemoteClient::RetryJob(std::string_view id) {
+  TARN_RETURN_NOT_OK(ValidateIdentifier("job id", id));
+  Json body = Json::object();
+  TARN_ASSIGN_OR_RETURN(Json j,
+                        transport_->Call("POST", "/v1/jobs" + Seg(id) + "/retry", &body, true));
+  return Decode<JobInfo>(j, api::JobFromJson, "job");
+}
+
 // ---- planning and scans ----
 
 Status RemoteClient::PlanFiles(std::string_view qualified, const SnapshotSelector& at,

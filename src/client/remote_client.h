@@ -126,6 +126,22 @@ class RemoteClient : public Client {
   Status DropView(std::string_view qualified) override;
   Status RecordViewRun(std::string_view qualified, int64_t row_count, double seconds) override;
 
+  Result<MaterializedViewInfo> RegisterMaterializedView(std::string_view qualified,
+                                                        const ViewDefinition& def,
+                                                        const std::vector<std::string>& sources,
+                                                        bool replace) override;
+  Result<MaterializedViewInfo> GetMaterializedView(std::string_view qualified) override;
+  Result<std::vector<MaterializedViewInfo>> ListMaterializedViews(
+      std::string_view collection) override;
+  Status DropMaterializedView(std::string_view qualified, bool purge) override;
+  Status RecordRefresh(std::string_view qualified, const RefreshRecord& record) override;
+  Result<std::vector<TriggerInfo>> ListTriggers(std::string_view dataset) override;
+  Status SetTriggerInterval(std::string_view dataset, std::string_view trigger,
+                            std::optional<int64_t> seconds) override;
+  Result<std::vector<JobInfo>> ListJobs(const JobQuery& query) override;
+  Result<JobInfo> GetJob(std::string_view id) override;
+  Result<JobInfo> RetryJob(std::string_view id) override;
+
   Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
                    const std::function<Status(const PlannedFile&)>& fn) override;
 

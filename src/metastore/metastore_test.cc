@@ -155,7 +155,7 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
             GetParam() == "sqlite" ? MetastoreBackend::kSqlite : MetastoreBackend::kPostgres);
   auto applied = ms->AppliedMigrations();
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
-  EXPECT_EQ(*applied, std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(*applied, std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8}));
   for (const char* table : {"catalog_properties", "workspaces",
                             "collections",        "datasets",
                             "dataset_schemas",    "dataset_partition_specs",
@@ -178,7 +178,7 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 1);
 }
 
@@ -850,12 +850,12 @@ TEST_P(MetastoreConformance, MissingStepsAreFilledIn) {
   o.migrations = without_uploads;
   auto ms = Open(o);
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 5, 6, 7}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 5, 6, 7, 8}));
   EXPECT_FALSE(QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts").ok());
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts"), 0);
 }
 
@@ -1053,6 +1053,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
       {5, "file isolation", 263, 0x978d1a70ef9c6087ULL},
       {6, "federation", 367, 0x882d15a5090f4a04ULL},
       {7, "views", 760, 0x3ee097f1407fcd3eULL},
+      {8, "materialized views and triggers", 1766, 0xc660044305496221ULL},
   };
   std::vector<Migration> all = SchemaMigrations();
   ASSERT_EQ(all.size(), released.size());
@@ -1065,7 +1066,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
   // Each module's own list is what it contributes.
   EXPECT_EQ(catalog_store::CatalogTables().size(), 3u);
   EXPECT_EQ(access_store::AccessTables().size(), 2u);
-  EXPECT_EQ(views_store::ViewTables().size(), 1u);
+  EXPECT_EQ(views_store::ViewTables().size(), 2u);
   EXPECT_EQ(upload::internal::UploadTables().size(), 1u);
 }
 

@@ -18,5 +18,20 @@ TARN_ERROR_CODE(kViewVersionNotFound,
 TARN_ERROR_CODE(kInvalidDialect,
                 ErrorCode("invalid_dialect", ErrorKind::kInvalidArgument, "dialect"));
 TARN_ERROR_CODE(kInvalidViewSql, ErrorCode("invalid_view_sql", ErrorKind::kInvalidArgument));
+// Materialized views and triggers (V2, V3).
+TARN_ERROR_CODE(kMaterializedViewNotFound,
+                ErrorCode("materialized_view_not_found", ErrorKind::kNotFound, "view"));
+TARN_ERROR_CODE(kMaterializedViewExists,
+                ErrorCode("materialized_view_exists", ErrorKind::kAlreadyExists, "view"));
+// A trigger (or a registration) whose edge would close a circle in the trigger graph.
+TARN_ERROR_CODE(kTriggerCycle,
+                ErrorCode("trigger_cycle", ErrorKind::kFailedPrecondition, "dataset view"));
+TARN_ERROR_CODE(kTriggerNotFound,
+                ErrorCode("trigger_not_found", ErrorKind::kNotFound, "dataset trigger"));
+// A dataset that carries triggers, or is a materialized view, cannot be renamed.
+TARN_ERROR_CODE(kJobNotFound, ErrorCode("job_not_found", ErrorKind::kNotFound, "job"));
+TARN_ERROR_CODE(kJobNotRetryable,
+                ErrorCode("job_not_retryable", ErrorKind::kFailedPrecondition, "job state"));
+TARN_ERROR_CODE(kHasTriggers, ErrorCode("has_triggers", ErrorKind::kFailedPrecondition, "dataset"));
 
 }  // namespace tarn::codes

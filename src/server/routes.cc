@@ -1216,8 +1216,145 @@ Status RecordViewRunRoute(Call& c) {
   return Status::OK();
 }
 
+// ---- materialized views and triggers ----
+
+Status ListMaterializedRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListMaterializedViews(CollQ(c)));
+  Json out = Json::array();
+  for (const auto& v : all) {
+    if (auth::MayAccess(c.principal(), Role::kReader, c.Param("ws"),
+                        c.Param("coll") + "." + v.view.name.dataset)) {
+      out.push_back(api::ToJson(v));
+    }
+  }
+  c.ReplyJson(Wrapped("materialized_views", std::move(out)));
+  return Status::OK();
+}
+
+Status RegisterMaterializedRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(std::string name, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(bool replace, r.Bool("replace", false));
+  TARN_ASSIGN_OR_RETURN(const Json* sources_json, r.OptValue("sources"));
+  TARN_ASSIGN_OR_RETURN(auto sources, StringList(sources_json, "/sources"));
+  Json def = body;
+  def.erase("name");
+  def.erase("replace");
+  def.erase("sources");
+  TARN_RETURN_NOT_OK(CheckIdentifier("view name", name, "/name"));
+  TARN_ASSIGN_OR_RETURN(ViewDefinition definition, api::ViewDefinitionFromJson(def));
+  const std::string& ws = c.Param("ws");
+  std::string target = c.Param("coll") + "." + name;
+  c.audit_entries() = {
+      {replace ? "materialized_view.replace" : "materialized_view.create", ws + "." + target, ws}};
+  TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kOwner, ws, target));
+  // Registering reads the sources: the caller must be able to read each one.
+  for (size_t i = 0; i < sources.size(); ++i) {
+    auto sn = ParseDatasetName(sources[i]);
+    if (!sn.ok()) return InvalidIdentifierAt(sn.status(), "/sources/" + std::to_string(i));
+    TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kReader, sn->workspace,
+                                       sn->collection + "." + sn->dataset));
+  }
+  TARN_ASSIGN_OR_RETURN(
+      auto mv, c.catalog().RegisterMaterializedView(CollQ(c) + "." + name, definition, sources,
+                                                    replace, c.principal().client_id));
+  c.ReplyJson(api::ToJson(mv));
+  return Status::OK();
+}
+
+Status GetMaterializedRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto mv, c.catalog().GetMaterializedView(ViewQ(c)));
+  c.ReplyJson(api::ToJson(mv));
+  return Status::OK();
+}
+
+Status DropMaterializedRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(bool purge, QueryBool(c, "purge", false));
+  TARN_RETURN_NOT_OK(c.catalog().DropMaterializedView(ViewQ(c), purge));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+Status RecordRefreshRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(auto record, api::RefreshRecordFromJson(body));
+  c.set_audit_detail(api::Dump(Json{{"status", record.status}, {"job_id", record.job_id}}));
+  TARN_RETURN_NOT_OK(c.catalog().RecordRefresh(ViewQ(c), record));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+Status ListTriggersRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListTriggers(DsQ(c)));
+  c.ReplyJson(Wrapped("triggers", ArrayOf(all)));
+  return Status::OK();
+}
+
+Status SetTriggerIntervalRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(auto seconds, r.OptInt("seconds"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  c.audit_entries()[0].target = DsQ(c) + "#" + c.Param("trigger");
+  c.set_audit_detail(api::Dump(Json{{"seconds", seconds ? Json(*seconds) : Json(nullptr)}}));
+  TARN_RETURN_NOT_OK(c.catalog().SetTriggerInterval(DsQ(c), c.Param("trigger"), seconds));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+// ---- jobs ----
+
+// Whether the caller may read the job's target.
+bool MayReadJob(Call& c, const JobInfo& job) {
+  auto n = ParseDatasetName(job.target);
+  return n.ok() && auth::MayAccess(c.principal(), Role::kReader, n->workspace,
+                                   n->collection + "." + n->dataset);
+}
+
+Status ListJobsRoute(Call& c) {
+  JobQuery q;
+  q.state = c.Query("state").value_or("");
+  q.target = c.Query("target").value_or("");
+  TARN_ASSIGN_OR_RETURN(auto limit, QueryInt(c, "limit"));
+  q.limit = limit.value_or(100);
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListJobs(q));
+  Json out = Json::array();
+  for (const auto& j : all) {
+    if (MayReadJob(c, j)) out.push_back(api::ToJson(j));
+  }
+  c.ReplyJson(Wrapped("jobs", std::move(out)));
+  return Status::OK();
+}
+
+Status GetJobRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto job, c.catalog().GetJob(c.Param("job")));
+  auto n = ParseDatasetName(job.target);
+  if (!n.ok()) return Status::Internal("a job's target is no dataset name");
+  TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kReader, n->workspace,
+                                     n->collection + "." + n->dataset));
+  c.ReplyJson(api::ToJson(job));
+  return Status::OK();
+}
+
+Status RetryJobRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_ASSIGN_OR_RETURN(auto job, c.catalog().GetJob(c.Param("job")));
+  auto n = ParseDatasetName(job.target);
+  if (!n.ok()) return Status::Internal("a job's target is no dataset name");
+  c.audit_entries() = {{"job.retry", job.target + "#" + job.id, n->workspace}};
+  TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kWriter, n->workspace,
+                                     n->collection + "." + n->dataset));
+  TARN_ASSIGN_OR_RETURN(auto retried, c.catalog().RetryJob(job.id));
+  c.ReplyJson(api::ToJson(retried));
+  return Status::OK();
+}
+
 #define D "/v1/workspaces/{ws}/collections/{coll}/datasets/{ds}"
 #define V "/v1/workspaces/{ws}/collections/{coll}/views"
+#define M "/v1/workspaces/{ws}/collections/{coll}/materialized_views"
 
 }  // namespace
 
@@ -1293,6 +1430,20 @@ const std::vector<RouteDef>& RouteTable() {
       {"DELETE", V "/{view}", N::kOwner, S::kPath, B::kNone, "view.drop", DropViewRoute},
       {"GET", V "/{view}/versions", N::kReader, S::kPath, B::kNone, "", ListViewVersionsRoute},
       {"POST", V "/{view}/runs", N::kReader, S::kPath, B::kJson, "", RecordViewRunRoute},
+      {"GET", M, N::kReader, S::kPath, B::kNone, "", ListMaterializedRoute},
+      {"POST", M, N::kOwner, S::kBody, B::kJson, "materialized_view.create",
+       RegisterMaterializedRoute},
+      {"GET", M "/{view}", N::kReader, S::kPath, B::kNone, "", GetMaterializedRoute},
+      {"DELETE", M "/{view}", N::kOwner, S::kPath, B::kNone, "materialized_view.drop",
+       DropMaterializedRoute},
+      {"POST", M "/{view}/refreshes", N::kWriter, S::kPath, B::kJson, "materialized_view.refresh",
+       RecordRefreshRoute},
+      {"GET", D "/triggers", N::kReader, S::kPath, B::kNone, "", ListTriggersRoute},
+      {"PUT", D "/triggers/{trigger}/interval", N::kOwner, S::kPath, B::kJson,
+       "trigger.set_interval", SetTriggerIntervalRoute},
+      {"GET", "/v1/jobs", N::kToken, S::kBody, B::kNone, "", ListJobsRoute},
+      {"GET", "/v1/jobs/{job}", N::kToken, S::kBody, B::kNone, "", GetJobRoute},
+      {"POST", "/v1/jobs/{job}/retry", N::kToken, S::kBody, B::kJson, "job.retry", RetryJobRoute},
       {"POST", "/v1/cleanup", N::kOwner, S::kGlobal, B::kJson, "catalog.cleanup", CleanupRoute},
       {"POST", "/v1/tokens", N::kOwner, S::kBody, B::kJson, "token.create", CreateToken},
       {"GET", "/v1/tokens", N::kOwner, S::kBody, B::kNone, "", ListTokens},
@@ -1327,5 +1478,6 @@ const std::vector<RouteDef>& RouteTable() {
 
 #undef D
 #undef V
+#undef M
 
 }  // namespace tarn::server::internal

@@ -302,6 +302,8 @@ std::string ParamWhat(const std::string& name) {
   if (name == "coll") return "collection name";
   if (name == "ds") return "dataset name";
   if (name == "view") return "view name";
+  if (name == "trigger") return "trigger name";
+  if (name == "job") return "job id";
   if (name == "tag") return "tag name";
   if (name == "consumer") return "consumer name";
   if (name == "client_id") return "client id";

@@ -162,6 +162,18 @@ class RouteMatrix : public ::testing::Test {
     s["DELETE " + V + "/{view}"] = {};
     s["GET " + V + "/{view}/versions"] = {};
     s["POST " + V + "/{view}/runs"] = Sample("", Json{{"row_count", 1}, {"run_us", 5}});
+    const std::string M = "/v1/workspaces/{ws}/collections/{coll}/materialized_views";
+    s["GET " + M] = {};
+    s["POST " + M] =
+        Sample("", Json{{"name", "d"}, {"sql", "SELECT 1"}, {"sources", Json::array()}});
+    s["GET " + M + "/{view}"] = {};
+    s["DELETE " + M + "/{view}"] = {};
+    s["POST " + M + "/{view}/refreshes"] = Sample("", Json{{"status", "failed"}});
+    s["GET " + D + "/triggers"] = {};
+    s["PUT " + D + "/triggers/{trigger}/interval"] = Sample("", Json{{"seconds", 5}});
+    s["GET /v1/jobs"] = {};
+    s["GET /v1/jobs/{job}"] = {};
+    s["POST /v1/jobs/{job}/retry"] = Sample("", Json::object());
     s["POST /v1/cleanup"] = Sample("", Json::object());
     s["POST /v1/tokens"] = Sample("", Json{{"workspace", "ws"}, {"role", "reader"}});
     s["GET /v1/tokens"] = Sample("?workspace=ws");
@@ -192,7 +204,8 @@ class RouteMatrix : public ::testing::Test {
     std::map<std::string, std::string> values = {
         {"ws", "ws"},         {"coll", "c"},        {"ds", "d"},
         {"tag", "t"},         {"consumer", "k"},    {"client_id", reader_id_},
-        {"id", contract_id_}, {"name", "part.csv"}, {"view", "v"}};
+        {"id", contract_id_}, {"name", "part.csv"}, {"view", "v"},
+        {"trigger", "t"},     {"job", "job_x"}};
     std::string out;
     const std::string& p = route.path;
     for (size_t i = 0; i < p.size(); ++i) {

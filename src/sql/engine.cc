@@ -23,7 +23,11 @@ namespace tarn::sql {
 // ---- QuerySession ----
 
 Result<std::shared_ptr<ResolvedDataset>> QuerySession::Resolve(const std::string& name,
-                                                               const SnapshotSelector& at) {
+                                                               const SnapshotSelector& asked) {
+  SnapshotSelector at = asked;
+  if (at.empty()) {
+    if (auto pin = pinned.find(name); pin != pinned.end()) at.snapshot_id = pin->second;
+  }
   const std::string key = name + "\n" + at.ToString();
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -466,6 +470,7 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
   const auto started = std::chrono::steady_clock::now();
   QuerySession session;
   session.api = &api;
+  session.pinned = options.pinned_snapshots;
   session.client = &client;
   std::optional<CountingStore> counting;
   if (auto* catalog = dynamic_cast<Catalog*>(&client)) {

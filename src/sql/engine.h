@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,21 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
 // Parses `sql` with DuckDB's parser: OK for one query (SELECT, WITH, VALUES, FROM ...), else
 // sql_syntax_error or sql_not_a_query. OK without a check when libduckdb.so cannot be loaded.
 Status CheckQueryText(std::string_view sql);
+
+// How a refresh job ended, for the job record: its state (succeeded, failed, denied,
+// egress_blocked), the error, the view's snapshot it committed, and whether to try again
+// later (a transient failure: the catalog or the warehouse was unavailable).
+struct JobOutcome {
+  std::string state;
+  std::string error;
+  std::optional<int64_t> snapshot;
+  bool retry = false;
+};
+// Runs a refresh job over `client` (whose rights are the job's fired_by's): the view's SQL with
+// the source pinned at the job's window end, committed with the job's id as idempotency key
+// (a job run twice commits once). A job whose view already reflects that snapshot of the
+// source or a later one (a newer job ran first) succeeds without work.
+JobOutcome RunRefreshJob(Client& client, const JobInfo& job);
 
 // For a process that runs queries and exits (`tarn sql`, the benchmark): keeps the decoded
 // columns of each file in the heap for the next file instead of returning them to the kernel

@@ -40,7 +40,9 @@ struct QuerySession {
   std::mutex mu;
   std::map<std::string, std::shared_ptr<ResolvedDataset>> resolved;  // by name + selector
   std::vector<ReadReference> reads;
-  std::vector<std::string> views;  // the views the query reads (qualified), each once
+  std::vector<std::string> views;
+  std::map<std::string, int64_t> pinned;  // QueryOptions::pinned_snapshots  // the views the query
+                                          // reads (qualified), each once
   Status first_error;
 
   // Loads `name` at `at` once per query. Errors: the client's.

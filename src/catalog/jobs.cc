@@ -1,0 +1,240 @@
+// Trigger firing and jobs (V3; docs/design/views.md "Triggers and jobs"): after a user-created
+// commit is durable, each trigger on its dataset is claimed (the firing floor) and a job
+// recorded for it; runners claim jobs, leases expire, outcomes are stored. The job's work
+// itself (a refresh) is the SQL engine's.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "catalog/catalog.h"
+#include "catalog/catalog_internal.h"
+#include "catalog/error_codes.h"
+#include "catalog/views_store.h"
+#include "common/random.h"
+
+namespace tarn {
+
+using namespace catalog_internal;  // NOLINT: this file is part of the catalog
+
+namespace {
+
+bool FiringEnabled() {
+  const char* v = std::getenv("TARN_TRIGGER_FIRING");
+  return !(v && std::string_view(v) == "0");
+}
+
+int64_t JobTtlUs() {
+  int64_t days = 14;
+  if (const char* v = std::getenv("TARN_JOB_TTL_DAYS")) {
+    char* end = nullptr;
+    long long d = std::strtoll(v, &end, 10);
+    if (end && *end == '\0' && d > 0 && d <= 3650) days = d;
+  }
+  return days * 86'400'000'000LL;
+}
+
+Status JobNotFound(std::string_view id) {
+  std::string shown(id.substr(0, 100));
+  return Status::Of(codes::kJobNotFound, "job '" + shown + "' does not exist")
+      .WithField("job", shown);
+}
+
+}  // namespace
+
+void Catalog::FireTriggers(const std::vector<DatasetCommit>& parts,
+                           const std::vector<SnapshotInfo>& snapshots) {
+  if (!FiringEnabled()) return;
+  for (size_t i = 0; i < parts.size() && i < snapshots.size(); ++i) {
+    const SnapshotInfo& s = snapshots[i];
+    if (!s.user_created || s.idempotent_replay) continue;
+    const DatasetCommit& p = parts[i];
+    // Who committed: the server's caller (its client id), else the commit's author.
+    const std::string fired_by =
+        p.meta.audit && !p.meta.audit->actor.empty() ? p.meta.audit->actor : p.meta.author;
+    std::vector<AuditRecord> audit;
+    Status st = [&]() -> Status {
+      std::vector<views_store::FireCandidate> candidates;
+      TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+          [&](Transaction& tx) -> Status {
+            TARN_ASSIGN_OR_RETURN(candidates, views_store::FireCandidates(tx, s.dataset_uuid));
+            return Status::OK();
+          },
+          TxMode::kReadOnly));
+      if (candidates.empty()) return Status::OK();
+      return metastore_->RunInTransaction(
+          [&](Transaction& tx) -> Status {
+            audit.clear();
+            const int64_t now = clock_->NowMicros();
+            for (const auto& c : candidates) {
+              TARN_ASSIGN_OR_RETURN(auto window_from,
+                                    views_store::ClaimTrigger(tx, c.trigger_id, now));
+              AuditRecord a;
+              a.actor = fired_by;
+              a.target = c.source + "#" + c.trigger;
+              a.workspace = c.workspace;
+              a.outcome = "ok";
+              if (!window_from) {
+                TARN_RETURN_NOT_OK(views_store::MarkThrottled(tx, c.trigger_id));
+                a.action = "trigger.throttled";
+                a.detail_json = nlohmann::json{{"snapshot_id", s.snapshot_id}}.dump();
+                audit.push_back(std::move(a));
+                continue;
+              }
+              // A later commit's fire may have covered this snapshot already.
+              if (*window_from >= s.snapshot_id) continue;
+              JobInfo job;
+              job.id = "job_" + NewUuidV4();
+              job.workspace = c.workspace;
+              job.trigger = c.trigger;
+              job.target = c.target;
+              job.source = c.source;
+              job.source_uuid = s.dataset_uuid;
+              job.from_snapshot = *window_from;
+              job.to_snapshot = s.snapshot_id;
+              job.fired_by = fired_by;
+              job.state = kJobQueued;
+              job.created_at_us = job.updated_at_us = job.next_attempt_at_us = now;
+              job.purge_at_us = now + JobTtlUs();
+              TARN_RETURN_NOT_OK(views_store::InsertJob(tx, job));
+              TARN_RETURN_NOT_OK(views_store::MarkFired(tx, c.trigger_id, s.snapshot_id, now));
+              a.action = "trigger.fired";
+              a.detail_json = nlohmann::json{
+                  {"job", job.id},
+                  {"from_snapshot", job.from_snapshot},
+                  {"to_snapshot", job.to_snapshot},
+                  {"view",
+                   job.target}}.dump();
+              audit.push_back(std::move(a));
+            }
+            return Status::OK();
+          },
+          TxMode::kLockingWrite);
+    }();
+    if (st.ok()) {
+      if (!audit.empty()) {
+        Status written = WriteAudit(audit);
+        if (!written.ok()) {
+          std::cerr << nlohmann::json{{"level", "error"},
+                                      {"event", "audit.write_failed"},
+                                      {"error", written.ToString()}}
+                           .dump()
+                    << "\n";
+        }
+      }
+      continue;
+    }
+    // The commit stands whatever happens here: a missed fire is a stale view, so it is said
+    // loudly (an error line and an audit record), never returned.
+    const std::string dataset = p.dataset;
+    std::cerr << nlohmann::json{{"level", "error"},
+                                {"event", "trigger.fire_failed"},
+                                {"dataset", dataset},
+                                {"snapshot_id", s.snapshot_id},
+                                {"error", st.ToString()}}
+                     .dump()
+              << "\n";
+    AuditRecord a;
+    a.actor = fired_by;
+    a.action = "trigger.fire_failed";
+    a.target = dataset;
+    if (auto n = ParseDatasetName(dataset); n.ok()) a.workspace = n->workspace;
+    a.outcome = "error";
+    a.detail_json = nlohmann::json{{"snapshot_id", s.snapshot_id}, {"error", st.ToString()}}.dump();
+    (void)WriteAudit({a});
+  }
+}
+
+Result<std::vector<JobInfo>> Catalog::ListJobs(const JobQuery& query) {
+  if (query.limit < 1 || query.limit > 10000) {
+    return Status::InvalidArgument("a job list's limit is 1 to 10000");
+  }
+  if (!query.target.empty()) TARN_RETURN_NOT_OK(ParseDatasetName(query.target).status());
+  static const std::set<std::string> kStates = {"",
+                                                kJobQueued,
+                                                kJobRunning,
+                                                kRefreshSucceeded,
+                                                kRefreshFailed,
+                                                kRefreshDenied,
+                                                kRefreshEgressBlocked};
+  if (!kStates.count(query.state)) {
+    return Status::InvalidArgument("job state '" + query.state.substr(0, 40) +
+                                   "' is not one of queued, running, succeeded, failed, denied, "
+                                   "egress_blocked");
+  }
+  std::vector<JobInfo> out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(out, views_store::ListJobs(tx, query));
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  return out;
+}
+
+Result<JobInfo> Catalog::GetJob(std::string_view id) {
+  std::optional<JobInfo> out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(out, views_store::LoadJob(tx, id));
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  if (!out) return JobNotFound(id);
+  return std::move(*out);
+}
+
+Result<JobInfo> Catalog::RetryJob(std::string_view id) {
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(auto job, views_store::LoadJob(tx, id));
+    if (!job) return JobNotFound(id);
+    if (job->state == kJobQueued || job->state == kJobRunning || job->state == kRefreshSucceeded) {
+      return Status::Of(codes::kJobNotRetryable,
+                        "job '" + job->id + "' is " + job->state +
+                            "; only a job that ended "
+                            "failed, denied or egress_blocked is queued again")
+          .WithField("job", job->id)
+          .WithField("state", job->state);
+    }
+    const int64_t now = clock_->NowMicros();
+    return views_store::FinishJob(tx, id, kJobQueued, job->error, std::nullopt, now, now);
+  }));
+  return GetJob(id);
+}
+
+Result<std::optional<JobInfo>> Catalog::ClaimJob(int64_t lease_us) {
+  std::optional<JobInfo> out;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(
+        out, views_store::ClaimJob(tx, metastore_->backend(), clock_->NowMicros(), lease_us));
+    return Status::OK();
+  }));
+  return out;
+}
+
+Status Catalog::CompleteJob(std::string_view id, std::string_view state, std::string_view error,
+                            std::optional<int64_t> result_snapshot,
+                            std::optional<int64_t> retry_at_us) {
+  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(auto job, views_store::LoadJob(tx, id));
+    if (!job) return JobNotFound(id);
+    const int64_t now = clock_->NowMicros();
+    if (retry_at_us) {
+      return views_store::FinishJob(tx, id, kJobQueued, error, result_snapshot, *retry_at_us, now);
+    }
+    return views_store::FinishJob(tx, id, state, error, result_snapshot, job->next_attempt_at_us,
+                                  now);
+  });
+}
+
+Result<int64_t> Catalog::PurgeJobs() {
+  int64_t n = 0;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(n, views_store::PurgeJobs(tx, clock_->NowMicros()));
+    return Status::OK();
+  }));
+  return n;
+}
+
+}  // namespace tarn
