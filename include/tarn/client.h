@@ -389,6 +389,12 @@ class Client {
   // target). Errors: job_not_found; job_not_retryable (kFailedPrecondition) for a job queued,
   // running or succeeded.
   virtual Result<JobInfo> RetryJob(std::string_view id) = 0;
+  // A runner's report on a running job (tarn worker's, with the job's token): the job ends in
+  // report.state (or, with retry, is queued again with backoff) and a refresh that did not
+  // succeed is recorded on the view. A report on a job no longer running changes nothing.
+  // Remotely only with that job's token (permission_denied otherwise).
+  // Errors: job_not_found; kInvalidArgument for a bad state.
+  virtual Result<JobInfo> ReportJobOutcome(std::string_view id, const JobOutcomeReport& report) = 0;
 
   // ---- access tokens and audit (V5) ----
   // The creator is recorded on the token (embedded: actor(); remotely the caller's client id).

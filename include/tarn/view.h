@@ -181,6 +181,14 @@ struct JobInfo {
   int64_t purge_at_us = 0;  // the record goes after this (TARN_JOB_TTL_DAYS, default 14)
 };
 
+// What a job's runner reports when it is done (Client::ReportJobOutcome).
+struct JobOutcomeReport {
+  std::string state;  // succeeded, failed, denied, egress_blocked
+  std::string error;
+  std::optional<int64_t> result_snapshot;
+  bool retry = false;  // a transient failure: queue the job again (with backoff)
+};
+
 struct JobQuery {
   std::string state;   // empty: any
   std::string target;  // a materialized view (qualified); empty: any

@@ -34,6 +34,10 @@ struct Principal {
   int64_t issued_at_us = 0;
   int64_t expires_at_us = 0;
   std::string token_id;  // jti
+  // A job token's (IssueJobToken): the worker URL it was minted for ("aud") and the job it
+  // carries ("job"); empty for a token of POST /v1/token.
+  std::string audience;
+  std::string job;
 };
 
 struct SigningKey {
@@ -98,6 +102,14 @@ class TokenAuthority {
   // bare token or another scheme, unknown_client when the subject is no client of this
   // metastore, or a VerifyBearer reason), token_revoked.
   Result<Principal> Verify(std::string_view authorization);
+  // A job token (docs/design/views.md, "Delivery"): a bearer token of `client_id` (the job's
+  // fired_by) with that client's role, workspace and pattern as they are now, audience
+  // `audience` (the worker URL) and the claim job = `job_id`, valid `ttl_s`. The catalog takes
+  // it like any bearer token (revocation included), so the job runs with the committer's
+  // rights. kPermissionDenied (code=permission_denied) when the client does not exist or is
+  // revoked.
+  Result<IssuedToken> IssueJobToken(std::string_view client_id, std::string_view job_id,
+                                    std::string_view audience, int64_t ttl_s);
   // When the metastore holds no access token: creates an owner of "*" (from
   // TARN_BOOTSTRAP_CLIENT_ID / TARN_BOOTSTRAP_CLIENT_SECRET when set) and returns it, so the
   // caller can show the secret once. nullopt when tokens exist already.

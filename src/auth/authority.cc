@@ -286,6 +286,39 @@ class TokenAuthority::Impl {
     return out;
   }
 
+  Result<IssuedToken> IssueJobToken(std::string_view client_id, std::string_view job_id,
+                                    std::string_view audience, int64_t ttl_s) {
+    auto info = catalog_.GetAccessToken(client_id);
+    if (!info.ok() && info.status().kind() == ErrorKind::kNotFound) {
+      return Status::Of(codes::kPermissionDenied,
+                        "'" + std::string(client_id.substr(0, 200)) +
+                            "', who committed, is no client of this catalog; the job runs with "
+                            "the committer's rights");
+    }
+    TARN_RETURN_NOT_OK(info.status());
+    if (info->revoked_at_us) {
+      return Status::Of(codes::kPermissionDenied,
+                        "the client '" + info->client_id + "', who committed, is revoked");
+    }
+    std::shared_ptr<const KeySet> keys = Keys();
+    const SigningKey& key = keys->by_kid.at(keys->signing_kid);
+    IssuedToken out;
+    Principal& p = out.principal;
+    p.client_id = info->client_id;
+    p.workspace = info->workspace;
+    p.role = info->role;
+    p.pattern = info->pattern;
+    p.issued_at_us = NowMicros() / kMicros * kMicros;
+    int64_t ttl = std::max<int64_t>(ttl_s, 1);
+    p.expires_at_us = p.issued_at_us + ttl * kMicros;
+    TARN_ASSIGN_OR_RETURN(p.token_id, RandomBase32(16));
+    p.audience = std::string(audience);
+    p.job = std::string(job_id);
+    out.access_token = SignBearer(p, key);
+    out.expires_in_s = ttl;
+    return out;
+  }
+
   Result<Principal> Verify(std::string_view authorization) {
     std::string_view token = Trim(authorization);
     if (token.empty()) {
@@ -386,6 +419,12 @@ Result<IssuedToken> TokenAuthority::Exchange(std::string_view client_id,
 Result<IssuedToken> TokenAuthority::ExchangeIdToken(std::string_view id_token,
                                                     std::string_view audience) {
   return impl_->ExchangeIdToken(id_token, audience);
+}
+
+Result<IssuedToken> TokenAuthority::IssueJobToken(std::string_view client_id,
+                                                  std::string_view job_id,
+                                                  std::string_view audience, int64_t ttl_s) {
+  return impl_->IssueJobToken(client_id, job_id, audience, ttl_s);
 }
 
 Result<Principal> TokenAuthority::Verify(std::string_view authorization) {

@@ -152,6 +152,35 @@ TEST_P(AuthoritySuite, RevokedClientsStopWorking) {
   EXPECT_EQ(Code(fresh->Verify("Bearer " + issued->access_token).status()), "token_revoked");
 }
 
+// A job token (issue 17): the committer's rights as they are now, the worker URL as audience,
+// the job as a claim; none for an unknown or revoked committer.
+TEST_P(AuthoritySuite, JobTokensCarryTheCommittersRightsAudienceAndJob) {
+  ASSERT_OK(cat_->CreateWorkspace("shop"));
+  NewAccessToken t = Create("shop", Role::kWriter, "sales.orders");
+  auto authority = OpenAuthority(*cat_, OnTestClock({}));
+  ASSERT_TRUE(authority);
+  auto job = authority->IssueJobToken(t.info.client_id, "job_1", "http://w:1/run", 60);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  auto p = authority->Verify("Bearer " + job->access_token);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->client_id, t.info.client_id);
+  EXPECT_EQ(p->workspace, "shop");
+  EXPECT_EQ(p->role, Role::kWriter);
+  EXPECT_EQ(p->pattern, "sales.orders");
+  EXPECT_EQ(p->audience, "http://w:1/run");
+  EXPECT_EQ(p->job, "job_1");
+  EXPECT_EQ(p->expires_at_us - p->issued_at_us, 60'000'000);
+  // A token from POST /v1/token has neither claim.
+  auto plain = authority->Exchange(t.info.client_id, t.client_secret);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(authority->Verify("Bearer " + plain->access_token)->job, "");
+  EXPECT_EQ(authority->IssueJobToken("tarn_nobody", "job_1", "u", 60).status().kind(),
+            ErrorKind::kPermissionDenied);
+  ASSERT_OK(cat_->RevokeAccessToken(t.info.client_id));
+  EXPECT_EQ(authority->IssueJobToken(t.info.client_id, "job_1", "u", 60).status().kind(),
+            ErrorKind::kPermissionDenied);
+}
+
 // Issue 14 defect 5: only revocation was checked, so a validly signed token whose subject is
 // no client of this metastore (a deleted row, a restored backup) was accepted.
 TEST_P(AuthoritySuite, TokenOfAnUnknownClientIsRefused) {

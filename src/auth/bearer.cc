@@ -126,6 +126,8 @@ std::string SignBearer(const Principal& p, const SigningKey& key) {
                  {"iat", p.issued_at_us / kMicros},
                  {"exp", p.expires_at_us / kMicros},
                  {"jti", p.token_id}};
+  if (!p.audience.empty()) claims["aud"] = p.audience;
+  if (!p.job.empty()) claims["job"] = p.job;
   auto dump = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
   std::string signing_input =
       internal::Base64UrlEncode(dump(header)) + "." + internal::Base64UrlEncode(dump(claims));
@@ -218,6 +220,13 @@ Result<Principal> VerifyBearer(std::string_view token,
   p.issued_at_us = *iat * kMicros;
   p.expires_at_us = *exp * kMicros;
   p.token_id = *jti;
+  for (auto [name, field] :
+       {std::pair<const char*, std::string*>{"aud", &p.audience}, {"job", &p.job}}) {
+    if (!claims.contains(name)) continue;
+    const std::string* v = StringClaim(claims, name);
+    if (!v || v->empty()) return Invalid("bad_claims", std::string(name) + " must be a string");
+    *field = *v;
+  }
   return p;
 }
 

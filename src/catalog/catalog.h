@@ -223,6 +223,7 @@ class Catalog : public Client {
   Result<std::vector<JobInfo>> ListJobs(const JobQuery& query) override;
   Result<JobInfo> GetJob(std::string_view id) override;
   Result<JobInfo> RetryJob(std::string_view id) override;
+  Result<JobInfo> ReportJobOutcome(std::string_view id, const JobOutcomeReport& report) override;
   // A runner's side (tarn jobs run, the server's dispatcher): takes the oldest runnable job
   // (queued and due, or running past its lease), marks it running with one more attempt and
   // a lease of `lease_us`; nullopt when none is runnable. Jobs taken at once by several

@@ -2,6 +2,7 @@
 // commit is durable, each trigger on its dataset is claimed (the firing floor) and a job
 // recorded for it; runners claim jobs, leases expire, outcomes are stored. The job's work
 // itself (a refresh) is the SQL engine's.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -200,6 +201,37 @@ Result<JobInfo> Catalog::RetryJob(std::string_view id) {
     const int64_t now = clock_->NowMicros();
     return views_store::FinishJob(tx, id, kJobQueued, job->error, std::nullopt, now, now);
   }));
+  return GetJob(id);
+}
+
+Result<JobInfo> Catalog::ReportJobOutcome(std::string_view id, const JobOutcomeReport& report) {
+  static const std::set<std::string> kEnds = {kRefreshSucceeded, kRefreshFailed, kRefreshDenied,
+                                              kRefreshEgressBlocked};
+  if (!kEnds.count(report.state)) {
+    return Status::InvalidArgument("a job ends succeeded, failed, denied or egress_blocked, not '" +
+                                   report.state.substr(0, 40) + "'");
+  }
+  if (report.error.size() > 8192) return Status::InvalidArgument("a job's error is too long");
+  TARN_ASSIGN_OR_RETURN(auto job, GetJob(id));
+  if (job.state != kJobRunning) return job;  // already ended (a late or repeated report)
+  constexpr int kMaxAttempts = 8;
+  if (report.retry && job.attempts < kMaxAttempts) {
+    const int64_t backoff_us =
+        std::min<int64_t>(int64_t{2'000'000} << std::min<int64_t>(job.attempts, 20), 300'000'000);
+    TARN_RETURN_NOT_OK(
+        CompleteJob(id, kJobQueued, report.error, std::nullopt, clock_->NowMicros() + backoff_us));
+    return GetJob(id);
+  }
+  TARN_RETURN_NOT_OK(CompleteJob(id, report.state, report.error, report.result_snapshot));
+  if (report.state != kRefreshSucceeded) {
+    // The runner may lack the rights to record it on the view (denied): the catalog does.
+    RefreshRecord record;
+    record.status = report.state;
+    record.job_id = job.id;
+    record.error = report.error;
+    Status recorded = RecordRefresh(job.target, record);
+    if (!recorded.ok() && !recorded.Is(codes::kMaterializedViewNotFound)) return recorded;
+  }
   return GetJob(id);
 }
 

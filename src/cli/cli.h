@@ -67,6 +67,8 @@ void RegisterConvertCommand(CLI::App* app, GlobalOptions* global);
 void RegisterSqlCommand(CLI::App* app, GlobalOptions* global);
 // `tarn view ...` (view_commands.cc). Call after RegisterCatalogCommands.
 void RegisterViewCommands(CLI::App* app, GlobalOptions* global);
+// `tarn worker` (worker_command.cc).
+void RegisterWorkerCommand(CLI::App* app, GlobalOptions* global);
 // `tarn tui` (tui_command.cc).
 void RegisterTuiCommand(CLI::App* app, GlobalOptions* global);
 // The full-screen app on the catalog of the global options; also what `tarn` alone opens at a

@@ -39,6 +39,8 @@ struct ServeOptions {
   int64_t token_ttl = 900;
   double shutdown_grace = 30;
   std::string oidc_audience;
+  std::string worker_url;
+  int64_t job_lease = 900;
 };
 
 // "1048576", "64KiB", "16MiB", "1GiB" (also K, M, G, KB, MB, GB as powers of 1024).
@@ -142,6 +144,11 @@ Status Serve(const ServeOptions& s) {
   o.token_ttl_s = s.token_ttl;
   o.shutdown_grace_s = s.shutdown_grace;
   o.oidc_audience = s.oidc_audience;
+  o.worker_url = s.worker_url;
+  o.job_lease_s = s.job_lease;
+  if (o.worker_url.empty()) {
+    if (const char* env = std::getenv("TARN_WORKER_URL")) o.worker_url = env;
+  }
 
   // Signals are taken by one watcher thread: blocked here, before any thread exists, so every
   // thread inherits the mask. An inherited SIG_IGN (a background job of a script) would discard
@@ -249,6 +256,12 @@ void RegisterServeCommand(CLI::App* app, GlobalOptions* /*global*/) {
   cmd->add_option("--oidc-audience", s->oidc_audience,
                   "Accept OpenID Connect ID tokens for this audience at POST /v1/token "
                   "(federated sign-in; off without it)");
+  cmd->add_option("--worker-url", s->worker_url,
+                  "Deliver refresh jobs to this tarn worker URL (default $TARN_WORKER_URL; "
+                  "without it jobs stay queued for tarn jobs run)");
+  cmd->add_option("--job-lease", s->job_lease,
+                  "Seconds a delivered job may run before another server delivers it again")
+      ->capture_default_str();
   cmd->add_option("--shutdown-grace", s->shutdown_grace,
                   "Seconds in-flight requests may take to finish after SIGTERM/SIGINT")
       ->capture_default_str();

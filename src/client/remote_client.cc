@@ -1163,6 +1163,19 @@ Result<JobInfo> RemoteClient::RetryJob(std::string_view id) {
   return Decode<JobInfo>(j, api::JobFromJson, "job");
 }
 
+Result<JobInfo> RemoteClient::ReportJobOutcome(std::string_view id,
+                                               const JobOutcomeReport& report) {
+  TARN_RETURN_NOT_OK(ValidateIdentifier("job id", id));
+  Json body = {
+      {"state", report.state},
+      {"error", report.error},
+      {"result_snapshot", report.result_snapshot ? Json(*report.result_snapshot) : Json(nullptr)},
+      {"retry", report.retry}};
+  TARN_ASSIGN_OR_RETURN(Json j,
+                        transport_->Call("POST", "/v1/jobs" + Seg(id) + "/outcome", &body, true));
+  return Decode<JobInfo>(j, api::JobFromJson, "job");
+}
+
 // ---- planning and scans ----
 
 Status RemoteClient::PlanFiles(std::string_view qualified, const SnapshotSelector& at,

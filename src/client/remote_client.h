@@ -141,6 +141,7 @@ class RemoteClient : public Client {
   Result<std::vector<JobInfo>> ListJobs(const JobQuery& query) override;
   Result<JobInfo> GetJob(std::string_view id) override;
   Result<JobInfo> RetryJob(std::string_view id) override;
+  Result<JobInfo> ReportJobOutcome(std::string_view id, const JobOutcomeReport& report) override;
 
   Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
                    const std::function<Status(const PlannedFile&)>& fn) override;

@@ -1328,11 +1328,17 @@ Status ListJobsRoute(Call& c) {
 }
 
 Status GetJobRoute(Call& c) {
+  if (!c.principal().job.empty() && c.principal().job != c.Param("job")) {
+    return Status::Of(codes::kPermissionDenied, "a job token reads its own job only");
+  }
   TARN_ASSIGN_OR_RETURN(auto job, c.catalog().GetJob(c.Param("job")));
   auto n = ParseDatasetName(job.target);
   if (!n.ok()) return Status::Internal("a job's target is no dataset name");
-  TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kReader, n->workspace,
-                                     n->collection + "." + n->dataset));
+  // The job's own token reads it whatever the committer may read (the refresh finds out).
+  if (c.principal().job != job.id) {
+    TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kReader, n->workspace,
+                                       n->collection + "." + n->dataset));
+  }
   c.ReplyJson(api::ToJson(job));
   return Status::OK();
 }
@@ -1349,6 +1355,33 @@ Status RetryJobRoute(Call& c) {
                                      n->collection + "." + n->dataset));
   TARN_ASSIGN_OR_RETURN(auto retried, c.catalog().RetryJob(job.id));
   c.ReplyJson(api::ToJson(retried));
+  return Status::OK();
+}
+
+// A job token (tarn worker's) may report on its own job only; no other credential may.
+Status ReportJobOutcomeRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  JobOutcomeReport report;
+  TARN_ASSIGN_OR_RETURN(report.state, r.String("state"));
+  TARN_ASSIGN_OR_RETURN(auto error, r.OptString("error"));
+  report.error = error.value_or("");
+  TARN_ASSIGN_OR_RETURN(report.result_snapshot, r.OptInt("result_snapshot"));
+  TARN_ASSIGN_OR_RETURN(report.retry, r.Bool("retry", false));
+  TARN_RETURN_NOT_OK(r.Finish());
+  const std::string& id = c.Param("job");
+  c.audit_entries() = {{"job.outcome", id, ""}};
+  if (c.principal().job != id) {
+    return Status::Of(codes::kPermissionDenied,
+                      "only the job's own token (the one its runner was given) reports its "
+                      "outcome");
+  }
+  TARN_ASSIGN_OR_RETURN(auto job, c.catalog().GetJob(id));
+  c.audit_entries()[0].target = job.target + "#" + id;
+  c.audit_entries()[0].workspace = job.workspace;
+  c.set_audit_detail(api::Dump(Json{{"state", report.state}, {"retry", report.retry}}));
+  TARN_ASSIGN_OR_RETURN(auto out, c.catalog().ReportJobOutcome(id, report));
+  c.ReplyJson(api::ToJson(out));
   return Status::OK();
 }
 
@@ -1444,6 +1477,8 @@ const std::vector<RouteDef>& RouteTable() {
       {"GET", "/v1/jobs", N::kToken, S::kBody, B::kNone, "", ListJobsRoute},
       {"GET", "/v1/jobs/{job}", N::kToken, S::kBody, B::kNone, "", GetJobRoute},
       {"POST", "/v1/jobs/{job}/retry", N::kToken, S::kBody, B::kJson, "job.retry", RetryJobRoute},
+      {"POST", "/v1/jobs/{job}/outcome", N::kToken, S::kBody, B::kJson, "job.outcome",
+       ReportJobOutcomeRoute},
       {"POST", "/v1/cleanup", N::kOwner, S::kGlobal, B::kJson, "catalog.cleanup", CleanupRoute},
       {"POST", "/v1/tokens", N::kOwner, S::kBody, B::kJson, "token.create", CreateToken},
       {"GET", "/v1/tokens", N::kOwner, S::kBody, B::kNone, "", ListTokens},

@@ -42,6 +42,7 @@
 #include "common/utf8.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
+#include "server/dispatcher.h"
 #include "server/error_codes.h"
 #include "server/errors.h"
 #include "server/http_request.h"
@@ -509,6 +510,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   bool io_stopped() const { return io_stopped_.load(); }
   const std::shared_ptr<Connections>& connections() const { return connections_; }
   void Log(LogLine line);
+  void LogRaw(std::string text);  // one JSON object, without the newline
 
   // Renders `st` as the JSON error response of the request `rec`.
   void RenderError(Response& res, const Status& st, RequestRecord& rec);
@@ -562,6 +564,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   bool waited_ = false;
 
   std::unique_ptr<upload::ContractService> uploads_;
+  std::unique_ptr<Dispatcher> dispatcher_;
   std::mutex sweep_mu_;
   std::condition_variable sweep_cv_;
   bool sweep_stop_ = false;
@@ -1464,8 +1467,9 @@ std::vector<std::pair<std::string, std::string>> Server::Impl::SeriesList() {
   return out;
 }
 
-void Server::Impl::Log(LogLine line) {
-  std::string text = std::move(line).Finish();
+void Server::Impl::Log(LogLine line) { LogRaw(std::move(line).Finish()); }
+
+void Server::Impl::LogRaw(std::string text) {
   if (options_.log_sink) {
     options_.log_sink(text);
     return;
@@ -1822,6 +1826,15 @@ Status Server::Impl::Start() {
     });
   }
   if (options_.contract_sweep_interval_s > 0) sweeper_ = std::thread([this] { Sweep(); });
+  if (!options_.worker_url.empty()) {
+    DispatcherOptions d;
+    d.worker_url = options_.worker_url;
+    d.poll_interval_s = options_.dispatch_poll_interval_s;
+    d.lease_s = options_.job_lease_s;
+    d.log = [this](std::string_view line) { LogRaw(std::string(line)); };
+    dispatcher_ = std::make_unique<Dispatcher>(*catalog_, *authority_, std::move(d));
+    dispatcher_->Start();
+  }
   started_ = true;
   LogDiscardedErrors(true);
   return Status::OK();
@@ -1900,6 +1913,7 @@ void Server::Impl::Wait() {
   io_threads_.clear();
   if (workers_) workers_->Stop(std::max(deadline, Clock::now() + std::chrono::milliseconds(200)));
   if (sweeper_.joinable()) sweeper_.join();
+  if (dispatcher_) dispatcher_->Stop();
   waited_ = true;
 }
 

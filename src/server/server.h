@@ -65,6 +65,13 @@ struct ServerOptions {
   // How often the server expires upload contracts past their lifetime (0: never).
   double contract_sweep_interval_s = 60;
 
+  // Refresh jobs (docs/design/views.md, "Delivery"): when set, the server's dispatcher POSTs
+  // each queued job to this URL (`tarn worker`'s) with a job token whose audience is exactly
+  // it. Empty: jobs stay queued (`tarn jobs run` over the same metastore runs them).
+  std::string worker_url;
+  double dispatch_poll_interval_s = 1;
+  int64_t job_lease_s = 900;
+
   // Where the JSON log lines go (one per request, one per audited mutation), each without a
   // trailing newline; called from many threads at once. Empty = stderr, one write(2) per line.
   std::function<void(std::string_view line)> log_sink;

@@ -174,6 +174,7 @@ class RouteMatrix : public ::testing::Test {
     s["GET /v1/jobs"] = {};
     s["GET /v1/jobs/{job}"] = {};
     s["POST /v1/jobs/{job}/retry"] = Sample("", Json::object());
+    s["POST /v1/jobs/{job}/outcome"] = Sample("", Json{{"state", "failed"}});
     s["POST /v1/cleanup"] = Sample("", Json::object());
     s["POST /v1/tokens"] = Sample("", Json{{"workspace", "ws"}, {"role", "reader"}});
     s["GET /v1/tokens"] = Sample("?workspace=ws");

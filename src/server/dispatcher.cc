@@ -1,0 +1,184 @@
+#include "server/dispatcher.h"
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "auth/auth.h"
+#include "catalog/catalog.h"
+#include "objectstore/s3/http_client.h"
+
+namespace tarn::server {
+
+Result<WorkerAnswer> ParseWorkerAnswer(std::string_view body) {
+  auto j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("state") || !j["state"].is_string()) {
+    return Status::InvalidArgument("the worker's answer is not {\"state\": ...}");
+  }
+  WorkerAnswer a;
+  a.state = j["state"].get<std::string>();
+  static const char* kStates[] = {kRefreshSucceeded, kRefreshFailed, kRefreshDenied,
+                                  kRefreshEgressBlocked};
+  if (std::none_of(std::begin(kStates), std::end(kStates),
+                   [&](const char* s) { return a.state == s; })) {
+    return Status::InvalidArgument("the worker's state '" + a.state.substr(0, 40) +
+                                   "' is not one of succeeded, failed, denied, egress_blocked");
+  }
+  if (j.contains("error") && j["error"].is_string()) a.error = j["error"].get<std::string>();
+  if (j.contains("result_snapshot") && j["result_snapshot"].is_number_integer()) {
+    a.result_snapshot = j["result_snapshot"].get<int64_t>();
+  }
+  return a;
+}
+
+Dispatcher::Dispatcher(Catalog& catalog, auth::TokenAuthority& authority, DispatcherOptions options)
+    : catalog_(catalog),
+      authority_(authority),
+      options_(std::move(options)),
+      http_(std::make_unique<s3::HttpClient>(s3::HttpClientOptions{5000, 30, 4})) {}
+
+Dispatcher::~Dispatcher() { Stop(); }
+
+void Dispatcher::Start() {
+  thread_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_) {
+      lock.unlock();
+      RunOnce();
+      lock.lock();
+      cv_.wait_for(lock,
+                   std::chrono::milliseconds(
+                       static_cast<int64_t>(std::max(0.01, options_.poll_interval_s) * 1e3)),
+                   [&] { return stop_; });
+    }
+  });
+}
+
+void Dispatcher::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+int Dispatcher::RunOnce() {
+  int delivered = 0;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stop_ && thread_.joinable()) break;
+    }
+    auto job = catalog_.ClaimJob(options_.lease_s * 1'000'000);
+    if (!job.ok()) {
+      Log("dispatch.claim_failed", JobInfo{}, job.status().ToString());
+      break;
+    }
+    if (!*job) break;
+    Deliver(**job);
+    ++delivered;
+  }
+  return delivered;
+}
+
+void Dispatcher::Log(const std::string& event, const JobInfo& job, const std::string& detail) {
+  if (!options_.log) return;
+  nlohmann::json line = {{"type", "job"}, {"event", event}};
+  if (!job.id.empty()) {
+    line["job"] = job.id;
+    line["target"] = job.target;
+    line["attempt"] = job.attempts;
+  }
+  if (!detail.empty()) line["detail"] = detail;
+  options_.log(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void Dispatcher::EndJob(const JobInfo& job, const std::string& state, const std::string& error) {
+  Status st = catalog_.CompleteJob(job.id, state, error, std::nullopt);
+  RefreshRecord record;
+  record.status = state;
+  record.job_id = job.id;
+  record.error = error;
+  Status recorded = catalog_.RecordRefresh(job.target, record);
+  Log("job." + state, job, error);
+  if (!st.ok() || !recorded.ok()) {
+    Log("dispatch.record_failed", job, (st.ok() ? recorded : st).ToString());
+  }
+}
+
+void Dispatcher::Deliver(const JobInfo& job) {
+  // The token carries the committer's rights as they are now: a revoked or deleted client's
+  // job is denied here, recorded, never silent.
+  auto token =
+      authority_.IssueJobToken(job.fired_by, job.id, options_.worker_url, options_.lease_s);
+  if (!token.ok()) {
+    EndJob(job,
+           token.status().kind() == ErrorKind::kPermissionDenied ? kRefreshDenied : kRefreshFailed,
+           token.status().message());
+    return;
+  }
+  const std::string body = nlohmann::json{{"job", job.id}}.dump();
+  s3::HttpRequest req;
+  req.method = "POST";
+  req.url = options_.worker_url;
+  req.headers = {{"Authorization", "Bearer " + token->access_token},
+                 {"Content-Type", "application/json"},
+                 {"Accept", "application/json"}};
+  req.body = reinterpret_cast<const uint8_t*>(body.data());
+  req.body_size = body.size();
+  req.max_body = 1 << 20;
+  req.timeout_ms = 30'000;
+  Log("job.delivering", job, options_.worker_url);
+  auto resp = http_->Send(req);
+  Status failure;
+  if (!resp.ok()) {
+    failure = resp.status();
+  } else if (resp->status == 202) {
+    // Taken: the worker reports the outcome itself (POST /v1/jobs/{id}/outcome); until then
+    // the job stays running under its lease.
+    Log("job.delivered", job, options_.worker_url);
+    return;
+  } else if (resp->status / 100 != 2) {
+    failure = Status::Unavailable("the worker answered HTTP " + std::to_string(resp->status) +
+                                  ": " + resp->body.substr(0, 500));
+  } else {
+    auto answer = ParseWorkerAnswer(resp->body);
+    if (!answer.ok()) {
+      failure = answer.status();
+    } else {
+      Status st =
+          catalog_.CompleteJob(job.id, answer->state, answer->error, answer->result_snapshot);
+      if (answer->state != kRefreshSucceeded) {
+        // The worker may lack the rights to record it (denied): the catalog records it.
+        RefreshRecord record;
+        record.status = answer->state;
+        record.job_id = job.id;
+        record.error = answer->error;
+        Status recorded = catalog_.RecordRefresh(job.target, record);
+        if (!recorded.ok()) Log("dispatch.record_failed", job, recorded.ToString());
+      }
+      if (!st.ok()) Log("dispatch.record_failed", job, st.ToString());
+      Log("job." + answer->state, job, answer->error);
+      return;
+    }
+  }
+  // Not delivered (or no answer): again later with backoff, until attempts run out. The
+  // refresh commits with the job id as its idempotency key, so a job that ran but whose answer
+  // was lost commits once however often it is delivered.
+  if (job.attempts >= options_.max_attempts) {
+    EndJob(
+        job, kRefreshFailed,
+        "not delivered after " + std::to_string(job.attempts) + " attempts: " + failure.ToString());
+    return;
+  }
+  const double backoff =
+      std::min(300.0, options_.first_backoff_s *
+                          static_cast<double>(1 << std::min<int64_t>(job.attempts - 1, 16)));
+  const int64_t retry_at = catalog_.clock().NowMicros() + static_cast<int64_t>(backoff * 1e6);
+  Status st = catalog_.CompleteJob(job.id, kJobQueued, failure.ToString(), std::nullopt, retry_at);
+  Log("job.delivery_failed", job, failure.ToString());
+  if (!st.ok()) Log("dispatch.record_failed", job, st.ToString());
+}
+
+}  // namespace tarn::server
