@@ -84,6 +84,8 @@ struct Args {
   int64_t per_commit = 5'000;
   int64_t files_per_day = 1'000;
   int runs = 20;
+  int triggers = 0;               // commit: refresh triggers on the dataset (issue 17)
+  int64_t trigger_interval = -1;  // their floor in seconds; -1: the default (120)
   std::string label;
   std::string file;
 };
@@ -126,6 +128,10 @@ Args ParseArgs(int argc, char** argv) {
       a.files_per_day = std::stoll(value());
     } else if (arg == "--runs") {
       a.runs = std::stoi(value());
+    } else if (arg == "--triggers") {
+      a.triggers = std::stoi(value());
+    } else if (arg == "--trigger-interval") {
+      a.trigger_interval = std::stoll(value());
     } else if (arg == "--label") {
       a.label = value();
     } else if (a.cmd == "report" && a.file.empty()) {
@@ -325,8 +331,33 @@ Json Summary(const std::string& bench, const Args& a, int writers, const std::st
   j["per_s"] = static_cast<double>(lat.size()) / seconds;
   j["p50_ms"] = Percentile(lat, 50);
   j["p99_ms"] = Percentile(lat, 99);
+  j["triggers"] = a.triggers;
   if (!a.label.empty()) j["label"] = a.label;
   return j;
+}
+
+// Puts `n` materialized views' refresh triggers on `dataset` (their definitions only: the
+// commit path fires them and records jobs, nothing runs them).
+void EnsureTriggers(tarn::Catalog& cat, const std::string& dataset, const Args& a) {
+  auto triggers = cat.ListTriggers(dataset);
+  Check(triggers.status(), "list triggers");
+  if (static_cast<int>(triggers->size()) >= a.triggers) return;
+  const std::string coll = dataset.substr(0, dataset.rfind('.'));
+  for (int i = 0; i < a.triggers; ++i) {
+    const std::string view = coll + ".mv" + std::to_string(i);
+    tarn::DatasetDefinition def;
+    def.schema = *tarn::Schema::Parse("n INT64");
+    Check(cat.CreateDataset(view, def, true).status(), "create view dataset");
+    tarn::ViewDefinition v;
+    v.sql = "SELECT count(*) AS n FROM " + dataset;
+    Check(cat.RegisterMaterializedView(view, v, {dataset}, true, "bench").status(), "register");
+    if (a.trigger_interval >= 0) {
+      Check(cat.SetTriggerInterval(
+                dataset, "refresh__" + coll.substr(coll.find('.') + 1) + "__mv" + std::to_string(i),
+                a.trigger_interval),
+            "trigger interval");
+    }
+  }
 }
 
 void RunCommit(const Args& a) {
@@ -336,6 +367,7 @@ void RunCommit(const Args& a) {
     {
       auto cat = OpenCatalog(a);
       EnsureDataset(*cat, dataset);
+      if (a.triggers > 0) EnsureTriggers(*cat, dataset, a);
     }  // closed before fork: children must not share connections
     if (a.dir.empty()) Die("--procs needs --dir for the children's results");
     int ready[2], go[2];
@@ -393,6 +425,7 @@ void RunCommit(const Args& a) {
   }
   auto cat = OpenCatalog(a);
   tarn::DatasetInfo ds = EnsureDataset(*cat, dataset);
+  if (a.triggers > 0) EnsureTriggers(*cat, dataset, a);
   std::vector<WriterResult> results(a.threads);
   std::vector<std::thread> threads;
   Clock::time_point start = Clock::now() + std::chrono::duration_cast<Clock::duration>(

@@ -354,11 +354,6 @@ class Catalog : public Client {
   Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse,
           std::shared_ptr<Clock> clock);
   Result<std::vector<SnapshotInfo>> CommitDirect(std::vector<DatasetCommit>& parts);
-  // After a commit is durable: records a job for each trigger on each user-created part's
-  // dataset whose floor allows it (jobs.cc). Never fails the commit: a failure is an error
-  // line on stderr and a trigger.fire_failed audit record. TARN_TRIGGER_FIRING=0: nothing.
-  void FireTriggers(const std::vector<DatasetCommit>& parts,
-                    const std::vector<SnapshotInfo>& snapshots);
 
   std::unique_ptr<Metastore> metastore_;
   std::shared_ptr<ObjectStore> warehouse_;

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "catalog/catalog.h"
+#include "catalog/views_store.h"
 #include "metastore/metastore.h"
 
 namespace tarn::catalog_internal {
@@ -95,6 +96,28 @@ Status ViewNotFound(const DatasetName& n);
 // view_exists when the collection has a plain view named n.dataset: a dataset may not take a
 // view's name (views.cc).
 Status CheckNoViewNamed(Transaction& tx, int64_t collection_id, const DatasetName& n);
+
+// ---- firing (jobs.cc), in the commit's own transaction (commit.cc) ----
+
+// Whether commits fire triggers (TARN_TRIGGER_FIRING is not "0").
+bool TriggerFiringEnabled();
+// Fires `candidates` (the triggers on the snapshot's dataset) for snapshot `s`: each trigger's
+// floor is claimed on its row; a claimed one records a job over (window_from, s] and moves the
+// window, a throttled one is marked so; each audited (trigger.fired, trigger.throttled). The
+// commit runs this inside a savepoint, so a failure here never fails the commit.
+Status FireTriggersInTx(Transaction& tx, int64_t dataset_id,
+                        const std::vector<views_store::FireCandidate>& candidates,
+                        const SnapshotInfo& s, const std::string& fired_by, int64_t now);
+// A fire that failed: reported once the commit is durable.
+struct FireFailure {
+  std::string dataset;
+  int64_t snapshot_id = 0;
+  std::string fired_by;
+  Status error;
+};
+// An error line on stderr ({"level":"error","event":"trigger.fire_failed",...}) and a
+// trigger.fire_failed audit record (best effort).
+void ReportFireFailure(Metastore& ms, const Clock& clock, const FireFailure& f);
 
 // The name of the refresh trigger a materialized view puts on each source (materialized.cc).
 std::string RefreshTriggerName(const DatasetName& view);

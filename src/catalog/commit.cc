@@ -397,7 +397,31 @@ struct DatasetGroup {
   std::string dataset;
   std::vector<DatasetCommit*> parts;
   std::vector<SnapshotInfo*> results;
+  std::vector<FireFailure> fire_failures;  // of this attempt, reported after the commit
 };
+
+// Fires the triggers on the group's dataset for each user-created snapshot it commits
+// (docs/design/views.md "Triggers and jobs"), in the commit's transaction but inside a
+// savepoint: a failure to record is rolled back alone and reported after the commit.
+Status FireGroup(Transaction& tx, DatasetGroup& g, const std::vector<size_t>& todo,
+                 int64_t dataset_id, int64_t trigger_count, int64_t now) {
+  g.fire_failures.clear();
+  if (trigger_count == 0 || !TriggerFiringEnabled()) return Status::OK();
+  TARN_ASSIGN_OR_RETURN(auto candidates, views_store::FireCandidates(tx, dataset_id));
+  if (candidates.empty()) return Status::OK();
+  for (size_t k : todo) {
+    const DatasetCommit& p = *g.parts[k];
+    const SnapshotInfo& s = *g.results[k];
+    if (!s.user_created) continue;
+    // Who committed: the server's caller (its client id), else the commit's author.
+    const std::string fired_by =
+        p.meta.audit && !p.meta.audit->actor.empty() ? p.meta.audit->actor : p.meta.author;
+    Status st = tx.Savepoint(
+        [&] { return FireTriggersInTx(tx, dataset_id, candidates, s, fired_by, now); });
+    if (!st.ok()) g.fire_failures.push_back({g.dataset, s.snapshot_id, fired_by, st});
+  }
+  return Status::OK();
+}
 
 // The audit rows of the parts a server committed (CommitMeta::audit), in the commit's own
 // transaction: an acknowledged commit always has its row. Deferred like the snapshot rows.
@@ -628,6 +652,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
   for (size_t k : todo) snaps.push_back(g.results[k]);
   TARN_RETURN_NOT_OK(catalog_store::InsertSnapshots(tx, lk.id, snaps));
   TARN_RETURN_NOT_OK(InsertCommitAudit(tx, g, todo, lk.commit_at));
+  TARN_RETURN_NOT_OK(FireGroup(tx, g, todo, lk.id, lk.trigger_count, now));
   if (other_sum.added_files || other_sum.deleted_files || other_sum.added_records ||
       other_sum.deleted_records || other_sum.added_bytes || other_sum.deleted_bytes) {
     TARN_RETURN_NOT_OK(
@@ -660,7 +685,7 @@ Status CommitParts(Metastore& ms, const Clock& clock, DefinitionCache& cache,
   original.reserve(parts.size());
   for (DatasetCommit* p : parts) original.push_back(p->added);
   size_t attempt = 0;
-  return ms.RunInTransaction(
+  TARN_RETURN_NOT_OK(ms.RunInTransaction(
       [&](Transaction& tx) -> Status {
         if (attempt++ > 0) {
           for (size_t i = 0; i < parts.size(); ++i) parts[i]->added = original[i];
@@ -668,11 +693,17 @@ Status CommitParts(Metastore& ms, const Clock& clock, DefinitionCache& cache,
         }
         int64_t now = clock.NowMicros();
         for (auto& [name, g] : groups) {
+          g.fire_failures.clear();
           TARN_RETURN_NOT_OK(CommitDatasetGroup(tx, g, commit_id, shared_commit_id, now, cache));
         }
         return Status::OK();
       },
-      TxMode::kLockingWrite);
+      TxMode::kLockingWrite));
+  // The commit is durable: a fire that failed is a stale view, said loudly, never returned.
+  for (auto& [name, g] : groups) {
+    for (const auto& f : g.fire_failures) ReportFireFailure(ms, clock, f);
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -833,15 +864,11 @@ Result<SnapshotInfo> Catalog::CommitStaged(DatasetCommit part, std::string_view 
 Result<std::vector<SnapshotInfo>> Catalog::CommitWritten(std::vector<DatasetCommit> parts) {
   if (parts.empty()) return Status::InvalidArgument("a commit needs at least one dataset part");
   for (const auto& p : parts) TARN_RETURN_NOT_OK(ParseDatasetName(p.dataset).status());
-  std::vector<SnapshotInfo> out;
   if (parts.size() == 1 && IsAppendOnly(parts[0].operation)) {
     TARN_ASSIGN_OR_RETURN(auto s, commit_queue_->Submit(&parts[0]));
-    out.push_back(std::move(s));
-  } else {
-    TARN_ASSIGN_OR_RETURN(out, CommitDirect(parts));
+    return std::vector<SnapshotInfo>{std::move(s)};
   }
-  FireTriggers(parts, out);
-  return out;
+  return CommitDirect(parts);
 }
 
 Result<SnapshotInfo> Catalog::Commit(DatasetCommit part) {

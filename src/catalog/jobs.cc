@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "catalog/access_internal.h"
+#include "catalog/access_store.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
@@ -44,108 +46,88 @@ Status JobNotFound(std::string_view id) {
 
 }  // namespace
 
-void Catalog::FireTriggers(const std::vector<DatasetCommit>& parts,
-                           const std::vector<SnapshotInfo>& snapshots) {
-  if (!FiringEnabled()) return;
-  for (size_t i = 0; i < parts.size() && i < snapshots.size(); ++i) {
-    const SnapshotInfo& s = snapshots[i];
-    if (!s.user_created || s.idempotent_replay) continue;
-    const DatasetCommit& p = parts[i];
-    // Who committed: the server's caller (its client id), else the commit's author.
-    const std::string fired_by =
-        p.meta.audit && !p.meta.audit->actor.empty() ? p.meta.audit->actor : p.meta.author;
-    std::vector<AuditRecord> audit;
-    Status st = [&]() -> Status {
-      std::vector<views_store::FireCandidate> candidates;
-      TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
-          [&](Transaction& tx) -> Status {
-            TARN_ASSIGN_OR_RETURN(candidates, views_store::FireCandidates(tx, s.dataset_uuid));
-            return Status::OK();
-          },
-          TxMode::kReadOnly));
-      if (candidates.empty()) return Status::OK();
-      return metastore_->RunInTransaction(
-          [&](Transaction& tx) -> Status {
-            audit.clear();
-            const int64_t now = clock_->NowMicros();
-            for (const auto& c : candidates) {
-              TARN_ASSIGN_OR_RETURN(auto window_from,
-                                    views_store::ClaimTrigger(tx, c.trigger_id, now));
-              AuditRecord a;
-              a.actor = fired_by;
-              a.target = c.source + "#" + c.trigger;
-              a.workspace = c.workspace;
-              a.outcome = "ok";
-              if (!window_from) {
-                TARN_RETURN_NOT_OK(views_store::MarkThrottled(tx, c.trigger_id));
-                a.action = "trigger.throttled";
-                a.detail_json = nlohmann::json{{"snapshot_id", s.snapshot_id}}.dump();
-                audit.push_back(std::move(a));
-                continue;
-              }
-              // A later commit's fire may have covered this snapshot already.
-              if (*window_from >= s.snapshot_id) continue;
-              JobInfo job;
-              job.id = "job_" + NewUuidV4();
-              job.workspace = c.workspace;
-              job.trigger = c.trigger;
-              job.target = c.target;
-              job.source = c.source;
-              job.source_uuid = s.dataset_uuid;
-              job.from_snapshot = *window_from;
-              job.to_snapshot = s.snapshot_id;
-              job.fired_by = fired_by;
-              job.state = kJobQueued;
-              job.created_at_us = job.updated_at_us = job.next_attempt_at_us = now;
-              job.purge_at_us = now + JobTtlUs();
-              TARN_RETURN_NOT_OK(views_store::InsertJob(tx, job));
-              TARN_RETURN_NOT_OK(views_store::MarkFired(tx, c.trigger_id, s.snapshot_id, now));
-              a.action = "trigger.fired";
-              a.detail_json = nlohmann::json{
-                  {"job", job.id},
-                  {"from_snapshot", job.from_snapshot},
-                  {"to_snapshot", job.to_snapshot},
-                  {"view",
-                   job.target}}.dump();
-              audit.push_back(std::move(a));
-            }
-            return Status::OK();
-          },
-          TxMode::kLockingWrite);
-    }();
-    if (st.ok()) {
-      if (!audit.empty()) {
-        Status written = WriteAudit(audit);
-        if (!written.ok()) {
-          std::cerr << nlohmann::json{{"level", "error"},
-                                      {"event", "audit.write_failed"},
-                                      {"error", written.ToString()}}
-                           .dump()
-                    << "\n";
-        }
-      }
+namespace catalog_internal {
+
+bool TriggerFiringEnabled() { return FiringEnabled(); }
+
+Status FireTriggersInTx(Transaction& tx, int64_t dataset_id,
+                        const std::vector<views_store::FireCandidate>& candidates,
+                        const SnapshotInfo& s, const std::string& fired_by, int64_t now) {
+  std::vector<AuditRecord> audit;
+  TARN_ASSIGN_OR_RETURN(auto claimed, views_store::ClaimTriggers(tx, dataset_id, now));
+  for (const auto& c : candidates) {
+    auto it = claimed.find(c.trigger_id);
+    std::optional<int64_t> window_from;
+    if (it != claimed.end()) window_from = it->second;
+    AuditRecord a;
+    a.at_us = now;
+    a.actor = fired_by;
+    a.target = c.source + "#" + c.trigger;
+    a.workspace = c.workspace;
+    a.outcome = "ok";
+    if (!window_from) {
+      a.action = "trigger.throttled";
+      a.detail_json = nlohmann::json{{"snapshot_id", s.snapshot_id}}.dump();
+      audit.push_back(std::move(a));
       continue;
     }
-    // The commit stands whatever happens here: a missed fire is a stale view, so it is said
-    // loudly (an error line and an audit record), never returned.
-    const std::string dataset = p.dataset;
+    // A later commit's fire may have covered this snapshot already.
+    if (*window_from >= s.snapshot_id) continue;
+    JobInfo job;
+    job.id = "job_" + NewUuidV4();
+    job.workspace = c.workspace;
+    job.trigger = c.trigger;
+    job.target = c.target;
+    job.source = c.source;
+    job.source_uuid = s.dataset_uuid;
+    job.from_snapshot = *window_from;
+    job.to_snapshot = s.snapshot_id;
+    job.fired_by = fired_by;
+    job.state = kJobQueued;
+    job.created_at_us = job.updated_at_us = job.next_attempt_at_us = now;
+    job.purge_at_us = now + JobTtlUs();
+    TARN_RETURN_NOT_OK(views_store::InsertJob(tx, job));
+    TARN_RETURN_NOT_OK(views_store::MarkFired(tx, c.trigger_id, s.snapshot_id, now));
+    a.action = "trigger.fired";
+    a.detail_json = nlohmann::json{
+        {"job", job.id},
+        {"from_snapshot", job.from_snapshot},
+        {"to_snapshot", job.to_snapshot},
+        {"view",
+         job.target}}.dump();
+    audit.push_back(std::move(a));
+  }
+  return access_store::InsertAuditRows(tx, audit);
+}
+
+void ReportFireFailure(Metastore& ms, const Clock& clock, const FireFailure& f) {
+  std::cerr << nlohmann::json{{"level", "error"},
+                              {"event", "trigger.fire_failed"},
+                              {"dataset", f.dataset},
+                              {"snapshot_id", f.snapshot_id},
+                              {"error", f.error.ToString()}}
+                   .dump()
+            << "\n";
+  AuditRecord a;
+  a.actor = f.fired_by;
+  a.action = "trigger.fire_failed";
+  a.target = f.dataset;
+  a.workspace = f.dataset.substr(0, f.dataset.find('.'));
+  a.outcome = "error";
+  a.detail_json =
+      nlohmann::json{{"snapshot_id", f.snapshot_id}, {"error", f.error.ToString()}}.dump();
+  Status st = ms.RunInTransaction(
+      [&](Transaction& tx) -> Status { return InsertAuditRecord(tx, a, clock); });
+  if (!st.ok()) {
     std::cerr << nlohmann::json{{"level", "error"},
-                                {"event", "trigger.fire_failed"},
-                                {"dataset", dataset},
-                                {"snapshot_id", s.snapshot_id},
+                                {"event", "audit.write_failed"},
                                 {"error", st.ToString()}}
                      .dump()
               << "\n";
-    AuditRecord a;
-    a.actor = fired_by;
-    a.action = "trigger.fire_failed";
-    a.target = dataset;
-    if (auto n = ParseDatasetName(dataset); n.ok()) a.workspace = n->workspace;
-    a.outcome = "error";
-    a.detail_json = nlohmann::json{{"snapshot_id", s.snapshot_id}, {"error", st.ToString()}}.dump();
-    (void)WriteAudit({a});
   }
 }
+
+}  // namespace catalog_internal
 
 Result<std::vector<JobInfo>> Catalog::ListJobs(const JobQuery& query) {
   if (query.limit < 1 || query.limit > 10000) {

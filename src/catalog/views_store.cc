@@ -54,6 +54,8 @@ ALTER TABLE views ADD COLUMN refresh_error TEXT;
 ALTER TABLE views ADD COLUMN refresh_sources TEXT;
 ALTER TABLE views ADD COLUMN refresh_snapshot BIGINT;
 
+ALTER TABLE datasets ADD COLUMN trigger_count BIGINT NOT NULL DEFAULT 0;
+
 CREATE TABLE view_sources (
   view_id BIGINT NOT NULL REFERENCES views (id),
   dataset_id BIGINT NOT NULL REFERENCES datasets (id),
@@ -430,8 +432,8 @@ Status SetRefresh(Transaction& tx, int64_t view_id, const RefreshRecord& r, int6
 }
 
 Status DeleteMaterialized(Transaction& tx, int64_t view_id) {
-  TARN_RETURN_NOT_OK(
-      tx.Execute("DELETE FROM triggers WHERE target_view_id = ?", {view_id}).status());
+  TARN_ASSIGN_OR_RETURN(auto triggers, TriggersTargeting(tx, view_id));
+  for (const auto& t : triggers) TARN_RETURN_NOT_OK(DeleteTrigger(tx, t.id));
   TARN_RETURN_NOT_OK(tx.Execute("DELETE FROM view_sources WHERE view_id = ?", {view_id}).status());
   return DeleteView(tx, view_id);
 }
@@ -448,9 +450,32 @@ Result<std::vector<TriggerRow>> TriggersTargeting(Transaction& tx, int64_t view_
   return QueryTriggers(tx, "t.target_view_id = ?", {view_id});
 }
 
+namespace {
+
+// datasets.trigger_count (what the commit's lock returns, so a commit on a dataset without
+// triggers pays nothing for them) kept equal to the triggers' rows.
+Status Recount(Transaction& tx, int64_t dataset_id) {
+  return tx
+      .Execute(
+          "UPDATE datasets SET trigger_count = (SELECT COUNT(*) FROM triggers WHERE "
+          "dataset_id = ?) WHERE id = ?",
+          {dataset_id, dataset_id})
+      .status();
+}
+
+}  // namespace
+
 Status InsertTrigger(Transaction& tx, int64_t dataset_id, std::string_view name,
                      int64_t target_view_id, std::optional<int64_t> min_interval_s,
                      std::string_view author, int64_t now_us) {
+  TARN_RETURN_NOT_OK(
+      Insert1Trigger(tx, dataset_id, name, target_view_id, min_interval_s, author, now_us));
+  return Recount(tx, dataset_id);
+}
+
+Status Insert1Trigger(Transaction& tx, int64_t dataset_id, std::string_view name,
+                      int64_t target_view_id, std::optional<int64_t> min_interval_s,
+                      std::string_view author, int64_t now_us) {
   return tx
       .Execute(
           "INSERT INTO triggers (dataset_id, name, kind, target_view_id, min_interval_s, "
@@ -462,11 +487,18 @@ Status InsertTrigger(Transaction& tx, int64_t dataset_id, std::string_view name,
 }
 
 Status DeleteTrigger(Transaction& tx, int64_t trigger_id) {
-  return tx.Execute("DELETE FROM triggers WHERE id = ?", {trigger_id}).status();
+  TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne("DELETE FROM triggers WHERE id = ? RETURNING "
+                                              "dataset_id",
+                                              {trigger_id}));
+  if (!row) return Status::OK();
+  TARN_ASSIGN_OR_RETURN(int64_t dataset_id, row->Int64(0));
+  return Recount(tx, dataset_id);
 }
 
 Status DeleteTriggersOn(Transaction& tx, int64_t dataset_id) {
-  return tx.Execute("DELETE FROM triggers WHERE dataset_id = ?", {dataset_id}).status();
+  TARN_RETURN_NOT_OK(
+      tx.Execute("DELETE FROM triggers WHERE dataset_id = ?", {dataset_id}).status());
+  return Recount(tx, dataset_id);
 }
 
 Result<bool> SetTriggerInterval(Transaction& tx, int64_t dataset_id, std::string_view name,
@@ -508,7 +540,7 @@ Result<int64_t> CountTriggersOn(Transaction& tx, int64_t dataset_id) {
 
 // ---- firing and jobs ----
 
-Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, std::string_view uuid) {
+Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, int64_t dataset_id) {
   std::vector<FireCandidate> out;
   TARN_ASSIGN_OR_RETURN(
       auto rows,
@@ -516,9 +548,8 @@ Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, std::string_v
                "datasets sd JOIN triggers t ON t.dataset_id = sd.id JOIN collections sc ON sc.id "
                "= sd.collection_id JOIN workspaces sw ON sw.id = sc.workspace_id JOIN views v ON "
                "v.id = t.target_view_id JOIN collections tc ON tc.id = v.collection_id JOIN "
-               "workspaces tw ON tw.id = tc.workspace_id WHERE sd.uuid = ? AND sd.dropped_at IS "
-               "NULL ORDER BY t.id",
-               {uuid}));
+               "workspaces tw ON tw.id = tc.workspace_id WHERE t.dataset_id = ? ORDER BY t.id",
+               {dataset_id}));
   for (const Row& r : rows) {
     FireCandidate c;
     TARN_ASSIGN_OR_RETURN(c.trigger_id, r.Int64(0));
@@ -536,16 +567,26 @@ Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, std::string_v
   return out;
 }
 
-Result<std::optional<int64_t>> ClaimTrigger(Transaction& tx, int64_t trigger_id, int64_t now_us) {
+Result<std::map<int64_t, int64_t>> ClaimTriggers(Transaction& tx, int64_t dataset_id,
+                                                 int64_t now_us) {
+  std::map<int64_t, int64_t> claimed;
   TARN_ASSIGN_OR_RETURN(
-      auto row,
-      tx.QueryOne("UPDATE triggers SET last_claimed_at = ? WHERE id = ? AND (min_interval_s IS "
-                  "NULL OR min_interval_s = 0 OR last_claimed_at IS NULL OR last_claimed_at <= ? "
-                  "- min_interval_s * 1000000) RETURNING window_from",
-                  {now_us, trigger_id, now_us}));
-  if (!row) return std::optional<int64_t>();
-  TARN_ASSIGN_OR_RETURN(int64_t from, row->Int64(0));
-  return std::optional<int64_t>(from);
+      auto rows,
+      tx.Query("UPDATE triggers SET last_claimed_at = ? WHERE dataset_id = ? AND (min_interval_s "
+               "IS NULL OR min_interval_s = 0 OR last_claimed_at IS NULL OR last_claimed_at <= ? "
+               "- min_interval_s * 1000000) RETURNING id, window_from",
+               {now_us, dataset_id, now_us}));
+  for (const Row& r : rows) {
+    TARN_ASSIGN_OR_RETURN(int64_t id, r.Int64(0));
+    TARN_ASSIGN_OR_RETURN(int64_t from, r.Int64(1));
+    claimed[id] = from;
+  }
+  TARN_RETURN_NOT_OK(tx.Execute("UPDATE triggers SET last_fired_status = 'throttled' WHERE "
+                                "dataset_id = ? AND (last_claimed_at IS NULL OR last_claimed_at "
+                                "<> ?)",
+                                {dataset_id, now_us})
+                         .status());
+  return claimed;
 }
 
 Status MarkFired(Transaction& tx, int64_t trigger_id, int64_t snapshot_id, int64_t now_us) {
@@ -554,12 +595,6 @@ Status MarkFired(Transaction& tx, int64_t trigger_id, int64_t snapshot_id, int64
           "UPDATE triggers SET window_from = CASE WHEN window_from < ? THEN ? ELSE "
           "window_from END, last_fired_at = ?, last_fired_status = 'fired' WHERE id = ?",
           {snapshot_id, snapshot_id, now_us, trigger_id})
-      .status();
-}
-
-Status MarkThrottled(Transaction& tx, int64_t trigger_id) {
-  return tx
-      .Execute("UPDATE triggers SET last_fired_status = 'throttled' WHERE id = ?", {trigger_id})
       .status();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -85,9 +86,13 @@ struct TriggerRow {
 Result<std::vector<TriggerRow>> TriggersOn(Transaction& tx, int64_t dataset_id);
 // The triggers that refresh a view.
 Result<std::vector<TriggerRow>> TriggersTargeting(Transaction& tx, int64_t view_id);
+// Inserting and deleting triggers keeps datasets.trigger_count right.
 Status InsertTrigger(Transaction& tx, int64_t dataset_id, std::string_view name,
                      int64_t target_view_id, std::optional<int64_t> min_interval_s,
                      std::string_view author, int64_t now_us);
+Status Insert1Trigger(Transaction& tx, int64_t dataset_id, std::string_view name,
+                      int64_t target_view_id, std::optional<int64_t> min_interval_s,
+                      std::string_view author, int64_t now_us);
 Status DeleteTrigger(Transaction& tx, int64_t trigger_id);
 // Deletes every trigger on a dataset (it goes).
 Status DeleteTriggersOn(Transaction& tx, int64_t dataset_id);
@@ -110,15 +115,16 @@ struct FireCandidate {
   std::string workspace;  // the target's
   std::string source;     // qualified
 };
-// The triggers on the live dataset of incarnation `uuid` (usually none: one indexed read).
-Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, std::string_view uuid);
-// Claims the right to fire: stamps last_claimed_at = now when the floor allows (no floor, or
-// the last claim is at least min_interval_s old), in the statement that reads it. Returns the
-// window start (window_from) when claimed, nullopt when throttled.
-Result<std::optional<int64_t>> ClaimTrigger(Transaction& tx, int64_t trigger_id, int64_t now_us);
+// The triggers on dataset `dataset_id` (usually none: one indexed read).
+Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, int64_t dataset_id);
+// Claims the right to fire for every trigger on the dataset whose floor allows it (no floor,
+// or its last claim at least min_interval_s old): stamps last_claimed_at = now in the
+// statement that reads it, and marks the others throttled. Returns the claimed triggers' ids
+// with their window start (window_from).
+Result<std::map<int64_t, int64_t>> ClaimTriggers(Transaction& tx, int64_t dataset_id,
+                                                 int64_t now_us);
 // After a claim: the window moves to `snapshot_id` (never backwards), the fire is recorded.
 Status MarkFired(Transaction& tx, int64_t trigger_id, int64_t snapshot_id, int64_t now_us);
-Status MarkThrottled(Transaction& tx, int64_t trigger_id);
 Status InsertJob(Transaction& tx, const JobInfo& job);
 Result<std::optional<JobInfo>> LoadJob(Transaction& tx, std::string_view id);
 // Newest first; `workspaces` (when not empty) limits them to those.

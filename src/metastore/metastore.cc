@@ -233,6 +233,19 @@ Status Transaction::Injected() {
   return Note(faults_->OnStatement());
 }
 
+Status Transaction::Savepoint(const std::function<Status()>& fn) {
+  TARN_RETURN_NOT_OK(Execute("SAVEPOINT tarn_savepoint").status());
+  Status st = fn();
+  // Kept, not released: COMMIT releases it, and a round trip is saved (a later savepoint of
+  // the same name hides it).
+  if (st.ok() && failed_.ok()) return st;
+  if (st.ok()) st = failed_;
+  if (must_retry_) return st;
+  failed_ = Status::OK();
+  TARN_RETURN_NOT_OK(Execute("ROLLBACK TO SAVEPOINT tarn_savepoint").status());
+  return st;
+}
+
 Result<int64_t> Transaction::Execute(std::string_view sql, const SqlParams& params) {
   if (!failed_.ok()) return Aborted();
   TARN_RETURN_NOT_OK(Injected());

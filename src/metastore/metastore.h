@@ -128,6 +128,12 @@ class Transaction {
   // `fn` stops the query and is returned.
   Status QueryEach(std::string_view sql, const SqlParams& params,
                    const std::function<Status(const Row&)>& fn);
+  // Runs `fn`'s statements inside a savepoint: when `fn` fails (its error, or a statement's
+  // that does not doom the whole transaction), they are rolled back, the transaction goes on
+  // as if `fn` had not run, and the error is returned. A serialization failure, deadlock or
+  // lost connection still aborts the whole transaction (RunInTransaction retries or fails it).
+  // Not nested.
+  Status Savepoint(const std::function<Status()>& fn);
 
  private:
   friend class Metastore;
