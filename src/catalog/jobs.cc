@@ -196,10 +196,13 @@ Result<JobInfo> Catalog::ReportJobOutcome(std::string_view id, const JobOutcomeR
   if (report.error.size() > 8192) return Status::InvalidArgument("a job's error is too long");
   TARN_ASSIGN_OR_RETURN(auto job, GetJob(id));
   if (job.state != kJobRunning) return job;  // already ended (a late or repeated report)
+  // A transient failure (or a delivery that did not happen) waits: 2 s doubling per attempt,
+  // at most 5 minutes, until the 8th attempt, which ends the job.
   constexpr int kMaxAttempts = 8;
   if (report.retry && job.attempts < kMaxAttempts) {
-    const int64_t backoff_us =
-        std::min<int64_t>(int64_t{2'000'000} << std::min<int64_t>(job.attempts, 20), 300'000'000);
+    const int64_t backoff_us = std::min<int64_t>(
+        int64_t{2'000'000} << std::min<int64_t>(std::max<int64_t>(job.attempts - 1, 0), 20),
+        300'000'000);
     TARN_RETURN_NOT_OK(
         CompleteJob(id, kJobQueued, report.error, std::nullopt, clock_->NowMicros() + backoff_us));
     return GetJob(id);

@@ -469,21 +469,13 @@ Status InsertTrigger(Transaction& tx, int64_t dataset_id, std::string_view name,
                      int64_t target_view_id, std::optional<int64_t> min_interval_s,
                      std::string_view author, int64_t now_us) {
   TARN_RETURN_NOT_OK(
-      Insert1Trigger(tx, dataset_id, name, target_view_id, min_interval_s, author, now_us));
+      tx.Execute("INSERT INTO triggers (dataset_id, name, kind, target_view_id, min_interval_s, "
+                 "author, created_at, window_from) VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT "
+                 "current_snapshot_id FROM datasets WHERE id = ?), 0))",
+                 {dataset_id, name, kRefreshTriggerKind, target_view_id,
+                  SqlValue::OptionalInt64(min_interval_s), author, now_us, dataset_id})
+          .status());
   return Recount(tx, dataset_id);
-}
-
-Status Insert1Trigger(Transaction& tx, int64_t dataset_id, std::string_view name,
-                      int64_t target_view_id, std::optional<int64_t> min_interval_s,
-                      std::string_view author, int64_t now_us) {
-  return tx
-      .Execute(
-          "INSERT INTO triggers (dataset_id, name, kind, target_view_id, min_interval_s, "
-          "author, created_at, window_from) VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT "
-          "current_snapshot_id FROM datasets WHERE id = ?), 0))",
-          {dataset_id, name, kRefreshTriggerKind, target_view_id,
-           SqlValue::OptionalInt64(min_interval_s), author, now_us, dataset_id})
-      .status();
 }
 
 Status DeleteTrigger(Transaction& tx, int64_t trigger_id) {

@@ -90,9 +90,6 @@ Result<std::vector<TriggerRow>> TriggersTargeting(Transaction& tx, int64_t view_
 Status InsertTrigger(Transaction& tx, int64_t dataset_id, std::string_view name,
                      int64_t target_view_id, std::optional<int64_t> min_interval_s,
                      std::string_view author, int64_t now_us);
-Status Insert1Trigger(Transaction& tx, int64_t dataset_id, std::string_view name,
-                      int64_t target_view_id, std::optional<int64_t> min_interval_s,
-                      std::string_view author, int64_t now_us);
 Status DeleteTrigger(Transaction& tx, int64_t trigger_id);
 // Deletes every trigger on a dataset (it goes).
 Status DeleteTriggersOn(Transaction& tx, int64_t dataset_id);

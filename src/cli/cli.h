@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <csignal>
 #include <functional>
 #include <string>
 #include <vector>
@@ -45,6 +46,12 @@ class InterruptGuard {
  private:
   void (*previous_)(int);
 };
+
+// For a long-running service (tarn serve, tarn worker): resets SIGINT and SIGTERM to their
+// defaults (an inherited SIG_IGN would discard them) and blocks them in this thread, before
+// any other thread exists, so every thread inherits the mask; a watcher takes them with
+// sigwait/sigtimedwait on the returned set.
+sigset_t BlockStopSignals();
 
 // Column-aligned plain-text table printed to stdout.
 void PrintTable(const std::vector<std::string>& header,

@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +21,17 @@ extern "C" void OnInterrupt(int) { g_interrupted.store(true); }
 InterruptGuard::InterruptGuard() { previous_ = std::signal(SIGINT, OnInterrupt); }
 InterruptGuard::~InterruptGuard() { std::signal(SIGINT, previous_); }
 const std::atomic<bool>& InterruptGuard::Flag() { return g_interrupted; }
+
+sigset_t BlockStopSignals() {
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
 void InterruptGuard::Reset() { g_interrupted.store(false); }
 
 void PrintError(const Status& status, bool json) {

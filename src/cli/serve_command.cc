@@ -153,13 +153,7 @@ Status Serve(const ServeOptions& s) {
   // Signals are taken by one watcher thread: blocked here, before any thread exists, so every
   // thread inherits the mask. An inherited SIG_IGN (a background job of a script) would discard
   // them before sigtimedwait sees them, so the disposition is reset first.
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  sigset_t signals = BlockStopSignals();
 
   TARN_ASSIGN_OR_RETURN(auto catalog, OpenServedCatalog(s));
   TARN_ASSIGN_OR_RETURN(auto srv, server::Server::Make(catalog, o));

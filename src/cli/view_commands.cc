@@ -444,7 +444,6 @@ Status RunJobs(Client& client, bool watch, int64_t max_jobs, bool as_json) {
   InterruptGuard::Reset();
   (void)catalog->PurgeJobs();
   constexpr int64_t kLeaseUs = 15 * 60 * 1'000'000LL;
-  constexpr int kMaxAttempts = 5;
   int64_t ran = 0;
   while (!InterruptGuard::Flag().load() && (max_jobs <= 0 || ran < max_jobs)) {
     TARN_ASSIGN_OR_RETURN(auto job, catalog->ClaimJob(kLeaseUs));
@@ -456,13 +455,8 @@ Status RunJobs(Client& client, bool watch, int64_t max_jobs, bool as_json) {
       continue;
     }
     sql::JobOutcome outcome = sql::RunRefreshJob(client, *job);
-    std::optional<int64_t> retry_at;
-    if (outcome.state != kRefreshSucceeded && outcome.retry && job->attempts < kMaxAttempts) {
-      retry_at = catalog->clock().NowMicros() +
-                 std::min<int64_t>(int64_t{5'000'000} << job->attempts, 600'000'000);
-    }
-    TARN_RETURN_NOT_OK(
-        catalog->CompleteJob(job->id, outcome.state, outcome.error, outcome.snapshot, retry_at));
+    JobOutcomeReport report{outcome.state, outcome.error, outcome.snapshot, outcome.retry};
+    TARN_RETURN_NOT_OK(catalog->ReportJobOutcome(job->id, report).status());
     ++ran;
     TARN_ASSIGN_OR_RETURN(auto done, catalog->GetJob(job->id));
     if (as_json) {

@@ -35,13 +35,7 @@ Status RunWorker(const WorkerArgs& a) {
   TARN_ASSIGN_OR_RETURN(o.catalog_url, CatalogTarget(*SharedCatalogOptions()));
   o.url = a.url;
   o.max_concurrent_jobs = a.max_jobs;
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  sigset_t signals = BlockStopSignals();
   TARN_ASSIGN_OR_RETURN(auto w, worker::Worker::Make(o));
   TARN_RETURN_NOT_OK(w->Start());
   std::fprintf(stderr, "tarn worker: listening on %s (catalog %s)\n", w->url().c_str(),

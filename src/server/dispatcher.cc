@@ -94,17 +94,16 @@ void Dispatcher::Log(const std::string& event, const JobInfo& job, const std::st
   options_.log(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-void Dispatcher::EndJob(const JobInfo& job, const std::string& state, const std::string& error) {
-  Status st = catalog_.CompleteJob(job.id, state, error, std::nullopt);
-  RefreshRecord record;
-  record.status = state;
-  record.job_id = job.id;
-  record.error = error;
-  Status recorded = catalog_.RecordRefresh(job.target, record);
-  Log("job." + state, job, error);
-  if (!st.ok() || !recorded.ok()) {
-    Log("dispatch.record_failed", job, (st.ok() ? recorded : st).ToString());
+void Dispatcher::Finish(const JobInfo& job, JobOutcomeReport report) {
+  // The one rule for how a job ends or waits (Catalog::ReportJobOutcome): a retry is queued
+  // with backoff until the attempts run out; an end that is not a success is recorded on the
+  // view too.
+  auto done = catalog_.ReportJobOutcome(job.id, report);
+  if (!done.ok()) {
+    Log("dispatch.record_failed", job, done.status().ToString());
+    return;
   }
+  Log(done->state == kJobQueued ? "job.delivery_failed" : "job." + done->state, job, report.error);
 }
 
 void Dispatcher::Deliver(const JobInfo& job) {
@@ -113,9 +112,9 @@ void Dispatcher::Deliver(const JobInfo& job) {
   auto token =
       authority_.IssueJobToken(job.fired_by, job.id, options_.worker_url, options_.lease_s);
   if (!token.ok()) {
-    EndJob(job,
-           token.status().kind() == ErrorKind::kPermissionDenied ? kRefreshDenied : kRefreshFailed,
-           token.status().message());
+    Finish(job,
+           {token.status().kind() == ErrorKind::kPermissionDenied ? kRefreshDenied : kRefreshFailed,
+            token.status().message(), std::nullopt, false});
     return;
   }
   const std::string body = nlohmann::json{{"job", job.id}}.dump();
@@ -144,41 +143,16 @@ void Dispatcher::Deliver(const JobInfo& job) {
                                   ": " + resp->body.substr(0, 500));
   } else {
     auto answer = ParseWorkerAnswer(resp->body);
-    if (!answer.ok()) {
-      failure = answer.status();
-    } else {
-      Status st =
-          catalog_.CompleteJob(job.id, answer->state, answer->error, answer->result_snapshot);
-      if (answer->state != kRefreshSucceeded) {
-        // The worker may lack the rights to record it (denied): the catalog records it.
-        RefreshRecord record;
-        record.status = answer->state;
-        record.job_id = job.id;
-        record.error = answer->error;
-        Status recorded = catalog_.RecordRefresh(job.target, record);
-        if (!recorded.ok()) Log("dispatch.record_failed", job, recorded.ToString());
-      }
-      if (!st.ok()) Log("dispatch.record_failed", job, st.ToString());
-      Log("job." + answer->state, job, answer->error);
+    if (answer.ok()) {
+      Finish(job, {answer->state, answer->error, answer->result_snapshot, false});
       return;
     }
+    failure = answer.status();
   }
-  // Not delivered (or no answer): again later with backoff, until attempts run out. The
-  // refresh commits with the job id as its idempotency key, so a job that ran but whose answer
-  // was lost commits once however often it is delivered.
-  if (job.attempts >= options_.max_attempts) {
-    EndJob(
-        job, kRefreshFailed,
-        "not delivered after " + std::to_string(job.attempts) + " attempts: " + failure.ToString());
-    return;
-  }
-  const double backoff =
-      std::min(300.0, options_.first_backoff_s *
-                          static_cast<double>(1 << std::min<int64_t>(job.attempts - 1, 16)));
-  const int64_t retry_at = catalog_.clock().NowMicros() + static_cast<int64_t>(backoff * 1e6);
-  Status st = catalog_.CompleteJob(job.id, kJobQueued, failure.ToString(), std::nullopt, retry_at);
-  Log("job.delivery_failed", job, failure.ToString());
-  if (!st.ok()) Log("dispatch.record_failed", job, st.ToString());
+  // Not delivered (or no answer): again later. The refresh commits with the job id as its
+  // idempotency key, so a job that ran but whose answer was lost commits once however often
+  // it is delivered.
+  Finish(job, {kRefreshFailed, "not delivered: " + failure.ToString(), std::nullopt, true});
 }
 
 }  // namespace tarn::server

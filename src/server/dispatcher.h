@@ -34,8 +34,6 @@ struct DispatcherOptions {
   std::string worker_url;      // where jobs are POSTed; the job token's audience, exactly
   double poll_interval_s = 1;  // how often an idle dispatcher looks for jobs
   int64_t lease_s = 900;       // a claimed job is taken over when its runner is silent this long
-  int max_attempts = 8;        // deliveries before a job fails (worker down, 5xx)
-  double first_backoff_s = 2;  // doubling per attempt, at most 5 minutes
   std::function<void(std::string_view line)> log;  // one JSON object per line
 };
 
@@ -61,8 +59,8 @@ class Dispatcher {
 
  private:
   void Deliver(const JobInfo& job);
-  // Ends a job that will not run: the job's state and the view's last refresh say why.
-  void EndJob(const JobInfo& job, const std::string& state, const std::string& error);
+  // Reports the job's outcome as a runner would (Catalog::ReportJobOutcome).
+  void Finish(const JobInfo& job, JobOutcomeReport report);
   void Log(const std::string& event, const JobInfo& job, const std::string& detail);
 
   Catalog& catalog_;
