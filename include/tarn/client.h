@@ -213,6 +213,17 @@ class Client {
                                     std::optional<std::string> expected_uuid = std::nullopt) {
     return DoAppendStream(qualified, next, std::move(meta), op, std::move(expected_uuid));
   }
+  // Deletes the rows `where` matches (empty: none) and appends the rows `next` yields, as one
+  // snapshot (operation merge): a reader sees both or neither. The deletes are planned after
+  // the rows are written, against the snapshot the commit replaces, and planned again when
+  // another commit came first. No row to delete or add commits nothing (snapshot_id 0).
+  // Memory as AppendStream. Errors: AppendStream's; DeleteRows' for `where`;
+  // commit_conflict (kConflict) when other commits kept coming first.
+  Result<SnapshotInfo> ReplaceWhere(std::string_view qualified, std::string_view where,
+                                    const BatchSource& next, CommitMeta meta,
+                                    std::optional<std::string> expected_uuid = std::nullopt) {
+    return DoReplaceWhere(qualified, where, next, std::move(meta), std::move(expected_uuid));
+  }
   // Registers existing Parquet files (truncate_first: replacing every live file). Errors: those
   // of Commit for added files; not_parquet (kInvalidArgument); file_changed (kConflict: a file
   // changed while it was read).
@@ -356,12 +367,15 @@ class Client {
   Result<RefreshResult> RefreshMaterializedView(std::string_view qualified,
                                                 const RefreshOptions& options);
   // Registers an existing dataset as the materialized view of `def` over `sources` (what
-  // CreateMaterializedView does after its first run). Remotely: owner.
+  // CreateMaterializedView does after its first run), refreshed as `refresh_kind` says
+  // (kRefreshFull or kRefreshIncremental: the caller decides from the SQL; an incremental
+  // view's data carries kSourceRowIdColumn). Remotely: owner. Also kInvalidArgument for
+  // another refresh kind.
   // Errors: not_found; dataset_not_found for a source; trigger_cycle; view_exists;
   // materialized_view_exists (kAlreadyExists) unless replace.
   virtual Result<MaterializedViewInfo> RegisterMaterializedView(
       std::string_view qualified, const ViewDefinition& def,
-      const std::vector<std::string>& sources, bool replace) = 0;
+      const std::vector<std::string>& sources, bool replace, std::string_view refresh_kind) = 0;
   // Errors: materialized_view_not_found (kNotFound, field view).
   virtual Result<MaterializedViewInfo> GetMaterializedView(std::string_view qualified) = 0;
   virtual Result<std::vector<MaterializedViewInfo>> ListMaterializedViews(
@@ -479,6 +493,9 @@ class Client {
                                         std::optional<std::string> expected_uuid) = 0;
   virtual Result<SnapshotInfo> DoAppendStream(std::string_view qualified, const BatchSource& next,
                                               CommitMeta meta, CommitOperation op,
+                                              std::optional<std::string> expected_uuid) = 0;
+  virtual Result<SnapshotInfo> DoReplaceWhere(std::string_view qualified, std::string_view where,
+                                              const BatchSource& next, CommitMeta meta,
                                               std::optional<std::string> expected_uuid) = 0;
   virtual Result<SnapshotInfo> DoAddFiles(std::string_view qualified,
                                           const std::vector<std::string>& paths, CommitMeta meta,

@@ -216,6 +216,9 @@ struct ScanOptions {
   std::string where;
   std::vector<std::string> columns;
   bool with_row_ids = false;
+  // Only the rows of files added after this snapshot (an incremental read: what snapshots
+  // (added_after, at] appended, as it is at `at`).
+  std::optional<int64_t> added_after;
 };
 
 // A live file at a snapshot with its deletion vector, as planning returns it (C8).

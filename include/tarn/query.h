@@ -36,6 +36,10 @@ struct QueryOptions {
   // Datasets (qualified names) the query names without a selector are read at these snapshots
   // instead of their current ones (a refresh job reads its source at the window's end).
   std::map<std::string, int64_t> pinned_snapshots;
+  // An incremental refresh's reads: datasets (qualified names) the query names read with their
+  // row ids (the column _tarn_row_id) and, when the value is set, only the rows of files added
+  // after that snapshot.
+  std::map<std::string, std::optional<int64_t>> incremental_reads;
 };
 
 struct QueryResult {
@@ -65,6 +69,9 @@ struct QueryIntoOptions {
   // kCreate only: the new dataset's partition spec and sort order.
   std::string partition_spec;
   std::string sort_order;
+  // kAppend only: also delete the target's rows this predicate matches, in the same snapshot
+  // (Client::ReplaceWhere). An incremental refresh passes the rows whose source rows went.
+  std::optional<std::string> replace_where;
 };
 
 struct QueryIntoResult {

@@ -102,9 +102,20 @@ inline constexpr char kRefreshDenied[] = "denied";
 inline constexpr char kRefreshEgressBlocked[] = "egress_blocked";
 inline constexpr char kRefreshThrottled[] = "throttled";
 
+// How a materialized view refreshes (MaterializedViewInfo::refresh_kind, RefreshRecord::mode):
+// full recomputes its SQL; incremental (a projection and filter of one dataset: no aggregate,
+// join, window, subquery, DISTINCT, ORDER BY or LIMIT) runs the SQL over the rows its source
+// added since the last refresh and deletes the rows whose source rows were deleted, matched by
+// row lineage: the view's data carries each row's source row id in kSourceRowIdColumn, which
+// tarn sql never shows. docs/design/views.md "Incremental refresh".
+inline constexpr char kRefreshFull[] = "full";
+inline constexpr char kRefreshIncremental[] = "incremental";
+inline constexpr char kSourceRowIdColumn[] = "_tarn_source_row_id";
+
 // What a refresh reports back to the catalog (Client::RecordRefresh).
 struct RefreshRecord {
   std::string status;  // one of the kRefresh* above
+  std::string mode;    // how it ran (succeeded): kRefreshFull, kRefreshIncremental
   std::string job_id;  // empty for a refresh run by hand
   std::string error;   // why, when not succeeded
   // The snapshot of each source the view's data now reflects (succeeded only).
@@ -117,9 +128,10 @@ struct RefreshRecord {
 struct MaterializedViewInfo {
   ViewInfo view;  // name, the current statement and its versions' numbering, created/updated
   std::string dataset_uuid;
-  std::vector<std::string> sources;   // qualified dataset names
-  std::string refresh_kind = "full";  // "full": each refresh recomputes the SQL
-  std::string last_refresh_status;    // empty: never refreshed since it was created
+  std::vector<std::string> sources;         // qualified dataset names
+  std::string refresh_kind = kRefreshFull;  // what its SQL allows (kRefreshIncremental)
+  std::string last_refresh_status;          // empty: never refreshed since it was created
+  std::string last_refresh_mode;            // how the last successful refresh ran
   std::optional<int64_t> last_refresh_at_us;
   std::string last_refresh_job;
   std::string last_refresh_error;
@@ -141,6 +153,7 @@ struct MaterializedViewOptions {
 struct RefreshOptions {
   std::string job_id;  // the idempotency key of the refresh's commit, when a job runs it
   std::string author;  // of that commit (required)
+  bool full = false;   // recompute even when an incremental refresh could run
   QueryOptions query;  // query.pinned_snapshots: a job reads its source at the window's end
 };
 

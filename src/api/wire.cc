@@ -1070,6 +1070,7 @@ Result<TriggerInfo> TriggerFromJson(const Json& j) { return TriggerAt(j, ""); }
 
 Json ToJson(const RefreshRecord& v) {
   return Json{{"status", v.status},
+              {"mode", v.mode},
               {"job_id", v.job_id},
               {"error", v.error},
               {"sources", ReadsJson(v.sources)},
@@ -1080,6 +1081,8 @@ Result<RefreshRecord> RefreshRecordFromJson(const Json& j) {
   TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
   RefreshRecord v;
   TARN_ASSIGN_OR_RETURN(v.status, r.String("status"));
+  TARN_ASSIGN_OR_RETURN(auto mode, r.OptString("mode"));
+  v.mode = mode.value_or("");
   TARN_ASSIGN_OR_RETURN(auto job, r.OptString("job_id"));
   v.job_id = job.value_or("");
   TARN_ASSIGN_OR_RETURN(auto error, r.OptString("error"));
@@ -1099,6 +1102,7 @@ Json ToJson(const MaterializedViewInfo& v) {
               {"sources", v.sources},
               {"refresh_kind", v.refresh_kind},
               {"last_refresh_status", v.last_refresh_status},
+              {"last_refresh_mode", v.last_refresh_mode},
               {"last_refresh_at_us", OptJson(v.last_refresh_at_us)},
               {"last_refresh_job", v.last_refresh_job},
               {"last_refresh_error", v.last_refresh_error},
@@ -1118,9 +1122,11 @@ Result<MaterializedViewInfo> MaterializedViewFromJson(const Json& j) {
     TARN_ASSIGN_OR_RETURN(v.sources, StringsAt(*sources, r.Pointer("sources")));
   }
   TARN_ASSIGN_OR_RETURN(auto kind, r.OptString("refresh_kind"));
-  v.refresh_kind = kind.value_or("full");
+  v.refresh_kind = kind.value_or(kRefreshFull);
   TARN_ASSIGN_OR_RETURN(auto status, r.OptString("last_refresh_status"));
   v.last_refresh_status = status.value_or("");
+  TARN_ASSIGN_OR_RETURN(auto last_mode, r.OptString("last_refresh_mode"));
+  v.last_refresh_mode = last_mode.value_or("");
   TARN_ASSIGN_OR_RETURN(v.last_refresh_at_us, r.OptInt("last_refresh_at_us"));
   TARN_ASSIGN_OR_RETURN(auto job, r.OptString("last_refresh_job"));
   v.last_refresh_job = job.value_or("");
@@ -1783,7 +1789,7 @@ Status FrameParser::Feed(std::string_view bytes) {
     uint32_t n = static_cast<uint32_t>(h[0]) | static_cast<uint32_t>(h[1]) << 8 |
                  static_cast<uint32_t>(h[2]) << 16 | static_cast<uint32_t>(h[3]) << 24;
     char kind = static_cast<char>(h[4]);
-    if (kind != 'M' && kind != 'P' && kind != 'E' && kind != 'X') {
+    if (kind != 'M' && kind != 'W' && kind != 'P' && kind != 'E' && kind != 'X') {
       error_ = Status::Of(codes::kBadFrame, "bad frame: unknown frame kind byte " +
                                                 std::to_string(static_cast<int>(h[4])));
       return error_;

@@ -167,7 +167,9 @@ class AllowUnknownFields {
 };
 
 // ---- batch frames (application/vnd.tarn.frames) ----
-enum class FrameKind : char { kMeta = 'M', kParquet = 'P', kEnd = 'E', kError = 'X' };
+// M: the commit meta (first); W: a delete predicate (second, in a merge append only);
+// P: a batch; E: the end; X: an error.
+enum class FrameKind : char { kMeta = 'M', kWhere = 'W', kParquet = 'P', kEnd = 'E', kError = 'X' };
 inline constexpr size_t kFrameHeaderBytes = 5;
 inline constexpr uint32_t kMaxFrameBytes = 256u << 20;
 

@@ -203,13 +203,14 @@ class Catalog : public Client {
   Result<MaterializedViewInfo> RegisterMaterializedView(std::string_view qualified,
                                                         const ViewDefinition& def,
                                                         const std::vector<std::string>& sources,
-                                                        bool replace) override;
+                                                        bool replace,
+                                                        std::string_view refresh_kind) override;
   // As `author` (the server passes the caller's client id), recording `first_run` as the
   // view's refresh state in the same transaction.
   Result<MaterializedViewInfo> RegisterMaterializedView(
       std::string_view qualified, const ViewDefinition& def,
-      const std::vector<std::string>& sources, bool replace, std::string_view author,
-      const std::optional<RefreshRecord>& first_run = std::nullopt);
+      const std::vector<std::string>& sources, bool replace, std::string_view refresh_kind,
+      std::string_view author, const std::optional<RefreshRecord>& first_run = std::nullopt);
   Result<MaterializedViewInfo> GetMaterializedView(std::string_view qualified) override;
   Result<std::vector<MaterializedViewInfo>> ListMaterializedViews(
       std::string_view collection) override;
@@ -322,6 +323,9 @@ class Catalog : public Client {
   // snapshot. An error from `next` or the commit deletes every file written.
   Result<SnapshotInfo> DoAppendStream(std::string_view qualified, const BatchSource& next,
                                       CommitMeta meta, CommitOperation op,
+                                      std::optional<std::string> expected_uuid) override;
+  Result<SnapshotInfo> DoReplaceWhere(std::string_view qualified, std::string_view where,
+                                      const BatchSource& next, CommitMeta meta,
                                       std::optional<std::string> expected_uuid) override;
   // Registers files already in the warehouse (paths relative to its root, or URIs inside it);
   // stats come from their footers. Ownership is decided first, from the keys alone: a path the

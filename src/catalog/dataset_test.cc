@@ -515,6 +515,42 @@ TEST_P(DatasetSuite, PredicateOfAnotherTypeFamilyIsRefusedBeforeAnythingIsPlanne
   EXPECT_EQ(del->deleted_records, 1);  // 'x' > '5'; '10' < '5' as text
 }
 
+TEST_P(DatasetSuite, ReplaceWhereDeletesAndAppendsInOneSnapshot) {
+  Create("w.c.t", "id INT64 NOT NULL, v VARCHAR");
+  Append("w.c.t", {{"1", "a"}, {"2", "b"}, {"3", "c"}});
+  auto ds = cat_->LoadDataset("w.c.t");
+  auto source = [&](std::vector<std::vector<std::string>> rows) {
+    auto batches = std::make_shared<std::vector<RecordBatch>>();
+    if (!rows.empty()) batches->push_back(MakeBatch(ds->schema, rows));
+    return [batches]() -> Result<std::optional<RecordBatch>> {
+      if (batches->empty()) return std::optional<RecordBatch>();
+      RecordBatch b = std::move(batches->back());
+      batches->pop_back();
+      return std::optional<RecordBatch>(std::move(b));
+    };
+  };
+  auto merged = cat_->ReplaceWhere("w.c.t", "id IN (2, 3)", source({{"2", "B"}}), Meta("m"));
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->operation, "merge");
+  EXPECT_EQ(merged->snapshot_id, 2);
+  EXPECT_EQ(merged->added_records, 1);
+  EXPECT_EQ(merged->deleted_records, 2);
+  EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"1|a", "2|B"}));
+  // Nothing to delete or add commits nothing; rows alone are an append.
+  auto none = cat_->ReplaceWhere("w.c.t", "id = 42", source({}), Meta());
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->snapshot_id, 0);
+  auto add = cat_->ReplaceWhere("w.c.t", "", source({{"4", "d"}}), Meta());
+  ASSERT_TRUE(add.ok()) << add.status().ToString();
+  EXPECT_EQ(add->operation, "append");
+  // A predicate that does not bind is refused before anything is written.
+  EXPECT_EQ(
+      FieldOf(cat_->ReplaceWhere("w.c.t", "v > 5", source({{"5", "e"}}), Meta()).status(), "code"),
+      "predicate_type_mismatch");
+  EXPECT_EQ(Rows("w.c.t").size(), 3u);
+  EXPECT_EQ(cat_->LoadDataset("w.c.t")->current_snapshot_id, 3);
+}
+
 TEST_P(DatasetSuite, DeleteRowsOverwriteRollbackAndTimeTravel) {
   Create("w.c.t", "id INT64 NOT NULL, v VARCHAR");
   Append("w.c.t", {{"1", "a"}, {"2", "b"}, {"3", "c"}});

@@ -79,15 +79,21 @@ Status Cycle(const std::string& source, const DatasetName& view) {
 
 Result<MaterializedViewInfo> Catalog::RegisterMaterializedView(
     std::string_view qualified, const ViewDefinition& def, const std::vector<std::string>& sources,
-    bool replace) {
-  return RegisterMaterializedView(qualified, def, sources, replace, actor());
+    bool replace, std::string_view refresh_kind) {
+  return RegisterMaterializedView(qualified, def, sources, replace, refresh_kind, actor());
 }
 
 Result<MaterializedViewInfo> Catalog::RegisterMaterializedView(
     std::string_view qualified, const ViewDefinition& def, const std::vector<std::string>& sources,
-    bool replace, std::string_view author, const std::optional<RefreshRecord>& first_run) {
+    bool replace, std::string_view refresh_kind, std::string_view author,
+    const std::optional<RefreshRecord>& first_run) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(ValidateViewDefinition(def));
+  if (refresh_kind != kRefreshFull && refresh_kind != kRefreshIncremental) {
+    return Status::InvalidArgument("a refresh kind is full or incremental, not '" +
+                                   std::string(refresh_kind.substr(0, 40)) + "'")
+        .WithField("refresh_kind", std::string(refresh_kind.substr(0, 40)));
+  }
   if (author.empty()) return Status::Of(codes::kAuthorRequired, "a view needs an author");
   std::vector<DatasetName> source_names;
   for (const auto& s : sources) {
@@ -142,6 +148,7 @@ Result<MaterializedViewInfo> Catalog::RegisterMaterializedView(
       TARN_RETURN_NOT_OK(views_store::InsertVersion(tx, view_id, 1, def, author, now));
     }
     TARN_RETURN_NOT_OK(views_store::SetSources(tx, view_id, source_ids));
+    TARN_RETURN_NOT_OK(views_store::SetRefreshKind(tx, view_id, refresh_kind));
     const std::string trigger = RefreshTriggerName(n);
     for (int64_t id : source_ids) {
       auto kept = kept_intervals.find(id);

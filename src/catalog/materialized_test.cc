@@ -57,7 +57,8 @@ class MaterializedSuite : public CatalogBackendTest {
 
 TEST_P(MaterializedSuite, RegistrationWritesTheDefinitionSourcesAndOneTriggerEach) {
   auto mv = cat_->RegisterMaterializedView("w.c.m", Def("SELECT * FROM w.c.src, w.c.other"),
-                                           {"w.c.src", "w.c.other", "w.c.src"}, false, "alice");
+                                           {"w.c.src", "w.c.other", "w.c.src"}, false, kRefreshFull,
+                                           "alice");
   ASSERT_TRUE(mv.ok()) << mv.status().ToString();
   EXPECT_EQ(mv->view.current.version, 1);
   EXPECT_EQ(mv->view.created_by, "alice");
@@ -81,13 +82,15 @@ TEST_P(MaterializedSuite, RegistrationWritesTheDefinitionSourcesAndOneTriggerEac
   ASSERT_EQ(list->size(), 1u);
   EXPECT_TRUE(cat_->ListViews("w.c")->empty());
   // Registering again needs replace; a plain view's name and a missing dataset are refused.
-  EXPECT_TRUE(cat_->RegisterMaterializedView("w.c.m", Def("SELECT 1"), {}, false, "a")
+  EXPECT_TRUE(cat_->RegisterMaterializedView("w.c.m", Def("SELECT 1"), {}, false, kRefreshFull, "a")
                   .status()
                   .Is(codes::kMaterializedViewExists));
-  EXPECT_TRUE(cat_->RegisterMaterializedView("w.c.nope", Def("SELECT 1"), {}, false, "a")
-                  .status()
-                  .Is(codes::kDatasetNotFound));
-  EXPECT_TRUE(cat_->RegisterMaterializedView("w.c.top", Def("SELECT 1"), {"w.c.gone"}, false, "a")
+  EXPECT_TRUE(
+      cat_->RegisterMaterializedView("w.c.nope", Def("SELECT 1"), {}, false, kRefreshFull, "a")
+          .status()
+          .Is(codes::kDatasetNotFound));
+  EXPECT_TRUE(cat_->RegisterMaterializedView("w.c.top", Def("SELECT 1"), {"w.c.gone"}, false,
+                                             kRefreshFull, "a")
                   .status()
                   .Is(codes::kDatasetNotFound));
   EXPECT_TRUE(cat_->GetMaterializedView("w.c.top").status().Is(codes::kMaterializedViewNotFound));
@@ -97,13 +100,19 @@ TEST_P(MaterializedSuite, RegistrationWritesTheDefinitionSourcesAndOneTriggerEac
 }
 
 TEST_P(MaterializedSuite, TheTriggerGraphStaysADagAndARefusalWritesNothing) {
-  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src"}, false, "a").ok());
-  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.top", Def("y"), {"w.c.m"}, false, "a").ok());
+  ASSERT_TRUE(
+      cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src"}, false, kRefreshFull, "a")
+          .ok());
+  ASSERT_TRUE(
+      cat_->RegisterMaterializedView("w.c.top", Def("y"), {"w.c.m"}, false, kRefreshFull, "a")
+          .ok());
   // src -> m -> top: m reading top, or src reading m, closes a circle; so does reading itself.
-  auto cycle = cat_->RegisterMaterializedView("w.c.m", Def("z"), {"w.c.src", "w.c.top"}, true, "a");
+  auto cycle = cat_->RegisterMaterializedView("w.c.m", Def("z"), {"w.c.src", "w.c.top"}, true,
+                                              kRefreshFull, "a");
   EXPECT_TRUE(cycle.status().Is(codes::kTriggerCycle)) << cycle.status().ToString();
   EXPECT_EQ(FieldOf(cycle.status(), "dataset"), "w.c.top");
-  auto self = cat_->RegisterMaterializedView("w.c.top", Def("z"), {"w.c.top"}, true, "a");
+  auto self =
+      cat_->RegisterMaterializedView("w.c.top", Def("z"), {"w.c.top"}, true, kRefreshFull, "a");
   EXPECT_TRUE(self.status().Is(codes::kTriggerCycle)) << self.status().ToString();
   // Nothing of the refused replace was written.
   auto m = cat_->GetMaterializedView("w.c.m");
@@ -113,16 +122,19 @@ TEST_P(MaterializedSuite, TheTriggerGraphStaysADagAndARefusalWritesNothing) {
   EXPECT_EQ(m->sources, std::vector<std::string>{"w.c.src"});
   EXPECT_TRUE(cat_->ListTriggers("w.c.top")->empty());
   // A diamond is fine: other -> m as well.
-  ASSERT_TRUE(
-      cat_->RegisterMaterializedView("w.c.m", Def("x2"), {"w.c.src", "w.c.other"}, true, "a").ok());
+  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.m", Def("x2"), {"w.c.src", "w.c.other"}, true,
+                                             kRefreshFull, "a")
+                  .ok());
 }
 
 TEST_P(MaterializedSuite, ReplaceRewritesTriggersAndKeepsTheFloorsItKeeps) {
-  ASSERT_TRUE(
-      cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src", "w.c.other"}, false, "a").ok());
+  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src", "w.c.other"}, false,
+                                             kRefreshFull, "a")
+                  .ok());
   ASSERT_OK(cat_->SetTriggerInterval("w.c.src", "refresh__c__m", 7));
   ASSERT_OK(cat_->SetTriggerInterval("w.c.other", "refresh__c__m", std::nullopt));
-  auto v2 = cat_->RegisterMaterializedView("w.c.m", Def("y"), {"w.c.src", "w.c.top"}, true, "bob");
+  auto v2 = cat_->RegisterMaterializedView("w.c.m", Def("y"), {"w.c.src", "w.c.top"}, true,
+                                           kRefreshFull, "bob");
   ASSERT_TRUE(v2.ok()) << v2.status().ToString();
   EXPECT_EQ(v2->view.current.version, 2);
   EXPECT_EQ(v2->view.current.author, "bob");
@@ -136,7 +148,9 @@ TEST_P(MaterializedSuite, ReplaceRewritesTriggersAndKeepsTheFloorsItKeeps) {
 }
 
 TEST_P(MaterializedSuite, RenameIsRefusedAndDropCleansTriggers) {
-  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src"}, false, "a").ok());
+  ASSERT_TRUE(
+      cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src"}, false, kRefreshFull, "a")
+          .ok());
   EXPECT_TRUE(cat_->RenameDataset("w.c.src", "src2").Is(codes::kHasTriggers));
   EXPECT_TRUE(cat_->RenameDataset("w.c.m", "m2").Is(codes::kHasTriggers));
   ASSERT_OK(cat_->RenameDataset("w.c.other", "other2"));
@@ -146,9 +160,9 @@ TEST_P(MaterializedSuite, RenameIsRefusedAndDropCleansTriggers) {
   EXPECT_TRUE(cat_->ListTriggers("w.c.src")->empty());
   ASSERT_OK(cat_->RenameDataset("w.c.src", "src2"));
   // Dropping a source removes it from the view's sources and its trigger with it.
-  ASSERT_TRUE(
-      cat_->RegisterMaterializedView("w.c.top", Def("x"), {"w.c.src2", "w.c.other2"}, false, "a")
-          .ok());
+  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.top", Def("x"), {"w.c.src2", "w.c.other2"}, false,
+                                             kRefreshFull, "a")
+                  .ok());
   ASSERT_OK(cat_->DropDataset("w.c.src2"));
   auto top = cat_->GetMaterializedView("w.c.top");
   ASSERT_TRUE(top.ok()) << top.status().ToString();
@@ -162,7 +176,9 @@ TEST_P(MaterializedSuite, RenameIsRefusedAndDropCleansTriggers) {
 TEST_P(MaterializedSuite, ACommitRecordsAJobAfterTheFloorAndThrottledCommitsWidenTheWindow) {
   auto first = Append("w.c.src");  // before the trigger: fires nothing
   ASSERT_TRUE(first.ok());
-  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src"}, false, "a").ok());
+  ASSERT_TRUE(
+      cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src"}, false, kRefreshFull, "a")
+          .ok());
   EXPECT_TRUE(Jobs().empty());
   auto s2 = Append("w.c.src", "bob");
   ASSERT_TRUE(s2.ok());
@@ -205,7 +221,9 @@ TEST_P(MaterializedSuite, ACommitRecordsAJobAfterTheFloorAndThrottledCommitsWide
 }
 
 TEST_P(MaterializedSuite, HousekeepingAndDisabledFiringRecordNothing) {
-  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src"}, false, "a").ok());
+  ASSERT_TRUE(
+      cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src"}, false, kRefreshFull, "a")
+          .ok());
   ASSERT_OK(cat_->SetTriggerInterval("w.c.src", "refresh__c__m", 0));
   auto s1 = Append("w.c.src");
   ASSERT_TRUE(s1.ok());
@@ -235,7 +253,9 @@ TEST_P(MaterializedSuite, HousekeepingAndDisabledFiringRecordNothing) {
 }
 
 TEST_P(MaterializedSuite, OfRacingCommitsInsideTheFloorExactlyOneFires) {
-  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src"}, false, "a").ok());
+  ASSERT_TRUE(
+      cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src"}, false, kRefreshFull, "a")
+          .ok());
   std::vector<std::thread> threads;
   std::atomic<int> ok{0};
   for (int i = 0; i < 8; ++i) {
@@ -249,8 +269,12 @@ TEST_P(MaterializedSuite, OfRacingCommitsInsideTheFloorExactlyOneFires) {
 }
 
 TEST_P(MaterializedSuite, JobsAreClaimedOnceLeasedRetriedAndPurged) {
-  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src"}, false, "a").ok());
-  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.top", Def("x"), {"w.c.other"}, false, "a").ok());
+  ASSERT_TRUE(
+      cat_->RegisterMaterializedView("w.c.m", Def("x"), {"w.c.src"}, false, kRefreshFull, "a")
+          .ok());
+  ASSERT_TRUE(
+      cat_->RegisterMaterializedView("w.c.top", Def("x"), {"w.c.other"}, false, kRefreshFull, "a")
+          .ok());
   ASSERT_TRUE(Append("w.c.src").ok());
   ASSERT_TRUE(Append("w.c.other").ok());
   ASSERT_EQ(Jobs().size(), 2u);

@@ -132,7 +132,8 @@ TEST_P(MetastoreFaultSuite, AFailedFireNeverFailsTheCommit) {
   ASSERT_TRUE(cat_->CreateDataset("w.c.m", def).ok());
   ViewDefinition view;
   view.sql = "SELECT count(*) AS id FROM w.c.t";
-  ASSERT_TRUE(cat_->RegisterMaterializedView("w.c.m", view, {"w.c.t"}, false, "a").ok());
+  ASSERT_TRUE(
+      cat_->RegisterMaterializedView("w.c.m", view, {"w.c.t"}, false, kRefreshFull, "a").ok());
   ASSERT_OK(cat_->SetTriggerInterval("w.c.t", "refresh__c__m", std::nullopt));
   auto jobs = [&] {
     auto all = cat_->ListJobs(JobQuery{});

@@ -201,18 +201,17 @@ Result<SnapshotInfo> Catalog::DoAppend(std::string_view qualified,
   return FinishAppend(*this, ds, std::move(files), rows, std::move(meta), op);
 }
 
-Result<SnapshotInfo> Catalog::DoAppendStream(std::string_view qualified, const BatchSource& next,
-                                             CommitMeta meta, CommitOperation op,
-                                             std::optional<std::string> expected_uuid) {
-  TARN_ASSIGN_OR_RETURN(auto ds, PrepareAppend(*this, qualified, meta, op, expected_uuid));
-  TARN_ASSIGN_OR_RETURN(auto earlier, EarlierCommit(*this, qualified, meta));
-  if (earlier) return std::move(*earlier);
-  std::vector<DataFile> files;
+namespace {
+
+// Writes the rows `next` yields as data files of `ds` (a file every ~kAppendFlushRows rows or
+// kAppendFlushBytes bytes); on an error, every file written is deleted again.
+Status WriteStream(Catalog& cat, const DatasetInfo& ds, const Client::BatchSource& next,
+                   std::vector<DataFile>* files, int64_t* rows) {
   std::vector<RecordBatch> buffer;
-  int64_t rows = 0, buffered_rows = 0, buffered_bytes = 0;
+  int64_t buffered_rows = 0, buffered_bytes = 0;
   auto flush = [&]() -> Status {
     if (buffer.empty()) return Status::OK();
-    Status st = WriteChunk(*this, ds, buffer, &files);
+    Status st = WriteChunk(cat, ds, buffer, files);
     buffer.clear();
     buffered_rows = buffered_bytes = 0;
     return st;
@@ -227,21 +226,139 @@ Result<SnapshotInfo> Catalog::DoAppendStream(std::string_view qualified, const B
     if (!*batch) break;
     RecordBatch& b = **batch;
     if (b.num_rows == 0) continue;
-    rows += b.num_rows;
+    *rows += b.num_rows;
     buffered_rows += b.num_rows;
     buffered_bytes += BatchBytes(b);
     buffer.push_back(std::move(b));
-    if (buffered_rows >= kAppendFlushRows || buffered_bytes >= kAppendFlushBytes) {
+    if (buffered_rows >= Catalog::kAppendFlushRows ||
+        buffered_bytes >= Catalog::kAppendFlushBytes) {
       st = flush();
       if (!st.ok()) break;
     }
   }
   if (st.ok()) st = flush();
-  if (!st.ok()) {
-    DeleteQuietly(warehouse(), files);
-    return st;
+  if (!st.ok()) DeleteQuietly(cat.warehouse(), *files);
+  return st;
+}
+
+// The rows of `ds`'s current snapshot that `pred` matches and no deletion vector holds yet,
+// per file.
+Result<std::vector<FileDeletes>> PlanDeletes(Catalog& cat, const DatasetInfo& ds,
+                                             std::string_view where, const BoundPredicate& pred) {
+  std::vector<FileDeletes> out;
+  if (!ds.current_snapshot_id) return out;
+  SnapshotSelector at;
+  at.snapshot_id = ds.current_snapshot_id;
+  std::vector<PlannedFile> files;
+  TARN_RETURN_NOT_OK(cat.PlanFiles(ds.name.ToString(), at, where, [&](const PlannedFile& f) {
+    files.push_back(f);
+    return Status::OK();
+  }));
+  ReadOptions options;
+  options.field_ids = ReferencedFieldIds(pred);
+  if (options.field_ids.empty() && !ds.schema.fields.empty()) {
+    options.field_ids.push_back(ds.schema.fields[0].field_id);
   }
+  for (const PlannedFile& f : files) {
+    std::vector<uint64_t> already;
+    if (f.deletion_vector) {
+      TARN_ASSIGN_OR_RETURN(already, DecodeDeletionVector(*f.deletion_vector));
+    }
+    TARN_ASSIGN_OR_RETURN(auto batch,
+                          ReadDataFile(cat.warehouse(), f.file, ds.schema, {}, nullptr, options));
+    TARN_ASSIGN_OR_RETURN(auto mask, EvaluatePredicate(pred, batch));
+    FileDeletes d;
+    d.path = f.file.path;
+    size_t a = 0;
+    for (size_t i = 0; i < mask.size(); ++i) {
+      if (!mask[i]) continue;
+      while (a < already.size() && already[a] < i) ++a;
+      if (a < already.size() && already[a] == i) continue;
+      d.positions.push_back(i);
+    }
+    if (!d.positions.empty()) out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<SnapshotInfo> Catalog::DoAppendStream(std::string_view qualified, const BatchSource& next,
+                                             CommitMeta meta, CommitOperation op,
+                                             std::optional<std::string> expected_uuid) {
+  TARN_ASSIGN_OR_RETURN(auto ds, PrepareAppend(*this, qualified, meta, op, expected_uuid));
+  TARN_ASSIGN_OR_RETURN(auto earlier, EarlierCommit(*this, qualified, meta));
+  if (earlier) return std::move(*earlier);
+  std::vector<DataFile> files;
+  int64_t rows = 0;
+  TARN_RETURN_NOT_OK(WriteStream(*this, ds, next, &files, &rows));
   return FinishAppend(*this, ds, std::move(files), rows, std::move(meta), op);
+}
+
+Result<SnapshotInfo> Catalog::DoReplaceWhere(std::string_view qualified, std::string_view where,
+                                             const BatchSource& next, CommitMeta meta,
+                                             std::optional<std::string> expected_uuid) {
+  TARN_ASSIGN_OR_RETURN(
+      auto ds, PrepareAppend(*this, qualified, meta, CommitOperation::kAppend, expected_uuid));
+  TARN_ASSIGN_OR_RETURN(auto earlier, EarlierCommit(*this, qualified, meta));
+  if (earlier) return std::move(*earlier);
+  // A predicate that does not bind is refused before any byte is written.
+  if (!where.empty()) TARN_RETURN_NOT_OK(ParseAndBindPredicate(where, ds.schema).status());
+  std::vector<DataFile> files;
+  int64_t rows = 0;
+  TARN_RETURN_NOT_OK(WriteStream(*this, ds, next, &files, &rows));
+  Status last;
+  for (int attempt = 0; attempt < kDeleteAttempts; ++attempt) {
+    if (attempt > 0) {
+      auto reloaded = PrepareAppend(*this, qualified, meta, CommitOperation::kAppend, ds.uuid);
+      if (!reloaded.ok()) {
+        DeleteQuietly(warehouse(), files);
+        return reloaded.status();
+      }
+      ds = std::move(*reloaded);
+    }
+    std::vector<FileDeletes> deletes;
+    if (!where.empty()) {
+      auto pred = ParseAndBindPredicate(where, ds.schema);
+      auto planned = pred.ok() ? PlanDeletes(*this, ds, where, *pred)
+                               : Result<std::vector<FileDeletes>>(pred.status());
+      if (!planned.ok()) {
+        DeleteQuietly(warehouse(), files);
+        return planned.status();
+      }
+      deletes = std::move(*planned);
+    }
+    if (rows == 0 && deletes.empty()) {
+      DeleteQuietly(warehouse(), files);
+      SnapshotInfo nothing;
+      nothing.dataset_uuid = ds.uuid;
+      return nothing;
+    }
+    DatasetCommit part;
+    part.dataset = ds.name.ToString();
+    part.expected_uuid = ds.uuid;
+    // Without deletes it is an append, which never conflicts with another.
+    part.operation = deletes.empty() ? CommitOperation::kAppend : CommitOperation::kMerge;
+    if (!deletes.empty()) part.read_snapshot_id = ds.current_snapshot_id.value_or(0);
+    part.written_spec_id = ds.spec.spec_id;
+    part.added = files;
+    part.deletes = std::move(deletes);
+    part.meta = meta;
+    std::vector<DatasetCommit> parts;
+    parts.push_back(std::move(part));
+    auto committed = CommitWritten(std::move(parts));
+    if (committed.ok()) {
+      if ((*committed)[0].idempotent_replay) DeleteQuietly(warehouse(), files);
+      return std::move((*committed)[0]);
+    }
+    last = committed.status();
+    if (last.kind() != ErrorKind::kConflict) {
+      if (!MayBeRegistered(*this, files)) DeleteQuietly(warehouse(), files);
+      return last;
+    }
+  }
+  DeleteQuietly(warehouse(), files);
+  return last;
 }
 
 Result<SnapshotInfo> Catalog::DoAddFiles(std::string_view qualified,
@@ -310,43 +427,13 @@ Result<SnapshotInfo> Catalog::DeleteRows(std::string_view qualified, std::string
       nothing.dataset_uuid = ds.uuid;
       return nothing;  // snapshot_id 0: nothing committed
     }
-    SnapshotSelector at;
-    at.snapshot_id = ds.current_snapshot_id;
-    std::vector<PlannedFile> files;
-    TARN_RETURN_NOT_OK(PlanFiles(qualified, at, where, [&](const PlannedFile& f) {
-      files.push_back(f);
-      return Status::OK();
-    }));
-    ReadOptions options;
-    options.field_ids = ReferencedFieldIds(pred);
-    if (options.field_ids.empty() && !ds.schema.fields.empty()) {
-      options.field_ids.push_back(ds.schema.fields[0].field_id);
-    }
     DatasetCommit part;
     part.dataset = ds.name.ToString();
     part.expected_uuid = ds.uuid;
     part.read_snapshot_id = *ds.current_snapshot_id;
     part.operation = CommitOperation::kDeleteRows;
     part.meta = meta;
-    for (const PlannedFile& f : files) {
-      std::vector<uint64_t> already;
-      if (f.deletion_vector) {
-        TARN_ASSIGN_OR_RETURN(already, DecodeDeletionVector(*f.deletion_vector));
-      }
-      TARN_ASSIGN_OR_RETURN(auto batch,
-                            ReadDataFile(*warehouse_, f.file, ds.schema, {}, nullptr, options));
-      TARN_ASSIGN_OR_RETURN(auto mask, EvaluatePredicate(pred, batch));
-      FileDeletes d;
-      d.path = f.file.path;
-      size_t a = 0;
-      for (size_t i = 0; i < mask.size(); ++i) {
-        if (!mask[i]) continue;
-        while (a < already.size() && already[a] < i) ++a;
-        if (a < already.size() && already[a] == i) continue;
-        d.positions.push_back(i);
-      }
-      if (!d.positions.empty()) part.deletes.push_back(std::move(d));
-    }
+    TARN_ASSIGN_OR_RETURN(part.deletes, PlanDeletes(*this, ds, where, pred));
     if (part.deletes.empty()) {
       SnapshotInfo nothing;
       nothing.dataset_uuid = ds.uuid;

@@ -177,7 +177,9 @@ Status Catalog::DoScan(std::string_view qualified, const ScanOptions& options,
   if (!ds.current_snapshot_id) return Status::OK();
   std::vector<PlannedFile> files;
   TARN_RETURN_NOT_OK(PlanFiles(qualified, options.at, options.where, [&](const PlannedFile& f) {
-    files.push_back(f);
+    if (!options.added_after || f.file.added_snapshot_id > *options.added_after) {
+      files.push_back(f);
+    }
     return Status::OK();
   }));
   for (const PlannedFile& f : files) {

@@ -107,6 +107,13 @@ CREATE INDEX jobs_target ON jobs (target, created_at);
 CREATE INDEX jobs_purge ON jobs (purge_at);
 )sql";
 
+// Incremental refresh (issue 17): what a materialized view's SQL allows (NULL: full) and how
+// its last successful refresh ran.
+constexpr char kRefreshKinds[] = R"sql(
+ALTER TABLE views ADD COLUMN refresh_kind TEXT;
+ALTER TABLE views ADD COLUMN refresh_mode TEXT;
+)sql";
+
 [[maybe_unused]] const bool kContributed = ContributeMigrations(ViewTables());
 
 constexpr char kViewColumns[] =
@@ -159,8 +166,10 @@ Result<ViewVersion> VersionFromRow(const Row& r, size_t at = 0) {
 }  // namespace
 
 const std::vector<Migration>& ViewTables() {
-  static const std::vector<Migration>* steps = new std::vector<Migration>{
-      {7, "views", kViews}, {8, "materialized views and triggers", kMaterialized}};
+  static const std::vector<Migration>* steps =
+      new std::vector<Migration>{{7, "views", kViews},
+                                 {8, "materialized views and triggers", kMaterialized},
+                                 {9, "incremental refresh", kRefreshKinds}};
   return *steps;
 }
 
@@ -343,8 +352,8 @@ Status LoadMaterialized(Transaction& tx, const ViewRow& row, MaterializedViewInf
   TARN_ASSIGN_OR_RETURN(
       auto state,
       tx.QueryOne("SELECT v.refresh_status, v.refresh_at, v.refresh_job, v.refresh_error, "
-                  "v.refresh_sources, v.refresh_snapshot, d.uuid FROM views v JOIN datasets d ON "
-                  "d.id = v.dataset_id WHERE v.id = ?",
+                  "v.refresh_sources, v.refresh_snapshot, d.uuid, v.refresh_kind, v.refresh_mode "
+                  "FROM views v JOIN datasets d ON d.id = v.dataset_id WHERE v.id = ?",
                   {row.id}));
   if (!state)
     return Status::Corruption("materialized view row " + std::to_string(row.id) +
@@ -365,6 +374,10 @@ Status LoadMaterialized(Transaction& tx, const ViewRow& row, MaterializedViewInf
   TARN_ASSIGN_OR_RETURN(out->last_refresh_snapshot_id, state->OptionalInt64(5));
   TARN_ASSIGN_OR_RETURN(auto uuid, state->Text(6));
   out->dataset_uuid = std::string(uuid);
+  TARN_ASSIGN_OR_RETURN(auto kind, state->OptionalText(7));
+  out->refresh_kind = std::string(kind.value_or(kRefreshFull));
+  TARN_ASSIGN_OR_RETURN(auto mode, state->OptionalText(8));
+  out->last_refresh_mode = std::string(mode.value_or(""));
   TARN_ASSIGN_OR_RETURN(
       auto names,
       tx.Query("SELECT w.name, c.name, d.name FROM view_sources s JOIN datasets d ON d.id = "
@@ -417,9 +430,10 @@ Status SetRefresh(Transaction& tx, int64_t view_id, const RefreshRecord& r, int6
         .Execute(
             "UPDATE views SET refresh_status = ?, refresh_at = ?, refresh_job = ?, "
             "refresh_error = NULL, refresh_sources = ?, refresh_snapshot = COALESCE(?, "
-            "refresh_snapshot) WHERE id = ?",
+            "refresh_snapshot), refresh_mode = ? WHERE id = ?",
             {r.status, now_us, opt(r.job_id), sources.ToJson(),
-             SqlValue::OptionalInt64(r.snapshot_id), view_id})
+             SqlValue::OptionalInt64(r.snapshot_id), opt(r.mode.empty() ? kRefreshFull : r.mode),
+             view_id})
         .status();
   }
   // A refresh that did not succeed leaves the data, and what it reflects, as they were.
@@ -428,6 +442,13 @@ Status SetRefresh(Transaction& tx, int64_t view_id, const RefreshRecord& r, int6
           "UPDATE views SET refresh_status = ?, refresh_at = ?, refresh_job = ?, "
           "refresh_error = ? WHERE id = ?",
           {r.status, now_us, opt(r.job_id), opt(r.error), view_id})
+      .status();
+}
+
+Status SetRefreshKind(Transaction& tx, int64_t view_id, std::string_view kind) {
+  return tx
+      .Execute("UPDATE views SET refresh_kind = ?, refresh_mode = NULL WHERE id = ?",
+               {kind == kRefreshFull ? SqlValue::Null() : SqlValue(kind), view_id})
       .status();
 }
 

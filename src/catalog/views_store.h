@@ -69,6 +69,9 @@ Result<std::vector<MaterializedViewInfo>> ListMaterialized(Transaction& tx, int6
 Status SetSources(Transaction& tx, int64_t view_id, const std::vector<int64_t>& dataset_ids);
 // Stores a refresh's outcome.
 Status SetRefresh(Transaction& tx, int64_t view_id, const RefreshRecord& r, int64_t now_us);
+// What the view's SQL allows (kRefreshFull, kRefreshIncremental); forgets how the last refresh
+// ran, so the next one recomputes (the data may be of an earlier SQL version).
+Status SetRefreshKind(Transaction& tx, int64_t view_id, std::string_view kind);
 // Deletes a materialized view's definition: its triggers, sources, versions and row.
 Status DeleteMaterialized(Transaction& tx, int64_t view_id);
 // Removes `dataset_id` from every view's sources (the dataset goes).

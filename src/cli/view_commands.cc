@@ -183,6 +183,7 @@ json MaterializedJson(const MaterializedViewInfo& m) {
   j["sources"] = m.sources;
   j["refresh_kind"] = m.refresh_kind;
   j["last_refresh_status"] = m.last_refresh_status;
+  j["last_refresh_mode"] = m.last_refresh_mode;
   j["last_refresh_at"] =
       m.last_refresh_at_us ? json(FormatTime(*m.last_refresh_at_us)) : json(nullptr);
   j["last_refresh_job"] = m.last_refresh_job;
@@ -214,6 +215,7 @@ void PrintMaterialized(const MaterializedViewInfo& m, bool as_json) {
       {"sources", sources},
       {"refresh_kind", m.refresh_kind},
       {"last_refresh_status", m.last_refresh_status.empty() ? "(never)" : m.last_refresh_status},
+      {"last_refresh_mode", m.last_refresh_mode.empty() ? "-" : m.last_refresh_mode},
       {"last_refresh_at", m.last_refresh_at_us ? FormatTime(*m.last_refresh_at_us) : "-"},
       {"last_refresh_job", m.last_refresh_job.empty() ? "-" : m.last_refresh_job},
       {"reflects", reflects.empty() ? "-" : reflects},
@@ -317,27 +319,34 @@ void RegisterMaterialized(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     return Status::OK();
   });
 
-  auto* refresh = mv->add_subcommand("refresh", "Recompute a materialized view now");
+  auto* refresh = mv->add_subcommand(
+      "refresh", "Refresh a materialized view now (incrementally when its SQL allows)");
   auto refresh_name = std::make_shared<std::string>();
   auto refresh_args = std::make_shared<CommitArgs>();
+  auto refresh_full = std::make_shared<bool>(false);
   refresh->add_option("VIEW", *refresh_name, "workspace.collection.view")->required();
+  refresh->add_flag("--full", *refresh_full,
+                    "recompute even when an incremental refresh could run");
   AddCommitArgs(refresh, refresh_args.get(), false);
   SetCommand(refresh, [=]() -> Status {
     TARN_RETURN_NOT_OK(ParseDatasetName(*refresh_name).status());
     TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
     RefreshOptions options;
     options.author = refresh_args->author.empty() ? DefaultAuthor(*client) : refresh_args->author;
+    options.full = *refresh_full;
     TARN_ASSIGN_OR_RETURN(auto r, client->RefreshMaterializedView(*refresh_name, options));
     if (g->json) {
       std::cout << Dump(
                        {{"view", *refresh_name},
                         {"status", r.record.status},
+                        {"mode", r.record.mode},
                         {"rows", r.rows},
                         {"snapshot_id", r.snapshot ? json(r.snapshot->snapshot_id) : json(nullptr)},
                         {"reflects", ReadsJson(r.record.sources)}})
                 << "\n";
     } else {
-      std::cout << "refreshed " << *refresh_name << ": " << r.rows << " rows"
+      std::cout << "refreshed " << *refresh_name << " (" << r.record.mode << "): " << r.rows
+                << " rows"
                 << (r.snapshot ? ", snapshot " + std::to_string(r.snapshot->snapshot_id) : "")
                 << "\n";
     }

@@ -880,11 +880,29 @@ Result<SnapshotInfo> RemoteClient::DoAppendStream(std::string_view qualified,
                                                   const BatchSource& next, CommitMeta meta,
                                                   CommitOperation op,
                                                   std::optional<std::string> expected_uuid) {
+  return PostAppend(qualified, std::string(CommitOperationName(op)), std::nullopt, next,
+                    std::move(meta), std::move(expected_uuid));
+}
+
+Result<SnapshotInfo> RemoteClient::DoReplaceWhere(std::string_view qualified,
+                                                  std::string_view where, const BatchSource& next,
+                                                  CommitMeta meta,
+                                                  std::optional<std::string> expected_uuid) {
+  return PostAppend(qualified, "merge", std::string(where), next, std::move(meta),
+                    std::move(expected_uuid));
+}
+
+// POST .../append: the M frame, the W frame of a merge, the batches as P frames, then E.
+Result<SnapshotInfo> RemoteClient::PostAppend(std::string_view qualified,
+                                              const std::string& operation,
+                                              const std::optional<std::string>& where,
+                                              const BatchSource& next, CommitMeta meta,
+                                              std::optional<std::string> expected_uuid) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
-  std::vector<std::pair<std::string, std::string>> q = {
-      {"operation", std::string(CommitOperationName(op))}};
+  std::vector<std::pair<std::string, std::string>> q = {{"operation", operation}};
   if (expected_uuid) q.emplace_back("expected_uuid", *expected_uuid);
   std::string meta_frame = api::EncodeFrame(api::FrameKind::kMeta, api::Dump(api::ToJson(meta)));
+  if (where) meta_frame += api::EncodeFrame(api::FrameKind::kWhere, *where);
   bool started = false;  // a batch was pulled from `next`: the request cannot be repeated
   bool finished = false;
   Status source_error;
@@ -1085,12 +1103,13 @@ Result<std::string> MaterializedPath(std::string_view qualified) {
 
 Result<MaterializedViewInfo> RemoteClient::RegisterMaterializedView(
     std::string_view qualified, const ViewDefinition& def, const std::vector<std::string>& sources,
-    bool replace) {
+    bool replace, std::string_view refresh_kind) {
   TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(qualified));
   Json body = api::ToJson(def);
   body["name"] = n.dataset;
   body["sources"] = sources;
   body["replace"] = replace;
+  body["refresh_kind"] = refresh_kind;
   std::string path = "/v1/workspaces" + Seg(n.workspace) + "/collections" + Seg(n.collection) +
                      "/materialized_views";
   TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", path, &body, false));
@@ -1236,6 +1255,7 @@ Status RemoteClient::DoScan(std::string_view qualified, const ScanOptions& optio
   auto q = api::SelectorParams(options.at);
   if (!options.where.empty()) q.emplace_back("where", options.where);
   if (options.with_row_ids) q.emplace_back("with_row_ids", "true");
+  if (options.added_after) q.emplace_back("added_after", std::to_string(*options.added_after));
   if (!options.columns.empty()) {
     std::string columns;
     for (const std::string& c : options.columns) columns += (columns.empty() ? "" : ",") + c;
@@ -1276,6 +1296,8 @@ Status RemoteClient::DoScan(std::string_view qualified, const ScanOptions& optio
             }
             case api::FrameKind::kMeta:
               break;  // nothing a scan needs yet
+            case api::FrameKind::kWhere:
+              return Status::Of(codes::kBadFrame, "scan stream: a W frame in a scan");
           }
         }
         return Status::OK();

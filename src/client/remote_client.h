@@ -129,7 +129,8 @@ class RemoteClient : public Client {
   Result<MaterializedViewInfo> RegisterMaterializedView(std::string_view qualified,
                                                         const ViewDefinition& def,
                                                         const std::vector<std::string>& sources,
-                                                        bool replace) override;
+                                                        bool replace,
+                                                        std::string_view refresh_kind) override;
   Result<MaterializedViewInfo> GetMaterializedView(std::string_view qualified) override;
   Result<std::vector<MaterializedViewInfo>> ListMaterializedViews(
       std::string_view collection) override;
@@ -210,6 +211,9 @@ class RemoteClient : public Client {
   Result<SnapshotInfo> DoAppendStream(std::string_view qualified, const BatchSource& next,
                                       CommitMeta meta, CommitOperation op,
                                       std::optional<std::string> expected_uuid) override;
+  Result<SnapshotInfo> DoReplaceWhere(std::string_view qualified, std::string_view where,
+                                      const BatchSource& next, CommitMeta meta,
+                                      std::optional<std::string> expected_uuid) override;
   Result<SnapshotInfo> DoAddFiles(std::string_view qualified, const std::vector<std::string>& paths,
                                   CommitMeta meta, bool truncate_first) override;
   Status DoCreateTag(std::string_view qualified, std::string_view tag, const SnapshotSelector& at,
@@ -224,6 +228,9 @@ class RemoteClient : public Client {
   Result<ViewInfo> DoGetView(std::string_view qualified, std::optional<int64_t> version) override;
 
  private:
+  Result<SnapshotInfo> PostAppend(std::string_view qualified, const std::string& operation,
+                                  const std::optional<std::string>& where, const BatchSource& next,
+                                  CommitMeta meta, std::optional<std::string> expected_uuid);
   RemoteClient(ServerUrl url, ClientOptions options, std::shared_ptr<Clock> clock);
 
   ServerUrl url_;

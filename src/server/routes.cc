@@ -806,8 +806,10 @@ Status AppendRoute(Call& c) {
   if (auto v = c.Query("operation")) {
     if (*v == "overwrite") {
       op = CommitOperation::kOverwrite;
+    } else if (*v == "merge") {
+      op = CommitOperation::kMerge;  // ReplaceWhere: a W frame follows the M frame
     } else if (*v != "append") {
-      return InvalidParam("operation", "must be append or overwrite");
+      return InvalidParam("operation", "must be append, overwrite or merge");
     }
   }
   std::string action = "dataset." + std::string(CommitOperationName(op));
@@ -830,6 +832,15 @@ Status AppendRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(Json meta_json, api::ParseObject(first->second));
   TARN_ASSIGN_OR_RETURN(CommitMeta meta, api::CommitMetaFromJson(meta_json));
   meta = ServerMeta(c, std::move(meta), action);
+  std::optional<std::string> where;
+  if (op == CommitOperation::kMerge) {
+    TARN_ASSIGN_OR_RETURN(auto second, src->Next());
+    if (!second || second->first != api::FrameKind::kWhere) {
+      return StreamError(codes::kBadFrame,
+                         "a merge append has a W frame (the delete predicate) after the M frame");
+    }
+    where = std::move(second->second);
+  }
 
   bool ended = false;
   Catalog::BatchSource next = [&]() -> Result<std::optional<RecordBatch>> {
@@ -853,11 +864,15 @@ Status AppendRoute(Call& c) {
             .WithContext("the client aborted the append");
       case api::FrameKind::kMeta:
         return StreamError(codes::kBadFrame, "an M frame may only come first");
+      case api::FrameKind::kWhere:
+        return StreamError(codes::kBadFrame, "a W frame may only follow the M frame of a merge");
     }
     return StreamError(codes::kBadFrame, "unknown frame kind");
   };
-  auto r = Committed(
-      c, c.catalog().AppendStream(DsQ(c), next, std::move(meta), op, c.Query("expected_uuid")));
+  auto r = Committed(c, where ? c.catalog().ReplaceWhere(DsQ(c), *where, next, std::move(meta),
+                                                         c.Query("expected_uuid"))
+                              : c.catalog().AppendStream(DsQ(c), next, std::move(meta), op,
+                                                         c.Query("expected_uuid")));
   src.reset();  // stops and joins a reader thread before the reply
   TARN_RETURN_NOT_OK(r.status());
   c.ReplyJson(api::ToJson(*r));
@@ -1045,6 +1060,7 @@ Status ScanRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(options.at, Selector(c));
   options.where = c.Query("where").value_or("");
   TARN_ASSIGN_OR_RETURN(options.with_row_ids, QueryBool(c, "with_row_ids", false));
+  TARN_ASSIGN_OR_RETURN(options.added_after, QueryInt(c, "added_after"));
   if (auto columns = c.Query("columns")) {
     // Comma-separated column names (a name holds no comma).
     size_t start = 0;
@@ -1246,9 +1262,11 @@ Status RegisterMaterializedRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(bool replace, r.Bool("replace", false));
   TARN_ASSIGN_OR_RETURN(const Json* sources_json, r.OptValue("sources"));
   TARN_ASSIGN_OR_RETURN(auto sources, StringList(sources_json, "/sources"));
+  TARN_ASSIGN_OR_RETURN(auto refresh_kind, r.OptString("refresh_kind"));
   Json def = body;
   def.erase("name");
   def.erase("replace");
+  def.erase("refresh_kind");
   def.erase("sources");
   TARN_RETURN_NOT_OK(CheckIdentifier("view name", name, "/name"));
   TARN_ASSIGN_OR_RETURN(ViewDefinition definition, api::ViewDefinitionFromJson(def));
@@ -1264,9 +1282,9 @@ Status RegisterMaterializedRoute(Call& c) {
     TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kReader, sn->workspace,
                                        sn->collection + "." + sn->dataset));
   }
-  TARN_ASSIGN_OR_RETURN(
-      auto mv, c.catalog().RegisterMaterializedView(CollQ(c) + "." + name, definition, sources,
-                                                    replace, c.principal().client_id));
+  TARN_ASSIGN_OR_RETURN(auto mv, c.catalog().RegisterMaterializedView(
+                                     CollQ(c) + "." + name, definition, sources, replace,
+                                     refresh_kind.value_or(kRefreshFull), c.principal().client_id));
   c.ReplyJson(api::ToJson(mv));
   return Status::OK();
 }

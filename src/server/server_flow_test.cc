@@ -47,6 +47,19 @@ class ServeFlow : public ServedCatalogTest {
     return rows;
   }
 
+  // Workspace fw, collection c, dataset d (id INT64, v VARCHAR), over HTTP.
+  void CreateDataset(Schema* schema) {
+    ASSERT_EQ(Json_("POST", "/v1/workspaces", {{"name", "fw"}}).status, 200);
+    ASSERT_EQ(Json_("POST", "/v1/workspaces/fw/collections", {{"name", "c"}}).status, 200);
+    DatasetDefinition def;
+    def.schema = *Schema::Parse("id INT64, v VARCHAR");
+    Json create = api::ToJson(def);
+    create["name"] = "d";
+    Reply ds = Json_("POST", "/v1/workspaces/fw/collections/c/datasets", create);
+    ASSERT_EQ(ds.status, 200) << ds;
+    *schema = api::DatasetFromJson(ds.json)->schema;
+  }
+
   const std::string kD = "/v1/workspaces/fw/collections/c/datasets/d";
 };
 
@@ -400,15 +413,8 @@ TEST_P(ServeFlow, EveryRouteEndToEnd) {
 }
 
 TEST_P(ServeFlow, AppendStreamsWithoutALengthAndRejectsBrokenStreams) {
-  ASSERT_EQ(Json_("POST", "/v1/workspaces", {{"name", "fw"}}).status, 200);
-  ASSERT_EQ(Json_("POST", "/v1/workspaces/fw/collections", {{"name", "c"}}).status, 200);
-  DatasetDefinition def;
-  def.schema = *Schema::Parse("id INT64, v VARCHAR");
-  Json create = api::ToJson(def);
-  create["name"] = "d";
-  Reply ds = Json_("POST", "/v1/workspaces/fw/collections/c/datasets", create);
-  ASSERT_EQ(ds.status, 200) << ds;
-  Schema schema = api::DatasetFromJson(ds.json)->schema;
+  Schema schema;
+  ASSERT_NO_FATAL_FAILURE(CreateDataset(&schema));
 
   // Chunked: frames arrive in pieces that split headers and payloads.
   std::vector<RecordBatch> batches;
@@ -486,14 +492,43 @@ TEST_P(ServeFlow, AppendStreamsWithoutALengthAndRejectsBrokenStreams) {
   EXPECT_FALSE(trailer.ok());
   EXPECT_EQ(trailer.kind(), ErrorKind::kNotFound) << trailer.ToString();
 
-  EXPECT_EQ(Send(port_, {"POST",
-                         kD + "/append?operation=merge",
-                         meta + batch + end,
-                         "application/vnd.tarn.frames",
-                         owner_,
-                         {}})
-                .Code(),
-            "invalid_parameter");
+  auto post = [&](const std::string& query, const std::string& b) {
+    return Send(port_,
+                {"POST", kD + "/append" + query, b, "application/vnd.tarn.frames", owner_, {}});
+  };
+  EXPECT_EQ(post("?operation=upsert", meta + batch + end).Code(), "invalid_parameter");
+  // A merge (Client::ReplaceWhere) needs its W frame right after M; a W elsewhere is refused.
+  std::string where = api::EncodeFrame(api::FrameKind::kWhere, "id = 100");
+  EXPECT_EQ(post("?operation=merge", meta + batch + end).Code(), "bad_frame");
+  EXPECT_EQ(post("", meta + where + batch + end).Code(), "bad_frame");
+  EXPECT_EQ(post("?operation=merge", meta + where + where + batch + end).Code(), "bad_frame");
+  EXPECT_EQ(post("?operation=merge",
+                 meta + api::EncodeFrame(api::FrameKind::kWhere, "id >") + batch + end)
+                .status,
+            422);
+}
+
+TEST_P(ServeFlow, MergeAppendsAndDeletesInOneSnapshot) {
+  Schema schema;
+  ASSERT_NO_FATAL_FAILURE(CreateDataset(&schema));
+  auto post = [&](const std::string& query, const std::string& b) {
+    return Send(port_,
+                {"POST", kD + "/append" + query, b, "application/vnd.tarn.frames", owner_, {}});
+  };
+  std::string meta = api::EncodeFrame(api::FrameKind::kMeta, "{}");
+  std::string end = api::EncodeFrame(api::FrameKind::kEnd, "");
+  ASSERT_EQ(
+      post("", meta + *api::EncodeBatchFrame(MakeBatch(schema, {{"1", "a"}, {"2", "b"}})) + end)
+          .status,
+      200);
+  Reply r =
+      post("?operation=merge", meta + api::EncodeFrame(api::FrameKind::kWhere, "id = 2") +
+                                   *api::EncodeBatchFrame(MakeBatch(schema, {{"2", "B"}})) + end);
+  ASSERT_EQ(r.status, 200) << r;
+  EXPECT_EQ(r.json["operation"], "merge");
+  EXPECT_EQ(r.json["added_records"], 1);
+  EXPECT_EQ(r.json["deleted_records"], 1);
+  EXPECT_EQ(ScanRows(""), (std::vector<std::string>{"1:a", "2:B"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ServeFlow, ::testing::Values("sqlite", "postgres"),

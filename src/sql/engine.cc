@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -12,11 +13,13 @@
 
 #include "catalog/catalog.h"
 #include "catalog/error_codes.h"
+#include "datafile/reader.h"
 #include "sql/counting_store.h"
 #include "sql/duckdb_api.h"
 #include "sql/error_codes.h"
 #include "sql/session.h"
 #include "sql/vectors.h"
+#include "tarn/view.h"
 
 namespace tarn::sql {
 
@@ -365,9 +368,14 @@ Status DeclareName(const DuckDbApi& api, duckdb_connection con, QuerySession& se
   if (dataset.ok()) {
     TARN_ASSIGN_OR_RETURN(std::string schema, EnsureSchema(api, con, t, declared));
     declared->names.insert(name);
+    std::string args = QuoteLiteral(name);
+    if (auto inc = session.incremental.find(name); inc != session.incremental.end()) {
+      args += ", row_ids := true";
+      if (inc->second) args += ", added_after := " + std::to_string(*inc->second);
+    }
     return Execute(api, con,
                    "CREATE VIEW " + schema + "." + QuoteIdentifier(t.table) +
-                       " AS SELECT * FROM tarn_scan(" + QuoteLiteral(name) + ")");
+                       " AS SELECT * FROM tarn_scan(" + args + ")");
   }
   if (!dataset.status().Is(codes::kDatasetNotFound)) {
     return dataset.status();
@@ -453,6 +461,115 @@ Status CheckQueryText(std::string_view sql) {
   return Analyze(**api, db.con(), sql).status();
 }
 
+namespace {
+
+// Whether an expression tree holds what an incremental refresh cannot run row by row: an
+// aggregate (by DuckDB's own list of aggregate functions), a window, a subquery, a COLUMNS(...)
+// expansion, or a name of tarn's lineage columns.
+bool BlocksIncremental(const nlohmann::json& j, const std::set<std::string>& aggregates) {
+  if (j.is_array()) {
+    for (const auto& v : j) {
+      if (BlocksIncremental(v, aggregates)) return true;
+    }
+    return false;
+  }
+  if (!j.is_object()) return false;
+  const std::string cls = j.value("class", "");
+  if (cls == "WINDOW" || cls == "SUBQUERY") return true;
+  if (cls == "FUNCTION") {
+    std::string fn = j.value("function_name", "");
+    for (char& ch : fn) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (aggregates.count(fn) || j.value("distinct", false)) return true;
+    if (j.contains("filter") && !j["filter"].is_null()) return true;
+  }
+  if (cls == "STAR" && (j.value("columns", false) || (j.contains("expr") && !j["expr"].is_null())))
+    return true;
+  const std::string alias = j.value("alias", "");
+  if (alias == kSourceRowIdColumn || alias == kRowIdColumnName) return true;
+  if (cls == "COLUMN_REF" && j.contains("column_names") && j["column_names"].is_array()) {
+    for (const auto& n : j["column_names"]) {
+      if (n.is_string() && (n == kSourceRowIdColumn || n == kRowIdColumnName)) return true;
+    }
+  }
+  for (const auto& [key, value] : j.items()) {
+    if (BlocksIncremental(value, aggregates)) return true;
+  }
+  return false;
+}
+
+bool NullOrAbsent(const nlohmann::json& node, const char* key) {
+  return !node.contains(key) || node[key].is_null();
+}
+
+bool EmptyOrAbsent(const nlohmann::json& node, const char* key) {
+  return !node.contains(key) || node[key].empty();
+}
+
+}  // namespace
+
+Result<std::optional<IncrementalQuery>> IncrementalForm(std::string_view sql) {
+  TARN_ASSIGN_OR_RETURN(const DuckDbApi* api, LoadDuckDb());
+  Database db(*api);
+  QueryOptions options;
+  TARN_RETURN_NOT_OK(db.Open(options, 1));
+  TARN_RETURN_NOT_OK(Analyze(*api, db.con(), sql).status());
+  const std::optional<IncrementalQuery> full;
+  TARN_ASSIGN_OR_RETURN(
+      std::string text,
+      QueryText(*api, db.con(), "SELECT json_serialize_sql(" + QuoteLiteral(sql) + ")"));
+  nlohmann::json tree = nlohmann::json::parse(text, nullptr, false);
+  if (tree.is_discarded() || !tree.contains("statements")) return full;
+  nlohmann::json& node = tree["statements"][0]["node"];
+  if (node.value("type", "") != "SELECT_NODE" || !EmptyOrAbsent(node, "modifiers") ||
+      !EmptyOrAbsent(node, "group_expressions") || !EmptyOrAbsent(node, "group_sets") ||
+      !NullOrAbsent(node, "having") || !NullOrAbsent(node, "qualify") ||
+      !NullOrAbsent(node, "sample") ||
+      node.value("aggregate_handling", "") != "STANDARD_HANDLING") {
+    return full;
+  }
+  if (node.contains("cte_map") && !EmptyOrAbsent(node["cte_map"], "map")) return full;
+  const nlohmann::json& from = node["from_table"];
+  if (!from.is_object() || from.value("type", "") != "BASE_TABLE" ||
+      !NullOrAbsent(from, "sample") || !NullOrAbsent(from, "at_clause") ||
+      !EmptyOrAbsent(from, "column_name_alias")) {
+    return full;
+  }
+  IncrementalQuery out;
+  out.source = from.value("catalog_name", "") + "." + from.value("schema_name", "") + "." +
+               from.value("table_name", "");
+  if (!ParseDatasetName(out.source).ok()) return full;
+  TARN_ASSIGN_OR_RETURN(
+      std::string names,
+      QueryText(*api, db.con(),
+                "SELECT string_agg(DISTINCT lower(function_name), ',') FROM duckdb_functions() "
+                "WHERE function_type = 'aggregate'"));
+  std::set<std::string> aggregates;
+  for (size_t start = 0; start <= names.size();) {
+    size_t comma = names.find(',', start);
+    if (comma == std::string::npos) comma = names.size();
+    aggregates.insert(names.substr(start, comma - start));
+    start = comma + 1;
+  }
+  if (BlocksIncremental(node["select_list"], aggregates) ||
+      BlocksIncremental(node["where_clause"], aggregates)) {
+    return full;
+  }
+  // SELECT <list> FROM source WHERE ... becomes SELECT <list> (each * without the row id),
+  // _tarn_row_id AS _tarn_source_row_id FROM source WHERE ...
+  for (auto& e : node["select_list"]) {
+    if (e.value("class", "") == "STAR") e["exclude_list"].push_back(kRowIdColumnName);
+  }
+  node["select_list"].push_back({{"class", "COLUMN_REF"},
+                                 {"type", "COLUMN_REF"},
+                                 {"alias", kSourceRowIdColumn},
+                                 {"query_location", 0},
+                                 {"column_names", {kRowIdColumnName}}});
+  TARN_ASSIGN_OR_RETURN(
+      out.sql,
+      QueryText(*api, db.con(), "SELECT json_deserialize_sql(" + QuoteLiteral(tree.dump()) + ")"));
+  return std::optional<IncrementalQuery>(std::move(out));
+}
+
 void TuneAllocatorForQueries() {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
@@ -471,6 +588,7 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
   QuerySession session;
   session.api = &api;
   session.pinned = options.pinned_snapshots;
+  session.incremental = options.incremental_reads;
   session.client = &client;
   std::optional<CountingStore> counting;
   if (auto* catalog = dynamic_cast<Catalog*>(&client)) {

@@ -42,6 +42,20 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
 // sql_syntax_error or sql_not_a_query. OK without a check when libduckdb.so cannot be loaded.
 Status CheckQueryText(std::string_view sql);
 
+// The incremental form of a materialized view's SQL (docs/design/views.md "Incremental
+// refresh"): when `sql` is a projection and filter of the one dataset `source` (named directly,
+// not through a view: no aggregate, window, join, subquery, CTE, DISTINCT, ORDER BY, LIMIT,
+// set operation or sample), the same query with the source's row id added as the column
+// kSourceRowIdColumn, for a read of `source` with row ids (QueryOptions::incremental_reads);
+// nullopt for any other query. `source` is the name the query reads (the caller checks that it
+// names a dataset, not a view). Errors: sql_engine_unavailable; sql_syntax_error,
+// sql_not_a_query.
+struct IncrementalQuery {
+  std::string source;  // qualified
+  std::string sql;
+};
+Result<std::optional<IncrementalQuery>> IncrementalForm(std::string_view sql);
+
 // How a refresh job ended, for the job record: its state (succeeded, failed, denied,
 // egress_blocked), the error, the view's snapshot it committed, and whether to try again
 // later (a transient failure: the catalog or the warehouse was unavailable).

@@ -109,6 +109,9 @@ Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOp
       return loaded.status();
     }
   }
+  if (into.replace_where && into.mode != IntoMode::kAppend) {
+    return Status::InvalidArgument("replace_where goes with an append");
+  }
   if (into.mode == IntoMode::kCreate && existing) {
     return Status::Of(codes::kDatasetExists,
                       target_name + " exists: --append or --overwrite write into it")
@@ -194,15 +197,19 @@ Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOp
   meta.receipt.producer = into.producer;
   const CommitOperation op =
       into.mode == IntoMode::kOverwrite ? CommitOperation::kOverwrite : CommitOperation::kAppend;
-  auto committed = client.AppendStream(
-      target_name,
-      [&]() -> Result<std::optional<RecordBatch>> {
-        TARN_ASSIGN_OR_RETURN(auto batch, queue.Pop());
-        if (!batch) return std::optional<RecordBatch>();
-        TARN_ASSIGN_OR_RETURN(auto converted, Convert(*mapping, std::move(*batch)));
-        return std::optional<RecordBatch>(std::move(converted));
-      },
-      meta, op, ds.uuid);
+  const Client::BatchSource next = [&]() -> Result<std::optional<RecordBatch>> {
+    TARN_ASSIGN_OR_RETURN(auto batch, queue.Pop());
+    if (!batch) return std::optional<RecordBatch>();
+    TARN_ASSIGN_OR_RETURN(auto converted, Convert(*mapping, std::move(*batch)));
+    return std::optional<RecordBatch>(std::move(converted));
+  };
+  auto committed = into.replace_where
+                       ? client.ReplaceWhere(target_name, *into.replace_where, next, meta, ds.uuid)
+                       : client.AppendStream(target_name, next, meta, op, ds.uuid);
+  // ReplaceWhere with nothing to delete or add commits nothing, like an append of no rows.
+  if (committed.ok() && committed->snapshot_id == 0) {
+    committed = Status::Of(codes::kNoRows, "nothing to commit");
+  }
   if (!committed.ok()) {
     if (committed.status().Is(codes::kNoRows)) {
       // An append (or create) of no rows commits nothing; it is not an error.

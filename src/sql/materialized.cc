@@ -2,12 +2,14 @@
 // the SQL of a materialized view runs here, in this process's DuckDB, and its result is
 // committed through the client; the definition, sources and triggers are the catalog's
 // (Client::RegisterMaterializedView, RecordRefresh). docs/design/views.md.
+#include <map>
 #include <set>
 
 #include "catalog/error_codes.h"
 #include "sql/engine.h"
 #include "sql/error_codes.h"
 #include "sql/into.h"
+#include "table/deletion_vector.h"
 #include "tarn/client.h"
 
 namespace tarn {
@@ -60,6 +62,156 @@ std::string StatusOf(const Status& st) {
   return kRefreshFailed;
 }
 
+// An incremental refresh deletes at most this many view rows by source row id (a predicate
+// of that many literals); more deleted source rows recompute the view.
+constexpr size_t kMaxIncrementalDeletes = 100'000;
+
+// The incremental form of a view's SQL, when its one source is a dataset (not a view).
+Result<std::optional<sql::IncrementalQuery>> IncrementalOf(Client& client,
+                                                           const std::string& view_sql) {
+  TARN_ASSIGN_OR_RETURN(auto form, sql::IncrementalForm(view_sql));
+  if (!form) return form;
+  auto ds = client.LoadDataset(form->source);
+  if (!ds.ok()) {
+    if (ds.status().Is(codes::kDatasetNotFound)) return std::optional<sql::IncrementalQuery>();
+    return ds.status();
+  }
+  return form;
+}
+
+// The source row ids live at snapshot `a` that are gone at `b`: the rows of files `a` had
+// that `b` removed, and the positions deleted in between. nullopt when they cannot be told
+// (a file without row lineage) or are too many to delete one by one.
+Result<std::optional<std::vector<int64_t>>> DeletedSourceRows(Client& client,
+                                                              const std::string& source, int64_t a,
+                                                              int64_t b, const ChangeSet& changes) {
+  std::vector<int64_t> out;
+  std::set<std::string> touched;
+  for (const auto& f : changes.removed_files) touched.insert(f.path);
+  for (const auto& v : changes.deletion_vectors) touched.insert(v.path);
+  if (touched.empty()) return std::optional<std::vector<int64_t>>(std::move(out));
+  auto plan = [&](int64_t snapshot) -> Result<std::map<std::string, PlannedFile>> {
+    std::map<std::string, PlannedFile> files;
+    SnapshotSelector at;
+    at.snapshot_id = snapshot;
+    TARN_RETURN_NOT_OK(client.PlanFiles(source, at, "", [&](const PlannedFile& f) {
+      if (touched.count(f.file.path)) files[f.file.path] = f;
+      return Status::OK();
+    }));
+    return files;
+  };
+  TARN_ASSIGN_OR_RETURN(auto before, plan(a));
+  TARN_ASSIGN_OR_RETURN(auto after, plan(b));
+  auto positions = [](const PlannedFile& f) -> Result<std::vector<uint64_t>> {
+    if (!f.deletion_vector) return std::vector<uint64_t>();
+    return DecodeDeletionVector(*f.deletion_vector);
+  };
+  for (const auto& [path, f] : before) {
+    if (f.file.first_row_id < 0) return std::optional<std::vector<int64_t>>();
+    TARN_ASSIGN_OR_RETURN(auto gone_a, positions(f));
+    std::set<uint64_t> was(gone_a.begin(), gone_a.end());
+    auto it = after.find(path);
+    if (it == after.end()) {
+      for (int64_t p = 0; p < f.file.record_count; ++p) {
+        if (!was.count(static_cast<uint64_t>(p))) out.push_back(f.file.first_row_id + p);
+      }
+    } else {
+      TARN_ASSIGN_OR_RETURN(auto gone_b, positions(it->second));
+      for (uint64_t p : gone_b) {
+        if (!was.count(p)) out.push_back(f.file.first_row_id + static_cast<int64_t>(p));
+      }
+    }
+    if (out.size() > kMaxIncrementalDeletes) return std::optional<std::vector<int64_t>>();
+  }
+  return std::optional<std::vector<int64_t>>(std::move(out));
+}
+
+// The snapshot of `source` the view's data reflects, when an incremental refresh can start
+// from it: the view's data is what its last refresh committed, with the lineage column.
+Result<std::optional<int64_t>> IncrementalStart(Client& client, const MaterializedViewInfo& mv,
+                                                const std::string& source) {
+  const std::optional<int64_t> none;
+  TARN_ASSIGN_OR_RETURN(auto view_ds, client.LoadDataset(mv.view.name.ToString()));
+  if (view_ds.schema.FieldIndex(kSourceRowIdColumn) < 0) return none;
+  if (!mv.last_refresh_snapshot_id || view_ds.current_snapshot_id != mv.last_refresh_snapshot_id) {
+    return none;  // written since by someone else, or never refreshed with data
+  }
+  if (mv.last_refresh_mode.empty()) return none;
+  TARN_ASSIGN_OR_RETURN(auto src, client.LoadDataset(source));
+  for (const auto& r : mv.last_refresh_sources) {
+    if (r.dataset == source && r.dataset_uuid == src.uuid)
+      return std::optional<int64_t>(r.snapshot_id);
+  }
+  return none;
+}
+
+// An incremental refresh of `mv` (docs/design/views.md "Incremental refresh"): the view's SQL
+// (`sql`, its incremental form) over the rows `source` added since the snapshot the view
+// reflects, committed with the deletion of the rows whose source rows went, as one snapshot.
+// nullopt when only a full refresh can be right: the view's data is not what its last refresh
+// wrote, the source was recreated, its schema changed, part of the window expired, or too many
+// rows went.
+Result<std::optional<RefreshResult>> RefreshIncrementally(
+    Client& client, const MaterializedViewInfo& mv, const std::string& source,
+    const std::string& sql, const RefreshOptions& options, QueryIntoOptions into) {
+  const std::optional<RefreshResult> full;
+  if (options.full) return full;
+  TARN_ASSIGN_OR_RETURN(auto start, IncrementalStart(client, mv, source));
+  if (!start) return full;
+  const int64_t a = *start;
+  int64_t b = 0;
+  if (auto pin = options.query.pinned_snapshots.find(source);
+      pin != options.query.pinned_snapshots.end()) {
+    b = pin->second;
+  } else {
+    TARN_ASSIGN_OR_RETURN(auto src, client.LoadDataset(source));
+    b = src.current_snapshot_id.value_or(0);
+  }
+  RefreshResult out;
+  out.record.mode = kRefreshIncremental;
+  if (b <= a) {  // the view already reflects that snapshot, or a later one
+    out.record.sources = mv.last_refresh_sources;
+    out.record.snapshot_id = mv.last_refresh_snapshot_id;
+    return std::optional<RefreshResult>(std::move(out));
+  }
+  SnapshotSelector at_a, at_b;
+  at_a.snapshot_id = a;
+  at_b.snapshot_id = b;
+  auto snap_a = client.GetSnapshot(source, at_a);
+  if (!snap_a.ok()) return full;  // expired
+  TARN_ASSIGN_OR_RETURN(auto snap_b, client.GetSnapshot(source, at_b));
+  if (snap_a->schema_id != snap_b.schema_id) return full;
+  auto changes = client.Changes(source, a, b);
+  if (!changes.ok()) {
+    if (changes.status().kind() == ErrorKind::kExpired) return full;
+    return changes.status();
+  }
+  TARN_ASSIGN_OR_RETURN(auto deleted, DeletedSourceRows(client, source, a, b, *changes));
+  if (!deleted) return full;
+  if (!deleted->empty()) {
+    std::string where = "\"" + std::string(kSourceRowIdColumn) + "\" IN (";
+    for (size_t i = 0; i < deleted->size(); ++i) {
+      if (i) where += ", ";
+      where += std::to_string((*deleted)[i]);
+    }
+    into.replace_where = where + ")";
+  }
+  into.mode = QueryIntoMode::kAppend;
+  QueryOptions query = options.query;
+  query.pinned_snapshots[source] = b;
+  query.incremental_reads[source] = a;
+  TARN_ASSIGN_OR_RETURN(auto ran, client.QueryInto(sql, query, into));
+  out.rows = ran.query.rows;
+  out.record.sources = ran.query.reads;
+  out.snapshot = ran.snapshot;
+  if (out.snapshot) {
+    out.record.snapshot_id = out.snapshot->snapshot_id;
+  } else {
+    out.record.snapshot_id = mv.last_refresh_snapshot_id;  // nothing to add or delete
+  }
+  return std::optional<RefreshResult>(std::move(out));
+}
+
 }  // namespace
 
 Result<MaterializedViewInfo> Client::CreateMaterializedView(
@@ -82,10 +234,24 @@ Result<MaterializedViewInfo> Client::CreateMaterializedView(
     // and triggers (refused with nothing written when they would close a circle), then the
     // data, by a refresh.
     TARN_ASSIGN_OR_RETURN(auto reads, BindReads(*this, def.sql, options.query));
-    TARN_RETURN_NOT_OK(RegisterMaterializedView(name, def, SourceNames(reads), true).status());
+    TARN_ASSIGN_OR_RETURN(auto form, IncrementalOf(*this, def.sql));
+    if (form) {
+      // The data gets the lineage column when it had none (a view that recomputed before).
+      TARN_ASSIGN_OR_RETURN(auto ds, LoadDataset(name));
+      if (ds.schema.FieldIndex(kSourceRowIdColumn) < 0) {
+        SchemaChange add;
+        add.column = kSourceRowIdColumn;
+        add.type = DataType::Int64();
+        TARN_RETURN_NOT_OK(AlterSchema(name, {add}).status());
+      }
+    }
+    TARN_RETURN_NOT_OK(RegisterMaterializedView(name, def, SourceNames(reads), true,
+                                                form ? kRefreshIncremental : kRefreshFull)
+                           .status());
     RefreshOptions refresh;
     refresh.author = options.meta.author;
     refresh.query = options.query;
+    refresh.full = true;
     TARN_RETURN_NOT_OK(RefreshMaterializedView(name, refresh).status());
     return GetMaterializedView(name);
   }
@@ -99,8 +265,13 @@ Result<MaterializedViewInfo> Client::CreateMaterializedView(
   into.producer = "view:" + name;
   into.partition_spec = options.partition_spec;
   into.sort_order = options.sort_order;
-  TARN_ASSIGN_OR_RETURN(auto ran, QueryInto(def.sql, options.query, into));
-  auto registered = RegisterMaterializedView(name, def, SourceNames(ran.query.reads), false);
+  // An incremental view's first run keeps each row's source row id (kSourceRowIdColumn).
+  TARN_ASSIGN_OR_RETURN(auto form, IncrementalOf(*this, def.sql));
+  QueryOptions query = options.query;
+  if (form) query.incremental_reads[form->source] = std::nullopt;
+  const std::string kind = form ? kRefreshIncremental : kRefreshFull;
+  TARN_ASSIGN_OR_RETURN(auto ran, QueryInto(form ? form->sql : def.sql, query, into));
+  auto registered = RegisterMaterializedView(name, def, SourceNames(ran.query.reads), false, kind);
   if (!registered.ok()) {
     // Nothing of a refused registration stays: the dataset made for it goes again.
     auto ds = LoadDataset(name);
@@ -115,6 +286,7 @@ Result<MaterializedViewInfo> Client::CreateMaterializedView(
   }
   RefreshRecord first;
   first.status = kRefreshSucceeded;
+  first.mode = kRefreshFull;
   first.sources = ran.query.reads;
   if (ran.snapshot) first.snapshot_id = ran.snapshot->snapshot_id;
   TARN_RETURN_NOT_OK(RecordRefresh(name, first));
@@ -153,7 +325,26 @@ Result<RefreshResult> Client::RefreshMaterializedView(std::string_view qualified
   into.meta.message = options.job_id.empty() ? "refresh" : "refresh (job " + options.job_id + ")";
   if (!options.job_id.empty()) into.meta.idempotency_key = "refresh:" + options.job_id;
   into.producer = "view:" + name;
-  auto ran = QueryInto(mv.view.current.sql, options.query, into);
+  QueryOptions query = options.query;
+  std::string sql = mv.view.current.sql;
+  out.record.mode = kRefreshFull;
+  if (mv.refresh_kind == kRefreshIncremental) {
+    auto form = IncrementalOf(*this, sql);
+    if (!form.ok()) return finish(form.status());
+    if (*form) {
+      const std::string source = (*form)->source;
+      sql = (*form)->sql;
+      query.incremental_reads[source] = std::nullopt;  // a full run keeps the row ids too
+      auto ran = RefreshIncrementally(*this, mv, source, sql, options, into);
+      if (!ran.ok()) return finish(ran.status());
+      if (*ran) {
+        out = std::move(**ran);
+        out.record.job_id = options.job_id;
+        return finish(Status::OK());
+      }
+    }
+  }
+  auto ran = QueryInto(sql, query, into);
   if (!ran.ok()) return finish(ran.status());
   out.rows = ran->query.rows;
   out.record.sources = ran->query.reads;

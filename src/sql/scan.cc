@@ -1,7 +1,12 @@
 // tarn_scan: a tarn dataset as a DuckDB table function.
 //
 //   tarn_scan('w.c.d' [, snapshot := 3 | tag := 'v1' | at := TIMESTAMP '...']
-//             [, filter := 'ts >= ''2026-01-01'''] [, row_ids := true])
+//             [, filter := 'ts >= ''2026-01-01'''] [, row_ids := true]
+//             [, added_after := 7])
+//
+// added_after := reads only the files added after that snapshot (an incremental refresh's
+// new rows). The lineage column of an incremental materialized view (kSourceRowIdColumn) is
+// never shown: `SELECT *` over such a view gives the columns of its SQL.
 //
 // filter := is a tarn predicate (the --where syntax), also accepted as "where" := (quoted:
 // WHERE is a reserved word).
@@ -25,6 +30,7 @@
 #include "sql/vectors.h"
 #include "table/deletion_vector.h"
 #include "table/predicate.h"
+#include "tarn/view.h"
 #include "types/batch.h"
 
 namespace tarn::sql {
@@ -39,6 +45,8 @@ struct ScanBind {
   std::string where;
   std::optional<BoundPredicate> predicate;
   bool row_ids = false;
+  std::optional<int64_t> added_after;
+  std::vector<size_t> visible;  // per declared column (before the row id): its schema index
 };
 
 // Remote: the server's stream for one scan, pulled on a thread of its own.
@@ -125,6 +133,8 @@ void Bind(duckdb_bind_info info) {
   bind->row_ids = Named(info, "row_ids", [&](duckdb_value v) {
                     return api.duckdb_get_bool(v);
                   }).value_or(false);
+  bind->added_after =
+      Named(info, "added_after", [&](duckdb_value v) { return api.duckdb_get_int64(v); });
   auto resolved = session->Resolve(name, at);
   if (!resolved.ok()) return fail(resolved.status());
   bind->dataset = *resolved;
@@ -136,7 +146,10 @@ void Bind(duckdb_bind_info info) {
     }
     bind->predicate = std::move(*pred);
   }
-  for (const Field& f : schema.fields) {
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    const Field& f = schema.fields[i];
+    if (f.name == kSourceRowIdColumn) continue;
+    bind->visible.push_back(i);
     duckdb_logical_type t = DuckTypeOf(api, f.type);
     api.duckdb_bind_add_result_column(info, f.name.c_str(), t);
     api.duckdb_destroy_logical_type(&t);
@@ -161,14 +174,14 @@ void Init(duckdb_init_info info) {
   const idx_t count = api.duckdb_init_get_column_count(info);
   for (idx_t c = 0; c < count; ++c) {
     idx_t index = api.duckdb_init_get_column_index(info, c);
-    if (index < schema.fields.size()) {
-      int32_t id = schema.fields[index].field_id;
+    if (index < bind->visible.size()) {
+      int32_t id = schema.fields[bind->visible[index]].field_id;
       global->outputs.push_back(id);
       if (std::find(global->field_ids.begin(), global->field_ids.end(), id) ==
           global->field_ids.end()) {
         global->field_ids.push_back(id);
       }
-    } else if (index == schema.fields.size() && bind->row_ids) {
+    } else if (index == bind->visible.size() && bind->row_ids) {
       global->outputs.push_back(kRowIdFieldId);
     } else {
       global->outputs.push_back(std::nullopt);
@@ -184,7 +197,9 @@ void Init(duckdb_init_info info) {
     if (session->warehouse) {
       Status st =
           session->client->PlanFiles(ds.name, pinned, bind->where, [&](const PlannedFile& f) {
-            global->files.push_back(f);
+            if (!bind->added_after || f.file.added_snapshot_id > *bind->added_after) {
+              global->files.push_back(f);
+            }
             return Status::OK();
           });
       if (!st.ok()) return api.duckdb_init_set_error(info, session->Fail(st).c_str());
@@ -199,6 +214,7 @@ void Init(duckdb_init_info info) {
       scan.at = pinned;
       scan.where = bind->where;
       scan.with_row_ids = bind->row_ids;
+      scan.added_after = bind->added_after;
       // Only the projected columns cross the network, named as the pinned snapshot's schema
       // names them (a column renamed since keeps its field id; one added since is not there).
       auto at_snapshot = session->client->LoadDataset(ds.name, pinned);
@@ -366,6 +382,7 @@ Status RegisterTarnScan(QuerySession* session, duckdb_connection con) {
   add("filter", DUCKDB_TYPE_VARCHAR);
   add("where", DUCKDB_TYPE_VARCHAR);  // the same; WHERE is reserved, so written "where" :=
   add("row_ids", DUCKDB_TYPE_BOOLEAN);
+  add("added_after", DUCKDB_TYPE_BIGINT);
   api.duckdb_table_function_set_extra_info(fn, session, nullptr);
   api.duckdb_table_function_set_bind(fn, Bind);
   api.duckdb_table_function_set_init(fn, Init);

@@ -40,9 +40,9 @@ struct QuerySession {
   std::mutex mu;
   std::map<std::string, std::shared_ptr<ResolvedDataset>> resolved;  // by name + selector
   std::vector<ReadReference> reads;
-  std::vector<std::string> views;
-  std::map<std::string, int64_t> pinned;  // QueryOptions::pinned_snapshots  // the views the query
-                                          // reads (qualified), each once
+  std::vector<std::string> views;         // the views the query reads (qualified), each once
+  std::map<std::string, int64_t> pinned;  // QueryOptions::pinned_snapshots
+  std::map<std::string, std::optional<int64_t>> incremental;  // QueryOptions::incremental_reads
   Status first_error;
 
   // Loads `name` at `at` once per query. Errors: the client's.

@@ -5,6 +5,7 @@
 #include "catalog/test_fixture.h"
 #include "sql/engine.h"
 #include "sql/error_codes.h"
+#include "tarn/view.h"
 
 namespace tarn::sql {
 namespace {
@@ -300,6 +301,51 @@ TEST_F(SqlTest, ErrorsAreTyped) {
   EXPECT_EQ(code("SELECT {'a': 1} AS s"), "sql_unsupported_type");
   EXPECT_EQ(code("SELECT * FROM tarn_scan('shop.sales.x', filter := 'id = ''a''')"),
             "predicate_type_mismatch");
+}
+
+TEST_F(SqlTest, IncrementalFormOfProjectionsAndFiltersOnly) {
+  auto form = IncrementalForm("SELECT id, v * 2 AS w, * FROM shop.sales.t AS s WHERE v > 1");
+  ASSERT_TRUE(form.ok()) << form.status().ToString();
+  ASSERT_TRUE(form->has_value());
+  EXPECT_EQ((*form)->source, "shop.sales.t");
+  EXPECT_NE((*form)->sql.find("EXCLUDE (_tarn_row_id)"), std::string::npos) << (*form)->sql;
+  EXPECT_NE((*form)->sql.find("_tarn_row_id AS _tarn_source_row_id"), std::string::npos)
+      << (*form)->sql;
+  for (const char* sql :
+       {"SELECT count(*) FROM shop.sales.t", "SELECT v, sum(id) FROM shop.sales.t GROUP BY v",
+        "SELECT DISTINCT v FROM shop.sales.t", "SELECT v FROM shop.sales.t ORDER BY v",
+        "SELECT v FROM shop.sales.t LIMIT 3", "SELECT row_number() OVER () AS n FROM shop.sales.t",
+        "SELECT v FROM shop.sales.t WHERE id IN (SELECT id FROM shop.sales.u)",
+        "SELECT a.v FROM shop.sales.t a JOIN shop.sales.u b ON a.id = b.id",
+        "SELECT v FROM shop.sales.t UNION ALL SELECT v FROM shop.sales.u",
+        "WITH x AS (SELECT v FROM shop.sales.t) SELECT v FROM x",
+        "SELECT COLUMNS('v') FROM shop.sales.t",
+        "SELECT _tarn_row_id FROM tarn_scan('shop.sales.t', row_ids := true)",
+        "SELECT v AS _tarn_source_row_id FROM shop.sales.t", "SELECT 1"}) {
+    auto f = IncrementalForm(sql);
+    ASSERT_TRUE(f.ok()) << sql << ": " << f.status().ToString();
+    EXPECT_FALSE(f->has_value()) << sql;
+  }
+  EXPECT_TRUE(IncrementalForm("SELEC 1").status().Is(codes::kSqlSyntaxError));
+}
+
+TEST_F(SqlTest, IncrementalReadsAddRowIdsAndTheNewFilesOnly) {
+  Create("shop.sales.t", "id INT64 NOT NULL, v VARCHAR");
+  int64_t s1 = Append("shop.sales.t", {{"1", "a"}, {"2", "b"}});
+  int64_t s2 = Append("shop.sales.t", {{"3", "c"}});
+  std::vector<std::vector<std::string>> rows;
+  QueryOptions options;
+  options.incremental_reads["shop.sales.t"] = s1;
+  options.pinned_snapshots["shop.sales.t"] = s2;
+  auto r =
+      cat_->Query("SELECT id, _tarn_row_id FROM shop.sales.t", options, [&](const RecordBatch& b) {
+        for (int64_t i = 0; i < b.num_rows; ++i) {
+          rows.push_back({ValueText(b.columns[0], i), ValueText(b.columns[1], i)});
+        }
+        return Status::OK();
+      });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(rows, (std::vector<std::vector<std::string>>{{"3", "2"}}));
 }
 
 TEST_F(SqlTest, CancelFlagInterrupts) {

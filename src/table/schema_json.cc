@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "table/error_codes.h"
+#include "tarn/view.h"
 
 namespace tarn {
 
@@ -127,7 +128,10 @@ Status ValidateColumnName(std::string_view name) {
     std::string prefix(name.substr(0, 5));
     std::transform(prefix.begin(), prefix.end(), prefix.begin(),
                    [](unsigned char c) { return std::tolower(c); });
-    if (prefix == "_tarn") return fail("names starting with _tarn are reserved");
+    // The one tarn-made column a dataset may hold: an incremental materialized view's lineage.
+    if (prefix == "_tarn" && name != kSourceRowIdColumn) {
+      return fail("names starting with _tarn are reserved");
+    }
   }
   return Status::OK();
 }

@@ -116,6 +116,24 @@ test('two servers and a worker: appends refresh the view, stacked views follow',
   assert.equal(shown.last_refresh_job, job.id);
 });
 
+test('an incremental view, refreshed by the worker after appends and deletes, equals its SQL', { skip: !pg }, async () => {
+  const INC = 'SELECT id, region, amount * 2 AS doubled FROM shop.sales.orders WHERE amount > 10';
+  assert.equal(json(A.url, ['mv', 'create', 'shop.sales.big', '--sql', INC]).refresh_kind, 'incremental');
+  ok(A.url, ['trigger', 'set-interval', 'shop.sales.orders', 'refresh__sales__big', '0']);
+  const refreshed = (snapshot) => until(() => jobsOf(A.url, 'shop.sales.big')
+    .find((j) => j.state === 'succeeded' && j.to_snapshot === snapshot));
+  const s1 = json(B.url, ['append', 'shop.sales.orders', await csv(5000, 5500)]);
+  await refreshed(s1.snapshot_id);
+  json(B.url, ['delete', 'shop.sales.orders', '--where', 'id < 50 OR id >= 5400']);
+  const s2 = json(A.url, ['snapshots', 'shop.sales.orders']).at(-1);
+  await refreshed(s2.snapshot_id);
+  const shown = json(B.url, ['mv', 'show', 'shop.sales.big']);
+  assert.equal(shown.last_refresh_mode, 'incremental');
+  assert.deepEqual(shown.reflects.map((r) => r.snapshot_id), [s2.snapshot_id]);
+  await viewMatches(A.url, 'shop.sales.big', INC, s2.snapshot_id, 'incremental');
+  ok(A.url, ['mv', 'drop', 'shop.sales.big', '--purge']);
+});
+
 test('8 commits racing on 3 servers inside the floor: exactly one fires', { skip: !pg }, async () => {
   C = await serve('c', `http://127.0.0.1:${workerPort}/run`);
   // A new view's trigger has the 120 s floor and has never fired.
