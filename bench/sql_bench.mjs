@@ -91,7 +91,7 @@ function compare(name, tarnQuery, duckQuery) {
   console.log(JSON.stringify(line));
 }
 
-const groupBy = (from) => `SELECT k, count(*), sum(x), avg(y) FROM ${from} GROUP BY k`;
+const groupBy = (from) => `SELECT k, count(*) AS n, sum(x) AS sx, avg(y) AS ay FROM ${from} GROUP BY k`;
 log('group_by');
 compare('group_by', groupBy('bench.b.t'), groupBy(`read_parquet(${list})`));
 log('one_column');
