@@ -350,7 +350,9 @@ void EnsureTriggers(tarn::Catalog& cat, const std::string& dataset, const Args& 
     Check(cat.CreateDataset(view, def, true).status(), "create view dataset");
     tarn::ViewDefinition v;
     v.sql = "SELECT count(*) AS n FROM " + dataset;
-    Check(cat.RegisterMaterializedView(view, v, {dataset}, true, "bench").status(), "register");
+    Check(cat.RegisterMaterializedView(view, v, {dataset}, true, tarn::kRefreshFull, "bench")
+              .status(),
+          "register");
     if (a.trigger_interval >= 0) {
       Check(cat.SetTriggerInterval(
                 dataset, "refresh__" + coll.substr(coll.find('.') + 1) + "__mv" + std::to_string(i),

@@ -117,6 +117,11 @@ struct FireFailure {
 };
 // An error line on stderr ({"level":"error","event":"trigger.fire_failed",...}) and a
 // trigger.fire_failed audit record (best effort).
+// A commit inside every trigger's floor: the triggers marked throttled and one
+// trigger.throttled audit row, all deferred to the commit's own round trip.
+Status MarkThrottled(Transaction& tx, int64_t dataset_id, const std::string& source,
+                     int64_t snapshot_id, int64_t throttled, const std::string& fired_by,
+                     int64_t now);
 void ReportFireFailure(Metastore& ms, const Clock& clock, const FireFailure& f);
 
 // The name of the refresh trigger a materialized view puts on each source (materialized.cc).

@@ -404,9 +404,23 @@ struct DatasetGroup {
 // (docs/design/views.md "Triggers and jobs"), in the commit's transaction but inside a
 // savepoint: a failure to record is rolled back alone and reported after the commit.
 Status FireGroup(Transaction& tx, DatasetGroup& g, const std::vector<size_t>& todo,
-                 int64_t dataset_id, int64_t trigger_count, int64_t now) {
+                 const catalog_store::LockedDataset& lk, int64_t now) {
   g.fire_failures.clear();
-  if (trigger_count == 0 || !TriggerFiringEnabled()) return Status::OK();
+  if (lk.trigger_count == 0 || !TriggerFiringEnabled()) return Status::OK();
+  const int64_t dataset_id = lk.id;
+  if (now < lk.trigger_due_at) {
+    // Every trigger is inside its floor: throttled, recorded with the commit's own statements.
+    for (size_t k : todo) {
+      const DatasetCommit& p = *g.parts[k];
+      const SnapshotInfo& s = *g.results[k];
+      if (!s.user_created) continue;
+      const std::string& fired_by =
+          p.meta.audit && !p.meta.audit->actor.empty() ? p.meta.audit->actor : p.meta.author;
+      TARN_RETURN_NOT_OK(
+          MarkThrottled(tx, dataset_id, g.dataset, s.snapshot_id, lk.trigger_count, fired_by, now));
+    }
+    return Status::OK();
+  }
   TARN_ASSIGN_OR_RETURN(auto candidates, views_store::FireCandidates(tx, dataset_id));
   if (candidates.empty()) return Status::OK();
   for (size_t k : todo) {
@@ -652,7 +666,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
   for (size_t k : todo) snaps.push_back(g.results[k]);
   TARN_RETURN_NOT_OK(catalog_store::InsertSnapshots(tx, lk.id, snaps));
   TARN_RETURN_NOT_OK(InsertCommitAudit(tx, g, todo, lk.commit_at));
-  TARN_RETURN_NOT_OK(FireGroup(tx, g, todo, lk.id, lk.trigger_count, now));
+  TARN_RETURN_NOT_OK(FireGroup(tx, g, todo, lk, now));
   if (other_sum.added_files || other_sum.deleted_files || other_sum.added_records ||
       other_sum.deleted_records || other_sum.added_bytes || other_sum.deleted_bytes) {
     TARN_RETURN_NOT_OK(

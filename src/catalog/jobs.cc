@@ -50,29 +50,39 @@ namespace catalog_internal {
 
 bool TriggerFiringEnabled() { return FiringEnabled(); }
 
+namespace {
+
+// One trigger.throttled record per commit: the source, and how many of its triggers held back.
+AuditRecord ThrottledAudit(const std::string& source, int64_t snapshot_id, int64_t throttled,
+                           const std::string& actor, int64_t now) {
+  AuditRecord a;
+  a.at_us = now;
+  a.actor = actor;
+  a.action = "trigger.throttled";
+  a.target = source;
+  a.workspace = source.substr(0, source.find('.'));
+  a.outcome = "ok";
+  a.detail_json = nlohmann::json{{"snapshot_id", snapshot_id}, {"throttled", throttled}}.dump();
+  return a;
+}
+
+}  // namespace
+
 Status FireTriggersInTx(Transaction& tx, int64_t dataset_id,
                         const std::vector<views_store::FireCandidate>& candidates,
                         const SnapshotInfo& s, const std::string& fired_by, int64_t now) {
   std::vector<AuditRecord> audit;
   TARN_ASSIGN_OR_RETURN(auto claimed, views_store::ClaimTriggers(tx, dataset_id, now));
+  int64_t throttled = 0;
   for (const auto& c : candidates) {
     auto it = claimed.find(c.trigger_id);
-    std::optional<int64_t> window_from;
-    if (it != claimed.end()) window_from = it->second;
-    AuditRecord a;
-    a.at_us = now;
-    a.actor = fired_by;
-    a.target = c.source + "#" + c.trigger;
-    a.workspace = c.workspace;
-    a.outcome = "ok";
-    if (!window_from) {
-      a.action = "trigger.throttled";
-      a.detail_json = nlohmann::json{{"snapshot_id", s.snapshot_id}}.dump();
-      audit.push_back(std::move(a));
+    if (it == claimed.end()) {
+      ++throttled;
       continue;
     }
+    const int64_t window_from = it->second;
     // A later commit's fire may have covered this snapshot already.
-    if (*window_from >= s.snapshot_id) continue;
+    if (window_from >= s.snapshot_id) continue;
     JobInfo job;
     job.id = "job_" + NewUuidV4();
     job.workspace = c.workspace;
@@ -80,7 +90,7 @@ Status FireTriggersInTx(Transaction& tx, int64_t dataset_id,
     job.target = c.target;
     job.source = c.source;
     job.source_uuid = s.dataset_uuid;
-    job.from_snapshot = *window_from;
+    job.from_snapshot = window_from;
     job.to_snapshot = s.snapshot_id;
     job.fired_by = fired_by;
     job.state = kJobQueued;
@@ -88,6 +98,12 @@ Status FireTriggersInTx(Transaction& tx, int64_t dataset_id,
     job.purge_at_us = now + JobTtlUs();
     TARN_RETURN_NOT_OK(views_store::InsertJob(tx, job));
     TARN_RETURN_NOT_OK(views_store::MarkFired(tx, c.trigger_id, s.snapshot_id, now));
+    AuditRecord a;
+    a.at_us = now;
+    a.actor = fired_by;
+    a.target = c.source + "#" + c.trigger;
+    a.workspace = c.workspace;
+    a.outcome = "ok";
     a.action = "trigger.fired";
     a.detail_json = nlohmann::json{
         {"job", job.id},
@@ -97,7 +113,19 @@ Status FireTriggersInTx(Transaction& tx, int64_t dataset_id,
          job.target}}.dump();
     audit.push_back(std::move(a));
   }
+  if (throttled > 0 && !candidates.empty()) {
+    audit.push_back(
+        ThrottledAudit(candidates.front().source, s.snapshot_id, throttled, fired_by, now));
+  }
   return access_store::InsertAuditRows(tx, audit);
+}
+
+Status MarkThrottled(Transaction& tx, int64_t dataset_id, const std::string& source,
+                     int64_t snapshot_id, int64_t throttled, const std::string& fired_by,
+                     int64_t now) {
+  TARN_RETURN_NOT_OK(views_store::MarkThrottledDeferred(tx, dataset_id));
+  return access_store::InsertAuditRows(
+      tx, {ThrottledAudit(source, snapshot_id, throttled, fired_by, now)});
 }
 
 void ReportFireFailure(Metastore& ms, const Clock& clock, const FireFailure& f) {

@@ -212,12 +212,35 @@ TEST_P(MaterializedSuite, ACommitRecordsAJobAfterTheFloorAndThrottledCommitsWide
   auto audit = cat_->ListAudit(q);
   ASSERT_TRUE(audit.ok());
   int fired = 0, throttled = 0;
+  std::set<std::string> details;
   for (const auto& a : *audit) {
     fired += a.action == "trigger.fired";
-    throttled += a.action == "trigger.throttled";
+    if (a.action != "trigger.throttled") continue;
+    ++throttled;
+    EXPECT_EQ(a.target, "w.c.src");
+    EXPECT_EQ(a.workspace, "w");
+    EXPECT_EQ(a.outcome, "ok");
+    details.insert(a.detail_json);
   }
+  EXPECT_EQ(details,
+            (std::set<std::string>{
+                "{\"snapshot_id\":" + std::to_string(s4->snapshot_id - 1) + ",\"throttled\":1}",
+                "{\"snapshot_id\":" + std::to_string(s4->snapshot_id) + ",\"throttled\":1}"}));
   EXPECT_EQ(fired, 2);
   EXPECT_EQ(throttled, 2);
+  // A trigger without a floor beside it: every commit reads the triggers again, and only the
+  // one with a floor is throttled.
+  ASSERT_TRUE(
+      cat_->RegisterMaterializedView("w.c.top", Def("y"), {"w.c.src"}, false, kRefreshFull, "a")
+          .ok());
+  ASSERT_OK(cat_->SetTriggerInterval("w.c.src", "refresh__c__top", 0));
+  manual_->Advance(std::chrono::seconds(1));
+  ASSERT_TRUE(Append("w.c.src").ok());
+  EXPECT_EQ(Jobs().size(), 3u);
+  auto triggers = cat_->ListTriggers("w.c.src");
+  ASSERT_EQ(triggers->size(), 2u);
+  EXPECT_EQ(triggers->at(0).last_fired_status, "throttled");
+  EXPECT_EQ(triggers->at(1).last_fired_status, "fired");
 }
 
 TEST_P(MaterializedSuite, HousekeepingAndDisabledFiringRecordNothing) {

@@ -255,7 +255,8 @@ Result<std::optional<LockedDataset>> LockDataset(Transaction& tx, const DatasetN
           "dropped_at IS NULL AND name = ? AND collection_id = (SELECT c.id FROM collections c "
           "JOIN workspaces w ON w.id = c.workspace_id WHERE w.name = ? AND c.name = ?) "
           "RETURNING id, uuid, last_snapshot_id, next_row_id, last_commit_at, schema_id, "
-          "spec_id, total_files, total_records, total_bytes, expired_through, trigger_count",
+          "spec_id, total_files, total_records, total_bytes, expired_through, trigger_count, "
+          "trigger_due_at",
           {d.snapshots, d.snapshots, d.row_ids, d.files, d.records, d.bytes, now, now, now,
            n.dataset, n.workspace, n.collection}));
   if (!row) return std::optional<LockedDataset>();
@@ -273,6 +274,7 @@ Result<std::optional<LockedDataset>> LockDataset(Transaction& tx, const DatasetN
   TARN_ASSIGN_OR_RETURN(lk.total_bytes, row->Int64(9));
   TARN_ASSIGN_OR_RETURN(lk.expired_through, row->Int64(10));
   TARN_ASSIGN_OR_RETURN(lk.trigger_count, row->Int64(11));
+  TARN_ASSIGN_OR_RETURN(lk.trigger_due_at, row->Int64(12));
   return std::optional<LockedDataset>(std::move(lk));
 }
 

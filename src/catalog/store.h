@@ -39,7 +39,8 @@ struct LockedDataset {
   int64_t spec_id = 0;
   int64_t total_files = 0, total_records = 0, total_bytes = 0;  // after the update
   int64_t expired_through = 0;
-  int64_t trigger_count = 0;  // triggers on the dataset (migration 8): 0 = nothing to fire
+  int64_t trigger_count = 0;   // triggers on the dataset (migration 8): 0 = nothing to fire
+  int64_t trigger_due_at = 0;  // before this time every trigger is in its floor (migration 9)
 };
 // Locks the live dataset `n` (the per-dataset serialization point of commits: under
 // TxMode::kLockingWrite a concurrent commit waits here) and applies `delta`; commit time never

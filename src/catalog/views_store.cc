@@ -108,10 +108,13 @@ CREATE INDEX jobs_purge ON jobs (purge_at);
 )sql";
 
 // Incremental refresh (issue 17): what a materialized view's SQL allows (NULL: full) and how
-// its last successful refresh ran.
+// its last successful refresh ran. And the firing floor's summary on the dataset row: the
+// earliest time any of its triggers may fire (0: now), which the commit's lock returns, so a
+// commit inside every trigger's floor learns it without reading the triggers.
 constexpr char kRefreshKinds[] = R"sql(
 ALTER TABLE views ADD COLUMN refresh_kind TEXT;
 ALTER TABLE views ADD COLUMN refresh_mode TEXT;
+ALTER TABLE datasets ADD COLUMN trigger_due_at BIGINT NOT NULL DEFAULT 0;
 )sql";
 
 [[maybe_unused]] const bool kContributed = ContributeMigrations(ViewTables());
@@ -169,7 +172,7 @@ const std::vector<Migration>& ViewTables() {
   static const std::vector<Migration>* steps =
       new std::vector<Migration>{{7, "views", kViews},
                                  {8, "materialized views and triggers", kMaterialized},
-                                 {9, "incremental refresh", kRefreshKinds}};
+                                 {9, "incremental refresh and trigger due times", kRefreshKinds}};
   return *steps;
 }
 
@@ -473,18 +476,28 @@ Result<std::vector<TriggerRow>> TriggersTargeting(Transaction& tx, int64_t view_
 
 namespace {
 
-// datasets.trigger_count (what the commit's lock returns, so a commit on a dataset without
-// triggers pays nothing for them) kept equal to the triggers' rows.
+// datasets.trigger_count and trigger_due_at (what the commit's lock returns, so a commit on a
+// dataset without triggers, or inside every trigger's floor, pays nothing to find out) kept
+// equal to the triggers' rows.
 Status Recount(Transaction& tx, int64_t dataset_id) {
   return tx
       .Execute(
           "UPDATE datasets SET trigger_count = (SELECT COUNT(*) FROM triggers WHERE "
-          "dataset_id = ?) WHERE id = ?",
-          {dataset_id, dataset_id})
+          "dataset_id = ?), trigger_due_at = COALESCE((SELECT MIN(CASE WHEN min_interval_s IS "
+          "NULL OR min_interval_s = 0 OR last_claimed_at IS NULL THEN 0 ELSE last_claimed_at + "
+          "min_interval_s * 1000000 END) FROM triggers WHERE dataset_id = ?), 0) WHERE id = ?",
+          {dataset_id, dataset_id, dataset_id})
       .status();
 }
 
 }  // namespace
+
+Status MarkThrottledDeferred(Transaction& tx, int64_t dataset_id) {
+  return tx.ExecuteDeferred(
+      "UPDATE triggers SET last_fired_status = 'throttled' WHERE dataset_id = ? AND "
+      "(last_fired_status IS NULL OR last_fired_status <> 'throttled')",
+      {dataset_id});
+}
 
 Status InsertTrigger(Transaction& tx, int64_t dataset_id, std::string_view name,
                      int64_t target_view_id, std::optional<int64_t> min_interval_s,
@@ -520,6 +533,7 @@ Result<bool> SetTriggerInterval(Transaction& tx, int64_t dataset_id, std::string
                         tx.Execute("UPDATE triggers SET min_interval_s = ? WHERE "
                                    "dataset_id = ? AND name = ?",
                                    {SqlValue::OptionalInt64(seconds), dataset_id, name}));
+  if (n > 0) TARN_RETURN_NOT_OK(Recount(tx, dataset_id));
   return n > 0;
 }
 
@@ -599,6 +613,7 @@ Result<std::map<int64_t, int64_t>> ClaimTriggers(Transaction& tx, int64_t datase
                                 "<> ?)",
                                 {dataset_id, now_us})
                          .status());
+  if (!claimed.empty()) TARN_RETURN_NOT_OK(Recount(tx, dataset_id));
   return claimed;
 }
 

@@ -125,6 +125,9 @@ Result<std::map<int64_t, int64_t>> ClaimTriggers(Transaction& tx, int64_t datase
                                                  int64_t now_us);
 // After a claim: the window moves to `snapshot_id` (never backwards), the fire is recorded.
 Status MarkFired(Transaction& tx, int64_t trigger_id, int64_t snapshot_id, int64_t now_us);
+// A commit inside every trigger's floor (now < datasets.trigger_due_at): its triggers marked
+// throttled, deferred to the commit's own round trip (nothing is read).
+Status MarkThrottledDeferred(Transaction& tx, int64_t dataset_id);
 Status InsertJob(Transaction& tx, const JobInfo& job);
 Result<std::optional<JobInfo>> LoadJob(Transaction& tx, std::string_view id);
 // Newest first; `workspaces` (when not empty) limits them to those.
