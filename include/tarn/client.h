@@ -217,12 +217,16 @@ class Client {
   // snapshot (operation merge): a reader sees both or neither. The deletes are planned after
   // the rows are written, against the snapshot the commit replaces, and planned again when
   // another commit came first. No row to delete or add commits nothing (snapshot_id 0).
-  // Memory as AppendStream. Errors: AppendStream's; DeleteRows' for `where`;
-  // commit_conflict (kConflict) when other commits kept coming first.
+  // Memory as AppendStream. With read_snapshot_id (the snapshot the caller computed the rows
+  // against) the commit is refused with commit_conflict when the dataset changed since, instead
+  // of planning again. Errors: AppendStream's; DeleteRows' for `where`; commit_conflict
+  // (kConflict) when other commits kept coming first.
   Result<SnapshotInfo> ReplaceWhere(std::string_view qualified, std::string_view where,
                                     const BatchSource& next, CommitMeta meta,
-                                    std::optional<std::string> expected_uuid = std::nullopt) {
-    return DoReplaceWhere(qualified, where, next, std::move(meta), std::move(expected_uuid));
+                                    std::optional<std::string> expected_uuid = std::nullopt,
+                                    std::optional<int64_t> read_snapshot_id = std::nullopt) {
+    return DoReplaceWhere(qualified, where, next, std::move(meta), std::move(expected_uuid),
+                          read_snapshot_id);
   }
   // Registers existing Parquet files (truncate_first: replacing every live file). Errors: those
   // of Commit for added files; not_parquet (kInvalidArgument); file_changed (kConflict: a file
@@ -496,7 +500,8 @@ class Client {
                                               std::optional<std::string> expected_uuid) = 0;
   virtual Result<SnapshotInfo> DoReplaceWhere(std::string_view qualified, std::string_view where,
                                               const BatchSource& next, CommitMeta meta,
-                                              std::optional<std::string> expected_uuid) = 0;
+                                              std::optional<std::string> expected_uuid,
+                                              std::optional<int64_t> read_snapshot_id) = 0;
   virtual Result<SnapshotInfo> DoAddFiles(std::string_view qualified,
                                           const std::vector<std::string>& paths, CommitMeta meta,
                                           bool truncate_first) = 0;

@@ -72,6 +72,9 @@ struct QueryIntoOptions {
   // kAppend only: also delete the target's rows this predicate matches, in the same snapshot
   // (Client::ReplaceWhere). An incremental refresh passes the rows whose source rows went.
   std::optional<std::string> replace_where;
+  // With replace_where: the target's snapshot the caller computed against; the commit is
+  // refused (commit_conflict) when the target changed since.
+  std::optional<int64_t> read_snapshot_id;
 };
 
 struct QueryIntoResult {

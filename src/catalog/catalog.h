@@ -326,7 +326,8 @@ class Catalog : public Client {
                                       std::optional<std::string> expected_uuid) override;
   Result<SnapshotInfo> DoReplaceWhere(std::string_view qualified, std::string_view where,
                                       const BatchSource& next, CommitMeta meta,
-                                      std::optional<std::string> expected_uuid) override;
+                                      std::optional<std::string> expected_uuid,
+                                      std::optional<int64_t> read_snapshot_id) override;
   // Registers files already in the warehouse (paths relative to its root, or URIs inside it);
   // stats come from their footers. Ownership is decided first, from the keys alone: a path the
   // dataset may not register is code=path_not_owned whether or not it exists. Files it may

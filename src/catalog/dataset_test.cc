@@ -549,6 +549,15 @@ TEST_P(DatasetSuite, ReplaceWhereDeletesAndAppendsInOneSnapshot) {
       "predicate_type_mismatch");
   EXPECT_EQ(Rows("w.c.t").size(), 3u);
   EXPECT_EQ(cat_->LoadDataset("w.c.t")->current_snapshot_id, 3);
+  // Guarded by the snapshot the rows were computed against: refused once it is not current,
+  // even for rows alone, and nothing of it stays.
+  auto stale = cat_->ReplaceWhere("w.c.t", "", source({{"6", "f"}}), Meta(), std::nullopt, 2);
+  EXPECT_EQ(FieldOf(stale.status(), "code"), "commit_conflict");
+  auto current =
+      cat_->ReplaceWhere("w.c.t", "id = 4", source({{"6", "f"}}), Meta(), std::nullopt, 3);
+  ASSERT_TRUE(current.ok()) << current.status().ToString();
+  EXPECT_EQ(current->operation, "merge");
+  EXPECT_EQ(Rows("w.c.t"), (std::vector<std::string>{"1|a", "2|B", "6|f"}));
 }
 
 TEST_P(DatasetSuite, DeleteRowsOverwriteRollbackAndTimeTravel) {

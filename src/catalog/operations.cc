@@ -297,7 +297,8 @@ Result<SnapshotInfo> Catalog::DoAppendStream(std::string_view qualified, const B
 
 Result<SnapshotInfo> Catalog::DoReplaceWhere(std::string_view qualified, std::string_view where,
                                              const BatchSource& next, CommitMeta meta,
-                                             std::optional<std::string> expected_uuid) {
+                                             std::optional<std::string> expected_uuid,
+                                             std::optional<int64_t> read_snapshot_id) {
   TARN_ASSIGN_OR_RETURN(
       auto ds, PrepareAppend(*this, qualified, meta, CommitOperation::kAppend, expected_uuid));
   TARN_ASSIGN_OR_RETURN(auto earlier, EarlierCommit(*this, qualified, meta));
@@ -337,9 +338,14 @@ Result<SnapshotInfo> Catalog::DoReplaceWhere(std::string_view qualified, std::st
     DatasetCommit part;
     part.dataset = ds.name.ToString();
     part.expected_uuid = ds.uuid;
-    // Without deletes it is an append, which never conflicts with another.
-    part.operation = deletes.empty() ? CommitOperation::kAppend : CommitOperation::kMerge;
-    if (!deletes.empty()) part.read_snapshot_id = ds.current_snapshot_id.value_or(0);
+    // Without deletes it is an append, which never conflicts with another, unless the caller
+    // computed its rows against a snapshot that must still be the current one.
+    const bool guarded = read_snapshot_id.has_value();
+    part.operation =
+        deletes.empty() && !guarded ? CommitOperation::kAppend : CommitOperation::kMerge;
+    if (part.operation == CommitOperation::kMerge) {
+      part.read_snapshot_id = guarded ? *read_snapshot_id : ds.current_snapshot_id.value_or(0);
+    }
     part.written_spec_id = ds.spec.spec_id;
     part.added = files;
     part.deletes = std::move(deletes);
@@ -352,7 +358,7 @@ Result<SnapshotInfo> Catalog::DoReplaceWhere(std::string_view qualified, std::st
       return std::move((*committed)[0]);
     }
     last = committed.status();
-    if (last.kind() != ErrorKind::kConflict) {
+    if (last.kind() != ErrorKind::kConflict || guarded) {
       if (!MayBeRegistered(*this, files)) DeleteQuietly(warehouse(), files);
       return last;
     }

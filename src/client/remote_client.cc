@@ -880,27 +880,28 @@ Result<SnapshotInfo> RemoteClient::DoAppendStream(std::string_view qualified,
                                                   const BatchSource& next, CommitMeta meta,
                                                   CommitOperation op,
                                                   std::optional<std::string> expected_uuid) {
-  return PostAppend(qualified, std::string(CommitOperationName(op)), std::nullopt, next,
-                    std::move(meta), std::move(expected_uuid));
+  std::vector<std::pair<std::string, std::string>> q = {
+      {"operation", std::string(CommitOperationName(op))}};
+  if (expected_uuid) q.emplace_back("expected_uuid", *expected_uuid);
+  return PostAppend(qualified, q, std::nullopt, next, std::move(meta));
 }
 
 Result<SnapshotInfo> RemoteClient::DoReplaceWhere(std::string_view qualified,
                                                   std::string_view where, const BatchSource& next,
                                                   CommitMeta meta,
-                                                  std::optional<std::string> expected_uuid) {
-  return PostAppend(qualified, "merge", std::string(where), next, std::move(meta),
-                    std::move(expected_uuid));
+                                                  std::optional<std::string> expected_uuid,
+                                                  std::optional<int64_t> read_snapshot_id) {
+  std::vector<std::pair<std::string, std::string>> q = {{"operation", "merge"}};
+  if (expected_uuid) q.emplace_back("expected_uuid", *expected_uuid);
+  if (read_snapshot_id) q.emplace_back("read_snapshot_id", std::to_string(*read_snapshot_id));
+  return PostAppend(qualified, q, std::string(where), next, std::move(meta));
 }
 
 // POST .../append: the M frame, the W frame of a merge, the batches as P frames, then E.
-Result<SnapshotInfo> RemoteClient::PostAppend(std::string_view qualified,
-                                              const std::string& operation,
-                                              const std::optional<std::string>& where,
-                                              const BatchSource& next, CommitMeta meta,
-                                              std::optional<std::string> expected_uuid) {
+Result<SnapshotInfo> RemoteClient::PostAppend(
+    std::string_view qualified, const std::vector<std::pair<std::string, std::string>>& q,
+    const std::optional<std::string>& where, const BatchSource& next, CommitMeta meta) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
-  std::vector<std::pair<std::string, std::string>> q = {{"operation", operation}};
-  if (expected_uuid) q.emplace_back("expected_uuid", *expected_uuid);
   std::string meta_frame = api::EncodeFrame(api::FrameKind::kMeta, api::Dump(api::ToJson(meta)));
   if (where) meta_frame += api::EncodeFrame(api::FrameKind::kWhere, *where);
   bool started = false;  // a batch was pulled from `next`: the request cannot be repeated

@@ -213,7 +213,8 @@ class RemoteClient : public Client {
                                       std::optional<std::string> expected_uuid) override;
   Result<SnapshotInfo> DoReplaceWhere(std::string_view qualified, std::string_view where,
                                       const BatchSource& next, CommitMeta meta,
-                                      std::optional<std::string> expected_uuid) override;
+                                      std::optional<std::string> expected_uuid,
+                                      std::optional<int64_t> read_snapshot_id) override;
   Result<SnapshotInfo> DoAddFiles(std::string_view qualified, const std::vector<std::string>& paths,
                                   CommitMeta meta, bool truncate_first) override;
   Status DoCreateTag(std::string_view qualified, std::string_view tag, const SnapshotSelector& at,
@@ -228,9 +229,10 @@ class RemoteClient : public Client {
   Result<ViewInfo> DoGetView(std::string_view qualified, std::optional<int64_t> version) override;
 
  private:
-  Result<SnapshotInfo> PostAppend(std::string_view qualified, const std::string& operation,
+  Result<SnapshotInfo> PostAppend(std::string_view qualified,
+                                  const std::vector<std::pair<std::string, std::string>>& query,
                                   const std::optional<std::string>& where, const BatchSource& next,
-                                  CommitMeta meta, std::optional<std::string> expected_uuid);
+                                  CommitMeta meta);
   RemoteClient(ServerUrl url, ClientOptions options, std::shared_ptr<Clock> clock);
 
   ServerUrl url_;

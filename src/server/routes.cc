@@ -833,6 +833,10 @@ Status AppendRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(CommitMeta meta, api::CommitMetaFromJson(meta_json));
   meta = ServerMeta(c, std::move(meta), action);
   std::optional<std::string> where;
+  TARN_ASSIGN_OR_RETURN(auto read_snapshot_id, QueryInt(c, "read_snapshot_id"));
+  if (read_snapshot_id && op != CommitOperation::kMerge) {
+    return InvalidParam("read_snapshot_id", "goes with operation=merge only");
+  }
   if (op == CommitOperation::kMerge) {
     TARN_ASSIGN_OR_RETURN(auto second, src->Next());
     if (!second || second->first != api::FrameKind::kWhere) {
@@ -870,7 +874,7 @@ Status AppendRoute(Call& c) {
     return StreamError(codes::kBadFrame, "unknown frame kind");
   };
   auto r = Committed(c, where ? c.catalog().ReplaceWhere(DsQ(c), *where, next, std::move(meta),
-                                                         c.Query("expected_uuid"))
+                                                         c.Query("expected_uuid"), read_snapshot_id)
                               : c.catalog().AppendStream(DsQ(c), next, std::move(meta), op,
                                                          c.Query("expected_uuid")));
   src.reset();  // stops and joins a reader thread before the reply

@@ -203,9 +203,9 @@ Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOp
     TARN_ASSIGN_OR_RETURN(auto converted, Convert(*mapping, std::move(*batch)));
     return std::optional<RecordBatch>(std::move(converted));
   };
-  auto committed = into.replace_where
-                       ? client.ReplaceWhere(target_name, *into.replace_where, next, meta, ds.uuid)
-                       : client.AppendStream(target_name, next, meta, op, ds.uuid);
+  auto committed = into.replace_where ? client.ReplaceWhere(target_name, *into.replace_where, next,
+                                                            meta, ds.uuid, into.read_snapshot_id)
+                                      : client.AppendStream(target_name, next, meta, op, ds.uuid);
   // ReplaceWhere with nothing to delete or add commits nothing, like an append of no rows.
   if (committed.ok() && committed->snapshot_id == 0) {
     committed = Status::Of(codes::kNoRows, "nothing to commit");

@@ -195,7 +195,12 @@ Result<std::optional<RefreshResult>> RefreshIncrementally(
       where += std::to_string((*deleted)[i]);
     }
     into.replace_where = where + ")";
+  } else {
+    into.replace_where = "";  // an append, refused if the view changed since (below)
   }
+  // Two refreshes running at once must not both add the same rows: the commit holds only when
+  // the view is still at the snapshot this one started from (else a full refresh runs).
+  into.read_snapshot_id = mv.last_refresh_snapshot_id;
   into.mode = QueryIntoMode::kAppend;
   QueryOptions query = options.query;
   query.pinned_snapshots[source] = b;
@@ -336,8 +341,9 @@ Result<RefreshResult> Client::RefreshMaterializedView(std::string_view qualified
       sql = (*form)->sql;
       query.incremental_reads[source] = std::nullopt;  // a full run keeps the row ids too
       auto ran = RefreshIncrementally(*this, mv, source, sql, options, into);
-      if (!ran.ok()) return finish(ran.status());
-      if (*ran) {
+      // Another commit on the view came first: recompute instead.
+      if (!ran.ok() && ran.status().kind() != ErrorKind::kConflict) return finish(ran.status());
+      if (ran.ok() && *ran) {
         out = std::move(**ran);
         out.record.job_id = options.job_id;
         return finish(Status::OK());
