@@ -203,8 +203,9 @@ struct JobOutcomeReport {
 };
 
 struct JobQuery {
-  std::string state;   // empty: any
-  std::string target;  // a materialized view (qualified); empty: any
+  std::string state;      // empty: any
+  std::string target;     // a materialized view (qualified); empty: any
+  std::string workspace;  // the target's workspace; empty: any
   int64_t limit = 100;
 };
 

@@ -693,6 +693,10 @@ Result<std::vector<JobInfo>> ListJobs(Transaction& tx, const JobQuery& q) {
     sql += " AND target = ?";
     params.push_back(q.target);
   }
+  if (!q.workspace.empty()) {
+    sql += " AND workspace = ?";
+    params.push_back(q.workspace);
+  }
   sql += " ORDER BY created_at DESC, id LIMIT ?";
   params.push_back(q.limit);
   std::vector<JobInfo> out;

@@ -1348,9 +1348,18 @@ Status ListJobsRoute(Call& c) {
   q.target = c.Query("target").value_or("");
   TARN_ASSIGN_OR_RETURN(auto limit, QueryInt(c, "limit"));
   q.limit = limit.value_or(100);
+  if (q.limit < 1 || q.limit > 10000) return InvalidParam("limit", "must be 1 to 10000");
+  // A token of one workspace lists that workspace's jobs in the query itself, so `limit` counts
+  // jobs it may read; a name pattern is applied after, on pages of up to 10000 (so it may
+  // return fewer than `limit` only when more than that many jobs lie in between).
+  const std::string& scope = c.principal().workspace;
+  if (scope != "*") q.workspace = scope;
+  const int64_t wanted = q.limit;
+  if (c.principal().pattern != "*") q.limit = 10000;
   TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListJobs(q));
   Json out = Json::array();
   for (const auto& j : all) {
+    if (static_cast<int64_t>(out.size()) >= wanted) break;
     if (MayReadJob(c, j)) out.push_back(api::ToJson(j));
   }
   c.ReplyJson(Wrapped("jobs", std::move(out)));
