@@ -7,13 +7,13 @@
 #include <string>
 #include <string_view>
 
+#include "common/base64.h"
+
 namespace tarn::auth::internal {
 
-// RFC 4648 section 5 base64url without padding.
-std::string Base64UrlEncode(std::string_view bytes);
-// The inverse; nullopt for padding, characters outside the alphabet, an impossible length or
-// non-zero unused bits (only the canonical encoding of a byte string decodes).
-std::optional<std::string> Base64UrlDecode(std::string_view text);
+// RFC 4648 section 5 base64url without padding (common/base64.h).
+using tarn::Base64UrlDecode;
+using tarn::Base64UrlEncode;
 
 // A JSON object parsed strictly: nullopt for anything but one object, for a key repeated in
 // any object, or for nesting deeper than 16 (ID tokens and JWKS, oidc.h).

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/base64.h"
 #include "sql/engine.h"
 #include "tarn/client.h"
 
@@ -20,25 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Base64UrlDecode(std::string_view in) {
-  static const std::string kChars =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  uint32_t buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    size_t v = kChars.find(c);
-    if (v == std::string::npos) return {};
-    buf = (buf << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buf >> bits) & 0xff));
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 Result<UnverifiedClaims> PeekClaims(std::string_view jwt) {
@@ -46,7 +28,8 @@ Result<UnverifiedClaims> PeekClaims(std::string_view jwt) {
   size_t d1 = jwt.find('.');
   size_t d2 = d1 == std::string_view::npos ? d1 : jwt.find('.', d1 + 1);
   if (d2 == std::string_view::npos || jwt.size() > 8192) return bad();
-  json claims = json::parse(Base64UrlDecode(jwt.substr(d1 + 1, d2 - d1 - 1)), nullptr, false);
+  json claims =
+      json::parse(Base64UrlDecode(jwt.substr(d1 + 1, d2 - d1 - 1)).value_or(""), nullptr, false);
   if (!claims.is_object()) return bad();
   UnverifiedClaims c;
   if (claims.contains("aud") && claims["aud"].is_string()) c.audience = claims["aud"];
