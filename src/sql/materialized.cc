@@ -11,6 +11,7 @@
 #include "sql/into.h"
 #include "table/deletion_vector.h"
 #include "tarn/client.h"
+#include "types/cast.h"
 
 namespace tarn {
 
@@ -18,23 +19,99 @@ namespace {
 
 constexpr char kResolvedOnly[] = "the query's sources are known";
 
-// The datasets a query reads (through views), found by binding it without fetching a row.
-Result<std::vector<ReadReference>> BindReads(Client& client, const std::string& sql,
-                                             const QueryOptions& base) {
-  QueryOptions options = base;
+// What a query reads (every dataset, through views) and the schema of its result, found by
+// binding it without fetching a row.
+struct Bound {
+  Schema schema;
   std::vector<ReadReference> reads;
-  options.on_start = [&](const Schema&, const std::vector<ReadReference>& r) -> Status {
-    reads = r;
+};
+Result<Bound> BindQuery(Client& client, const std::string& sql, const QueryOptions& base) {
+  QueryOptions options = base;
+  Bound out;
+  options.on_start = [&](const Schema& schema, const std::vector<ReadReference>& r) -> Status {
+    out.schema = schema;
+    out.reads = r;
     return Status::Cancelled(kResolvedOnly);
   };
   auto result =
       sql::RunQuery(client, sql, options, [](const RecordBatch&) { return Status::OK(); });
-  if (result.ok()) return result->reads;
+  if (result.ok()) {
+    out.schema = result->schema;
+    out.reads = result->reads;
+    return out;
+  }
   if (result.status().kind() == ErrorKind::kCancelled &&
       result.status().message() == kResolvedOnly) {
-    return reads;
+    return out;
   }
   return result.status();
+}
+
+// The schema changes that make a view's dataset (`have`) hold its new SQL's result (`want`):
+// the result's new columns added, the columns it no longer has dropped (the lineage column
+// kept, and added when `lineage`), a type widened where that is lossless. Any other change of
+// a column's type is refused before anything is written.
+Result<std::vector<SchemaChange>> FitSchema(const std::string& name, const Schema& have,
+                                            const Schema& want, bool lineage) {
+  std::vector<SchemaChange> out;
+  for (const Field& f : have.fields) {
+    if (f.name == kSourceRowIdColumn || want.FieldIndex(f.name) >= 0) continue;
+    SchemaChange drop;
+    drop.kind = SchemaChange::Kind::kDropColumn;
+    drop.column = f.name;
+    out.push_back(std::move(drop));
+  }
+  for (const Field& f : want.fields) {
+    int i = have.FieldIndex(f.name);
+    if (i < 0) {
+      SchemaChange add;
+      add.column = f.name;
+      add.type = f.type;
+      out.push_back(std::move(add));
+      continue;
+    }
+    const DataType& old = have.fields[static_cast<size_t>(i)].type;
+    if (old == f.type) continue;
+    if (!IsLosslessWidening(old, f.type)) {
+      return Status::InvalidArgument("the new SQL makes column '" + f.name + "' of " + name + " " +
+                                     f.type.ToString() + " where it is " + old.ToString() +
+                                     ": cast it in the SQL, or drop the view and create it again")
+          .WithField("column", f.name);
+    }
+    SchemaChange promote;
+    promote.kind = SchemaChange::Kind::kPromoteColumn;
+    promote.column = f.name;
+    promote.type = f.type;
+    out.push_back(std::move(promote));
+  }
+  if (lineage && have.FieldIndex(kSourceRowIdColumn) < 0) {
+    SchemaChange add;
+    add.column = kSourceRowIdColumn;
+    add.type = DataType::Int64();
+    out.push_back(std::move(add));
+  }
+  // The columns in the result's order (`SELECT *` over the view shows them so).
+  std::vector<std::string> order;  // after the drops and adds above, lineage aside
+  for (const Field& f : have.fields) {
+    if (f.name != kSourceRowIdColumn && want.FieldIndex(f.name) >= 0) order.push_back(f.name);
+  }
+  for (const Field& f : want.fields) {
+    if (have.FieldIndex(f.name) < 0) order.push_back(f.name);
+  }
+  bool ordered = order.size() == want.fields.size();
+  for (size_t i = 0; ordered && i < order.size(); ++i) ordered = order[i] == want.fields[i].name;
+  for (size_t i = 0; !ordered && i < want.fields.size(); ++i) {
+    SchemaChange move;
+    move.kind = SchemaChange::Kind::kMoveColumn;
+    move.column = want.fields[i].name;
+    if (i == 0) {
+      move.first = true;
+    } else {
+      move.after = want.fields[i - 1].name;
+    }
+    out.push_back(std::move(move));
+  }
+  return out;
 }
 
 std::vector<std::string> SourceNames(const std::vector<ReadReference>& reads) {
@@ -235,24 +312,18 @@ Result<MaterializedViewInfo> Client::CreateMaterializedView(
                         "materialized view '" + name + "' already exists (replace it)")
           .WithField("view", name);
     }
-    // CREATE OR REPLACE: the new SQL's sources first (nothing written), then the definition
-    // and triggers (refused with nothing written when they would close a circle), then the
-    // data, by a refresh.
-    TARN_ASSIGN_OR_RETURN(auto reads, BindReads(*this, def.sql, options.query));
+    // CREATE OR REPLACE: the new SQL bound (its sources and columns; nothing written) and the
+    // schema changes it needs checked, then the definition and triggers (refused with nothing
+    // written when they would close a circle), then the dataset's schema fitted to the new
+    // result, then the data, by a refresh.
+    TARN_ASSIGN_OR_RETURN(auto bound, BindQuery(*this, def.sql, options.query));
     TARN_ASSIGN_OR_RETURN(auto form, IncrementalOf(*this, def.sql));
-    if (form) {
-      // The data gets the lineage column when it had none (a view that recomputed before).
-      TARN_ASSIGN_OR_RETURN(auto ds, LoadDataset(name));
-      if (ds.schema.FieldIndex(kSourceRowIdColumn) < 0) {
-        SchemaChange add;
-        add.column = kSourceRowIdColumn;
-        add.type = DataType::Int64();
-        TARN_RETURN_NOT_OK(AlterSchema(name, {add}).status());
-      }
-    }
-    TARN_RETURN_NOT_OK(RegisterMaterializedView(name, def, SourceNames(reads), true,
+    TARN_ASSIGN_OR_RETURN(auto ds, LoadDataset(name));
+    TARN_ASSIGN_OR_RETURN(auto changes, FitSchema(name, ds.schema, bound.schema, form.has_value()));
+    TARN_RETURN_NOT_OK(RegisterMaterializedView(name, def, SourceNames(bound.reads), true,
                                                 form ? kRefreshIncremental : kRefreshFull)
                            .status());
+    if (!changes.empty()) TARN_RETURN_NOT_OK(AlterSchema(name, changes).status());
     RefreshOptions refresh;
     refresh.author = options.meta.author;
     refresh.query = options.query;

@@ -121,11 +121,22 @@ async function exercise(target, tag, remote) {
   assert.equal(v2.version, 2);
   assert.equal(v2.description, 'per region');
   assert.equal(v2.triggers[0].minimum_interval_s, 0);  // kept
+  // A replace with other columns: the view's dataset takes the new SQL's columns, in its order.
+  const SQL3 = 'SELECT max(amount) AS top, region, count(*) AS n FROM shop.sales.orders GROUP BY region';
+  json(target, ['mv', 'replace', 'shop.sales.by_region', '--sql', SQL3]);
+  const row = JSON.parse(ok(target, ['sql', 'SELECT * FROM shop.sales.by_region LIMIT 1', '--json']));
+  assert.deepEqual(Object.keys(row), ['top', 'region', 'n']);
+  await viewMatchesSource(target, 'shop.sales.by_region', s4.snapshot_id, `${tag}-v3`, SQL3);
+  // A type that does not widen is refused with nothing written.
+  fails(target, ['mv', 'replace', 'shop.sales.by_region', '--sql', "SELECT 'x' AS top, region, count(*) AS n FROM shop.sales.orders GROUP BY region"],
+    'invalid_argument', 2);
+  assert.equal(json(target, ['mv', 'show', 'shop.sales.by_region']).version, 3);
+  json(target, ['mv', 'replace', 'shop.sales.by_region', '--sql', SQL]);
 }
 
 async function rules(target) {
   // A circle is refused and writes nothing.
-  fails(target, ['mv', 'replace', 'shop.sales.by_region', '--sql', 'SELECT region, count(*) AS n, 0 AS total FROM shop.sales.total, shop.sales.orders GROUP BY region'],
+  fails(target, ['mv', 'replace', 'shop.sales.by_region', '--sql', 'SELECT region, count(*) AS n, 0::DECIMAL(38,2) AS total FROM shop.sales.total, shop.sales.orders GROUP BY region'],
     'trigger_cycle', 3);
   assert.deepEqual(json(target, ['mv', 'show', 'shop.sales.by_region']).sources, ['shop.sales.orders']);
   fails(target, ['dataset', 'rename', 'shop.sales.orders', 'orders2'], 'has_triggers', 3);
