@@ -188,6 +188,11 @@ Result<std::optional<std::vector<int64_t>>> DeletedSourceRows(Client& client,
     TARN_ASSIGN_OR_RETURN(auto gone_a, positions(f));
     std::set<uint64_t> was(gone_a.begin(), gone_a.end());
     auto it = after.find(path);
+    // A file `a` had that is live again under a later snapshot (a rollback restored it): its
+    // rows would be read as new ones too.
+    if (it != after.end() && it->second.file.added_snapshot_id > a) {
+      return std::optional<std::vector<int64_t>>();
+    }
     if (it == after.end()) {
       for (int64_t p = 0; p < f.file.record_count; ++p) {
         if (!was.count(static_cast<uint64_t>(p))) out.push_back(f.file.first_row_id + p);
