@@ -47,17 +47,23 @@ class ServeFlow : public ServedCatalogTest {
     return rows;
   }
 
-  // Workspace fw, collection c, dataset d (id INT64, v VARCHAR), over HTTP.
-  void CreateDataset(Schema* schema) {
-    ASSERT_EQ(Json_("POST", "/v1/workspaces", {{"name", "fw"}}).status, 200);
-    ASSERT_EQ(Json_("POST", "/v1/workspaces/fw/collections", {{"name", "c"}}).status, 200);
+  // Dataset d (id INT64, v VARCHAR) in fw.c, over HTTP; its schema as the server answered.
+  void CreateDatasetD(Schema* schema) {
     DatasetDefinition def;
     def.schema = *Schema::Parse("id INT64, v VARCHAR");
     Json create = api::ToJson(def);
     create["name"] = "d";
     Reply ds = Json_("POST", "/v1/workspaces/fw/collections/c/datasets", create);
     ASSERT_EQ(ds.status, 200) << ds;
-    *schema = api::DatasetFromJson(ds.json)->schema;
+    auto info = api::DatasetFromJson(ds.json);
+    ASSERT_TRUE(info.ok()) << info.status().ToString();
+    *schema = info->schema;
+  }
+  // Workspace fw, collection c and dataset d.
+  void CreateDataset(Schema* schema) {
+    ASSERT_EQ(Json_("POST", "/v1/workspaces", {{"name", "fw"}}).status, 200);
+    ASSERT_EQ(Json_("POST", "/v1/workspaces/fw/collections", {{"name", "c"}}).status, 200);
+    CreateDatasetD(schema);
   }
 
   const std::string kD = "/v1/workspaces/fw/collections/c/datasets/d";
@@ -109,15 +115,8 @@ TEST_P(ServeFlow, EveryRouteEndToEnd) {
   EXPECT_EQ(Get(port_, "/v1/workspaces/fw/collections/c", owner_).json["name"], "c");
 
   // A dataset.
-  DatasetDefinition def;
-  def.schema = *Schema::Parse("id INT64, v VARCHAR");
-  Json create = api::ToJson(def);
-  create["name"] = "d";
-  Reply ds = Json_("POST", "/v1/workspaces/fw/collections/c/datasets", create);
-  ASSERT_EQ(ds.status, 200) << ds;
-  auto info = api::DatasetFromJson(ds.json);
-  ASSERT_TRUE(info.ok()) << info.status().ToString();
-  const Schema schema = info->schema;
+  Schema schema;
+  ASSERT_NO_FATAL_FAILURE(CreateDatasetD(&schema));
   EXPECT_EQ(Get(port_, "/v1/workspaces/fw/collections/c/datasets", owner_).json["datasets"].size(),
             1u);
 

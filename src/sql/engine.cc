@@ -197,9 +197,9 @@ void CollectTables(const nlohmann::json& j, std::set<TableRef>* out) {
 }
 
 // Parses the query with DuckDB's own parser (json_serialize_sql): one query, or a typed error.
-// Returns the three-part names it reads.
-Result<std::set<TableRef>> Analyze(const DuckDbApi& api, duckdb_connection con,
-                                   std::string_view sql) {
+// Returns the parse tree.
+Result<nlohmann::json> ParseTree(const DuckDbApi& api, duckdb_connection con,
+                                 std::string_view sql) {
   TARN_ASSIGN_OR_RETURN(
       std::string text,
       QueryText(api, con, "SELECT json_serialize_sql(" + QuoteLiteral(sql) + ")"));
@@ -224,8 +224,15 @@ Result<std::set<TableRef>> Analyze(const DuckDbApi& api, duckdb_connection con,
                       "tarn sql runs one query at a time; this text holds " +
                           std::to_string(statements.is_array() ? statements.size() : 0));
   }
+  return tree;
+}
+
+// The three-part names a query reads (ParseTree's errors).
+Result<std::set<TableRef>> Analyze(const DuckDbApi& api, duckdb_connection con,
+                                   std::string_view sql) {
+  TARN_ASSIGN_OR_RETURN(nlohmann::json tree, ParseTree(api, con, sql));
   std::set<TableRef> tables;
-  CollectTables(statements, &tables);
+  CollectTables(tree["statements"], &tables);
   return tables;
 }
 
@@ -497,6 +504,29 @@ bool BlocksIncremental(const nlohmann::json& j, const std::set<std::string>& agg
   return false;
 }
 
+// DuckDB's aggregate function names (lower case), read once per process: the library loaded
+// does not change.
+Result<const std::set<std::string>*> AggregateNames(const DuckDbApi& api, duckdb_connection con) {
+  static std::mutex mu;
+  static std::set<std::string>* names = nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  if (names) return names;
+  TARN_ASSIGN_OR_RETURN(
+      std::string list,
+      QueryText(api, con,
+                "SELECT string_agg(DISTINCT lower(function_name), ',') FROM duckdb_functions() "
+                "WHERE function_type = 'aggregate'"));
+  auto* out = new std::set<std::string>();
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    out->insert(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  names = out;
+  return names;
+}
+
 bool NullOrAbsent(const nlohmann::json& node, const char* key) {
   return !node.contains(key) || node[key].is_null();
 }
@@ -512,13 +542,8 @@ Result<std::optional<IncrementalQuery>> IncrementalForm(std::string_view sql) {
   Database db(*api);
   QueryOptions options;
   TARN_RETURN_NOT_OK(db.Open(options, 1));
-  TARN_RETURN_NOT_OK(Analyze(*api, db.con(), sql).status());
+  TARN_ASSIGN_OR_RETURN(nlohmann::json tree, ParseTree(*api, db.con(), sql));
   const std::optional<IncrementalQuery> full;
-  TARN_ASSIGN_OR_RETURN(
-      std::string text,
-      QueryText(*api, db.con(), "SELECT json_serialize_sql(" + QuoteLiteral(sql) + ")"));
-  nlohmann::json tree = nlohmann::json::parse(text, nullptr, false);
-  if (tree.is_discarded() || !tree.contains("statements")) return full;
   nlohmann::json& node = tree["statements"][0]["node"];
   if (node.value("type", "") != "SELECT_NODE" || !EmptyOrAbsent(node, "modifiers") ||
       !EmptyOrAbsent(node, "group_expressions") || !EmptyOrAbsent(node, "group_sets") ||
@@ -538,20 +563,9 @@ Result<std::optional<IncrementalQuery>> IncrementalForm(std::string_view sql) {
   out.source = from.value("catalog_name", "") + "." + from.value("schema_name", "") + "." +
                from.value("table_name", "");
   if (!ParseDatasetName(out.source).ok()) return full;
-  TARN_ASSIGN_OR_RETURN(
-      std::string names,
-      QueryText(*api, db.con(),
-                "SELECT string_agg(DISTINCT lower(function_name), ',') FROM duckdb_functions() "
-                "WHERE function_type = 'aggregate'"));
-  std::set<std::string> aggregates;
-  for (size_t start = 0; start <= names.size();) {
-    size_t comma = names.find(',', start);
-    if (comma == std::string::npos) comma = names.size();
-    aggregates.insert(names.substr(start, comma - start));
-    start = comma + 1;
-  }
-  if (BlocksIncremental(node["select_list"], aggregates) ||
-      BlocksIncremental(node["where_clause"], aggregates)) {
+  TARN_ASSIGN_OR_RETURN(const std::set<std::string>* aggregates, AggregateNames(*api, db.con()));
+  if (BlocksIncremental(node["select_list"], *aggregates) ||
+      BlocksIncremental(node["where_clause"], *aggregates)) {
     return full;
   }
   // SELECT <list> FROM source WHERE ... becomes SELECT <list> (each * without the row id),

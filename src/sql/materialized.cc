@@ -211,7 +211,7 @@ Result<std::optional<std::vector<int64_t>>> DeletedSourceRows(Client& client,
 // The snapshot of `source` the view's data reflects, when an incremental refresh can start
 // from it: the view's data is what its last refresh committed, with the lineage column.
 Result<std::optional<int64_t>> IncrementalStart(Client& client, const MaterializedViewInfo& mv,
-                                                const std::string& source) {
+                                                const DatasetInfo& src) {
   const std::optional<int64_t> none;
   TARN_ASSIGN_OR_RETURN(auto view_ds, client.LoadDataset(mv.view.name.ToString()));
   if (view_ds.schema.FieldIndex(kSourceRowIdColumn) < 0) return none;
@@ -219,9 +219,8 @@ Result<std::optional<int64_t>> IncrementalStart(Client& client, const Materializ
     return none;  // written since by someone else, or never refreshed with data
   }
   if (mv.last_refresh_mode.empty()) return none;
-  TARN_ASSIGN_OR_RETURN(auto src, client.LoadDataset(source));
   for (const auto& r : mv.last_refresh_sources) {
-    if (r.dataset == source && r.dataset_uuid == src.uuid)
+    if (r.dataset == src.name.ToString() && r.dataset_uuid == src.uuid)
       return std::optional<int64_t>(r.snapshot_id);
   }
   return none;
@@ -238,16 +237,14 @@ Result<std::optional<RefreshResult>> RefreshIncrementally(
     const std::string& sql, const RefreshOptions& options, QueryIntoOptions into) {
   const std::optional<RefreshResult> full;
   if (options.full) return full;
-  TARN_ASSIGN_OR_RETURN(auto start, IncrementalStart(client, mv, source));
+  TARN_ASSIGN_OR_RETURN(auto src, client.LoadDataset(source));
+  TARN_ASSIGN_OR_RETURN(auto start, IncrementalStart(client, mv, src));
   if (!start) return full;
   const int64_t a = *start;
-  int64_t b = 0;
+  int64_t b = src.current_snapshot_id.value_or(0);
   if (auto pin = options.query.pinned_snapshots.find(source);
       pin != options.query.pinned_snapshots.end()) {
     b = pin->second;
-  } else {
-    TARN_ASSIGN_OR_RETURN(auto src, client.LoadDataset(source));
-    b = src.current_snapshot_id.value_or(0);
   }
   RefreshResult out;
   out.record.mode = kRefreshIncremental;
