@@ -411,6 +411,42 @@ test('a token with pattern c.d* cannot touch datasets outside it', T, async () =
   });
 });
 
+test('a merge append (ReplaceWhere) keeps the rules of the append route and refuses bad input', T,
+  async () => {
+    const merge = (where, rows = []) => Buffer.concat([frame('M', '{}'), frame('W', where),
+      ...rows, frame('E', '')]);
+    const post = (token, target, query, body) => send({ method: 'POST',
+      path: `${ds(...target)}/append${query}`, token, headers: FRAMES_CT, body });
+    await unchanged(async () => {
+      refused(await post(tok('wsb', 'writer'), ['wsa', 'd1'], '?operation=merge', merge('TRUE')),
+        403, 'permission_denied', 'a writer of wsb');
+      refused(await post(tok('wsa', 'reader'), ['wsa', 'd1'], '?operation=merge', merge('TRUE')),
+        403, 'permission_denied', 'a reader');
+      refused(await post(h.tokens.wsa.pattern.access, ['wsa', 'e1'], '?operation=merge',
+        merge('TRUE')), 403, 'permission_denied', 'outside the pattern');
+      const w = tok('wsa', 'writer');
+      refused(await post(w, ['wsa', 'd1'], '?operation=merge&read_snapshot_id=abc', merge('TRUE')),
+        422, 'invalid_parameter', 'a read_snapshot_id that is no number');
+      refused(await post(w, ['wsa', 'd1'], '?read_snapshot_id=1', merge('TRUE')),
+        422, 'invalid_parameter', 'read_snapshot_id on a plain append');
+      refused(await post(w, ['wsa', 'd1'], '?operation=merge', Buffer.concat([frame('M', '{}'),
+        frame('E', '')])), 422, 'bad_frame', 'no W frame');
+      for (const where of ['id = 1\0 OR TRUE', '('.repeat(100000) + 'TRUE' + ')'.repeat(100000),
+        "name > 5"]) {
+        const r = await post(w, ['wsa', 'd1'], '?operation=merge', merge(where));
+        assert.equal(r.status, 422, `${JSON.stringify(where.slice(0, 40))}: ${r.body}`);
+      }
+      // Computed against snapshot 0 (the dataset has moved on): refused, nothing deleted.
+      refused(await post(w, ['wsa', 'd1'], '?operation=merge&read_snapshot_id=0', merge('id = 1')),
+        409, 'commit_conflict', 'a stale read_snapshot_id');
+      // 200,000 literals: answered, and nothing matches.
+      const big = `id IN (${Array.from({ length: 200000 }, (_, i) => i + 10).join(',')})`;
+      const r = await post(w, ['wsa', 'd1'], '?operation=merge', merge(big));
+      assert.equal(r.status, 200, r.body);
+      assert.equal(JSON.parse(r.body).snapshot_id, 0);
+    });
+  });
+
 test('listings show only what the token may see', T, async () => {
   const names = (r, key) => r.json[key].map((x) => x.name).sort();
   let r = await api(h.url, tok('wsa', 'reader'), 'GET', '/v1/workspaces');
