@@ -84,10 +84,11 @@ function compare(name, tarnQuery, duckQuery) {
     bench: `sql_${name}`, rows: args.rows, files: files.length, file_bytes: totalBytes,
     tarn_s: median(t.map((x) => x.seconds)), duckdb_s: median(d.map((x) => x.seconds)),
     tarn_max_rss_kb: median(t.map((x) => x.max_rss_kb)), duckdb_max_rss_kb: median(d.map((x) => x.max_rss_kb)),
-    tarn_bytes_read: t[0].bytes_read,
+    tarn_io_read_bytes: t[0].io_read_bytes, duckdb_io_read_bytes: d[0].io_read_bytes,
+    tarn_direct_files: t[0].direct_files,
   };
   line.ratio = +(line.tarn_s / line.duckdb_s).toFixed(3);
-  line.bytes_read_share = +(line.tarn_bytes_read / totalBytes).toFixed(4);
+  line.bytes_read_share = +(line.tarn_io_read_bytes / totalBytes).toFixed(4);
   console.log(JSON.stringify(line));
 }
 

@@ -40,6 +40,11 @@ struct QueryOptions {
   // row ids (the column _tarn_row_id) and, when the value is set, only the rows of files added
   // after that snapshot.
   std::map<std::string, std::optional<int64_t>> incremental_reads;
+  // Embedded on a local warehouse: a dataset without deleted rows is read by DuckDB's own
+  // Parquet reader over its files (columns mapped by field id), which hands DuckDB dictionary
+  // vectors and column statistics; the results are the same as tarn's reader's. Off: tarn's
+  // reader (tarn_scan) reads every dataset.
+  bool direct_reads = true;
 };
 
 struct QueryResult {
@@ -49,10 +54,13 @@ struct QueryResult {
   // with the snapshot it resolved to and how (resolved_by: "current", "snapshot", "time",
   // "tag:<name>").
   std::vector<ReadReference> reads;
-  // Embedded only: the data files opened and the bytes read from the warehouse (footers and
-  // the column chunks of the columns the query used).
+  // Embedded only: the data files the query read; the bytes tarn's reader read from the
+  // warehouse (footers and the column chunks of the columns the query used); and how many of
+  // the files DuckDB's own reader read directly (QueryOptions::direct_reads: tarn read only
+  // their footers, counted in bytes_read; DuckDB's reads of them are not).
   int64_t files_read = 0;
   int64_t bytes_read = 0;
+  int64_t direct_files = 0;
 };
 
 enum class QueryIntoMode : uint8_t {

@@ -59,6 +59,7 @@ struct SqlArgs {
   std::string memory_limit;
   int threads = 0;
   bool allow_local_files = false;
+  bool no_direct_reads = false;
   bool stats = false;
   // --into
   std::string into;
@@ -201,6 +202,7 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
   options.temp_directory = spill.path();
   options.timeout_s = a.timeout_s;
   options.allow_local_files = a.allow_local_files;
+  options.direct_reads = !a.no_direct_reads;
   InterruptGuard::Reset();
   options.cancel = &InterruptGuard::Flag();
   bool progress_shown = false;
@@ -310,13 +312,17 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
       sources += (sources.empty() ? "" : ", ") + r.dataset + "@" + std::to_string(r.snapshot_id) +
                  " (" + r.resolved_by + ")";
     }
-    std::fprintf(
-        stderr, "sql: %lld rows in %.3f s; read %s%s\n", static_cast<long long>(result->rows),
-        seconds, sources.empty() ? "no dataset" : sources.c_str(),
-        client->remote() ? ""
-                         : ("; " + std::to_string(result->files_read) + " files, " +
-                            std::to_string(result->bytes_read) + " bytes from the warehouse")
-                               .c_str());
+    std::fprintf(stderr, "sql: %lld rows in %.3f s; read %s%s\n",
+                 static_cast<long long>(result->rows), seconds,
+                 sources.empty() ? "no dataset" : sources.c_str(),
+                 client->remote()
+                     ? ""
+                     : ("; " + std::to_string(result->files_read) + " files" +
+                        (result->direct_files > 0 ? " (" + std::to_string(result->direct_files) +
+                                                        " read by DuckDB's Parquet reader)"
+                                                  : std::string()) +
+                        ", " + std::to_string(result->bytes_read) + " bytes through tarn's reader")
+                           .c_str());
   }
   if (!a.output.empty()) {
     if (!writer) TARN_RETURN_NOT_OK(open_writer(result->schema));
@@ -361,6 +367,10 @@ void RegisterSqlCommand(CLI::App* app, GlobalOptions* global) {
   cmd->add_option("--threads", a->threads, "DuckDB's threads (default: one per core)");
   cmd->add_flag("--allow-local-files", a->allow_local_files,
                 "Let the query read local files (read_parquet, read_csv ...)");
+  cmd->add_flag("--no-direct-reads", a->no_direct_reads,
+                "Read every dataset with tarn's reader (tarn_scan), also where DuckDB's own "
+                "Parquet reader would read its files directly (embedded, local warehouse, no "
+                "deleted rows)");
   cmd->add_option("--into", a->into,
                   "Write the result into workspace.collection.dataset as one snapshot whose "
                   "receipt lists what the query read");

@@ -636,6 +636,46 @@ TEST(ReadDataFile, AFileThatDisagreesWithItsCountsIsReportedNotServed) {
   }
 }
 
+TEST(InspectDataFile, SaysHowEachFieldIsFoundFromTheFooterAlone) {
+  Schema old_schema = MustSchema("id INT32 NOT NULL, name VARCHAR, x FLOAT32");
+  RecordBatch b = BatchOf(old_schema, {{"1", "a", "1.5"}});
+  MemoryObjectStore store;
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, old_schema, PartitionSpec{}, SortOrder{},
+                                                  Vec(Copy(b)), {}));
+  // Renamed (id 2), promoted (1), narrowed (3), added nullable (4) and added NOT NULL (5).
+  Schema now =
+      MustSchema("label VARCHAR, id INT64 NOT NULL, x INT16, added INT32, strict INT32 NOT NULL");
+  now.fields[0].field_id = 2;
+  now.fields[1].field_id = 1;
+  now.fields[2].field_id = 3;
+  now.fields[3].field_id = 4;
+  now.fields[4].field_id = 5;
+  ASSERT_OK_AND_ASSIGN(FileColumns c, InspectDataFile(store, files[0], now));
+  EXPECT_TRUE(c.by_field_id);
+  EXPECT_EQ(c.fields,
+            (std::vector<FileColumnMatch>{FileColumnMatch::kSame, FileColumnMatch::kWidened,
+                                          FileColumnMatch::kUnreadable, FileColumnMatch::kAbsent,
+                                          FileColumnMatch::kUnreadable}));
+  EXPECT_EQ(c.file_types[1], DataType::Int32());
+  // The catalog's checks, as ReadDataFile makes them.
+  DataFile lying = files[0];
+  lying.record_count += 1;
+  auto r = InspectDataFile(store, lying, now);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), ErrorKind::kCorruption);
+  // Without field ids: matched by name, and said so.
+  Schema plain = MustSchema("a INT32");
+  plain.fields[0].field_id = -1;
+  PutParquet(store, "ext/f.parquet", plain, BatchOf(plain, {{"7"}}));
+  DataFile ext;
+  ext.path = "ext/f.parquet";
+  ext.record_count = 1;
+  ext.file_size_bytes = static_cast<int64_t>(store.Head(ext.path)->size);
+  ASSERT_OK_AND_ASSIGN(FileColumns e, InspectDataFile(store, ext, MustSchema("a INT32")));
+  EXPECT_FALSE(e.by_field_id);
+  EXPECT_EQ(e.fields, (std::vector<FileColumnMatch>{FileColumnMatch::kSame}));
+}
+
 // ---- Reading: deletions, row ids, filters ----
 
 TEST(ReadDataFile, DropsDeletedPositionsAndNumbersRows) {

@@ -25,6 +25,31 @@ int SchemaIndexOf(const Schema& schema, int32_t field_id) {
   return -1;
 }
 
+// Opens `file` and checks it against what the catalog says of it (size, rows): a file that
+// disagrees is reported, never served as if it held what the catalog says.
+Result<std::unique_ptr<parquet::FileReader>> OpenChecked(ObjectStore& store, const DataFile& file,
+                                                         int threads) {
+  TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> in, store.OpenRead(file.path));
+  auto mismatch = [&](const std::string& what, int64_t registered, int64_t actual) {
+    return Status::Of(codes::kFileMetadataMismatch,
+                      "data file '" + file.path +
+                          "' disagrees with the catalog: " + std::to_string(registered) + " " +
+                          what + " registered, " + std::to_string(actual) + " in the file")
+        .WithField("path", file.path);
+  };
+  if (static_cast<uint64_t>(file.file_size_bytes) != in->Size()) {
+    return mismatch("bytes", file.file_size_bytes, static_cast<int64_t>(in->Size()));
+  }
+  parquet::ReaderOptions ropts;
+  ropts.threads = std::max(1, threads);
+  TARN_ASSIGN_OR_RETURN(std::unique_ptr<parquet::FileReader> reader,
+                        parquet::FileReader::Open(std::move(in), ropts));
+  if (file.record_count != reader->num_rows()) {
+    return mismatch("rows", file.record_count, reader->num_rows());
+  }
+  return reader;
+}
+
 Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
                              const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
                              const ReadOptions& options) {
@@ -53,25 +78,9 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     }
   }
 
-  TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> in, store.OpenRead(file.path));
-  // The catalog's counts were stated by whoever committed the file: a file that disagrees is
-  // reported, never served as if it held what the catalog says.
-  auto mismatch = [&](const std::string& what, int64_t registered, int64_t actual) {
-    return Status::Of(codes::kFileMetadataMismatch,
-                      "data file '" + file.path +
-                          "' disagrees with the catalog: " + std::to_string(registered) + " " +
-                          what + " registered, " + std::to_string(actual) + " in the file")
-        .WithField("path", file.path);
-  };
-  if (static_cast<uint64_t>(file.file_size_bytes) != in->Size()) {
-    return mismatch("bytes", file.file_size_bytes, static_cast<int64_t>(in->Size()));
-  }
-  parquet::ReaderOptions ropts;
-  ropts.threads = std::max(1, options.threads);
   TARN_ASSIGN_OR_RETURN(std::unique_ptr<parquet::FileReader> reader,
-                        parquet::FileReader::Open(std::move(in), ropts));
+                        OpenChecked(store, file, options.threads));
   const int64_t num_rows = reader->num_rows();
-  if (file.record_count != num_rows) return mismatch("rows", file.record_count, num_rows);
 
   // Resolve each needed schema field to a file field.
   const Schema needed_schema = [&] {
@@ -182,6 +191,34 @@ Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const
                                  const ReadOptions& options) {
   Result<RecordBatch> r = ReadImpl(store, file, schema, deleted, filter, options);
   if (!r.ok()) return r.status().WithContext("reading data file " + file.path);
+  return r;
+}
+
+Result<FileColumns> InspectDataFile(ObjectStore& store, const DataFile& file,
+                                    const Schema& schema) {
+  auto inspect = [&]() -> Result<FileColumns> {
+    TARN_ASSIGN_OR_RETURN(std::unique_ptr<parquet::FileReader> reader, OpenChecked(store, file, 1));
+    const parquet::ParquetSchema& fs = reader->schema();
+    FileColumns out;
+    for (const Field& f : fs.schema.fields) out.by_field_id = out.by_field_id || f.field_id >= 0;
+    const std::vector<int> match = MatchFileFields(fs, schema);
+    for (size_t i = 0; i < schema.fields.size(); ++i) {
+      const Field& want = schema.fields[i];
+      FileColumnMatch m = FileColumnMatch::kUnreadable;
+      DataType type = want.type;
+      if (match[i] < 0) {
+        if (want.nullable) m = FileColumnMatch::kAbsent;
+      } else if (CheckFileColumn(fs, match[i], want).ok()) {
+        type = fs.schema.fields[match[i]].type;
+        m = type == want.type ? FileColumnMatch::kSame : FileColumnMatch::kWidened;
+      }
+      out.fields.push_back(m);
+      out.file_types.push_back(type);
+    }
+    return out;
+  };
+  Result<FileColumns> r = inspect();
+  if (!r.ok()) return r.status().WithContext("inspecting data file " + file.path);
   return r;
 }
 

@@ -37,4 +37,24 @@ Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const
                                  const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
                                  const ReadOptions& options);
 
+// How one field of a schema is found in a data file (InspectDataFile).
+enum class FileColumnMatch : uint8_t {
+  kSame,        // a column of the schema's type
+  kWidened,     // a column of a type that widens losslessly to the schema's (types/cast.h)
+  kAbsent,      // no such column: it reads as NULL (a NOT NULL field is kUnreadable instead)
+  kUnreadable,  // a column ReadDataFile refuses (a type that does not widen, or unsupported)
+};
+
+struct FileColumns {
+  bool by_field_id = false;  // the file's columns carry field ids (else they match by name)
+  std::vector<FileColumnMatch> fields;  // per field of the schema, in order
+  std::vector<DataType> file_types;     // per field: the file column's type (kSame, kWidened)
+};
+
+// What `file` holds for each field of `schema`, from its footer alone: for an engine that reads
+// the file itself. The file is checked against the catalog as ReadDataFile checks it.
+// Errors: kFileMetadataMismatch when its size or row count disagrees with `file`; kCorruption
+// for a malformed footer; store errors as they come.
+Result<FileColumns> InspectDataFile(ObjectStore& store, const DataFile& file, const Schema& schema);
+
 }  // namespace tarn

@@ -14,7 +14,9 @@
 #include "catalog/catalog.h"
 #include "catalog/error_codes.h"
 #include "datafile/reader.h"
+#include "objectstore/local/local_store.h"
 #include "sql/counting_store.h"
+#include "sql/direct.h"
 #include "sql/duckdb_api.h"
 #include "sql/error_codes.h"
 #include "sql/session.h"
@@ -376,13 +378,16 @@ Status DeclareName(const DuckDbApi& api, duckdb_connection con, QuerySession& se
     TARN_ASSIGN_OR_RETURN(std::string schema, EnsureSchema(api, con, t, declared));
     declared->names.insert(name);
     std::string args = QuoteLiteral(name);
+    std::optional<std::string> source;
     if (auto inc = session.incremental.find(name); inc != session.incremental.end()) {
       args += ", row_ids := true";
       if (inc->second) args += ", added_after := " + std::to_string(*inc->second);
+    } else {
+      TARN_ASSIGN_OR_RETURN(source, DirectReadSource(session, **dataset));
     }
     return Execute(api, con,
-                   "CREATE VIEW " + schema + "." + QuoteIdentifier(t.table) +
-                       " AS SELECT * FROM tarn_scan(" + args + ")");
+                   "CREATE VIEW " + schema + "." + QuoteIdentifier(t.table) + " AS SELECT * FROM " +
+                       source.value_or("tarn_scan(" + args + ")"));
   }
   if (!dataset.status().Is(codes::kDatasetNotFound)) {
     return dataset.status();
@@ -608,6 +613,10 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
   if (auto* catalog = dynamic_cast<Catalog*>(&client)) {
     counting.emplace(catalog->warehouse());
     session.warehouse = &*counting;
+    if (auto* local = dynamic_cast<LocalObjectStore*>(&catalog->warehouse());
+        local && options.direct_reads) {
+      session.direct_root = local->root();
+    }
   }
   session.threads = options.threads > 0
                         ? options.threads
@@ -620,6 +629,14 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
   TARN_ASSIGN_OR_RETURN(auto tables, Analyze(api, con, sql));
   TARN_RETURN_NOT_OK(DeclareDatasets(api, con, session, tables));
   if (!options.allow_local_files) {
+    // The query reads tarn's datasets only: the files of the direct reads, nothing else.
+    if (!session.direct_paths.empty()) {
+      std::string list;
+      for (const auto& p : session.direct_paths) {
+        list += std::string(list.empty() ? "" : ", ") + QuoteLiteral(p);
+      }
+      TARN_RETURN_NOT_OK(Execute(api, con, "SET allowed_paths = [" + list + "]"));
+    }
     TARN_RETURN_NOT_OK(Execute(api, con, "SET enable_external_access = false"));
   }
   TARN_RETURN_NOT_OK(Execute(api, con, "SET lock_configuration = true"));
@@ -731,6 +748,7 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
   if (counting) {
     out.files_read = counting->files_opened();
     out.bytes_read = counting->bytes_read();
+    out.direct_files = static_cast<int64_t>(session.direct_paths.size());
   }
   RecordViewRuns(session, out.rows,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());

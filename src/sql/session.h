@@ -36,6 +36,10 @@ struct QuerySession {
   // Null for a remote client, whose scans stream from the server.
   ObjectStore* warehouse = nullptr;
   int threads = 1;
+  // Direct reads (sql/direct.h): the local warehouse's root directory, empty when off; the
+  // files DuckDB's own reader may open, the only ones the query may open.
+  std::string direct_root;
+  std::vector<std::string> direct_paths;
 
   std::mutex mu;
   std::map<std::string, std::shared_ptr<ResolvedDataset>> resolved;  // by name + selector

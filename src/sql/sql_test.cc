@@ -2,7 +2,11 @@
 // scripts/bootstrap.sh). Values are compared as tarn's canonical text.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "catalog/test_fixture.h"
+#include "objectstore/object_store.h"
+#include "parquet/writer.h"
 #include "sql/engine.h"
 #include "sql/error_codes.h"
 #include "tarn/view.h"
@@ -47,10 +51,12 @@ class SqlTest : public ::testing::Test {
   }
   // The rows as text ("NULL" for null), in result order.
   Result<std::vector<std::vector<std::string>>> Rows(const std::string& sql,
-                                                     QueryResult* result = nullptr) {
+                                                     QueryResult* result = nullptr,
+                                                     bool direct_reads = true) {
     std::vector<std::vector<std::string>> rows;
     QueryOptions options;
     options.threads = 2;
+    options.direct_reads = direct_reads;
     TARN_ASSIGN_OR_RETURN(auto r, cat_->Query(sql, options, [&](const RecordBatch& b) {
       for (int64_t i = 0; i < b.num_rows; ++i) {
         std::vector<std::string> row;
@@ -257,6 +263,145 @@ TEST_F(SqlTest, SchemaEvolutionReadsByFieldId) {
   EXPECT_EQ(Must("SELECT id, label, note FROM shop.sales.e ORDER BY id"),
             (Table{{"1", "a", "NULL"}, {"2", "b", "new"}}));
   EXPECT_EQ(Must("SELECT typeof(id) FROM shop.sales.e LIMIT 1"), (Table{{"BIGINT"}}));
+}
+
+// Direct reads (sql/direct.h): DuckDB's own reader over the files gives what tarn's reader gives,
+// value for value, across schema evolution and every type it reads directly.
+TEST_F(SqlTest, DirectReadsEqualTarnsReader) {
+  Create("shop.sales.d",
+         "b BOOLEAN, i8 INT8, i16 INT16, i32 INT32, i64 INT64 NOT NULL, u8 UINT8, u16 UINT16, "
+         "u32 UINT32, u64 UINT64, f32 FLOAT32, f64 FLOAT64, d1 DECIMAL(4,1), d4 DECIMAL(38,5), "
+         "s VARCHAR, bl BLOB, dt DATE, ts TIMESTAMP[us], tz TIMESTAMPTZ[us], u UUID, gone INT32");
+  std::vector<std::string> row = {"true",
+                                  "-8",
+                                  "-16",
+                                  "-32",
+                                  "-9223372036854775808",
+                                  "255",
+                                  "65535",
+                                  "4294967295",
+                                  "18446744073709551615",
+                                  "1.5",
+                                  "-2.25",
+                                  "-123.4",
+                                  "123456789012345678901234567890123.45678",
+                                  "a string longer than twelve bytes",
+                                  "AP8=",
+                                  "2026-02-28",
+                                  "2026-01-02 03:04:05.123456",
+                                  "2026-01-02 03:04:05.123456+00:00",
+                                  "0189a1b2-c3d4-4e5f-8a9b-0c1d2e3f4a5b",
+                                  "7"};
+  std::vector<std::string> nulls(row.size(), "");
+  nulls[4] = "1";
+  Append("shop.sales.d", {row, nulls});
+  // Renamed, added, promoted (int, float, decimal) and dropped columns: the first file holds
+  // the old shapes, read by field id.
+  std::vector<SchemaChange> changes = {
+      *ParseSchemaChange("rename s TO label"),       *ParseSchemaChange("add note VARCHAR"),
+      *ParseSchemaChange("promote i32 INT64"),       *ParseSchemaChange("promote f32 FLOAT64"),
+      *ParseSchemaChange("promote d1 DECIMAL(9,2)"), *ParseSchemaChange("drop gone"),
+      *ParseSchemaChange("add gone INT32")};
+  auto altered = cat_->AlterSchema("shop.sales.d", changes);
+  ASSERT_TRUE(altered.ok()) << altered.status().ToString();
+  std::vector<std::string> later(row.begin(), row.end() - 1);  // ..., u, note, gone
+  later[4] = "2";
+  later.push_back("new");
+  later.push_back("8");
+  Append("shop.sales.d", {later});
+  for (const char* sql : {"SELECT * FROM shop.sales.d ORDER BY i64",
+                          "SELECT label, count(*), sum(i32), max(d1), min(tz) FROM shop.sales.d "
+                          "GROUP BY label ORDER BY label",
+                          "SELECT i64, gone, note, typeof(i32), typeof(d1) FROM shop.sales.d "
+                          "WHERE f32 > 1 ORDER BY i64"}) {
+    SCOPED_TRACE(sql);
+    QueryResult direct, tarn;
+    auto a = Rows(sql, &direct, true);
+    auto b = Rows(sql, &tarn, false);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    EXPECT_EQ(*a, *b);
+    EXPECT_EQ(direct.schema.ToString(), tarn.schema.ToString());
+    EXPECT_EQ(direct.direct_files, 2);
+    EXPECT_EQ(tarn.direct_files, 0);
+    EXPECT_EQ(direct.files_read, 2);
+    ASSERT_EQ(direct.reads.size(), 1u);
+    EXPECT_EQ(direct.reads[0].snapshot_id, 2);
+  }
+  // The dropped column's values never come back; the one added under its name is new.
+  EXPECT_EQ(Must("SELECT i64, gone, note, label FROM shop.sales.d ORDER BY i64"),
+            (Table{{"-9223372036854775808", "NULL", "NULL", "a string longer than twelve bytes"},
+                   {"1", "NULL", "NULL", "NULL"},
+                   {"2", "8", "new", "a string longer than twelve bytes"}}));
+}
+
+// tarn's reader stays the reader wherever the direct one could differ, and the query may open
+// no file but those of the datasets it names.
+TEST_F(SqlTest, DirectReadsOnlyWhereTheyAreExact) {
+  Create("shop.sales.t", "id INT64, v VARCHAR");
+  Create("shop.sales.other", "id INT64, secret VARCHAR");
+  Create("shop.sales.ip", "id INT64, addr IPV4");
+  Append("shop.sales.t", {{"1", "a"}, {"2", "b"}});
+  Append("shop.sales.other", {{"9", "hidden"}});
+  Append("shop.sales.ip", {{"1", "10.0.0.1"}});
+  QueryResult r;
+  ASSERT_TRUE(Rows("SELECT count(*) FROM shop.sales.t", &r).ok());
+  EXPECT_EQ(r.direct_files, 1);
+  // Another dataset's file, named by path, is not the query's to open.
+  auto other = cat_->PlanFiles("shop.sales.other", {}, "", [&](const PlannedFile& f) {
+    auto rows = Rows("SELECT * FROM shop.sales.t, read_parquet('" + dir_.string() + "/warehouse/" +
+                     f.file.path + "')");
+    EXPECT_FALSE(rows.ok());
+    EXPECT_EQ(FieldOf(rows.status(), "code"), "sql_error") << rows.status().ToString();
+    return Status::OK();
+  });
+  ASSERT_OK(other);
+  // A type DuckDB's reader reads differently (IPV4): tarn's reader.
+  ASSERT_TRUE(Rows("SELECT addr FROM shop.sales.ip", &r).ok());
+  EXPECT_EQ(r.direct_files, 0);
+  // Deleted rows: tarn's reader, which applies the deletion vector.
+  CommitMeta meta;
+  meta.author = "test";
+  ASSERT_OK(cat_->DeleteRows("shop.sales.t", "id = 2", meta).status());
+  auto rows = Rows("SELECT id FROM shop.sales.t", &r);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(*rows, (Table{{"1"}}));
+  EXPECT_EQ(r.direct_files, 0);
+  // A data file that disagrees with the catalog is never read directly: tarn's reader reports
+  // it.
+  std::string victim;
+  ASSERT_OK(cat_->PlanFiles("shop.sales.other", {}, "", [&](const PlannedFile& f) {
+    victim = dir_.string() + "/warehouse/" + f.file.path;
+    return Status::OK();
+  }));
+  { std::ofstream(victim, std::ios::app) << "x"; }
+  auto bad = Rows("SELECT * FROM shop.sales.other", &r);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(FieldOf(bad.status(), "code"), "file_metadata_mismatch") << bad.status().ToString();
+}
+
+// A registered file without Parquet field ids (another engine's) matches columns by name in
+// tarn's reader; DuckDB's field-id mapping would read NULLs, so tarn's reader reads it.
+TEST_F(SqlTest, FilesWithoutFieldIdsReadThroughTarn) {
+  Create("shop.sales.ext", "id INT64, v VARCHAR");
+  Schema schema = *Schema::Parse("id INT64, v VARCHAR");
+  for (Field& f : schema.fields) f.field_id = -1;
+  RecordBatch b = MakeBatch(schema, {{"1", "x"}, {"2", "y"}});
+  auto sink = cat_->warehouse().OpenWrite("landing/ext.parquet");
+  ASSERT_TRUE(sink.ok());
+  auto w = parquet::FileWriter::Open(std::move(*sink), schema);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK((*w)->Write(b));
+  ASSERT_OK((*w)->Close());
+  ASSERT_OK(cat_->GrantLocation("shop.sales.ext", "landing"));
+  CommitMeta meta;
+  meta.author = "test";
+  ASSERT_OK(cat_->AddFiles("shop.sales.ext", {"landing/ext.parquet"}, meta).status());
+  QueryResult r;
+  auto rows = Rows("SELECT id, v FROM shop.sales.ext ORDER BY id", &r);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (Table{{"1", "x"}, {"2", "y"}}));
+  EXPECT_EQ(r.direct_files, 0);
 }
 
 TEST_F(SqlTest, PartitionedAndEmptyDatasets) {
