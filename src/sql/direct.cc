@@ -14,6 +14,7 @@ namespace {
 // Past this many files a dataset reads through tarn_scan: the file list is a literal of the
 // query's text and of DuckDB's allowed paths.
 constexpr size_t kMaxDirectFiles = 10000;
+constexpr const char* kGlobCharacters = "*?[{\\";
 
 // `s` between single quotes, each quote inside doubled.
 std::string Literal(std::string_view s) {
@@ -100,6 +101,11 @@ Result<std::optional<std::string>> DirectReadSource(QuerySession& session,
     return Status::OK();
   }));
   if (deletes || files.empty() || files.size() > kMaxDirectFiles) return tarn_scan;
+  // DuckDB expands glob characters in a path (a registered file named "a[1].parquet" would
+  // read "a1.parquet"): such a file is read by tarn.
+  for (const DataFile& file : files) {
+    if (file.path.find_first_of(kGlobCharacters) != std::string::npos) return tarn_scan;
+  }
   // Every file must hold each column as tarn_scan would read it: by field id, of the schema's
   // type or one that widens to it (DuckDB's cast of a widening is exact), or absent (NULL).
   // The footers are read on the query's threads.

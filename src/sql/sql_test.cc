@@ -404,6 +404,40 @@ TEST_F(SqlTest, FilesWithoutFieldIdsReadThroughTarn) {
   EXPECT_EQ(r.direct_files, 0);
 }
 
+// DuckDB expands glob characters in paths: a file registered as "a[1].parquet" beside an
+// "a1.parquet" must read as itself.
+TEST_F(SqlTest, GlobCharactersInPathsReadThroughTarn) {
+  Create("shop.sales.src", "id INT64, v VARCHAR");
+  Create("shop.sales.g", "id INT64, v VARCHAR");
+  Append("shop.sales.src", {{"1", "mine"}});
+  std::string file;
+  ASSERT_OK(cat_->PlanFiles("shop.sales.src", {}, "", [&](const PlannedFile& f) {
+    file = f.file.path;
+    return Status::OK();
+  }));
+  auto bytes = cat_->warehouse().Get(file);
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_OK(cat_->warehouse().Put("landing/a[1].parquet", *bytes));
+  Append("shop.sales.src", {{"2", "decoy"}});
+  std::string decoy;
+  ASSERT_OK(cat_->PlanFiles("shop.sales.src", {}, "", [&](const PlannedFile& f) {
+    if (f.file.path != file) decoy = f.file.path;
+    return Status::OK();
+  }));
+  auto decoy_bytes = cat_->warehouse().Get(decoy);
+  ASSERT_TRUE(decoy_bytes.ok());
+  ASSERT_OK(cat_->warehouse().Put("landing/a1.parquet", *decoy_bytes));
+  ASSERT_OK(cat_->GrantLocation("shop.sales.g", "landing"));
+  CommitMeta meta;
+  meta.author = "test";
+  ASSERT_OK(cat_->AddFiles("shop.sales.g", {"landing/a[1].parquet"}, meta).status());
+  QueryResult r;
+  auto rows = Rows("SELECT id, v FROM shop.sales.g", &r);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (Table{{"1", "mine"}}));
+  EXPECT_EQ(r.direct_files, 0);
+}
+
 TEST_F(SqlTest, PartitionedAndEmptyDatasets) {
   Create("shop.sales.p", "id INT64, day DATE", "day");
   Create("shop.sales.empty", "id INT64");
