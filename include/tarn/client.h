@@ -116,6 +116,24 @@ class Client {
   // Errors: workspace_not_found; deletion_protected and workspace_not_empty
   // (kFailedPrecondition).
   virtual Status DropWorkspace(std::string_view name) = 0;
+  // SECURE (SecureObject): lets `object` (w.c.name: the view, task or dataset that writes the
+  // copy) copy `workspace`'s data into each of `destinations` despite its egress lock; a mark
+  // for an object already marked replaces its destinations. `author` is recorded (empty:
+  // actor(); remotely the server records the caller's client id). Run against the SOURCE
+  // workspace: remotely, an owner of it. Errors: workspace_not_found; kInvalidArgument for an
+  // object that is not w.c.name, no destination, a malformed one, or the source itself (a copy
+  // within one workspace is never egress); remotely permission_denied.
+  virtual Status MarkSecure(std::string_view workspace, std::string_view object,
+                            const std::vector<std::string>& destinations,
+                            std::string_view author) = 0;
+  // Withdraws `object`'s exemption. Errors: workspace_not_found; secure_object_not_found
+  // (kNotFound, field object); remotely permission_denied.
+  virtual Status ClearSecure(std::string_view workspace, std::string_view object) = 0;
+  // What `workspace` has sanctioned, with who and when (SecureObjectsOf). Errors: GetWorkspace's.
+  Result<std::vector<SecureObject>> ListSecure(std::string_view workspace) {
+    TARN_ASSIGN_OR_RETURN(WorkspaceInfo w, GetWorkspace(workspace));
+    return SecureObjectsOf(w);
+  }
 
   // ---- collections (C2) ----
   // Errors: workspace_not_found; kAlreadyExists (field collection) unless exists_ok;

@@ -39,6 +39,30 @@ struct WorkspaceInfo {
   bool EgressProtected() const { return ProtectionOn(egress_protection); }
 };
 
+// SECURE, the egress lock's sanctioned exemption (docs/design/egress.md): `object` (the view,
+// task or dataset that writes the copy, w.c.name) may copy the workspace's data into each of
+// `destinations`, with the lock left on for everything else. Stored in the SOURCE workspace's
+// reserved property kSecureObjectsProperty, written only through Client::MarkSecure and
+// ClearSecure.
+struct SecureObject {
+  std::string object;
+  std::vector<std::string> destinations;
+  std::string author;
+  int64_t marked_at_us = 0;
+};
+inline constexpr char kSecureObjectsProperty[] = "secure_objects";
+
+// The exemptions the workspace's reserved property holds, in object order. Anything malformed
+// reads as not sanctioned: a document that is not the shape MarkSecure writes holds none, and a
+// malformed record is left out.
+std::vector<SecureObject> SecureObjectsOf(const WorkspaceInfo& workspace);
+// The property's value for `objects` (the shape SecureObjectsOf reads).
+std::string SecureObjectsJson(const std::vector<SecureObject>& objects);
+// Whether `source` sanctions `object` copying its data into `destination`: both must match one
+// well-formed record.
+bool EgressSanctioned(const WorkspaceInfo& source, std::string_view object,
+                      std::string_view destination);
+
 struct CollectionInfo {
   int64_t id = 0;
   std::string workspace;

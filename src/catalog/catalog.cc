@@ -217,6 +217,16 @@ Status UpdateWorkspace(Metastore& ms, const Clock& clock, std::string_view name,
                        const PropertyMap& set, const std::vector<std::string>& unset) {
   TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(set));
+  // SECURE's record is shaped: it is written through MarkSecure and ClearSecure only.
+  const bool reserved =
+      set.count(kSecureObjectsProperty) > 0 ||
+      std::find(unset.begin(), unset.end(), kSecureObjectsProperty) != unset.end();
+  if (reserved) {
+    return Status::Of(codes::kPropertyReserved,
+                      std::string("workspace property '") + kSecureObjectsProperty +
+                          "' is written by `tarn workspace secure mark|clear` only")
+        .WithField("property", kSecureObjectsProperty);
+  }
   return ms.RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto w, LoadWorkspace(tx, name));
     if (!w) return WorkspaceNotFound(name);
@@ -251,7 +261,78 @@ Status UpdateWorkspace(Metastore& ms, const Clock& clock, std::string_view name,
   });
 }
 
+// Rewrites `name`'s SECURE record with `change` applied to its well-formed records, in one
+// transaction.
+Status UpdateSecureObjects(Metastore& ms, const Clock& clock, std::string_view name,
+                           const std::function<Status(std::vector<SecureObject>*)>& change) {
+  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
+  return ms.RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(auto w, LoadWorkspace(tx, name));
+    if (!w) return WorkspaceNotFound(name);
+    std::vector<SecureObject> objects = SecureObjectsOf(*w);
+    TARN_RETURN_NOT_OK(change(&objects));
+    if (objects.empty()) {
+      w->properties.erase(kSecureObjectsProperty);
+    } else {
+      w->properties[kSecureObjectsProperty] = SecureObjectsJson(objects);
+    }
+    return tx
+        .Execute("UPDATE workspaces SET properties = ?, updated_at = ? WHERE id = ?",
+                 {EncodeProperties(w->properties), clock.NowMicros(), w->id})
+        .status();
+  });
+}
+
 }  // namespace
+
+Status Catalog::MarkSecure(std::string_view workspace, std::string_view object,
+                           const std::vector<std::string>& destinations, std::string_view author) {
+  if (!ParseDatasetName(object).ok()) {
+    return Status::InvalidArgument("a SECURE object is named workspace.collection.name, not '" +
+                                   std::string(object) + "'")
+        .WithField("object", std::string(object));
+  }
+  if (destinations.empty()) {
+    return Status::InvalidArgument("name at least one destination workspace (--to)");
+  }
+  std::vector<std::string> to;
+  for (const auto& d : destinations) {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("destination workspace", d));
+    if (d == workspace) {
+      return Status::InvalidArgument("a copy within workspace '" + d +
+                                     "' is never egress: it needs no SECURE mark")
+          .WithField("destination", d);
+    }
+    if (std::find(to.begin(), to.end(), d) == to.end()) to.push_back(d);
+  }
+  SecureObject mark;
+  mark.object = std::string(object);
+  mark.destinations = std::move(to);
+  mark.author = author.empty() ? actor() : std::string(author);
+  mark.marked_at_us = clock_->NowMicros();
+  return UpdateSecureObjects(
+      *metastore_, *clock_, workspace, [&](std::vector<SecureObject>* objects) {
+        std::erase_if(*objects, [&](const SecureObject& s) { return s.object == mark.object; });
+        objects->push_back(mark);
+        return Status::OK();
+      });
+}
+
+Status Catalog::ClearSecure(std::string_view workspace, std::string_view object) {
+  return UpdateSecureObjects(
+      *metastore_, *clock_, workspace, [&](std::vector<SecureObject>* objects) -> Status {
+        const size_t before = objects->size();
+        std::erase_if(*objects, [&](const SecureObject& s) { return s.object == object; });
+        if (objects->size() == before) {
+          return Status::Of(codes::kSecureObjectNotFound, "workspace '" + std::string(workspace) +
+                                                              "' has no SECURE mark for '" +
+                                                              std::string(object) + "'")
+              .WithField("workspace", std::string(workspace))
+              .WithField("object", std::string(object));
+        }
+        return Status::OK();
+      });
+}
 
 Status Catalog::SetWorkspaceProperties(std::string_view name, const PropertyMap& set) {
   return UpdateWorkspace(*metastore_, *clock_, name, set, {});

@@ -91,6 +91,9 @@ class Catalog : public Client {
                                   const std::vector<std::string>& keys) override;
   // Refused (kFailedPrecondition) while deletion protection is on or collections remain.
   Status DropWorkspace(std::string_view name) override;
+  Status MarkSecure(std::string_view workspace, std::string_view object,
+                    const std::vector<std::string>& destinations, std::string_view author) override;
+  Status ClearSecure(std::string_view workspace, std::string_view object) override;
 
   // Collections (C2), named `workspace.collection`. A missing one is kNotFound with
   // code=collection_not_found.

@@ -83,6 +83,79 @@ TEST(CatalogNames, ProtectionTriState) {
   }
 }
 
+// SECURE records: anything malformed reads as not sanctioned; object and destination must
+// both match.
+TEST(CatalogNames, SecureObjectsReadConservatively) {
+  WorkspaceInfo w;
+  w.name = "src";
+  EXPECT_TRUE(SecureObjectsOf(w).empty());
+  SecureObject s;
+  s.object = "dst.ops.ingest";
+  s.destinations = {"dst", "other"};
+  s.author = "owner";
+  s.marked_at_us = 7;
+  w.properties[kSecureObjectsProperty] = SecureObjectsJson({s});
+  ASSERT_EQ(SecureObjectsOf(w).size(), 1u);
+  EXPECT_EQ(SecureObjectsOf(w)[0].destinations, (std::vector<std::string>{"dst", "other"}));
+  EXPECT_EQ(SecureObjectsOf(w)[0].author, "owner");
+  EXPECT_TRUE(EgressSanctioned(w, "dst.ops.ingest", "dst"));
+  EXPECT_FALSE(EgressSanctioned(w, "dst.ops.ingest", "third"));  // destination must match
+  EXPECT_FALSE(EgressSanctioned(w, "dst.ops.other", "dst"));     // object must match
+  for (const char* bad :
+       {"", "ON", "[]", "null", "{\"dst.ops.ingest\": true}",
+        "{\"dst.ops.ingest\": {\"to\": \"dst\"}}", "{\"dst.ops.ingest\": {\"to\": []}}",
+        "{\"dst.ops.ingest\": {\"to\": [\"dst\", 3]}}",
+        "{\"dst.ops.ingest\": {\"to\": [\"d st\"]}}", "{\"not-a-name\": {\"to\": [\"dst\"]}}",
+        "{\"dst.ops.ingest\""}) {
+    w.properties[kSecureObjectsProperty] = bad;
+    EXPECT_FALSE(EgressSanctioned(w, "dst.ops.ingest", "dst")) << bad;
+  }
+  // One malformed record leaves the well-formed ones standing.
+  w.properties[kSecureObjectsProperty] =
+      "{\"a.b.c\": {\"to\": 5}, \"dst.ops.ingest\": {\"to\": [\"dst\"]}}";
+  EXPECT_TRUE(EgressSanctioned(w, "dst.ops.ingest", "dst"));
+  EXPECT_FALSE(EgressSanctioned(w, "a.b.c", "dst"));
+}
+
+TEST_P(CatalogSuite, SecureMarksAreWrittenThroughTheirOwnCallsOnly) {
+  ASSERT_OK(cat_->CreateWorkspace("src"));
+  ASSERT_OK(cat_->MarkSecure("src", "dst.ops.ingest", {"dst", "dst", "more"}, "owner"));
+  auto all = cat_->ListSecure("src");
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].destinations, (std::vector<std::string>{"dst", "more"}));
+  EXPECT_EQ((*all)[0].author, "owner");
+  EXPECT_GT((*all)[0].marked_at_us, 0);
+  // A second mark replaces the object's destinations; the author defaults to the actor.
+  ASSERT_OK(cat_->MarkSecure("src", "dst.ops.ingest", {"dst"}, ""));
+  ASSERT_OK(cat_->MarkSecure("src", "x.y.z", {"x"}, "owner"));
+  all = cat_->ListSecure("src");
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].destinations, (std::vector<std::string>{"dst"}));
+  EXPECT_EQ((*all)[0].author, cat_->actor());
+  // The reserved property cannot be written or removed as a plain property.
+  Status st = cat_->SetWorkspaceProperties("src", {{kSecureObjectsProperty, "{}"}});
+  EXPECT_EQ(FieldOf(st, "code"), "property_reserved") << st.ToString();
+  st = cat_->UnsetWorkspaceProperties("src", {kSecureObjectsProperty});
+  EXPECT_EQ(FieldOf(st, "code"), "property_reserved") << st.ToString();
+  // Bad marks write nothing.
+  EXPECT_EQ(cat_->MarkSecure("src", "notqualified", {"dst"}, "o").kind(),
+            ErrorKind::kInvalidArgument);
+  EXPECT_EQ(cat_->MarkSecure("src", "a.b.c", {}, "o").kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(cat_->MarkSecure("src", "a.b.c", {"bad name"}, "o").kind(),
+            ErrorKind::kInvalidArgument);
+  EXPECT_EQ(cat_->MarkSecure("src", "a.b.c", {"src"}, "o").kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(FieldOf(cat_->MarkSecure("nope", "a.b.c", {"x"}, "o"), "code"), "workspace_not_found");
+  EXPECT_EQ(cat_->ListSecure("src")->size(), 2u);
+  // Withdrawn one at a time; the last one removes the property.
+  ASSERT_OK(cat_->ClearSecure("src", "x.y.z"));
+  EXPECT_EQ(FieldOf(cat_->ClearSecure("src", "x.y.z"), "code"), "secure_object_not_found");
+  ASSERT_OK(cat_->ClearSecure("src", "dst.ops.ingest"));
+  auto w = cat_->GetWorkspace("src");
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->properties.count(kSecureObjectsProperty), 0u);
+}
+
 TEST_P(CatalogSuite, CreateAndGetWorkspace) {
   ASSERT_OK(cat_->CreateWorkspace("ws", false, {{"owner", "me"}}));
   auto w = cat_->GetWorkspace("ws");

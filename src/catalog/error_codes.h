@@ -55,7 +55,11 @@ TARN_ERROR_CODE(kPathOutsideWarehouse,
                 ErrorCode("path_outside_warehouse", ErrorKind::kInvalidArgument, "path"));
 TARN_ERROR_CODE(kPromotionNotLossless,
                 ErrorCode("promotion_not_lossless", ErrorKind::kInvalidArgument, "column"));
+TARN_ERROR_CODE(kPropertyReserved,
+                ErrorCode("property_reserved", ErrorKind::kInvalidArgument, "property"));
 TARN_ERROR_CODE(kReservedName, ErrorCode("reserved_name", ErrorKind::kInvalidArgument, "tag"));
+TARN_ERROR_CODE(kSecureObjectNotFound,
+                ErrorCode("secure_object_not_found", ErrorKind::kNotFound, "workspace object"));
 TARN_ERROR_CODE(kSnapshotExpired,
                 ErrorCode("snapshot_expired", ErrorKind::kExpired, "dataset expired_through"));
 TARN_ERROR_CODE(kSnapshotNotFound,

@@ -44,6 +44,8 @@ json CollectionJson(const CollectionInfo& c) {
 
 std::string OnOff(bool on) { return on ? "on" : "off"; }
 
+void RegisterSecure(CLI::App* ws, GlobalOptions* g, CatalogOptions* co);
+
 void RegisterWorkspace(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   CLI::App* ws = app->add_subcommand("workspace", "Create, list, show and configure workspaces");
   ws->require_subcommand(1);
@@ -146,6 +148,90 @@ void RegisterWorkspace(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
     TARN_RETURN_NOT_OK(cat->DropWorkspace(*drop_name));
     if (!g->json) std::cout << "dropped workspace " << *drop_name << "\n";
+    return Status::OK();
+  });
+  RegisterSecure(ws, g, co);
+}
+
+json SecureJson(const SecureObject& s) {
+  return {{"object", s.object},
+          {"destinations", s.destinations},
+          {"author", s.author},
+          {"marked_at", FormatTime(s.marked_at_us)}};
+}
+
+// `tarn workspace secure mark|list|clear SOURCE ...`: SECURE, the egress lock's narrow
+// exemption, run against the SOURCE workspace (docs/design/egress.md).
+void RegisterSecure(CLI::App* ws, GlobalOptions* g, CatalogOptions* co) {
+  CLI::App* secure =
+      ws->add_subcommand("secure",
+                         "Let one named object copy this workspace's data into named workspaces "
+                         "despite its egress lock (mark, list, clear)");
+  secure->require_subcommand(1);
+
+  auto* mark = secure->add_subcommand(
+      "mark", "Mark OBJECT (the view, task or dataset that writes the copy) SECURE into --to");
+  auto source = std::make_shared<std::string>();
+  auto object = std::make_shared<std::string>();
+  auto to = std::make_shared<std::vector<std::string>>();
+  mark->add_option("SOURCE", *source, "The workspace whose data is copied out")->required();
+  mark->add_option("OBJECT", *object, "workspace.collection.name of the writer")->required();
+  mark->add_option("--to", *to, "Destination workspaces (comma-separated or repeated)")
+      ->required()
+      ->delimiter(',');
+  SetCommand(mark, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *source));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+    TARN_RETURN_NOT_OK(cat->MarkSecure(*source, *object, *to, cat->actor()));
+    if (g->json) {
+      TARN_ASSIGN_OR_RETURN(auto all, cat->ListSecure(*source));
+      for (const auto& s : all) {
+        if (s.object == *object) std::cout << Dump(SecureJson(s)) << "\n";
+      }
+    } else {
+      std::string list;
+      for (const auto& d : *to) list += (list.empty() ? "" : ", ") + d;
+      std::cout << "marked " << *object << " SECURE out of " << *source << " into " << list << "\n";
+    }
+    return Status::OK();
+  });
+
+  auto* list = secure->add_subcommand("list", "List what SOURCE has marked SECURE");
+  auto list_source = std::make_shared<std::string>();
+  list->add_option("SOURCE", *list_source, "Workspace name")->required();
+  SetCommand(list, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *list_source));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+    TARN_ASSIGN_OR_RETURN(auto all, cat->ListSecure(*list_source));
+    if (g->json) {
+      json arr = json::array();
+      for (const auto& s : all) arr.push_back(SecureJson(s));
+      std::cout << Dump(arr) << "\n";
+      return Status::OK();
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& s : all) {
+      std::string dests;
+      for (const auto& d : s.destinations) dests += (dests.empty() ? "" : ",") + d;
+      rows.push_back({s.object, dests, s.author, FormatTime(s.marked_at_us)});
+    }
+    PrintTable({"object", "destinations", "author", "marked_at"}, rows);
+    return Status::OK();
+  });
+
+  auto* clear = secure->add_subcommand("clear", "Withdraw OBJECT's SECURE mark on SOURCE");
+  auto clear_source = std::make_shared<std::string>();
+  auto clear_object = std::make_shared<std::string>();
+  clear->add_option("SOURCE", *clear_source, "Workspace name")->required();
+  clear->add_option("OBJECT", *clear_object, "workspace.collection.name")->required();
+  SetCommand(clear, [=]() -> Status {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", *clear_source));
+    TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+    TARN_RETURN_NOT_OK(cat->ClearSecure(*clear_source, *clear_object));
+    if (!g->json) {
+      std::cout << "cleared the SECURE mark of " << *clear_object << " on " << *clear_source
+                << "\n";
+    }
     return Status::OK();
   });
 }

@@ -694,6 +694,21 @@ Status RemoteClient::UnsetWorkspaceProperties(std::string_view name,
   return transport_->Call("PATCH", path + "/properties", &body, true).status();
 }
 
+Status RemoteClient::MarkSecure(std::string_view workspace, std::string_view object,
+                                const std::vector<std::string>& destinations,
+                                std::string_view /*author: the server records the caller*/) {
+  TARN_ASSIGN_OR_RETURN(std::string path, WorkspacePath(workspace));
+  TARN_RETURN_NOT_OK(ParseDatasetName(object).status());
+  Json body = {{"destinations", destinations}};
+  return transport_->Call("PUT", path + "/secure" + Seg(object), &body, true).status();
+}
+
+Status RemoteClient::ClearSecure(std::string_view workspace, std::string_view object) {
+  TARN_ASSIGN_OR_RETURN(std::string path, WorkspacePath(workspace));
+  TARN_RETURN_NOT_OK(ParseDatasetName(object).status());
+  return transport_->Call("DELETE", path + "/secure" + Seg(object), nullptr, true).status();
+}
+
 Status RemoteClient::DropWorkspace(std::string_view name) {
   TARN_ASSIGN_OR_RETURN(std::string path, WorkspacePath(name));
   return transport_->Call("DELETE", path, nullptr, false).status();

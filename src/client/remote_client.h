@@ -93,6 +93,9 @@ class RemoteClient : public Client {
   Status UnsetWorkspaceProperties(std::string_view name,
                                   const std::vector<std::string>& keys) override;
   Status DropWorkspace(std::string_view name) override;
+  Status MarkSecure(std::string_view workspace, std::string_view object,
+                    const std::vector<std::string>& destinations, std::string_view author) override;
+  Status ClearSecure(std::string_view workspace, std::string_view object) override;
 
   Result<std::vector<CollectionInfo>> ListCollections(std::string_view workspace) override;
   Result<CollectionInfo> GetCollection(std::string_view qualified) override;

@@ -250,6 +250,52 @@ std::string SnapshotSelector::ToString() const {
   return "current";
 }
 
+std::vector<SecureObject> SecureObjectsOf(const WorkspaceInfo& workspace) {
+  std::vector<SecureObject> out;
+  auto it = workspace.properties.find(kSecureObjectsProperty);
+  if (it == workspace.properties.end()) return out;
+  json j = json::parse(it->second, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return out;
+  for (const auto& [object, record] : j.items()) {
+    if (!record.is_object() || !ParseDatasetName(object).ok()) continue;
+    auto to = record.find("to");
+    if (to == record.end() || !to->is_array() || to->empty()) continue;
+    SecureObject s;
+    s.object = object;
+    bool ok = true;
+    for (const auto& d : *to) {
+      ok = ok && d.is_string() && ValidateIdentifier("workspace", d.get<std::string>()).ok();
+      if (ok) s.destinations.push_back(d.get<std::string>());
+    }
+    if (!ok) continue;
+    if (auto by = record.find("by"); by != record.end() && by->is_string()) s.author = *by;
+    if (auto at = record.find("at"); at != record.end() && at->is_number_integer()) {
+      s.marked_at_us = at->get<int64_t>();
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string SecureObjectsJson(const std::vector<SecureObject>& objects) {
+  json j = json::object();
+  for (const SecureObject& s : objects) {
+    j[s.object] = {{"to", s.destinations}, {"by", s.author}, {"at", s.marked_at_us}};
+  }
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+bool EgressSanctioned(const WorkspaceInfo& source, std::string_view object,
+                      std::string_view destination) {
+  for (const SecureObject& s : SecureObjectsOf(source)) {
+    if (s.object != object) continue;
+    for (const auto& d : s.destinations) {
+      if (d == destination) return true;
+    }
+  }
+  return false;
+}
+
 std::string Receipt::ToJson() const {
   if (empty()) return "{}";
   json j = json::object();

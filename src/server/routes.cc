@@ -532,6 +532,30 @@ Status PatchWorkspaceRoute(Call& c) {
   return Status::OK();
 }
 
+// SECURE marks live in the SOURCE workspace: only its owner writes them (the route's role).
+Status MarkSecureRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(const Json* to, r.OptValue("destinations"));
+  TARN_ASSIGN_OR_RETURN(std::vector<std::string> destinations,
+                        StringList(to, r.Pointer("destinations")));
+  TARN_RETURN_NOT_OK(r.Finish());
+  const std::string& ws = c.Param("ws");
+  TARN_RETURN_NOT_OK(
+      c.catalog().MarkSecure(ws, c.Param("object"), destinations, c.principal().client_id));
+  TARN_ASSIGN_OR_RETURN(auto w, c.catalog().GetWorkspace(ws));
+  c.ReplyJson(api::ToJson(w));
+  return Status::OK();
+}
+
+Status ClearSecureRoute(Call& c) {
+  const std::string& ws = c.Param("ws");
+  TARN_RETURN_NOT_OK(c.catalog().ClearSecure(ws, c.Param("object")));
+  TARN_ASSIGN_OR_RETURN(auto w, c.catalog().GetWorkspace(ws));
+  c.ReplyJson(api::ToJson(w));
+  return Status::OK();
+}
+
 // ---- collections ----
 
 Status ListCollectionsRoute(Call& c) {
@@ -1451,6 +1475,10 @@ const std::vector<RouteDef>& RouteTable() {
        DropWorkspaceRoute},
       {"PATCH", "/v1/workspaces/{ws}/properties", N::kOwner, S::kPath, B::kJson,
        "workspace.set_properties", PatchWorkspaceRoute},
+      {"PUT", "/v1/workspaces/{ws}/secure/{object}", N::kOwner, S::kPath, B::kJson,
+       "workspace.secure_mark", MarkSecureRoute},
+      {"DELETE", "/v1/workspaces/{ws}/secure/{object}", N::kOwner, S::kPath, B::kNone,
+       "workspace.secure_clear", ClearSecureRoute},
       {"GET", "/v1/workspaces/{ws}/collections", N::kReader, S::kPath, B::kNone, "",
        ListCollectionsRoute},
       {"POST", "/v1/workspaces/{ws}/collections", N::kOwner, S::kBody, B::kJson,

@@ -1325,8 +1325,9 @@ class HttpCall final : public Call {
   // Identifiers, bearer token and the role the path needs, then the route.
   Status Run() {
     for (const auto& [name, value] : params_) {
-      Status st = name == "name" ? internal::ValidatePartName(value)
-                                 : ValidateIdentifier(ParamWhat(name), value);
+      Status st = name == "name"     ? internal::ValidatePartName(value)
+                  : name == "object" ? ParseDatasetName(value).status()  // w.c.name
+                                     : ValidateIdentifier(ParamWhat(name), value);
       if (!st.ok()) {
         return Status(st.kind(), st.message())
             .WithCode(codes::kInvalidIdentifier)

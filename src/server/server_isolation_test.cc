@@ -64,6 +64,19 @@ class ServeIsolation : public ServedCatalogTest {
     return SendJson(port_, "POST", "/v1/commits", Json{{"parts", Json::array({part})}}, token);
   }
 
+  // An SDK client over HTTP with a new owner token of `ws` (its client id in *client_id).
+  Result<std::unique_ptr<client::RemoteClient>> OwnerClient(const std::string& ws,
+                                                            std::string* client_id) {
+    AccessTokenSpec spec;
+    spec.workspace = ws;
+    spec.role = Role::kOwner;
+    TARN_ASSIGN_OR_RETURN(auto t, cat_->CreateAccessToken(spec, "test"));
+    ClientOptions o;
+    o.client_id = *client_id = t.info.client_id;
+    o.client_secret = t.client_secret;
+    return client::RemoteClient::Connect("http://127.0.0.1:" + std::to_string(port_), o);
+  }
+
   const std::string kA = "/v1/workspaces/wa/collections/c/datasets/d";
   std::string a_uuid_, b_uuid_, writer_a_, reader_a_, owner_a_;
   DataFile b_file_;
@@ -164,15 +177,8 @@ TEST_P(ServeIsolation, OnlyOwnersGrantLocations) {
 }
 
 TEST_P(ServeIsolation, LocationsThroughTheSdkEmbeddedAndRemote) {
-  AccessTokenSpec spec;
-  spec.workspace = "wa";
-  spec.role = Role::kOwner;
-  auto t = cat_->CreateAccessToken(spec, "test");
-  ASSERT_TRUE(t.ok()) << t.status().ToString();
-  ClientOptions o;
-  o.client_id = t->info.client_id;
-  o.client_secret = t->client_secret;
-  auto remote = client::RemoteClient::Connect("http://127.0.0.1:" + std::to_string(port_), o);
+  std::string client_id;
+  auto remote = OwnerClient("wa", &client_id);
   ASSERT_TRUE(remote.ok()) << remote.status().ToString();
   auto bytes = cat_->warehouse().Get(b_file_.path);
   ASSERT_TRUE(bytes.ok());
@@ -190,7 +196,7 @@ TEST_P(ServeIsolation, LocationsThroughTheSdkEmbeddedAndRemote) {
     ASSERT_TRUE(list.ok()) << list.status().ToString();
     ASSERT_EQ(list->size(), 1u);
     EXPECT_EQ((*list)[0].prefix, loc + "/");
-    EXPECT_EQ((*list)[0].granted_by, c->remote() ? t->info.client_id : cat_->actor());
+    EXPECT_EQ((*list)[0].granted_by, c->remote() ? client_id : cat_->actor());
     auto added = c->AddFiles("wa.c.d", {loc + "/f.parquet"}, m);
     ASSERT_TRUE(added.ok()) << added.status().ToString();
     ASSERT_OK(c->RevokeLocation("wa.c.d", loc + "/"));
@@ -198,6 +204,52 @@ TEST_P(ServeIsolation, LocationsThroughTheSdkEmbeddedAndRemote) {
     EXPECT_TRUE(c->ListLocations("wa.c.d")->empty());
   }
   EXPECT_EQ(ScannedRows(reader_a_), 2);
+}
+
+// SECURE marks live in the SOURCE workspace: only its owner writes them. The destination's
+// owner cannot sanction a copy into itself; a writer of the source cannot either.
+TEST_P(ServeIsolation, OnlyTheSourceOwnerMarksSecure) {
+  const std::string owner_b = TokenFor(*cat_, port_, "wb", Role::kOwner, "*");
+  const std::string path = "/v1/workspaces/wb/secure/wa.c.copy";
+  const Json body = {{"destinations", Json::array({"wa"})}};
+  EXPECT_EQ(SendJson(port_, "PUT", path, body, owner_a_).status, 403);
+  const std::string writer_b = TokenFor(*cat_, port_, "wb", Role::kWriter, "*");
+  EXPECT_EQ(SendJson(port_, "PUT", path, body, writer_b).status, 403);
+  EXPECT_TRUE(cat_->ListSecure("wb")->empty());
+  // The reserved property is not a plain property, over HTTP either.
+  Reply plain =
+      SendJson(port_, "PATCH", "/v1/workspaces/wb/properties",
+               Json{{"set", {{"secure_objects", "{\"wa.c.copy\":{\"to\":[\"wa\"]}}"}}}}, owner_b);
+  EXPECT_EQ(plain.status, 422) << plain;
+  EXPECT_EQ(plain.Code(), "property_reserved");
+  Reply bad = SendJson(port_, "PUT", "/v1/workspaces/wb/secure/wa.c.copy",
+                       Json{{"destinations", Json::array({"wb"})}}, owner_b);
+  EXPECT_EQ(bad.status, 422) << bad;
+  Reply marked = SendJson(port_, "PUT", path, body, owner_b);
+  ASSERT_EQ(marked.status, 200) << marked;
+  auto all = cat_->ListSecure("wb");
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].object, "wa.c.copy");
+  EXPECT_EQ((*all)[0].destinations, (std::vector<std::string>{"wa"}));
+  EXPECT_FALSE((*all)[0].author.empty());
+  EXPECT_EQ(Send(port_, {"DELETE", path, "", "", owner_a_, {}}).status, 403);
+  EXPECT_EQ(Send(port_, {"DELETE", path, "", "", owner_b, {}}).status, 200);
+  Reply again = Send(port_, {"DELETE", path, "", "", owner_b, {}});
+  EXPECT_EQ(again.status, 404) << again;
+  EXPECT_EQ(again.Code(), "secure_object_not_found");
+  // Through the SDK, remotely: the server records the caller as the author.
+  std::string client_id;
+  auto remote = OwnerClient("wb", &client_id);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  ASSERT_OK((*remote)->MarkSecure("wb", "wa.c.copy", {"wa"}, "spoofed"));
+  auto listed = (*remote)->ListSecure("wb");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].author, client_id);
+  Status outside = (*remote)->MarkSecure("wa", "wa.c.copy", {"wb"}, "");
+  EXPECT_EQ(outside.kind(), ErrorKind::kPermissionDenied) << outside.ToString();
+  ASSERT_OK((*remote)->ClearSecure("wb", "wa.c.copy"));
+  EXPECT_EQ(FieldOf((*remote)->ClearSecure("wb", "wa.c.copy"), "code"), "secure_object_not_found");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ServeIsolation, ::testing::Values("sqlite", "postgres"),

@@ -112,6 +112,9 @@ class RouteMatrix : public ::testing::Test {
     s["GET /v1/workspaces/{ws}"] = {};
     s["DELETE /v1/workspaces/{ws}"] = {};
     s["PATCH /v1/workspaces/{ws}/properties"] = Sample("", Json{{"set", {{"k", "v"}}}});
+    s["PUT /v1/workspaces/{ws}/secure/{object}"] =
+        Sample("", Json{{"destinations", Json::array({"other"})}});
+    s["DELETE /v1/workspaces/{ws}/secure/{object}"] = {};
     s["GET /v1/workspaces/{ws}/collections"] = {};
     s["POST /v1/workspaces/{ws}/collections"] = Sample("", Json{{"name", "c_new"}});
     s["GET /v1/workspaces/{ws}/collections/{coll}"] = {};
@@ -206,7 +209,7 @@ class RouteMatrix : public ::testing::Test {
         {"ws", "ws"},         {"coll", "c"},        {"ds", "d"},
         {"tag", "t"},         {"consumer", "k"},    {"client_id", reader_id_},
         {"id", contract_id_}, {"name", "part.csv"}, {"view", "v"},
-        {"trigger", "t"},     {"job", "job_x"}};
+        {"trigger", "t"},     {"job", "job_x"},     {"object", "other.c.copy"}};
     std::string out;
     const std::string& p = route.path;
     for (size_t i = 0; i < p.size(); ++i) {
@@ -430,6 +433,8 @@ TEST_F(RouteMatrix, BadIdentifiersAre422) {
       std::vector<std::string> bads = {"9starts_with_digit", "has.dot", "sp%20ace",
                                        std::string(129, 'a')};
       if (param == "name") bads = {std::string(256, 'a'), "..", "a%5Cb", "a%01b"};
+      // An object is workspace.collection.name: three identifiers.
+      if (param == "object") bads = {"has.dot", "a.b.9c", "a.b.c.d", "a.b.sp%20ace"};
       for (const std::string& bad : bads) {
         Reply got = Call(r, Token("owner"), Path(r, param, bad), samples[Key(r)]);
         EXPECT_EQ(got.status, 422) << Key(r) << " " << param << "=" << bad << ": " << got;

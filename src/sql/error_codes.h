@@ -51,8 +51,8 @@ TARN_ERROR_CODE(kViewCycle,
 
 // A query writing into one workspace reads a dataset of another whose egress lock is on
 // (docs/design/sql.md, "Writing results"); fields: workspace (the source), destination.
-TARN_ERROR_CODE(
-    kEgressBlocked,
-    ErrorCode("egress_blocked", ErrorKind::kPermissionDenied, "workspace destination").NotServed());
+TARN_ERROR_CODE(kEgressBlocked, ErrorCode("egress_blocked", ErrorKind::kPermissionDenied,
+                                          "workspace destination object")
+                                    .NotServed());
 
 }  // namespace tarn::codes

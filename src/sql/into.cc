@@ -1,5 +1,6 @@
 #include "sql/into.h"
 
+#include <cstring>
 #include <future>
 #include <set>
 #include <thread>
@@ -16,25 +17,29 @@ namespace tarn::sql {
 
 namespace {
 
-// The egress lock (docs/features.md V5): a copy out of a workspace whose egress_protection is
-// on (absent, null or anything but an explicit false) is refused; copies within one workspace
-// never are. The source's flag decides, never the destination's.
+// The egress lock (docs/design/egress.md): a copy out of a workspace whose egress_protection is
+// on (absent, null or anything but an explicit false) is refused unless that workspace marked
+// `object` SECURE into `destination`; copies within one workspace never are. The source's flag
+// and marks decide, never the destination's.
 Status CheckEgress(Client& client, const std::vector<ReadReference>& reads,
-                   const std::string& destination, const std::string& target) {
+                   const std::string& destination, const std::string& target,
+                   const std::string& object) {
   std::set<std::string> checked;
   for (const ReadReference& r : reads) {
     TARN_ASSIGN_OR_RETURN(auto name, ParseDatasetName(r.dataset));
     if (name.workspace == destination || !checked.insert(name.workspace).second) continue;
     TARN_ASSIGN_OR_RETURN(auto ws, client.GetWorkspace(name.workspace));
-    if (ws.EgressProtected()) {
+    if (ws.EgressProtected() && !EgressSanctioned(ws, object, destination)) {
       return Status::Of(codes::kEgressBlocked,
                         "writing into " + target + " reads " + r.dataset + ", and workspace '" +
                             name.workspace +
                             "' does not let its data be copied into another workspace "
-                            "(egress_protection is on; its owner may set "
-                            "egress_protection=false)")
+                            "(egress_protection is on; its owner may mark " +
+                            object + " SECURE into '" + destination +
+                            "', or set egress_protection=false)")
           .WithField("workspace", name.workspace)
-          .WithField("destination", destination);
+          .WithField("destination", destination)
+          .WithField("object", object);
     }
   }
   return Status::OK();
@@ -153,7 +158,12 @@ Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOp
   if (!start.ok()) return stop(start.status());
   const Schema& schema = start->first;
   const std::vector<ReadReference>& reads = start->second;
-  Status egress = CheckEgress(client, reads, target.workspace, target_name);
+  // The object that writes the copy: the view or task a producer names, else the target.
+  std::string object = target_name;
+  for (const char* kind : {"view:", "task:"}) {
+    if (into.producer.rfind(kind, 0) == 0) object = into.producer.substr(std::strlen(kind));
+  }
+  Status egress = CheckEgress(client, reads, target.workspace, target_name, object);
   if (!egress.ok()) return stop(egress);
 
   IntoResult out;

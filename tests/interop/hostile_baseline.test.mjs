@@ -293,7 +293,7 @@ function workspaceRoutes() {
       if (!ops[m]) continue;
       const concrete = p.replace('{ws}', 'wsb').replace('{coll}', 'c').replace('{ds}', 'd1')
         .replace('{tag}', 't1').replace('{consumer}', 'k1').replace('{view}', 'v1')
-        .replace('{trigger}', 'refresh__c__v1');
+        .replace('{trigger}', 'refresh__c__v1').replace('{object}', 'wsa.c.copy');
       out.push([m.toUpperCase(), concrete]);
     }
   }

@@ -252,3 +252,36 @@ test('remote: the same through tarn serve (jobs recorded with the caller)', asyn
   await rules(serve.url);
   assert.ok(fs.existsSync(path.join(dir, 'serve.log')));
 });
+
+// The egress lock on views: a view in another workspace than its source is refused at creation
+// and at every refresh, unless the source workspace marked that view SECURE into the view's
+// workspace; a blocked refresh ends egress_blocked on the view and leaves its data alone.
+test('the egress lock and SECURE on a view across workspaces', async () => {
+  const t = path.join(dir, 'egress');
+  ok(t, ['workspace', 'create', 'shop']);
+  ok(t, ['collection', 'create', 'shop.sales']);
+  ok(t, ['dataset', 'create', 'shop.sales.orders', '--schema', 'id INT64 NOT NULL, region VARCHAR, amount DECIMAL(10,2)']);
+  await appendRows(t, 0, 100);
+  ok(t, ['workspace', 'create', 'mart']);
+  ok(t, ['collection', 'create', 'mart.m']);
+  const sql = 'SELECT region, count(*) AS n FROM shop.sales.orders GROUP BY region';
+  fails(t, ['mv', 'create', 'mart.m.by_region', '--sql', sql], 'egress_blocked', 5);
+  // A mark for another object, or into another workspace, does not let it through.
+  ok(t, ['workspace', 'secure', 'mark', 'shop', 'mart.m.other', '--to', 'mart']);
+  ok(t, ['workspace', 'secure', 'mark', 'shop', 'mart.m.by_region', '--to', 'elsewhere']);
+  fails(t, ['mv', 'create', 'mart.m.by_region', '--sql', sql], 'egress_blocked', 5);
+  ok(t, ['workspace', 'secure', 'mark', 'shop', 'mart.m.by_region', '--to', 'mart']);
+  ok(t, ['mv', 'create', 'mart.m.by_region', '--sql', sql]);
+  assert.equal(json(t, ['sql', 'SELECT sum(n)::INT AS n FROM mart.m.by_region']).n, 100);
+  // Withdrawn: the next refresh is blocked, recorded on the view, the data kept.
+  ok(t, ['workspace', 'secure', 'clear', 'shop', 'mart.m.by_region']);
+  await appendRows(t, 100, 150);
+  const r = run(t, ['mv', 'refresh', 'mart.m.by_region', '--json']);
+  assert.equal(r.code, 5, r.err);
+  assert.equal(jsonError(r).code, 'egress_blocked');
+  assert.equal(json(t, ['mv', 'show', 'mart.m.by_region']).last_refresh_status, 'egress_blocked');
+  assert.equal(json(t, ['sql', 'SELECT sum(n)::INT AS n FROM mart.m.by_region']).n, 100);
+  ok(t, ['workspace', 'secure', 'mark', 'shop', 'mart.m.by_region', '--to', 'mart']);
+  ok(t, ['mv', 'refresh', 'mart.m.by_region']);
+  assert.equal(json(t, ['sql', 'SELECT sum(n)::INT AS n FROM mart.m.by_region']).n, 150);
+});

@@ -283,6 +283,27 @@ test('--into: create, append, overwrite, receipts, the egress lock, nothing half
   assert.equal(r.code, 5);
   assert.deepEqual([jsonError(r).code, jsonError(r).workspace, jsonError(r).destination], ['egress_blocked', 'acme', 'mart']);
   assert.equal(jsonError(run(['sql', 'SELECT * FROM mart.m.regions', '--json'])).code, 'dataset_not_found');
+  // SECURE: the source marks one object into one destination; both must match.
+  ok(['workspace', 'secure', 'mark', 'acme', 'mart.m.other', '--to', 'mart']);
+  ok(['workspace', 'secure', 'mark', 'acme', 'mart.m.regions', '--to', 'elsewhere']);
+  r = run(['sql', 'SELECT * FROM acme.sales.regions', '--into', 'mart.m.regions', '--create', '--json']);
+  assert.equal(jsonError(r).code, 'egress_blocked');
+  assert.equal(jsonError(r).object, 'mart.m.regions');
+  r = run(['workspace', 'set', 'acme', 'secure_objects={}', '--json']);
+  assert.equal(jsonError(r).code, 'property_reserved');
+  ok(['workspace', 'secure', 'mark', 'acme', 'mart.m.regions', '--to', 'elsewhere,mart']);
+  const marks = JSON.parse(ok(['workspace', 'secure', 'list', 'acme', '--json']));
+  assert.deepEqual(marks.map((m) => [m.object, m.destinations]),
+    [['mart.m.other', ['mart']], ['mart.m.regions', ['elsewhere', 'mart']]]);
+  assert.equal(into('SELECT * FROM acme.sales.regions', 'mart.m.regions', '--create').rows, 4);
+  ok(['workspace', 'secure', 'clear', 'acme', 'mart.m.regions']);
+  r = run(['sql', 'SELECT * FROM acme.sales.regions', '--into', 'mart.m.regions', '--append', '--json']);
+  assert.equal(jsonError(r).code, 'egress_blocked');
+  r = run(['workspace', 'secure', 'clear', 'acme', 'mart.m.regions', '--json']);
+  assert.equal(r.code, 3);
+  assert.equal(jsonError(r).code, 'secure_object_not_found');
+  ok(['workspace', 'secure', 'clear', 'acme', 'mart.m.other']);
+  ok(['dataset', 'drop', 'mart.m.regions']);
   ok(['workspace', 'set', 'acme', 'egress_protection=false']);
   assert.equal(into('SELECT * FROM acme.sales.regions', 'mart.m.regions', '--create').rows, 4);
   ok(['workspace', 'set', 'acme', 'egress_protection=true']);
