@@ -765,6 +765,9 @@ Result<InferredSchema> InferParquet(std::string_view name, std::string_view byte
   if (md->encrypted) return Unreadable(name, "an encrypted Parquet file cannot be read");
   auto ps = parquet::SchemaFromParquet(*md);
   if (!ps.ok()) return Unreadable(name, "bad Parquet schema: " + ps.status().message());
+  if (md->num_rows < 0) {
+    return Unreadable(name, "bad Parquet footer: " + std::to_string(md->num_rows) + " rows");
+  }
   result.rows = md->num_rows;
   result.sample_bytes = static_cast<int64_t>(len + kTail);
   result.truncated = false;
@@ -790,7 +793,14 @@ Result<InferredSchema> InferParquet(std::string_view name, std::string_view byte
         counted = false;
         break;
       }
-      nulls += *rg.columns[leaf_index].meta_data->statistics->null_count;
+      // A footer's counts are the writer's word: a negative one is not counted at all, and
+      // the sum cannot pass the rows (nor overflow).
+      const int64_t n = *rg.columns[leaf_index].meta_data->statistics->null_count;
+      if (n < 0) {
+        counted = false;
+        break;
+      }
+      nulls = n >= md->num_rows - nulls ? md->num_rows : nulls + n;
     }
     if (counted) {
       col.nulls = std::min(nulls, md->num_rows);
