@@ -5,11 +5,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
 #include "common/compression.h"
 #include "formats/test_util.h"
+#include "parquet/metadata.h"
 #include "parquet/writer.h"
 
 namespace tarn::formats {
@@ -588,6 +590,41 @@ TEST(InferParquet, BrokenTails) {
   junk += std::string("\x20\x00\x00\x00PAR1", 8);
   EXPECT_FALSE(InferSample("p.parquet", junk, false).ok());
   EXPECT_FALSE(InferSample("p.parquet.gz", file, true).ok());
+}
+
+// A footer's null counts are the writer's word: a negative one is not counted, a huge one
+// stops at the rows (found by infer_fuzz).
+TEST(InferParquet, FooterCountsThatLie) {
+  const std::string file = ParquetFile();
+  uint32_t len = 0;
+  std::memcpy(&len, file.data() + file.size() - 8, 4);
+  const size_t start = file.size() - 8 - len;
+  auto md = parquet::DecodeFileMetaData(reinterpret_cast<const uint8_t*>(file.data()) + start, len);
+  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  auto with = [&](int64_t null_count) {
+    parquet::FileMetaData m = *md;
+    for (auto& rg : m.row_groups) {
+      for (auto& c : rg.columns) {
+        if (c.meta_data && c.meta_data->statistics)
+          c.meta_data->statistics->null_count = null_count;
+      }
+    }
+    ByteBuffer footer;
+    parquet::EncodeFileMetaData(m, &footer);
+    std::string out = file.substr(0, start);
+    out.append(reinterpret_cast<const char*>(footer.data()), footer.size());
+    const uint32_t n = static_cast<uint32_t>(footer.size());
+    out.append(reinterpret_cast<const char*>(&n), 4);
+    return out + "PAR1";
+  };
+  for (int64_t lie : {int64_t{-5}, std::numeric_limits<int64_t>::max()}) {
+    auto s = MustInfer("p.parquet", with(lie), true);
+    for (const auto& c : s.columns) {
+      EXPECT_GE(c.nulls, 0) << lie << " " << c.name;
+      EXPECT_GE(c.values, 0) << lie << " " << c.name;
+      EXPECT_LE(c.nulls, s.rows) << lie << " " << c.name;
+    }
+  }
 }
 
 // ---- the round trip over the whole corpus ----
