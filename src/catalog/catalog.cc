@@ -212,7 +212,29 @@ Result<std::vector<WorkspaceInfo>> Catalog::ListWorkspaces() {
 
 namespace {
 
-// Applies `set` and `unset` to a workspace in one transaction.
+// Loads `name`, applies `change` and writes it back, in one transaction: the one UPDATE of a
+// workspace row.
+Status MutateWorkspace(Metastore& ms, const Clock& clock, std::string_view name,
+                       const std::function<Status(WorkspaceInfo*)>& change) {
+  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
+  return ms.RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_ASSIGN_OR_RETURN(auto w, LoadWorkspace(tx, name));
+    if (!w) return WorkspaceNotFound(name);
+    TARN_RETURN_NOT_OK(change(&*w));
+    auto opt = [](const std::optional<std::string>& s) {
+      return s ? SqlValue(*s) : SqlValue::Null();
+    };
+    return tx
+        .Execute(
+            "UPDATE workspaces SET properties = ?, deletion_protection = ?, "
+            "egress_protection = ?, updated_at = ? WHERE id = ?",
+            {EncodeProperties(w->properties), opt(w->deletion_protection),
+             opt(w->egress_protection), clock.NowMicros(), w->id})
+        .status();
+  });
+}
+
+// Applies `set` and `unset` to a workspace (the protection flags are columns of their own).
 Status UpdateWorkspace(Metastore& ms, const Clock& clock, std::string_view name,
                        const PropertyMap& set, const std::vector<std::string>& unset) {
   TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
@@ -227,9 +249,7 @@ Status UpdateWorkspace(Metastore& ms, const Clock& clock, std::string_view name,
                           "' is written by `tarn workspace secure mark|clear` only")
         .WithField("property", kSecureObjectsProperty);
   }
-  return ms.RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(auto w, LoadWorkspace(tx, name));
-    if (!w) return WorkspaceNotFound(name);
+  return MutateWorkspace(ms, clock, name, [&](WorkspaceInfo* w) {
     for (const auto& k : unset) {
       if (k == kDeletionProtection) {
         w->deletion_protection.reset();
@@ -248,27 +268,14 @@ Status UpdateWorkspace(Metastore& ms, const Clock& clock, std::string_view name,
         w->properties[k] = v;
       }
     }
-    auto opt = [](const std::optional<std::string>& s) {
-      return s ? SqlValue(*s) : SqlValue::Null();
-    };
-    return tx
-        .Execute(
-            "UPDATE workspaces SET properties = ?, deletion_protection = ?, "
-            "egress_protection = ?, updated_at = ? WHERE id = ?",
-            {EncodeProperties(w->properties), opt(w->deletion_protection),
-             opt(w->egress_protection), clock.NowMicros(), w->id})
-        .status();
+    return Status::OK();
   });
 }
 
-// Rewrites `name`'s SECURE record with `change` applied to its well-formed records, in one
-// transaction.
+// Rewrites `name`'s SECURE record with `change` applied to its well-formed records.
 Status UpdateSecureObjects(Metastore& ms, const Clock& clock, std::string_view name,
                            const std::function<Status(std::vector<SecureObject>*)>& change) {
-  TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
-  return ms.RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(auto w, LoadWorkspace(tx, name));
-    if (!w) return WorkspaceNotFound(name);
+  return MutateWorkspace(ms, clock, name, [&](WorkspaceInfo* w) -> Status {
     std::vector<SecureObject> objects = SecureObjectsOf(*w);
     TARN_RETURN_NOT_OK(change(&objects));
     if (objects.empty()) {
@@ -276,10 +283,7 @@ Status UpdateSecureObjects(Metastore& ms, const Clock& clock, std::string_view n
     } else {
       w->properties[kSecureObjectsProperty] = SecureObjectsJson(objects);
     }
-    return tx
-        .Execute("UPDATE workspaces SET properties = ?, updated_at = ? WHERE id = ?",
-                 {EncodeProperties(w->properties), clock.NowMicros(), w->id})
-        .status();
+    return Status::OK();
   });
 }
 

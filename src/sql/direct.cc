@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "datafile/reader.h"
+#include "sql/quote.h"
 #include "tarn/view.h"
 
 namespace tarn::sql {
@@ -15,16 +16,6 @@ namespace {
 // query's text and of DuckDB's allowed paths.
 constexpr size_t kMaxDirectFiles = 10000;
 constexpr const char* kGlobCharacters = "*?[{\\";
-
-// `s` between single quotes, each quote inside doubled.
-std::string Literal(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
 
 // DuckDB's name of `type` when DuckDB's Parquet reader reads tarn's encoding of it as the same
 // DuckDB type tarn_scan declares (sql/vectors.h), else nullopt. IPV4 and JSON (tarn_scan turns
@@ -88,7 +79,7 @@ Result<std::optional<std::string>> DirectReadSource(QuerySession& session,
     auto name = DirectTypeName(f.type);
     if (!name) return tarn_scan;
     map += std::string(map.empty() ? "" : ", ") + std::to_string(f.field_id) +
-           ": {name: " + Literal(f.name) + ", type: '" + *name + "', default_value: NULL}";
+           ": {name: " + QuoteLiteral(f.name) + ", type: '" + *name + "', default_value: NULL}";
   }
   if (map.empty()) return tarn_scan;
   std::vector<DataFile> files;
@@ -133,17 +124,13 @@ Result<std::optional<std::string>> DirectReadSource(QuerySession& session,
   work();
   for (auto& h : helpers) h.join();
   if (!all_exact) return tarn_scan;
-  std::string list;
   std::vector<std::string> paths;
-  for (const DataFile& file : files) {
-    paths.push_back(session.direct_root + "/" + file.path);
-    list += std::string(list.empty() ? "" : ", ") + Literal(paths.back());
-  }
+  for (const DataFile& file : files) paths.push_back(session.direct_root + "/" + file.path);
   {
     std::lock_guard<std::mutex> lock(session.mu);
     session.direct_paths.insert(session.direct_paths.end(), paths.begin(), paths.end());
   }
-  return std::optional<std::string>("read_parquet([" + list + "], schema := MAP {" + map +
+  return std::optional<std::string>("read_parquet(" + QuoteList(paths) + ", schema := MAP {" + map +
                                     "}, hive_partitioning := false)");
 }
 

@@ -19,6 +19,7 @@
 #include "sql/direct.h"
 #include "sql/duckdb_api.h"
 #include "sql/error_codes.h"
+#include "sql/quote.h"
 #include "sql/session.h"
 #include "sql/vectors.h"
 #include "tarn/view.h"
@@ -67,18 +68,6 @@ std::string QuerySession::Fail(const Status& st) {
 }
 
 namespace {
-
-// `s` between `quote`s, each `quote` inside doubled: an identifier ("), a literal (').
-std::string Quoted(std::string_view s, char quote) {
-  std::string out(1, quote);
-  for (char c : s) {
-    if (c == quote) out += quote;
-    out += c;
-  }
-  return out + quote;
-}
-std::string QuoteIdentifier(std::string_view s) { return Quoted(s, '"'); }
-std::string QuoteLiteral(std::string_view s) { return Quoted(s, '\''); }
 
 // One in-memory DuckDB database and its connection, closed together.
 class Database {
@@ -631,11 +620,8 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
   if (!options.allow_local_files) {
     // The query reads tarn's datasets only: the files of the direct reads, nothing else.
     if (!session.direct_paths.empty()) {
-      std::string list;
-      for (const auto& p : session.direct_paths) {
-        list += std::string(list.empty() ? "" : ", ") + QuoteLiteral(p);
-      }
-      TARN_RETURN_NOT_OK(Execute(api, con, "SET allowed_paths = [" + list + "]"));
+      TARN_RETURN_NOT_OK(
+          Execute(api, con, "SET allowed_paths = " + QuoteList(session.direct_paths)));
     }
     TARN_RETURN_NOT_OK(Execute(api, con, "SET enable_external_access = false"));
   }
