@@ -276,7 +276,7 @@ tarn::CommitMeta Meta(const std::string& message) {
   tarn::CommitMeta m;
   m.author = "bench";
   m.message = message;
-  m.receipt.producer = "task:catalog_bench";
+  m.receipt = tarn::Receipt::Of({}, "task:bench.c.catalog_bench");
   return m;
 }
 

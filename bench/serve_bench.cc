@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
       for (int64_t i = 0; !stop; ++i) {
         tarn::CommitMeta meta;
         meta.author = "bench";
-        meta.receipt.producer = "bench:serve";
+        meta.receipt = tarn::Receipt{};
         std::vector<tarn::RecordBatch> batches;
         batches.push_back(Batch((int64_t{t} << 40) + i * a.rows, a.rows));
         auto start = Clock::now();

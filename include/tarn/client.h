@@ -45,6 +45,7 @@
 #include "tarn/access.h"
 #include "tarn/column.h"
 #include "tarn/dataset.h"
+#include "tarn/provenance.h"
 #include "tarn/query.h"
 #include "tarn/status.h"
 #include "tarn/view.h"
@@ -290,6 +291,21 @@ class Client {
   virtual Status DropTag(std::string_view qualified, std::string_view tag) = 0;
   // Errors: not_found.
   virtual Result<std::vector<TagInfo>> ListTags(std::string_view qualified) = 0;
+
+  // ---- provenance (docs/design/provenance.md) ----
+  // What each snapshot was built from: receipts newest first (at most `limit`, 1..10000), or
+  // only `snapshot`, with a readable "how", and the standing source list now.
+  // Errors: not_found; snapshot_not_found (kNotFound); kInvalidArgument for a bad limit.
+  virtual Result<LineageResult> Lineage(std::string_view qualified, std::optional<int64_t> snapshot,
+                                        size_t limit) = 0;
+  // Who consumes the dataset now: live datasets whose standing source list names it, in any
+  // workspace, named in full even where the caller cannot read them (a name is not data), at
+  // most kMaxConsumers. Errors: not_found.
+  virtual Result<ImpactResult> Impact(std::string_view qualified) = 0;
+  // Whose commits read the dataset (at `version` when set), from the receipts, newest first, at
+  // most kMaxConsumers; named in full like Impact. Errors: not_found.
+  virtual Result<ReadersResult> Readers(std::string_view qualified,
+                                        std::optional<int64_t> version) = 0;
 
   // ---- planning (C8) and scans; both stream, memory bounded by one file ----
   // Errors (both): those of GetSnapshot for `at`; kInvalidArgument for a bad `where`

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tarn/access.h"
@@ -104,6 +105,15 @@ struct DatasetDefinition {
   PropertyMap properties;
 };
 
+// A dataset named in a standing source list: the name it was read by, and its incarnation.
+struct SourceRef {
+  std::string dataset;
+  std::string dataset_uuid;
+  bool operator==(const SourceRef& o) const {
+    return dataset == o.dataset && dataset_uuid == o.dataset_uuid;
+  }
+};
+
 struct DatasetInfo {
   int64_t id = 0;
   std::string uuid;  // the incarnation: a dataset dropped and recreated gets a new one
@@ -122,6 +132,11 @@ struct DatasetInfo {
   int64_t total_records = 0;  // live rows: rows in live files minus rows deleted by vectors
   int64_t total_bytes = 0;
   int64_t expired_through = 0;  // snapshots with ids <= this are expired
+  // The standing source list (docs/design/provenance.md): what the current content was built
+  // from, most recent first, at most 64, kept by the commit path from the receipts.
+  // sources_complete is false when a name may be missing (a commit without a receipt, the cap).
+  std::vector<SourceRef> sources;
+  bool sources_complete = true;
   int64_t created_at_us = 0;
   int64_t updated_at_us = 0;
   std::optional<int64_t> dropped_at_us;
@@ -152,26 +167,60 @@ Result<CommitOperation> ParseCommitOperation(std::string_view name);
 // Appends and add_files never conflict with each other; the rest need an unchanged dataset.
 bool IsAppendOnly(CommitOperation op);
 
-// What a commit read and what produced it (docs/features.md V4).
+// What a commit read and what produced it: its receipt (docs/features.md V4,
+// docs/design/provenance.md). Written once with the snapshot, never edited.
+//
+// One (dataset, snapshot) the producing statement read.
 struct ReadReference {
-  std::string dataset;  // qualified name
+  std::string dataset;  // qualified name, as it was read
   std::string dataset_uuid;
-  int64_t snapshot_id = 0;
-  std::string resolved_by;  // "current", "snapshot", "time", "tag:<name>"
+  int64_t snapshot_id = 0;  // 0: the dataset had no snapshot yet
+  // How the name was resolved: "current", "version" (a snapshot id), "previous" (the reserved
+  // tag), "tag" (a tag, named in `tag`) or "date" (a point in time).
+  std::string resolved_by;
+  std::string tag;  // resolved_by == "tag"
 };
+// How a selector resolves, in the receipt's vocabulary: {"version", ""}, {"date", ""},
+// {"previous", ""}, {"tag", name}, {"current", ""} (the reserved tags current/head/last).
+std::pair<std::string, std::string> ResolvedBy(const SnapshotSelector& at);
+
+// A receipt holds at most this many reads; more set read_sources_truncated.
+inline constexpr size_t kMaxReadSources = 256;
+
 struct Receipt {
-  std::vector<ReadReference> reads;
-  std::string producer;  // "cli:append", "upload:<channel>", "task:<name>", "view:<name>"
-  bool empty() const { return reads.empty() && producer.empty(); }
+  std::vector<ReadReference> read_sources;  // one per (dataset, snapshot), in reading order
+  bool read_sources_truncated = false;
+  // kind:name: "task:w.c.t", "view:w.c.v" (catalog objects) or "upload:<channel>"; absent for
+  // a hand-run statement or command (CLI, SDK), whatever it did.
+  std::optional<std::string> produced_by;
+
+  // Adds a read unless the same (dataset uuid, snapshot) is there; past kMaxReadSources sets
+  // read_sources_truncated instead.
+  void AddRead(ReadReference read);
+  // A receipt of `reads` (each added with AddRead) produced by `produced_by`.
+  static Receipt Of(const std::vector<ReadReference>& reads,
+                    std::optional<std::string> produced_by = std::nullopt);
+  // The bare names and name@snapshot of every read ("w.c.d", "w.c.d@7"), each once.
+  std::vector<std::string> ReadSourceKeys() const;
+  // {"read_sources": [...], "read_sources_truncated": bool, "read_source_keys": [...],
+  //  "produced_by": "..."} (produced_by left out when absent).
   std::string ToJson() const;
+  // Also reads the shape stored before receipts had this vocabulary ({"reads", "producer"}).
   static Result<Receipt> FromJson(std::string_view json);
 };
+// A receipt's produced_by must be task:<w.c.name>, view:<w.c.name> or upload:<channel>;
+// kInvalidArgument code=invalid_receipt otherwise, and for a read without a dataset name or
+// with a resolved_by outside the vocabulary.
+Status ValidateReceipt(const Receipt& receipt);
 
 struct CommitMeta {
   std::string author;  // required
   std::string message;
   std::optional<std::string> idempotency_key;  // a retry with the same key returns the original
-  Receipt receipt;  // a commit without one lands but its snapshot is flagged
+  // What the commit read and what produced it. Every commit should carry one (reads nothing:
+  // an empty Receipt); a commit without one lands, but raises the receipt_missing alert,
+  // writes a dataset.missing_receipt audit row and marks the standing source list incomplete.
+  std::optional<Receipt> receipt;
   bool user_created = true;
   // Set by a server: the audit row written in the commit's own transaction (target, workspace,
   // outcome and the snapshot id in the detail are filled in by the commit).
@@ -214,8 +263,9 @@ struct SnapshotInfo {
   int64_t added_bytes = 0, deleted_bytes = 0, total_bytes = 0;
   std::optional<std::string> idempotency_key;
   std::string commit_id;  // shared by the snapshots of one multi-dataset commit
-  Receipt receipt;
-  bool receipt_missing = false;
+  // nullopt: not recorded (committed without a receipt, or before receipts existed), which is
+  // not the same as a receipt that read nothing.
+  std::optional<Receipt> receipt;
   bool idempotent_replay = false;  // true when an earlier commit with the same key was returned
 };
 

@@ -51,8 +51,8 @@ struct QueryResult {
   Schema schema;     // of the result, also when it has no rows
   int64_t rows = 0;  // rows handed to the callback (or written, for QueryInto)
   // Every dataset the query read, once per (dataset, selector), in the order first bound,
-  // with the snapshot it resolved to and how (resolved_by: "current", "snapshot", "time",
-  // "tag:<name>").
+  // with the snapshot it resolved to and how (resolved_by: "current", "version", "previous",
+  // "tag" with the tag's name, "date"; tarn/dataset.h ResolvedBy).
   std::vector<ReadReference> reads;
   // Embedded only: the data files the query read; the bytes tarn's reader read from the
   // warehouse (footers and the column chunks of the columns the query used); and how many of
@@ -73,7 +73,9 @@ struct QueryIntoOptions {
   std::string target;  // workspace.collection.dataset
   QueryIntoMode mode = QueryIntoMode::kAppend;
   CommitMeta meta;  // author (required), message, idempotency key; the receipt is filled in
-  std::string producer = "sdk:query";  // the receipt's producer
+  // The receipt's produced_by: "view:w.c.v" or "task:w.c.t" when a catalog object runs the
+  // query (that object is also what SECURE must sanction); absent for a hand-run query.
+  std::optional<std::string> produced_by;
   // kCreate only: the new dataset's partition spec and sort order.
   std::string partition_spec;
   std::string sort_order;

@@ -197,28 +197,58 @@ Result<SortOrder> SortOrderAt(const Json& j, const std::string& path) {
   return std::move(s).value();
 }
 
+Result<std::vector<ReadReference>> ReadSourcesAt(const Json& j, const std::string& path) {
+  std::vector<ReadReference> out;
+  TARN_RETURN_NOT_OK(ForEachIn(j, path, [&](const Json& e, const std::string& p) -> Status {
+    TARN_ASSIGN_OR_RETURN(ObjectReader er, ObjectReader::Make(e, p));
+    ReadReference ref;
+    TARN_ASSIGN_OR_RETURN(ref.dataset, er.String("dataset"));
+    TARN_ASSIGN_OR_RETURN(auto uuid, er.OptString("dataset_uuid"));
+    ref.dataset_uuid = uuid.value_or("");
+    TARN_ASSIGN_OR_RETURN(ref.snapshot_id, er.Int("snapshot_id"));
+    TARN_ASSIGN_OR_RETURN(ref.resolved_by, er.String("resolved_by"));
+    TARN_ASSIGN_OR_RETURN(auto tag, er.OptString("tag"));
+    ref.tag = tag.value_or("");
+    TARN_RETURN_NOT_OK(er.Finish());
+    out.push_back(std::move(ref));
+    return Status::OK();
+  }));
+  return out;
+}
+
+Json SourcesJson(const std::vector<SourceRef>& sources) {
+  Json out = Json::array();
+  for (const auto& s : sources) {
+    out.push_back({{"dataset", s.dataset}, {"dataset_uuid", s.dataset_uuid}});
+  }
+  return out;
+}
+
+Result<std::vector<SourceRef>> SourcesAt(const Json& j, const std::string& path) {
+  std::vector<SourceRef> out;
+  TARN_RETURN_NOT_OK(ForEachIn(j, path, [&](const Json& e, const std::string& p) -> Status {
+    TARN_ASSIGN_OR_RETURN(ObjectReader er, ObjectReader::Make(e, p));
+    SourceRef s;
+    TARN_ASSIGN_OR_RETURN(s.dataset, er.String("dataset"));
+    TARN_ASSIGN_OR_RETURN(s.dataset_uuid, er.String("dataset_uuid"));
+    TARN_RETURN_NOT_OK(er.Finish());
+    out.push_back(std::move(s));
+    return Status::OK();
+  }));
+  return out;
+}
+
 Result<Receipt> ReceiptAt(const Json& j, const std::string& path) {
   TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, path));
   Receipt out;
-  TARN_ASSIGN_OR_RETURN(auto producer, r.OptString("producer"));
-  out.producer = producer.value_or("");
-  TARN_ASSIGN_OR_RETURN(const Json* reads, r.OptValue("reads"));
+  TARN_ASSIGN_OR_RETURN(out.produced_by, r.OptString("produced_by"));
+  TARN_ASSIGN_OR_RETURN(out.read_sources_truncated, r.Bool("read_sources_truncated", false));
+  TARN_ASSIGN_OR_RETURN(const Json* reads, r.OptValue("read_sources"));
   if (reads != nullptr) {
-    TARN_RETURN_NOT_OK(
-        ForEachIn(*reads, r.Pointer("reads"), [&](const Json& e, const std::string& p) -> Status {
-          TARN_ASSIGN_OR_RETURN(ObjectReader er, ObjectReader::Make(e, p));
-          ReadReference ref;
-          TARN_ASSIGN_OR_RETURN(ref.dataset, er.String("dataset"));
-          TARN_ASSIGN_OR_RETURN(auto uuid, er.OptString("dataset_uuid"));
-          ref.dataset_uuid = uuid.value_or("");
-          TARN_ASSIGN_OR_RETURN(ref.snapshot_id, er.Int("snapshot_id"));
-          TARN_ASSIGN_OR_RETURN(auto by, er.OptString("resolved_by"));
-          ref.resolved_by = by.value_or("");
-          TARN_RETURN_NOT_OK(er.Finish());
-          out.reads.push_back(std::move(ref));
-          return Status::OK();
-        }));
+    TARN_ASSIGN_OR_RETURN(out.read_sources, ReadSourcesAt(*reads, r.Pointer("read_sources")));
   }
+  // Derived from read_sources; accepted so a receipt read back can be sent again.
+  TARN_RETURN_NOT_OK(r.OptValue("read_source_keys").status());
   TARN_RETURN_NOT_OK(r.Finish());
   return out;
 }
@@ -232,7 +262,7 @@ Result<CommitMeta> CommitMetaAt(const Json& j, const std::string& path) {
   m.message = message.value_or("");
   TARN_ASSIGN_OR_RETURN(m.idempotency_key, r.OptString("idempotency_key"));
   TARN_ASSIGN_OR_RETURN(const Json* receipt, r.OptValue("receipt"));
-  if (receipt != nullptr) {
+  if (receipt != nullptr && !receipt->is_null()) {
     TARN_ASSIGN_OR_RETURN(m.receipt, ReceiptAt(*receipt, r.Pointer("receipt")));
   }
   TARN_RETURN_NOT_OK(r.Finish());
@@ -936,7 +966,9 @@ Json ToJson(const DatasetInfo& v) {
               {"expired_through", v.expired_through},
               {"created_at_us", v.created_at_us},
               {"updated_at_us", v.updated_at_us},
-              {"dropped_at_us", OptJson(v.dropped_at_us)}};
+              {"dropped_at_us", OptJson(v.dropped_at_us)},
+              {"sources", SourcesJson(v.sources)},
+              {"sources_complete", v.sources_complete}};
 }
 
 Result<DatasetInfo> DatasetFromJson(const Json& j) {
@@ -987,20 +1019,16 @@ Result<DatasetInfo> DatasetFromJson(const Json& j) {
   TARN_ASSIGN_OR_RETURN(v.created_at_us, r.Int("created_at_us"));
   TARN_ASSIGN_OR_RETURN(v.updated_at_us, r.Int("updated_at_us"));
   TARN_ASSIGN_OR_RETURN(v.dropped_at_us, r.OptInt("dropped_at_us"));
+  TARN_ASSIGN_OR_RETURN(const Json* sources, r.OptValue("sources"));
+  if (sources != nullptr) {
+    TARN_ASSIGN_OR_RETURN(v.sources, SourcesAt(*sources, r.Pointer("sources")));
+  }
+  TARN_ASSIGN_OR_RETURN(v.sources_complete, r.Bool("sources_complete", true));
   TARN_RETURN_NOT_OK(r.Finish());
   return v;
 }
 
-Json ToJson(const Receipt& v) {
-  Json reads = Json::array();
-  for (const auto& r : v.reads) {
-    reads.push_back({{"dataset", r.dataset},
-                     {"dataset_uuid", r.dataset_uuid},
-                     {"snapshot_id", r.snapshot_id},
-                     {"resolved_by", r.resolved_by}});
-  }
-  return Json{{"reads", std::move(reads)}, {"producer", v.producer}};
-}
+Json ToJson(const Receipt& v) { return Json::parse(v.ToJson()); }
 
 Result<Receipt> ReceiptFromJson(const Json& j) { return ReceiptAt(j, ""); }
 
@@ -1010,24 +1038,13 @@ namespace {
 
 Json ReadsJson(const std::vector<ReadReference>& reads) {
   Receipt r;
-  r.reads = reads;
-  return ToJson(r)["reads"];
+  r.read_sources = reads;
+  return ToJson(r)["read_sources"];
 }
 
 Result<std::vector<ReadReference>> ReadsAt(const Json* j, const std::string& pointer) {
   if (j == nullptr) return std::vector<ReadReference>();
-  // The pointer of an error is the receipt's; "/reads" becomes this field's.
-  auto receipt = ReceiptAt(Json{{"reads", *j}}, "");
-  if (!receipt.ok()) {
-    Status st = receipt.status();
-    Status out(st.kind(), st.message());
-    for (const auto& [k, v] : st.fields()) {
-      out = std::move(out).WithField(
-          k, k == "field" && v.rfind("/reads", 0) == 0 ? pointer + v.substr(6) : v);
-    }
-    return out;
-  }
-  return std::move(receipt->reads);
+  return ReadSourcesAt(*j, pointer);
 }
 
 Result<TriggerInfo> TriggerAt(const Json& j, const std::string& pointer) {
@@ -1203,7 +1220,7 @@ Json ToJson(const CommitMeta& v) {
   return Json{{"author", v.author},
               {"message", v.message},
               {"idempotency_key", OptJson(v.idempotency_key)},
-              {"receipt", ToJson(v.receipt)}};
+              {"receipt", v.receipt ? ToJson(*v.receipt) : Json(nullptr)}};
 }
 
 Result<CommitMeta> CommitMetaFromJson(const Json& j) { return CommitMetaAt(j, ""); }
@@ -1324,8 +1341,8 @@ Json ToJson(const SnapshotInfo& v) {
               {"total_bytes", v.total_bytes},
               {"idempotency_key", OptJson(v.idempotency_key)},
               {"commit_id", v.commit_id},
-              {"receipt", ToJson(v.receipt)},
-              {"receipt_missing", v.receipt_missing},
+              // null: not recorded (no receipt), unlike a receipt that read nothing
+              {"receipt", v.receipt ? ToJson(*v.receipt) : Json(nullptr)},
               {"idempotent_replay", v.idempotent_replay}};
 }
 
@@ -1365,7 +1382,6 @@ Result<SnapshotInfo> SnapshotFromJson(const Json& j) {
   if (receipt != nullptr) {
     TARN_ASSIGN_OR_RETURN(v.receipt, ReceiptAt(*receipt, r.Pointer("receipt")));
   }
-  TARN_ASSIGN_OR_RETURN(v.receipt_missing, r.Bool("receipt_missing", false));
   TARN_ASSIGN_OR_RETURN(v.idempotent_replay, r.Bool("idempotent_replay", false));
   TARN_RETURN_NOT_OK(r.Finish());
   return v;
@@ -1818,6 +1834,117 @@ std::optional<std::pair<FrameKind, std::string>> FrameParser::Next() {
   std::string payload = buffer_.substr(consumed_ + kFrameHeaderBytes, n);
   consumed_ += kFrameHeaderBytes + n;
   return std::make_pair(kind, std::move(payload));
+}
+
+}  // namespace tarn::api
+
+namespace tarn::api {
+
+// ---- provenance (tarn/provenance.h) ----
+
+Json ToJson(const LineageResult& v) {
+  Json snapshots = Json::array();
+  for (const auto& e : v.snapshots) {
+    snapshots.push_back({{"snapshot_id", e.snapshot_id},
+                         {"committed_at_us", e.committed_at_us},
+                         {"operation", e.operation},
+                         {"author", e.author},
+                         {"receipt", e.receipt ? ToJson(*e.receipt) : Json(nullptr)},
+                         {"how", e.how}});
+  }
+  return Json{{"dataset", v.dataset},
+              {"snapshots", std::move(snapshots)},
+              {"sources", SourcesJson(v.sources)},
+              {"sources_complete", v.sources_complete}};
+}
+
+Result<LineageResult> LineageFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  LineageResult v;
+  TARN_ASSIGN_OR_RETURN(v.dataset, r.String("dataset"));
+  TARN_ASSIGN_OR_RETURN(const Json* snapshots, r.Value("snapshots"));
+  TARN_RETURN_NOT_OK(ForEachIn(
+      *snapshots, r.Pointer("snapshots"), [&](const Json& e, const std::string& p) -> Status {
+        TARN_ASSIGN_OR_RETURN(ObjectReader er, ObjectReader::Make(e, p));
+        LineageEntry x;
+        TARN_ASSIGN_OR_RETURN(x.snapshot_id, er.Int("snapshot_id"));
+        TARN_ASSIGN_OR_RETURN(x.committed_at_us, er.Int("committed_at_us"));
+        TARN_ASSIGN_OR_RETURN(x.operation, er.String("operation"));
+        TARN_ASSIGN_OR_RETURN(x.author, er.String("author"));
+        TARN_ASSIGN_OR_RETURN(const Json* receipt, er.OptValue("receipt"));
+        if (receipt != nullptr) {
+          TARN_ASSIGN_OR_RETURN(x.receipt, ReceiptAt(*receipt, er.Pointer("receipt")));
+        }
+        TARN_ASSIGN_OR_RETURN(x.how, er.String("how"));
+        TARN_RETURN_NOT_OK(er.Finish());
+        v.snapshots.push_back(std::move(x));
+        return Status::OK();
+      }));
+  TARN_ASSIGN_OR_RETURN(const Json* sources, r.Value("sources"));
+  TARN_ASSIGN_OR_RETURN(v.sources, SourcesAt(*sources, r.Pointer("sources")));
+  TARN_ASSIGN_OR_RETURN(v.sources_complete, r.Bool("sources_complete", true));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const ImpactResult& v) {
+  Json consumers = Json::array();
+  for (const auto& c : v.consumers) {
+    consumers.push_back({{"dataset", c.dataset}, {"dataset_uuid", c.dataset_uuid}});
+  }
+  return Json{
+      {"dataset", v.dataset}, {"consumers", std::move(consumers)}, {"truncated", v.truncated}};
+}
+
+Result<ImpactResult> ImpactFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  ImpactResult v;
+  TARN_ASSIGN_OR_RETURN(v.dataset, r.String("dataset"));
+  TARN_ASSIGN_OR_RETURN(const Json* consumers, r.Value("consumers"));
+  TARN_ASSIGN_OR_RETURN(auto list, SourcesAt(*consumers, r.Pointer("consumers")));
+  for (auto& s : list) v.consumers.push_back({std::move(s.dataset), std::move(s.dataset_uuid)});
+  TARN_ASSIGN_OR_RETURN(v.truncated, r.Bool("truncated", false));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const ReadersResult& v) {
+  Json readers = Json::array();
+  for (const auto& e : v.readers) {
+    readers.push_back({{"dataset", e.dataset},
+                       {"snapshot_id", e.snapshot_id},
+                       {"committed_at_us", e.committed_at_us},
+                       {"read_snapshot_id", e.read_snapshot_id},
+                       {"produced_by", OptJson(e.produced_by)}});
+  }
+  return Json{{"dataset", v.dataset},
+              {"version", OptJson(v.version)},
+              {"readers", std::move(readers)},
+              {"truncated", v.truncated}};
+}
+
+Result<ReadersResult> ReadersFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  ReadersResult v;
+  TARN_ASSIGN_OR_RETURN(v.dataset, r.String("dataset"));
+  TARN_ASSIGN_OR_RETURN(v.version, r.OptInt("version"));
+  TARN_ASSIGN_OR_RETURN(const Json* readers, r.Value("readers"));
+  TARN_RETURN_NOT_OK(
+      ForEachIn(*readers, r.Pointer("readers"), [&](const Json& e, const std::string& p) -> Status {
+        TARN_ASSIGN_OR_RETURN(ObjectReader er, ObjectReader::Make(e, p));
+        ReaderEntry x;
+        TARN_ASSIGN_OR_RETURN(x.dataset, er.String("dataset"));
+        TARN_ASSIGN_OR_RETURN(x.snapshot_id, er.Int("snapshot_id"));
+        TARN_ASSIGN_OR_RETURN(x.committed_at_us, er.Int("committed_at_us"));
+        TARN_ASSIGN_OR_RETURN(x.read_snapshot_id, er.Int("read_snapshot_id"));
+        TARN_ASSIGN_OR_RETURN(x.produced_by, er.OptString("produced_by"));
+        TARN_RETURN_NOT_OK(er.Finish());
+        v.readers.push_back(std::move(x));
+        return Status::OK();
+      }));
+  TARN_ASSIGN_OR_RETURN(v.truncated, r.Bool("truncated", false));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
 }
 
 }  // namespace tarn::api

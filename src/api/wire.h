@@ -21,6 +21,7 @@
 #include "tarn/access.h"
 #include "tarn/column.h"
 #include "tarn/dataset.h"
+#include "tarn/provenance.h"
 #include "tarn/status.h"
 #include "tarn/view.h"
 
@@ -74,6 +75,13 @@ Json ToJson(const SnapshotInfo& v);
 Result<SnapshotInfo> SnapshotFromJson(const Json& j);
 Json ToJson(const TagInfo& v);
 Result<TagInfo> TagFromJson(const Json& j);
+// Provenance (tarn/provenance.h): receipts as ToJson(Receipt), "not recorded" as null.
+Json ToJson(const LineageResult& v);
+Result<LineageResult> LineageFromJson(const Json& j);
+Json ToJson(const ImpactResult& v);
+Result<ImpactResult> ImpactFromJson(const Json& j);
+Json ToJson(const ReadersResult& v);
+Result<ReadersResult> ReadersFromJson(const Json& j);
 Json ToJson(const LocationGrant& v);
 Result<LocationGrant> LocationFromJson(const Json& j);
 Json ToJson(const PlannedFile& v);

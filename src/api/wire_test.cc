@@ -210,16 +210,31 @@ TEST(WireTest, DatasetCommitRoundTrip) {
   c.meta.author = "";
   c.meta.message = "merge ✓";
   c.meta.idempotency_key = "key-1";
-  c.meta.receipt.producer = "cli:append";
-  c.meta.receipt.reads = {{"acme.sales.src", "u-2", 7, "tag:nightly"}};
+  c.meta.receipt =
+      Receipt::Of({{"acme.sales.src", "u-2", 7, "tag", "nightly"}}, "view:acme.sales.v");
+  c.meta.receipt->read_sources_truncated = true;
   DatasetCommit back = RoundTrip(c, DatasetCommitFromJson);
   EXPECT_EQ(back.operation, CommitOperation::kMerge);
   EXPECT_EQ(back.read_snapshot_id, 0);
   ASSERT_EQ(back.deletes.size(), 1u);
   EXPECT_EQ(back.deletes[0].positions, c.deletes[0].positions);
   EXPECT_EQ(back.meta.idempotency_key, "key-1");
-  ASSERT_EQ(back.meta.receipt.reads.size(), 1u);
-  EXPECT_EQ(back.meta.receipt.reads[0].resolved_by, "tag:nightly");
+  ASSERT_TRUE(back.meta.receipt.has_value());
+  ASSERT_EQ(back.meta.receipt->read_sources.size(), 1u);
+  EXPECT_EQ(back.meta.receipt->read_sources[0].resolved_by, "tag");
+  EXPECT_EQ(back.meta.receipt->read_sources[0].tag, "nightly");
+  EXPECT_EQ(back.meta.receipt->produced_by, std::optional<std::string>("view:acme.sales.v"));
+  EXPECT_TRUE(back.meta.receipt->read_sources_truncated);
+  // No receipt and a null one are both "none"; an empty object is a receipt that read nothing.
+  DatasetCommit none = c;
+  none.meta.receipt.reset();
+  EXPECT_FALSE(RoundTrip(none, DatasetCommitFromJson).meta.receipt.has_value());
+  DatasetCommit empty = c;
+  empty.meta.receipt = Receipt{};
+  auto eb = RoundTrip(empty, DatasetCommitFromJson);
+  ASSERT_TRUE(eb.meta.receipt.has_value());
+  EXPECT_TRUE(eb.meta.receipt->read_sources.empty());
+  EXPECT_FALSE(eb.meta.receipt->produced_by.has_value());
   EXPECT_FALSE(back.rollback_to.has_value());
 
   // Minimal: only the required fields.
@@ -256,12 +271,11 @@ TEST(WireTest, SnapshotTagPlannedChangeSetRoundTrip) {
   s.total_bytes = kMax;
   s.idempotency_key = "k";
   s.commit_id = "c";
-  s.receipt_missing = true;
   s.idempotent_replay = true;
   SnapshotInfo sb = RoundTrip(s, SnapshotFromJson);
   EXPECT_EQ(sb.snapshot_id, kMax);
   EXPECT_FALSE(sb.user_created);
-  EXPECT_TRUE(sb.receipt_missing);
+  EXPECT_FALSE(sb.receipt.has_value());  // not recorded
   EXPECT_TRUE(sb.idempotent_replay);
   EXPECT_FALSE(sb.parent_snapshot_id.has_value());
 
@@ -552,10 +566,10 @@ TEST(WireTest, StrictnessCodesAndPointers) {
   EXPECT_EQ(Field(nested.status(), "code"), "missing_field");
   EXPECT_EQ(Field(nested.status(), "field"), "/added/0/path");
   cj = ToJson(c);
-  cj["meta"]["receipt"]["reads"] = {{{"dataset", "x"}}};
+  cj["meta"]["receipt"] = {{"read_sources", {{{"dataset", "x"}}}}};
   nested = DatasetCommitFromJson(cj);
   ASSERT_FALSE(nested.ok());
-  EXPECT_EQ(Field(nested.status(), "field"), "/meta/receipt/reads/0/snapshot_id");
+  EXPECT_EQ(Field(nested.status(), "field"), "/meta/receipt/read_sources/0/snapshot_id");
 
   // Not an object at all.
   auto arr = WorkspaceFromJson(Json::array());

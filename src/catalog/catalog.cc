@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "alerts/alerts.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/commit_queue.h"
 #include "catalog/error_codes.h"
@@ -19,6 +20,7 @@ namespace {
 
 using catalog_internal::CollectionNotFound;
 using catalog_internal::DecodeProperties;
+using catalog_internal::DefaultAlerter;
 using catalog_internal::EncodeProperties;
 using catalog_internal::ValidatePropertyKeys;
 using catalog_internal::WorkspaceId;
@@ -105,7 +107,14 @@ Catalog::Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectSto
     : metastore_(std::move(metastore)),
       warehouse_(std::move(warehouse)),
       clock_(clock ? std::move(clock) : Clock::Real()),
-      commit_queue_(std::make_unique<CommitQueue>(metastore_.get(), clock_.get())) {}
+      alerter_(DefaultAlerter(metastore_.get(), clock_.get())),
+      commit_queue_(std::make_unique<CommitQueue>(metastore_.get(), clock_.get(), alerter_.get())) {
+}
+
+void Catalog::SetAlerter(std::shared_ptr<alerts::Alerter> alerter) {
+  alerter_ = alerter ? std::move(alerter) : DefaultAlerter(metastore_.get(), clock_.get());
+  commit_queue_->set_alerter(alerter_.get());
+}
 
 Catalog::~Catalog() = default;
 

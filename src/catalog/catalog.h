@@ -21,6 +21,10 @@
 #include "tarn/dataset.h"
 #include "tarn/status.h"
 
+namespace tarn::alerts {
+class Alerter;
+}  // namespace tarn::alerts
+
 namespace tarn {
 
 class Metastore;
@@ -78,6 +82,12 @@ class Catalog : public Client {
   // same one unless given their own.
   const Clock& clock() const { return *clock_; }
   const std::shared_ptr<Clock>& shared_clock() const { return clock_; }
+  // Where platform inconsistencies are raised (src/alerts): by default configured from the
+  // TARN_ALERTS_* environment (a malformed one is reported on stderr and the defaults used),
+  // sharing its cool-off through this catalog's metastore. SetAlerter (before the catalog is
+  // used from other threads) replaces it; nullptr restores the default.
+  alerts::Alerter& alerter() { return *alerter_; }
+  void SetAlerter(std::shared_ptr<alerts::Alerter> alerter);
 
   // Workspaces (C1). A missing workspace is kNotFound with field code=workspace_not_found.
   // Properties may include deletion_protection / egress_protection (stored raw).
@@ -172,6 +182,11 @@ class Catalog : public Client {
   Result<SnapshotInfo> GetSnapshot(std::string_view qualified, const SnapshotSelector& at) override;
   Status DropTag(std::string_view qualified, std::string_view tag) override;
   Result<std::vector<TagInfo>> ListTags(std::string_view qualified) override;
+  Result<LineageResult> Lineage(std::string_view qualified, std::optional<int64_t> snapshot,
+                                size_t limit) override;
+  Result<ImpactResult> Impact(std::string_view qualified) override;
+  Result<ReadersResult> Readers(std::string_view qualified,
+                                std::optional<int64_t> version) override;
 
   // ---- planning (C8) and scans ----
   // Streams the live files at the selected snapshot that may hold rows matching `where`
@@ -366,6 +381,7 @@ class Catalog : public Client {
   std::unique_ptr<Metastore> metastore_;
   std::shared_ptr<ObjectStore> warehouse_;
   std::shared_ptr<Clock> clock_;
+  std::shared_ptr<alerts::Alerter> alerter_;  // after metastore_: it writes the cool-off table
   std::unique_ptr<CommitQueue> commit_queue_;
 };
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/error_codes.h"
+#include "catalog/provenance.h"
 #include "table/schema_json.h"
 
 namespace tarn::catalog_internal {
@@ -71,7 +72,7 @@ const char kDatasetColumns[] =
     "d.id, d.uuid, w.name, c.name, d.name, d.description, d.properties, d.schema_id, "
     "d.last_field_id, d.spec_id, d.sort_order, d.current_snapshot_id, d.next_row_id, "
     "d.total_files, d.total_records, d.total_bytes, d.expired_through, d.created_at, "
-    "d.updated_at, d.dropped_at, s.schema_json, p.spec_json";
+    "d.updated_at, d.dropped_at, s.schema_json, p.spec_json, d.sources";
 const char kDatasetFrom[] =
     " FROM datasets d JOIN collections c ON c.id = d.collection_id"
     " JOIN workspaces w ON w.id = c.workspace_id"
@@ -110,6 +111,10 @@ Result<DatasetInfo> DatasetFromRow(const Row& r) {
   TARN_ASSIGN_OR_RETURN(d.schema, SchemaFromJson(schema_json));
   TARN_ASSIGN_OR_RETURN(auto spec_json, r.Text(21));
   TARN_ASSIGN_OR_RETURN(d.spec, PartitionSpec::FromJson(spec_json));
+  TARN_ASSIGN_OR_RETURN(auto sources, r.Text(22));
+  provenance::SourceList list = provenance::ParseSourceList(std::string(sources));
+  d.sources = std::move(list.sources);
+  d.sources_complete = list.complete;
   return d;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -108,6 +109,17 @@ bool TriggerFiringEnabled();
 Status FireTriggersInTx(Transaction& tx, int64_t dataset_id,
                         const std::vector<views_store::FireCandidate>& candidates,
                         const SnapshotInfo& s, const std::string& fired_by, int64_t now);
+// The alerter a catalog starts with: configured from TARN_ALERTS_* (a malformed variable is
+// reported on stderr once and the defaults used), its cool-off shared through `ms`.
+std::shared_ptr<alerts::Alerter> DefaultAlerter(Metastore* ms, const Clock* clock);
+// A commit that carried no receipt: alerted once the commit is durable (its audit row is
+// written in the commit's transaction).
+struct MissingReceipt {
+  std::string dataset;
+  int64_t snapshot_id = 0;
+  std::string operation;
+};
+void ReportMissingReceipt(alerts::Alerter* alerter, const MissingReceipt& m);
 // A fire that failed: reported once the commit is durable.
 struct FireFailure {
   std::string dataset;
@@ -115,14 +127,14 @@ struct FireFailure {
   std::string fired_by;
   Status error;
 };
-// An error line on stderr ({"level":"error","event":"trigger.fire_failed",...}) and a
-// trigger.fire_failed audit record (best effort).
 // A commit inside every trigger's floor: the triggers marked throttled and one
 // trigger.throttled audit row, all deferred to the commit's own round trip.
 Status MarkThrottled(Transaction& tx, int64_t dataset_id, const std::string& source,
                      int64_t snapshot_id, int64_t throttled, const std::string& fired_by,
                      int64_t now);
-void ReportFireFailure(Metastore& ms, const Clock& clock, const FireFailure& f);
+// The trigger_fire_failed alert and a trigger.fire_failed audit record (best effort).
+void ReportFireFailure(Metastore& ms, const Clock& clock, alerts::Alerter* alerter,
+                       const FireFailure& f);
 
 // The name of the refresh trigger a materialized view puts on each source (materialized.cc).
 std::string RefreshTriggerName(const DatasetName& view);

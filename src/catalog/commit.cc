@@ -16,6 +16,7 @@
 #include "catalog/catalog_internal.h"
 #include "catalog/commit_queue.h"
 #include "catalog/error_codes.h"
+#include "catalog/provenance.h"
 #include "catalog/store.h"
 #include "common/random.h"
 #include "metastore/metastore.h"
@@ -51,6 +52,17 @@ Status ValidatePart(const DatasetCommit& p) {
   }
   if (p.meta.idempotency_key && p.meta.idempotency_key->empty()) {
     return Status::InvalidArgument("an idempotency key must not be empty");
+  }
+  if (p.meta.receipt) {
+    TARN_RETURN_NOT_OK(ValidateReceipt(*p.meta.receipt));
+    for (const auto& r : p.meta.receipt->read_sources) {
+      if (r.dataset_uuid.empty()) {
+        return Status::Of(
+                   codes::kInvalidReceipt,
+                   "receipt read of '" + r.dataset + "' needs the dataset's uuid (its incarnation)")
+            .WithField("field", "receipt");
+      }
+    }
   }
   for (const DataFile& f : p.added) {
     if (f.path.empty() || f.path.front() == '/' || f.path.find("..") != std::string::npos) {
@@ -397,7 +409,8 @@ struct DatasetGroup {
   std::string dataset;
   std::vector<DatasetCommit*> parts;
   std::vector<SnapshotInfo*> results;
-  std::vector<FireFailure> fire_failures;  // of this attempt, reported after the commit
+  std::vector<FireFailure> fire_failures;        // of this attempt, reported after the commit
+  std::vector<MissingReceipt> missing_receipts;  // of this attempt, alerted after the commit
 };
 
 // Fires the triggers on the group's dataset for each user-created snapshot it commits
@@ -460,6 +473,23 @@ Status InsertCommitAudit(Transaction& tx, const DatasetGroup& g, const std::vect
     row.workspace = g.dataset.substr(0, g.dataset.find('.'));
     row.outcome = "ok";
     row.detail_json = std::move(detail);
+    rows.push_back(std::move(row));
+  }
+  // A commit without a receipt lands, and says so (docs/design/provenance.md).
+  for (size_t k : todo) {
+    const DatasetCommit& p = *g.parts[k];
+    if (p.meta.receipt) continue;
+    const SnapshotInfo& s = *g.results[k];
+    AuditRecord row;
+    row.at_us = commit_at;
+    if (p.meta.audit) row.request_id = p.meta.audit->request_id;
+    row.actor = p.meta.audit && !p.meta.audit->actor.empty() ? p.meta.audit->actor : p.meta.author;
+    row.action = "dataset.missing_receipt";
+    row.target = g.dataset;
+    row.workspace = g.dataset.substr(0, g.dataset.find('.'));
+    row.outcome = "ok";
+    row.detail_json = "{\"snapshot_id\":" + std::to_string(s.snapshot_id) + ",\"operation\":\"" +
+                      s.operation + "\"}";
     rows.push_back(std::move(row));
   }
   return access_store::InsertAuditRows(tx, rows);
@@ -530,6 +560,12 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
   int64_t total_bytes = lk.total_bytes - append_sum.added_bytes;
   Delta other_sum;                   // totals of non-append parts, applied at the end
   std::vector<DataFile*> new_files;  // of every part, inserted together
+  // The standing source list, carried through the group (docs/design/provenance.md).
+  const provenance::SourceList sources_before = provenance::ParseSourceList(lk.sources);
+  provenance::SourceList sources = sources_before;
+  std::vector<std::string> sources_after(todo.size());
+  std::vector<provenance::ReadRow> reads;
+  g.missing_receipts.clear();
 
   for (size_t k = 0; k < todo.size(); ++k) {
     DatasetCommit& p = *g.parts[todo[k]];
@@ -656,7 +692,22 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
     s.idempotency_key = p.meta.idempotency_key;
     s.commit_id = shared_commit_id ? commit_id : NewUuidV4();
     s.receipt = p.meta.receipt;
-    s.receipt_missing = p.meta.receipt.empty();
+    if (p.operation == CommitOperation::kRollback) {
+      TARN_ASSIGN_OR_RETURN(auto target, provenance::SnapshotSourceList(tx, lk.id, *p.rollback_to));
+      sources =
+          *p.rollback_to == 0 ? provenance::SourceList{} : provenance::ParseSourceList(target);
+      if (!p.meta.receipt) sources.complete = false;
+    } else {
+      provenance::ApplyCommit(&sources, p.operation, p.meta.receipt, lk.uuid, total_files == 0);
+    }
+    sources_after[k] = sources.ToJson();
+    if (p.meta.receipt) {
+      for (const auto& r : p.meta.receipt->read_sources) {
+        reads.emplace_back(r.dataset_uuid, r.snapshot_id, snap);
+      }
+    } else {
+      g.missing_receipts.push_back({g.dataset, snap, s.operation});
+    }
   }
 
   TARN_RETURN_NOT_OK(InsertFiles(tx, lk.id, new_files, spec, schema));
@@ -664,7 +715,11 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
   std::vector<const SnapshotInfo*> snaps;
   snaps.reserve(todo.size());
   for (size_t k : todo) snaps.push_back(g.results[k]);
-  TARN_RETURN_NOT_OK(catalog_store::InsertSnapshots(tx, lk.id, snaps));
+  TARN_RETURN_NOT_OK(catalog_store::InsertSnapshots(tx, lk.id, snaps, sources_after));
+  TARN_RETURN_NOT_OK(provenance::InsertReads(tx, lk.id, reads));
+  if (sources != sources_before) {
+    TARN_RETURN_NOT_OK(provenance::StoreSourceList(tx, lk.id, sources_before, sources));
+  }
   TARN_RETURN_NOT_OK(InsertCommitAudit(tx, g, todo, lk.commit_at));
   TARN_RETURN_NOT_OK(FireGroup(tx, g, todo, lk, now));
   if (other_sum.added_files || other_sum.deleted_files || other_sum.added_records ||
@@ -680,9 +735,9 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
 }
 
 // Commits `parts` in one transaction; results[i] is parts[i]'s snapshot.
-Status CommitParts(Metastore& ms, const Clock& clock, DefinitionCache& cache,
-                   std::vector<DatasetCommit*>& parts, std::vector<SnapshotInfo>* results,
-                   bool shared_commit_id) {
+Status CommitParts(Metastore& ms, const Clock& clock, alerts::Alerter* alerter,
+                   DefinitionCache& cache, std::vector<DatasetCommit*>& parts,
+                   std::vector<SnapshotInfo>* results, bool shared_commit_id) {
   for (DatasetCommit* p : parts) TARN_RETURN_NOT_OK(ValidatePart(*p));
   // Datasets in name order, so two multi-dataset commits lock rows in the same order.
   std::map<std::string, DatasetGroup> groups;
@@ -708,6 +763,7 @@ Status CommitParts(Metastore& ms, const Clock& clock, DefinitionCache& cache,
         int64_t now = clock.NowMicros();
         for (auto& [name, g] : groups) {
           g.fire_failures.clear();
+          g.missing_receipts.clear();
           TARN_RETURN_NOT_OK(CommitDatasetGroup(tx, g, commit_id, shared_commit_id, now, cache));
         }
         return Status::OK();
@@ -715,7 +771,8 @@ Status CommitParts(Metastore& ms, const Clock& clock, DefinitionCache& cache,
       TxMode::kLockingWrite));
   // The commit is durable: a fire that failed is a stale view, said loudly, never returned.
   for (auto& [name, g] : groups) {
-    for (const auto& f : g.fire_failures) ReportFireFailure(ms, clock, f);
+    for (const auto& f : g.fire_failures) ReportFireFailure(ms, clock, alerter, f);
+    for (const auto& m : g.missing_receipts) ReportMissingReceipt(alerter, m);
   }
   return Status::OK();
 }
@@ -747,7 +804,8 @@ struct CommitQueue::Lane {
   size_t peak = 1;
 };
 
-CommitQueue::CommitQueue(Metastore* ms, const Clock* clock) : ms_(ms), clock_(clock) {}
+CommitQueue::CommitQueue(Metastore* ms, const Clock* clock, alerts::Alerter* alerter)
+    : ms_(ms), clock_(clock), alerter_(alerter) {}
 CommitQueue::~CommitQueue() = default;
 
 CommitQueue::Lane& CommitQueue::LaneFor(const std::string& dataset) {
@@ -811,7 +869,8 @@ void CommitQueue::RunGroup(std::vector<Pending*>& batch) {
   std::vector<DatasetCommit*> parts;
   for (Pending* p : batch) parts.push_back(p->part);
   std::vector<SnapshotInfo> results;
-  Status st = CommitParts(*ms_, *clock_, cache_, parts, &results, /*shared_commit_id=*/false);
+  Status st =
+      CommitParts(*ms_, *clock_, alerter_, cache_, parts, &results, /*shared_commit_id=*/false);
   if (st.ok()) {
     for (size_t i = 0; i < batch.size(); ++i) batch[i]->result = std::move(results[i]);
     return;
@@ -819,7 +878,7 @@ void CommitQueue::RunGroup(std::vector<Pending*>& batch) {
   if (batch.size() == 1) {
     // A racing commit with the same idempotency key won: the retry returns its snapshot.
     if (st.kind() == ErrorKind::kAlreadyExists && batch[0]->part->meta.idempotency_key) {
-      st = CommitParts(*ms_, *clock_, cache_, parts, &results, false);
+      st = CommitParts(*ms_, *clock_, alerter_, cache_, parts, &results, false);
       if (st.ok()) {
         batch[0]->result = std::move(results[0]);
         return;
@@ -841,12 +900,15 @@ Result<std::vector<SnapshotInfo>> Catalog::CommitDirect(std::vector<DatasetCommi
   std::vector<DatasetCommit*> ptrs;
   for (auto& p : parts) ptrs.push_back(&p);
   std::vector<SnapshotInfo> results;
-  Status st = CommitParts(*metastore_, *clock_, commit_queue_->cache(), ptrs, &results,
-                          /*shared_commit_id=*/true);
+  Status st =
+      CommitParts(*metastore_, *clock_, alerter_.get(), commit_queue_->cache(), ptrs, &results,
+                  /*shared_commit_id=*/true);
   if (st.kind() == ErrorKind::kAlreadyExists) {
     bool keyed = std::all_of(parts.begin(), parts.end(),
                              [](const DatasetCommit& p) { return p.meta.idempotency_key; });
-    if (keyed) st = CommitParts(*metastore_, *clock_, commit_queue_->cache(), ptrs, &results, true);
+    if (keyed)
+      st = CommitParts(*metastore_, *clock_, alerter_.get(), commit_queue_->cache(), ptrs, &results,
+                       true);
   }
   TARN_RETURN_NOT_OK(st);
   return results;

@@ -12,6 +12,10 @@
 #include "tarn/dataset.h"
 #include "tarn/status.h"
 
+namespace tarn::alerts {
+class Alerter;
+}  // namespace tarn::alerts
+
 namespace tarn {
 
 class Metastore;
@@ -45,12 +49,13 @@ class CommitQueue {
   // How long a new leader waits for recently seen writers to queue (a commit takes longer).
   static constexpr std::chrono::microseconds kGatherWait{300};
 
-  CommitQueue(Metastore* ms, const Clock* clock);
+  CommitQueue(Metastore* ms, const Clock* clock, alerts::Alerter* alerter);
   ~CommitQueue();
 
   // Commits one append-only part (blocking until its group committed).
   Result<SnapshotInfo> Submit(DatasetCommit* part);
   DefinitionCache& cache() { return cache_; }
+  void set_alerter(alerts::Alerter* alerter) { alerter_ = alerter; }
 
  private:
   struct Pending;
@@ -60,6 +65,7 @@ class CommitQueue {
 
   Metastore* ms_;
   const Clock* clock_;
+  alerts::Alerter* alerter_;  // alerts after a commit (missing receipts, failed fires)
   DefinitionCache cache_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<Lane>> lanes_;

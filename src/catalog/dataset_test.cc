@@ -30,7 +30,7 @@ CommitMeta Meta(std::string message = "") {
   CommitMeta m;
   m.author = "tester";
   m.message = std::move(message);
-  m.receipt.producer = "test";
+  m.receipt = Receipt{};  // a hand-run commit that read nothing
   return m;
 }
 
@@ -228,8 +228,9 @@ TEST_P(DatasetSuite, AppendScanSnapshotsAndTotals) {
   ASSERT_EQ(snaps->size(), 2u);
   EXPECT_EQ((*snaps)[0].message, "first");
   EXPECT_EQ((*snaps)[0].author, "tester");
-  EXPECT_EQ((*snaps)[0].receipt.producer, "test");
-  EXPECT_FALSE((*snaps)[0].receipt_missing);
+  ASSERT_TRUE((*snaps)[0].receipt.has_value());
+  EXPECT_FALSE((*snaps)[0].receipt->produced_by.has_value());
+  EXPECT_TRUE((*snaps)[0].receipt->read_sources.empty());
 
   auto ds = cat_->LoadDataset("w.c.t");
   ASSERT_TRUE(ds.ok());

@@ -6,6 +6,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "catalog/provenance.h"
 #include "common/random.h"
 #include "metastore/metastore.h"
 #include "table/schema_json.h"
@@ -375,6 +376,7 @@ Status Catalog::DoDropDataset(std::string_view qualified, bool purge,
     int64_t now = clock_->NowMicros();
     for (int64_t id : ids) {
       TARN_RETURN_NOT_OK(ForgetDataset(tx, id));
+      TARN_RETURN_NOT_OK(provenance::ForgetDataset(tx, id));
       TARN_RETURN_NOT_OK(
           tx.Execute("INSERT INTO removal_ledger (dataset_id, path, reason, recorded_at) "
                      "SELECT NULL, path, 'purge', ? FROM data_files WHERE dataset_id = ? "

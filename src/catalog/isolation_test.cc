@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 CommitMeta Meta(std::string key = "") {
   CommitMeta m;
   m.author = "tester";
-  m.receipt.producer = "test";
+  m.receipt = Receipt{};  // a hand-run commit that read nothing
   if (!key.empty()) m.idempotency_key = key;
   return m;
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "alerts/alerts.h"
 #include "catalog/access_internal.h"
 #include "catalog/access_store.h"
 #include "catalog/catalog.h"
@@ -128,14 +129,20 @@ Status MarkThrottled(Transaction& tx, int64_t dataset_id, const std::string& sou
       tx, {ThrottledAudit(source, snapshot_id, throttled, fired_by, now)});
 }
 
-void ReportFireFailure(Metastore& ms, const Clock& clock, const FireFailure& f) {
-  std::cerr << nlohmann::json{{"level", "error"},
-                              {"event", "trigger.fire_failed"},
-                              {"dataset", f.dataset},
-                              {"snapshot_id", f.snapshot_id},
-                              {"error", f.error.ToString()}}
-                   .dump()
-            << "\n";
+void ReportFireFailure(Metastore& ms, const Clock& clock, alerts::Alerter* alerter,
+                       const FireFailure& f) {
+  if (alerter != nullptr) {
+    alerts::Alert alert;
+    alert.code = "trigger_fire_failed";
+    alert.severity = alerts::Severity::kError;
+    alert.object = f.dataset;
+    alert.summary =
+        "a commit to " + f.dataset + " could not record its trigger fires: " + f.error.message();
+    alert.detail = {{"snapshot_id", std::to_string(f.snapshot_id)},
+                    {"fired_by", f.fired_by},
+                    {"error", f.error.ToString()}};
+    alerter->Raise(alert);
+  }
   AuditRecord a;
   a.actor = f.fired_by;
   a.action = "trigger.fire_failed";

@@ -9,6 +9,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/provenance.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
 
@@ -116,6 +117,7 @@ Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
             tx.Execute("DELETE FROM data_files WHERE dataset_id = ? AND " + DeadFile("data_files"),
                        {ds.id, e})
                 .status());
+        TARN_RETURN_NOT_OK(provenance::ForgetExpiredReads(tx, ds.id, e));
         TARN_RETURN_NOT_OK(
             tx.Execute("DELETE FROM snapshots WHERE dataset_id = ? AND snapshot_id <= ? AND NOT "
                        "EXISTS (SELECT 1 FROM tags t WHERE t.dataset_id = snapshots.dataset_id "

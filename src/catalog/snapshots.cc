@@ -60,8 +60,11 @@ Result<SnapshotInfo> SnapshotFromRow(const Row& r) {
     TARN_ASSIGN_OR_RETURN(*counters[i], r.Int64(9 + i));
   }
   TARN_ASSIGN_OR_RETURN(auto receipt, r.Text(18));
-  TARN_ASSIGN_OR_RETURN(s.receipt, Receipt::FromJson(receipt));
-  s.receipt_missing = s.receipt.empty();
+  // '{}': not recorded (no receipt, or committed before receipts existed).
+  if (receipt != "{}") {
+    auto parsed = Receipt::FromJson(receipt);
+    if (parsed.ok()) s.receipt = std::move(parsed).value();
+  }
   TARN_ASSIGN_OR_RETURN(auto key, r.OptionalText(19));
   if (key) s.idempotency_key = std::string(*key);
   TARN_ASSIGN_OR_RETURN(auto commit_id, r.OptionalText(20));

@@ -256,7 +256,7 @@ Result<std::optional<LockedDataset>> LockDataset(Transaction& tx, const DatasetN
           "JOIN workspaces w ON w.id = c.workspace_id WHERE w.name = ? AND c.name = ?) "
           "RETURNING id, uuid, last_snapshot_id, next_row_id, last_commit_at, schema_id, "
           "spec_id, total_files, total_records, total_bytes, expired_through, trigger_count, "
-          "trigger_due_at",
+          "trigger_due_at, sources",
           {d.snapshots, d.snapshots, d.row_ids, d.files, d.records, d.bytes, now, now, now,
            n.dataset, n.workspace, n.collection}));
   if (!row) return std::optional<LockedDataset>();
@@ -275,6 +275,8 @@ Result<std::optional<LockedDataset>> LockDataset(Transaction& tx, const DatasetN
   TARN_ASSIGN_OR_RETURN(lk.expired_through, row->Int64(10));
   TARN_ASSIGN_OR_RETURN(lk.trigger_count, row->Int64(11));
   TARN_ASSIGN_OR_RETURN(lk.trigger_due_at, row->Int64(12));
+  TARN_ASSIGN_OR_RETURN(auto sources, row->Text(13));
+  lk.sources = std::string(sources);
   return std::optional<LockedDataset>(std::move(lk));
 }
 
@@ -285,13 +287,14 @@ Result<bool> PathRegistered(Transaction& tx, std::string_view path) {
 }
 
 Status InsertSnapshots(Transaction& tx, int64_t dataset_id,
-                       const std::vector<const SnapshotInfo*>& snaps) {
-  constexpr size_t kCols = 22;
+                       const std::vector<const SnapshotInfo*>& snaps,
+                       const std::vector<std::string>& sources) {
+  constexpr size_t kCols = 23;
   if (snaps.empty()) return Status::OK();
   SqlParams params;
   params.reserve(snaps.size() * kCols);
-  for (const SnapshotInfo* sp : snaps) {
-    const SnapshotInfo& s = *sp;
+  for (size_t i = 0; i < snaps.size(); ++i) {
+    const SnapshotInfo& s = *snaps[i];
     params.insert(params.end(),
                   {dataset_id,
                    s.snapshot_id,
@@ -312,15 +315,16 @@ Status InsertSnapshots(Transaction& tx, int64_t dataset_id,
                    s.added_bytes,
                    s.deleted_bytes,
                    s.total_bytes,
-                   s.receipt.ToJson(),
+                   s.receipt ? s.receipt->ToJson() : std::string("{}"),
                    s.idempotency_key ? SqlValue(*s.idempotency_key) : SqlValue::Null(),
-                   s.commit_id});
+                   s.commit_id,
+                   sources[i]});
   }
   return tx.ExecuteDeferred(
       "INSERT INTO snapshots (dataset_id, snapshot_id, parent_snapshot_id, committed_at, author, "
       "message, operation, user_created, schema_id, spec_id, added_files, deleted_files, "
       "total_files, added_records, deleted_records, total_records, added_bytes, deleted_bytes, "
-      "total_bytes, receipt, idempotency_key, commit_id) VALUES " +
+      "total_bytes, receipt, idempotency_key, commit_id, sources) VALUES " +
           Placeholders(snaps.size(), kCols),
       params);
 }

@@ -41,6 +41,7 @@ struct LockedDataset {
   int64_t expired_through = 0;
   int64_t trigger_count = 0;   // triggers on the dataset (migration 8): 0 = nothing to fire
   int64_t trigger_due_at = 0;  // before this time every trigger is in its floor (migration 9)
+  std::string sources;         // the standing source list (migration 10, provenance.h)
 };
 // Locks the live dataset `n` (the per-dataset serialization point of commits: under
 // TxMode::kLockingWrite a concurrent commit waits here) and applies `delta`; commit time never
@@ -57,8 +58,10 @@ Result<bool> PathRegistered(Transaction& tx, std::string_view path);
 // ---- snapshots ----
 
 // Queues the insert of `snaps` (the rows of one commit group of dataset `dataset_id`), in one
-// statement (on PostgreSQL sent with the next statement or COMMIT).
+// statement (on PostgreSQL sent with the next statement or COMMIT). sources[i] is the standing
+// source list snaps[i] leaves (provenance.h).
 Status InsertSnapshots(Transaction& tx, int64_t dataset_id,
-                       const std::vector<const SnapshotInfo*>& snaps);
+                       const std::vector<const SnapshotInfo*>& snaps,
+                       const std::vector<std::string>& sources);
 
 }  // namespace tarn::catalog_store

@@ -372,7 +372,7 @@ Status LoadMaterialized(Transaction& tx, const ViewRow& row, MaterializedViewInf
   out->last_refresh_sources.clear();
   if (sources) {
     TARN_ASSIGN_OR_RETURN(auto receipt, Receipt::FromJson(*sources));
-    out->last_refresh_sources = std::move(receipt.reads);
+    out->last_refresh_sources = std::move(receipt.read_sources);
   }
   TARN_ASSIGN_OR_RETURN(out->last_refresh_snapshot_id, state->OptionalInt64(5));
   TARN_ASSIGN_OR_RETURN(auto uuid, state->Text(6));
@@ -425,8 +425,7 @@ Status SetSources(Transaction& tx, int64_t view_id, const std::vector<int64_t>& 
 }
 
 Status SetRefresh(Transaction& tx, int64_t view_id, const RefreshRecord& r, int64_t now_us) {
-  Receipt sources;
-  sources.reads = r.sources;
+  Receipt sources = Receipt::Of(r.sources);
   auto opt = [](const std::string& s) { return s.empty() ? SqlValue::Null() : SqlValue(s); };
   if (r.status == kRefreshSucceeded) {
     return tx

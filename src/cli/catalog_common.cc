@@ -156,12 +156,14 @@ std::string DefaultAuthor(const Client& client) {
   return client.actor();
 }
 
-CommitMeta CommitArgs::Meta(std::string producer, const Client& client) const {
+CommitMeta CommitArgs::Meta(const Client& client) const {
   CommitMeta m;
   m.author = author.empty() ? DefaultAuthor(client) : author;
   m.message = message;
   if (!idempotency_key.empty()) m.idempotency_key = idempotency_key;
-  m.receipt.producer = std::move(producer);
+  // A hand-run command: a receipt with no producer; what it read is filled in by the commands
+  // that read datasets (sql --into), and nothing else reads any (docs/design/provenance.md).
+  m.receipt = Receipt{};
   return m;
 }
 

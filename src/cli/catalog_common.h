@@ -63,9 +63,9 @@ struct CommitArgs {
   std::string author;
   std::string idempotency_key;
 
-  // The commit's meta: the author (or DefaultAuthor), message, key, and `producer` in the
-  // receipt.
-  CommitMeta Meta(std::string producer, const Client& client) const;
+  // The commit's meta: the author (or DefaultAuthor), message, key, and a receipt of a
+  // hand-run command (read nothing, no producer).
+  CommitMeta Meta(const Client& client) const;
 };
 void AddCommitArgs(CLI::App* cmd, CommitArgs* c, bool idempotency);
 

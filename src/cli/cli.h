@@ -70,6 +70,9 @@ void RegisterAccessCommands(CLI::App* app, GlobalOptions* global);
 void RegisterUploadCommands(CLI::App* app, GlobalOptions* global);
 // `tarn convert` (convert_command.cc).
 void RegisterConvertCommand(CLI::App* app, GlobalOptions* global);
+// `tarn lineage`, `impact`, `readers` (provenance_commands.cc). Call after
+// RegisterCatalogCommands.
+void RegisterProvenanceCommands(CLI::App* app, GlobalOptions* global);
 // `tarn sql` (sql_command.cc).
 void RegisterSqlCommand(CLI::App* app, GlobalOptions* global);
 // `tarn view ...` (view_commands.cc). Call after RegisterCatalogCommands.

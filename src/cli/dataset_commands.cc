@@ -117,6 +117,11 @@ void PrintDataset(const DatasetInfo& ds, const std::optional<SnapshotInfo>& snap
       {"created_at", FormatTime(ds.created_at_us)},
       {"updated_at", FormatTime(ds.updated_at_us)}};
   if (snap) kv.emplace_back("committed_at", FormatTime(snap->committed_at_us));
+  std::string sources;
+  for (const auto& s : ds.sources) sources += (sources.empty() ? "" : ", ") + s.dataset;
+  if (sources.empty()) sources = "(none)";
+  if (!ds.sources_complete) sources += " (incomplete)";
+  kv.emplace_back("sources", sources);
   for (const auto& [k, v] : ds.properties) kv.emplace_back("property." + k, v);
   PrintKeyValues(kv);
   std::cout << "\n";
@@ -440,7 +445,7 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       TARN_ASSIGN_OR_RETURN(
           auto snap,
           cat->AppendStream(
-              a->name, [inputs] { return inputs->Next(); }, a->commit.Meta("cli:append", *cat),
+              a->name, [inputs] { return inputs->Next(); }, a->commit.Meta(*cat),
               a->overwrite ? CommitOperation::kOverwrite : CommitOperation::kAppend, ds.uuid));
       return PrintSnapshot(snap, g->json);
     });
@@ -475,9 +480,8 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
           paths.push_back(p);
         }
       }
-      TARN_ASSIGN_OR_RETURN(
-          auto snap,
-          cat->AddFiles(a->name, paths, a->commit.Meta("cli:add-files", *cat), a->truncate));
+      TARN_ASSIGN_OR_RETURN(auto snap,
+                            cat->AddFiles(a->name, paths, a->commit.Meta(*cat), a->truncate));
       return PrintSnapshot(snap, g->json);
     });
   }
@@ -497,8 +501,7 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
       TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
-      TARN_ASSIGN_OR_RETURN(auto snap,
-                            cat->DeleteRows(a->name, a->where, a->commit.Meta("cli:delete", *cat)));
+      TARN_ASSIGN_OR_RETURN(auto snap, cat->DeleteRows(a->name, a->where, a->commit.Meta(*cat)));
       if (snap.snapshot_id == 0) {
         if (g->json) {
           std::cout << Dump(json{{"snapshot_id", nullptr}, {"deleted_records", 0}}) << "\n";
@@ -526,8 +529,7 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
       TARN_ASSIGN_OR_RETURN(int64_t to, ParseSnapshotId("SNAPSHOT", a->snapshot));
       TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
-      TARN_ASSIGN_OR_RETURN(auto snap,
-                            cat->Rollback(a->name, to, a->commit.Meta("cli:rollback", *cat)));
+      TARN_ASSIGN_OR_RETURN(auto snap, cat->Rollback(a->name, to, a->commit.Meta(*cat)));
       return PrintSnapshot(snap, g->json);
     });
   }

@@ -34,6 +34,14 @@ bool SpecApplies(const DataFile& f, const PartitionSpec& spec) {
 
 }  // namespace
 
+// The standing source list, as the HTTP API shows it.
+json SourcesJson(const std::vector<SourceRef>& sources) {
+  json out = json::array();
+  for (const auto& s : sources)
+    out.push_back({{"dataset", s.dataset}, {"dataset_uuid", s.dataset_uuid}});
+  return out;
+}
+
 json DatasetJson(const DatasetInfo& ds) {
   json schema = json::parse(SchemaToJson(ds.schema), nullptr, false);
   json fields = schema.is_object() && schema.contains("fields") ? schema["fields"] : json::array();
@@ -75,6 +83,8 @@ json DatasetJson(const DatasetInfo& ds) {
             {"total_records", ds.total_records},
             {"total_bytes", ds.total_bytes},
             {"expired_through", ds.expired_through},
+            {"sources", SourcesJson(ds.sources)},
+            {"sources_complete", ds.sources_complete},
             {"created_at", FormatTime(ds.created_at_us)},
             {"updated_at", FormatTime(ds.updated_at_us)}};
   if (ds.dropped_at_us) j["dropped_at"] = FormatTime(*ds.dropped_at_us);
@@ -82,8 +92,8 @@ json DatasetJson(const DatasetInfo& ds) {
 }
 
 json SnapshotJson(const SnapshotInfo& s) {
-  json receipt = json::parse(s.receipt.ToJson(), nullptr, false);
-  if (receipt.is_discarded()) receipt = json::object();
+  // null: not recorded (no receipt), unlike a receipt that read nothing.
+  json receipt = s.receipt ? json::parse(s.receipt->ToJson(), nullptr, false) : json(nullptr);
   return {{"snapshot_id", s.snapshot_id},
           {"parent_snapshot_id", OptionalId(s.parent_snapshot_id)},
           {"committed_at", FormatTime(s.committed_at_us)},
@@ -107,7 +117,6 @@ json SnapshotJson(const SnapshotInfo& s) {
           {"commit_id", s.commit_id},
           {"dataset_uuid", s.dataset_uuid},
           {"receipt", receipt},
-          {"receipt_missing", s.receipt_missing},
           {"idempotent_replay", s.idempotent_replay}};
 }
 

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <optional>
 
+#include "alerts/alerts.h"
 #include "cli/cli.h"
 
 namespace {
@@ -24,6 +25,9 @@ void SetCommand(CLI::App* cmd, CommandFn fn) {
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
+  // A command's stdout is its answer (--json is parsed by scripts): alerts go to stderr.
+  // `tarn serve` points them back at stdout, its log stream.
+  tarn::alerts::SetDefaultStream(stderr);
   CLI::App app{"tarn: a lakehouse catalog and ingestion service", "tarn"};
   app.set_version_flag("--version", "tarn 0.1.0");
   app.require_subcommand(0, 1);
@@ -33,6 +37,7 @@ int main(int argc, char** argv) {
   tarn::cli::RegisterParquetCommands(&app, &global);
   tarn::cli::RegisterCatalogCommands(&app, &global);
   tarn::cli::RegisterDatasetCommands(&app, &global);
+  tarn::cli::RegisterProvenanceCommands(&app, &global);
   tarn::cli::RegisterServeCommand(&app, &global);
   tarn::cli::RegisterAccessCommands(&app, &global);
   tarn::cli::RegisterUploadCommands(&app, &global);

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "alerts/alerts.h"
 #include "catalog/catalog.h"
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
@@ -155,6 +156,10 @@ Status Serve(const ServeOptions& s) {
   // them before sigtimedwait sees them, so the disposition is reset first.
   sigset_t signals = BlockStopSignals();
 
+  // Alerts (src/alerts): a service writes them to stdout, its log stream, and refuses to start
+  // with a malformed TARN_ALERTS_* rather than run with alerts it was not asked for.
+  alerts::SetDefaultStream(stdout);
+  TARN_RETURN_NOT_OK(alerts::AlertsConfig::FromEnvironment().status());
   TARN_ASSIGN_OR_RETURN(auto catalog, OpenServedCatalog(s));
   TARN_ASSIGN_OR_RETURN(auto srv, server::Server::Make(catalog, o));
   TARN_ASSIGN_OR_RETURN(auto bootstrap, srv->authority().EnsureBootstrapOwner());

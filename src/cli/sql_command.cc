@@ -129,14 +129,12 @@ class SpillDirectory {
 };
 
 nlohmann::json ReadsJson(const std::vector<ReadReference>& reads) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const ReadReference& r : reads) {
-    out.push_back({{"dataset", r.dataset},
-                   {"dataset_uuid", r.dataset_uuid},
-                   {"snapshot_id", r.snapshot_id},
-                   {"resolved_by", r.resolved_by}});
-  }
-  return out;
+  return nlohmann::json::parse(Receipt::Of(reads).ToJson())["read_sources"];
+}
+
+// "version", "tag nightly", ...
+std::string HowResolved(const ReadReference& r) {
+  return r.tag.empty() ? r.resolved_by : r.resolved_by + " " + r.tag;
 }
 
 // --into: the result becomes one snapshot of a dataset, with a receipt of what it read.
@@ -156,8 +154,7 @@ Status RunInto(const SqlArgs& a, const GlobalOptions& g, Client& client, const s
   into.mode = a.create      ? QueryIntoMode::kCreate
               : a.overwrite ? QueryIntoMode::kOverwrite
                             : QueryIntoMode::kAppend;
-  into.meta = a.commit.Meta("cli:sql", client);
-  into.producer = "cli:sql";
+  into.meta = a.commit.Meta(client);
   into.partition_spec = a.partition;
   into.sort_order = a.sort;
   TARN_ASSIGN_OR_RETURN(auto r, client.QueryInto(text, options, into));
@@ -178,7 +175,7 @@ Status RunInto(const SqlArgs& a, const GlobalOptions& g, Client& client, const s
   }
   for (const ReadReference& ref : r.query.reads) {
     std::cout << "  read " << ref.dataset << " at snapshot " << ref.snapshot_id << " ("
-              << ref.resolved_by << ")\n";
+              << HowResolved(ref) << ")\n";
   }
   return Status::OK();
 }
@@ -310,7 +307,7 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
     std::string sources;
     for (const ReadReference& r : result->reads) {
       sources += (sources.empty() ? "" : ", ") + r.dataset + "@" + std::to_string(r.snapshot_id) +
-                 " (" + r.resolved_by + ")";
+                 " (" + HowResolved(r) + ")";
     }
     std::fprintf(stderr, "sql: %lld rows in %.3f s; read %s%s\n",
                  static_cast<long long>(result->rows), seconds,

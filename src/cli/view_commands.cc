@@ -263,7 +263,7 @@ void RegisterMaterialized(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
       MaterializedViewOptions options;
       options.replace = replace;
-      options.meta = commit->Meta("view:" + a->name, *client);
+      options.meta = commit->Meta(*client);  // the refresh fills the receipt (view:<name>)
       options.partition_spec = *partition;
       options.sort_order = *sort;
       if (replace && a->description.empty()) {

@@ -1024,6 +1024,34 @@ Result<std::vector<TagInfo>> RemoteClient::ListTags(std::string_view qualified) 
   return DecodeList<TagInfo>(j, "tags", api::TagFromJson);
 }
 
+// ---- provenance ----
+
+Result<LineageResult> RemoteClient::Lineage(std::string_view qualified,
+                                            std::optional<int64_t> snapshot, size_t limit) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+  std::vector<std::pair<std::string, std::string>> q = {{"limit", std::to_string(limit)}};
+  if (snapshot) q.emplace_back("snapshot", std::to_string(*snapshot));
+  TARN_ASSIGN_OR_RETURN(Json j,
+                        transport_->Call("GET", path + "/lineage" + QueryString(q), nullptr, true));
+  return Decode<LineageResult>(j, api::LineageFromJson, "lineage");
+}
+
+Result<ImpactResult> RemoteClient::Impact(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", path + "/impact", nullptr, true));
+  return Decode<ImpactResult>(j, api::ImpactFromJson, "impact");
+}
+
+Result<ReadersResult> RemoteClient::Readers(std::string_view qualified,
+                                            std::optional<int64_t> version) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+  std::vector<std::pair<std::string, std::string>> q;
+  if (version) q.emplace_back("version", std::to_string(*version));
+  TARN_ASSIGN_OR_RETURN(Json j,
+                        transport_->Call("GET", path + "/readers" + QueryString(q), nullptr, true));
+  return Decode<ReadersResult>(j, api::ReadersFromJson, "readers");
+}
+
 // ---- external locations ----
 
 Status RemoteClient::GrantLocation(std::string_view qualified, std::string_view prefix) {

@@ -120,6 +120,11 @@ class RemoteClient : public Client {
   Result<SnapshotInfo> GetSnapshot(std::string_view qualified, const SnapshotSelector& at) override;
   Status DropTag(std::string_view qualified, std::string_view tag) override;
   Result<std::vector<TagInfo>> ListTags(std::string_view qualified) override;
+  Result<LineageResult> Lineage(std::string_view qualified, std::optional<int64_t> snapshot,
+                                size_t limit) override;
+  Result<ImpactResult> Impact(std::string_view qualified) override;
+  Result<ReadersResult> Readers(std::string_view qualified,
+                                std::optional<int64_t> version) override;
   Status GrantLocation(std::string_view qualified, std::string_view prefix) override;
   Status RevokeLocation(std::string_view qualified, std::string_view prefix) override;
   Result<std::vector<LocationGrant>> ListLocations(std::string_view qualified) override;

@@ -9,6 +9,9 @@ namespace tarn::codes {
 
 TARN_ERROR_CODE(kDatasetExists, ErrorCode("dataset_exists", ErrorKind::kAlreadyExists, "dataset"));
 TARN_ERROR_CODE(kInvalidRole, ErrorCode("invalid_role", ErrorKind::kInvalidArgument, "field"));
+// A commit's receipt outside its vocabulary (tarn/dataset.h ValidateReceipt).
+TARN_ERROR_CODE(kInvalidReceipt,
+                ErrorCode("invalid_receipt", ErrorKind::kInvalidArgument, "field"));
 // Views (tarn/view.h). A view and a dataset of one collection never share a name: creating
 // either over the other is dataset_exists or view_exists.
 TARN_ERROR_CODE(kViewExists, ErrorCode("view_exists", ErrorKind::kAlreadyExists, "view"));

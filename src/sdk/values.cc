@@ -1,6 +1,7 @@
 // The functions and members of the SDK's value types (include/tarn/dataset.h, access.h) that
 // need no catalog: names, vocabularies, receipts and schema-change text. Part of both tarn::tarn
 // and the remote-only tarn::client.
+#include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -296,31 +297,112 @@ bool EgressSanctioned(const WorkspaceInfo& source, std::string_view object,
   return false;
 }
 
-std::string Receipt::ToJson() const {
-  if (empty()) return "{}";
-  json j = json::object();
-  json reads = json::array();
-  for (const auto& r : this->reads) {
-    reads.push_back({{"dataset", r.dataset},
-                     {"dataset_uuid", r.dataset_uuid},
-                     {"snapshot_id", r.snapshot_id},
-                     {"resolved_by", r.resolved_by}});
+std::pair<std::string, std::string> ResolvedBy(const SnapshotSelector& at) {
+  if (at.snapshot_id) return {"version", ""};
+  if (at.at_time_us) return {"date", ""};
+  if (at.tag) {
+    if (*at.tag == "previous") return {"previous", ""};
+    if (*at.tag == "current" || *at.tag == "head" || *at.tag == "last") return {"current", ""};
+    return {"tag", *at.tag};
   }
-  j["reads"] = std::move(reads);
-  j["producer"] = producer;
+  return {"current", ""};
+}
+
+void Receipt::AddRead(ReadReference read) {
+  for (const auto& r : read_sources) {
+    if (r.dataset_uuid == read.dataset_uuid && r.dataset == read.dataset &&
+        r.snapshot_id == read.snapshot_id) {
+      return;
+    }
+  }
+  if (read_sources.size() >= kMaxReadSources) {
+    read_sources_truncated = true;
+    return;
+  }
+  read_sources.push_back(std::move(read));
+}
+
+Receipt Receipt::Of(const std::vector<ReadReference>& reads,
+                    std::optional<std::string> produced_by) {
+  Receipt r;
+  for (const auto& read : reads) r.AddRead(read);
+  r.produced_by = std::move(produced_by);
+  return r;
+}
+
+std::vector<std::string> Receipt::ReadSourceKeys() const {
+  std::vector<std::string> out;
+  auto add = [&](std::string key) {
+    if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(std::move(key));
+  };
+  for (const auto& r : read_sources) {
+    add(r.dataset);
+    add(r.dataset + "@" + std::to_string(r.snapshot_id));
+  }
+  return out;
+}
+
+std::string Receipt::ToJson() const {
+  json reads = json::array();
+  for (const auto& r : read_sources) {
+    json e = {{"dataset", r.dataset},
+              {"dataset_uuid", r.dataset_uuid},
+              {"snapshot_id", r.snapshot_id},
+              {"resolved_by", r.resolved_by}};
+    if (!r.tag.empty()) e["tag"] = r.tag;
+    reads.push_back(std::move(e));
+  }
+  json j = {{"read_sources", std::move(reads)},
+            {"read_sources_truncated", read_sources_truncated},
+            {"read_source_keys", ReadSourceKeys()}};
+  if (produced_by) j["produced_by"] = *produced_by;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
+
+namespace {
+
+// The vocabulary receipts stored before issue 18 used: snapshot, time, tag:<name>.
+void MapLegacyResolvedBy(ReadReference* ref) {
+  if (ref->resolved_by == "snapshot") {
+    ref->resolved_by = "version";
+  } else if (ref->resolved_by == "time") {
+    ref->resolved_by = "date";
+  } else if (ref->resolved_by.rfind("tag:", 0) == 0) {
+    std::string tag = ref->resolved_by.substr(4);
+    if (tag == "previous") {
+      ref->resolved_by = "previous";
+    } else {
+      ref->resolved_by = "tag";
+      ref->tag = std::move(tag);
+    }
+  }
+}
+
+}  // namespace
 
 Result<Receipt> Receipt::FromJson(std::string_view text) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return Status::InvalidArgument("a receipt must be a JSON object");
   Receipt r;
-  if (auto it = j.find("producer"); it != j.end()) {
-    if (!it->is_string()) return Status::InvalidArgument("receipt producer must be a string");
-    r.producer = it->get<std::string>();
+  const bool legacy = !j.contains("read_sources") && !j.contains("produced_by");
+  const char* producer_key = legacy ? "producer" : "produced_by";
+  if (auto it = j.find(producer_key); it != j.end() && !it->is_null()) {
+    if (!it->is_string()) return Status::InvalidArgument("receipt produced_by must be a string");
+    std::string producer = it->get<std::string>();
+    // Before issue 18 hand-run commands recorded "cli:<command>" / "sdk:query"; the seed's
+    // vocabulary has no such kind: a hand-run statement has no producer.
+    bool hand_run = legacy && (producer.empty() || producer.rfind("cli:", 0) == 0 ||
+                               producer.rfind("sdk:", 0) == 0 || producer == "test");
+    if (!hand_run) r.produced_by = std::move(producer);
   }
-  if (auto it = j.find("reads"); it != j.end()) {
-    if (!it->is_array()) return Status::InvalidArgument("receipt reads must be an array");
+  if (auto it = j.find("read_sources_truncated"); it != j.end()) {
+    if (!it->is_boolean()) {
+      return Status::InvalidArgument("receipt read_sources_truncated must be a boolean");
+    }
+    r.read_sources_truncated = it->get<bool>();
+  }
+  if (auto it = j.find(legacy ? "reads" : "read_sources"); it != j.end()) {
+    if (!it->is_array()) return Status::InvalidArgument("receipt read_sources must be an array");
     for (const auto& e : *it) {
       if (!e.is_object()) return Status::InvalidArgument("a receipt read must be an object");
       ReadReference ref;
@@ -337,16 +419,72 @@ Result<Receipt> Receipt::FromJson(std::string_view text) {
       TARN_RETURN_NOT_OK(str("dataset", &ref.dataset));
       TARN_RETURN_NOT_OK(str("dataset_uuid", &ref.dataset_uuid));
       TARN_RETURN_NOT_OK(str("resolved_by", &ref.resolved_by));
+      TARN_RETURN_NOT_OK(str("tag", &ref.tag));
       if (auto f = e.find("snapshot_id"); f != e.end()) {
         if (!f->is_number_integer()) {
           return Status::InvalidArgument("receipt read 'snapshot_id' must be an integer");
         }
         ref.snapshot_id = f->get<int64_t>();
       }
-      r.reads.push_back(std::move(ref));
+      if (legacy) MapLegacyResolvedBy(&ref);
+      r.read_sources.push_back(std::move(ref));
     }
   }
   return r;
+}
+
+Status ValidateReceipt(const Receipt& receipt) {
+  auto bad = [](std::string message) {
+    return Status::Of(codes::kInvalidReceipt, std::move(message)).WithField("field", "receipt");
+  };
+  if (receipt.produced_by) {
+    const std::string& p = *receipt.produced_by;
+    auto colon = p.find(':');
+    std::string kind = colon == std::string::npos ? "" : p.substr(0, colon);
+    std::string name = colon == std::string::npos ? "" : p.substr(colon + 1);
+    if (kind == "task" || kind == "view") {
+      if (!ParseDatasetName(name).ok()) {
+        return bad("produced_by '" + p.substr(0, 200) + "' must name a " + kind + " as " + kind +
+                   ":workspace.collection.name");
+      }
+    } else if (kind == "upload") {
+      // The upload service's channel rule: 1-64 letters, digits, '-', '_' and '.'.
+      bool ok =
+          !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+          });
+      if (!ok) {
+        return bad("produced_by '" + p.substr(0, 200) +
+                   "' must name its channel as upload:<channel> (1-64 letters, digits, -, _, .)");
+      }
+    } else {
+      return bad("produced_by '" + p.substr(0, 200) +
+                 "' must be task:<name>, view:<name> or upload:<channel>, or absent for a "
+                 "hand-run statement");
+    }
+  }
+  if (receipt.read_sources.size() > kMaxReadSources) {
+    return bad("a receipt holds at most " + std::to_string(kMaxReadSources) +
+               " read sources; set read_sources_truncated instead");
+  }
+  for (const auto& r : receipt.read_sources) {
+    if (!ParseDatasetName(r.dataset).ok()) {
+      return bad("receipt read '" + r.dataset.substr(0, 200) +
+                 "' is not a workspace.collection.dataset name");
+    }
+    const std::string& how = r.resolved_by;
+    if (how != "current" && how != "version" && how != "previous" && how != "tag" &&
+        how != "date") {
+      return bad("receipt read of '" + r.dataset + "' has resolved_by '" + how.substr(0, 64) +
+                 "'; expected current, version, previous, tag or date");
+    }
+    if ((how == "tag") == r.tag.empty()) {
+      return bad("receipt read of '" + r.dataset + "' names a tag exactly when resolved_by is tag");
+    }
+    if (r.snapshot_id < 0)
+      return bad("receipt read of '" + r.dataset + "' has a negative snapshot");
+  }
+  return Status::OK();
 }
 
 std::string_view RoleName(Role role) {

@@ -1020,6 +1020,31 @@ Status ListTagsRoute(Call& c) {
   return Status::OK();
 }
 
+// Provenance (docs/design/provenance.md). Impact and readers name consumers in other
+// workspaces too: a reader of the asked dataset learns that they exist, never their data.
+Status LineageRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto snapshot, QueryInt(c, "snapshot"));
+  TARN_ASSIGN_OR_RETURN(auto limit, QueryInt(c, "limit"));
+  int64_t n = limit.value_or(100);
+  if (n < 1 || n > 10000) return InvalidParam("limit", "must be 1..10000");
+  TARN_ASSIGN_OR_RETURN(auto out, c.catalog().Lineage(DsQ(c), snapshot, static_cast<size_t>(n)));
+  c.ReplyJson(api::ToJson(out));
+  return Status::OK();
+}
+
+Status ImpactRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto out, c.catalog().Impact(DsQ(c)));
+  c.ReplyJson(api::ToJson(out));
+  return Status::OK();
+}
+
+Status ReadersRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto version, QueryInt(c, "version"));
+  TARN_ASSIGN_OR_RETURN(auto out, c.catalog().Readers(DsQ(c), version));
+  c.ReplyJson(api::ToJson(out));
+  return Status::OK();
+}
+
 Status CreateTagRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
   TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
@@ -1515,6 +1540,9 @@ const std::vector<RouteDef>& RouteTable() {
       {"GET", D "/snapshots", N::kReader, S::kPath, B::kNone, "", ListSnapshotsRoute},
       {"GET", D "/snapshot", N::kReader, S::kPath, B::kNone, "", GetSnapshotRoute},
       {"GET", D "/tags", N::kReader, S::kPath, B::kNone, "", ListTagsRoute},
+      {"GET", D "/lineage", N::kReader, S::kPath, B::kNone, "", LineageRoute},
+      {"GET", D "/impact", N::kReader, S::kPath, B::kNone, "", ImpactRoute},
+      {"GET", D "/readers", N::kReader, S::kPath, B::kNone, "", ReadersRoute},
       {"PUT", D "/tags/{tag}", N::kWriter, S::kPath, B::kJson, "tag.create", CreateTagRoute},
       {"DELETE", D "/tags/{tag}", N::kWriter, S::kPath, B::kNone, "tag.drop", DropTagRoute},
       {"GET", D "/plan", N::kReader, S::kPath, B::kNone, "", PlanRoute},

@@ -150,6 +150,9 @@ class RouteMatrix : public ::testing::Test {
     s["GET " + D + "/snapshots"] = {};
     s["GET " + D + "/snapshot"] = {};
     s["GET " + D + "/tags"] = {};
+    s["GET " + D + "/lineage"] = Sample("?limit=5");
+    s["GET " + D + "/impact"] = {};
+    s["GET " + D + "/readers"] = Sample("?version=1");
     s["PUT " + D + "/tags/{tag}"] = Sample("", Json{{"snapshot_id", snapshot_id_}});
     s["DELETE " + D + "/tags/{tag}"] = {};
     s["GET " + D + "/plan"] = {};

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "catalog/catalog.h"
 #include "catalog/error_codes.h"
@@ -52,10 +53,7 @@ Result<std::shared_ptr<ResolvedDataset>> QuerySession::Resolve(const std::string
     ref.dataset = ds->name;
     ref.dataset_uuid = ds->info.uuid;
     ref.snapshot_id = ds->snapshot_id.value_or(0);
-    ref.resolved_by = at.snapshot_id  ? "snapshot"
-                      : at.at_time_us ? "time"
-                      : at.tag        ? "tag:" + *at.tag
-                                      : "current";
+    std::tie(ref.resolved_by, ref.tag) = ResolvedBy(at);
     reads.push_back(std::move(ref));
   }
   return it->second;

@@ -161,7 +161,9 @@ Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOp
   // The object that writes the copy: the view or task a producer names, else the target.
   std::string object = target_name;
   for (const char* kind : {"view:", "task:"}) {
-    if (into.producer.rfind(kind, 0) == 0) object = into.producer.substr(std::strlen(kind));
+    if (into.produced_by && into.produced_by->rfind(kind, 0) == 0) {
+      object = into.produced_by->substr(std::strlen(kind));
+    }
   }
   Status egress = CheckEgress(client, reads, target.workspace, target_name, object);
   if (!egress.ok()) return stop(egress);
@@ -203,8 +205,7 @@ Result<IntoResult> QueryInto(Client& client, std::string_view sql, const QueryOp
   if (!mapping.ok()) return undo(mapping.status());
 
   CommitMeta meta = into.meta;
-  meta.receipt.reads = reads;
-  meta.receipt.producer = into.producer;
+  meta.receipt = Receipt::Of(reads, into.produced_by);
   const CommitOperation op =
       into.mode == IntoMode::kOverwrite ? CommitOperation::kOverwrite : CommitOperation::kAppend;
   const Client::BatchSource next = [&]() -> Result<std::optional<RecordBatch>> {

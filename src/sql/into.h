@@ -17,7 +17,7 @@ using IntoResult = QueryIntoResult;
 
 // Runs the query and writes its rows with tarn's writer (the target's partition spec and sort
 // order) as one snapshot whose receipt lists every dataset the query read, at the snapshot
-// each resolved to and how, and `producer`. Before anything is written: a read of another
+// each resolved to and how, and `produced_by`. Before anything is written: a read of another
 // workspace than the target's whose egress lock is on is egress_blocked (kPermissionDenied).
 // Append and overwrite match the result's columns to the target's by name: a column the target
 // lacks is column_not_found; a type is cast where the cast is defined (else kInvalidArgument);

@@ -340,7 +340,7 @@ Result<MaterializedViewInfo> Client::CreateMaterializedView(
   into.mode = QueryIntoMode::kCreate;
   into.meta = options.meta;
   if (into.meta.message.empty()) into.meta.message = "materialized view " + name + " created";
-  into.producer = "view:" + name;
+  into.produced_by = "view:" + name;
   into.partition_spec = options.partition_spec;
   into.sort_order = options.sort_order;
   // An incremental view's first run keeps each row's source row id (kSourceRowIdColumn).
@@ -402,7 +402,7 @@ Result<RefreshResult> Client::RefreshMaterializedView(std::string_view qualified
   into.meta.author = options.author;
   into.meta.message = options.job_id.empty() ? "refresh" : "refresh (job " + options.job_id + ")";
   if (!options.job_id.empty()) into.meta.idempotency_key = "refresh:" + options.job_id;
-  into.producer = "view:" + name;
+  into.produced_by = "view:" + name;
   QueryOptions query = options.query;
   std::string sql = mv.view.current.sql;
   out.record.mode = kRefreshFull;
@@ -438,8 +438,7 @@ Result<RefreshResult> Client::RefreshMaterializedView(std::string_view qualified
       truncate.expected_uuid = ds.uuid;
       truncate.operation = CommitOperation::kTruncateAndAdd;
       truncate.meta = into.meta;
-      truncate.meta.receipt.reads = ran->query.reads;
-      truncate.meta.receipt.producer = into.producer;
+      truncate.meta.receipt = Receipt::Of(ran->query.reads, into.produced_by);
       auto committed = Commit(std::move(truncate));
       if (!committed.ok()) return finish(committed.status());
       out.snapshot = std::move(*committed);

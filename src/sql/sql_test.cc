@@ -242,7 +242,8 @@ TEST_F(SqlTest, TimeTravelDeletesAndRowIds) {
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   EXPECT_EQ(*rows, (Table{{"2"}}));
   ASSERT_EQ(result.reads.size(), 1u);
-  EXPECT_EQ(result.reads[0].resolved_by, "tag:first");
+  EXPECT_EQ(result.reads[0].resolved_by, "tag");
+  EXPECT_EQ(result.reads[0].tag, "first");
   EXPECT_EQ(result.reads[0].snapshot_id, s1);
   EXPECT_EQ(Must("SELECT id, _tarn_row_id FROM tarn_scan('shop.sales.t', row_ids := true) "
                  "ORDER BY id"),

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "common/text.h"
 #include "table/ordered_key.h"
 #include "table/schema_json.h"
 #include "types/iceberg.h"
@@ -17,17 +18,8 @@ using nlohmann::json;
 
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+std::string Lower(std::string_view s) { return AsciiLower(s); }
+std::string_view Trim(std::string_view s) { return TrimSpace(s); }
 
 bool ParsePositiveInt(std::string_view s, int32_t* out) {
   s = Trim(s);

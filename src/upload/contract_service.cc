@@ -1362,7 +1362,8 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
   part.meta.message = request.message;
   part.meta.idempotency_key =
       r.idempotency_key ? *r.idempotency_key : std::string("upload:") + r.id;
-  part.meta.receipt.producer = "upload:" + r.channel;
+  // An upload reads no catalog dataset; it names the channel the data arrived through.
+  part.meta.receipt = Receipt::Of({}, "upload:" + r.channel);
   Result<SnapshotInfo> snap = Status::Internal("not committed");
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (part.operation == CommitOperation::kTruncateAndAdd) {

@@ -294,7 +294,9 @@ TEST_P(UploadSuite, InferredFlowCreatesTheDatasetInOneSnapshot) {
   ASSERT_TRUE(snaps.ok());
   ASSERT_EQ(snaps->size(), 1u);
   EXPECT_EQ((*snaps)[0].snapshot_id, done->snapshot_id);
-  EXPECT_EQ((*snaps)[0].receipt.producer, "upload:cli");
+  ASSERT_TRUE((*snaps)[0].receipt.has_value());
+  EXPECT_EQ((*snaps)[0].receipt->produced_by, std::optional<std::string>("upload:cli"));
+  EXPECT_TRUE((*snaps)[0].receipt->read_sources.empty());
   EXPECT_EQ((*snaps)[0].message, "nightly");
   EXPECT_EQ((*snaps)[0].author, "local:tester");
   EXPECT_EQ((*snaps)[0].idempotency_key, cr.idempotency_key);

@@ -130,7 +130,7 @@ inline CommitMeta Meta(std::string message, std::optional<std::string> key = std
   CommitMeta m;
   m.author = "stress";
   m.message = std::move(message);
-  m.receipt.producer = "test:stress";
+  m.receipt = Receipt{};
   m.idempotency_key = std::move(key);
   return m;
 }

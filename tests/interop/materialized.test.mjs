@@ -73,7 +73,7 @@ async function exercise(target, tag, remote) {
   await viewMatchesSource(target, 'shop.sales.by_region', s1.snapshot_id, `${tag}-1`);
   // Its first snapshot's receipt names the source and the producer.
   const snaps = json(target, ['snapshots', 'shop.sales.by_region']);
-  assert.equal(snaps[0].receipt.producer, 'view:shop.sales.by_region');
+  assert.equal(snaps[0].receipt.produced_by, 'view:shop.sales.by_region');
   // A stacked view over it.
   json(target, ['mv', 'create', 'shop.sales.total', '--sql', 'SELECT sum(n) AS n FROM shop.sales.by_region']);
   ok(target, ['trigger', 'set-interval', 'shop.sales.by_region', 'refresh__sales__total', '0']);

@@ -242,16 +242,16 @@ test('--into: create, append, overwrite, receipts, the egress lock, nothing half
   assert.equal(created.created, true);
   assert.equal(created.rows, 4);
   assert.equal(created.snapshot.operation, 'append');
-  assert.deepEqual(created.snapshot.receipt.reads.map((r) => [r.dataset, r.snapshot_id, r.resolved_by]),
+  assert.deepEqual(created.snapshot.receipt.read_sources.map((r) => [r.dataset, r.snapshot_id, r.resolved_by]),
     [['acme.sales.orders', 4, 'current']]);
-  assert.equal(created.snapshot.receipt.producer, 'cli:sql');
+  assert.equal(created.snapshot.receipt.produced_by, undefined);  // hand-run
   // A read at a tag and one at a snapshot, in one query: both in the receipt, as resolved.
   ok(['tag', 'create', 'acme.sales.orders', 'v1', '--at', '1']);
   const appended = into(`SELECT region, count(*) AS n FROM tarn_scan('acme.sales.orders', tag := 'v1') GROUP BY region
       UNION ALL SELECT region, count(*) FROM tarn_scan('acme.sales.orders', snapshot := 2) GROUP BY region`,
     'acme.sales.by_region', '--append');
   assert.equal(appended.rows, 8);
-  assert.deepEqual(appended.snapshot.receipt.reads.map((r) => [r.snapshot_id, r.resolved_by]), [[1, 'tag:v1'], [2, 'snapshot']]);
+  assert.deepEqual(appended.snapshot.receipt.read_sources.map((r) => [r.snapshot_id, r.resolved_by, r.tag]), [[1, 'tag', 'v1'], [2, 'version', undefined]]);
   // The target's columns by name: total is absent from this result and reads back NULL.
   assert.deepEqual(JSON.parse(ok(['sql', 'SELECT count(*) AS n, count(total) AS t FROM acme.sales.by_region', '--json'])), { n: 12, t: 4 });
   const over = into('SELECT region, 1 AS n FROM acme.sales.regions', 'acme.sales.by_region', '--overwrite', '--idempotency-key', 'once');
@@ -363,8 +363,21 @@ test('remote: the same results through tarn serve, and a token outside its scope
   const copied = JSON.parse(ok(['sql', 'SELECT region, count(*) AS n FROM acme.sales.orders GROUP BY region',
     '--into', 'acme.sales.remote_copy', '--create', '--json'], { target: serve.url }));
   assert.equal(copied.rows, 4);
-  assert.deepEqual(copied.snapshot.receipt.reads.map((r) => [r.dataset, r.snapshot_id]), [['acme.sales.orders', 4]]);
+  assert.deepEqual(copied.snapshot.receipt.read_sources.map((r) => [r.dataset, r.snapshot_id]), [['acme.sales.orders', 4]]);
   assert.equal(copied.snapshot.author, 'tester');
+  // Provenance through the server and embedded alike: lineage, impact, readers.
+  for (const target of [serve.url, catalog]) {
+    const lineage = JSON.parse(ok(['lineage', 'acme.sales.remote_copy', '--json'], { target }));
+    assert.equal(lineage.snapshots[0].how, 'appended');
+    assert.deepEqual(lineage.snapshots[0].receipt.read_source_keys, ['acme.sales.orders', 'acme.sales.orders@4']);
+    assert.deepEqual(lineage.sources.map((x) => x.dataset), ['acme.sales.orders']);
+    assert.equal(lineage.sources_complete, true);
+    const impact = JSON.parse(ok(['impact', 'acme.sales.orders', '--json'], { target }));
+    assert.ok(impact.consumers.some((c) => c.dataset === 'acme.sales.remote_copy'), JSON.stringify(impact));
+    const readers = JSON.parse(ok(['readers', 'acme.sales.orders', '--version', '4', '--json'], { target }));
+    assert.ok(readers.readers.some((x) => x.dataset === 'acme.sales.remote_copy' && x.read_snapshot_id === 4));
+    assert.equal(JSON.parse(ok(['readers', 'acme.sales.orders', '--version', '999', '--json'], { target })).readers.length, 0);
+  }
   // The projected scan under the SQL engine, from the CLI: the same rows either way.
   const cols = ['scan', 'acme.sales.orders', '--columns', 'note,id', '--where', 'id >= 14998', '--json'];
   const embeddedRows = ok(cols);

@@ -232,7 +232,7 @@ for (const [kind] of [['embedded'], ['remote']]) {
     assert.match(second.out, /committed acme\.security\.findings: snapshot \d+, 2 rows/);
     const snaps = ok(t, ['snapshots', D]);
     assert.equal(snaps.length, 2);
-    assert.equal(snaps[0].receipt.producer, 'upload:cli');
+    assert.equal(snaps[0].receipt.produced_by, 'upload:cli');
     assert.equal(snaps[0].author, 'tester');
     assert.equal(snaps[1].message, 'more');
     const atFirst = run(t, ['scan', D, '--at', String(first.snapshot_id), '--json']);

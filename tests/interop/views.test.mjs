@@ -92,7 +92,7 @@ function exercise(target, tag) {
     await sameRows(out2, `SELECT region, count(*) AS n, sum(amount) AS total FROM read_parquet(${quote(flat)}) WHERE amount > 90 GROUP BY region`);
     // --into records the view's datasets in the receipt.
     const into = json(['sql', 'SELECT * FROM acme.sales.big_orders', '--into', 'acme.sales.big_copy', '--create'], opts);
-    assert.deepEqual(into.snapshot.receipt.reads.map((r) => r.dataset), ['acme.sales.orders']);
+    assert.deepEqual(into.snapshot.receipt.read_sources.map((r) => r.dataset), ['acme.sales.orders']);
     // Another dialect: stored and shown, not run.
     ok(['view', 'create', 'acme.sales.trino_view', '--sql', 'SELECT approx_percentile(amount, 0.5) FROM acme.sales.orders',
       '--dialect', 'trino'], opts);
