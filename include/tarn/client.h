@@ -43,8 +43,10 @@
 #include <vector>
 
 #include "tarn/access.h"
+#include "tarn/alert.h"
 #include "tarn/column.h"
 #include "tarn/dataset.h"
+#include "tarn/integrity.h"
 #include "tarn/provenance.h"
 #include "tarn/query.h"
 #include "tarn/status.h"
@@ -461,6 +463,15 @@ class Client {
   virtual Status RevokeAccessToken(std::string_view client_id) = 0;
   // Errors: kInvalidArgument for a bad limit or time range.
   virtual Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) = 0;
+  // The alerts raised on this catalog (tarn/alert.h): one record per distinct failure, newest
+  // first. Remotely: owner of query.workspace, or without one, of every workspace ("*"; a
+  // token scoped to one workspace is given that workspace's alerts). Errors: kInvalidArgument
+  // for a limit outside 1..10000.
+  virtual Result<std::vector<AlertRecord>> ListAlerts(const AlertQuery& query) = 0;
+  // The integrity sweep (tarn/integrity.h, `tarn fsck`): read-only; platform findings are also
+  // alerted. Remotely: owner of options.workspace, or of every workspace without one.
+  // Errors: workspace_not_found (kNotFound); kInvalidArgument for a negative grace.
+  virtual Result<FsckReport> Fsck(const FsckOptions& options) = 0;
 
   // ---- SQL (docs/design/sql.md) ----
   // Not virtual: the query runs in this process, in DuckDB (libduckdb.so, loaded at the first

@@ -20,6 +20,7 @@
 
 #include "common/clock.h"
 #include "metastore/metastore.h"
+#include "tarn/alert.h"
 #include "tarn/status.h"
 
 namespace tarn::alerts {
@@ -80,17 +81,9 @@ struct AlertsConfig {
   bool has_sink(std::string_view sink) const;
 };
 
-// One row of the shared table `alerts`: a fingerprint's latest raise and its history.
-struct AlertRecord {
-  std::string fingerprint, code, severity, object, summary, component, environment, detail_json;
-  int64_t first_raised_at_us = 0, last_raised_at_us = 0, last_delivered_at_us = 0, count = 0;
-};
-// ListAlerts' filter: rows raised at or after `since_us`, of `code` when not empty.
-struct AlertQuery {
-  int64_t since_us = 0;
-  std::string code;
-  size_t limit = 100;
-};
+// The rows of the shared table `alerts` and their filter are the SDK's (tarn/alert.h).
+using ::tarn::AlertQuery;
+using ::tarn::AlertRecord;
 
 // Raises alerts. Thread-safe. Never call Raise from inside a metastore transaction (it runs
 // one of its own).
@@ -154,7 +147,8 @@ class Alerter {
 };
 
 // The rows of the `alerts` table, newest first (by last_raised_at), at most query.limit
-// (1..10000, else kInvalidArgument). Metastore errors as the metastore returns them.
+// (1..10000, else kInvalidArgument); with query.workspace, only rows whose object is that
+// workspace or inside it. Metastore errors as the metastore returns them.
 Result<std::vector<AlertRecord>> ListAlerts(Metastore& ms, const AlertQuery& query);
 
 }  // namespace tarn::alerts

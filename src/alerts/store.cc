@@ -111,6 +111,15 @@ Result<std::vector<AlertRecord>> ListAlerts(Metastore& ms, const AlertQuery& que
     sql += " AND code = ?";
     params.emplace_back(query.code);
   }
+  if (!query.workspace.empty()) {
+    // The workspace itself or an object inside it ("w.c.d"); substr, not LIKE: '_' is a
+    // wildcard there and a legal character of a name.
+    std::string prefix = query.workspace + ".";
+    sql += " AND (object = ? OR substr(object, 1, ?) = ?)";
+    params.emplace_back(query.workspace);
+    params.emplace_back(static_cast<int64_t>(prefix.size()));
+    params.emplace_back(prefix);
+  }
   sql += " ORDER BY last_raised_at DESC, fingerprint LIMIT ?";
   params.emplace_back(static_cast<int64_t>(query.limit));
   std::vector<AlertRecord> out;

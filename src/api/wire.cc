@@ -1704,6 +1704,93 @@ Result<AuditRecord> AuditRecordFromJson(const Json& j) {
   return v;
 }
 
+// ---- alerts and the integrity sweep ----
+
+Json ToJson(const AlertRecord& v) {
+  Json detail = Json::parse(v.detail_json, nullptr, /*allow_exceptions=*/false);
+  if (detail.is_discarded()) detail = v.detail_json;
+  return Json{{"fingerprint", v.fingerprint},
+              {"code", v.code},
+              {"severity", v.severity},
+              {"object", v.object},
+              {"summary", v.summary},
+              {"component", v.component},
+              {"environment", v.environment},
+              {"detail", std::move(detail)},
+              {"first_raised_at_us", v.first_raised_at_us},
+              {"last_raised_at_us", v.last_raised_at_us},
+              {"last_delivered_at_us", v.last_delivered_at_us},
+              {"count", v.count}};
+}
+
+Result<AlertRecord> AlertRecordFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  AlertRecord v;
+  TARN_ASSIGN_OR_RETURN(v.fingerprint, r.String("fingerprint"));
+  TARN_ASSIGN_OR_RETURN(v.code, r.String("code"));
+  TARN_ASSIGN_OR_RETURN(v.severity, r.String("severity"));
+  TARN_ASSIGN_OR_RETURN(v.object, r.String("object"));
+  TARN_ASSIGN_OR_RETURN(v.summary, r.String("summary"));
+  TARN_ASSIGN_OR_RETURN(v.component, r.String("component"));
+  TARN_ASSIGN_OR_RETURN(v.environment, r.String("environment"));
+  TARN_ASSIGN_OR_RETURN(const Json* detail, r.OptValue("detail"));
+  if (detail == nullptr) {
+    v.detail_json = "{}";
+  } else if (detail->is_string()) {
+    v.detail_json = detail->get<std::string>();
+  } else {
+    v.detail_json = Dump(*detail);
+  }
+  TARN_ASSIGN_OR_RETURN(v.first_raised_at_us, r.Int("first_raised_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.last_raised_at_us, r.Int("last_raised_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.last_delivered_at_us, r.Int("last_delivered_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.count, r.Int("count"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const FsckReport& v) {
+  Json findings = Json::array();
+  for (const auto& f : v.findings) {
+    findings.push_back({{"code", f.code},
+                        {"object", f.object},
+                        {"dataset", f.dataset},
+                        {"detail", f.detail},
+                        {"platform", f.platform}});
+  }
+  return Json{{"findings", std::move(findings)},
+              {"datasets_checked", v.datasets_checked},
+              {"files_checked", v.files_checked},
+              {"objects_listed", v.objects_listed},
+              {"clean", v.clean()}};
+}
+
+Result<FsckReport> FsckReportFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  FsckReport v;
+  TARN_ASSIGN_OR_RETURN(const Json* findings, r.Value("findings"));
+  TARN_RETURN_NOT_OK(ForEachIn(*findings, r.Pointer("findings"),
+                               [&](const Json& e, const std::string& p) -> Status {
+                                 TARN_ASSIGN_OR_RETURN(ObjectReader f, ObjectReader::Make(e, p));
+                                 FsckFinding out;
+                                 TARN_ASSIGN_OR_RETURN(out.code, f.String("code"));
+                                 TARN_ASSIGN_OR_RETURN(out.object, f.String("object"));
+                                 TARN_ASSIGN_OR_RETURN(auto dataset, f.OptString("dataset"));
+                                 out.dataset = dataset.value_or("");
+                                 TARN_ASSIGN_OR_RETURN(out.detail, f.String("detail"));
+                                 TARN_ASSIGN_OR_RETURN(out.platform, f.Bool("platform", true));
+                                 TARN_RETURN_NOT_OK(f.Finish());
+                                 v.findings.push_back(std::move(out));
+                                 return Status::OK();
+                               }));
+  TARN_ASSIGN_OR_RETURN(v.datasets_checked, r.Int("datasets_checked"));
+  TARN_ASSIGN_OR_RETURN(v.files_checked, r.Int("files_checked"));
+  TARN_ASSIGN_OR_RETURN(v.objects_listed, r.Int("objects_listed"));
+  TARN_RETURN_NOT_OK(r.Bool("clean", false).status());  // derived from the findings
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
 // ---- snapshot selectors ----
 
 std::vector<std::pair<std::string, std::string>> SelectorParams(const SnapshotSelector& at) {

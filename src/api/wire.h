@@ -19,8 +19,10 @@
 
 #include "common/io.h"
 #include "tarn/access.h"
+#include "tarn/alert.h"
 #include "tarn/column.h"
 #include "tarn/dataset.h"
+#include "tarn/integrity.h"
 #include "tarn/provenance.h"
 #include "tarn/status.h"
 #include "tarn/view.h"
@@ -104,6 +106,12 @@ Json ToJson(const AccessTokenSpec& v);
 Result<AccessTokenSpec> AccessTokenSpecFromJson(const Json& j);
 Json ToJson(const AuditRecord& v);
 Result<AuditRecord> AuditRecordFromJson(const Json& j);
+// Alerts (tarn/alert.h): detail as a JSON object (text when it is not JSON).
+Json ToJson(const AlertRecord& v);
+Result<AlertRecord> AlertRecordFromJson(const Json& j);
+// The integrity sweep (tarn/integrity.h).
+Json ToJson(const FsckReport& v);
+Result<FsckReport> FsckReportFromJson(const Json& j);
 Json ToJson(const FederationRuleSpec& v);
 Result<FederationRuleSpec> FederationRuleSpecFromJson(const Json& j);
 Json ToJson(const FederationRule& v);

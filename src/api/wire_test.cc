@@ -371,7 +371,7 @@ TEST(WireTest, MaterializedViewTriggerAndJobRoundTrip) {
   m.last_refresh_at_us = kMax;
   m.last_refresh_job = "job_1";
   m.last_refresh_error = "boom";
-  m.last_refresh_sources = {ReadReference{"ws.c.src", "u-2", 7, "snapshot"}};
+  m.last_refresh_sources = {ReadReference{"ws.c.src", "u-2", 7, "version", ""}};
   m.last_refresh_snapshot_id = 3;
   TriggerInfo t;
   t.dataset = "ws.c.src";

@@ -36,3 +36,14 @@ void ReportMissingReceipt(alerts::Alerter* alerter, const MissingReceipt& m) {
 }
 
 }  // namespace tarn::catalog_internal
+
+namespace tarn {
+
+Result<std::vector<AlertRecord>> Catalog::ListAlerts(const AlertQuery& query) {
+  if (!query.workspace.empty()) {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", query.workspace));
+  }
+  return alerts::ListAlerts(*metastore_, query);
+}
+
+}  // namespace tarn

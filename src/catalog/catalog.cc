@@ -137,6 +137,13 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(std::string_view metastore_uri,
 
 Result<std::unique_ptr<Catalog>> Catalog::OpenEmbedded(std::string_view dir,
                                                        std::shared_ptr<Clock> clock) {
+  TARN_ASSIGN_OR_RETURN(auto layout, catalog_internal::EmbeddedLayout(dir));
+  return Open(layout.metastore, layout.warehouse, std::move(clock));
+}
+
+namespace catalog_internal {
+
+Result<EmbeddedPaths> EmbeddedLayout(std::string_view dir) {
   if (dir.empty()) return Status::InvalidArgument("catalog directory must not be empty");
   std::error_code ec;
   std::filesystem::path root = std::filesystem::absolute(std::filesystem::path(dir), ec);
@@ -145,8 +152,10 @@ Result<std::unique_ptr<Catalog>> Catalog::OpenEmbedded(std::string_view dir,
   // signing keys); a directory that exists already keeps its mode.
   Status made = CreateLocalDirectories((root / "warehouse").string(), FileAccess::kOwnerOnly);
   if (!made.ok()) return made.WithContext("cannot create the catalog directory");
-  return Open((root / "catalog.db").string(), (root / "warehouse").string(), std::move(clock));
+  return EmbeddedPaths{(root / "catalog.db").string(), (root / "warehouse").string()};
 }
+
+}  // namespace catalog_internal
 
 // ---- workspaces ----
 

@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "tarn/client.h"
 #include "tarn/dataset.h"
+#include "tarn/integrity.h"
 #include "tarn/status.h"
 
 namespace tarn::alerts {
@@ -70,11 +71,21 @@ class Catalog : public Client {
   // `dir` is created when missing.
   static Result<std::unique_ptr<Catalog>> OpenEmbedded(
       std::string_view dir, std::shared_ptr<Clock> clock = Clock::Real());
+  // The embedded layout as a person or program on this machine opens it (Client::Connect, so
+  // the CLI and the terminal app): every mutation also writes an audit row, actor
+  // local:<user> (local_audit.cc). `tarn serve` opens the catalog with OpenEmbedded or Open
+  // and audits its requests itself.
+  static Result<std::unique_ptr<Catalog>> OpenLocal(std::string_view dir,
+                                                    std::shared_ptr<Clock> clock = Clock::Real());
   ~Catalog();
 
   bool remote() const override { return false; }
   // "local:<user>" from $USER (or the uid).
   std::string actor() const override;
+  // The actor this catalog audits its mutations as (OpenLocal), nullopt when it does not (a
+  // server's catalog: the server audits). Services over the catalog (uploads) audit theirs
+  // when this is set.
+  virtual std::optional<std::string> local_actor() const { return std::nullopt; }
 
   Metastore& metastore() { return *metastore_; }
   ObjectStore& warehouse() { return *warehouse_; }
@@ -301,6 +312,8 @@ class Catalog : public Client {
   // Appends rows to the audit log, in one transaction.
   Status WriteAudit(const std::vector<AuditRecord>& records);
   Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) override;
+  // The rows of the shared alerts table (src/alerts), filtered by query.
+  Result<std::vector<AlertRecord>> ListAlerts(const AlertQuery& query) override;
 
  protected:
   // The methods of tarn::Client with default arguments: callers use the public ones (the
@@ -364,6 +377,17 @@ class Catalog : public Client {
   // Deletes the objects in the removal ledger (nothing live or retained references them) and
   // reports orphans: objects under dataset prefixes that no catalog row references.
   Result<CleanupResult> DoCleanup(bool delete_orphans) override;
+
+ public:
+  // The integrity sweep (fsck.cc, tarn/integrity.h; docs/design/provenance.md "The integrity
+  // sweep"): reads the metastore (kReadOnly transactions, a dataset at a time) and, with
+  // options.check_objects, lists the warehouse; writes nothing but one alert per platform
+  // finding, raised through alerter() once the sweep is done. kNotFound
+  // (code=workspace_not_found) for a workspace that does not exist; kInvalidArgument for a
+  // negative grace; metastore and warehouse errors as they come.
+  Result<FsckReport> Fsck(const FsckOptions& options) override;
+
+ protected:
   // Streams the rows of the dataset at the snapshot, deletion vectors applied and filtered by
   // `where`, in the snapshot's schema (only `columns` when given, plus `_tarn_row_id` when
   // asked), one batch per file.
@@ -373,9 +397,11 @@ class Catalog : public Client {
                                 bool replace) override;
   Result<ViewInfo> DoGetView(std::string_view qualified, std::optional<int64_t> version) override;
 
- private:
+ protected:
   Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse,
           std::shared_ptr<Clock> clock);
+
+ private:
   Result<std::vector<SnapshotInfo>> CommitDirect(std::vector<DatasetCommit>& parts);
 
   std::unique_ptr<Metastore> metastore_;

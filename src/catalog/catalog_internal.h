@@ -13,6 +13,13 @@
 
 namespace tarn::catalog_internal {
 
+// The embedded layout of a directory: `<dir>/catalog.db` and `<dir>/warehouse`, created
+// (0700) when missing.
+struct EmbeddedPaths {
+  std::string metastore, warehouse;
+};
+Result<EmbeddedPaths> EmbeddedLayout(std::string_view dir);
+
 Status WorkspaceNotFound(std::string_view name);
 Status CollectionNotFound(const CollectionName& n);
 // kNotFound with code=dataset_not_found (or the workspace/collection error when that is what is

@@ -5,11 +5,10 @@
 // by the change feed from E, unless a tagged snapshot still sees it. Such rows leave the catalog
 // and their paths enter the removal ledger, in the same transaction. Cleanup then deletes the
 // ledger's objects from storage, checking again that no catalog row names them.
-#include <unordered_set>
-
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/provenance.h"
+#include "catalog/store.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
 
@@ -21,7 +20,7 @@ namespace {
 
 // Objects younger than this are never called orphans: an append writes its files before it
 // commits them.
-constexpr int64_t kOrphanGraceMs = 3600 * 1000;
+constexpr int64_t kOrphanGraceUs = int64_t{3600} * 1000 * 1000;
 
 // A data_files row `x` that nothing retained needs once the frontier is E (the parameter), for
 // dataset `x.dataset_id`.
@@ -188,32 +187,23 @@ Result<CleanupResult> Catalog::DoCleanup(bool delete_orphans) {
     }
   }
 
-  // 2. Orphans: objects under datasets/<uuid>/ that no catalog row references.
-  std::unordered_set<std::string> known;
-  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
-      [&](Transaction& tx) -> Status {
-        known.clear();
-        TARN_RETURN_NOT_OK(tx.QueryEach("SELECT path FROM data_files", {}, [&](const Row& r) {
-          auto p = r.Text(0);
-          if (p.ok()) known.emplace(*p);
-          return Status::OK();
-        }));
-        return tx.QueryEach("SELECT path FROM removal_ledger WHERE deleted_at IS NULL", {},
-                            [&](const Row& r) {
-                              auto p = r.Text(0);
-                              if (p.ok()) known.emplace(*p);
-                              return Status::OK();
-                            });
-      },
-      TxMode::kReadOnly));
-  int64_t now_ms = clock_->NowMicros() / 1000;
+  // 2. Orphans: objects under datasets/ that no catalog row references, a page of the listing
+  // at a time (catalog_store::Orphans, the rule the integrity sweep shares), each page looked up
+  // after it was listed, so a file committed meanwhile counts as referenced.
   std::string token;
   std::vector<std::string> to_delete;
   do {
     TARN_ASSIGN_OR_RETURN(auto page, warehouse_->List("datasets/", token, 1000));
-    for (const auto& obj : page.objects) {
-      if (known.count(obj.key)) continue;
-      if (now_ms - obj.mtime_ms < kOrphanGraceMs) continue;
+    std::vector<ObjectInfo> orphans;
+    TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+        [&](Transaction& tx) -> Status {
+          TARN_ASSIGN_OR_RETURN(
+              orphans,
+              catalog_store::Orphans(tx, page.objects, clock_->NowMicros(), kOrphanGraceUs));
+          return Status::OK();
+        },
+        TxMode::kReadOnly));
+    for (const auto& obj : orphans) {
       out.orphans.push_back(obj.key);
       if (delete_orphans) to_delete.push_back(obj.key);
     }

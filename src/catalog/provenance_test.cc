@@ -234,7 +234,10 @@ TEST_P(ProvenanceSuite, ReceiptsSourceListsReadersAndImpact) {
   EXPECT_TRUE(cat_->LoadDataset("x.c.out")->sources.empty());
 
   // A rollback recomputes the list from the snapshot it restores.
-  ASSERT_TRUE(cat_->Rollback("x.c.out", 2, CommitMeta{"tester", "", {}, Receipt{}}).ok());
+  CommitMeta rollback_meta;
+  rollback_meta.author = "tester";
+  rollback_meta.receipt = Receipt{};
+  ASSERT_TRUE(cat_->Rollback("x.c.out", 2, rollback_meta).ok());
   ds = cat_->LoadDataset("x.c.out");
   EXPECT_EQ(Names(ds->sources), (std::vector<std::string>{"w.c.b", "w.c.a"}));
   EXPECT_EQ(cat_->Impact("w.c.a")->consumers.size(), 1u);

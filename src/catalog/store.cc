@@ -4,6 +4,9 @@
 // or through catalog_internal.h; see src/catalog/README.md "Tables".
 #include "catalog/store.h"
 
+#include <algorithm>
+#include <unordered_set>
+
 namespace tarn::catalog_store {
 
 std::string Placeholders(size_t rows, size_t cols) {
@@ -327,6 +330,195 @@ Status InsertSnapshots(Transaction& tx, int64_t dataset_id,
       "total_bytes, receipt, idempotency_key, commit_id, sources) VALUES " +
           Placeholders(snaps.size(), kCols),
       params);
+}
+
+// ---- orphans ----
+
+Result<std::vector<ObjectInfo>> Orphans(Transaction& tx, const std::vector<ObjectInfo>& objects,
+                                        int64_t now_us, int64_t grace_us) {
+  std::vector<const ObjectInfo*> old;
+  for (const ObjectInfo& o : objects) {
+    if (now_us - o.mtime_ms * 1000 >= grace_us) old.push_back(&o);
+  }
+  std::vector<ObjectInfo> out;
+  // Two lists of keys a statement: SQLite's default limit is 999 parameters.
+  constexpr size_t kChunk = 400;
+  for (size_t start = 0; start < old.size(); start += kChunk) {
+    const size_t n = std::min(kChunk, old.size() - start);
+    SqlParams params;
+    params.reserve(2 * n);
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t i = start; i < start + n; ++i) params.push_back(old[i]->key);
+    }
+    const std::string in = Placeholders(1, n);  // (?, ?, ...)
+    std::unordered_set<std::string> named;
+    TARN_ASSIGN_OR_RETURN(
+        auto rows, tx.Query("SELECT path FROM data_files WHERE path IN " + in +
+                                " UNION SELECT path FROM removal_ledger WHERE deleted_at IS NULL "
+                                "AND path IN " +
+                                in,
+                            params));
+    for (const Row& r : rows) {
+      TARN_ASSIGN_OR_RETURN(auto path, r.Text(0));
+      named.emplace(path);
+    }
+    for (size_t i = start; i < start + n; ++i) {
+      if (!named.count(old[i]->key)) out.push_back(*old[i]);
+    }
+  }
+  return out;
+}
+
+// ---- the integrity sweep ----
+
+namespace {
+
+constexpr char kSweepDatasetSelect[] =
+    "SELECT d.id, d.uuid, w.name, c.name, d.name, d.current_snapshot_id, d.total_files, "
+    "d.total_records, d.total_bytes FROM datasets d JOIN collections c ON c.id = "
+    "d.collection_id JOIN workspaces w ON w.id = c.workspace_id WHERE d.dropped_at IS NULL";
+
+Result<SweepDataset> SweepDatasetFromRow(const Row& r) {
+  SweepDataset d;
+  TARN_ASSIGN_OR_RETURN(d.id, r.Int64(0));
+  TARN_ASSIGN_OR_RETURN(auto uuid, r.Text(1));
+  d.uuid = std::string(uuid);
+  TARN_ASSIGN_OR_RETURN(auto w, r.Text(2));
+  TARN_ASSIGN_OR_RETURN(auto c, r.Text(3));
+  TARN_ASSIGN_OR_RETURN(auto n, r.Text(4));
+  d.name = std::string(w) + "." + std::string(c) + "." + std::string(n);
+  TARN_ASSIGN_OR_RETURN(d.current_snapshot_id, r.OptionalInt64(5));
+  TARN_ASSIGN_OR_RETURN(d.total_files, r.Int64(6));
+  TARN_ASSIGN_OR_RETURN(d.total_records, r.Int64(7));
+  TARN_ASSIGN_OR_RETURN(d.total_bytes, r.Int64(8));
+  return d;
+}
+
+}  // namespace
+
+Result<std::vector<SweepDataset>> LiveDatasetsPage(Transaction& tx, std::string_view workspace,
+                                                   int64_t after_id, int64_t limit) {
+  std::string sql = std::string(kSweepDatasetSelect) + " AND d.id > ?";
+  SqlParams params = {after_id};
+  if (!workspace.empty()) {
+    sql += " AND w.name = ?";
+    params.push_back(workspace);
+  }
+  sql += " ORDER BY d.id LIMIT ?";
+  params.push_back(limit);
+  TARN_ASSIGN_OR_RETURN(auto rows, tx.Query(sql, params));
+  std::vector<SweepDataset> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) {
+    TARN_ASSIGN_OR_RETURN(auto d, SweepDatasetFromRow(r));
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Result<std::optional<SweepDataset>> LiveDatasetById(Transaction& tx, int64_t id) {
+  TARN_ASSIGN_OR_RETURN(auto row,
+                        tx.QueryOne(std::string(kSweepDatasetSelect) + " AND d.id = ?", {id}));
+  if (!row) return std::optional<SweepDataset>();
+  TARN_ASSIGN_OR_RETURN(auto d, SweepDatasetFromRow(*row));
+  return std::optional<SweepDataset>(std::move(d));
+}
+
+Result<std::optional<std::string>> LiveDatasetName(Transaction& tx, std::string_view uuid) {
+  TARN_ASSIGN_OR_RETURN(
+      auto row, tx.QueryOne("SELECT w.name, c.name, d.name FROM datasets d JOIN collections c ON "
+                            "c.id = d.collection_id JOIN workspaces w ON w.id = c.workspace_id "
+                            "WHERE d.uuid = ? AND d.dropped_at IS NULL",
+                            {uuid}));
+  if (!row) return std::optional<std::string>();
+  std::string out;
+  for (size_t i = 0; i < 3; ++i) {
+    TARN_ASSIGN_OR_RETURN(auto part, row->Text(i));
+    if (i) out += ".";
+    out += std::string(part);
+  }
+  return std::optional<std::string>(std::move(out));
+}
+
+Result<std::optional<SweepSnapshot>> SnapshotForSweep(Transaction& tx, int64_t dataset_id,
+                                                      int64_t snapshot_id) {
+  TARN_ASSIGN_OR_RETURN(
+      auto row, tx.QueryOne("SELECT committed_at, user_created, operation, receipt, total_files, "
+                            "total_records, total_bytes FROM snapshots WHERE dataset_id = ? AND "
+                            "snapshot_id = ?",
+                            {dataset_id, snapshot_id}));
+  if (!row) return std::optional<SweepSnapshot>();
+  SweepSnapshot s;
+  s.snapshot_id = snapshot_id;
+  TARN_ASSIGN_OR_RETURN(s.committed_at_us, row->Int64(0));
+  TARN_ASSIGN_OR_RETURN(int64_t user_created, row->Int64(1));
+  s.user_created = user_created != 0;
+  TARN_ASSIGN_OR_RETURN(auto op, row->Text(2));
+  s.operation = std::string(op);
+  TARN_ASSIGN_OR_RETURN(auto receipt, row->Text(3));
+  s.receipt = std::string(receipt);
+  TARN_ASSIGN_OR_RETURN(s.total_files, row->Int64(4));
+  TARN_ASSIGN_OR_RETURN(s.total_records, row->Int64(5));
+  TARN_ASSIGN_OR_RETURN(s.total_bytes, row->Int64(6));
+  return std::optional<SweepSnapshot>(std::move(s));
+}
+
+Status ForEachLiveFile(Transaction& tx, int64_t dataset_id,
+                       const std::function<Status(const SweepFile&)>& fn) {
+  return tx.QueryEach(
+      "SELECT f.path, f.record_count, f.file_size_bytes, f.first_row_id, dv.cardinality FROM "
+      "data_files f LEFT JOIN deletion_vectors dv ON dv.data_file_id = f.id AND "
+      "dv.removed_snapshot_id IS NULL WHERE f.dataset_id = ? AND f.removed_snapshot_id IS NULL "
+      "ORDER BY f.first_row_id, f.id",
+      {dataset_id}, [&](const Row& r) -> Status {
+        SweepFile f;
+        TARN_ASSIGN_OR_RETURN(auto path, r.Text(0));
+        f.path = std::string(path);
+        TARN_ASSIGN_OR_RETURN(f.record_count, r.Int64(1));
+        TARN_ASSIGN_OR_RETURN(f.file_size_bytes, r.Int64(2));
+        TARN_ASSIGN_OR_RETURN(f.first_row_id, r.Int64(3));
+        TARN_ASSIGN_OR_RETURN(auto deleted, r.OptionalInt64(4));
+        f.deleted = deleted.value_or(0);
+        return fn(f);
+      });
+}
+
+Status ForEachReferencedKey(
+    Transaction& tx, int64_t dataset_id,
+    const std::function<Status(std::string_view key, std::string_view kind)>& fn) {
+  return tx.QueryEach(
+      "SELECT path, 'data file' FROM data_files WHERE dataset_id = ? UNION SELECT path, "
+      "'deletion vector' FROM deletion_vectors WHERE dataset_id = ? AND path IS NOT NULL",
+      {dataset_id, dataset_id}, [&](const Row& r) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto key, r.Text(0));
+        TARN_ASSIGN_OR_RETURN(auto kind, r.Text(1));
+        return fn(key, kind);
+      });
+}
+
+Result<std::vector<std::string>> StillReferenced(Transaction& tx, int64_t dataset_id,
+                                                 const std::vector<std::string>& keys) {
+  std::vector<std::string> out;
+  constexpr size_t kChunk = 400;
+  for (size_t start = 0; start < keys.size(); start += kChunk) {
+    const size_t n = std::min(kChunk, keys.size() - start);
+    SqlParams params = {dataset_id};
+    for (size_t i = start; i < start + n; ++i) params.push_back(keys[i]);
+    params.push_back(dataset_id);
+    for (size_t i = start; i < start + n; ++i) params.push_back(keys[i]);
+    const std::string in = Placeholders(1, n);  // (?, ?, ...)
+    TARN_ASSIGN_OR_RETURN(
+        auto rows,
+        tx.Query("SELECT path FROM data_files WHERE dataset_id = ? AND path IN " + in +
+                     " UNION SELECT path FROM deletion_vectors WHERE dataset_id = ? AND path IN " +
+                     in,
+                 params));
+    for (const Row& r : rows) {
+      TARN_ASSIGN_OR_RETURN(auto path, r.Text(0));
+      out.emplace_back(path);
+    }
+  }
+  return out;
 }
 
 }  // namespace tarn::catalog_store

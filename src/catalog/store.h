@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "metastore/metastore.h"
+#include "objectstore/object_store.h"
 #include "tarn/dataset.h"
 
 namespace tarn::catalog_store {
@@ -63,5 +65,68 @@ Result<bool> PathRegistered(Transaction& tx, std::string_view path);
 Status InsertSnapshots(Transaction& tx, int64_t dataset_id,
                        const std::vector<const SnapshotInfo*>& snaps,
                        const std::vector<std::string>& sources);
+
+// ---- orphans: the rule Cleanup and the integrity sweep share ----
+
+// Of `objects` (a warehouse listing), those last modified at least `grace_us` before `now_us`
+// whose key no data_files row names (any dataset, incarnation or workspace; live, removed or
+// of a dropped dataset) and no pending removal (removal_ledger, not yet deleted) names: what
+// Cleanup may delete and the sweep reports as orphan_object. Run after the listing, so a file
+// committed while the listing ran counts as named. Deletion vectors are stored inline (no
+// vector names an object yet), so vectors are not looked up. Indexed lookups by path, a few
+// hundred keys a statement.
+Result<std::vector<ObjectInfo>> Orphans(Transaction& tx, const std::vector<ObjectInfo>& objects,
+                                        int64_t now_us, int64_t grace_us);
+
+// ---- the integrity sweep (fsck.cc) ----
+
+// A live dataset as the sweep walks them.
+struct SweepDataset {
+  int64_t id = 0;
+  std::string uuid;
+  std::string name;  // w.c.d
+  std::optional<int64_t> current_snapshot_id;
+  int64_t total_files = 0, total_records = 0, total_bytes = 0;  // the dataset row's
+};
+// Live datasets with id > after_id (of `workspace` when not empty), by id, at most `limit`.
+Result<std::vector<SweepDataset>> LiveDatasetsPage(Transaction& tx, std::string_view workspace,
+                                                   int64_t after_id, int64_t limit);
+// The live dataset with this id as it is now; nullopt when it was dropped or purged.
+Result<std::optional<SweepDataset>> LiveDatasetById(Transaction& tx, int64_t id);
+
+// The name (w.c.d) of the live dataset whose uuid is `uuid`; nullopt when it was dropped or
+// purged.
+Result<std::optional<std::string>> LiveDatasetName(Transaction& tx, std::string_view uuid);
+
+// What the sweep reads of a dataset's current snapshot.
+struct SweepSnapshot {
+  int64_t snapshot_id = 0;
+  int64_t committed_at_us = 0;
+  bool user_created = true;
+  std::string operation;
+  std::string receipt;  // as stored: "{}" = not recorded
+  int64_t total_files = 0, total_records = 0, total_bytes = 0;
+};
+// nullopt when the dataset has no row for that snapshot.
+Result<std::optional<SweepSnapshot>> SnapshotForSweep(Transaction& tx, int64_t dataset_id,
+                                                      int64_t snapshot_id);
+
+// One live data file with its live deletion vector's cardinality (0 without one).
+struct SweepFile {
+  std::string path;
+  int64_t record_count = 0, file_size_bytes = 0, first_row_id = 0, deleted = 0;
+};
+// Streams the dataset's live data files to `fn`, by first_row_id (then id). `fn` must not run
+// statements (the connection is streaming).
+Status ForEachLiveFile(Transaction& tx, int64_t dataset_id,
+                       const std::function<Status(const SweepFile&)>& fn);
+// Streams every object key a row of the dataset names (data files live, removed but retained,
+// and vectors stored as objects), each with what names it ("data file", "deletion vector").
+Status ForEachReferencedKey(
+    Transaction& tx, int64_t dataset_id,
+    const std::function<Status(std::string_view key, std::string_view kind)>& fn);
+// Of `keys`, those a row of the dataset still names.
+Result<std::vector<std::string>> StillReferenced(Transaction& tx, int64_t dataset_id,
+                                                 const std::vector<std::string>& keys);
 
 }  // namespace tarn::catalog_store

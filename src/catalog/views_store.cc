@@ -564,6 +564,74 @@ Result<int64_t> CountTriggersOn(Transaction& tx, int64_t dataset_id) {
   return row ? row->Int64(0) : Result<int64_t>(int64_t{0});
 }
 
+// ---- the integrity sweep ----
+
+Result<std::vector<TriggerEnds>> TriggerEndsPage(Transaction& tx, int64_t after_id, int64_t limit) {
+  TARN_ASSIGN_OR_RETURN(
+      auto rows,
+      tx.Query("SELECT t.id, t.name, t.dataset_id, sd.id, sd.dropped_at, sw.name, sc.name, "
+               "sd.name, t.target_view_id, v.id, v.kind, v.dataset_id, md.id, md.dropped_at, "
+               "tw.name, tc.name, v.name FROM triggers t LEFT JOIN datasets sd ON sd.id = "
+               "t.dataset_id LEFT JOIN collections sc ON sc.id = sd.collection_id LEFT JOIN "
+               "workspaces sw ON sw.id = sc.workspace_id LEFT JOIN views v ON v.id = "
+               "t.target_view_id LEFT JOIN datasets md ON md.id = v.dataset_id LEFT JOIN "
+               "collections tc ON tc.id = v.collection_id LEFT JOIN workspaces tw ON tw.id = "
+               "tc.workspace_id WHERE t.id > ? ORDER BY t.id LIMIT ?",
+               {after_id, limit}));
+  auto name3 = [](const Row& r, size_t at) -> Result<std::string> {
+    if (r.IsNull(at) || r.IsNull(at + 1) || r.IsNull(at + 2)) return std::string();
+    std::string out;
+    for (size_t i = 0; i < 3; ++i) {
+      TARN_ASSIGN_OR_RETURN(auto part, r.Text(at + i));
+      if (i) out += ".";
+      out += std::string(part);
+    }
+    return out;
+  };
+  std::vector<TriggerEnds> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) {
+    TriggerEnds t;
+    TARN_ASSIGN_OR_RETURN(t.id, r.Int64(0));
+    TARN_ASSIGN_OR_RETURN(auto name, r.Text(1));
+    t.name = std::string(name);
+    TARN_ASSIGN_OR_RETURN(t.source_id, r.Int64(2));
+    t.source_exists = !r.IsNull(3);
+    t.source_live = t.source_exists && r.IsNull(4);
+    TARN_ASSIGN_OR_RETURN(t.source, name3(r, 5));
+    TARN_ASSIGN_OR_RETURN(t.view_id, r.Int64(8));
+    t.view_exists = !r.IsNull(9);
+    TARN_ASSIGN_OR_RETURN(auto kind, r.OptionalText(10));
+    t.view_kind = std::string(kind.value_or(""));
+    TARN_ASSIGN_OR_RETURN(t.view_dataset_id, r.OptionalInt64(11));
+    t.view_dataset_live = !r.IsNull(12) && r.IsNull(13);
+    TARN_ASSIGN_OR_RETURN(t.target, name3(r, 14));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> DeclaredSources(Transaction& tx,
+                                                                         int64_t view_id) {
+  TARN_ASSIGN_OR_RETURN(
+      auto rows,
+      tx.Query("SELECT d.uuid, w.name, c.name, d.name FROM view_sources s JOIN datasets d ON "
+               "d.id = s.dataset_id JOIN collections c ON c.id = d.collection_id JOIN "
+               "workspaces w ON w.id = c.workspace_id WHERE s.view_id = ? ORDER BY w.name, "
+               "c.name, d.name",
+               {view_id}));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Row& r : rows) {
+    std::string parts[4];
+    for (size_t i = 0; i < 4; ++i) {
+      TARN_ASSIGN_OR_RETURN(auto t, r.Text(i));
+      parts[i] = std::string(t);
+    }
+    out.emplace_back(parts[0], parts[1] + "." + parts[2] + "." + parts[3]);
+  }
+  return out;
+}
+
 // ---- firing and jobs ----
 
 Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, int64_t dataset_id) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "metastore/metastore.h"
@@ -104,6 +105,28 @@ Result<bool> SetTriggerInterval(Transaction& tx, int64_t dataset_id, std::string
 Result<bool> GraphReaches(Transaction& tx, int64_t from, int64_t to);
 // How many triggers sit on a dataset.
 Result<int64_t> CountTriggersOn(Transaction& tx, int64_t dataset_id);
+
+// ---- the integrity sweep (fsck.cc) ----
+
+// A trigger row with its ends as they are now (outer joins: any of them may be gone).
+struct TriggerEnds {
+  int64_t id = 0;
+  std::string name;
+  int64_t source_id = 0;
+  bool source_exists = false, source_live = false;
+  std::string source;  // w.c.d of the source dataset row ("" when it is gone)
+  int64_t view_id = 0;
+  bool view_exists = false;
+  std::string view_kind;
+  std::optional<int64_t> view_dataset_id;
+  bool view_dataset_live = false;  // the view's dataset row exists and is not dropped
+  std::string target;              // w.c.name of the view row ("" when it is gone)
+};
+// Triggers with id > after_id, by id, at most `limit`.
+Result<std::vector<TriggerEnds>> TriggerEndsPage(Transaction& tx, int64_t after_id, int64_t limit);
+// The datasets a view declares as its sources (view_sources): (uuid, w.c.d), by name.
+Result<std::vector<std::pair<std::string, std::string>>> DeclaredSources(Transaction& tx,
+                                                                         int64_t view_id);
 
 // ---- firing and jobs ----
 

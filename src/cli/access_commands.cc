@@ -21,18 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-// A point in time: a duration back from now ("1h") or an RFC 3339 timestamp / date (UTC).
-Result<int64_t> ParseWhen(const char* flag, const std::string& text) {
-  if (auto ago = ParseDuration(text); ago.ok()) return NowMicros() - *ago;
-  auto ts = ParseTimestampTz(text, TimeUnit::kMicro);
-  if (ts.ok()) return *ts;
-  return Status::InvalidArgument(std::string(flag) +
-                                 ": expected a duration back from now (30m, 1h, 7d) or an "
-                                 "RFC 3339 timestamp, got '" +
-                                 text + "'")
-      .WithField("field", flag);
-}
-
 std::string OptTime(const std::optional<int64_t>& us) { return us ? FormatTime(*us) : "-"; }
 
 json OptTimeJson(const std::optional<int64_t>& us) {

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "common/clock.h"
+#include "types/value_text.h"
 
 namespace tarn::cli {
 
@@ -106,6 +107,18 @@ Result<int64_t> ParseDuration(const std::string& text) {
     total += n * unit;
   }
   return total;
+}
+
+// A point in time: a duration back from now ("1h") or an RFC 3339 timestamp / date (UTC).
+Result<int64_t> ParseWhen(const char* flag, const std::string& text) {
+  if (auto ago = ParseDuration(text); ago.ok()) return NowMicros() - *ago;
+  auto ts = ParseTimestampTz(text, TimeUnit::kMicro);
+  if (ts.ok()) return *ts;
+  return Status::InvalidArgument(std::string(flag) +
+                                 ": expected a duration back from now (30m, 1h, 7d) or an "
+                                 "RFC 3339 timestamp, got '" +
+                                 text + "'")
+      .WithField("field", flag);
 }
 
 int64_t NowMicros() { return Clock::Real()->NowMicros(); }

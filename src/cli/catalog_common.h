@@ -44,6 +44,9 @@ Result<std::unique_ptr<Client>> OpenClient(const CatalogOptions& o);
 // "7d", "12h", "30m", "0s", "1w", "250ms", also "1d12h", in microseconds; kInvalidArgument
 // otherwise.
 Result<int64_t> ParseDuration(const std::string& text);
+// A point in time: a duration back from now ("1h") or an RFC 3339 timestamp / date (UTC);
+// kInvalidArgument naming `flag` otherwise.
+Result<int64_t> ParseWhen(const char* flag, const std::string& text);
 int64_t NowMicros();
 
 // RFC 3339 UTC with microseconds: "2026-01-01T00:00:00.000000Z".

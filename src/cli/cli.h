@@ -73,6 +73,7 @@ void RegisterConvertCommand(CLI::App* app, GlobalOptions* global);
 // `tarn lineage`, `impact`, `readers` (provenance_commands.cc). Call after
 // RegisterCatalogCommands.
 void RegisterProvenanceCommands(CLI::App* app, GlobalOptions* global);
+void RegisterIntegrityCommands(CLI::App* app, GlobalOptions* global);
 // `tarn sql` (sql_command.cc).
 void RegisterSqlCommand(CLI::App* app, GlobalOptions* global);
 // `tarn view ...` (view_commands.cc). Call after RegisterCatalogCommands.

@@ -8,6 +8,9 @@
 
 namespace tarn::codes {
 
+// `tarn fsck` found something: the report is printed, the exit code is 3.
+TARN_ERROR_CODE(kIntegrityFindings,
+                ErrorCode("integrity_findings", ErrorKind::kFailedPrecondition).NotServed());
 TARN_ERROR_CODE(kInterrupted, ErrorCode("interrupted", ErrorKind::kCancelled).NotServed());
 TARN_ERROR_CODE(kUsage, ErrorCode("usage", ErrorKind::kInvalidArgument).NotServed());
 

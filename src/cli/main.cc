@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   tarn::cli::RegisterCatalogCommands(&app, &global);
   tarn::cli::RegisterDatasetCommands(&app, &global);
   tarn::cli::RegisterProvenanceCommands(&app, &global);
+  tarn::cli::RegisterIntegrityCommands(&app, &global);
   tarn::cli::RegisterServeCommand(&app, &global);
   tarn::cli::RegisterAccessCommands(&app, &global);
   tarn::cli::RegisterUploadCommands(&app, &global);

@@ -1454,4 +1454,25 @@ Result<std::vector<AuditRecord>> RemoteClient::ListAudit(const AuditQuery& query
   return DecodeList<AuditRecord>(j, "records", api::AuditRecordFromJson);
 }
 
+Result<std::vector<AlertRecord>> RemoteClient::ListAlerts(const AlertQuery& query) {
+  std::vector<std::pair<std::string, std::string>> q;
+  if (query.since_us != 0) q.emplace_back("since_us", std::to_string(query.since_us));
+  if (!query.code.empty()) q.emplace_back("code", query.code);
+  if (!query.workspace.empty()) q.emplace_back("workspace", query.workspace);
+  q.emplace_back("limit", std::to_string(query.limit));
+  TARN_ASSIGN_OR_RETURN(Json j,
+                        transport_->Call("GET", "/v1/alerts" + QueryString(q), nullptr, true));
+  return DecodeList<AlertRecord>(j, "alerts", api::AlertRecordFromJson);
+}
+
+Result<FsckReport> RemoteClient::Fsck(const FsckOptions& options) {
+  std::vector<std::pair<std::string, std::string>> q;
+  if (!options.workspace.empty()) q.emplace_back("workspace", options.workspace);
+  q.emplace_back("orphan_grace_us", std::to_string(options.orphan_grace_us));
+  q.emplace_back("check_objects", options.check_objects ? "true" : "false");
+  TARN_ASSIGN_OR_RETURN(Json j,
+                        transport_->Call("GET", "/v1/fsck" + QueryString(q), nullptr, true));
+  return Decode<FsckReport>(j, api::FsckReportFromJson, "fsck");
+}
+
 }  // namespace tarn::client

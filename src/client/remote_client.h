@@ -167,6 +167,8 @@ class RemoteClient : public Client {
   Result<std::vector<AccessTokenInfo>> ListAccessTokens(std::string_view workspace) override;
   Status RevokeAccessToken(std::string_view client_id) override;
   Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) override;
+  Result<std::vector<AlertRecord>> ListAlerts(const AlertQuery& query) override;
+  Result<FsckReport> Fsck(const FsckOptions& options) override;
 
   Result<FederationRule> CreateFederationRule(const FederationRuleSpec& spec) override;
   Result<std::vector<FederationRule>> ListFederationRules() override;

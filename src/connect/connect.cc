@@ -11,7 +11,7 @@ namespace tarn {
 Result<std::unique_ptr<Client>> Client::Connect(std::string_view target, ClientOptions options) {
   if (client::IsRemoteTarget(target)) return ConnectRemote(target, std::move(options));
   if (target.empty()) return Status::InvalidArgument("no catalog given (a directory or a URL)");
-  TARN_ASSIGN_OR_RETURN(auto catalog, Catalog::OpenEmbedded(target));
+  TARN_ASSIGN_OR_RETURN(auto catalog, Catalog::OpenLocal(target));
   return std::unique_ptr<Client>(std::move(catalog));
 }
 

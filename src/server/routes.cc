@@ -383,8 +383,25 @@ Status RevokeToken(Call& c) {
   return Status::OK();
 }
 
-Status ListAuditRoute(Call& c) {
+// The workspace a catalog-wide owner read (audit, alerts, fsck) covers: the ?workspace= the
+// caller owns, else a scoped owner's own workspace, else every workspace ("") for an owner of
+// every workspace.
+Result<std::string> OwnedWorkspaceParam(Call& c) {
   const auth::Principal& p = c.principal();
+  std::string ws = c.Query("workspace").value_or("");
+  if (!ws.empty()) {
+    TARN_RETURN_NOT_OK(CheckIdentifier("workspace name", ws, "workspace"));
+    TARN_RETURN_NOT_OK(auth::Authorize(p, Role::kOwner, ws, ""));
+  } else if (p.workspace != "*") {
+    ws = p.workspace;  // a scoped owner sees its own workspace
+    TARN_RETURN_NOT_OK(auth::Authorize(p, Role::kOwner, ws, ""));
+  } else {
+    TARN_RETURN_NOT_OK(RequireGlobal(c, Role::kOwner));
+  }
+  return ws;
+}
+
+Status ListAuditRoute(Call& c) {
   AuditQuery q;
   TARN_ASSIGN_OR_RETURN(auto since, QueryInt(c, "since_us"));
   q.since_us = since.value_or(0);
@@ -392,18 +409,40 @@ Status ListAuditRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto limit, QueryInt(c, "limit"));
   q.limit = limit.value_or(1000);
   q.actor = c.Query("actor").value_or("");
-  q.workspace = c.Query("workspace").value_or("");
-  if (!q.workspace.empty()) {
-    TARN_RETURN_NOT_OK(CheckIdentifier("workspace name", q.workspace, "workspace"));
-    TARN_RETURN_NOT_OK(auth::Authorize(p, Role::kOwner, q.workspace, ""));
-  } else if (p.workspace != "*") {
-    q.workspace = p.workspace;  // a scoped owner sees its own workspace
-    TARN_RETURN_NOT_OK(auth::Authorize(p, Role::kOwner, q.workspace, ""));
-  } else {
-    TARN_RETURN_NOT_OK(RequireGlobal(c, Role::kOwner));
-  }
+  TARN_ASSIGN_OR_RETURN(q.workspace, OwnedWorkspaceParam(c));
   TARN_ASSIGN_OR_RETURN(auto records, c.catalog().ListAudit(q));
   c.ReplyJson(Wrapped("records", ArrayOf(records)));
+  return Status::OK();
+}
+
+// Alerts and the integrity sweep (docs/design/provenance.md): owner-level, scoped like the
+// audit log.
+Status ListAlertsRoute(Call& c) {
+  AlertQuery q;
+  TARN_ASSIGN_OR_RETURN(auto since, QueryInt(c, "since_us"));
+  q.since_us = since.value_or(0);
+  TARN_ASSIGN_OR_RETURN(auto limit, QueryInt(c, "limit"));
+  int64_t n = limit.value_or(100);
+  if (n < 1 || n > 10000) return InvalidParam("limit", "must be 1..10000");
+  q.limit = static_cast<size_t>(n);
+  q.code = c.Query("code").value_or("");
+  TARN_ASSIGN_OR_RETURN(q.workspace, OwnedWorkspaceParam(c));
+  TARN_ASSIGN_OR_RETURN(auto alerts, c.catalog().ListAlerts(q));
+  c.ReplyJson(Wrapped("alerts", ArrayOf(alerts)));
+  return Status::OK();
+}
+
+Status FsckRoute(Call& c) {
+  FsckOptions options;
+  TARN_ASSIGN_OR_RETURN(options.workspace, OwnedWorkspaceParam(c));
+  TARN_ASSIGN_OR_RETURN(auto grace, QueryInt(c, "orphan_grace_us"));
+  if (grace) {
+    if (*grace < 0) return InvalidParam("orphan_grace_us", "must not be negative");
+    options.orphan_grace_us = *grace;
+  }
+  TARN_ASSIGN_OR_RETURN(options.check_objects, QueryBool(c, "check_objects", true));
+  TARN_ASSIGN_OR_RETURN(auto report, c.catalog().Fsck(options));
+  c.ReplyJson(api::ToJson(report));
   return Status::OK();
 }
 
@@ -1580,6 +1619,8 @@ const std::vector<RouteDef>& RouteTable() {
       {"DELETE", "/v1/tokens/{client_id}", N::kOwner, S::kBody, B::kNone, "token.revoke",
        RevokeToken},
       {"GET", "/v1/audit", N::kOwner, S::kBody, B::kNone, "", ListAuditRoute},
+      {"GET", "/v1/alerts", N::kOwner, S::kBody, B::kNone, "", ListAlertsRoute},
+      {"GET", "/v1/fsck", N::kOwner, S::kBody, B::kNone, "", FsckRoute},
       {"POST", "/v1/federation/rules", N::kOwner, S::kGlobal, B::kJson, "federation.create",
        CreateFederationRuleRoute},
       {"GET", "/v1/federation/rules", N::kOwner, S::kGlobal, B::kNone, "",

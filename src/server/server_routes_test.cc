@@ -186,6 +186,8 @@ class RouteMatrix : public ::testing::Test {
     s["GET /v1/tokens"] = Sample("?workspace=ws");
     s["DELETE /v1/tokens/{client_id}"] = {};
     s["GET /v1/audit"] = Sample("?workspace=ws");
+    s["GET /v1/alerts"] = Sample("?workspace=ws");
+    s["GET /v1/fsck"] = Sample("?workspace=ws");
     s["POST /v1/federation/rules"] = Sample(
         "",
         Json{{"issuer", "https://issuer.example"}, {"subject", "s"}, {"client_id", reader_id_}});

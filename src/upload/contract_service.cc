@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -679,154 +680,183 @@ Result<std::optional<DatasetInfo>> CheckDataset(Catalog& cat, const ContractReco
 // ---- negotiate ----
 
 Result<Contract> ContractService::Negotiate(const NegotiateRequest& request) {
-  const SchemaSource& source = request.schema;
-  if (source.kind == SchemaSourceKind::kNone) {
-    return Status::Of(codes::kSchemaSourceRequired,
-                      "say where the column types come from: declared, inferred, dataset or auto");
-  }
-  TARN_ASSIGN_OR_RETURN(DatasetName name, ParseDatasetName(request.target));
-  if (request.samples.empty()) {
-    return Status::InvalidArgument("a negotiation needs a sample of at least one file");
-  }
-  int64_t total = 0;
-  for (const auto& s : request.samples) total += static_cast<int64_t>(s.bytes.size());
-  if (total > kMaxSampleBytesTotal) {
-    return Status::Of(codes::kSamplesTooLarge, "samples of " + std::to_string(total) +
-                                                   " bytes exceed the limit of " +
-                                                   std::to_string(kMaxSampleBytesTotal));
-  }
-  const int64_t ttl = request.ttl_s.value_or(options_.default_ttl_s);
-  if (ttl <= 0 || ttl > options_.max_ttl_s) {
-    return Status::InvalidArgument("ttl must be between 1 and " +
-                                   std::to_string(options_.max_ttl_s) + " seconds");
-  }
-  std::string channel = request.channel.empty() ? "sdk" : request.channel;
-  if (channel.size() > 64 || !std::all_of(channel.begin(), channel.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-      })) {
-    return Status::InvalidArgument("channel must be a short name like cli, tui or sdk");
-  }
-  int64_t last_sweep = last_sweep_us_->load();
-  if (NowUs(*catalog_) - last_sweep > kSweepEveryUs &&
-      last_sweep_us_->compare_exchange_strong(last_sweep, NowUs(*catalog_))) {
-    // One caller per minute, whichever view it came through.
-    DiscardError(SweepExpired(), "expiring upload contracts");
-  }
-
-  // Where the types come from.
-  const std::string target = name.ToString();
-  auto ds = catalog_->LoadDataset(target);
-  if (!ds.ok() && ds.status().kind() != ErrorKind::kNotFound) return ds.status();
-  const bool exists = ds.ok();
-  SchemaSourceKind resolved = source.kind;
-  if (resolved == SchemaSourceKind::kAuto) {
-    resolved = exists ? SchemaSourceKind::kDataset : SchemaSourceKind::kInferred;
-  }
-  if (exists && resolved != SchemaSourceKind::kDataset) {
-    return Status::Of(codes::kDatasetExists,
-                      "dataset '" + target + "' exists: use its schema (dataset or auto)")
-        .WithField("dataset", target);
-  }
-  if (!exists && resolved == SchemaSourceKind::kDataset) return ds.status();
-  if (!exists) {
-    TARN_RETURN_NOT_OK(catalog_->GetCollection(name.workspace + "." + name.collection).status());
-  }
-  if (resolved == SchemaSourceKind::kDeclared && source.declared.empty()) {
-    return Status::InvalidArgument("a declared schema needs at least one column");
-  }
-
-  ContractRecord r;
-  r.target = target;
-  r.requested_source = std::string(SchemaSourceName(source.kind));
-  r.source = resolved;
-  r.mode = resolved != SchemaSourceKind::kDataset ? SchemaMode::kCreate
-           : source.mode == WriteMode::kOverwrite ? SchemaMode::kOverwrite
-                                                  : SchemaMode::kAppend;
-  r.declared = source.declared;
-  r.channel = channel;
-  r.ttl_s = ttl;
-  r.created_by = options_.actor;
-  r.retype = request.retype;
-  for (const auto& c : request.ignore) {
-    if (std::find(r.ignore.begin(), r.ignore.end(), c) == r.ignore.end()) r.ignore.push_back(c);
-  }
-  if (exists) {
-    internal::AgreedDataset a;
-    a.uuid = ds->uuid;
-    a.schema_id = ds->schema_id;
-    a.spec_id = ds->spec.spec_id;
-    a.schema = ds->schema;
-    a.spec_text = ds->spec.ToString(ds->schema);
-    r.dataset = std::move(a);
-  }
-
-  // Infer every sample.
-  for (const UploadSample& s : request.samples) {
-    formats::InferOptions options;
-    if (!s.content_encoding.empty()) {
-      TARN_ASSIGN_OR_RETURN(options.compression, CompressionFromEncoding(s.content_encoding));
+  return AuditedLocally("contract.negotiate", request.target, [&]() -> Result<Contract> {
+    const SchemaSource& source = request.schema;
+    if (source.kind == SchemaSourceKind::kNone) {
+      return Status::Of(
+          codes::kSchemaSourceRequired,
+          "say where the column types come from: declared, inferred, dataset or auto");
     }
-    auto inferred = formats::InferSample(s.name, s.bytes, s.whole_file, options);
-    if (!inferred.ok()) {
-      Status st = inferred.status();
-      if (st.kind() == ErrorKind::kInvalidArgument || st.kind() == ErrorKind::kCorruption) {
-        Status out = Status::Of(codes::kFormatUnreadable, "sample of '" + s.name.substr(0, 200) +
-                                                              "' does not parse: " + st.message())
-                         .WithField("file", s.name.substr(0, 200));
-        std::string row = ErrorField(st, "row");
-        st = std::move(out).WithField("row", row.empty() ? "0" : row);
+    TARN_ASSIGN_OR_RETURN(DatasetName name, ParseDatasetName(request.target));
+    if (request.samples.empty()) {
+      return Status::InvalidArgument("a negotiation needs a sample of at least one file");
+    }
+    int64_t total = 0;
+    for (const auto& s : request.samples) total += static_cast<int64_t>(s.bytes.size());
+    if (total > kMaxSampleBytesTotal) {
+      return Status::Of(codes::kSamplesTooLarge, "samples of " + std::to_string(total) +
+                                                     " bytes exceed the limit of " +
+                                                     std::to_string(kMaxSampleBytesTotal));
+    }
+    const int64_t ttl = request.ttl_s.value_or(options_.default_ttl_s);
+    if (ttl <= 0 || ttl > options_.max_ttl_s) {
+      return Status::InvalidArgument("ttl must be between 1 and " +
+                                     std::to_string(options_.max_ttl_s) + " seconds");
+    }
+    std::string channel = request.channel.empty() ? "sdk" : request.channel;
+    if (channel.size() > 64 || !std::all_of(channel.begin(), channel.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+        })) {
+      return Status::InvalidArgument("channel must be a short name like cli, tui or sdk");
+    }
+    int64_t last_sweep = last_sweep_us_->load();
+    if (NowUs(*catalog_) - last_sweep > kSweepEveryUs &&
+        last_sweep_us_->compare_exchange_strong(last_sweep, NowUs(*catalog_))) {
+      // One caller per minute, whichever view it came through.
+      DiscardError(SweepExpired(), "expiring upload contracts");
+    }
+
+    // Where the types come from.
+    const std::string target = name.ToString();
+    auto ds = catalog_->LoadDataset(target);
+    if (!ds.ok() && ds.status().kind() != ErrorKind::kNotFound) return ds.status();
+    const bool exists = ds.ok();
+    SchemaSourceKind resolved = source.kind;
+    if (resolved == SchemaSourceKind::kAuto) {
+      resolved = exists ? SchemaSourceKind::kDataset : SchemaSourceKind::kInferred;
+    }
+    if (exists && resolved != SchemaSourceKind::kDataset) {
+      return Status::Of(codes::kDatasetExists,
+                        "dataset '" + target + "' exists: use its schema (dataset or auto)")
+          .WithField("dataset", target);
+    }
+    if (!exists && resolved == SchemaSourceKind::kDataset) return ds.status();
+    if (!exists) {
+      TARN_RETURN_NOT_OK(catalog_->GetCollection(name.workspace + "." + name.collection).status());
+    }
+    if (resolved == SchemaSourceKind::kDeclared && source.declared.empty()) {
+      return Status::InvalidArgument("a declared schema needs at least one column");
+    }
+
+    ContractRecord r;
+    r.target = target;
+    r.requested_source = std::string(SchemaSourceName(source.kind));
+    r.source = resolved;
+    r.mode = resolved != SchemaSourceKind::kDataset ? SchemaMode::kCreate
+             : source.mode == WriteMode::kOverwrite ? SchemaMode::kOverwrite
+                                                    : SchemaMode::kAppend;
+    r.declared = source.declared;
+    r.channel = channel;
+    r.ttl_s = ttl;
+    r.created_by = options_.actor;
+    r.retype = request.retype;
+    for (const auto& c : request.ignore) {
+      if (std::find(r.ignore.begin(), r.ignore.end(), c) == r.ignore.end()) r.ignore.push_back(c);
+    }
+    if (exists) {
+      internal::AgreedDataset a;
+      a.uuid = ds->uuid;
+      a.schema_id = ds->schema_id;
+      a.spec_id = ds->spec.spec_id;
+      a.schema = ds->schema;
+      a.spec_text = ds->spec.ToString(ds->schema);
+      r.dataset = std::move(a);
+    }
+
+    // Infer every sample.
+    for (const UploadSample& s : request.samples) {
+      formats::InferOptions options;
+      if (!s.content_encoding.empty()) {
+        TARN_ASSIGN_OR_RETURN(options.compression, CompressionFromEncoding(s.content_encoding));
       }
-      return st;
+      auto inferred = formats::InferSample(s.name, s.bytes, s.whole_file, options);
+      if (!inferred.ok()) {
+        Status st = inferred.status();
+        if (st.kind() == ErrorKind::kInvalidArgument || st.kind() == ErrorKind::kCorruption) {
+          Status out = Status::Of(codes::kFormatUnreadable, "sample of '" + s.name.substr(0, 200) +
+                                                                "' does not parse: " + st.message())
+                           .WithField("file", s.name.substr(0, 200));
+          std::string row = ErrorField(st, "row");
+          st = std::move(out).WithField("row", row.empty() ? "0" : row);
+        }
+        return st;
+      }
+      for (auto& col : inferred->columns) col.sample = Printable(col.sample, kMaxSampleValueBytes);
+      ContractFile info;
+      info.name = Printable(s.name, kMaxNameBytes);
+      info.format = std::string(formats::FormatName(inferred->format));
+      info.compression = std::string(formats::InputCompressionName(inferred->compression));
+      info.file_size = s.file_size;
+      info.sampled_rows = inferred->rows;
+      info.sampled_bytes = static_cast<int64_t>(s.bytes.size());
+      r.files.push_back(SampledFile{info.name, std::move(*inferred)});
+      r.file_info.push_back(std::move(info));
     }
-    for (auto& col : inferred->columns) col.sample = Printable(col.sample, kMaxSampleValueBytes);
-    ContractFile info;
-    info.name = Printable(s.name, kMaxNameBytes);
-    info.format = std::string(formats::FormatName(inferred->format));
-    info.compression = std::string(formats::InputCompressionName(inferred->compression));
-    info.file_size = s.file_size;
-    info.sampled_rows = inferred->rows;
-    info.sampled_bytes = static_cast<int64_t>(s.bytes.size());
-    r.files.push_back(SampledFile{info.name, std::move(*inferred)});
-    r.file_info.push_back(std::move(info));
-  }
 
-  DatasetInfo holder;
-  PlanInput in = r.ToPlanInput(&holder);
-  TARN_ASSIGN_OR_RETURN(r.plan, ComputePlan(in));
-  std::vector<std::string_view> stored;
-  for (const UploadSample& s : request.samples) stored.emplace_back(s.bytes);
-  AddSampleIssues(r, stored);
-  r.fingerprint = r.plan.fingerprint;
-  r.state = resolved != SchemaSourceKind::kInferred && !r.plan.blocking() && !r.plan.retyped()
-                ? ContractState::kAccepted
-                : ContractState::kProposed;
-  Status st;
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    const int64_t now = NowUs(*catalog_);
-    r.id = NewContractId(now);
-    r.created_at_us = r.updated_at_us = now;
-    r.expires_at_us = now + ttl * 1'000'000;
-    st = catalog_->metastore().RunInTransaction(
-        [&](Transaction& tx) { return internal::InsertRecord(tx, r); });
-    if (st.kind() != ErrorKind::kAlreadyExists) break;
-  }
-  TARN_RETURN_NOT_OK(st);
-  // The samples stay for the rechecks of Retype and Ignore; a contract that cannot keep them
-  // is abandoned (a warehouse refusing them would refuse the parts too).
-  for (size_t i = 0; i < r.files.size(); ++i) {
-    if (!KeepsSample(r.files[i])) continue;
-    Status kept = catalog_->warehouse().Put(SampleKey(r.id, i), request.samples[i].bytes);
-    if (!kept.ok()) {
-      DiscardError(Abandon(r.id), "abandoning contract " + r.id);
-      return kept.WithContext("keeping the samples of contract " + r.id);
+    DatasetInfo holder;
+    PlanInput in = r.ToPlanInput(&holder);
+    TARN_ASSIGN_OR_RETURN(r.plan, ComputePlan(in));
+    std::vector<std::string_view> stored;
+    for (const UploadSample& s : request.samples) stored.emplace_back(s.bytes);
+    AddSampleIssues(r, stored);
+    r.fingerprint = r.plan.fingerprint;
+    r.state = resolved != SchemaSourceKind::kInferred && !r.plan.blocking() && !r.plan.retyped()
+                  ? ContractState::kAccepted
+                  : ContractState::kProposed;
+    Status st;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      const int64_t now = NowUs(*catalog_);
+      r.id = NewContractId(now);
+      r.created_at_us = r.updated_at_us = now;
+      r.expires_at_us = now + ttl * 1'000'000;
+      st = catalog_->metastore().RunInTransaction(
+          [&](Transaction& tx) { return internal::InsertRecord(tx, r); });
+      if (st.kind() != ErrorKind::kAlreadyExists) break;
     }
-  }
-  return r.ToContract();
+    TARN_RETURN_NOT_OK(st);
+    // The samples stay for the rechecks of Retype and Ignore; a contract that cannot keep them
+    // is abandoned (a warehouse refusing them would refuse the parts too).
+    for (size_t i = 0; i < r.files.size(); ++i) {
+      if (!KeepsSample(r.files[i])) continue;
+      Status kept = catalog_->warehouse().Put(SampleKey(r.id, i), request.samples[i].bytes);
+      if (!kept.ok()) {
+        DiscardError(Abandon(r.id), "abandoning contract " + r.id);
+        return kept.WithContext("keeping the samples of contract " + r.id);
+      }
+    }
+    return r.ToContract();
+  });
 }
 
 Result<Contract> ContractService::GetContract(std::string_view id) {
   TARN_ASSIGN_OR_RETURN(auto r, LoadFresh(*catalog_, id));
   return r.ToContract();
+}
+
+void ContractService::WriteLocalAudit(std::string_view action, std::string_view subject,
+                                      const Status& outcome) {
+  AuditRecord row;
+  row.actor = *catalog_->local_actor();
+  row.action = std::string(action);
+  nlohmann::json detail = nlohmann::json::object();
+  row.target = std::string(subject);
+  if (IsContractId(subject)) {
+    detail["contract"] = std::string(subject);
+    auto target = ContractTarget(subject);
+    if (target.ok()) row.target = *target;
+  }
+  row.target = Printable(row.target, 1024);
+  row.workspace = row.target.substr(0, row.target.find('.'));
+  row.outcome = "ok";
+  if (!outcome.ok()) {
+    row.outcome = std::string(ErrorKindName(outcome.kind()));
+    for (const auto& [k, v] : outcome.fields()) {
+      if (k == "code") row.outcome = v;
+    }
+    detail["message"] = Printable(outcome.message(), 500);
+  }
+  row.detail_json = detail.dump();
+  DiscardError(catalog_->WriteAudit({row}), "writing the local audit row");
 }
 
 Result<std::string> ContractService::ContractTarget(std::string_view id) {
@@ -889,49 +919,56 @@ Result<ContractRecord> ChangePlan(Catalog& cat, std::string_view id,
 
 Result<Contract> ContractService::Retype(std::string_view id,
                                          const std::map<std::string, std::string>& types) {
-  TARN_ASSIGN_OR_RETURN(auto r, ChangePlan(*catalog_, id, [&](ContractRecord& r) {
-                          for (const auto& [c, t] : types) r.retype[c] = t;
-                        }));
-  return r.ToContract();
+  return AuditedLocally("contract.retype", id, [&]() -> Result<Contract> {
+    TARN_ASSIGN_OR_RETURN(auto r, ChangePlan(*catalog_, id, [&](ContractRecord& r) {
+                            for (const auto& [c, t] : types) r.retype[c] = t;
+                          }));
+    return r.ToContract();
+  });
 }
 
 Result<Contract> ContractService::Ignore(std::string_view id,
                                          const std::vector<std::string>& columns) {
-  TARN_ASSIGN_OR_RETURN(auto r, ChangePlan(*catalog_, id, [&](ContractRecord& r) {
-                          for (const auto& c : columns) {
-                            if (std::find(r.ignore.begin(), r.ignore.end(), c) == r.ignore.end()) {
-                              r.ignore.push_back(c);
-                            }
-                          }
-                        }));
-  return r.ToContract();
+  return AuditedLocally("contract.ignore", id, [&]() -> Result<Contract> {
+    TARN_ASSIGN_OR_RETURN(
+        auto r, ChangePlan(*catalog_, id, [&](ContractRecord& r) {
+          for (const auto& c : columns) {
+            if (std::find(r.ignore.begin(), r.ignore.end(), c) == r.ignore.end()) {
+              r.ignore.push_back(c);
+            }
+          }
+        }));
+    return r.ToContract();
+  });
 }
 
 Result<Contract> ContractService::Accept(std::string_view id, std::string_view fingerprint) {
-  TARN_ASSIGN_OR_RETURN(
-      auto r, Mutate(*catalog_, id, [&](ContractRecord& r, int64_t now) -> Status {
-        if (r.state != ContractState::kProposed && r.state != ContractState::kAccepted &&
-            r.state != ContractState::kWriting) {
-          return StateError(r);
-        }
-        if (fingerprint != r.fingerprint) {
-          return Status::Of(codes::kProposalChanged,
-                            "the proposal changed since it was shown (fingerprint " +
-                                std::string(fingerprint.substr(0, 64)) + ", now " + r.fingerprint +
-                                "): review the plan again")
-              .WithField("fingerprint", r.fingerprint);
-        }
-        for (const auto& issue : r.plan.issues) {
-          if (issue.blocking()) return IssueError(issue);
-        }
-        if (r.state == ContractState::kProposed) {
-          r.state = ContractState::kAccepted;
-          r.updated_at_us = now;
-          r.expires_at_us = now + r.ttl_s * 1'000'000;
-        }
-        return Status::OK();
-      }));
-  return r.ToContract();
+  return AuditedLocally("contract.accept", id, [&]() -> Result<Contract> {
+    TARN_ASSIGN_OR_RETURN(
+        auto r, Mutate(*catalog_, id, [&](ContractRecord& r, int64_t now) -> Status {
+          if (r.state != ContractState::kProposed && r.state != ContractState::kAccepted &&
+              r.state != ContractState::kWriting) {
+            return StateError(r);
+          }
+          if (fingerprint != r.fingerprint) {
+            return Status::Of(codes::kProposalChanged,
+                              "the proposal changed since it was shown (fingerprint " +
+                                  std::string(fingerprint.substr(0, 64)) + ", now " +
+                                  r.fingerprint + "): review the plan again")
+                .WithField("fingerprint", r.fingerprint);
+          }
+          for (const auto& issue : r.plan.issues) {
+            if (issue.blocking()) return IssueError(issue);
+          }
+          if (r.state == ContractState::kProposed) {
+            r.state = ContractState::kAccepted;
+            r.updated_at_us = now;
+            r.expires_at_us = now + r.ttl_s * 1'000'000;
+          }
+          return Status::OK();
+        }));
+    return r.ToContract();
+  });
 }
 
 // ---- writes ----
@@ -1112,35 +1149,39 @@ Result<WriteResult> RunWrite(Catalog& cat, const ContractServiceOptions& options
 
 Result<WriteResult> ContractService::DoWrite(std::string_view id, const std::string& path,
                                              const ProgressFn& progress) {
-  TARN_ASSIGN_OR_RETURN(formats::Format format, FormatOf(path, {}));
-  if (!IsContractId(id)) return NotFoundError(id);
-  TARN_ASSIGN_OR_RETURN(auto raw, OpenLocalFile(path));
-  auto file = std::make_shared<CountingFile>(raw, &progress);
-  WriteInput in;
-  in.name = BaseName(path);
-  in.format = format;
-  in.open = [&](const Schema& target, const formats::ReadOptions& options) {
-    return formats::OpenBatchReader(file, path, format, target, options);
-  };
-  in.bytes_read = [&] { return static_cast<int64_t>(file->Size()); };
-  return RunWrite(*catalog_, options_, id, in);
+  return AuditedLocally("contract.write", id, [&]() -> Result<WriteResult> {
+    TARN_ASSIGN_OR_RETURN(formats::Format format, FormatOf(path, {}));
+    if (!IsContractId(id)) return NotFoundError(id);
+    TARN_ASSIGN_OR_RETURN(auto raw, OpenLocalFile(path));
+    auto file = std::make_shared<CountingFile>(raw, &progress);
+    WriteInput in;
+    in.name = BaseName(path);
+    in.format = format;
+    in.open = [&](const Schema& target, const formats::ReadOptions& options) {
+      return formats::OpenBatchReader(file, path, format, target, options);
+    };
+    in.bytes_read = [&] { return static_cast<int64_t>(file->Size()); };
+    return RunWrite(*catalog_, options_, id, in);
+  });
 }
 
 Result<WriteResult> ContractService::DoWriteBytes(std::string_view id, std::string_view name,
                                                   std::string_view bytes, std::string content_type,
                                                   const ProgressFn& progress) {
-  TARN_ASSIGN_OR_RETURN(formats::Format format, FormatOf(name, content_type));
-  if (!IsContractId(id)) return NotFoundError(id);
-  auto file =
-      std::make_shared<CountingFile>(MemoryFile(std::string(bytes), std::string(name)), &progress);
-  WriteInput in;
-  in.name = std::string(name);
-  in.format = format;
-  in.open = [&](const Schema& target, const formats::ReadOptions& options) {
-    return formats::OpenBatchReader(file, name, format, target, options);
-  };
-  in.bytes_read = [&] { return static_cast<int64_t>(bytes.size()); };
-  return RunWrite(*catalog_, options_, id, in);
+  return AuditedLocally("contract.write", id, [&]() -> Result<WriteResult> {
+    TARN_ASSIGN_OR_RETURN(formats::Format format, FormatOf(name, content_type));
+    if (!IsContractId(id)) return NotFoundError(id);
+    auto file = std::make_shared<CountingFile>(MemoryFile(std::string(bytes), std::string(name)),
+                                               &progress);
+    WriteInput in;
+    in.name = std::string(name);
+    in.format = format;
+    in.open = [&](const Schema& target, const formats::ReadOptions& options) {
+      return formats::OpenBatchReader(file, name, format, target, options);
+    };
+    in.bytes_read = [&] { return static_cast<int64_t>(bytes.size()); };
+    return RunWrite(*catalog_, options_, id, in);
+  });
 }
 
 namespace {
@@ -1230,217 +1271,221 @@ Result<WriteResult> ContractService::WriteStream(
 
 Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
                                                            const CommitRequest& request) {
-  if (request.idempotency_key &&
-      (request.idempotency_key->empty() || request.idempotency_key->size() > 256 ||
-       Printable(*request.idempotency_key, 256) != *request.idempotency_key)) {
-    return Status::InvalidArgument(
-        "an idempotency key must be 1 to 256 bytes without control characters");
-  }
-  if (request.message.size() > 64 * 1024 || request.author.size() > 1024) {
-    return Status::InvalidArgument("commit message or author too long");
-  }
-  // Claim the commit: one state change from writing (or accepted) to committing.
-  const int64_t started = NowUs(*catalog_);
-  ContractRecord r;
-  bool takeover = false;
-  while (true) {
-    TARN_ASSIGN_OR_RETURN(r, LoadFresh(*catalog_, id));
-    if (r.state == ContractState::kCommitted) {
-      if (request.idempotency_key && r.idempotency_key == request.idempotency_key &&
-          r.commit_result) {
-        UploadCommitResult replay = *r.commit_result;
-        replay.idempotent_replay = true;
-        return replay;
-      }
-      return AlreadyCommittedError(r);
+  return AuditedLocally("contract.commit", id, [&]() -> Result<UploadCommitResult> {
+    if (request.idempotency_key &&
+        (request.idempotency_key->empty() || request.idempotency_key->size() > 256 ||
+         Printable(*request.idempotency_key, 256) != *request.idempotency_key)) {
+      return Status::InvalidArgument(
+          "an idempotency key must be 1 to 256 bytes without control characters");
     }
-    if (r.state == ContractState::kCommitting) {
-      const int64_t now = NowUs(*catalog_);
-      if (now - r.updated_at_us < kCommitTakeoverUs) {
-        if (now - started > kCommitWaitUs) {
-          return Status::Of(codes::kCommitInProgress,
-                            "contract " + r.id + " is being committed by another caller");
+    if (request.message.size() > 64 * 1024 || request.author.size() > 1024) {
+      return Status::InvalidArgument("commit message or author too long");
+    }
+    // Claim the commit: one state change from writing (or accepted) to committing.
+    const int64_t started = NowUs(*catalog_);
+    ContractRecord r;
+    bool takeover = false;
+    while (true) {
+      TARN_ASSIGN_OR_RETURN(r, LoadFresh(*catalog_, id));
+      if (r.state == ContractState::kCommitted) {
+        if (request.idempotency_key && r.idempotency_key == request.idempotency_key &&
+            r.commit_result) {
+          UploadCommitResult replay = *r.commit_result;
+          replay.idempotent_replay = true;
+          return replay;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        continue;
+        return AlreadyCommittedError(r);
       }
-      takeover = true;  // its committer died: finish its commit with the key it claimed
-    } else if (r.state != ContractState::kWriting && r.state != ContractState::kAccepted) {
-      return StateError(r);
-    } else if (r.parts.empty() && r.mode == SchemaMode::kAppend) {
-      return Status::Of(codes::kNothingWritten,
-                        "contract " + r.id + " has no staged part to commit")
-          .WithField("state", std::string(ContractStateName(r.state)));
+      if (r.state == ContractState::kCommitting) {
+        const int64_t now = NowUs(*catalog_);
+        if (now - r.updated_at_us < kCommitTakeoverUs) {
+          if (now - started > kCommitWaitUs) {
+            return Status::Of(codes::kCommitInProgress,
+                              "contract " + r.id + " is being committed by another caller");
+          }
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          continue;
+        }
+        takeover = true;  // its committer died: finish its commit with the key it claimed
+      } else if (r.state != ContractState::kWriting && r.state != ContractState::kAccepted) {
+        return StateError(r);
+      } else if (r.parts.empty() && r.mode == SchemaMode::kAppend) {
+        return Status::Of(codes::kNothingWritten,
+                          "contract " + r.id + " has no staged part to commit")
+            .WithField("state", std::string(ContractStateName(r.state)));
+      }
+      const ContractState was = r.state;
+      const int64_t seen_updated = r.updated_at_us;
+      bool claimed = false;
+      TARN_RETURN_NOT_OK(catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
+        claimed = false;
+        TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
+        if (!rec || rec->state != was || rec->updated_at_us != seen_updated) return Status::OK();
+        if (!takeover) {
+          rec->idempotency_key = request.idempotency_key;
+          rec->created_uuid.reset();
+        }
+        rec->state = ContractState::kCommitting;
+        rec->updated_at_us = NowUs(*catalog_);
+        TARN_ASSIGN_OR_RETURN(claimed, internal::UpdateRecord(tx, *rec, was));
+        if (claimed) r = std::move(*rec);
+        return Status::OK();
+      }));
+      if (claimed) break;
     }
-    const ContractState was = r.state;
-    const int64_t seen_updated = r.updated_at_us;
-    bool claimed = false;
-    TARN_RETURN_NOT_OK(catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
-      claimed = false;
-      TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
-      if (!rec || rec->state != was || rec->updated_at_us != seen_updated) return Status::OK();
-      if (!takeover) {
-        rec->idempotency_key = request.idempotency_key;
-        rec->created_uuid.reset();
-      }
-      rec->state = ContractState::kCommitting;
-      rec->updated_at_us = NowUs(*catalog_);
-      TARN_ASSIGN_OR_RETURN(claimed, internal::UpdateRecord(tx, *rec, was));
-      if (claimed) r = std::move(*rec);
-      return Status::OK();
-    }));
-    if (claimed) break;
-  }
 
-  // From here this caller owns the commit. Failures return the contract to writing.
-  auto release = [&](ContractState to) {
-    Status released = catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
+    // From here this caller owns the commit. Failures return the contract to writing.
+    auto release = [&](ContractState to) {
+      Status released = catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
+        if (!rec || rec->state != ContractState::kCommitting) return Status::OK();
+        rec->state = to;
+        rec->updated_at_us = NowUs(*catalog_);
+        rec->expires_at_us = rec->updated_at_us + rec->ttl_s * 1'000'000;
+        return internal::UpdateRecord(tx, *rec, ContractState::kCommitting).status();
+      });
+      DiscardError(released,
+                   "returning contract " + r.id + " to " + std::string(ContractStateName(to)));
+    };
+    const ContractState back = r.parts.empty() ? ContractState::kAccepted : ContractState::kWriting;
+    auto fail = [&](Status st) -> Status {
+      if (!st.Is(codes::kContractStale)) release(back);
+      return st;
+    };
+
+    auto ds = CheckDataset(*catalog_, r, true);
+    if (!ds.ok()) return fail(ds.status());
+    bool created = false;
+    if (!*ds) {
+      // Mode create: the dataset is created with the contract's schema, then committed to.
+      DatasetDefinition def;
+      def.schema = r.plan.write_schema;
+      auto made = catalog_->CreateDataset(r.target, def);
+      if (!made.ok()) {
+        Status st = made.status();
+        if (st.kind() == ErrorKind::kAlreadyExists) {
+          st = Status::Of(codes::kDatasetExists, "dataset '" + r.target + "' was created meanwhile")
+                   .WithField("dataset", r.target);
+        }
+        return fail(st);
+      }
+      created = true;
+      Status noted = catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
+        if (!rec || rec->state != ContractState::kCommitting) {
+          return Status::Conflict("contract " + r.id + " changed during its commit");
+        }
+        rec->created_uuid = made->uuid;
+        return internal::UpdateRecord(tx, *rec, ContractState::kCommitting).status();
+      });
+      if (!noted.ok()) return fail(noted);
+      r.created_uuid = made->uuid;
+      ds = std::optional<DatasetInfo>(std::move(*made));
+    } else if (r.mode == SchemaMode::kCreate) {
+      created = true;  // taken over after the create
+    }
+    const DatasetInfo& dataset = **ds;
+
+    DatasetCommit part;
+    part.dataset = r.target;
+    part.expected_uuid = dataset.uuid;
+    part.operation = r.mode == SchemaMode::kOverwrite ? CommitOperation::kTruncateAndAdd
+                                                      : CommitOperation::kAppend;
+    part.written_spec_id = dataset.spec.spec_id;
+    int64_t rows = 0, bytes = 0;
+    for (const auto& p : r.parts) {
+      rows += p.part.rows;
+      for (const auto& f : p.files) {
+        bytes += f.file_size_bytes;
+        part.added.push_back(f);
+      }
+    }
+    part.meta.author = !request.author.empty() ? request.author : options_.actor;
+    part.meta.message = request.message;
+    part.meta.idempotency_key =
+        r.idempotency_key ? *r.idempotency_key : std::string("upload:") + r.id;
+    // An upload reads no catalog dataset; it names the channel the data arrived through.
+    part.meta.receipt = Receipt::Of({}, "upload:" + r.channel);
+    Result<SnapshotInfo> snap = Status::Internal("not committed");
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      if (part.operation == CommitOperation::kTruncateAndAdd) {
+        auto now = catalog_->LoadDataset(r.target);
+        if (!now.ok()) return fail(now.status());
+        part.read_snapshot_id = now->current_snapshot_id.value_or(0);
+      }
+      // The staged files are this contract's own: under its staging prefix, checked like any
+      // other registration otherwise (existence, size, no other dataset's path).
+      snap = catalog_->CommitStaged(part, StagingPrefix(r.id));
+      if (snap.ok() || snap.status().kind() != ErrorKind::kConflict) break;
+    }
+    if (!snap.ok()) {
+      Status st = snap.status();
+      if (st.kind() == ErrorKind::kStale) {
+        return MarkStale(*catalog_, r, "dataset recreated (expected uuid " + dataset.uuid + ")");
+      }
+      return fail(st.WithContext("committing contract " + r.id));
+    }
+    UploadCommitResult result;
+    result.target = r.target;
+    result.snapshot_id = snap->snapshot_id;
+    result.commit_id = snap->commit_id;
+    result.rows_written = rows;
+    result.files = static_cast<int64_t>(part.added.size());
+    result.bytes = bytes;
+    result.created_dataset = created;
+    if (snap->idempotent_replay && !takeover && !CommittedOwnFiles(*catalog_, r, *snap)) {
+      // The caller's key names an earlier commit of the dataset (a retried push, say): that
+      // snapshot stands for this one, and this contract's staged parts were not used.
+      result.rows_written = snap->added_records;
+      result.files = snap->added_files;
+      result.bytes = snap->added_bytes;
+      result.idempotent_replay = true;
+      DiscardError(DeleteStaged(catalog_->warehouse(), r.id),
+                   "deleting the staged objects of " + r.id);
+    }
+    Status done = catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
       TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
       if (!rec || rec->state != ContractState::kCommitting) return Status::OK();
-      rec->state = to;
+      rec->state = ContractState::kCommitted;
+      rec->commit_result = result;
       rec->updated_at_us = NowUs(*catalog_);
-      rec->expires_at_us = rec->updated_at_us + rec->ttl_s * 1'000'000;
       return internal::UpdateRecord(tx, *rec, ContractState::kCommitting).status();
     });
-    DiscardError(released,
-                 "returning contract " + r.id + " to " + std::string(ContractStateName(to)));
-  };
-  const ContractState back = r.parts.empty() ? ContractState::kAccepted : ContractState::kWriting;
-  auto fail = [&](Status st) -> Status {
-    if (!st.Is(codes::kContractStale)) release(back);
-    return st;
-  };
-
-  auto ds = CheckDataset(*catalog_, r, true);
-  if (!ds.ok()) return fail(ds.status());
-  bool created = false;
-  if (!*ds) {
-    // Mode create: the dataset is created with the contract's schema, then committed to.
-    DatasetDefinition def;
-    def.schema = r.plan.write_schema;
-    auto made = catalog_->CreateDataset(r.target, def);
-    if (!made.ok()) {
-      Status st = made.status();
-      if (st.kind() == ErrorKind::kAlreadyExists) {
-        st = Status::Of(codes::kDatasetExists, "dataset '" + r.target + "' was created meanwhile")
-                 .WithField("dataset", r.target);
-      }
-      return fail(st);
-    }
-    created = true;
-    Status noted = catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
-      TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
-      if (!rec || rec->state != ContractState::kCommitting) {
-        return Status::Conflict("contract " + r.id + " changed during its commit");
-      }
-      rec->created_uuid = made->uuid;
-      return internal::UpdateRecord(tx, *rec, ContractState::kCommitting).status();
-    });
-    if (!noted.ok()) return fail(noted);
-    r.created_uuid = made->uuid;
-    ds = std::optional<DatasetInfo>(std::move(*made));
-  } else if (r.mode == SchemaMode::kCreate) {
-    created = true;  // taken over after the create
-  }
-  const DatasetInfo& dataset = **ds;
-
-  DatasetCommit part;
-  part.dataset = r.target;
-  part.expected_uuid = dataset.uuid;
-  part.operation = r.mode == SchemaMode::kOverwrite ? CommitOperation::kTruncateAndAdd
-                                                    : CommitOperation::kAppend;
-  part.written_spec_id = dataset.spec.spec_id;
-  int64_t rows = 0, bytes = 0;
-  for (const auto& p : r.parts) {
-    rows += p.part.rows;
-    for (const auto& f : p.files) {
-      bytes += f.file_size_bytes;
-      part.added.push_back(f);
-    }
-  }
-  part.meta.author = !request.author.empty() ? request.author : options_.actor;
-  part.meta.message = request.message;
-  part.meta.idempotency_key =
-      r.idempotency_key ? *r.idempotency_key : std::string("upload:") + r.id;
-  // An upload reads no catalog dataset; it names the channel the data arrived through.
-  part.meta.receipt = Receipt::Of({}, "upload:" + r.channel);
-  Result<SnapshotInfo> snap = Status::Internal("not committed");
-  for (int attempt = 0; attempt < 8; ++attempt) {
-    if (part.operation == CommitOperation::kTruncateAndAdd) {
-      auto now = catalog_->LoadDataset(r.target);
-      if (!now.ok()) return fail(now.status());
-      part.read_snapshot_id = now->current_snapshot_id.value_or(0);
-    }
-    // The staged files are this contract's own: under its staging prefix, checked like any
-    // other registration otherwise (existence, size, no other dataset's path).
-    snap = catalog_->CommitStaged(part, StagingPrefix(r.id));
-    if (snap.ok() || snap.status().kind() != ErrorKind::kConflict) break;
-  }
-  if (!snap.ok()) {
-    Status st = snap.status();
-    if (st.kind() == ErrorKind::kStale) {
-      return MarkStale(*catalog_, r, "dataset recreated (expected uuid " + dataset.uuid + ")");
-    }
-    return fail(st.WithContext("committing contract " + r.id));
-  }
-  UploadCommitResult result;
-  result.target = r.target;
-  result.snapshot_id = snap->snapshot_id;
-  result.commit_id = snap->commit_id;
-  result.rows_written = rows;
-  result.files = static_cast<int64_t>(part.added.size());
-  result.bytes = bytes;
-  result.created_dataset = created;
-  if (snap->idempotent_replay && !takeover && !CommittedOwnFiles(*catalog_, r, *snap)) {
-    // The caller's key names an earlier commit of the dataset (a retried push, say): that
-    // snapshot stands for this one, and this contract's staged parts were not used.
-    result.rows_written = snap->added_records;
-    result.files = snap->added_files;
-    result.bytes = snap->added_bytes;
-    result.idempotent_replay = true;
-    DiscardError(DeleteStaged(catalog_->warehouse(), r.id),
-                 "deleting the staged objects of " + r.id);
-  }
-  Status done = catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, r.id));
-    if (!rec || rec->state != ContractState::kCommitting) return Status::OK();
-    rec->state = ContractState::kCommitted;
-    rec->commit_result = result;
-    rec->updated_at_us = NowUs(*catalog_);
-    return internal::UpdateRecord(tx, *rec, ContractState::kCommitting).status();
+    TARN_RETURN_NOT_OK(done);
+    DeleteSamples(catalog_->warehouse(), r);  // a commit without parts still kept them
+    return result;
   });
-  TARN_RETURN_NOT_OK(done);
-  DeleteSamples(catalog_->warehouse(), r);  // a commit without parts still kept them
-  return result;
 }
 
 // ---- abandon and expiry ----
 
 Status ContractService::Abandon(std::string_view id) {
-  TARN_ASSIGN_OR_RETURN(ContractRecord seen, LoadFresh(*catalog_, id));
-  if (seen.state == ContractState::kAbandoned || seen.state == ContractState::kExpired) {
-    return Status::OK();
-  }
-  if (seen.state == ContractState::kCommitted) return AlreadyCommittedError(seen);
-  if (seen.state == ContractState::kCommitting) {
-    return Status::Of(codes::kCommitInProgress, "contract " + seen.id + " is being committed");
-  }
-  TARN_RETURN_NOT_OK(catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, seen.id));
-    if (!rec) return NotFoundError(seen.id);
-    if (rec->state == ContractState::kCommitted) return AlreadyCommittedError(*rec);
-    if (rec->state == ContractState::kCommitting) {
-      return Status::Of(codes::kCommitInProgress, "contract " + seen.id + " is being committed");
-    }
-    if (rec->state == ContractState::kAbandoned || rec->state == ContractState::kExpired) {
+  return AuditedLocally("contract.abandon", id, [&]() -> Status {
+    TARN_ASSIGN_OR_RETURN(ContractRecord seen, LoadFresh(*catalog_, id));
+    if (seen.state == ContractState::kAbandoned || seen.state == ContractState::kExpired) {
       return Status::OK();
     }
-    const ContractState was = rec->state;
-    rec->state = ContractState::kAbandoned;
-    rec->updated_at_us = NowUs(*catalog_);
-    return internal::UpdateRecord(tx, *rec, was).status();
-  }));
-  return DeleteStaged(catalog_->warehouse(), seen.id);
+    if (seen.state == ContractState::kCommitted) return AlreadyCommittedError(seen);
+    if (seen.state == ContractState::kCommitting) {
+      return Status::Of(codes::kCommitInProgress, "contract " + seen.id + " is being committed");
+    }
+    TARN_RETURN_NOT_OK(catalog_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
+      TARN_ASSIGN_OR_RETURN(auto rec, internal::LoadRecord(tx, seen.id));
+      if (!rec) return NotFoundError(seen.id);
+      if (rec->state == ContractState::kCommitted) return AlreadyCommittedError(*rec);
+      if (rec->state == ContractState::kCommitting) {
+        return Status::Of(codes::kCommitInProgress, "contract " + seen.id + " is being committed");
+      }
+      if (rec->state == ContractState::kAbandoned || rec->state == ContractState::kExpired) {
+        return Status::OK();
+      }
+      const ContractState was = rec->state;
+      rec->state = ContractState::kAbandoned;
+      rec->updated_at_us = NowUs(*catalog_);
+      return internal::UpdateRecord(tx, *rec, was).status();
+    }));
+    return DeleteStaged(catalog_->warehouse(), seen.id);
+  });
 }
 
 Result<int64_t> ContractService::SweepExpired() {

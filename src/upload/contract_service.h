@@ -80,6 +80,24 @@ class ContractService final : public Uploads {
   ContractService(std::shared_ptr<Catalog> catalog, ContractServiceOptions options,
                   std::shared_ptr<std::atomic<int64_t>> last_sweep_us);
 
+  // Over a catalog that audits locally (Catalog::local_actor: the CLI's embedded catalog), each
+  // operation writes its audit row after it runs, with the server's action names; over a
+  // server's catalog (the server audits its requests) it only runs.
+  template <class F>
+  auto AuditedLocally(std::string_view action, std::string_view subject, F&& run)
+      -> decltype(run()) {
+    auto r = run();
+    if (catalog_->local_actor()) WriteLocalAudit(action, subject, StatusOf(r));
+    return r;
+  }
+  static const Status& StatusOf(const Status& st) { return st; }
+  template <class T>
+  static Status StatusOf(const Result<T>& r) {
+    return r.ok() ? Status::OK() : r.status();
+  }
+  // `subject` is a contract id (the row names its target dataset) or a dataset name.
+  void WriteLocalAudit(std::string_view action, std::string_view subject, const Status& outcome);
+
   std::shared_ptr<Catalog> catalog_;
   ContractServiceOptions options_;
   // When Negotiate last swept expired contracts; shared by the views of As().

@@ -16,6 +16,8 @@ const bin = process.env.TARN_BINARY || path.resolve('../../build/tarn');
 const dir = scratch('materialized');
 const OWNER_ID = 'tarn_mvtestowner000000001';
 const OWNER_SECRET = 'mv-test-owner-secret-0123456789abcdef';
+// Who an embedded CLI command acts as (its audit actor): local:<user>.
+const LOCAL_ACTOR = process.env.USER ? `local:${process.env.USER}` : `local:uid${process.getuid()}`;
 
 let serve = null;
 after(async () => (serve ? serve.stop() : null));
@@ -82,7 +84,7 @@ async function exercise(target, tag, remote) {
   let jobs = json(target, ['jobs', 'list', '--target', 'shop.sales.by_region']);
   assert.equal(jobs.length, 1);
   assert.deepEqual([jobs[0].from_snapshot, jobs[0].to_snapshot, jobs[0].state], [s1.snapshot_id, s2.snapshot_id, 'queued']);
-  assert.equal(jobs[0].fired_by, remote ? OWNER_ID : 'tester');
+  assert.equal(jobs[0].fired_by, remote ? OWNER_ID : LOCAL_ACTOR);
   const s3 = await appendRows(target, 4000, 4500);  // throttled
   assert.equal(json(target, ['jobs', 'list', '--target', 'shop.sales.by_region']).length, 1);
   assert.equal(json(target, ['trigger', 'list', 'shop.sales.orders'])[0].last_fired_status, 'throttled');
