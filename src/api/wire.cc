@@ -1664,9 +1664,27 @@ Result<AccessTokenSpec> AccessTokenSpecFromJson(const Json& j) {
   return v;
 }
 
+namespace {
+
+// An audit or alert record's detail: its JSON object on the wire, kept as text when the
+// stored text is not JSON; read back as text ("{}" when absent).
+Json DetailJson(const std::string& text) {
+  Json detail = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (detail.is_discarded()) return Json(text);
+  return detail;
+}
+
+Result<std::string> DetailText(ObjectReader& r) {
+  TARN_ASSIGN_OR_RETURN(const Json* detail, r.OptValue("detail"));
+  if (detail == nullptr) return std::string("{}");
+  if (detail->is_string()) return detail->get<std::string>();
+  return Dump(*detail);
+}
+
+}  // namespace
+
 Json ToJson(const AuditRecord& v) {
-  Json detail = Json::parse(v.detail_json, nullptr, /*allow_exceptions=*/false);
-  if (detail.is_discarded()) detail = v.detail_json;  // kept as text when it is not JSON
+  Json detail = DetailJson(v.detail_json);
   return Json{{"id", v.id},
               {"at_us", v.at_us},
               {"request_id", v.request_id},
@@ -1692,14 +1710,7 @@ Result<AuditRecord> AuditRecordFromJson(const Json& j) {
   TARN_ASSIGN_OR_RETURN(auto workspace, r.OptString("workspace"));
   v.workspace = workspace.value_or("");
   TARN_ASSIGN_OR_RETURN(v.outcome, r.String("outcome"));
-  TARN_ASSIGN_OR_RETURN(const Json* detail, r.OptValue("detail"));
-  if (detail == nullptr) {
-    v.detail_json = "{}";
-  } else if (detail->is_string()) {
-    v.detail_json = detail->get<std::string>();
-  } else {
-    v.detail_json = Dump(*detail);
-  }
+  TARN_ASSIGN_OR_RETURN(v.detail_json, DetailText(r));
   TARN_RETURN_NOT_OK(r.Finish());
   return v;
 }
@@ -1707,8 +1718,7 @@ Result<AuditRecord> AuditRecordFromJson(const Json& j) {
 // ---- alerts and the integrity sweep ----
 
 Json ToJson(const AlertRecord& v) {
-  Json detail = Json::parse(v.detail_json, nullptr, /*allow_exceptions=*/false);
-  if (detail.is_discarded()) detail = v.detail_json;
+  Json detail = DetailJson(v.detail_json);
   return Json{{"fingerprint", v.fingerprint},
               {"code", v.code},
               {"severity", v.severity},
@@ -1733,14 +1743,7 @@ Result<AlertRecord> AlertRecordFromJson(const Json& j) {
   TARN_ASSIGN_OR_RETURN(v.summary, r.String("summary"));
   TARN_ASSIGN_OR_RETURN(v.component, r.String("component"));
   TARN_ASSIGN_OR_RETURN(v.environment, r.String("environment"));
-  TARN_ASSIGN_OR_RETURN(const Json* detail, r.OptValue("detail"));
-  if (detail == nullptr) {
-    v.detail_json = "{}";
-  } else if (detail->is_string()) {
-    v.detail_json = detail->get<std::string>();
-  } else {
-    v.detail_json = Dump(*detail);
-  }
+  TARN_ASSIGN_OR_RETURN(v.detail_json, DetailText(r));
   TARN_ASSIGN_OR_RETURN(v.first_raised_at_us, r.Int("first_raised_at_us"));
   TARN_ASSIGN_OR_RETURN(v.last_raised_at_us, r.Int("last_raised_at_us"));
   TARN_ASSIGN_OR_RETURN(v.last_delivered_at_us, r.Int("last_delivered_at_us"));
