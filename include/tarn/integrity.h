@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct FsckOptions {
   // List the warehouse: missing_object and orphan_object. Off, the sweep reads only the
   // metastore.
   bool check_objects = true;
+  // Asked before each dataset: true stops the sweep with kCancelled (a server shutting down).
+  std::function<bool()> cancelled;
 };
 
 struct FsckFinding {

@@ -9,6 +9,7 @@
 #include "catalog/catalog_internal.h"
 #include "catalog/commit_queue.h"
 #include "catalog/error_codes.h"
+#include "catalog/store.h"
 #include "catalog/views_store.h"
 #include "common/io.h"
 #include "metastore/metastore.h"
@@ -507,6 +508,24 @@ Status Catalog::SetCollectionProperties(std::string_view qualified, const Proper
 Status Catalog::UnsetCollectionProperties(std::string_view qualified,
                                           const std::vector<std::string>& keys) {
   return UpdateCollection(*metastore_, *clock_, qualified, {}, keys);
+}
+
+Result<bool> Catalog::ClaimPeriodicRun(std::string_view step, int64_t interval_us,
+                                       std::string_view runner) {
+  if (interval_us < 1'000'000) {
+    return Status::InvalidArgument("a periodic step runs at most once a second");
+  }
+  if (step.empty() || step.size() > 200 || runner.size() > 200) {
+    return Status::InvalidArgument("a periodic step's name and runner are 1 to 200 bytes");
+  }
+  bool claimed = false;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+    const int64_t now = clock_->NowMicros();
+    TARN_ASSIGN_OR_RETURN(
+        claimed, catalog_store::ClaimPeriodicRun(tx, step, now, now + interval_us, runner));
+    return Status::OK();
+  }));
+  return claimed;
 }
 
 }  // namespace tarn

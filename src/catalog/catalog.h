@@ -387,6 +387,13 @@ class Catalog : public Client {
   // negative grace; metastore and warehouse errors as they come.
   Result<FsckReport> Fsck(const FsckOptions& options) override;
 
+  // Periodic work shared by every server on this metastore (table periodic_runs): true when
+  // `step` was due and this call claimed its slot (the next due time is now + interval_us, the
+  // runner recorded); false when it is not due, another server having run it. A server runs
+  // the step only on true. kInvalidArgument for an interval below one second.
+  Result<bool> ClaimPeriodicRun(std::string_view step, int64_t interval_us,
+                                std::string_view runner);
+
  protected:
   // Streams the rows of the dataset at the snapshot, deletion vectors applied and filtered by
   // `where`, in the snapshot's schema (only `columns` when given, plus `_tarn_row_id` when

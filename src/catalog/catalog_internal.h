@@ -142,6 +142,13 @@ Status MarkThrottled(Transaction& tx, int64_t dataset_id, const std::string& sou
 // The trigger_fire_failed alert and a trigger.fire_failed audit record (best effort).
 void ReportFireFailure(Metastore& ms, const Clock& clock, alerts::Alerter* alerter,
                        const FireFailure& f);
+// A refresh of `view` the egress lock refused (RecordRefresh with status egress_blocked): the
+// mv.refresh_egress_blocked audit row, written in the transaction that records the status,
+// and the egress_blocked alert, raised once that transaction is durable.
+AuditRecord EgressBlockedAudit(const std::string& view, const RefreshRecord& record,
+                               const std::string& actor, int64_t now);
+void ReportEgressBlocked(alerts::Alerter* alerter, const std::string& view,
+                         const RefreshRecord& record);
 
 // The name of the refresh trigger a materialized view puts on each source (materialized.cc).
 std::string RefreshTriggerName(const DatasetName& view);

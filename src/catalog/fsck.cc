@@ -718,7 +718,12 @@ Result<FsckReport> Catalog::Fsck(const FsckOptions& options) {
   PrefixWalk walk(*warehouse_, workspace.empty(), [&](std::vector<ObjectInfo> objects) {
     return sweeper.Strays(std::move(objects));
   });
-  for (const auto& d : datasets) TARN_RETURN_NOT_OK(sweeper.Dataset(d, &walk));
+  for (const auto& d : datasets) {
+    if (options.cancelled && options.cancelled()) {
+      return Status::Cancelled("the integrity sweep was stopped before it finished");
+    }
+    TARN_RETURN_NOT_OK(sweeper.Dataset(d, &walk));
+  }
   if (options.check_objects) TARN_RETURN_NOT_OK(walk.Finish());
   report.objects_listed = walk.listed();
 

@@ -5,10 +5,12 @@
 // findings, once per cool-off, and none for orphans.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include "alerts/alerts.h"
 #include "catalog/test_fixture.h"
@@ -451,6 +453,33 @@ TEST_P(FsckSuite, PlatformFindingsAlertOncePerCoolOff) {
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   ASSERT_EQ(rows->size(), 2u);
   for (const auto& row : *rows) EXPECT_EQ(row.count, 2) << row.code;
+}
+
+// `tarn serve --fsck-every`: of any number of servers asking at once, one claims the due slot;
+// the next slot is due an interval later; a slot missed while no server ran is claimed once.
+TEST_P(FsckSuite, APeriodicSlotIsClaimedByOneCallerOnly) {
+  if (!cat_) return;
+  constexpr int64_t kHour = int64_t{3600} * 1000 * 1000;
+  std::atomic<int> claimed{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      auto r = cat_->ClaimPeriodicRun("fsck", kHour, "runner-" + std::to_string(i));
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      if (*r) ++claimed;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(claimed.load(), 1);
+  EXPECT_FALSE(*cat_->ClaimPeriodicRun("fsck", kHour, "late"));
+  // Another step has its own slot.
+  EXPECT_TRUE(*cat_->ClaimPeriodicRun("other", kHour, "r"));
+  // Due again (every server was down past it): one claim, then quiet for an interval.
+  Sql("UPDATE periodic_runs SET due_at = 1 WHERE step = 'fsck'", {});
+  EXPECT_TRUE(*cat_->ClaimPeriodicRun("fsck", kHour, "back"));
+  EXPECT_FALSE(*cat_->ClaimPeriodicRun("fsck", kHour, "back"));
+  EXPECT_EQ(cat_->ClaimPeriodicRun("fsck", 999'999, "r").status().kind(),
+            ErrorKind::kInvalidArgument);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FsckSuite, ::testing::Values("sqlite", "postgres"),

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "catalog/access_store.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
@@ -207,11 +208,24 @@ Status Catalog::RecordRefresh(std::string_view qualified, const RefreshRecord& r
   if (record.error.size() > 8192 || record.job_id.size() > 200) {
     return Status::InvalidArgument("a refresh's error or job id is too long");
   }
-  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+  const bool blocked = record.status == kRefreshEgressBlocked;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     views_store::ViewRow row;
     TARN_RETURN_NOT_OK(LoadMaterializedView(tx, n, &row).status());
-    return views_store::SetRefresh(tx, row.id, record, clock_->NowMicros());
-  });
+    const int64_t now = clock_->NowMicros();
+    TARN_RETURN_NOT_OK(views_store::SetRefresh(tx, row.id, record, now));
+    if (!blocked) return Status::OK();
+    std::string actor;
+    if (!record.job_id.empty()) {
+      TARN_ASSIGN_OR_RETURN(auto job, views_store::LoadJob(tx, record.job_id));
+      if (job) actor = job->fired_by;
+    }
+    return access_store::InsertAuditRows(
+        tx, {EgressBlockedAudit(n.ToString(), record,
+                                actor.empty() ? local_actor().value_or("tarn") : actor, now)});
+  }));
+  if (blocked) ReportEgressBlocked(&alerter(), n.ToString(), record);
+  return Status::OK();
 }
 
 Result<std::vector<TriggerInfo>> Catalog::ListTriggers(std::string_view dataset) {

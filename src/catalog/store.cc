@@ -232,13 +232,27 @@ CREATE TABLE dataset_locations (
 );
 )sql";
 
+// Periodic work of `tarn serve` (the integrity sweep today, housekeeping next): one row per
+// step, the time it is next due. A server runs a step only when it moved due_at forward
+// itself, so of several servers polling the same metastore one runs each due slot, and a
+// step missed while every server was down runs once, not once per missed interval.
+constexpr char kPeriodicRuns[] = R"sql(
+CREATE TABLE periodic_runs (
+  step TEXT PRIMARY KEY,
+  due_at BIGINT NOT NULL,
+  last_started_at BIGINT,
+  last_runner TEXT
+);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& CatalogTables() {
   static const std::vector<Migration>* steps =
       new std::vector<Migration>{{1, "catalog core", kCatalogCore},
                                  {2, "datasets at work", kDatasetsAtWork},
-                                 {5, "file isolation", kFileIsolation}};
+                                 {5, "file isolation", kFileIsolation},
+                                 {12, "periodic runs", kPeriodicRuns}};
   return *steps;
 }
 
@@ -519,6 +533,21 @@ Result<std::vector<std::string>> StillReferenced(Transaction& tx, int64_t datase
     }
   }
   return out;
+}
+
+Result<bool> ClaimPeriodicRun(Transaction& tx, std::string_view step, int64_t now, int64_t next_due,
+                              std::string_view runner) {
+  TARN_RETURN_NOT_OK(
+      tx.Execute(
+            "INSERT INTO periodic_runs (step, due_at) VALUES (?, 0) ON CONFLICT (step) DO NOTHING",
+            {std::string(step)})
+          .status());
+  TARN_ASSIGN_OR_RETURN(
+      int64_t moved,
+      tx.Execute("UPDATE periodic_runs SET due_at = ?, last_started_at = ?, last_runner = ? "
+                 "WHERE step = ? AND due_at <= ?",
+                 {next_due, now, std::string(runner), std::string(step), now}));
+  return moved == 1;
 }
 
 }  // namespace tarn::catalog_store

@@ -1,4 +1,4 @@
-// The catalog's tables: their migrations (versions 1, 2 and 5 of the one global order) and
+// The catalog's tables: their migrations (versions 1, 2, 5 and 12 of the one global order) and
 // typed statements on them. Internal to the catalog module.
 #pragma once
 
@@ -18,8 +18,8 @@ namespace tarn::catalog_store {
 // parameters, for every store of the catalog's tables.
 std::string Placeholders(size_t rows, size_t cols);
 
-// Migrations 1 (catalog core), 2 (datasets at work) and 5 (file isolation), contributed to
-// SchemaMigrations().
+// Migrations 1 (catalog core), 2 (datasets at work), 5 (file isolation) and 12 (periodic
+// runs), contributed to SchemaMigrations().
 const std::vector<Migration>& CatalogTables();
 
 // ---- datasets: the commit's lock ----
@@ -128,5 +128,12 @@ Status ForEachReferencedKey(
 // Of `keys`, those a row of the dataset still names.
 Result<std::vector<std::string>> StillReferenced(Transaction& tx, int64_t dataset_id,
                                                  const std::vector<std::string>& keys);
+
+// ---- periodic runs (migration 12) ----
+
+// Claims the slot of periodic `step` due at or before `now`: moves its due time to
+// `next_due` and names `runner`. False when the step is not due (another server ran it).
+Result<bool> ClaimPeriodicRun(Transaction& tx, std::string_view step, int64_t now, int64_t next_due,
+                              std::string_view runner);
 
 }  // namespace tarn::catalog_store

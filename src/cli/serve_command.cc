@@ -42,6 +42,7 @@ struct ServeOptions {
   std::string oidc_audience;
   std::string worker_url;
   int64_t job_lease = 900;
+  std::string fsck_every;  // empty: no scheduled integrity sweep
 };
 
 // "1048576", "64KiB", "16MiB", "1GiB" (also K, M, G, KB, MB, GB as powers of 1024).
@@ -149,6 +150,14 @@ Status Serve(const ServeOptions& s) {
   o.job_lease_s = s.job_lease;
   if (o.worker_url.empty()) {
     if (const char* env = std::getenv("TARN_WORKER_URL")) o.worker_url = env;
+  }
+  if (!s.fsck_every.empty()) {
+    auto every = ParseDuration(s.fsck_every);
+    if (!every.ok()) return Status::InvalidArgument("--fsck-every: " + every.status().message());
+    if (*every < 1'000'000) {
+      return Status::InvalidArgument("--fsck-every: at least 1s (a whole-catalog sweep)");
+    }
+    o.fsck_interval_s = static_cast<double>(*every) / 1e6;
   }
 
   // Signals are taken by one watcher thread: blocked here, before any thread exists, so every
@@ -261,6 +270,9 @@ void RegisterServeCommand(CLI::App* app, GlobalOptions* /*global*/) {
   cmd->add_option("--job-lease", s->job_lease,
                   "Seconds a delivered job may run before another server delivers it again")
       ->capture_default_str();
+  cmd->add_option("--fsck-every", s->fsck_every,
+                  "Run the integrity sweep (tarn fsck) over the whole catalog this often, e.g. "
+                  "6h: one server of those on the metastore runs each slot, findings alerted");
   cmd->add_option("--shutdown-grace", s->shutdown_grace,
                   "Seconds in-flight requests may take to finish after SIGTERM/SIGINT")
       ->capture_default_str();

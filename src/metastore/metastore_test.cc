@@ -157,7 +157,7 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
             GetParam() == "sqlite" ? MetastoreBackend::kSqlite : MetastoreBackend::kPostgres);
   auto applied = ms->AppliedMigrations();
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
-  EXPECT_EQ(*applied, std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(*applied, std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
   for (const char* table : {"catalog_properties", "workspaces",
                             "collections",        "datasets",
                             "dataset_schemas",    "dataset_partition_specs",
@@ -180,7 +180,7 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 1);
 }
 
@@ -855,12 +855,12 @@ TEST_P(MetastoreConformance, MissingStepsAreFilledIn) {
   o.migrations = without_uploads;
   auto ms = Open(o);
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 5, 6, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12}));
   EXPECT_FALSE(QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts").ok());
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts"), 0);
 }
 
@@ -1062,6 +1062,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
       {9, "incremental refresh and trigger due times", 171, 0x3c3a218db045e996ULL},
       {10, "provenance", 816, 0x04c90ec2c0bf006cULL},
       {11, "alerts", 525, 0x945601e8d93a3f5eULL},
+      {12, "periodic runs", 129, 0xb5dfde1ecd85e69fULL},
   };
   std::vector<Migration> all = SchemaMigrations();
   ASSERT_EQ(all.size(), released.size());
@@ -1072,7 +1073,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
     EXPECT_EQ(Fnv1a(all[i].sql), released[i].fnv) << all[i].name;
   }
   // Each module's own list is what it contributes.
-  EXPECT_EQ(catalog_store::CatalogTables().size(), 3u);
+  EXPECT_EQ(catalog_store::CatalogTables().size(), 4u);
   EXPECT_EQ(access_store::AccessTables().size(), 2u);
   EXPECT_EQ(views_store::ViewTables().size(), 3u);
   EXPECT_EQ(upload::internal::UploadTables().size(), 1u);

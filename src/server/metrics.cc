@@ -135,6 +135,21 @@ std::string Metrics::Render() const {
       "tarn_commit_conflicts_total " +
       std::to_string(conflicts_.load(std::memory_order_relaxed)) +
       "\n"
+      "# HELP tarn_fsck_runs_total Scheduled integrity sweeps this server ran (--fsck-every).\n"
+      "# TYPE tarn_fsck_runs_total counter\n"
+      "tarn_fsck_runs_total " +
+      std::to_string(fsck_runs_.load(std::memory_order_relaxed)) +
+      "\n"
+      "# HELP tarn_fsck_failures_total Scheduled integrity sweeps that could not finish.\n"
+      "# TYPE tarn_fsck_failures_total counter\n"
+      "tarn_fsck_failures_total " +
+      std::to_string(fsck_failures_.load(std::memory_order_relaxed)) +
+      "\n"
+      "# HELP tarn_fsck_findings Findings of the last scheduled integrity sweep this server ran.\n"
+      "# TYPE tarn_fsck_findings gauge\n"
+      "tarn_fsck_findings " +
+      std::to_string(fsck_findings_.load(std::memory_order_relaxed)) +
+      "\n"
       "# HELP tarn_errors_total Error responses by error code.\n"
       "# TYPE tarn_errors_total counter\n";
   {

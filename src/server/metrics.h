@@ -31,6 +31,15 @@ class Metrics {
   void CountCommits(int64_t n) { commits_.fetch_add(n, std::memory_order_relaxed); }
   void CountConflict() { conflicts_.fetch_add(1, std::memory_order_relaxed); }
   void CountError(std::string_view code);
+  // One scheduled integrity sweep this server ran, with its findings (-1: it failed).
+  void RecordFsck(int64_t findings) {
+    fsck_runs_.fetch_add(1, std::memory_order_relaxed);
+    if (findings < 0) {
+      fsck_failures_.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      fsck_findings_.store(findings, std::memory_order_relaxed);
+    }
+  }
 
   // The Prometheus text exposition format (version 0.0.4).
   std::string Render() const;
@@ -52,6 +61,9 @@ class Metrics {
   std::atomic<int64_t> inflight_{0};
   std::atomic<uint64_t> commits_{0};
   std::atomic<uint64_t> conflicts_{0};
+  std::atomic<uint64_t> fsck_runs_{0};
+  std::atomic<uint64_t> fsck_failures_{0};
+  std::atomic<int64_t> fsck_findings_{0};
   mutable std::mutex errors_mu_;
   std::map<std::string, uint64_t, std::less<>> errors_;
 };

@@ -535,6 +535,9 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   std::shared_ptr<Exchange> Serve(const std::shared_ptr<Exchange>& ex);
   // Expires upload contracts every options_.contract_sweep_interval_s until Shutdown.
   void Sweep();
+  // Runs the integrity sweep whenever this server claims its due slot (fsck_interval_s).
+  void ScheduledFsck();
+  void RunFsckOnce();
 
   std::shared_ptr<Catalog> catalog_;
   ServerOptions options_;
@@ -569,6 +572,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   std::condition_variable sweep_cv_;
   bool sweep_stop_ = false;
   std::thread sweeper_;
+  std::thread fsck_thread_;
 };
 
 namespace {
@@ -1827,6 +1831,7 @@ Status Server::Impl::Start() {
     });
   }
   if (options_.contract_sweep_interval_s > 0) sweeper_ = std::thread([this] { Sweep(); });
+  if (options_.fsck_interval_s > 0) fsck_thread_ = std::thread([this] { ScheduledFsck(); });
   if (!options_.worker_url.empty()) {
     DispatcherOptions d;
     d.worker_url = options_.worker_url;
@@ -1914,6 +1919,7 @@ void Server::Impl::Wait() {
   io_threads_.clear();
   if (workers_) workers_->Stop(std::max(deadline, Clock::now() + std::chrono::milliseconds(200)));
   if (sweeper_.joinable()) sweeper_.join();
+  if (fsck_thread_.joinable()) fsck_thread_.join();
   if (dispatcher_) dispatcher_->Stop();
   waited_ = true;
 }
@@ -1940,6 +1946,66 @@ void Server::Impl::Sweep() {
     }
     lock.lock();
   }
+}
+
+void Server::Impl::ScheduledFsck() {
+  const double poll_s = std::min(options_.fsck_poll_interval_s, options_.fsck_interval_s);
+  // Each look is 0.8 to 1.2 polls after the last, so servers started together do not ask in
+  // lockstep and the sweeps spread over them.
+  auto poll = [poll_s] {
+    const double jitter = 0.8 + 0.4 * static_cast<double>(RandomU64() % 1001) / 1000.0;
+    return std::chrono::milliseconds(static_cast<int64_t>(std::max(0.001, poll_s * jitter) * 1e3));
+  };
+  const tarn::Clock& clock = catalog_->clock();
+  std::unique_lock<std::mutex> lock(sweep_mu_);
+  // The first look is at once: a slot missed while every server was down runs now, once.
+  for (bool first = true; first || !clock.WaitUntil(lock, sweep_cv_, clock.SteadyNow() + poll(),
+                                                    [this] { return sweep_stop_; });
+       first = false) {
+    if (sweep_stop_) return;
+    lock.unlock();
+    RunFsckOnce();
+    lock.lock();
+  }
+}
+
+void Server::Impl::RunFsckOnce() {
+  static const std::string runner = [] {
+    char host[256] = {0};
+    if (::gethostname(host, sizeof(host) - 1) != 0) host[0] = 0;
+    return std::string(host) + ":" + std::to_string(::getpid());
+  }();
+  const auto interval_us = static_cast<int64_t>(options_.fsck_interval_s * 1e6);
+  Result<FsckReport> report = Status::Internal("the integrity sweep threw");
+  const auto started = Clock::now();
+  try {
+    auto claimed = catalog_->ClaimPeriodicRun("fsck", interval_us, runner);
+    if (!claimed.ok()) {
+      Log(std::move(LogLine("error").Str(
+          "message", "claiming the integrity sweep: " + claimed.status().ToString())));
+      return;
+    }
+    if (!*claimed) return;  // not due, or another server runs this slot
+    FsckOptions options;
+    options.cancelled = [this] { return shutting_down_.load(); };
+    report = catalog_->Fsck(options);
+  } catch (const std::exception& e) {
+    report = Status::Internal(std::string("the integrity sweep threw: ") + e.what());
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  if (!report.ok()) {
+    metrics_.RecordFsck(-1);
+    Log(std::move(LogLine("error").Str(
+        "message", "the scheduled integrity sweep: " + report.status().ToString())));
+    return;
+  }
+  metrics_.RecordFsck(static_cast<int64_t>(report->findings.size()));
+  Log(std::move(LogLine("fsck")
+                    .Int("findings", static_cast<int64_t>(report->findings.size()))
+                    .Int("datasets_checked", report->datasets_checked)
+                    .Int("files_checked", report->files_checked)
+                    .Int("objects_listed", report->objects_listed)
+                    .Millis("duration_ms", seconds)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1973,6 +2039,10 @@ Result<std::unique_ptr<Server>> Server::Make(std::shared_ptr<Catalog> catalog,
   if (options.token_ttl_s < 1) return bad("token ttl must be positive");
   if (options.shutdown_grace_s < 0) return bad("shutdown grace must not be negative");
   if (options.contract_sweep_interval_s < 0) return bad("sweep interval must not be negative");
+  if (options.fsck_interval_s != 0 && !(options.fsck_interval_s >= 1)) {
+    return bad("fsck interval must be 0 (never) or at least one second");
+  }
+  if (!(options.fsck_poll_interval_s > 0)) return bad("fsck poll interval must be positive");
   if (options.max_requests_per_connection < 1) {
     return bad("max requests per connection must be positive");
   }

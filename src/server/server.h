@@ -64,6 +64,12 @@ struct ServerOptions {
   int max_requests_per_connection = 100000;
   // How often the server expires upload contracts past their lifetime (0: never).
   double contract_sweep_interval_s = 60;
+  // The integrity sweep on a schedule (`tarn serve --fsck-every`; 0: never, else at least 1 s):
+  // a whole-catalog Catalog::Fsck once per interval across every server on the metastore (the
+  // slot is claimed in table periodic_runs), its findings alerted, logged and in /metrics.
+  double fsck_interval_s = 0;
+  // How often a server with fsck_interval_s asks whether the sweep is due (at most the interval).
+  double fsck_poll_interval_s = 60;
 
   // Refresh jobs (docs/design/views.md, "Delivery"): when set, the server's dispatcher POSTs
   // each queued job to this URL (`tarn worker`'s) with a job token whose audience is exactly

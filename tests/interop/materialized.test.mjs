@@ -283,6 +283,16 @@ test('the egress lock and SECURE on a view across workspaces', async () => {
   assert.equal(jsonError(r).code, 'egress_blocked');
   assert.equal(json(t, ['mv', 'show', 'mart.m.by_region']).last_refresh_status, 'egress_blocked');
   assert.equal(json(t, ['sql', 'SELECT sum(n)::INT AS n FROM mart.m.by_region']).n, 100);
+  // A blocked refresh is a platform event too: an audit row and one alert per view and reason.
+  const blocked = () => json(t, ['audit', '--workspace', 'mart']).filter((a) => a.action === 'mv.refresh_egress_blocked');
+  assert.equal(blocked().length, 1);
+  assert.deepEqual([blocked()[0].actor, blocked()[0].target, blocked()[0].outcome], [LOCAL_ACTOR, 'mart.m.by_region', 'egress_blocked']);
+  assert.match(blocked()[0].detail.error, /shop/);
+  const alerts = () => json(t, ['alerts', 'list', '--code', 'egress_blocked']);
+  assert.deepEqual(alerts().map((a) => [a.object, a.count]), [['mart.m.by_region', 1]]);
+  assert.equal(run(t, ['mv', 'refresh', 'mart.m.by_region']).code, 5);
+  assert.equal(blocked().length, 2);
+  assert.deepEqual(alerts().map((a) => [a.object, a.count]), [['mart.m.by_region', 2]]);
   ok(t, ['workspace', 'secure', 'mark', 'shop', 'mart.m.by_region', '--to', 'mart']);
   ok(t, ['mv', 'refresh', 'mart.m.by_region']);
   assert.equal(json(t, ['sql', 'SELECT sum(n)::INT AS n FROM mart.m.by_region']).n, 150);

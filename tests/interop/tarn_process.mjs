@@ -20,8 +20,9 @@ export async function freePort() {
 
 // Starts `bin serve --catalog catalog ...args` with the owner as bootstrap client and resolves to
 // { url, port, pid, child, log(), stop() }: log() is the end of its log, stop() sends SIGTERM and
-// resolves to the exit code (at once when it has already exited).
-export async function startServe({ bin, catalog, logPath, ownerId, ownerSecret, args = [] }) {
+// resolves to the exit code (at once when it has already exited). `env` is added to the
+// server's environment.
+export async function startServe({ bin, catalog, logPath, ownerId, ownerSecret, args = [], env = {} }) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const log = () => (fs.existsSync(logPath) ? fs.readFileSync(logPath, 'utf8').slice(-4000) : '');
@@ -33,6 +34,7 @@ export async function startServe({ bin, catalog, logPath, ownerId, ownerSecret, 
       TARN_CATALOG: '',
       TARN_BOOTSTRAP_CLIENT_ID: ownerId,
       TARN_BOOTSTRAP_CLIENT_SECRET: ownerSecret,
+      ...env,
     },
     stdio: ['ignore', logFd, logFd],
   });
