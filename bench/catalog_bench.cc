@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "metastore/metastore.h"
 #include "tarn/partition.h"
 #include "types/iceberg.h"
 #include "types/value_text.h"
@@ -86,6 +87,8 @@ struct Args {
   int runs = 20;
   int triggers = 0;               // commit: refresh triggers on the dataset (issue 17)
   int64_t trigger_interval = -1;  // their floor in seconds; -1: the default (120)
+  int64_t tasks = 10'000;         // tick: schedule tasks in the catalog (issue 19)
+  int64_t due = 100;              // tick: of them due at each tick
   std::string label;
   std::string file;
 };
@@ -132,6 +135,10 @@ Args ParseArgs(int argc, char** argv) {
       a.triggers = std::stoi(value());
     } else if (arg == "--trigger-interval") {
       a.trigger_interval = std::stoll(value());
+    } else if (arg == "--tasks") {
+      a.tasks = std::stoll(value());
+    } else if (arg == "--due") {
+      a.due = std::stoll(value());
     } else if (arg == "--label") {
       a.label = value();
     } else if (a.cmd == "report" && a.file.empty()) {
@@ -775,6 +782,64 @@ void RunReport(const Args& a) {
 
 }  // namespace
 
+// The schedule tick (issue 19, docs/design/tasks.md): `--tasks` schedule tasks, of which `--due`
+// are made due before each of `--runs` ticks; the time of Catalog::FireDueSchedules (find the
+// due slots with one indexed query, claim each, record a job each, in one transaction).
+void RunTick(const Args& a) {
+  auto cat = OpenCatalog(a);
+  const std::string coll = "bench.tick";
+  (void)cat->CreateWorkspace("bench");
+  (void)cat->CreateCollection(coll);
+  tarn::DatasetDefinition def;
+  def.schema = *tarn::Schema::Parse("id INT64");
+  (void)cat->CreateDataset(coll + ".dst", def);
+  auto have = cat->ListTasks(coll);
+  Check(have.status(), "list tasks");
+  tarn::TaskDefinition task;
+  task.sql = "SELECT 1 AS id";
+  task.target = coll + ".dst";
+  task.trigger = tarn::kTaskTriggerSchedule;
+  task.schedule = "0 0 1 1 *";  // yearly: due only when the bench makes it so
+  task.time_zone = "Europe/London";
+  Clock::time_point t0 = Clock::now();
+  for (int64_t i = static_cast<int64_t>(have->size()); i < a.tasks; ++i) {
+    Check(cat->RegisterTask(coll + ".t" + std::to_string(i), task, {}, false, "bench").status(),
+          "register task");
+  }
+  const double setup_s = Seconds(Clock::now() - t0);
+  std::vector<double> ms;
+  for (int run = 0; run < a.runs; ++run) {
+    Check(cat->metastore().RunInTransaction([&](tarn::Transaction& tx) -> Status {
+      return tx
+          .Execute(
+              "UPDATE tasks SET next_due_at = 1 WHERE view_id IN (SELECT view_id FROM "
+              "tasks ORDER BY view_id LIMIT ?)",
+              {a.due})
+          .status();
+    }),
+          "make tasks due");
+    Clock::time_point start = Clock::now();
+    auto fired = cat->FireDueSchedules(10'000);
+    ms.push_back(Seconds(Clock::now() - start) * 1e3);
+    Check(fired.status(), "tick");
+    if (static_cast<int64_t>(fired->size()) != a.due) {
+      Die("the tick fired " + std::to_string(fired->size()) + " of " + std::to_string(a.due));
+    }
+    (void)cat->PurgeJobs();
+  }
+  Json j;
+  j["bench"] = "schedule_tick";
+  j["backend"] = Backend(a);
+  j["tasks"] = a.tasks;
+  j["due"] = a.due;
+  j["runs"] = a.runs;
+  j["setup_s"] = setup_s;
+  j["p50_ms"] = Percentile(ms, 50);
+  j["p99_ms"] = Percentile(ms, 99);
+  j["max_ms"] = Percentile(ms, 100);
+  std::printf("%s\n", j.dump().c_str());
+}
+
 int main(int argc, char** argv) {
   Args a = ParseArgs(argc, argv);
   if (a.cmd == "commit") {
@@ -787,6 +852,8 @@ int main(int argc, char** argv) {
     RunPlan(a);
   } else if (a.cmd == "report") {
     RunReport(a);
+  } else if (a.cmd == "tick") {
+    RunTick(a);
   } else {
     Die("unknown command " + a.cmd);
   }

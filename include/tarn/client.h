@@ -50,6 +50,7 @@
 #include "tarn/provenance.h"
 #include "tarn/query.h"
 #include "tarn/status.h"
+#include "tarn/task.h"
 #include "tarn/view.h"
 
 namespace tarn {
@@ -432,6 +433,46 @@ class Client {
   // negative interval.
   virtual Status SetTriggerInterval(std::string_view dataset, std::string_view trigger,
                                     std::optional<int64_t> seconds) = 0;
+
+  // ---- tasks (V3; tarn/task.h, docs/design/tasks.md) ----
+  // Not virtual (the SQL is bound in this process, like CreateMaterializedView; part of
+  // tarn::tarn only). Splits `INSERT INTO w.c.d <query>` when def.target is empty, binds the
+  // query to learn every dataset it reads (nothing runs, nothing is written), then
+  // RegisterTask with that declaration. With replace on an existing task: a new statement
+  // version, the declaration and the trigger rewritten.
+  // Errors: invalid_task (kInvalidArgument, field: sql, target, mode, trigger, on, schedule,
+  // time_zone, runs_as); the query's (sql_syntax_error, dataset_not_found, ...); RegisterTask's.
+  Result<TaskInfo> CreateTask(std::string_view qualified, const TaskDefinition& def,
+                              bool replace = false);
+  // Runs the task's query and writes its rows into its target as one snapshot (append or
+  // overwrite; receipt: producer task:<name>, every dataset read at its snapshot), then records
+  // the outcome on the task (RecordTaskRun): succeeded, or failed / denied / egress_blocked.
+  // The returned status is the run's own error when it did not succeed.
+  // Errors: task_not_found; author_required; QueryInto's (egress_blocked, permission_denied
+  // remotely when the caller may not write the target, the SQL's).
+  Result<TaskRunResult> RunTask(std::string_view qualified, const TaskRunOptions& options);
+  // Stores a task with the datasets its SQL reads (`reads`, its declaration). The creator is
+  // the caller (embedded: actor()); runs_as defaults to it. Remotely: owner of the task's
+  // workspace. Errors: not_found (workspace, collection); dataset_not_found (target, on, a
+  // read); invalid_task; task_exists (kAlreadyExists) unless replace; view_exists,
+  // materialized_view_exists, dataset_exists (another object has the name); trigger_cycle (a
+  // commit trigger whose source the target feeds); token_not_found (runs_as names no client).
+  virtual Result<TaskInfo> RegisterTask(std::string_view qualified, const TaskDefinition& def,
+                                        const std::vector<std::string>& reads, bool replace) = 0;
+  // Errors: task_not_found (kNotFound, field task).
+  virtual Result<TaskInfo> GetTask(std::string_view qualified) = 0;
+  // By name. Errors: not_found (workspace, collection).
+  virtual Result<std::vector<TaskInfo>> ListTasks(std::string_view collection) = 0;
+  // The task, its trigger and declaration go (its jobs stay, to their purge time). Remotely:
+  // owner. Errors: task_not_found.
+  virtual Status DropTask(std::string_view qualified) = 0;
+  // Records a run of a signal task: a job whose fired_by is the caller and whose run has the
+  // task's runs_as rights. Remotely: writer on the task's workspace. Errors: task_not_found;
+  // task_not_signalled (kFailedPrecondition) for a task with another trigger.
+  virtual Result<JobInfo> SignalTask(std::string_view qualified) = 0;
+  // Stores how a run ended (RunTask does). Remotely: writer. Errors: task_not_found;
+  // kInvalidArgument for a status other than succeeded, failed, denied, egress_blocked.
+  virtual Status RecordTaskRun(std::string_view qualified, const RefreshRecord& record) = 0;
 
   // ---- jobs (V3): the refreshes commits fire ----
   // Newest first. Remotely: the jobs of the workspaces the credential may read.

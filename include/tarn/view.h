@@ -177,12 +177,15 @@ struct JobInfo {
   std::string kind = "refresh";
   std::string workspace;  // the target's
   std::string trigger;
-  std::string target;  // the materialized view (qualified)
-  std::string source;  // the dataset whose commit fired it (qualified)
+  std::string target;  // the materialized view or the task (qualified)
+  std::string source;  // the dataset whose commit fired it (qualified); "" for a signal
   std::string source_uuid;
   int64_t from_snapshot = 0;
   int64_t to_snapshot = 0;
-  std::string fired_by;  // who committed: the refresh runs with their rights
+  std::string fired_by;  // who committed (or signalled): a refresh runs with their rights
+  // A task's run has this client's rights instead (the task's runs_as, tarn/task.h); empty
+  // for a refresh.
+  std::string runs_as;
   std::string state;
   int64_t attempts = 0;
   std::string error;
@@ -204,7 +207,7 @@ struct JobOutcomeReport {
 
 struct JobQuery {
   std::string state;      // empty: any
-  std::string target;     // a materialized view (qualified); empty: any
+  std::string target;     // a materialized view or a task (qualified); empty: any
   std::string workspace;  // the target's workspace; empty: any
   int64_t limit = 100;
 };

@@ -1184,7 +1184,8 @@ Json ToJson(const JobInfo& v) {
               {"updated_at_us", v.updated_at_us},
               {"next_attempt_at_us", v.next_attempt_at_us},
               {"lease_until_us", OptJson(v.lease_until_us)},
-              {"purge_at_us", v.purge_at_us}};
+              {"purge_at_us", v.purge_at_us},
+              {"runs_as", v.runs_as}};
 }
 
 Result<JobInfo> JobFromJson(const Json& j) {
@@ -1212,6 +1213,92 @@ Result<JobInfo> JobFromJson(const Json& j) {
   TARN_ASSIGN_OR_RETURN(v.next_attempt_at_us, r.Int("next_attempt_at_us"));
   TARN_ASSIGN_OR_RETURN(v.lease_until_us, r.OptInt("lease_until_us"));
   TARN_ASSIGN_OR_RETURN(v.purge_at_us, r.Int("purge_at_us"));
+  TARN_ASSIGN_OR_RETURN(auto runs_as, r.OptString("runs_as"));
+  v.runs_as = runs_as.value_or("");
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const TaskDefinition& v) {
+  return Json{{"sql", v.sql},        {"dialect", v.dialect},   {"description", v.description},
+              {"target", v.target},  {"mode", v.mode},         {"trigger", v.trigger},
+              {"on", v.on},          {"schedule", v.schedule}, {"time_zone", v.time_zone},
+              {"runs_as", v.runs_as}};
+}
+
+namespace {
+
+// The fields of a TaskDefinition from `r` (an object holding them, maybe among others).
+Status TaskDefinitionFields(ObjectReader& r, TaskDefinition* v) {
+  TARN_ASSIGN_OR_RETURN(v->sql, r.String("sql"));
+  for (auto [key, field] : {std::pair<const char*, std::string*>{"dialect", &v->dialect},
+                            {"description", &v->description},
+                            {"target", &v->target},
+                            {"mode", &v->mode},
+                            {"trigger", &v->trigger},
+                            {"on", &v->on},
+                            {"schedule", &v->schedule},
+                            {"time_zone", &v->time_zone},
+                            {"runs_as", &v->runs_as}}) {
+    TARN_ASSIGN_OR_RETURN(auto text, r.OptString(key));
+    if (text) *field = std::move(*text);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<TaskDefinition> TaskDefinitionFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  TaskDefinition v;
+  TARN_RETURN_NOT_OK(TaskDefinitionFields(r, &v));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const TaskInfo& v) {
+  return Json{{"name", v.name.ToString()},
+              {"version", v.version},
+              {"definition", ToJson(v.definition)},
+              {"reads", v.reads},
+              {"created_by", v.created_by},
+              {"created_at_us", v.created_at_us},
+              {"updated_at_us", v.updated_at_us},
+              {"next_due_at_us", OptJson(v.next_due_at_us)},
+              {"last_run_status", v.last_run_status},
+              {"last_run_at_us", OptJson(v.last_run_at_us)},
+              {"last_run_job", v.last_run_job},
+              {"last_run_error", v.last_run_error},
+              {"last_run_snapshot_id", OptJson(v.last_run_snapshot_id)}};
+}
+
+Result<TaskInfo> TaskFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  TaskInfo v;
+  TARN_ASSIGN_OR_RETURN(auto name, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(v.name, ParseDatasetName(name));
+  TARN_ASSIGN_OR_RETURN(v.version, r.Int("version"));
+  TARN_ASSIGN_OR_RETURN(const Json* def, r.Value("definition"));
+  TARN_ASSIGN_OR_RETURN(ObjectReader d, ObjectReader::Make(*def, r.Pointer("definition")));
+  TARN_RETURN_NOT_OK(TaskDefinitionFields(d, &v.definition));
+  TARN_RETURN_NOT_OK(d.Finish());
+  TARN_ASSIGN_OR_RETURN(const Json* reads, r.OptValue("reads"));
+  if (reads != nullptr) {
+    TARN_ASSIGN_OR_RETURN(v.reads, StringsAt(*reads, r.Pointer("reads")));
+  }
+  TARN_ASSIGN_OR_RETURN(v.created_by, r.String("created_by"));
+  TARN_ASSIGN_OR_RETURN(v.created_at_us, r.Int("created_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.updated_at_us, r.Int("updated_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.next_due_at_us, r.OptInt("next_due_at_us"));
+  for (auto [key, field] :
+       {std::pair<const char*, std::string*>{"last_run_status", &v.last_run_status},
+        {"last_run_job", &v.last_run_job},
+        {"last_run_error", &v.last_run_error}}) {
+    TARN_ASSIGN_OR_RETURN(auto text, r.OptString(key));
+    *field = text.value_or("");
+  }
+  TARN_ASSIGN_OR_RETURN(v.last_run_at_us, r.OptInt("last_run_at_us"));
+  TARN_ASSIGN_OR_RETURN(v.last_run_snapshot_id, r.OptInt("last_run_snapshot_id"));
   TARN_RETURN_NOT_OK(r.Finish());
   return v;
 }

@@ -25,6 +25,7 @@
 #include "tarn/integrity.h"
 #include "tarn/provenance.h"
 #include "tarn/status.h"
+#include "tarn/task.h"
 #include "tarn/view.h"
 
 namespace tarn::api {
@@ -136,6 +137,12 @@ Json ToJson(const MaterializedViewInfo& v);
 Result<MaterializedViewInfo> MaterializedViewFromJson(const Json& j);
 Json ToJson(const JobInfo& v);
 Result<JobInfo> JobFromJson(const Json& j);
+// Tasks (tarn/task.h): a definition is {"sql", "dialect", "description", "target", "mode",
+// "trigger", "on", "schedule", "time_zone", "runs_as"} (all but sql optional in a request).
+Json ToJson(const TaskDefinition& v);
+Result<TaskDefinition> TaskDefinitionFromJson(const Json& j);
+Json ToJson(const TaskInfo& v);
+Result<TaskInfo> TaskFromJson(const Json& j);
 
 // A snapshot selector as query parameters: {"snapshot_id": "4"} / {"at_us": ...} / {"tag": ...}.
 std::vector<std::pair<std::string, std::string>> SelectorParams(const SnapshotSelector& at);

@@ -36,14 +36,14 @@ void ReportMissingReceipt(alerts::Alerter* alerter, const MissingReceipt& m) {
   alerter->Raise(alert);
 }
 
-AuditRecord EgressBlockedAudit(const std::string& view, const RefreshRecord& record,
-                               const std::string& actor, int64_t now) {
+AuditRecord EgressBlockedAudit(const std::string& action, const std::string& object,
+                               const RefreshRecord& record, const std::string& actor, int64_t now) {
   AuditRecord a;
   a.at_us = now;
   a.actor = actor;
-  a.action = "mv.refresh_egress_blocked";
-  a.target = view;
-  a.workspace = view.substr(0, view.find('.'));
+  a.action = action;
+  a.target = object;
+  a.workspace = object.substr(0, object.find('.'));
   a.outcome = kRefreshEgressBlocked;
   nlohmann::json detail{{"error", record.error}};
   if (!record.job_id.empty()) detail["job_id"] = record.job_id;
@@ -58,7 +58,7 @@ void ReportEgressBlocked(alerts::Alerter* alerter, const std::string& view,
   alert.code = "egress_blocked";
   alert.severity = alerts::Severity::kError;
   alert.object = view;
-  alert.summary = "a refresh of " + view + " was refused by the egress lock: " + record.error;
+  alert.summary = "a run of " + view + " was refused by the egress lock: " + record.error;
   alert.detail = {{"error", record.error}};
   if (!record.job_id.empty()) alert.detail["job_id"] = record.job_id;
   // One failure per view and reason: each job of a view blocked for the same reason is the

@@ -249,6 +249,28 @@ class Catalog : public Client {
   Status SetTriggerInterval(std::string_view dataset, std::string_view trigger,
                             std::optional<int64_t> seconds) override;
 
+  // ---- tasks (V3; tasks.cc) ----
+  Result<TaskInfo> RegisterTask(std::string_view qualified, const TaskDefinition& def,
+                                const std::vector<std::string>& reads, bool replace) override;
+  // As `author` (the server passes the caller's client id).
+  Result<TaskInfo> RegisterTask(std::string_view qualified, const TaskDefinition& def,
+                                const std::vector<std::string>& reads, bool replace,
+                                std::string_view author);
+  Result<TaskInfo> GetTask(std::string_view qualified) override;
+  Result<std::vector<TaskInfo>> ListTasks(std::string_view collection) override;
+  Status DropTask(std::string_view qualified) override;
+  Result<JobInfo> SignalTask(std::string_view qualified) override;
+  // Signalled by `fired_by` (the server passes the caller's client id).
+  Result<JobInfo> SignalTask(std::string_view qualified, std::string_view fired_by);
+  Status RecordTaskRun(std::string_view qualified, const RefreshRecord& record) override;
+  // The schedule tick (tarn serve once a minute on every server, tarn jobs run embedded): for
+  // each schedule task due now (at most `limit`, earliest first), claims its slot (its next
+  // due time moved past now, so slots missed while nothing ticked fire once, and of ticks
+  // racing on several servers one claims each slot) and records a job (kind task, trigger
+  // schedule, fired_by "schedule", the task's runs_as), all in one transaction. Returns the
+  // jobs recorded. A schedule that no longer computes stops and is alerted (schedule_broken).
+  Result<std::vector<JobInfo>> FireDueSchedules(int64_t limit = 1000);
+
   // ---- jobs (V3; jobs.cc) ----
   Result<std::vector<JobInfo>> ListJobs(const JobQuery& query) override;
   Result<JobInfo> GetJob(std::string_view id) override;

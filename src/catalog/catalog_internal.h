@@ -145,10 +145,20 @@ void ReportFireFailure(Metastore& ms, const Clock& clock, alerts::Alerter* alert
 // A refresh of `view` the egress lock refused (RecordRefresh with status egress_blocked): the
 // mv.refresh_egress_blocked audit row, written in the transaction that records the status,
 // and the egress_blocked alert, raised once that transaction is durable.
-AuditRecord EgressBlockedAudit(const std::string& view, const RefreshRecord& record,
-                               const std::string& actor, int64_t now);
+// `action`: mv.refresh_egress_blocked, task.run_egress_blocked.
+AuditRecord EgressBlockedAudit(const std::string& action, const std::string& object,
+                               const RefreshRecord& record, const std::string& actor, int64_t now);
 void ReportEgressBlocked(alerts::Alerter* alerter, const std::string& view,
                          const RefreshRecord& record);
+
+// A queued job of `target` (a materialized view or a task) fired by `fired_by`: a new id, the
+// purge time of TARN_JOB_TTL_DAYS (jobs.cc). The caller sets kind, source and window.
+JobInfo NewJob(const std::string& workspace, const std::string& trigger, const std::string& target,
+               const std::string& fired_by, int64_t now);
+// The first slot of a five-field cron `schedule` in IANA zone `time_zone` strictly after
+// `after_us` (tasks.cc, over src/schedule). invalid_schedule, unknown_time_zone otherwise.
+Result<int64_t> NextScheduledRun(const std::string& schedule, const std::string& time_zone,
+                                 int64_t after_us);
 
 // The name of the refresh trigger a materialized view puts on each source (materialized.cc).
 std::string RefreshTriggerName(const DatasetName& view);

@@ -36,6 +36,11 @@ constexpr size_t kStrayBatch = 1000;      // stray objects looked up together
 // pathological one must not stall the sweep).
 constexpr int64_t kMaxCycleSteps = 1'000'000;
 
+// What a trigger may target: a materialized view (its refresh) or a task (its run).
+bool TriggerTargetKind(std::string_view kind) {
+  return kind == views_store::kKindMaterialized || kind == views_store::kKindTask;
+}
+
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
 }
@@ -224,12 +229,12 @@ Status SweepTriggers(Metastore& ms, const std::string& workspace, Findings* foun
           for (auto& t : page) {
             after = t.id;
             if (!t.source_live || !t.view_exists || !t.view_dataset_live ||
-                t.view_kind != views_store::kKindMaterialized || !t.view_dataset_id) {
+                !TriggerTargetKind(t.view_kind) || !t.view_dataset_id) {
               dangling.push_back(std::move(t));
               continue;
             }
             names[t.source_id] = t.source;
-            names[*t.view_dataset_id] = t.target;  // a view's dataset has the view's name
+            names[*t.view_dataset_id] = t.target_dataset;
             adj[t.source_id].push_back(*t.view_dataset_id);
           }
           if (static_cast<int64_t>(page.size()) < kRowsPerPage) break;
@@ -254,8 +259,8 @@ Status SweepTriggers(Metastore& ms, const std::string& workspace, Findings* foun
       why = "its source " + t.source + " was dropped";
     } else if (!t.view_exists) {
       why = "its target view row " + std::to_string(t.view_id) + " is gone";
-    } else if (t.view_kind != views_store::kKindMaterialized || !t.view_dataset_id) {
-      why = "its target " + t.target + " is not a materialized view";
+    } else if (!TriggerTargetKind(t.view_kind) || !t.view_dataset_id) {
+      why = "its target " + t.target + " is neither a materialized view nor a task";
     } else {
       why = "the dataset of its target " + t.target + " was dropped";
     }
@@ -462,9 +467,26 @@ Status Sweeper::Dataset(const catalog_store::SweepDataset& listed, PrefixWalk* w
             }
           }
         }
-        // 4: a materialized view's refresh reads only what the view declares.
-        TARN_ASSIGN_OR_RETURN(auto mv, views_store::FindViewOfDataset(tx, d.id));
-        if (mv && receipt && receipt->produced_by == "view:" + d.name) {
+        // 4: a materialized view's refresh, or a task's run, reads only what the view or
+        // the task declares.
+        std::optional<views_store::ViewRow> mv;  // the producer's views row
+        std::string producer = "materialized view " + d.name;
+        if (receipt && receipt->produced_by && *receipt->produced_by == "view:" + d.name) {
+          TARN_ASSIGN_OR_RETURN(mv, views_store::FindViewOfDataset(tx, d.id));
+        } else if (receipt && receipt->produced_by && StartsWith(*receipt->produced_by, "task:")) {
+          auto task = ParseDatasetName(receipt->produced_by->substr(5));
+          if (task.ok()) {
+            auto coll = CollectionId(tx, CollectionName{task->workspace, task->collection});
+            if (coll.ok()) {
+              TARN_ASSIGN_OR_RETURN(auto row, views_store::FindView(tx, *coll, task->dataset));
+              if (row && row->kind == views_store::kKindTask && row->dataset_id == d.id) {
+                mv = std::move(row);
+                producer = d.name;
+              }
+            }
+          }
+        }
+        if (mv) {
           // Data written under an earlier SQL version is checked against that version's
           // sources, which are not kept: only snapshots committed under the current version
           // (version 1: every snapshot, its first data is written before it is registered).
@@ -494,8 +516,8 @@ Status Sweeper::Dataset(const catalog_store::SweepDataset& listed, PrefixWalk* w
                   (undeclared.empty() ? "" : ", ") + *live + "@" + std::to_string(r.snapshot_id);
             }
             if (!undeclared.empty()) {
-              outside = "snapshot " + std::to_string(snap->snapshot_id) + " of materialized view " +
-                        d.name + " (produced_by view:" + d.name + ") read " + undeclared +
+              outside = "snapshot " + std::to_string(snap->snapshot_id) + " of " + producer +
+                        " (produced_by " + *receipt->produced_by + ") read " + undeclared +
                         ", which its declared sources (" +
                         (declared_names.empty() ? std::string("none") : declared_names) +
                         ") do not name";

@@ -51,6 +51,20 @@ namespace catalog_internal {
 
 bool TriggerFiringEnabled() { return FiringEnabled(); }
 
+JobInfo NewJob(const std::string& workspace, const std::string& trigger, const std::string& target,
+               const std::string& fired_by, int64_t now) {
+  JobInfo job;
+  job.id = "job_" + NewUuidV4();
+  job.workspace = workspace;
+  job.trigger = trigger;
+  job.target = target;
+  job.fired_by = fired_by;
+  job.state = kJobQueued;
+  job.created_at_us = job.updated_at_us = job.next_attempt_at_us = now;
+  job.purge_at_us = now + JobTtlUs();
+  return job;
+}
+
 namespace {
 
 // One trigger.throttled record per commit: the source, and how many of its triggers held back.
@@ -84,19 +98,15 @@ Status FireTriggersInTx(Transaction& tx, int64_t dataset_id,
     const int64_t window_from = it->second;
     // A later commit's fire may have covered this snapshot already.
     if (window_from >= s.snapshot_id) continue;
-    JobInfo job;
-    job.id = "job_" + NewUuidV4();
-    job.workspace = c.workspace;
-    job.trigger = c.trigger;
-    job.target = c.target;
+    JobInfo job = NewJob(c.workspace, c.trigger, c.target, fired_by, now);
+    if (c.view_kind == views_store::kKindTask) {
+      job.kind = kJobKindTask;
+      job.runs_as = c.runs_as;
+    }
     job.source = c.source;
     job.source_uuid = s.dataset_uuid;
     job.from_snapshot = window_from;
     job.to_snapshot = s.snapshot_id;
-    job.fired_by = fired_by;
-    job.state = kJobQueued;
-    job.created_at_us = job.updated_at_us = job.next_attempt_at_us = now;
-    job.purge_at_us = now + JobTtlUs();
     TARN_RETURN_NOT_OK(views_store::InsertJob(tx, job));
     TARN_RETURN_NOT_OK(views_store::MarkFired(tx, c.trigger_id, s.snapshot_id, now));
     AuditRecord a;
@@ -110,7 +120,7 @@ Status FireTriggersInTx(Transaction& tx, int64_t dataset_id,
         {"job", job.id},
         {"from_snapshot", job.from_snapshot},
         {"to_snapshot", job.to_snapshot},
-        {"view",
+        {job.kind == kJobKindTask ? "task" : "view",
          job.target}}.dump();
     audit.push_back(std::move(a));
   }
@@ -249,8 +259,12 @@ Result<JobInfo> Catalog::ReportJobOutcome(std::string_view id, const JobOutcomeR
     record.status = report.state;
     record.job_id = job.id;
     record.error = report.error;
-    Status recorded = RecordRefresh(job.target, record);
-    if (!recorded.ok() && !recorded.Is(codes::kMaterializedViewNotFound)) return recorded;
+    Status recorded = job.kind == kJobKindTask ? RecordTaskRun(job.target, record)
+                                               : RecordRefresh(job.target, record);
+    if (!recorded.ok() && !recorded.Is(codes::kMaterializedViewNotFound) &&
+        !recorded.Is(codes::kTaskNotFound)) {
+      return recorded;
+    }
   }
   return GetJob(id);
 }

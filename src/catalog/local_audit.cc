@@ -180,6 +180,23 @@ class LocalCatalog final : public Catalog {
     return Audited("materialized_view.refresh", qualified, WorkspaceOf(qualified),
                    [&] { return Catalog::RecordRefresh(qualified, record); });
   }
+  Result<TaskInfo> RegisterTask(std::string_view qualified, const TaskDefinition& def,
+                                const std::vector<std::string>& reads, bool replace) override {
+    return Audited(replace ? "task.replace" : "task.create", qualified, WorkspaceOf(qualified),
+                   [&] { return Catalog::RegisterTask(qualified, def, reads, replace); });
+  }
+  Status DropTask(std::string_view qualified) override {
+    return Audited("task.drop", qualified, WorkspaceOf(qualified),
+                   [&] { return Catalog::DropTask(qualified); });
+  }
+  Result<JobInfo> SignalTask(std::string_view qualified) override {
+    return Audited("task.signal", qualified, WorkspaceOf(qualified),
+                   [&] { return Catalog::SignalTask(qualified); });
+  }
+  Status RecordTaskRun(std::string_view qualified, const RefreshRecord& record) override {
+    return Audited("task.run", qualified, WorkspaceOf(qualified),
+                   [&] { return Catalog::RecordTaskRun(qualified, record); });
+  }
   Status SetTriggerInterval(std::string_view dataset, std::string_view trigger,
                             std::optional<int64_t> seconds) override {
     return Audited("trigger.set_interval", dataset, WorkspaceOf(dataset),

@@ -25,6 +25,11 @@ std::string RefreshTriggerName(const DatasetName& view) {
 Status ForgetDataset(Transaction& tx, int64_t dataset_id) {
   TARN_ASSIGN_OR_RETURN(auto mv, views_store::FindViewOfDataset(tx, dataset_id));
   if (mv) TARN_RETURN_NOT_OK(views_store::DeleteMaterialized(tx, mv->id));
+  // The tasks that write it go with it (docs/design/tasks.md); a task fired by its commits
+  // keeps its definition without a source.
+  TARN_ASSIGN_OR_RETURN(auto writers, views_store::TasksWriting(tx, dataset_id));
+  for (int64_t task : writers) TARN_RETURN_NOT_OK(views_store::DeleteTask(tx, task));
+  TARN_RETURN_NOT_OK(views_store::ForgetTaskSource(tx, dataset_id));
   TARN_RETURN_NOT_OK(views_store::DeleteTriggersOn(tx, dataset_id));
   return views_store::ForgetSource(tx, dataset_id);
 }
@@ -32,10 +37,13 @@ Status ForgetDataset(Transaction& tx, int64_t dataset_id) {
 Status CheckRenamable(Transaction& tx, const DatasetInfo& ds) {
   TARN_ASSIGN_OR_RETURN(auto mv, views_store::FindViewOfDataset(tx, ds.id));
   TARN_ASSIGN_OR_RETURN(int64_t triggers, views_store::CountTriggersOn(tx, ds.id));
-  if (!mv && triggers == 0) return Status::OK();
+  TARN_ASSIGN_OR_RETURN(auto writers, views_store::TasksWriting(tx, ds.id));
+  if (!mv && triggers == 0 && writers.empty()) return Status::OK();
   return Status::Of(codes::kHasTriggers,
                     "'" + ds.name.ToString() + "' " +
-                        (mv ? "is a materialized view" : "carries refresh triggers") +
+                        (mv             ? "is a materialized view"
+                         : triggers > 0 ? "carries triggers"
+                                        : "is written by tasks") +
                         ", which name it; drop and recreate instead of renaming")
       .WithField("dataset", ds.name.ToString());
 }
@@ -221,7 +229,7 @@ Status Catalog::RecordRefresh(std::string_view qualified, const RefreshRecord& r
       if (job) actor = job->fired_by;
     }
     return access_store::InsertAuditRows(
-        tx, {EgressBlockedAudit(n.ToString(), record,
+        tx, {EgressBlockedAudit("mv.refresh_egress_blocked", n.ToString(), record,
                                 actor.empty() ? local_actor().value_or("tarn") : actor, now)});
   }));
   if (blocked) ReportEgressBlocked(&alerter(), n.ToString(), record);

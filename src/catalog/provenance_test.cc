@@ -141,14 +141,11 @@ TEST(Receipts, HowReadsLikeTheSeed) {
 
 // ---- through the catalog ----
 
-class ProvenanceSuite : public CatalogBackendTest {
+class ProvenanceSuite : public AlertCapturingTest {
  protected:
   void SetUp() override {
-    CatalogBackendTest::SetUp();
+    AlertCapturingTest::SetUp();
     if (!cat_) return;
-    alerts::AlertsConfig config;
-    config.stream = alert_file_ = std::tmpfile();
-    cat_->SetAlerter(std::make_shared<alerts::Alerter>(&cat_->metastore(), nullptr, config));
     ASSERT_OK(cat_->CreateWorkspace("w"));
     ASSERT_OK(cat_->CreateWorkspace("x"));
     ASSERT_OK(cat_->CreateCollection("w.c"));
@@ -160,11 +157,6 @@ class ProvenanceSuite : public CatalogBackendTest {
       ASSERT_TRUE(d.ok()) << d.status().ToString();
       uuid_[n] = d->uuid;
     }
-  }
-  void TearDown() override {
-    cat_.reset();
-    if (alert_file_) std::fclose(alert_file_);
-    CatalogBackendTest::TearDown();
   }
 
   Result<SnapshotInfo> Append(const std::string& name, std::optional<Receipt> receipt) {
@@ -179,18 +171,8 @@ class ProvenanceSuite : public CatalogBackendTest {
   ReadReference From(const std::string& name, int64_t snap) {
     return Read(name, uuid_[name], snap);
   }
-  std::string Alerts() {
-    std::fflush(alert_file_);
-    std::rewind(alert_file_);
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, alert_file_)) > 0) out.append(buf, n);
-    return out;
-  }
 
   std::map<std::string, std::string> uuid_;
-  std::FILE* alert_file_ = nullptr;
 };
 
 TEST_P(ProvenanceSuite, ReceiptsSourceListsReadersAndImpact) {

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "alerts/alerts.h"
 #include "catalog/catalog.h"
 #include "metastore/test_util.h"
 #include "types/value_text.h"
@@ -63,6 +65,35 @@ class CatalogBackendTest : public ::testing::TestWithParam<std::string> {
   // The clock the fixture's catalog reads; a suite may set it in its constructor.
   std::shared_ptr<Clock> clock_ = Clock::Real();
   std::unique_ptr<Catalog> cat_;
+};
+
+// A CatalogBackendTest whose catalog's alerts go to a temporary file instead of stdout, where
+// Alerts() reads them (the cool-off still shared through the catalog's metastore).
+class AlertCapturingTest : public CatalogBackendTest {
+ protected:
+  void SetUp() override {
+    CatalogBackendTest::SetUp();
+    if (!cat_) return;
+    alerts::AlertsConfig config;
+    config.stream = alert_file_ = std::tmpfile();
+    cat_->SetAlerter(std::make_shared<alerts::Alerter>(&cat_->metastore(), nullptr, config));
+  }
+  void TearDown() override {
+    cat_.reset();
+    if (alert_file_) std::fclose(alert_file_);
+    CatalogBackendTest::TearDown();
+  }
+  // Every alert line written so far.
+  std::string Alerts() {
+    std::fflush(alert_file_);
+    std::rewind(alert_file_);
+    std::string out;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, alert_file_)) > 0) out.append(buf, n);
+    return out;
+  }
+  std::FILE* alert_file_ = nullptr;
 };
 
 // A batch of `schema` from rows of canonical text ("" = null).

@@ -117,6 +117,30 @@ ALTER TABLE views ADD COLUMN refresh_mode TEXT;
 ALTER TABLE datasets ADD COLUMN trigger_due_at BIGINT NOT NULL DEFAULT 0;
 )sql";
 
+// Tasks (issue 19): a task is a views row of kind 'task' (its name, its SQL versions in
+// view_versions, its declaration in view_sources, `dataset_id` the dataset it writes) with one
+// row here: how it writes, its one trigger (a commit trigger is also a triggers row), whose
+// rights its runs have, and the last run that ended. A job carries the rights its run has.
+constexpr char kTasks[] = R"sql(
+CREATE TABLE tasks (
+  view_id BIGINT PRIMARY KEY REFERENCES views (id),
+  mode TEXT NOT NULL,
+  trigger_kind TEXT NOT NULL,
+  source_id BIGINT REFERENCES datasets (id),
+  schedule TEXT,
+  time_zone TEXT,
+  next_due_at BIGINT,
+  runs_as TEXT NOT NULL,
+  run_status TEXT,
+  run_at BIGINT,
+  run_job TEXT,
+  run_error TEXT,
+  run_snapshot BIGINT
+);
+CREATE INDEX tasks_due ON tasks (next_due_at);
+ALTER TABLE jobs ADD COLUMN runs_as TEXT;
+)sql";
+
 [[maybe_unused]] const bool kContributed = ContributeMigrations(ViewTables());
 
 constexpr char kViewColumns[] =
@@ -172,7 +196,8 @@ const std::vector<Migration>& ViewTables() {
   static const std::vector<Migration>* steps =
       new std::vector<Migration>{{7, "views", kViews},
                                  {8, "materialized views and triggers", kMaterialized},
-                                 {9, "incremental refresh and trigger due times", kRefreshKinds}};
+                                 {9, "incremental refresh and trigger due times", kRefreshKinds},
+                                 {13, "tasks", kTasks}};
   return *steps;
 }
 
@@ -500,13 +525,13 @@ Status MarkThrottledDeferred(Transaction& tx, int64_t dataset_id) {
 
 Status InsertTrigger(Transaction& tx, int64_t dataset_id, std::string_view name,
                      int64_t target_view_id, std::optional<int64_t> min_interval_s,
-                     std::string_view author, int64_t now_us) {
+                     std::string_view author, int64_t now_us, std::string_view kind) {
   TARN_RETURN_NOT_OK(
       tx.Execute("INSERT INTO triggers (dataset_id, name, kind, target_view_id, min_interval_s, "
                  "author, created_at, window_from) VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT "
                  "current_snapshot_id FROM datasets WHERE id = ?), 0))",
-                 {dataset_id, name, kRefreshTriggerKind, target_view_id,
-                  SqlValue::OptionalInt64(min_interval_s), author, now_us, dataset_id})
+                 {dataset_id, name, kind, target_view_id, SqlValue::OptionalInt64(min_interval_s),
+                  author, now_us, dataset_id})
           .status());
   return Recount(tx, dataset_id);
 }
@@ -571,12 +596,14 @@ Result<std::vector<TriggerEnds>> TriggerEndsPage(Transaction& tx, int64_t after_
       auto rows,
       tx.Query("SELECT t.id, t.name, t.dataset_id, sd.id, sd.dropped_at, sw.name, sc.name, "
                "sd.name, t.target_view_id, v.id, v.kind, v.dataset_id, md.id, md.dropped_at, "
-               "tw.name, tc.name, v.name FROM triggers t LEFT JOIN datasets sd ON sd.id = "
+               "tw.name, tc.name, v.name, mw.name, mc.name, md.name FROM triggers t LEFT JOIN "
+               "datasets sd ON sd.id = "
                "t.dataset_id LEFT JOIN collections sc ON sc.id = sd.collection_id LEFT JOIN "
                "workspaces sw ON sw.id = sc.workspace_id LEFT JOIN views v ON v.id = "
                "t.target_view_id LEFT JOIN datasets md ON md.id = v.dataset_id LEFT JOIN "
                "collections tc ON tc.id = v.collection_id LEFT JOIN workspaces tw ON tw.id = "
-               "tc.workspace_id WHERE t.id > ? ORDER BY t.id LIMIT ?",
+               "tc.workspace_id LEFT JOIN collections mc ON mc.id = md.collection_id LEFT JOIN "
+               "workspaces mw ON mw.id = mc.workspace_id WHERE t.id > ? ORDER BY t.id LIMIT ?",
                {after_id, limit}));
   auto name3 = [](const Row& r, size_t at) -> Result<std::string> {
     if (r.IsNull(at) || r.IsNull(at + 1) || r.IsNull(at + 2)) return std::string();
@@ -606,6 +633,7 @@ Result<std::vector<TriggerEnds>> TriggerEndsPage(Transaction& tx, int64_t after_
     TARN_ASSIGN_OR_RETURN(t.view_dataset_id, r.OptionalInt64(11));
     t.view_dataset_live = !r.IsNull(12) && r.IsNull(13);
     TARN_ASSIGN_OR_RETURN(t.target, name3(r, 14));
+    TARN_ASSIGN_OR_RETURN(t.target_dataset, name3(r, 17));
     out.push_back(std::move(t));
   }
   return out;
@@ -638,11 +666,12 @@ Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, int64_t datas
   std::vector<FireCandidate> out;
   TARN_ASSIGN_OR_RETURN(
       auto rows,
-      tx.Query("SELECT t.id, t.name, tw.name, tc.name, v.name, sw.name, sc.name, sd.name FROM "
-               "datasets sd JOIN triggers t ON t.dataset_id = sd.id JOIN collections sc ON sc.id "
-               "= sd.collection_id JOIN workspaces sw ON sw.id = sc.workspace_id JOIN views v ON "
-               "v.id = t.target_view_id JOIN collections tc ON tc.id = v.collection_id JOIN "
-               "workspaces tw ON tw.id = tc.workspace_id WHERE t.dataset_id = ? ORDER BY t.id",
+      tx.Query("SELECT t.id, t.name, tw.name, tc.name, v.name, sw.name, sc.name, sd.name, "
+               "v.kind, k.runs_as FROM datasets sd JOIN triggers t ON t.dataset_id = sd.id JOIN "
+               "collections sc ON sc.id = sd.collection_id JOIN workspaces sw ON sw.id = "
+               "sc.workspace_id JOIN views v ON v.id = t.target_view_id JOIN collections tc ON "
+               "tc.id = v.collection_id JOIN workspaces tw ON tw.id = tc.workspace_id LEFT JOIN "
+               "tasks k ON k.view_id = v.id WHERE t.dataset_id = ? ORDER BY t.id",
                {dataset_id}));
   for (const Row& r : rows) {
     FireCandidate c;
@@ -656,6 +685,10 @@ Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, int64_t datas
     c.workspace = s[1];
     c.target = s[1] + "." + s[2] + "." + s[3];
     c.source = s[4] + "." + s[5] + "." + s[6];
+    TARN_ASSIGN_OR_RETURN(auto kind, r.Text(8));
+    c.view_kind = std::string(kind);
+    TARN_ASSIGN_OR_RETURN(auto runs_as, r.OptionalText(9));
+    c.runs_as = std::string(runs_as.value_or(""));
     out.push_back(std::move(c));
   }
   return out;
@@ -698,7 +731,7 @@ namespace {
 constexpr char kJobColumns[] =
     "id, kind, workspace, trigger_name, target, source, source_uuid, from_snapshot, to_snapshot, "
     "fired_by, state, attempts, error, result_snapshot, created_at, updated_at, next_attempt_at, "
-    "lease_until, purge_at";
+    "lease_until, purge_at, runs_as";
 
 Result<JobInfo> JobFromRow(const Row& r) {
   JobInfo j;
@@ -723,6 +756,8 @@ Result<JobInfo> JobFromRow(const Row& r) {
   TARN_ASSIGN_OR_RETURN(j.next_attempt_at_us, r.Int64(16));
   TARN_ASSIGN_OR_RETURN(j.lease_until_us, r.OptionalInt64(17));
   TARN_ASSIGN_OR_RETURN(j.purge_at_us, r.Int64(18));
+  TARN_ASSIGN_OR_RETURN(auto runs_as, r.OptionalText(19));
+  j.runs_as = std::string(runs_as.value_or(""));
   return j;
 }
 
@@ -731,12 +766,27 @@ Result<JobInfo> JobFromRow(const Row& r) {
 Status InsertJob(Transaction& tx, const JobInfo& j) {
   return tx
       .Execute(std::string("INSERT INTO jobs (") + kJobColumns +
-                   ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-               {j.id, j.kind, j.workspace, j.trigger, j.target, j.source, j.source_uuid,
-                j.from_snapshot, j.to_snapshot, j.fired_by, j.state, j.attempts,
+                   ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               {j.id,
+                j.kind,
+                j.workspace,
+                j.trigger,
+                j.target,
+                j.source,
+                j.source_uuid,
+                j.from_snapshot,
+                j.to_snapshot,
+                j.fired_by,
+                j.state,
+                j.attempts,
                 j.error.empty() ? SqlValue::Null() : SqlValue(j.error),
-                SqlValue::OptionalInt64(j.result_snapshot), j.created_at_us, j.updated_at_us,
-                j.next_attempt_at_us, SqlValue::OptionalInt64(j.lease_until_us), j.purge_at_us})
+                SqlValue::OptionalInt64(j.result_snapshot),
+                j.created_at_us,
+                j.updated_at_us,
+                j.next_attempt_at_us,
+                SqlValue::OptionalInt64(j.lease_until_us),
+                j.purge_at_us,
+                j.runs_as.empty() ? SqlValue::Null() : SqlValue(j.runs_as)})
       .status();
 }
 
@@ -807,6 +857,184 @@ Status FinishJob(Transaction& tx, std::string_view id, std::string_view state,
 
 Result<int64_t> PurgeJobs(Transaction& tx, int64_t now_us) {
   return tx.Execute("DELETE FROM jobs WHERE purge_at < ? AND state <> 'running'", {now_us});
+}
+
+// ---- tasks ----
+
+Status UpsertTask(Transaction& tx, const TaskRow& t) {
+  auto text = [](const std::string& v) { return v.empty() ? SqlValue::Null() : SqlValue(v); };
+  return tx
+      .Execute(
+          "INSERT INTO tasks (view_id, mode, trigger_kind, source_id, schedule, time_zone, "
+          "next_due_at, runs_as) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (view_id) DO "
+          "UPDATE SET mode = excluded.mode, trigger_kind = excluded.trigger_kind, source_id = "
+          "excluded.source_id, schedule = excluded.schedule, time_zone = excluded.time_zone, "
+          "next_due_at = excluded.next_due_at, runs_as = excluded.runs_as",
+          {t.view_id, t.mode, t.trigger_kind, SqlValue::OptionalInt64(t.source_id),
+           text(t.schedule), text(t.time_zone), SqlValue::OptionalInt64(t.next_due_at_us),
+           t.runs_as})
+      .status();
+}
+
+namespace {
+
+// The task columns after the views row's (kViewColumns), then the target's and the source's
+// names and the current version.
+constexpr char kTaskSelect[] =
+    "k.mode, k.trigger_kind, k.schedule, k.time_zone, k.next_due_at, k.runs_as, k.run_status, "
+    "k.run_at, k.run_job, k.run_error, k.run_snapshot, tw.name, tc.name, td.name, sw.name, "
+    "sc.name, sd.name, v.name, w.name, c.name";
+constexpr char kTaskFrom[] =
+    " FROM views v JOIN tasks k ON k.view_id = v.id JOIN collections c ON c.id = "
+    "v.collection_id JOIN workspaces w ON w.id = c.workspace_id JOIN datasets td ON td.id = "
+    "v.dataset_id JOIN collections tc ON tc.id = td.collection_id JOIN workspaces tw ON tw.id = "
+    "tc.workspace_id LEFT JOIN datasets sd ON sd.id = k.source_id LEFT JOIN collections sc ON "
+    "sc.id = sd.collection_id LEFT JOIN workspaces sw ON sw.id = sc.workspace_id";
+
+// Fills `out` from a row of kViewColumns, kTaskSelect (at 10), then its declaration and SQL.
+Status TaskFromRow(Transaction& tx, const Row& r, TaskInfo* out) {
+  TARN_ASSIGN_OR_RETURN(auto v, ViewFromRow(r));
+  out->version = v.info.current.version;
+  out->created_by = v.info.created_by;
+  out->created_at_us = v.info.created_at_us;
+  out->updated_at_us = v.info.updated_at_us;
+  auto text = [&](size_t i) -> Result<std::string> {
+    TARN_ASSIGN_OR_RETURN(auto t, r.OptionalText(i));
+    return std::string(t.value_or(""));
+  };
+  auto name3 = [&](size_t i) -> Result<std::string> {
+    if (r.IsNull(i)) return std::string();
+    std::string a, b, c;
+    TARN_ASSIGN_OR_RETURN(a, text(i));
+    TARN_ASSIGN_OR_RETURN(b, text(i + 1));
+    TARN_ASSIGN_OR_RETURN(c, text(i + 2));
+    return a + "." + b + "." + c;
+  };
+  TaskDefinition& d = out->definition;
+  TARN_ASSIGN_OR_RETURN(d.mode, text(10));
+  TARN_ASSIGN_OR_RETURN(d.trigger, text(11));
+  TARN_ASSIGN_OR_RETURN(d.schedule, text(12));
+  TARN_ASSIGN_OR_RETURN(d.time_zone, text(13));
+  TARN_ASSIGN_OR_RETURN(out->next_due_at_us, r.OptionalInt64(14));
+  TARN_ASSIGN_OR_RETURN(d.runs_as, text(15));
+  TARN_ASSIGN_OR_RETURN(out->last_run_status, text(16));
+  TARN_ASSIGN_OR_RETURN(out->last_run_at_us, r.OptionalInt64(17));
+  TARN_ASSIGN_OR_RETURN(out->last_run_job, text(18));
+  TARN_ASSIGN_OR_RETURN(out->last_run_error, text(19));
+  TARN_ASSIGN_OR_RETURN(out->last_run_snapshot_id, r.OptionalInt64(20));
+  TARN_ASSIGN_OR_RETURN(d.target, name3(21));
+  TARN_ASSIGN_OR_RETURN(d.on, name3(24));
+  TARN_ASSIGN_OR_RETURN(auto name, text(27));
+  TARN_ASSIGN_OR_RETURN(auto ws, text(28));
+  TARN_ASSIGN_OR_RETURN(auto coll, text(29));
+  out->name = DatasetName{ws, coll, name};
+  TARN_ASSIGN_OR_RETURN(auto version, LoadVersion(tx, v.id, v.info.current.version));
+  if (!version) return Status::Corruption("task '" + out->name.ToString() + "' lost its SQL");
+  d.sql = version->sql;
+  d.dialect = version->dialect;
+  d.description = version->description;
+  TARN_ASSIGN_OR_RETURN(auto declared, DeclaredSources(tx, v.id));
+  out->reads.clear();
+  for (auto& [uuid, qualified] : declared) out->reads.push_back(std::move(qualified));
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<bool> LoadTask(Transaction& tx, int64_t view_id, TaskInfo* out) {
+  TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne(std::string("SELECT ") + kViewColumns + ", " +
+                                                  kTaskSelect + kTaskFrom + " WHERE v.id = ?",
+                                              {view_id}));
+  if (!row) return false;
+  TARN_RETURN_NOT_OK(TaskFromRow(tx, *row, out));
+  return true;
+}
+
+Result<std::vector<TaskInfo>> ListTasks(Transaction& tx, int64_t collection_id) {
+  TARN_ASSIGN_OR_RETURN(
+      auto rows, tx.Query(std::string("SELECT ") + kViewColumns + ", " + kTaskSelect + kTaskFrom +
+                              " WHERE v.collection_id = ? ORDER BY v.name",
+                          {collection_id}));
+  std::vector<TaskInfo> out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) TARN_RETURN_NOT_OK(TaskFromRow(tx, rows[i], &out[i]));
+  return out;
+}
+
+Status SetTaskRun(Transaction& tx, int64_t view_id, const RefreshRecord& r, int64_t now_us) {
+  auto text = [](const std::string& v) { return v.empty() ? SqlValue::Null() : SqlValue(v); };
+  return tx
+      .Execute(
+          "UPDATE tasks SET run_status = ?, run_at = ?, run_job = ?, run_error = ?, "
+          "run_snapshot = ? WHERE view_id = ?",
+          {r.status, now_us, text(r.job_id), text(r.error), SqlValue::OptionalInt64(r.snapshot_id),
+           view_id})
+      .status();
+}
+
+Status DeleteTask(Transaction& tx, int64_t view_id) {
+  TARN_ASSIGN_OR_RETURN(auto triggers, TriggersTargeting(tx, view_id));
+  for (const auto& t : triggers) TARN_RETURN_NOT_OK(DeleteTrigger(tx, t.id));
+  TARN_RETURN_NOT_OK(SetSources(tx, view_id, {}));
+  TARN_RETURN_NOT_OK(tx.Execute("DELETE FROM tasks WHERE view_id = ?", {view_id}).status());
+  return DeleteView(tx, view_id);
+}
+
+Result<std::vector<DueTask>> DueTasks(Transaction& tx, int64_t now_us, int64_t limit) {
+  TARN_ASSIGN_OR_RETURN(
+      auto rows,
+      tx.Query("SELECT k.view_id, w.name, c.name, v.name, k.schedule, k.time_zone, k.runs_as, "
+               "k.next_due_at FROM tasks k JOIN views v ON v.id = k.view_id JOIN collections c "
+               "ON c.id = v.collection_id JOIN workspaces w ON w.id = c.workspace_id WHERE "
+               "k.next_due_at <= ? ORDER BY k.next_due_at LIMIT ?",
+               {now_us, limit}));
+  std::vector<DueTask> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) {
+    DueTask t;
+    TARN_ASSIGN_OR_RETURN(t.view_id, r.Int64(0));
+    std::string s[6];
+    for (size_t i = 0; i < 6; ++i) {
+      TARN_ASSIGN_OR_RETURN(auto text, r.OptionalText(1 + i));
+      s[i] = std::string(text.value_or(""));
+    }
+    t.workspace = s[0];
+    t.name = s[0] + "." + s[1] + "." + s[2];
+    t.schedule = s[3];
+    t.time_zone = s[4];
+    t.runs_as = s[5];
+    TARN_ASSIGN_OR_RETURN(t.due_at_us, r.Int64(7));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Result<bool> AdvanceSchedule(Transaction& tx, int64_t view_id, int64_t due_us,
+                             std::optional<int64_t> next_us) {
+  TARN_ASSIGN_OR_RETURN(int64_t n,
+                        tx.Execute("UPDATE tasks SET next_due_at = ? WHERE view_id = ? AND "
+                                   "next_due_at = ?",
+                                   {SqlValue::OptionalInt64(next_us), view_id, due_us}));
+  return n == 1;
+}
+
+Status SetViewDataset(Transaction& tx, int64_t view_id, int64_t dataset_id) {
+  return tx.Execute("UPDATE views SET dataset_id = ? WHERE id = ?", {dataset_id, view_id}).status();
+}
+
+Status ForgetTaskSource(Transaction& tx, int64_t dataset_id) {
+  return tx.Execute("UPDATE tasks SET source_id = NULL WHERE source_id = ?", {dataset_id}).status();
+}
+
+Result<std::vector<int64_t>> TasksWriting(Transaction& tx, int64_t dataset_id) {
+  TARN_ASSIGN_OR_RETURN(auto rows, tx.Query("SELECT id FROM views WHERE dataset_id = ? AND kind = "
+                                            "? ORDER BY id",
+                                            {dataset_id, kKindTask}));
+  std::vector<int64_t> out;
+  for (const Row& r : rows) {
+    TARN_ASSIGN_OR_RETURN(int64_t id, r.Int64(0));
+    out.push_back(id);
+  }
+  return out;
 }
 
 }  // namespace tarn::views_store

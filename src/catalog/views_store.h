@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "metastore/metastore.h"
+#include "tarn/task.h"
 #include "tarn/view.h"
 
 namespace tarn::views_store {
@@ -21,6 +22,7 @@ const std::vector<Migration>& ViewTables();
 // and snapshots are its dataset's, `dataset_id`).
 inline constexpr char kKindView[] = "view";
 inline constexpr char kKindMaterialized[] = "materialized_view";
+inline constexpr char kKindTask[] = "task";
 
 struct ViewRow {
   int64_t id = 0;
@@ -93,7 +95,8 @@ Result<std::vector<TriggerRow>> TriggersTargeting(Transaction& tx, int64_t view_
 // Inserting and deleting triggers keeps datasets.trigger_count right.
 Status InsertTrigger(Transaction& tx, int64_t dataset_id, std::string_view name,
                      int64_t target_view_id, std::optional<int64_t> min_interval_s,
-                     std::string_view author, int64_t now_us);
+                     std::string_view author, int64_t now_us,
+                     std::string_view kind = kRefreshTriggerKind);
 Status DeleteTrigger(Transaction& tx, int64_t trigger_id);
 // Deletes every trigger on a dataset (it goes).
 Status DeleteTriggersOn(Transaction& tx, int64_t dataset_id);
@@ -121,6 +124,7 @@ struct TriggerEnds {
   std::optional<int64_t> view_dataset_id;
   bool view_dataset_live = false;  // the view's dataset row exists and is not dropped
   std::string target;              // w.c.name of the view row ("" when it is gone)
+  std::string target_dataset;      // w.c.d of the view's dataset row (a task's: its target)
 };
 // Triggers with id > after_id, by id, at most `limit`.
 Result<std::vector<TriggerEnds>> TriggerEndsPage(Transaction& tx, int64_t after_id, int64_t limit);
@@ -137,6 +141,8 @@ struct FireCandidate {
   std::string target;     // the view's qualified name
   std::string workspace;  // the target's
   std::string source;     // qualified
+  std::string view_kind;  // kKindMaterialized or kKindTask: what a fire records a job for
+  std::string runs_as;    // a task's
 };
 // The triggers on dataset `dataset_id` (usually none: one indexed read).
 Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, int64_t dataset_id);
@@ -166,5 +172,50 @@ Status FinishJob(Transaction& tx, std::string_view id, std::string_view state,
                  int64_t retry_at_us, int64_t now_us);
 // Deletes the jobs whose purge time passed; how many.
 Result<int64_t> PurgeJobs(Transaction& tx, int64_t now_us);
+
+// ---- tasks (migration 13) ----
+
+// A task's row in `tasks` (with its views row's id).
+struct TaskRow {
+  int64_t view_id = 0;
+  std::string mode;
+  std::string trigger_kind;
+  std::optional<int64_t> source_id;
+  std::string schedule;
+  std::string time_zone;
+  std::optional<int64_t> next_due_at_us;
+  std::string runs_as;
+};
+// Inserts or replaces the task row of a views row (the last run is kept).
+Status UpsertTask(Transaction& tx, const TaskRow& row);
+// The task of views row `view_id`, fully loaded into `out` (name and version set by the caller:
+// its definition's SQL, target, trigger, declaration and last run); false when it has no row.
+Result<bool> LoadTask(Transaction& tx, int64_t view_id, TaskInfo* out);
+// The tasks of a collection, by name, each fully loaded.
+Result<std::vector<TaskInfo>> ListTasks(Transaction& tx, int64_t collection_id);
+// Stores how a run ended.
+Status SetTaskRun(Transaction& tx, int64_t view_id, const RefreshRecord& r, int64_t now_us);
+// Deletes a task: its triggers, declaration, row, versions and views row.
+Status DeleteTask(Transaction& tx, int64_t view_id);
+// A schedule task whose slot is due (next_due_at <= now).
+struct DueTask {
+  int64_t view_id = 0;
+  std::string name;       // w.c.t
+  std::string workspace;  // the task's
+  std::string schedule, time_zone, runs_as;
+  int64_t due_at_us = 0;
+};
+// The schedule tasks due at `now_us`, earliest first, at most `limit` (index tasks_due).
+Result<std::vector<DueTask>> DueTasks(Transaction& tx, int64_t now_us, int64_t limit);
+// Claims a due slot: moves the task's next due time from `due_us` to `next_us` (nullopt: never
+// again) only if it still is `due_us`; false when another tick claimed it first.
+Result<bool> AdvanceSchedule(Transaction& tx, int64_t view_id, int64_t due_us,
+                             std::optional<int64_t> next_us);
+// Points a views row at another dataset (a task replaced with a new target).
+Status SetViewDataset(Transaction& tx, int64_t view_id, int64_t dataset_id);
+// Tasks fired by commits on `dataset_id` lose their source (it goes).
+Status ForgetTaskSource(Transaction& tx, int64_t dataset_id);
+// The tasks that write dataset `dataset_id` (their views rows' ids).
+Result<std::vector<int64_t>> TasksWriting(Transaction& tx, int64_t dataset_id);
 
 }  // namespace tarn::views_store

@@ -78,6 +78,8 @@ void RegisterIntegrityCommands(CLI::App* app, GlobalOptions* global);
 void RegisterSqlCommand(CLI::App* app, GlobalOptions* global);
 // `tarn view ...` (view_commands.cc). Call after RegisterCatalogCommands.
 void RegisterViewCommands(CLI::App* app, GlobalOptions* global);
+// `tarn task ...` (task_commands.cc). Call after RegisterCatalogCommands.
+void RegisterTaskCommands(CLI::App* app, GlobalOptions* global);
 // `tarn worker` (worker_command.cc).
 void RegisterWorkerCommand(CLI::App* app, GlobalOptions* global);
 // `tarn tui` (tui_command.cc).

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   tarn::cli::RegisterConvertCommand(&app, &global);
   tarn::cli::RegisterSqlCommand(&app, &global);
   tarn::cli::RegisterViewCommands(&app, &global);
+  tarn::cli::RegisterTaskCommands(&app, &global);
   tarn::cli::RegisterWorkerCommand(&app, &global);
   tarn::cli::RegisterTuiCommand(&app, &global);
 

@@ -43,6 +43,7 @@ struct ServeOptions {
   std::string worker_url;
   int64_t job_lease = 900;
   std::string fsck_every;  // empty: no scheduled integrity sweep
+  double schedule_tick = 60;
 };
 
 // "1048576", "64KiB", "16MiB", "1GiB" (also K, M, G, KB, MB, GB as powers of 1024).
@@ -151,6 +152,7 @@ Status Serve(const ServeOptions& s) {
   if (o.worker_url.empty()) {
     if (const char* env = std::getenv("TARN_WORKER_URL")) o.worker_url = env;
   }
+  o.schedule_tick_interval_s = s.schedule_tick;
   if (!s.fsck_every.empty()) {
     auto every = ParseDuration(s.fsck_every);
     if (!every.ok()) return Status::InvalidArgument("--fsck-every: " + every.status().message());
@@ -269,6 +271,9 @@ void RegisterServeCommand(CLI::App* app, GlobalOptions* /*global*/) {
                   "without it jobs stay queued for tarn jobs run)");
   cmd->add_option("--job-lease", s->job_lease,
                   "Seconds a delivered job may run before another server delivers it again")
+      ->capture_default_str();
+  cmd->add_option("--schedule-tick", s->schedule_tick,
+                  "Seconds between looks for due task schedules (0: this server fires none)")
       ->capture_default_str();
   cmd->add_option("--fsck-every", s->fsck_every,
                   "Run the integrity sweep (tarn fsck) over the whole catalog this often, e.g. "

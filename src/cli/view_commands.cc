@@ -429,6 +429,7 @@ json JobJson(const JobInfo& j) {
               {"from_snapshot", j.from_snapshot},
               {"to_snapshot", j.to_snapshot},
               {"fired_by", j.fired_by},
+              {"runs_as", j.runs_as},
               {"state", j.state},
               {"attempts", j.attempts},
               {"error", j.error},
@@ -455,6 +456,8 @@ Status RunJobs(Client& client, bool watch, int64_t max_jobs, bool as_json) {
   constexpr int64_t kLeaseUs = 15 * 60 * 1'000'000LL;
   int64_t ran = 0;
   while (!InterruptGuard::Flag().load() && (max_jobs <= 0 || ran < max_jobs)) {
+    // Embedded, this is the schedule tick too: due task schedules record their jobs first.
+    TARN_RETURN_NOT_OK(catalog->FireDueSchedules().status());
     TARN_ASSIGN_OR_RETURN(auto job, catalog->ClaimJob(kLeaseUs));
     if (!job) {
       if (!watch) break;
@@ -463,7 +466,7 @@ Status RunJobs(Client& client, bool watch, int64_t max_jobs, bool as_json) {
       }
       continue;
     }
-    sql::JobOutcome outcome = sql::RunRefreshJob(client, *job);
+    sql::JobOutcome outcome = sql::RunJob(client, *job);
     JobOutcomeReport report{outcome.state, outcome.error, outcome.snapshot, outcome.retry};
     TARN_RETURN_NOT_OK(catalog->ReportJobOutcome(job->id, report).status());
     ++ran;
@@ -485,14 +488,14 @@ Status RunJobs(Client& client, bool watch, int64_t max_jobs, bool as_json) {
 }
 
 void RegisterJobs(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
-  CLI::App* jobs =
-      app->add_subcommand("jobs", "The refresh jobs commits fire (list, show, retry, run)");
+  CLI::App* jobs = app->add_subcommand(
+      "jobs", "The jobs triggers record: refreshes and task runs (list, show, retry, run)");
   jobs->require_subcommand(1);
   auto* list = jobs->add_subcommand("list", "List jobs, newest first");
   auto q = std::make_shared<JobQuery>();
   list->add_option("--state", q->state,
                    "queued, running, succeeded, failed, denied or egress_blocked");
-  list->add_option("--target", q->target, "Only the jobs of this materialized view");
+  list->add_option("--target", q->target, "Only the jobs of this materialized view or task");
   list->add_option("--limit", q->limit, "At most this many (default 100)");
   SetCommand(list, [=]() -> Status {
     TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));

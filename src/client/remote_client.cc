@@ -1187,6 +1187,59 @@ Status RemoteClient::RecordRefresh(std::string_view qualified, const RefreshReco
   return transport_->Call("POST", path + "/refreshes", &body, true).status();
 }
 
+namespace {
+
+Result<std::string> TaskPath(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(qualified));
+  return "/v1/workspaces" + Seg(n.workspace) + "/collections" + Seg(n.collection) + "/tasks" +
+         Seg(n.dataset);
+}
+
+}  // namespace
+
+Result<TaskInfo> RemoteClient::RegisterTask(std::string_view qualified, const TaskDefinition& def,
+                                            const std::vector<std::string>& reads, bool replace) {
+  TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(qualified));
+  Json body = api::ToJson(def);
+  body["name"] = n.dataset;
+  body["reads"] = reads;
+  body["replace"] = replace;
+  std::string path =
+      "/v1/workspaces" + Seg(n.workspace) + "/collections" + Seg(n.collection) + "/tasks";
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", path, &body, false));
+  return Decode<TaskInfo>(j, api::TaskFromJson, "task");
+}
+
+Result<TaskInfo> RemoteClient::GetTask(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(std::string path, TaskPath(qualified));
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", path, nullptr, true));
+  return Decode<TaskInfo>(j, api::TaskFromJson, "task");
+}
+
+Result<std::vector<TaskInfo>> RemoteClient::ListTasks(std::string_view collection) {
+  TARN_ASSIGN_OR_RETURN(std::string path, CollectionPath(collection));
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", path + "/tasks", nullptr, true));
+  return DecodeList<TaskInfo>(j, "tasks", api::TaskFromJson);
+}
+
+Status RemoteClient::DropTask(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(std::string path, TaskPath(qualified));
+  return transport_->Call("DELETE", path, nullptr, false).status();
+}
+
+Result<JobInfo> RemoteClient::SignalTask(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(std::string path, TaskPath(qualified));
+  Json body = Json::object();
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", path + "/signal", &body, false));
+  return Decode<JobInfo>(j, api::JobFromJson, "job");
+}
+
+Status RemoteClient::RecordTaskRun(std::string_view qualified, const RefreshRecord& record) {
+  TARN_ASSIGN_OR_RETURN(std::string path, TaskPath(qualified));
+  Json body = api::ToJson(record);
+  return transport_->Call("POST", path + "/runs", &body, true).status();
+}
+
 Result<std::vector<TriggerInfo>> RemoteClient::ListTriggers(std::string_view dataset) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(dataset));
   TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", path + "/triggers", nullptr, true));

@@ -144,6 +144,13 @@ class RemoteClient : public Client {
       std::string_view collection) override;
   Status DropMaterializedView(std::string_view qualified, bool purge) override;
   Status RecordRefresh(std::string_view qualified, const RefreshRecord& record) override;
+  Result<TaskInfo> RegisterTask(std::string_view qualified, const TaskDefinition& def,
+                                const std::vector<std::string>& reads, bool replace) override;
+  Result<TaskInfo> GetTask(std::string_view qualified) override;
+  Result<std::vector<TaskInfo>> ListTasks(std::string_view collection) override;
+  Status DropTask(std::string_view qualified) override;
+  Result<JobInfo> SignalTask(std::string_view qualified) override;
+  Status RecordTaskRun(std::string_view qualified, const RefreshRecord& record) override;
   Result<std::vector<TriggerInfo>> ListTriggers(std::string_view dataset) override;
   Status SetTriggerInterval(std::string_view dataset, std::string_view trigger,
                             std::optional<int64_t> seconds) override;

@@ -157,7 +157,7 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
             GetParam() == "sqlite" ? MetastoreBackend::kSqlite : MetastoreBackend::kPostgres);
   auto applied = ms->AppliedMigrations();
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
-  EXPECT_EQ(*applied, std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  EXPECT_EQ(*applied, std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}));
   for (const char* table : {"catalog_properties", "workspaces",
                             "collections",        "datasets",
                             "dataset_schemas",    "dataset_partition_specs",
@@ -180,7 +180,8 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  EXPECT_EQ(*ms->AppliedMigrations(),
+            std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 1);
 }
 
@@ -855,12 +856,14 @@ TEST_P(MetastoreConformance, MissingStepsAreFilledIn) {
   o.migrations = without_uploads;
   auto ms = Open(o);
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12}));
+  EXPECT_EQ(*ms->AppliedMigrations(),
+            std::vector<int64_t>({1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13}));
   EXPECT_FALSE(QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts").ok());
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  EXPECT_EQ(*ms->AppliedMigrations(),
+            std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts"), 0);
 }
 
@@ -1063,6 +1066,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
       {10, "provenance", 816, 0x04c90ec2c0bf006cULL},
       {11, "alerts", 525, 0x945601e8d93a3f5eULL},
       {12, "periodic runs", 129, 0xb5dfde1ecd85e69fULL},
+      {13, "tasks", 437, 0x48ee6b7c45ca85caULL},
   };
   std::vector<Migration> all = SchemaMigrations();
   ASSERT_EQ(all.size(), released.size());
@@ -1075,7 +1079,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
   // Each module's own list is what it contributes.
   EXPECT_EQ(catalog_store::CatalogTables().size(), 4u);
   EXPECT_EQ(access_store::AccessTables().size(), 2u);
-  EXPECT_EQ(views_store::ViewTables().size(), 3u);
+  EXPECT_EQ(views_store::ViewTables().size(), 4u);
   EXPECT_EQ(upload::internal::UploadTables().size(), 1u);
   EXPECT_EQ(provenance::ProvenanceTables().size(), 1u);
   EXPECT_EQ(alerts::store::AlertTables().size(), 1u);

@@ -36,5 +36,14 @@ TARN_ERROR_CODE(kJobNotFound, ErrorCode("job_not_found", ErrorKind::kNotFound, "
 TARN_ERROR_CODE(kJobNotRetryable,
                 ErrorCode("job_not_retryable", ErrorKind::kFailedPrecondition, "job state"));
 TARN_ERROR_CODE(kHasTriggers, ErrorCode("has_triggers", ErrorKind::kFailedPrecondition, "dataset"));
+// Tasks (tarn/task.h). A task shares its collection's names with views and datasets.
+TARN_ERROR_CODE(kTaskNotFound, ErrorCode("task_not_found", ErrorKind::kNotFound, "task"));
+TARN_ERROR_CODE(kTaskExists, ErrorCode("task_exists", ErrorKind::kAlreadyExists, "task"));
+// A definition that cannot be a task: the field named is missing, malformed or does not go
+// with the trigger chosen.
+TARN_ERROR_CODE(kInvalidTask, ErrorCode("invalid_task", ErrorKind::kInvalidArgument, "field"));
+// A signal to a task whose trigger is not a signal.
+TARN_ERROR_CODE(kTaskNotSignalled,
+                ErrorCode("task_not_signalled", ErrorKind::kFailedPrecondition, "task trigger"));
 
 }  // namespace tarn::codes

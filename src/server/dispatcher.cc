@@ -109,8 +109,9 @@ void Dispatcher::Finish(const JobInfo& job, JobOutcomeReport report) {
 void Dispatcher::Deliver(const JobInfo& job) {
   // The token carries the committer's rights as they are now: a revoked or deleted client's
   // job is denied here, recorded, never silent.
-  auto token =
-      authority_.IssueJobToken(job.fired_by, job.id, options_.worker_url, options_.lease_s);
+  // A task's run has its runs_as's rights instead, checked the same way at each delivery.
+  const std::string& holder = job.runs_as.empty() ? job.fired_by : job.runs_as;
+  auto token = authority_.IssueJobToken(holder, job.id, options_.worker_url, options_.lease_s);
   if (!token.ok()) {
     Finish(job,
            {token.status().kind() == ErrorKind::kPermissionDenied ? kRefreshDenied : kRefreshFailed,

@@ -1403,6 +1403,95 @@ Status RecordRefreshRoute(Call& c) {
   return Status::OK();
 }
 
+// ---- tasks ----
+
+std::string TaskQ(Call& c) { return CollQ(c) + "." + c.Param("task"); }
+
+Status ListTasksRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListTasks(CollQ(c)));
+  Json out = Json::array();
+  for (const auto& t : all) {
+    if (auth::MayAccess(c.principal(), Role::kReader, c.Param("ws"),
+                        c.Param("coll") + "." + t.name.dataset)) {
+      out.push_back(api::ToJson(t));
+    }
+  }
+  c.ReplyJson(Wrapped("tasks", std::move(out)));
+  return Status::OK();
+}
+
+Status RegisterTaskRoute(Call& c) {
+  TARN_RETURN_NOT_OK(AuthorizeCollectionOwner(c));
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(std::string name, r.String("name"));
+  TARN_ASSIGN_OR_RETURN(bool replace, r.Bool("replace", false));
+  TARN_ASSIGN_OR_RETURN(const Json* reads_json, r.OptValue("reads"));
+  TARN_ASSIGN_OR_RETURN(auto reads, StringList(reads_json, "/reads"));
+  Json def = body;
+  def.erase("name");
+  def.erase("replace");
+  def.erase("reads");
+  TARN_RETURN_NOT_OK(CheckIdentifier("task name", name, "/name"));
+  TARN_ASSIGN_OR_RETURN(TaskDefinition definition, api::TaskDefinitionFromJson(def));
+  const std::string& ws = c.Param("ws");
+  std::string task = c.Param("coll") + "." + name;
+  c.audit_entries() = {{replace ? "task.replace" : "task.create", ws + "." + task, ws}};
+  TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kOwner, ws, task));
+  // The owner declares what the task reads and writes: it must be able to read each and write
+  // the target (the runs have runs_as's rights, checked again at each run).
+  for (size_t i = 0; i < reads.size(); ++i) {
+    auto rn = ParseDatasetName(reads[i]);
+    if (!rn.ok()) return InvalidIdentifierAt(rn.status(), "/reads/" + std::to_string(i));
+    TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kReader, rn->workspace,
+                                       rn->collection + "." + rn->dataset));
+  }
+  if (auto t = ParseDatasetName(definition.target); t.ok()) {
+    TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kWriter, t->workspace,
+                                       t->collection + "." + t->dataset));
+  }
+  if (auto on = ParseDatasetName(definition.on); on.ok()) {
+    TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kReader, on->workspace,
+                                       on->collection + "." + on->dataset));
+  }
+  TARN_ASSIGN_OR_RETURN(auto info,
+                        c.catalog().RegisterTask(CollQ(c) + "." + name, definition, reads, replace,
+                                                 c.principal().client_id));
+  c.ReplyJson(api::ToJson(info));
+  return Status::OK();
+}
+
+Status GetTaskRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto info, c.catalog().GetTask(TaskQ(c)));
+  c.ReplyJson(api::ToJson(info));
+  return Status::OK();
+}
+
+Status DropTaskRoute(Call& c) {
+  TARN_RETURN_NOT_OK(c.catalog().DropTask(TaskQ(c)));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
+Status SignalTaskRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_ASSIGN_OR_RETURN(auto job, c.catalog().SignalTask(TaskQ(c), c.principal().client_id));
+  c.set_audit_detail(api::Dump(Json{{"job", job.id}}));
+  c.ReplyJson(api::ToJson(job));
+  return Status::OK();
+}
+
+Status RecordTaskRunRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(auto record, api::RefreshRecordFromJson(body));
+  c.set_audit_detail(api::Dump(Json{{"status", record.status}, {"job_id", record.job_id}}));
+  TARN_RETURN_NOT_OK(c.catalog().RecordTaskRun(TaskQ(c), record));
+  c.ReplyJson(Json::object());
+  return Status::OK();
+}
+
 Status ListTriggersRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListTriggers(DsQ(c)));
   c.ReplyJson(Wrapped("triggers", ArrayOf(all)));
@@ -1515,6 +1604,7 @@ Status ReportJobOutcomeRoute(Call& c) {
 #define D "/v1/workspaces/{ws}/collections/{coll}/datasets/{ds}"
 #define V "/v1/workspaces/{ws}/collections/{coll}/views"
 #define M "/v1/workspaces/{ws}/collections/{coll}/materialized_views"
+#define T "/v1/workspaces/{ws}/collections/{coll}/tasks"
 
 }  // namespace
 
@@ -1605,6 +1695,12 @@ const std::vector<RouteDef>& RouteTable() {
        DropMaterializedRoute},
       {"POST", M "/{view}/refreshes", N::kWriter, S::kPath, B::kJson, "materialized_view.refresh",
        RecordRefreshRoute},
+      {"GET", T, N::kReader, S::kPath, B::kNone, "", ListTasksRoute},
+      {"POST", T, N::kOwner, S::kBody, B::kJson, "task.create", RegisterTaskRoute},
+      {"GET", T "/{task}", N::kReader, S::kPath, B::kNone, "", GetTaskRoute},
+      {"DELETE", T "/{task}", N::kOwner, S::kPath, B::kNone, "task.drop", DropTaskRoute},
+      {"POST", T "/{task}/signal", N::kWriter, S::kPath, B::kJson, "task.signal", SignalTaskRoute},
+      {"POST", T "/{task}/runs", N::kWriter, S::kPath, B::kJson, "task.run", RecordTaskRunRoute},
       {"GET", D "/triggers", N::kReader, S::kPath, B::kNone, "", ListTriggersRoute},
       {"PUT", D "/triggers/{trigger}/interval", N::kOwner, S::kPath, B::kJson,
        "trigger.set_interval", SetTriggerIntervalRoute},
@@ -1650,5 +1746,6 @@ const std::vector<RouteDef>& RouteTable() {
 #undef D
 #undef V
 #undef M
+#undef T
 
 }  // namespace tarn::server::internal

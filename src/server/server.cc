@@ -303,6 +303,7 @@ std::string ParamWhat(const std::string& name) {
   if (name == "coll") return "collection name";
   if (name == "ds") return "dataset name";
   if (name == "view") return "view name";
+  if (name == "task") return "task name";
   if (name == "trigger") return "trigger name";
   if (name == "job") return "job id";
   if (name == "tag") return "tag name";
@@ -535,6 +536,8 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   std::shared_ptr<Exchange> Serve(const std::shared_ptr<Exchange>& ex);
   // Expires upload contracts every options_.contract_sweep_interval_s until Shutdown.
   void Sweep();
+  // Fires the due task schedules every options_.schedule_tick_interval_s until Shutdown.
+  void TickSchedules();
   // Runs the integrity sweep whenever this server claims its due slot (fsck_interval_s).
   void ScheduledFsck();
   void RunFsckOnce();
@@ -573,6 +576,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   bool sweep_stop_ = false;
   std::thread sweeper_;
   std::thread fsck_thread_;
+  std::thread schedule_thread_;
 };
 
 namespace {
@@ -1170,6 +1174,7 @@ class HttpCall final : public Call {
         if (!Param("coll").empty()) target += "." + Param("coll");
         if (!Param("ds").empty()) target += "." + Param("ds");
         if (!Param("view").empty()) target += "." + Param("view");
+        if (!Param("task").empty()) target += "." + Param("task");
       } else {
         target = Param("client_id");
       }
@@ -1359,9 +1364,10 @@ class HttpCall final : public Call {
         Role role = RoleOf(def.need);
         if (def.scope == Scope::kPath) {
           std::string target = Param("coll");
-          // Views share the datasets' names, and so their name patterns.
+          // Views and tasks share the datasets' names, and so their name patterns.
           if (!Param("ds").empty()) target += "." + Param("ds");
           if (!Param("view").empty()) target += "." + Param("view");
+          if (!Param("task").empty()) target += "." + Param("task");
           TARN_RETURN_NOT_OK(auth::Authorize(principal_, role, Param("ws"), target));
         } else if (def.scope == Scope::kGlobal) {
           if (principal_.workspace != "*" || principal_.pattern != "*" || principal_.role < role) {
@@ -1832,6 +1838,9 @@ Status Server::Impl::Start() {
   }
   if (options_.contract_sweep_interval_s > 0) sweeper_ = std::thread([this] { Sweep(); });
   if (options_.fsck_interval_s > 0) fsck_thread_ = std::thread([this] { ScheduledFsck(); });
+  if (options_.schedule_tick_interval_s > 0) {
+    schedule_thread_ = std::thread([this] { TickSchedules(); });
+  }
   if (!options_.worker_url.empty()) {
     DispatcherOptions d;
     d.worker_url = options_.worker_url;
@@ -1920,6 +1929,7 @@ void Server::Impl::Wait() {
   if (workers_) workers_->Stop(std::max(deadline, Clock::now() + std::chrono::milliseconds(200)));
   if (sweeper_.joinable()) sweeper_.join();
   if (fsck_thread_.joinable()) fsck_thread_.join();
+  if (schedule_thread_.joinable()) schedule_thread_.join();
   if (dispatcher_) dispatcher_->Stop();
   waited_ = true;
 }
@@ -1943,6 +1953,30 @@ void Server::Impl::Sweep() {
           "message", "expiring upload contracts: " + swept.status().ToString())));
     } else if (*swept > 0) {
       Log(std::move(LogLine("sweep").Int("contracts_expired", *swept)));
+    }
+    lock.lock();
+  }
+}
+
+void Server::Impl::TickSchedules() {
+  auto interval = std::chrono::milliseconds(
+      static_cast<int64_t>(std::max(0.001, options_.schedule_tick_interval_s) * 1e3));
+  const tarn::Clock& clock = catalog_->clock();
+  std::unique_lock<std::mutex> lock(sweep_mu_);
+  while (!clock.WaitUntil(lock, sweep_cv_, clock.SteadyNow() + interval,
+                          [this] { return sweep_stop_; })) {
+    lock.unlock();
+    Result<std::vector<JobInfo>> fired = Status::Internal("the schedule tick threw");
+    try {
+      fired = catalog_->FireDueSchedules();
+    } catch (const std::exception& e) {
+      fired = Status::Internal(std::string("the schedule tick threw: ") + e.what());
+    }
+    if (!fired.ok()) {
+      Log(std::move(LogLine("error").Str(
+          "message", "firing due task schedules: " + fired.status().ToString())));
+    } else if (!fired->empty()) {
+      Log(std::move(LogLine("schedule").Int("fired", static_cast<int64_t>(fired->size()))));
     }
     lock.lock();
   }
@@ -2043,6 +2077,9 @@ Result<std::unique_ptr<Server>> Server::Make(std::shared_ptr<Catalog> catalog,
     return bad("fsck interval must be 0 (never) or at least one second");
   }
   if (!(options.fsck_poll_interval_s > 0)) return bad("fsck poll interval must be positive");
+  if (!(options.schedule_tick_interval_s >= 0)) {
+    return bad("schedule tick interval must not be negative");
+  }
   if (options.max_requests_per_connection < 1) {
     return bad("max requests per connection must be positive");
   }

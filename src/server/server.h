@@ -64,6 +64,9 @@ struct ServerOptions {
   int max_requests_per_connection = 100000;
   // How often the server expires upload contracts past their lifetime (0: never).
   double contract_sweep_interval_s = 60;
+  // How often the server fires the task schedules that are due (Catalog::FireDueSchedules;
+  // every server of a metastore ticks, each slot fires once); 0: never.
+  double schedule_tick_interval_s = 60;
   // The integrity sweep on a schedule (`tarn serve --fsck-every`; 0: never, else at least 1 s):
   // a whole-catalog Catalog::Fsck once per interval across every server on the metastore (the
   // slot is claimed in table periodic_runs), its findings alerted, logged and in /metrics.

@@ -175,6 +175,17 @@ class RouteMatrix : public ::testing::Test {
     s["GET " + M + "/{view}"] = {};
     s["DELETE " + M + "/{view}"] = {};
     s["POST " + M + "/{view}/refreshes"] = Sample("", Json{{"status", "failed"}});
+    const std::string T = "/v1/workspaces/{ws}/collections/{coll}/tasks";
+    s["GET " + T] = {};
+    s["POST " + T] = Sample("", Json{{"name", "k_new"},
+                                     {"sql", "SELECT 1"},
+                                     {"target", "ws.c.d"},
+                                     {"trigger", "signal"},
+                                     {"reads", Json::array()}});
+    s["GET " + T + "/{task}"] = {};
+    s["DELETE " + T + "/{task}"] = {};
+    s["POST " + T + "/{task}/signal"] = Sample("", Json::object());
+    s["POST " + T + "/{task}/runs"] = Sample("", Json{{"status", "failed"}});
     s["GET " + D + "/triggers"] = {};
     s["PUT " + D + "/triggers/{trigger}/interval"] = Sample("", Json{{"seconds", 5}});
     s["GET /v1/jobs"] = {};
@@ -214,7 +225,8 @@ class RouteMatrix : public ::testing::Test {
         {"ws", "ws"},         {"coll", "c"},        {"ds", "d"},
         {"tag", "t"},         {"consumer", "k"},    {"client_id", reader_id_},
         {"id", contract_id_}, {"name", "part.csv"}, {"view", "v"},
-        {"trigger", "t"},     {"job", "job_x"},     {"object", "other.c.copy"}};
+        {"trigger", "t"},     {"job", "job_x"},     {"object", "other.c.copy"},
+        {"task", "k"}};
     std::string out;
     const std::string& p = route.path;
     for (size_t i = 0; i < p.size(); ++i) {

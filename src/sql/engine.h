@@ -70,6 +70,12 @@ struct JobOutcome {
 // (a job run twice commits once). A job whose view already reflects that snapshot of the
 // source or a later one (a newer job ran first) succeeds without work.
 JobOutcome RunRefreshJob(Client& client, const JobInfo& job);
+// Runs a task job over `client` (whose rights are the task's runs_as): the task's SQL (a
+// commit-fired run reads the source at the job's snapshot), committed with the job's id as
+// idempotency key, the run recorded on the task (tasks.cc).
+JobOutcome RunTaskJob(Client& client, const JobInfo& job);
+// The run of any job, by its kind (refresh, task); another kind fails.
+JobOutcome RunJob(Client& client, const JobInfo& job);
 
 // For a process that runs queries and exits (`tarn sql`, the benchmark): keeps the decoded
 // columns of each file in the heap for the next file instead of returning them to the kernel

@@ -9,6 +9,7 @@
 #include "sql/engine.h"
 #include "sql/error_codes.h"
 #include "sql/into.h"
+#include "sql/runs.h"
 #include "table/deletion_vector.h"
 #include "tarn/client.h"
 #include "types/cast.h"
@@ -16,36 +17,6 @@
 namespace tarn {
 
 namespace {
-
-constexpr char kResolvedOnly[] = "the query's sources are known";
-
-// What a query reads (every dataset, through views) and the schema of its result, found by
-// binding it without fetching a row.
-struct Bound {
-  Schema schema;
-  std::vector<ReadReference> reads;
-};
-Result<Bound> BindQuery(Client& client, const std::string& sql, const QueryOptions& base) {
-  QueryOptions options = base;
-  Bound out;
-  options.on_start = [&](const Schema& schema, const std::vector<ReadReference>& r) -> Status {
-    out.schema = schema;
-    out.reads = r;
-    return Status::Cancelled(kResolvedOnly);
-  };
-  auto result =
-      sql::RunQuery(client, sql, options, [](const RecordBatch&) { return Status::OK(); });
-  if (result.ok()) {
-    out.schema = result->schema;
-    out.reads = result->reads;
-    return out;
-  }
-  if (result.status().kind() == ErrorKind::kCancelled &&
-      result.status().message() == kResolvedOnly) {
-    return out;
-  }
-  return result.status();
-}
 
 // The schema changes that make a view's dataset (`have`) hold its new SQL's result (`want`):
 // the result's new columns added, the columns it no longer has dropped (the lineage column
@@ -129,14 +100,6 @@ Status CheckDialect(const std::string& name, const std::string& dialect) {
                                                     dialect + "; tarn runs dialect duckdb")
       .WithField("view", name)
       .WithField("dialect", dialect);
-}
-
-// What a refresh that did not succeed records: denied for missing rights, egress_blocked for
-// the egress lock, failed for anything else.
-std::string StatusOf(const Status& st) {
-  if (st.Is(codes::kEgressBlocked)) return kRefreshEgressBlocked;
-  if (st.kind() == ErrorKind::kPermissionDenied) return kRefreshDenied;
-  return kRefreshFailed;
 }
 
 // An incremental refresh deletes at most this many view rows by source row id (a predicate
@@ -318,7 +281,7 @@ Result<MaterializedViewInfo> Client::CreateMaterializedView(
     // schema changes it needs checked, then the definition and triggers (refused with nothing
     // written when they would close a circle), then the dataset's schema fitted to the new
     // result, then the data, by a refresh.
-    TARN_ASSIGN_OR_RETURN(auto bound, BindQuery(*this, def.sql, options.query));
+    TARN_ASSIGN_OR_RETURN(auto bound, sql::BindQuery(*this, def.sql, options.query));
     TARN_ASSIGN_OR_RETURN(auto form, IncrementalOf(*this, def.sql));
     TARN_ASSIGN_OR_RETURN(auto ds, LoadDataset(name));
     TARN_ASSIGN_OR_RETURN(auto changes, FitSchema(name, ds.schema, bound.schema, form.has_value()));
@@ -385,7 +348,7 @@ Result<RefreshResult> Client::RefreshMaterializedView(std::string_view qualified
     if (st.ok()) {
       out.record.status = kRefreshSucceeded;
     } else {
-      out.record.status = StatusOf(st);
+      out.record.status = sql::RunStatusOf(st);
       out.record.error = st.ToString().substr(0, 4000);
     }
     Status recorded = RecordRefresh(name, out.record);
@@ -450,11 +413,42 @@ Result<RefreshResult> Client::RefreshMaterializedView(std::string_view qualified
 
 namespace sql {
 
+namespace {
+constexpr char kResolvedOnly[] = "the query's sources are known";
+}  // namespace
+
+Result<Bound> BindQuery(Client& client, const std::string& sql, const QueryOptions& base) {
+  QueryOptions options = base;
+  Bound out;
+  options.on_start = [&](const Schema& schema, const std::vector<ReadReference>& r) -> Status {
+    out.schema = schema;
+    out.reads = r;
+    return Status::Cancelled(kResolvedOnly);
+  };
+  auto result = RunQuery(client, sql, options, [](const RecordBatch&) { return Status::OK(); });
+  if (result.ok()) {
+    out.schema = result->schema;
+    out.reads = result->reads;
+    return out;
+  }
+  if (result.status().kind() == ErrorKind::kCancelled &&
+      result.status().message() == kResolvedOnly) {
+    return out;
+  }
+  return result.status();
+}
+
+std::string RunStatusOf(const Status& st) {
+  if (st.Is(codes::kEgressBlocked)) return kRefreshEgressBlocked;
+  if (st.kind() == ErrorKind::kPermissionDenied) return kRefreshDenied;
+  return kRefreshFailed;
+}
+
 JobOutcome RunRefreshJob(Client& client, const JobInfo& job) {
   JobOutcome out;
   auto mv = client.GetMaterializedView(job.target);
   if (!mv.ok()) {
-    out.state = StatusOf(mv.status());
+    out.state = sql::RunStatusOf(mv.status());
     out.error = mv.status().ToString();
     out.retry = IsRetryable(mv.status());
     return out;
@@ -474,7 +468,7 @@ JobOutcome RunRefreshJob(Client& client, const JobInfo& job) {
   options.query.pinned_snapshots[job.source] = job.to_snapshot;
   auto refreshed = client.RefreshMaterializedView(job.target, options);
   if (!refreshed.ok()) {
-    out.state = StatusOf(refreshed.status());
+    out.state = sql::RunStatusOf(refreshed.status());
     out.error = refreshed.status().ToString().substr(0, 4000);
     out.retry = IsRetryable(refreshed.status());
     return out;

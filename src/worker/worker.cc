@@ -182,7 +182,7 @@ class Worker::Impl {
 
   void RunJob(Client& client, const JobInfo& job) {
     const auto start = std::chrono::steady_clock::now();
-    sql::JobOutcome outcome = sql::RunRefreshJob(client, job);
+    sql::JobOutcome outcome = sql::RunJob(client, job);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     Log(json{{"type", "job"},

@@ -14,7 +14,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { scratch } from './duckdb_compare.mjs';
 import { mintToken, api } from './hostile_util.mjs';
-import { runTarn, startServe, tarnEnv } from './tarn_process.mjs';
+import { runTarn, startServe, tarnEnv, until } from './tarn_process.mjs';
 
 const bin = process.env.TARN_BINARY || path.resolve('../../build/tarn');
 const pg = process.env.TARN_TEST_PG_URI;
@@ -72,15 +72,6 @@ const ok = (target, args) => {
   return r.out;
 };
 const json = (target, args) => JSON.parse(ok(target, [...args, '--json']));
-async function until(fn, ms = 60_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out: ${fn}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // The JSON lines of a server's log of one kind: alert lines (by code) or its fsck runs.
 const lines = (s) => s.fullLog().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
@@ -135,10 +126,20 @@ test('the scheduled sweep runs each slot on one server and alerts once', async (
   const victim = files[0].path;
   const kept = fs.readFileSync(path.join(warehouse, victim));
   fs.rmSync(path.join(warehouse, victim));
-  // Sweeps on at least two servers find it; it is delivered once.
+  const deleted = Date.now();
+  try {
+    await sweptTwice(victim, deleted, started);
+  } finally {
+    fs.writeFileSync(path.join(warehouse, victim), kept);
+  }
+});
+
+// Sweeps after the deletion on at least two servers found it, and it was delivered once.
+async function sweptTwice(victim, deleted, started) {
   await until(() => {
-    const finders = [a, b, c].filter((s) => fsckRuns(s).some((r) => r.findings > 0));
-    return finders.length >= 2;
+    const finders = [a, b, c].filter((s) => fsckRuns(s).some((r) => Date.parse(r.time) > deleted && r.findings > 0));
+    const row = json(a.url, ['alerts', 'list', '--code', 'missing_object'])[0];
+    return finders.length >= 2 && row && row.count >= 2;
   }, 60_000);
   await sleep(1500);
   const missing = hooked('missing_object');
@@ -163,8 +164,7 @@ test('the scheduled sweep runs each slot on one server and alerts once', async (
   const r = runTarn(bin, a.url, ['fsck', '--json'], env);
   assert.equal(r.code, 3, r.err);
   assert.ok(JSON.parse(r.out).findings.some((f) => f.code === 'missing_object' && f.object === victim));
-  fs.writeFileSync(path.join(warehouse, victim), kept);
-});
+}
 
 test('a webhook that never answers neither slows nor fails commits', async () => {
   for (const s of servers.splice(0)) await s.stop();

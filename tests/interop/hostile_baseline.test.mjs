@@ -292,7 +292,7 @@ function workspaceRoutes() {
     for (const m of ['get', 'post', 'put', 'patch', 'delete']) {
       if (!ops[m]) continue;
       const concrete = p.replace('{ws}', 'wsb').replace('{coll}', 'c').replace('{ds}', 'd1')
-        .replace('{tag}', 't1').replace('{consumer}', 'k1').replace('{view}', 'v1')
+        .replace('{tag}', 't1').replace('{consumer}', 'k1').replace('{view}', 'v1').replace('{task}', 'k1')
         .replace('{trigger}', 'refresh__c__v1').replace('{object}', 'wsa.c.copy');
       out.push([m.toUpperCase(), concrete]);
     }

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { query, quote, scratch } from './duckdb_compare.mjs';
-import { freePort, runTarn, startServe, tarnEnv } from './tarn_process.mjs';
+import { freePort, runTarn, startServe, tarnEnv, until } from './tarn_process.mjs';
 
 const bin = process.env.TARN_BINARY || path.resolve('../../build/tarn');
 const pg = process.env.TARN_TEST_PG_URI;
@@ -55,15 +55,6 @@ const ok = (target, args, extraEnv = {}) => {
   return r.out;
 };
 const json = (target, args, extraEnv) => JSON.parse(ok(target, [...args, '--json'], extraEnv));
-async function until(fn, ms = 60_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out: ${fn}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 const jobsOf = (url, target) => json(url, ['jobs', 'list', '--target', target]);
 
 const SQL = 'SELECT region, count(*) AS n, sum(amount) AS total FROM shop.sales.orders GROUP BY region';

@@ -98,3 +98,15 @@ export async function eventually(check, ms = 10_000) {
     }
   }
 }
+
+// Polls `fn` (sync or async) every 200 ms until it returns something truthy, which it resolves
+// to; past `ms` it throws naming the condition.
+export async function until(fn, ms = 60_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out: ${fn}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
