@@ -19,6 +19,7 @@ inline constexpr char kFsckMissingObject[] = "missing_object";
 inline constexpr char kFsckOrphanObject[] = "orphan_object";
 inline constexpr char kFsckSnapshotTotalMismatch[] = "snapshot_total_mismatch";
 inline constexpr char kFsckRowIdOverlap[] = "row_id_overlap";
+inline constexpr char kFsckReadPastWindow[] = "read_past_window";
 
 // At most this many findings of one code are listed per dataset (per trigger graph for
 // cycles); the rest are counted in one more finding of that code whose detail says how many.

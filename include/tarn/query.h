@@ -17,6 +17,15 @@
 
 namespace tarn {
 
+// A windowed task run's window (docs/design/tasks.md "Windows"): the relation `tarn_window` in
+// the query is the rows of `source` in files it added after snapshot `after`, read at `to`
+// (nullopt: its current snapshot).
+struct QueryWindow {
+  std::string source;  // qualified
+  int64_t after = 0;
+  std::optional<int64_t> to;
+};
+
 struct QueryOptions {
   int threads = 0;             // DuckDB's worker threads; 0: one per core
   std::string memory_limit;    // DuckDB's memory_limit ("4GB"); empty: DuckDB's (80% of RAM)
@@ -40,6 +49,9 @@ struct QueryOptions {
   // row ids (the column _tarn_row_id) and, when the value is set, only the rows of files added
   // after that snapshot.
   std::map<std::string, std::optional<int64_t>> incremental_reads;
+  // A windowed task run: what `tarn_window` reads. Without one, a query naming tarn_window is
+  // window_unbound.
+  std::optional<QueryWindow> window;
   // Embedded on a local warehouse: a dataset without deleted rows is read by DuckDB's own
   // Parquet reader over its files (columns mapped by field id), which hands DuckDB dictionary
   // vectors and column statistics; the results are the same as tarn's reader's. Off: tarn's

@@ -47,6 +47,10 @@ struct TaskDefinition {
   // it must still exist and not be revoked). Empty: the creator. Only an owner of the task's
   // workspace creates or replaces a task, so only an owner chooses it.
   std::string runs_as;
+  // A windowed task: the dataset whose new rows each run sees as the relation `tarn_window`
+  // (the rows committed after the last successful run's window end, up to the source's head
+  // at fire time). Empty: the SQL may not name tarn_window (window_unbound).
+  std::string window_source;
 };
 
 // Checks a definition on its own (the catalog checks the names against what exists, and the
@@ -68,6 +72,9 @@ struct TaskInfo {
   int64_t created_at_us = 0;
   int64_t updated_at_us = 0;
   std::optional<int64_t> next_due_at_us;  // schedule: the next slot
+  // A windowed task: the snapshot of its window source its last successful run covered
+  // through (0: none yet; the first run sees every row).
+  int64_t window_end = 0;
   // The last run that ended: succeeded, failed, denied, egress_blocked; empty: none yet.
   std::string last_run_status;
   std::optional<int64_t> last_run_at_us;
@@ -81,6 +88,9 @@ struct TaskRunOptions {
   std::string job_id;  // the idempotency key of the run's commit, when a job runs it
   std::string author;  // of that commit (required)
   QueryOptions query;  // query.pinned_snapshots: a commit-fired run reads its source there
+  // A windowed task's window as its job recorded it (after, to]; unset: (the task's window
+  // end, the source's current snapshot).
+  std::optional<int64_t> window_after, window_to;
 };
 
 struct TaskRunResult {

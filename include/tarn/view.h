@@ -121,6 +121,9 @@ struct RefreshRecord {
   // The snapshot of each source the view's data now reflects (succeeded only).
   std::vector<ReadReference> sources;
   std::optional<int64_t> snapshot_id;  // the view's snapshot the refresh committed
+  // A windowed task run that succeeded: the snapshot of its window source it covered through
+  // (the task's next window starts after it).
+  std::optional<int64_t> window_to;
 };
 
 // A materialized view: a dataset that also carries SQL (versioned like a view's), its sources

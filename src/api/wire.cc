@@ -1091,7 +1091,8 @@ Json ToJson(const RefreshRecord& v) {
               {"job_id", v.job_id},
               {"error", v.error},
               {"sources", ReadsJson(v.sources)},
-              {"snapshot_id", OptJson(v.snapshot_id)}};
+              {"snapshot_id", OptJson(v.snapshot_id)},
+              {"window_to", OptJson(v.window_to)}};
 }
 
 Result<RefreshRecord> RefreshRecordFromJson(const Json& j) {
@@ -1107,6 +1108,7 @@ Result<RefreshRecord> RefreshRecordFromJson(const Json& j) {
   TARN_ASSIGN_OR_RETURN(const Json* sources, r.OptValue("sources"));
   TARN_ASSIGN_OR_RETURN(v.sources, ReadsAt(sources, r.Pointer("sources")));
   TARN_ASSIGN_OR_RETURN(v.snapshot_id, r.OptInt("snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(v.window_to, r.OptInt("window_to"));
   TARN_RETURN_NOT_OK(r.Finish());
   return v;
 }
@@ -1220,10 +1222,17 @@ Result<JobInfo> JobFromJson(const Json& j) {
 }
 
 Json ToJson(const TaskDefinition& v) {
-  return Json{{"sql", v.sql},        {"dialect", v.dialect},   {"description", v.description},
-              {"target", v.target},  {"mode", v.mode},         {"trigger", v.trigger},
-              {"on", v.on},          {"schedule", v.schedule}, {"time_zone", v.time_zone},
-              {"runs_as", v.runs_as}};
+  return Json{{"sql", v.sql},
+              {"dialect", v.dialect},
+              {"description", v.description},
+              {"target", v.target},
+              {"mode", v.mode},
+              {"trigger", v.trigger},
+              {"on", v.on},
+              {"schedule", v.schedule},
+              {"time_zone", v.time_zone},
+              {"runs_as", v.runs_as},
+              {"window_source", v.window_source}};
 }
 
 namespace {
@@ -1239,7 +1248,8 @@ Status TaskDefinitionFields(ObjectReader& r, TaskDefinition* v) {
                             {"on", &v->on},
                             {"schedule", &v->schedule},
                             {"time_zone", &v->time_zone},
-                            {"runs_as", &v->runs_as}}) {
+                            {"runs_as", &v->runs_as},
+                            {"window_source", &v->window_source}}) {
     TARN_ASSIGN_OR_RETURN(auto text, r.OptString(key));
     if (text) *field = std::move(*text);
   }
@@ -1265,6 +1275,7 @@ Json ToJson(const TaskInfo& v) {
               {"created_at_us", v.created_at_us},
               {"updated_at_us", v.updated_at_us},
               {"next_due_at_us", OptJson(v.next_due_at_us)},
+              {"window_end", v.window_end},
               {"last_run_status", v.last_run_status},
               {"last_run_at_us", OptJson(v.last_run_at_us)},
               {"last_run_job", v.last_run_job},
@@ -1290,6 +1301,8 @@ Result<TaskInfo> TaskFromJson(const Json& j) {
   TARN_ASSIGN_OR_RETURN(v.created_at_us, r.Int("created_at_us"));
   TARN_ASSIGN_OR_RETURN(v.updated_at_us, r.Int("updated_at_us"));
   TARN_ASSIGN_OR_RETURN(v.next_due_at_us, r.OptInt("next_due_at_us"));
+  TARN_ASSIGN_OR_RETURN(auto window_end, r.OptInt("window_end"));
+  v.window_end = window_end.value_or(0);
   for (auto [key, field] :
        {std::pair<const char*, std::string*>{"last_run_status", &v.last_run_status},
         {"last_run_job", &v.last_run_job},

@@ -155,6 +155,9 @@ void ReportEgressBlocked(alerts::Alerter* alerter, const std::string& view,
 // purge time of TARN_JOB_TTL_DAYS (jobs.cc). The caller sets kind, source and window.
 JobInfo NewJob(const std::string& workspace, const std::string& trigger, const std::string& target,
                const std::string& fired_by, int64_t now);
+// A windowed task's job covers its window as it is now (tasks.cc): from_snapshot the task's
+// window end, to_snapshot its window source's current snapshot. Nothing for other tasks.
+Status SetJobWindow(Transaction& tx, int64_t task_view_id, JobInfo* job);
 // The first slot of a five-field cron `schedule` in IANA zone `time_zone` strictly after
 // `after_us` (tasks.cc, over src/schedule). invalid_schedule, unknown_time_zone otherwise.
 Result<int64_t> NextScheduledRun(const std::string& schedule, const std::string& time_zone,

@@ -29,7 +29,9 @@ using namespace catalog_internal;  // NOLINT: this file is part of the catalog
 
 namespace {
 
-constexpr int64_t kRowsPerPage = 500;     // datasets and triggers read per statement
+constexpr int64_t kRowsPerPage = 500;  // datasets and triggers read per statement
+// A windowed run's commit older than this whose window did not move is read_past_window.
+constexpr int64_t kWindowGraceUs = int64_t{10} * 60 * 1'000'000;
 constexpr size_t kKeysPerListing = 1000;  // keys asked of one listing request
 constexpr size_t kStrayBatch = 1000;      // stray objects looked up together
 // The search for cycles stops after this many steps (the graph should hold none; a
@@ -430,6 +432,7 @@ Status Sweeper::Dataset(const catalog_store::SweepDataset& listed, PrefixWalk* w
   bool sources_recorded = false;       // the snapshot row carries a source list (migration 10)
   std::string receipt_error;           // the stored receipt does not parse
   std::optional<std::string> outside;  // receipt_outside_declaration's detail
+  std::optional<std::string> past;     // read_past_window's detail
   int64_t files = 0, records = 0, bytes = 0;  // the live files' sums
   std::vector<Overlap> overlaps;
   std::unordered_map<std::string, std::string> referenced;  // key -> what names it
@@ -441,6 +444,7 @@ Status Sweeper::Dataset(const catalog_store::SweepDataset& listed, PrefixWalk* w
         sources_recorded = false;
         receipt_error.clear();
         outside.reset();
+        past.reset();
         files = records = bytes = 0;
         overlaps.clear();
         referenced.clear();
@@ -523,6 +527,25 @@ Status Sweeper::Dataset(const catalog_store::SweepDataset& listed, PrefixWalk* w
                         ") do not name";
             }
           }
+          // 9: a windowed task's run reads its window source no further than the window it
+          // recorded (a run that committed but whose window did not move would have its rows
+          // read again). A run between its commit and its record is given kWindowGraceUs.
+          if (mv->kind == views_store::kKindTask &&
+              snap->committed_at_us < clock.NowMicros() - kWindowGraceUs) {
+            TaskInfo task;
+            TARN_ASSIGN_OR_RETURN(bool found, views_store::LoadTask(tx, mv->id, &task));
+            const std::string& source = task.definition.window_source;
+            for (const auto& r : receipt->read_sources) {
+              if (!found || source.empty() || r.dataset != source) continue;
+              if (r.snapshot_id <= task.window_end) continue;
+              past = "snapshot " + std::to_string(snap->snapshot_id) + " of " + d.name +
+                     " (produced_by " + *receipt->produced_by + ") read " + source + "@" +
+                     std::to_string(r.snapshot_id) + ", past the task's window, which ends at " +
+                     "snapshot " + std::to_string(task.window_end) +
+                     " (its next run would read those rows again)";
+              break;
+            }
+          }
         }
         // 7, 8: the live files' sums and row-id ranges.
         int64_t max_end = -1;
@@ -579,6 +602,9 @@ Status Sweeper::Dataset(const catalog_store::SweepDataset& listed, PrefixWalk* w
   if (outside) {
     found->Add(2, kFsckReceiptOutsideDeclaration, d.name, d.name, *outside,
                std::to_string(snap->snapshot_id));
+  }
+  if (past) {
+    found->Add(2, kFsckReadPastWindow, d.name, d.name, *past, std::to_string(snap->snapshot_id));
   }
 
   // 7: totals against the live files (live rows: rows of live files minus deleted positions).

@@ -99,14 +99,15 @@ Status FireTriggersInTx(Transaction& tx, int64_t dataset_id,
     // A later commit's fire may have covered this snapshot already.
     if (window_from >= s.snapshot_id) continue;
     JobInfo job = NewJob(c.workspace, c.trigger, c.target, fired_by, now);
-    if (c.view_kind == views_store::kKindTask) {
-      job.kind = kJobKindTask;
-      job.runs_as = c.runs_as;
-    }
     job.source = c.source;
     job.source_uuid = s.dataset_uuid;
     job.from_snapshot = window_from;
     job.to_snapshot = s.snapshot_id;
+    if (c.view_kind == views_store::kKindTask) {
+      job.kind = kJobKindTask;
+      job.runs_as = c.runs_as;
+      TARN_RETURN_NOT_OK(SetJobWindow(tx, c.view_id, &job));
+    }
     TARN_RETURN_NOT_OK(views_store::InsertJob(tx, job));
     TARN_RETURN_NOT_OK(views_store::MarkFired(tx, c.trigger_id, s.snapshot_id, now));
     AuditRecord a;

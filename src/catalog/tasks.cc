@@ -66,6 +66,14 @@ Result<int64_t> NextScheduledRun(const std::string& schedule, const std::string&
   return schedule::NextDue(schedule, time_zone, after_us);
 }
 
+Status SetJobWindow(Transaction& tx, int64_t task_view_id, JobInfo* job) {
+  TARN_ASSIGN_OR_RETURN(auto window, views_store::WindowOf(tx, task_view_id));
+  if (!window) return Status::OK();
+  job->from_snapshot = window->after;
+  job->to_snapshot = window->to;
+  return Status::OK();
+}
+
 }  // namespace catalog_internal
 
 Result<TaskInfo> Catalog::RegisterTask(std::string_view qualified, const TaskDefinition& def,
@@ -90,6 +98,11 @@ Result<TaskInfo> Catalog::RegisterTask(std::string_view qualified, const TaskDef
   if (!def.on.empty()) {
     TARN_ASSIGN_OR_RETURN(auto parsed, ParseDatasetName(def.on));
     on = std::move(parsed);
+  }
+  std::optional<DatasetName> window;
+  if (!def.window_source.empty()) {
+    TARN_ASSIGN_OR_RETURN(auto parsed, ParseDatasetName(def.window_source));
+    window = std::move(parsed);
   }
   const std::string runs_as = def.runs_as.empty() ? std::string(author) : def.runs_as;
   std::string time_zone;
@@ -155,6 +168,21 @@ Result<TaskInfo> Catalog::RegisterTask(std::string_view qualified, const TaskDef
       if (loops) return Cycle(on->ToString(), n, target_name.ToString());
       source_id = src.id;
     }
+    // The window source, and where the window stands: kept across a replace that keeps the
+    // source, from the start (0) otherwise.
+    std::optional<int64_t> window_id;
+    int64_t window_end = 0;
+    if (window) {
+      TARN_ASSIGN_OR_RETURN(auto src, LoadLiveDataset(tx, *window));
+      window_id = src.id;
+      if (existing && existing->kind == views_store::kKindTask) {
+        TaskInfo before;
+        TARN_ASSIGN_OR_RETURN(bool found, views_store::LoadTask(tx, existing->id, &before));
+        if (found && before.definition.window_source == window->ToString()) {
+          window_end = before.window_end;
+        }
+      }
+    }
     const int64_t now = clock_->NowMicros();
     ViewDefinition sql;
     sql.sql = def.sql;
@@ -187,6 +215,8 @@ Result<TaskInfo> Catalog::RegisterTask(std::string_view qualified, const TaskDef
     row.time_zone = time_zone;
     row.next_due_at_us = next_due;
     row.runs_as = runs_as;
+    row.window_source_id = window_id;
+    row.window_end = window_end;
     TARN_RETURN_NOT_OK(views_store::UpsertTask(tx, row));
     if (source_id) {
       TARN_RETURN_NOT_OK(views_store::InsertTrigger(tx, *source_id, TaskTriggerName(n), view_id,
@@ -253,6 +283,7 @@ Result<JobInfo> Catalog::SignalTask(std::string_view qualified, std::string_view
     job = NewJob(n.workspace, kTaskTriggerSignal, n.ToString(), std::string(fired_by), now);
     job.kind = kJobKindTask;
     job.runs_as = task.definition.runs_as;
+    TARN_RETURN_NOT_OK(SetJobWindow(tx, loaded.first, &job));
     return views_store::InsertJob(tx, job);
   }));
   return job;
@@ -285,6 +316,7 @@ Result<std::vector<JobInfo>> Catalog::FireDueSchedules(int64_t limit) {
       JobInfo job = NewJob(t.workspace, kTaskTriggerSchedule, t.name, kScheduleActor, now);
       job.kind = kJobKindTask;
       job.runs_as = t.runs_as;
+      TARN_RETURN_NOT_OK(SetJobWindow(tx, t.view_id, &job));
       TARN_RETURN_NOT_OK(views_store::InsertJob(tx, job));
       AuditRecord a;
       a.at_us = now;
@@ -332,6 +364,12 @@ Status Catalog::RecordTaskRun(std::string_view qualified, const RefreshRecord& r
     TARN_ASSIGN_OR_RETURN(auto loaded, LoadTaskNamed(tx, n));
     const int64_t now = clock_->NowMicros();
     TARN_RETURN_NOT_OK(views_store::SetTaskRun(tx, loaded.first, record, now));
+    // A windowed run that succeeded moves the window on; any other outcome leaves it, so the
+    // next run covers this one's rows too.
+    if (record.status == kRefreshSucceeded && record.window_to &&
+        !loaded.second.definition.window_source.empty()) {
+      TARN_RETURN_NOT_OK(views_store::AdvanceWindow(tx, loaded.first, *record.window_to));
+    }
     if (!blocked) return Status::OK();
     std::string actor = loaded.second.definition.runs_as;
     return access_store::InsertAuditRows(

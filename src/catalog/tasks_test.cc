@@ -477,6 +477,95 @@ TEST_P(TaskSuite, TheSweepHoldsATaskRunsReceiptToItsDeclaration) {
       << found->findings[0].detail;
 }
 
+// Windows (docs/design/tasks.md "Windows"): a job records the window as it stands; only a run
+// that succeeded moves it; a replace keeping the source keeps it; the sweep finds a run that
+// read past the window it recorded.
+TEST_P(TaskSuite, AWindowMovesOnlyWithARunThatSucceeded) {
+  if (!cat_) return;
+  TaskDefinition d = Def(kTaskTriggerSignal);
+  d.window_source = "w.c.src";
+  auto t = Register("w.c.t", d);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->definition.window_source, "w.c.src");
+  EXPECT_EQ(t->window_end, 0);
+  ASSERT_TRUE(Append("w.c.src").ok());
+  auto s2 = Append("w.c.src");
+  ASSERT_TRUE(s2.ok());
+  auto job = cat_->SignalTask("w.c.t", "carol");
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->from_snapshot, 0);
+  EXPECT_EQ(job->to_snapshot, s2->snapshot_id);
+  RefreshRecord failed;
+  failed.status = kRefreshFailed;
+  failed.window_to = s2->snapshot_id;
+  ASSERT_OK(cat_->RecordTaskRun("w.c.t", failed));
+  EXPECT_EQ(cat_->GetTask("w.c.t")->window_end, 0);
+  RefreshRecord ok;
+  ok.status = kRefreshSucceeded;
+  ok.window_to = s2->snapshot_id;
+  ASSERT_OK(cat_->RecordTaskRun("w.c.t", ok));
+  EXPECT_EQ(cat_->GetTask("w.c.t")->window_end, s2->snapshot_id);
+  ok.window_to = 1;  // a late report of an older window never moves it back
+  ASSERT_OK(cat_->RecordTaskRun("w.c.t", ok));
+  EXPECT_EQ(cat_->GetTask("w.c.t")->window_end, s2->snapshot_id);
+  auto s3 = Append("w.c.src");
+  auto next = cat_->SignalTask("w.c.t", "carol");
+  EXPECT_EQ(next->from_snapshot, s2->snapshot_id);
+  EXPECT_EQ(next->to_snapshot, s3->snapshot_id);
+  // A replace that keeps the source keeps the window; another source starts it again.
+  d.sql = "SELECT id + 1 AS id FROM w.c.src";
+  EXPECT_EQ(Register("w.c.t", d, {"w.c.src"}, true)->window_end, s2->snapshot_id);
+  d.window_source = "w.c.other";
+  EXPECT_EQ(Register("w.c.t", d, {"w.c.other"}, true)->window_end, 0);
+  d.window_source = "w.c.gone";
+  EXPECT_TRUE(Register("w.c.t", d, {"w.c.src"}, true).status().Is(codes::kDatasetNotFound));
+  d.window_source = "not a name";
+  EXPECT_EQ(FieldOf(Register("w.c.t", d, {"w.c.src"}, true).status(), "field"), "window_source");
+}
+
+TEST_P(TaskSuite, TheSweepFindsARunThatReadPastItsWindow) {
+  if (!cat_) return;
+  TaskDefinition d = Def(kTaskTriggerSignal);
+  d.window_source = "w.c.src";
+  ASSERT_TRUE(Register("w.c.t", d).ok());
+  auto src = cat_->LoadDataset("w.c.src");
+  auto s1 = Append("w.c.src");
+  auto s2 = Append("w.c.src");
+  // A run's commit that read the source at s2, while its record moved the window to s1 only.
+  ReadReference r;
+  r.dataset = "w.c.src";
+  r.dataset_uuid = src->uuid;
+  r.snapshot_id = s2->snapshot_id;
+  r.resolved_by = "version";
+  CommitMeta meta;
+  meta.author = "alice";
+  meta.receipt = Receipt::Of({r}, "task:w.c.t");
+  std::vector<RecordBatch> b;
+  b.push_back(MakeBatch(*Schema::Parse("id INT64"), {{"9"}}));
+  ASSERT_TRUE(cat_->Append("w.c.dst", b, meta).ok());
+  RefreshRecord ok;
+  ok.status = kRefreshSucceeded;
+  ok.window_to = s1->snapshot_id;
+  ASSERT_OK(cat_->RecordTaskRun("w.c.t", ok));
+  FsckOptions o;
+  o.check_objects = false;
+  // Within the grace a run may be between its commit and its record: nothing yet.
+  EXPECT_TRUE(cat_->Fsck(o)->findings.empty());
+  manual_->Advance(std::chrono::minutes(11));
+  auto found = cat_->Fsck(o);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_EQ(found->findings.size(), 1u);
+  EXPECT_EQ(found->findings[0].code, kFsckReadPastWindow);
+  EXPECT_EQ(found->findings[0].object, "w.c.dst");
+  EXPECT_NE(found->findings[0].detail.find("w.c.src@" + std::to_string(s2->snapshot_id)),
+            std::string::npos)
+      << found->findings[0].detail;
+  // The window moved on: consistent again.
+  ok.window_to = s2->snapshot_id;
+  ASSERT_OK(cat_->RecordTaskRun("w.c.t", ok));
+  EXPECT_TRUE(cat_->Fsck(o)->findings.empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, TaskSuite, ::testing::Values("sqlite", "postgres"),
                          [](const auto& info) { return info.param; });
 INSTANTIATE_TEST_SUITE_P(Backends, ScheduleTick, ::testing::Values("sqlite", "postgres"),

@@ -141,6 +141,13 @@ CREATE INDEX tasks_due ON tasks (next_due_at);
 ALTER TABLE jobs ADD COLUMN runs_as TEXT;
 )sql";
 
+// Windowed tasks (issue 19): the dataset whose new rows a run sees, and the snapshot of it the
+// last successful run covered through.
+constexpr char kTaskWindows[] = R"sql(
+ALTER TABLE tasks ADD COLUMN window_source_id BIGINT;
+ALTER TABLE tasks ADD COLUMN window_end BIGINT NOT NULL DEFAULT 0;
+)sql";
+
 [[maybe_unused]] const bool kContributed = ContributeMigrations(ViewTables());
 
 constexpr char kViewColumns[] =
@@ -197,7 +204,8 @@ const std::vector<Migration>& ViewTables() {
       new std::vector<Migration>{{7, "views", kViews},
                                  {8, "materialized views and triggers", kMaterialized},
                                  {9, "incremental refresh and trigger due times", kRefreshKinds},
-                                 {13, "tasks", kTasks}};
+                                 {13, "tasks", kTasks},
+                                 {14, "task windows", kTaskWindows}};
   return *steps;
 }
 
@@ -666,13 +674,14 @@ Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, int64_t datas
   std::vector<FireCandidate> out;
   TARN_ASSIGN_OR_RETURN(
       auto rows,
-      tx.Query("SELECT t.id, t.name, tw.name, tc.name, v.name, sw.name, sc.name, sd.name, "
-               "v.kind, k.runs_as FROM datasets sd JOIN triggers t ON t.dataset_id = sd.id JOIN "
-               "collections sc ON sc.id = sd.collection_id JOIN workspaces sw ON sw.id = "
-               "sc.workspace_id JOIN views v ON v.id = t.target_view_id JOIN collections tc ON "
-               "tc.id = v.collection_id JOIN workspaces tw ON tw.id = tc.workspace_id LEFT JOIN "
-               "tasks k ON k.view_id = v.id WHERE t.dataset_id = ? ORDER BY t.id",
-               {dataset_id}));
+      tx.Query(
+          "SELECT t.id, t.name, tw.name, tc.name, v.name, sw.name, sc.name, sd.name, "
+          "v.kind, k.runs_as, v.id FROM datasets sd JOIN triggers t ON t.dataset_id = sd.id JOIN "
+          "collections sc ON sc.id = sd.collection_id JOIN workspaces sw ON sw.id = "
+          "sc.workspace_id JOIN views v ON v.id = t.target_view_id JOIN collections tc ON "
+          "tc.id = v.collection_id JOIN workspaces tw ON tw.id = tc.workspace_id LEFT JOIN "
+          "tasks k ON k.view_id = v.id WHERE t.dataset_id = ? ORDER BY t.id",
+          {dataset_id}));
   for (const Row& r : rows) {
     FireCandidate c;
     TARN_ASSIGN_OR_RETURN(c.trigger_id, r.Int64(0));
@@ -689,6 +698,7 @@ Result<std::vector<FireCandidate>> FireCandidates(Transaction& tx, int64_t datas
     c.view_kind = std::string(kind);
     TARN_ASSIGN_OR_RETURN(auto runs_as, r.OptionalText(9));
     c.runs_as = std::string(runs_as.value_or(""));
+    TARN_ASSIGN_OR_RETURN(c.view_id, r.Int64(10));
     out.push_back(std::move(c));
   }
   return out;
@@ -866,13 +876,15 @@ Status UpsertTask(Transaction& tx, const TaskRow& t) {
   return tx
       .Execute(
           "INSERT INTO tasks (view_id, mode, trigger_kind, source_id, schedule, time_zone, "
-          "next_due_at, runs_as) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (view_id) DO "
-          "UPDATE SET mode = excluded.mode, trigger_kind = excluded.trigger_kind, source_id = "
-          "excluded.source_id, schedule = excluded.schedule, time_zone = excluded.time_zone, "
-          "next_due_at = excluded.next_due_at, runs_as = excluded.runs_as",
+          "next_due_at, runs_as, window_source_id, window_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+          "?, ?) ON CONFLICT (view_id) DO UPDATE SET mode = excluded.mode, trigger_kind = "
+          "excluded.trigger_kind, source_id = excluded.source_id, schedule = excluded.schedule, "
+          "time_zone = excluded.time_zone, next_due_at = excluded.next_due_at, runs_as = "
+          "excluded.runs_as, window_source_id = excluded.window_source_id, window_end = "
+          "excluded.window_end",
           {t.view_id, t.mode, t.trigger_kind, SqlValue::OptionalInt64(t.source_id),
            text(t.schedule), text(t.time_zone), SqlValue::OptionalInt64(t.next_due_at_us),
-           t.runs_as})
+           t.runs_as, SqlValue::OptionalInt64(t.window_source_id), t.window_end})
       .status();
 }
 
@@ -883,13 +895,15 @@ namespace {
 constexpr char kTaskSelect[] =
     "k.mode, k.trigger_kind, k.schedule, k.time_zone, k.next_due_at, k.runs_as, k.run_status, "
     "k.run_at, k.run_job, k.run_error, k.run_snapshot, tw.name, tc.name, td.name, sw.name, "
-    "sc.name, sd.name, v.name, w.name, c.name";
+    "sc.name, sd.name, v.name, w.name, c.name, ww.name, wc.name, wd.name, k.window_end";
 constexpr char kTaskFrom[] =
     " FROM views v JOIN tasks k ON k.view_id = v.id JOIN collections c ON c.id = "
     "v.collection_id JOIN workspaces w ON w.id = c.workspace_id JOIN datasets td ON td.id = "
     "v.dataset_id JOIN collections tc ON tc.id = td.collection_id JOIN workspaces tw ON tw.id = "
     "tc.workspace_id LEFT JOIN datasets sd ON sd.id = k.source_id LEFT JOIN collections sc ON "
-    "sc.id = sd.collection_id LEFT JOIN workspaces sw ON sw.id = sc.workspace_id";
+    "sc.id = sd.collection_id LEFT JOIN workspaces sw ON sw.id = sc.workspace_id LEFT JOIN "
+    "datasets wd ON wd.id = k.window_source_id LEFT JOIN collections wc ON wc.id = "
+    "wd.collection_id LEFT JOIN workspaces ww ON ww.id = wc.workspace_id";
 
 // Fills `out` from a row of kViewColumns, kTaskSelect (at 10), then its declaration and SQL.
 Status TaskFromRow(Transaction& tx, const Row& r, TaskInfo* out) {
@@ -928,6 +942,8 @@ Status TaskFromRow(Transaction& tx, const Row& r, TaskInfo* out) {
   TARN_ASSIGN_OR_RETURN(auto ws, text(28));
   TARN_ASSIGN_OR_RETURN(auto coll, text(29));
   out->name = DatasetName{ws, coll, name};
+  TARN_ASSIGN_OR_RETURN(d.window_source, name3(30));
+  TARN_ASSIGN_OR_RETURN(out->window_end, r.Int64(33));
   TARN_ASSIGN_OR_RETURN(auto version, LoadVersion(tx, v.id, v.info.current.version));
   if (!version) return Status::Corruption("task '" + out->name.ToString() + "' lost its SQL");
   d.sql = version->sql;
@@ -1022,7 +1038,39 @@ Status SetViewDataset(Transaction& tx, int64_t view_id, int64_t dataset_id) {
 }
 
 Status ForgetTaskSource(Transaction& tx, int64_t dataset_id) {
-  return tx.Execute("UPDATE tasks SET source_id = NULL WHERE source_id = ?", {dataset_id}).status();
+  TARN_RETURN_NOT_OK(
+      tx.Execute("UPDATE tasks SET source_id = NULL WHERE source_id = ?", {dataset_id}).status());
+  return tx
+      .Execute("UPDATE tasks SET window_source_id = NULL WHERE window_source_id = ?", {dataset_id})
+      .status();
+}
+
+Result<std::optional<TaskWindow>> WindowOf(Transaction& tx, int64_t view_id) {
+  TARN_ASSIGN_OR_RETURN(
+      auto row,
+      tx.QueryOne("SELECT w.name, c.name, d.name, k.window_end, d.current_snapshot_id FROM tasks "
+                  "k JOIN datasets d ON d.id = k.window_source_id JOIN collections c ON c.id = "
+                  "d.collection_id JOIN workspaces w ON w.id = c.workspace_id WHERE k.view_id = ?",
+                  {view_id}));
+  if (!row) return std::optional<TaskWindow>();
+  TaskWindow out;
+  std::string parts[3];
+  for (size_t i = 0; i < 3; ++i) {
+    TARN_ASSIGN_OR_RETURN(auto t, row->Text(i));
+    parts[i] = std::string(t);
+  }
+  out.source = parts[0] + "." + parts[1] + "." + parts[2];
+  TARN_ASSIGN_OR_RETURN(out.after, row->Int64(3));
+  TARN_ASSIGN_OR_RETURN(auto head, row->OptionalInt64(4));
+  out.to = head.value_or(0);
+  return std::optional<TaskWindow>(std::move(out));
+}
+
+Status AdvanceWindow(Transaction& tx, int64_t view_id, int64_t to) {
+  return tx
+      .Execute("UPDATE tasks SET window_end = ? WHERE view_id = ? AND window_end < ?",
+               {to, view_id, to})
+      .status();
 }
 
 Result<std::vector<int64_t>> TasksWriting(Transaction& tx, int64_t dataset_id) {

@@ -141,6 +141,7 @@ struct FireCandidate {
   std::string target;     // the view's qualified name
   std::string workspace;  // the target's
   std::string source;     // qualified
+  int64_t view_id = 0;
   std::string view_kind;  // kKindMaterialized or kKindTask: what a fire records a job for
   std::string runs_as;    // a task's
 };
@@ -185,6 +186,8 @@ struct TaskRow {
   std::string time_zone;
   std::optional<int64_t> next_due_at_us;
   std::string runs_as;
+  std::optional<int64_t> window_source_id;
+  int64_t window_end = 0;
 };
 // Inserts or replaces the task row of a views row (the last run is kept).
 Status UpsertTask(Transaction& tx, const TaskRow& row);
@@ -213,6 +216,17 @@ Result<bool> AdvanceSchedule(Transaction& tx, int64_t view_id, int64_t due_us,
                              std::optional<int64_t> next_us);
 // Points a views row at another dataset (a task replaced with a new target).
 Status SetViewDataset(Transaction& tx, int64_t view_id, int64_t dataset_id);
+// A windowed task's window as a fire records it: its source (qualified), the window end of the
+// last successful run (`after`), and the source's current snapshot (`to`).
+struct TaskWindow {
+  std::string source;
+  int64_t after = 0;
+  int64_t to = 0;
+};
+// The window of task `view_id` now; nullopt when it has no (live) window source.
+Result<std::optional<TaskWindow>> WindowOf(Transaction& tx, int64_t view_id);
+// Moves a task's window end forward to `to` (never back).
+Status AdvanceWindow(Transaction& tx, int64_t view_id, int64_t to);
 // Tasks fired by commits on `dataset_id` lose their source (it goes).
 Status ForgetTaskSource(Transaction& tx, int64_t dataset_id);
 // The tasks that write dataset `dataset_id` (their views rows' ids).

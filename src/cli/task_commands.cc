@@ -52,6 +52,9 @@ void PrintTask(const TaskInfo& t, const std::vector<JobInfo>& runs, bool as_json
   if (t.reads.empty()) std::cout << "(nothing)";
   std::cout << "\n  trigger:  " << TriggerText(d) << "\n";
   if (t.next_due_at_us) std::cout << "  next due: " << FormatTime(*t.next_due_at_us) << "\n";
+  if (!d.window_source.empty()) {
+    std::cout << "  window:   " << d.window_source << " after snapshot " << t.window_end << "\n";
+  }
   std::cout << "  runs as:  " << d.runs_as << "\n"
             << "  created:  " << FormatTime(t.created_at_us) << " by " << t.created_by << "\n"
             << "  last run: "
@@ -74,7 +77,7 @@ void PrintTask(const TaskInfo& t, const std::vector<JobInfo>& runs, bool as_json
 }
 
 struct CreateArgs {
-  std::string name, sql, into, description, on, schedule, time_zone, runs_as;
+  std::string name, sql, into, description, on, schedule, time_zone, runs_as, window_source;
   bool append = false, overwrite = false, signal = false;
 };
 
@@ -105,6 +108,7 @@ Result<TaskDefinition> DefinitionOf(const CreateArgs& a) {
   d.schedule = a.schedule;
   d.time_zone = a.time_zone;
   d.runs_as = a.runs_as;
+  d.window_source = a.window_source;
   return d;
 }
 
@@ -135,6 +139,9 @@ void RegisterTaskCommands(CLI::App* app, GlobalOptions* g) {
     cmd->add_flag("--signal", a->signal, "Trigger: tarn task signal (POST .../signal) runs it");
     cmd->add_option("--runs-as", a->runs_as,
                     "The client id whose rights the runs have (default: you)");
+    cmd->add_option("--window-source", a->window_source,
+                    "Each run sees the rows this dataset committed since the last successful "
+                    "run as the relation tarn_window");
     cmd->add_option("--description", a->description, "What the task is for");
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(ParseDatasetName(a->name).status());

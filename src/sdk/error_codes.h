@@ -42,6 +42,14 @@ TARN_ERROR_CODE(kTaskExists, ErrorCode("task_exists", ErrorKind::kAlreadyExists,
 // A definition that cannot be a task: the field named is missing, malformed or does not go
 // with the trigger chosen.
 TARN_ERROR_CODE(kInvalidTask, ErrorCode("invalid_task", ErrorKind::kInvalidArgument, "field"));
+// Windowed task runs (docs/design/tasks.md "Windows"): the snapshot the window starts after was
+// expired; the source's history does not continue the window (rolled back behind it, or
+// recreated); a query naming tarn_window without a window source.
+TARN_ERROR_CODE(kWindowSuperseded,
+                ErrorCode("window_superseded", ErrorKind::kExpired, "dataset snapshot_id"));
+TARN_ERROR_CODE(kWindowGap,
+                ErrorCode("window_gap", ErrorKind::kFailedPrecondition, "dataset snapshot_id"));
+TARN_ERROR_CODE(kWindowUnbound, ErrorCode("window_unbound", ErrorKind::kInvalidArgument));
 // A signal to a task whose trigger is not a signal.
 TARN_ERROR_CODE(kTaskNotSignalled,
                 ErrorCode("task_not_signalled", ErrorKind::kFailedPrecondition, "task trigger"));

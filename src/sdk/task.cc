@@ -52,6 +52,11 @@ Status ValidateTaskDefinition(const TaskDefinition& def) {
   if (def.schedule.size() > 200 || def.time_zone.size() > 255) {
     return Invalid(def.schedule.size() > 200 ? "schedule" : "time_zone", "too long");
   }
+  if (!def.window_source.empty()) {
+    if (auto w = ParseDatasetName(def.window_source); !w.ok()) {
+      return Invalid("window_source", "a task's window source: " + w.status().message());
+    }
+  }
   if (def.runs_as.size() > 200) return Invalid("runs_as", "runs_as is longer than 200 bytes");
   for (unsigned char c : def.runs_as) {
     if (c < 0x21 || c == 0x7f) return Invalid("runs_as", "runs_as has a space or control byte");

@@ -178,6 +178,10 @@ void CollectTables(const nlohmann::json& j, std::set<TableRef>* out) {
       TableRef ref{j.value("catalog_name", ""), j.value("schema_name", ""),
                    j.value("table_name", "")};
       if (!ref.catalog.empty() && !ref.schema.empty()) out->insert(ref);
+      // A windowed task run's window, the one unqualified name tarn declares.
+      if (ref.catalog.empty() && ref.schema.empty() && ref.table == kWindowRelation) {
+        out->insert(ref);
+      }
     }
     for (const auto& [key, value] : j.items()) CollectTables(value, out);
   } else if (j.is_array()) {
@@ -358,6 +362,23 @@ constexpr size_t kMaxViewDepth = 32;
 // names that SQL reads (`stack`: the views being declared, to find a circle).
 Status DeclareName(const DuckDbApi& api, duckdb_connection con, QuerySession& session,
                    const TableRef& t, std::vector<std::string>* stack, Declared* declared) {
+  if (t.catalog.empty()) {
+    // tarn_window: the rows the window's source added in the window (docs/design/tasks.md).
+    if (!declared->names.insert(kWindowRelation).second) return Status::OK();
+    if (!session.window) {
+      return Status::Of(codes::kWindowUnbound,
+                        std::string(kWindowRelation) +
+                            " is a windowed task's window: only a task with a window source "
+                            "(--window-source) may read it");
+    }
+    const QueryWindow& w = *session.window;
+    std::string args = QuoteLiteral(w.source);
+    if (w.to) args += ", snapshot := " + std::to_string(*w.to);
+    args += ", added_after := " + std::to_string(w.after);
+    return Execute(api, con,
+                   "CREATE VIEW " + QuoteIdentifier(kWindowRelation) +
+                       " AS SELECT * FROM tarn_scan(" + args + ")");
+  }
   const std::string name = t.catalog + "." + t.schema + "." + t.table;
   if (declared->names.count(name)) return Status::OK();
   auto dataset = session.Resolve(name, {});
@@ -595,6 +616,7 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
   session.api = &api;
   session.pinned = options.pinned_snapshots;
   session.incremental = options.incremental_reads;
+  session.window = options.window;
   session.client = &client;
   std::optional<CountingStore> counting;
   if (auto* catalog = dynamic_cast<Catalog*>(&client)) {

@@ -56,6 +56,9 @@ struct IncrementalQuery {
 };
 Result<std::optional<IncrementalQuery>> IncrementalForm(std::string_view sql);
 
+// The relation a windowed task run's SQL reads its window from (QueryOptions::window).
+inline constexpr char kWindowRelation[] = "tarn_window";
+
 // How a refresh job ended, for the job record: its state (succeeded, failed, denied,
 // egress_blocked), the error, the view's snapshot it committed, and whether to try again
 // later (a transient failure: the catalog or the warehouse was unavailable).

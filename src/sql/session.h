@@ -47,6 +47,7 @@ struct QuerySession {
   std::vector<std::string> views;         // the views the query reads (qualified), each once
   std::map<std::string, int64_t> pinned;  // QueryOptions::pinned_snapshots
   std::map<std::string, std::optional<int64_t>> incremental;  // QueryOptions::incremental_reads
+  std::optional<QueryWindow> window;                          // QueryOptions::window
   Status first_error;
 
   // Loads `name` at `at` once per query. Errors: the client's.

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "catalog/error_codes.h"
 #include "catalog/test_fixture.h"
 #include "objectstore/object_store.h"
 #include "parquet/writer.h"
@@ -526,6 +527,47 @@ TEST_F(SqlTest, IncrementalReadsAddRowIdsAndTheNewFilesOnly) {
       });
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(rows, (std::vector<std::vector<std::string>>{{"3", "2"}}));
+}
+
+// A windowed task run (docs/design/tasks.md "Windows"): tarn_window is the rows the source
+// added in (after, to]; without a window it is window_unbound; a window whose start is gone or
+// ahead of the source's head is refused, typed, and records nothing.
+TEST_F(SqlTest, TaskWindowsReadTheNewRowsOrRefuseTyped) {
+  Create("shop.sales.t", "id INT64 NOT NULL, v VARCHAR");
+  Create("shop.sales.out", "id INT64 NOT NULL, v VARCHAR");
+  int64_t s1 = Append("shop.sales.t", {{"1", "a"}, {"2", "b"}});
+  int64_t s2 = Append("shop.sales.t", {{"3", "c"}});
+  QueryOptions options;
+  options.window = QueryWindow{"shop.sales.t", s1, s2};
+  Table rows;
+  auto r = cat_->Query("SELECT id FROM tarn_window", options, [&](const RecordBatch& b) {
+    for (int64_t i = 0; i < b.num_rows; ++i) rows.push_back({ValueText(b.columns[0], i)});
+    return Status::OK();
+  });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(rows, (Table{{"3"}}));
+  EXPECT_TRUE(Rows("SELECT * FROM tarn_window").status().Is(codes::kWindowUnbound));
+
+  TaskDefinition def;
+  def.sql = "INSERT INTO shop.sales.out SELECT * FROM tarn_window";
+  def.trigger = kTaskTriggerSignal;
+  def.window_source = "shop.sales.t";
+  auto task = cat_->CreateTask("shop.sales.w", def);
+  ASSERT_TRUE(task.ok()) << task.status().ToString();
+  TaskRunOptions run;
+  run.author = "test";
+  auto first = cat_->RunTask("shop.sales.w", run);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->rows, 3);
+  EXPECT_EQ(first->record.window_to, s2);
+  EXPECT_EQ(cat_->GetTask("shop.sales.w")->window_end, s2);
+  // A window that starts past the source's head does not continue its history.
+  run.window_after = s2 + 5;
+  auto gap = cat_->RunTask("shop.sales.w", run);
+  EXPECT_TRUE(gap.status().Is(codes::kWindowGap)) << gap.status().ToString();
+  EXPECT_EQ(cat_->GetTask("shop.sales.w")->last_run_status, kRefreshFailed);
+  EXPECT_EQ(cat_->GetTask("shop.sales.w")->window_end, s2);
+  EXPECT_EQ(Must("SELECT count(*) FROM shop.sales.out"), (Table{{"3"}}));
 }
 
 TEST_F(SqlTest, CancelFlagInterrupts) {

@@ -63,6 +63,49 @@ Result<std::optional<std::pair<std::string, std::string>>> SplitInsert(const std
   return Split(std::make_pair(name, sql.substr(i)));
 }
 
+// A windowed run's window (docs/design/tasks.md "Windows"): the job's, or (the task's window
+// end, the source's head); the snapshot it starts after must still be there and the source's
+// history must continue it.
+Result<QueryWindow> WindowOf(Client& client, const TaskInfo& task, const TaskRunOptions& o) {
+  const std::string& source = task.definition.window_source;
+  QueryWindow w;
+  w.source = source;
+  w.after = o.window_after.value_or(task.window_end);
+  int64_t to = 0;
+  if (o.window_to) {
+    to = *o.window_to;
+  } else {
+    TARN_ASSIGN_OR_RETURN(auto ds, client.LoadDataset(source));
+    to = ds.current_snapshot_id.value_or(0);
+  }
+  auto stop = [&](const ErrorCode& code, const std::string& why) {
+    return Status::Of(code, "task " + task.name.ToString() + "'s window on " + source +
+                                " starts after snapshot " + std::to_string(w.after) + ": " + why)
+        .WithField("dataset", source)
+        .WithField("snapshot_id", std::to_string(w.after));
+  };
+  if (w.after > 0) {
+    SnapshotSelector at;
+    at.snapshot_id = w.after;
+    auto snap = client.GetSnapshot(source, at);
+    if (snap.status().Is(codes::kSnapshotExpired)) {
+      return stop(codes::kWindowSuperseded,
+                  "that snapshot was expired, so which rows came after it cannot be told; "
+                  "replace the task to start its window again");
+    }
+    if (snap.status().Is(codes::kSnapshotNotFound)) {
+      return stop(codes::kWindowGap, "the source has no such snapshot (it was recreated)");
+    }
+    TARN_RETURN_NOT_OK(snap.status());
+  }
+  if (to < w.after) {
+    return stop(codes::kWindowGap, "the source's head is snapshot " + std::to_string(to) +
+                                       ", behind it (rolled back)");
+  }
+  if (to > 0) w.to = to;
+  return w;
+}
+
 }  // namespace
 
 Result<TaskInfo> Client::CreateTask(std::string_view qualified, const TaskDefinition& given,
@@ -89,7 +132,14 @@ Result<TaskInfo> Client::CreateTask(std::string_view qualified, const TaskDefini
         .WithField("view", n.ToString())
         .WithField("dialect", def.dialect);
   }
-  TARN_ASSIGN_OR_RETURN(auto bound, sql::BindQuery(*this, def.sql, QueryOptions{}));
+  QueryOptions bind;
+  if (!def.window_source.empty()) {
+    TARN_ASSIGN_OR_RETURN(auto w, ParseDatasetName(def.window_source));
+    def.window_source = w.ToString();
+    bind.window = QueryWindow{def.window_source, 0, std::nullopt};
+  }
+  // A query naming tarn_window without a window source is window_unbound here, at arming.
+  TARN_ASSIGN_OR_RETURN(auto bound, sql::BindQuery(*this, def.sql, bind));
   std::set<std::string> reads;
   for (const auto& r : bound.reads) reads.insert(r.dataset);
   return RegisterTask(n.ToString(), def, std::vector<std::string>(reads.begin(), reads.end()),
@@ -120,6 +170,16 @@ Result<TaskRunResult> Client::RunTask(std::string_view qualified, const TaskRunO
                                                              task.definition.dialect +
                                                              "; tarn runs dialect duckdb"));
   }
+  QueryOptions query = options.query;
+  std::optional<int64_t> window_to;
+  if (!task.definition.window_source.empty()) {
+    auto window = WindowOf(*this, task, options);
+    if (!window.ok()) return finish(window.status());
+    window_to = window->to.value_or(0);
+    // The source read by name is read at the window's end too: a run never reads past it.
+    if (window->to) query.pinned_snapshots[window->source] = *window->to;
+    query.window = std::move(*window);
+  }
   QueryIntoOptions into;
   into.target = task.definition.target;
   into.mode =
@@ -129,10 +189,11 @@ Result<TaskRunResult> Client::RunTask(std::string_view qualified, const TaskRunO
       "task " + name + (options.job_id.empty() ? " run" : " run (job " + options.job_id + ")");
   if (!options.job_id.empty()) into.meta.idempotency_key = "task:" + options.job_id;
   into.produced_by = "task:" + name;
-  auto ran = QueryInto(task.definition.sql, options.query, into);
+  auto ran = QueryInto(task.definition.sql, query, into);
   if (!ran.ok()) return finish(ran.status());
   out.rows = ran->query.rows;
   out.record.sources = ran->query.reads;
+  out.record.window_to = window_to;
   if (ran->snapshot) {
     out.snapshot = ran->snapshot;
     out.record.snapshot_id = ran->snapshot->snapshot_id;
@@ -147,9 +208,21 @@ JobOutcome RunTaskJob(Client& client, const JobInfo& job) {
   TaskRunOptions options;
   options.job_id = job.id;
   options.author = job.fired_by;
-  // A commit-fired run reads the source at the snapshot that fired it (a later commit fires
-  // its own run).
-  if (!job.source.empty() && job.to_snapshot > 0) {
+  auto task = client.GetTask(job.target);
+  if (!task.ok()) {
+    out.state = RunStatusOf(task.status());
+    out.error = task.status().ToString().substr(0, 4000);
+    out.retry = IsRetryable(task.status());
+    return out;
+  }
+  const std::string& window = task->definition.window_source;
+  // A windowed task's job recorded its window; a commit-fired run reads the source at the
+  // snapshot that fired it (a later commit fires its own run).
+  if (!window.empty()) {
+    options.window_after = job.from_snapshot;
+    options.window_to = job.to_snapshot;
+  }
+  if (!job.source.empty() && job.to_snapshot > 0 && (window.empty() || job.source == window)) {
     options.query.pinned_snapshots[job.source] = job.to_snapshot;
   }
   auto ran = client.RunTask(job.target, options);

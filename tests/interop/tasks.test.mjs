@@ -145,6 +145,50 @@ test('embedded: a commit task and a signal task, their jobs, runs, receipts and 
   fails(t, ['task', 'show', 'shop.sales.snap'], 'task_not_found', 3);
 });
 
+// Windows: each run sees the rows committed since the last successful run, as tarn_window.
+test('embedded: a windowed task processes each row once; an expiry behind its window stops it', async () => {
+  const t = path.join(dir, 'windows');
+  setUp(t);
+  fails(t, ['task', 'create', 'shop.sales.w', '--sql', 'INSERT INTO shop.sales.copy SELECT * FROM tarn_window', '--signal'], 'window_unbound', 2);
+  const created = json(t, ['task', 'create', 'shop.sales.w', '--sql', 'INSERT INTO shop.sales.copy SELECT * FROM tarn_window',
+    '--signal', '--window-source', 'shop.sales.orders']);
+  assert.deepEqual([created.definition.window_source, created.window_end, created.reads], ['shop.sales.orders', 0, ['shop.sales.orders']]);
+  const signalAndRun = () => {
+    const job = json(t, ['task', 'signal', 'shop.sales.w']);
+    ok(t, ['jobs', 'run']);
+    return json(t, ['jobs', 'show', job.id]);
+  };
+  await appendRows(t, 0, 10);
+  await appendRows(t, 10, 20);
+  const s3 = await appendRows(t, 20, 30);
+  const first = signalAndRun();
+  assert.deepEqual([first.state, first.from_snapshot, first.to_snapshot], ['succeeded', 0, s3.snapshot_id]);
+  assert.equal(json(t, ['task', 'show', 'shop.sales.w']).window_end, s3.snapshot_id);
+  await appendRows(t, 30, 40);
+  const s5 = await appendRows(t, 40, 50);
+  const second = signalAndRun();
+  assert.deepEqual([second.state, second.from_snapshot, second.to_snapshot], ['succeeded', s3.snapshot_id, s5.snapshot_id]);
+  // Each row exactly once.
+  assert.deepEqual(json(t, ['sql', 'SELECT count(*)::INT AS n, count(DISTINCT id)::INT AS d, min(id)::INT AS lo, max(id)::INT AS hi FROM shop.sales.copy']),
+    { n: 50, d: 50, lo: 0, hi: 49 });
+  // A run over an empty window adds nothing.
+  assert.equal(signalAndRun().state, 'succeeded');
+  assert.equal(count(t, 'SELECT count(*)::INT AS n FROM shop.sales.copy'), 50);
+  // The snapshot the window starts after is expired: the next run fails, typed, and the
+  // window stays where it was.
+  await appendRows(t, 50, 60);
+  await new Promise((r) => setTimeout(r, 1100));
+  await appendRows(t, 60, 70);
+  ok(t, ['expire', 'shop.sales.orders', '--older-than', '1s']);
+  const third = signalAndRun();
+  assert.equal(third.state, 'failed', JSON.stringify(third));
+  assert.match(third.error, /starts after snapshot \d+: that snapshot was expired/);
+  const after = json(t, ['task', 'show', 'shop.sales.w']);
+  assert.deepEqual([after.window_end, after.last_run_status], [s5.snapshot_id, 'failed']);
+  assert.equal(count(t, 'SELECT count(*)::INT AS n FROM shop.sales.copy'), 50);
+  assert.equal(run(t, ['fsck', '--no-objects']).code, 0);
+});
+
 async function startWorker(port, catalogUrl) {
   const log = fs.openSync(path.join(dir, `worker-${port}.log`), 'a');
   const child = spawn(bin, ['worker', '--listen', `127.0.0.1:${port}`, '--catalog', catalogUrl],
