@@ -1450,6 +1450,24 @@ Status RegisterTaskRoute(Call& c) {
     TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kWriter, t->workspace,
                                        t->collection + "." + t->dataset));
   }
+  // Naming another client as runs_as lends the runs that client's rights: only a caller who
+  // could have granted such a token may (auth::AuthorizeGrant), so an owner of one workspace
+  // cannot borrow a token of another workspace or of every one.
+  if (!definition.runs_as.empty() && definition.runs_as != c.principal().client_id) {
+    TARN_ASSIGN_OR_RETURN(auto tokens, c.catalog().ListAccessTokens(""));
+    for (const auto& t : tokens) {
+      if (t.client_id != definition.runs_as) continue;
+      AccessTokenSpec lent;
+      lent.workspace = t.workspace;
+      lent.role = t.role;
+      lent.pattern = t.pattern;
+      Status may = auth::AuthorizeGrant(c.principal(), lent);
+      if (!may.ok()) {
+        return may.WithContext("runs_as " + t.client_id + " (" + std::string(RoleName(t.role)) +
+                               " of " + t.workspace + ")");
+      }
+    }
+  }
   if (auto on = ParseDatasetName(definition.on); on.ok()) {
     TARN_RETURN_NOT_OK(auth::Authorize(c.principal(), Role::kReader, on->workspace,
                                        on->collection + "." + on->dataset));

@@ -226,6 +226,13 @@ test('remote: a signal is a writer\'s, the run has runs_as\'s rights, a revoked 
   const created = json(u, ['task', 'create', 'shop.sales.snap', '--sql', 'INSERT INTO shop.sales.copy SELECT * FROM shop.sales.orders', '--signal', '--runs-as', svc.client_id]);
   assert.equal(created.definition.runs_as, svc.client_id);
   fails(u, ['task', 'create', 'shop.sales.ghost', '--sql', 'INSERT INTO shop.sales.copy SELECT * FROM shop.sales.orders', '--signal', '--runs-as', 'tarn_nobody'], 'token_not_found', 3);
+  // An owner of shop alone cannot lend its runs the rights of a token it could not have made
+  // (the owner of every workspace); its own or a shop writer's it can.
+  const shopOwner = token('owner');
+  fails(u, ['task', 'create', 'shop.sales.borrow', '--sql', 'INSERT INTO shop.sales.copy SELECT * FROM shop.sales.orders', '--signal', '--runs-as', OWNER_ID],
+    'permission_denied', 5, as(shopOwner));
+  ok(u, ['task', 'create', 'shop.sales.borrow', '--sql', 'INSERT INTO shop.sales.copy SELECT * FROM shop.sales.orders', '--signal', '--runs-as', svc.client_id], as(shopOwner));
+  ok(u, ['task', 'drop', 'shop.sales.borrow']);
   // A schedule: the server's tick fires the next minute's slot once, the worker runs it.
   json(u, ['task', 'create', 'shop.sales.every_minute', '--sql', 'SELECT region, count(*) AS n FROM shop.sales.orders GROUP BY region',
     '--into', 'shop.sales.totals', '--overwrite', '--schedule', '* * * * *', '--runs-as', svc.client_id]);
