@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { query, quote, scratch } from './duckdb_compare.mjs';
-import { runTarn, startServe, tarnEnv } from './tarn_process.mjs';
+import { startServe, tarnCli } from './tarn_process.mjs';
 
 const bin = process.env.TARN_BINARY || path.resolve('../../build/tarn');
 const dir = scratch('materialized');
@@ -22,19 +22,7 @@ const LOCAL_ACTOR = process.env.USER ? `local:${process.env.USER}` : `local:uid$
 let serve = null;
 after(async () => (serve ? serve.stop() : null));
 
-const run = (target, args, env = {}) => runTarn(bin, target, args, tarnEnv(OWNER_ID, OWNER_SECRET, env));
-function ok(target, args, env) {
-  const r = run(target, args, env);
-  assert.equal(r.code, 0, `tarn ${args.join(' ')}: ${r.err}`);
-  return r.out;
-}
-const json = (target, args, env) => JSON.parse(ok(target, [...args, '--json'], env));
-const jsonError = (r) => JSON.parse(r.err.trim().split('\n').pop()).error;
-function fails(target, args, code, exit) {
-  const r = run(target, [...args, '--json']);
-  assert.equal(r.code, exit, `tarn ${args.join(' ')}: ${r.err}`);
-  assert.equal(jsonError(r).code, code, r.err);
-}
+const { run, ok, json, jsonError, fails } = tarnCli(bin, OWNER_ID, OWNER_SECRET);
 
 const SQL = 'SELECT region, count(*) AS n, sum(amount) AS total FROM shop.sales.orders WHERE amount > 10 GROUP BY region';
 let part = 0;

@@ -110,3 +110,24 @@ export async function until(fn, ms = 60_000) {
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+// The command helpers of a test acting as one owner: run (the result), ok (stdout, asserting
+// exit 0), json (ok with --json, parsed), jsonError (the error object of a failed --json
+// run), fails (asserting the exit code and, when given, the error code).
+export function tarnCli(bin, ownerId, ownerSecret) {
+  const run = (target, args, env = {}) => runTarn(bin, target, args, tarnEnv(ownerId, ownerSecret, env));
+  const ok = (target, args, env) => {
+    const r = run(target, args, env);
+    if (r.code !== 0) throw new Error(`tarn ${args.join(' ')} exited ${r.code}: ${r.err}`);
+    return r.out;
+  };
+  const json = (target, args, env) => JSON.parse(ok(target, [...args, '--json'], env));
+  const jsonError = (r) => JSON.parse(r.err.trim().split('\n').pop()).error;
+  const fails = (target, args, code, exit, env) => {
+    const r = run(target, [...args, '--json'], env);
+    if (r.code !== exit) throw new Error(`tarn ${args.join(' ')} exited ${r.code}, not ${exit}: ${r.err}`);
+    if (code && jsonError(r).code !== code) throw new Error(`tarn ${args.join(' ')}: ${r.err}`);
+    return r;
+  };
+  return { run, ok, json, jsonError, fails };
+}

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { query, quote, scratch } from './duckdb_compare.mjs';
-import { freePort, runTarn, startServe, tarnEnv, until } from './tarn_process.mjs';
+import { freePort, startServe, tarnEnv, until, tarnCli } from './tarn_process.mjs';
 
 const bin = process.env.TARN_BINARY || path.resolve('../../build/tarn');
 const dir = scratch('tasks');
@@ -22,20 +22,7 @@ after(async () => {
   for (const s of stops.reverse()) await s();
 });
 
-const run = (target, args, env = {}) => runTarn(bin, target, args, tarnEnv(OWNER_ID, OWNER_SECRET, env));
-function ok(target, args, env) {
-  const r = run(target, args, env);
-  assert.equal(r.code, 0, `tarn ${args.join(' ')}: ${r.err}`);
-  return r.out;
-}
-const json = (target, args, env) => JSON.parse(ok(target, [...args, '--json'], env));
-const jsonError = (r) => JSON.parse(r.err.trim().split('\n').pop()).error;
-function fails(target, args, code, exit, env) {
-  const r = run(target, [...args, '--json'], env);
-  assert.equal(r.code, exit, `tarn ${args.join(' ')}: ${r.err}`);
-  if (code) assert.equal(jsonError(r).code, code, r.err);
-  return r;
-}
+const { run, ok, json, jsonError, fails } = tarnCli(bin, OWNER_ID, OWNER_SECRET);
 
 let part = 0;
 async function appendRows(target, from, to) {
