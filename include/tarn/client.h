@@ -47,6 +47,7 @@
 #include "tarn/column.h"
 #include "tarn/dataset.h"
 #include "tarn/integrity.h"
+#include "tarn/manifest.h"
 #include "tarn/provenance.h"
 #include "tarn/query.h"
 #include "tarn/status.h"
@@ -283,6 +284,27 @@ class Client {
   // (kExpired).
   virtual Result<SnapshotInfo> GetSnapshot(std::string_view qualified,
                                            const SnapshotSelector& at) = 0;
+  // For a read of what snapshots after `snapshot_id` added (ScanOptions::added_after): the
+  // lowest row id a row new since then can have (that snapshot's SnapshotInfo::next_row_id);
+  // of a file a compaction wrote after it (DataFile::StoresRowIds), only rows at or above it
+  // are new: the others were rewritten, keeping their ids. nullopt
+  // when every row of a newer file counts: snapshot 0, a snapshot committed before the
+  // watermark was recorded, or one expired or unknown. Errors: the others of GetSnapshot.
+  Result<std::optional<int64_t>> AddedAfterWatermark(std::string_view qualified,
+                                                     int64_t snapshot_id) {
+    if (snapshot_id <= 0) return std::optional<int64_t>();
+    SnapshotSelector at;
+    at.snapshot_id = snapshot_id;
+    auto s = GetSnapshot(qualified, at);
+    if (!s.ok()) {
+      const ErrorKind kind = s.status().kind();
+      if (kind == ErrorKind::kExpired || kind == ErrorKind::kNotFound) {
+        return std::optional<int64_t>();
+      }
+      return s.status();
+    }
+    return s->next_row_id;
+  }
   // Errors: those of GetSnapshot for `at`; reserved_name (kInvalidArgument: current, previous,
   // head, last); kAlreadyExists (field tag) unless replace; remotely ambiguous_selector
   // (kInvalidArgument) for more than one selector.
@@ -334,6 +356,20 @@ class Client {
     return DoScan(qualified, options, fn);
   }
 
+  // ---- manifest export (C12; tarn/manifest.h) ----
+  // Writes the manifest of the dataset at `at` (default: the current snapshot) to `write`, in
+  // order, as one Parquet file: a row per live data file of the snapshot (path, format, counts,
+  // partition values, row-id range, deletion vector, per-column statistics; the schema is in
+  // docs/design/maintenance.md "Manifest export"). Memory stays bounded by a row group of the
+  // manifest. An error from `write` stops the export and is returned (what was written before
+  // is then no manifest).
+  // Errors: not_found; snapshot_not_found (kNotFound, also for a dataset without commits),
+  // tag_not_found; snapshot_expired (kExpired); remotely ambiguous_selector, and
+  // truncated_stream (kIOError) when the export was cut.
+  virtual Result<ManifestInfo> ExportManifest(
+      std::string_view qualified, const SnapshotSelector& at,
+      const std::function<Status(std::string_view bytes)>& write) = 0;
+
   // ---- change feed (C9) ----
   // Errors: not_found; snapshot_not_found; changes_expired (kExpired: part of the range has
   // expired).
@@ -355,6 +391,20 @@ class Client {
                                                const ExpiryOptions& options) = 0;
   // Objects that cannot be deleted stay pending (CleanupResult::pending), not an error.
   Result<CleanupResult> Cleanup(bool delete_orphans = false) { return DoCleanup(delete_orphans); }
+  // One compaction pass (docs/design/maintenance.md "Compaction"): the live files of each
+  // partition that are under the minimum size or carry deleted rows are rewritten into files of
+  // the target size, their rows keeping their row ids, and committed as one snapshot of
+  // operation compact (user_created false: no trigger fires). With options.dry_run only the
+  // plan. Nothing to do is a result (CompactionResult::nothing_to_do), not an error. The meta's
+  // author is the snapshot's (empty: the caller); user_created and the receipt are the
+  // compaction's own. Remotely: owner. Errors: not_found; kInvalidArgument for a malformed
+  // options.where, compaction_filter_not_partition (field column) for one that names a column
+  // no partition field reads; invalid_property (kInvalidArgument, field property) for a
+  // malformed compaction.* size property; commit_conflict (kConflict,
+  // retryable) when rows of the files it rewrote were deleted, or those files replaced, while
+  // it ran (appends never conflict); the store's errors.
+  virtual Result<CompactionResult> Compact(std::string_view qualified,
+                                           const CompactionOptions& options, CommitMeta meta) = 0;
 
   // ---- views (V1; tarn/view.h, docs/design/views.md) ----
   // Views and datasets of a collection share one namespace. `replace`: a new statement version

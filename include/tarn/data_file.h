@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tarn/column.h"
@@ -24,6 +25,10 @@ struct ColumnStats {
   bool operator==(const ColumnStats&) const = default;
 };
 
+// Row lineage (C10): the reserved field of a row's id. Iceberg's `_row_id` field id; the column
+// is named `_tarn_row_id` where tarn shows it.
+inline constexpr int32_t kRowIdFieldId = 2147483540;
+
 struct DataFile {
   std::string path;  // object key relative to the warehouse root
   std::string format = "parquet";
@@ -40,6 +45,15 @@ struct DataFile {
 
   // Stats of `field_id`, or nullptr.
   const ColumnStats* FindStats(int32_t field_id) const;
+  // Whether the file stores its rows' ids in a column (field kRowIdFieldId): files written by
+  // compaction, whose rows keep the ids they had. The catalog records the column's stats for
+  // those files only (commits of other files may not name that field). Every other file's rows
+  // have the ids first_row_id + position.
+  bool StoresRowIds() const { return FindStats(kRowIdFieldId) != nullptr; }
+  // The first and last row id of the file (inclusive): from the stored column's bounds, or
+  // first_row_id + [0, record_count - 1]. A file that stores row ids may have gaps inside its
+  // range; other files' ranges are contiguous. nullopt for a file without rows or row ids.
+  std::optional<std::pair<int64_t, int64_t>> RowIdRange() const;
 };
 
 // {"1":{"values":10,"nulls":0,"nans":0,"lower":"<hex>","upper":"<hex>"}} ("nans", "lower",

@@ -266,6 +266,11 @@ struct SnapshotInfo {
   // nullopt: not recorded (committed without a receipt, or before receipts existed), which is
   // not the same as a receipt that read nothing.
   std::optional<Receipt> receipt;
+  // Row ids below this were given out at or before this snapshot; the rows a later snapshot
+  // added have ids at or above it (compaction keeps ids, so this tells a compacted row that is
+  // new since this snapshot from one that is not). nullopt for snapshots committed before it
+  // was recorded (migration 15).
+  std::optional<int64_t> next_row_id;
   bool idempotent_replay = false;  // true when an earlier commit with the same key was returned
 };
 
@@ -355,6 +360,52 @@ struct CleanupResult {
   int64_t bytes_deleted = 0;
   int64_t pending = 0;               // ledger entries left (errors)
   std::vector<std::string> orphans;  // objects under dataset prefixes nobody references
+};
+
+// Compaction (C11; docs/design/maintenance.md "Compaction"). kAuto is kSortAware when the
+// dataset has a sort order, else kBrute.
+enum class CompactionRule : uint8_t { kAuto, kBrute, kSortAware };
+std::string_view CompactionRuleName(CompactionRule rule);  // "auto", "brute", "sort_aware"
+// Errors: kInvalidArgument naming the rules for anything else.
+Result<CompactionRule> ParseCompactionRule(std::string_view name);
+
+struct CompactionOptions {
+  CompactionRule rule = CompactionRule::kAuto;
+  bool dry_run = false;  // plan only: nothing is read, written or committed
+  // A predicate on partition source columns only: the partitions to compact (empty: all).
+  std::string where;
+};
+
+// One output file of a compaction and the live files it replaces, all of one partition spec
+// and partition value.
+struct CompactionOutput {
+  int32_t spec_id = 0;
+  std::string partition;  // the partition path ("region=eu/ts_day=2024-01-01"), "" unpartitioned
+  std::vector<std::string> inputs;
+  int64_t input_bytes = 0;
+  int64_t input_rows = 0;    // rows in the input files, deleted ones included
+  int64_t deleted_rows = 0;  // rows the inputs' deletion vectors delete: they are not written
+  std::string reason;        // why these files (small files, deleted rows)
+  // After the run (empty in a plan):
+  std::string path;
+  int64_t bytes = 0;
+  int64_t rows = 0;
+};
+
+struct CompactionResult {
+  std::string dataset;
+  CompactionRule rule = CompactionRule::kBrute;  // as resolved: never kAuto
+  bool dry_run = false;
+  int64_t read_snapshot_id = 0;        // the snapshot the plan was made at
+  std::optional<int64_t> snapshot_id;  // the compaction's snapshot (not in a plan or a no-op)
+  // The thresholds in force (dataset properties or their defaults), bytes.
+  int64_t target_file_size = 0, min_file_size = 0, max_file_size = 0;
+  std::vector<CompactionOutput> outputs;
+  // Non-empty when there is nothing to compact: why (not an error).
+  std::string nothing_to_do;
+  int64_t files_in() const;
+  int64_t bytes_in() const;
+  int64_t rows_out() const;  // in a plan: the rows that will be written
 };
 
 }  // namespace tarn

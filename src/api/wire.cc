@@ -1443,6 +1443,7 @@ Json ToJson(const SnapshotInfo& v) {
               {"commit_id", v.commit_id},
               // null: not recorded (no receipt), unlike a receipt that read nothing
               {"receipt", v.receipt ? ToJson(*v.receipt) : Json(nullptr)},
+              {"next_row_id", OptJson(v.next_row_id)},
               {"idempotent_replay", v.idempotent_replay}};
 }
 
@@ -1482,6 +1483,7 @@ Result<SnapshotInfo> SnapshotFromJson(const Json& j) {
   if (receipt != nullptr) {
     TARN_ASSIGN_OR_RETURN(v.receipt, ReceiptAt(*receipt, r.Pointer("receipt")));
   }
+  TARN_ASSIGN_OR_RETURN(v.next_row_id, r.OptInt("next_row_id"));
   TARN_ASSIGN_OR_RETURN(v.idempotent_replay, r.Bool("idempotent_replay", false));
   TARN_RETURN_NOT_OK(r.Finish());
   return v;
@@ -1634,6 +1636,110 @@ Result<ExpiryResult> ExpiryResultFromJson(const Json& j) {
   TARN_ASSIGN_OR_RETURN(v.expired_snapshots, r.Int("expired_snapshots"));
   TARN_ASSIGN_OR_RETURN(v.expired_through, r.Int("expired_through"));
   TARN_ASSIGN_OR_RETURN(v.files_released, r.Int("files_released"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const CompactionOptions& v) {
+  return Json{{"rule", std::string(CompactionRuleName(v.rule))},
+              {"dry_run", v.dry_run},
+              {"where", v.where}};
+}
+
+Result<CompactionOptions> CompactionOptionsFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  CompactionOptions v;
+  TARN_ASSIGN_OR_RETURN(auto rule, r.OptString("rule"));
+  if (rule) {
+    auto parsed = ParseCompactionRule(*rule);
+    if (!parsed.ok()) return AtField(parsed.status(), r.Pointer("rule"));
+    v.rule = *parsed;
+  }
+  TARN_ASSIGN_OR_RETURN(v.dry_run, r.Bool("dry_run", false));
+  TARN_ASSIGN_OR_RETURN(auto where, r.OptString("where"));
+  v.where = where.value_or("");
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const CompactionResult& v) {
+  Json outputs = Json::array();
+  for (const auto& o : v.outputs) {
+    Json e{{"spec_id", o.spec_id},
+           {"partition", o.partition},
+           {"inputs", StringsJson(o.inputs)},
+           {"input_bytes", o.input_bytes},
+           {"input_rows", o.input_rows},
+           {"deleted_rows", o.deleted_rows},
+           {"reason", o.reason}};
+    if (!o.path.empty()) {
+      e["path"] = o.path;
+      e["bytes"] = o.bytes;
+      e["rows"] = o.rows;
+    }
+    outputs.push_back(std::move(e));
+  }
+  Json o{{"dataset", v.dataset},
+         {"rule", std::string(CompactionRuleName(v.rule))},
+         {"dry_run", v.dry_run},
+         {"read_snapshot_id", v.read_snapshot_id},
+         {"snapshot_id", OptJson(v.snapshot_id)},
+         {"target_file_size", v.target_file_size},
+         {"min_file_size", v.min_file_size},
+         {"max_file_size", v.max_file_size},
+         {"outputs", std::move(outputs)},
+         {"files_in", v.files_in()},
+         {"files_out", static_cast<int64_t>(v.outputs.size())},
+         {"bytes_in", v.bytes_in()},
+         {"rows_out", v.rows_out()}};
+  if (!v.nothing_to_do.empty()) o["nothing_to_do"] = v.nothing_to_do;
+  return o;
+}
+
+Result<CompactionResult> CompactionResultFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  CompactionResult v;
+  TARN_ASSIGN_OR_RETURN(v.dataset, r.String("dataset"));
+  TARN_ASSIGN_OR_RETURN(std::string rule, r.String("rule"));
+  auto parsed = ParseCompactionRule(rule);
+  if (!parsed.ok()) return AtField(parsed.status(), r.Pointer("rule"));
+  v.rule = *parsed;
+  TARN_ASSIGN_OR_RETURN(v.dry_run, r.Bool("dry_run", false));
+  TARN_ASSIGN_OR_RETURN(v.read_snapshot_id, r.Int("read_snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(v.snapshot_id, r.OptInt("snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(v.target_file_size, r.Int("target_file_size"));
+  TARN_ASSIGN_OR_RETURN(v.min_file_size, r.Int("min_file_size"));
+  TARN_ASSIGN_OR_RETURN(v.max_file_size, r.Int("max_file_size"));
+  TARN_ASSIGN_OR_RETURN(auto nothing, r.OptString("nothing_to_do"));
+  v.nothing_to_do = nothing.value_or("");
+  // Totals are derived from the outputs.
+  for (const char* derived : {"files_in", "files_out", "bytes_in", "rows_out"}) {
+    TARN_RETURN_NOT_OK(r.OptValue(derived).status());
+  }
+  TARN_ASSIGN_OR_RETURN(const Json* outputs, r.Value("outputs"));
+  TARN_RETURN_NOT_OK(
+      ForEachIn(*outputs, r.Pointer("outputs"), [&](const Json& e, const std::string& p) -> Status {
+        TARN_ASSIGN_OR_RETURN(ObjectReader er, ObjectReader::Make(e, p));
+        CompactionOutput o;
+        TARN_ASSIGN_OR_RETURN(int64_t spec_id, er.Int("spec_id"));
+        o.spec_id = static_cast<int32_t>(spec_id);
+        TARN_ASSIGN_OR_RETURN(o.partition, er.String("partition"));
+        TARN_ASSIGN_OR_RETURN(const Json* inputs, er.Value("inputs"));
+        TARN_ASSIGN_OR_RETURN(o.inputs, StringsAt(*inputs, er.Pointer("inputs")));
+        TARN_ASSIGN_OR_RETURN(o.input_bytes, er.Int("input_bytes"));
+        TARN_ASSIGN_OR_RETURN(o.input_rows, er.Int("input_rows"));
+        TARN_ASSIGN_OR_RETURN(o.deleted_rows, er.Int("deleted_rows"));
+        TARN_ASSIGN_OR_RETURN(o.reason, er.String("reason"));
+        TARN_ASSIGN_OR_RETURN(auto path, er.OptString("path"));
+        o.path = path.value_or("");
+        TARN_ASSIGN_OR_RETURN(auto bytes, er.OptInt("bytes"));
+        o.bytes = bytes.value_or(0);
+        TARN_ASSIGN_OR_RETURN(auto rows, er.OptInt("rows"));
+        o.rows = rows.value_or(0);
+        TARN_RETURN_NOT_OK(er.Finish());
+        v.outputs.push_back(std::move(o));
+        return Status::OK();
+      }));
   TARN_RETURN_NOT_OK(r.Finish());
   return v;
 }

@@ -205,6 +205,15 @@ class Catalog : public Client {
   Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
                    const std::function<Status(const PlannedFile&)>& fn) override;
 
+  // ---- manifest export (C12; manifest.cc) ----
+  // The snapshot's live files from one read transaction, streamed into the Parquet writer.
+  Result<ManifestInfo> ExportManifest(
+      std::string_view qualified, const SnapshotSelector& at,
+      const std::function<Status(std::string_view bytes)>& write) override;
+  // Manifests manifest.on_commit failed to write since this catalog was opened (each also
+  // raised as the alert manifest_write_failed).
+  int64_t manifest_write_failures() const;
+
   // ---- change feed (C9) ----
   // Consumer offsets only move forward (kFailedPrecondition, code=offset_regression).
   Status CommitOffset(std::string_view qualified, std::string_view consumer,
@@ -215,6 +224,19 @@ class Catalog : public Client {
   // ---- maintenance (C11) ----
   Result<ExpiryResult> ExpireSnapshots(std::string_view qualified,
                                        const ExpiryOptions& options) override;
+  // Compaction (compaction.cc; docs/design/maintenance.md "Compaction").
+  Result<CompactionResult> Compact(std::string_view qualified, const CompactionOptions& options,
+                                   CommitMeta meta) override;
+  // Compact's two halves, apart so tests can commit in between: the plan (a dry run's result,
+  // with the dataset and the files it read), and its execution (read, rewrite, commit).
+  struct CompactionPlan {
+    CompactionResult result;
+    DatasetInfo dataset;                           // as loaded for the plan
+    std::vector<std::vector<PlannedFile>> inputs;  // per result.outputs entry
+  };
+  Result<CompactionPlan> PlanCompaction(std::string_view qualified,
+                                        const CompactionOptions& options);
+  Result<CompactionResult> RunCompaction(CompactionPlan plan, CommitMeta meta);
 
   // ---- views (V1; views.cc) ----
   // A view and a dataset of one collection never share a name (a serializable transaction
@@ -432,12 +454,25 @@ class Catalog : public Client {
 
  private:
   Result<std::vector<SnapshotInfo>> CommitDirect(std::vector<DatasetCommit>& parts);
+  // manifest.on_commit (manifest.cc): writes the manifest of each new snapshot in `snapshots`
+  // (snapshots[i] committed parts[i]) whose dataset has the property on, at ManifestKey. Called
+  // by CommitWritten once the commit is durable: a failure is alerted and counted, never
+  // returned. Whether a dataset has it off is cached per dataset for kManifestSettingTtlUs (a
+  // change by another process is seen that late; one by this catalog at once).
+  static constexpr int64_t kManifestSettingTtlUs = 1'000'000;
+  void WriteCommitManifests(const std::vector<DatasetCommit>& parts,
+                            const std::vector<SnapshotInfo>& snapshots);
+  // Forgets the cached manifest.on_commit settings (after this catalog changed properties).
+  void ManifestSettingsChanged();
+  struct ManifestSettings;
+  static std::shared_ptr<ManifestSettings> NewManifestSettings();
 
   std::unique_ptr<Metastore> metastore_;
   std::shared_ptr<ObjectStore> warehouse_;
   std::shared_ptr<Clock> clock_;
   std::shared_ptr<alerts::Alerter> alerter_;  // after metastore_: it writes the cool-off table
   std::unique_ptr<CommitQueue> commit_queue_;
+  std::shared_ptr<ManifestSettings> manifest_settings_ = NewManifestSettings();
 };
 
 }  // namespace tarn

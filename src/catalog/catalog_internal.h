@@ -75,8 +75,26 @@ bool IsReservedTag(std::string_view name);
 extern const char kDataFileColumns[];
 Result<DataFile> DataFileFromRow(const Row& r, size_t first_col = 0);
 
+// Deletes files a failed write left (best effort: an error is logged, Cleanup finds the rest).
+void DeleteQuietly(ObjectStore& store, const std::vector<DataFile>& files);
+// Whether a row may name one of `files` (written together) after a commit of them failed: true
+// when one does, or when that cannot be read (the files then stay for Cleanup's orphan sweep).
+bool MayBeRegistered(Metastore& ms, const std::vector<DataFile>& files);
+
 // The warehouse key prefix of a dataset's files: "datasets/<uuid>/".
 std::string DatasetPrefix(std::string_view uuid);
+
+// Streams the live files of `ds` at `snapshot_id` (`current`: the dataset's current snapshot)
+// that `pred` may match (every one without a predicate), each with its live deletion vector and
+// that vector's row id in deletion_vectors (planning.cc; PlanFiles and the manifest export).
+// `fn` must not run statements (the connection is streaming).
+Status ForEachPlannedFile(
+    Transaction& tx, const DatasetInfo& ds, int64_t snapshot_id, bool current,
+    const BoundPredicate* pred,
+    const std::function<Status(const PlannedFile&, std::optional<int64_t> vector_id)>& fn);
+// kInvalidArgument (code=invalid_property) when `props` sets manifest.on_commit to anything but
+// true or false (any case) (manifest.cc).
+Status ValidateManifestSetting(const PropertyMap& props);
 
 // What CheckAddedFiles checks beyond ownership.
 struct AddedFileChecks {

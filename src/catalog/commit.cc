@@ -73,6 +73,13 @@ Status ValidatePart(const DatasetCommit& p) {
     if (f.record_count < 0 || f.file_size_bytes < 0) {
       return Status::InvalidArgument("data file '" + f.path + "' has negative counts");
     }
+    // Only compaction writes files that store their rows' ids (row lineage, C10).
+    if (f.StoresRowIds() != (p.operation == CommitOperation::kCompact) ||
+        (p.operation == CommitOperation::kCompact && !f.RowIdRange())) {
+      return Status::InvalidArgument("data file '" + f.path + "' names the reserved row id field " +
+                                     std::to_string(kRowIdFieldId) + " in its statistics")
+          .WithField("path", f.path);
+    }
   }
   switch (p.operation) {
     case CommitOperation::kAppend:
@@ -89,6 +96,11 @@ Status ValidatePart(const DatasetCommit& p) {
       break;
     case CommitOperation::kRollback:
       if (!p.rollback_to) return Status::InvalidArgument("rollback needs a target snapshot");
+      break;
+    case CommitOperation::kCompact:
+      if (p.removed_paths.empty() || !p.read_snapshot_id || !p.deletes.empty()) {
+        return Status::InvalidArgument("a compaction replaces files it read at a snapshot");
+      }
       break;
     default:
       break;
@@ -404,6 +416,47 @@ Status CheckIntervening(Transaction& tx, const Locked& lk, const DatasetCommit& 
   return Status::OK();
 }
 
+// A compaction (the inputs it read at `read`, removed_paths) commits over anything that left
+// those files as they were: each is still live, was added at or before `read`, and no deletion
+// vector of it was added or replaced since (a delete of rows in it would be lost). Appends,
+// schema changes and commits touching other files in between do not conflict.
+Status CheckCompactInputs(Transaction& tx, const Locked& lk, const DatasetCommit& p,
+                          const std::string& dataset, int64_t before) {
+  const int64_t read = *p.read_snapshot_id;
+  if (read > before || read < lk.expired_through) return ConflictSince(dataset, read, before);
+  constexpr size_t kChunk = 400;
+  for (size_t start = 0; start < p.removed_paths.size(); start += kChunk) {
+    const size_t n = std::min(kChunk, p.removed_paths.size() - start);
+    SqlParams params = {read, read, read, lk.id};
+    for (size_t i = start; i < start + n; ++i) params.push_back(p.removed_paths[i]);
+    TARN_ASSIGN_OR_RETURN(
+        auto row,
+        tx.QueryOne("SELECT COUNT(*), SUM(CASE WHEN f.added_snapshot_id > ? OR EXISTS (SELECT 1 "
+                    "FROM deletion_vectors dv WHERE dv.data_file_id = f.id AND "
+                    "(dv.added_snapshot_id > ? OR dv.removed_snapshot_id > ?)) THEN 1 ELSE 0 "
+                    "END) FROM data_files f WHERE f.dataset_id = ? AND f.removed_snapshot_id IS "
+                    "NULL AND f.path IN " +
+                        catalog_store::Placeholders(1, n),
+                    params));
+    TARN_ASSIGN_OR_RETURN(int64_t live, row->Int64(0));
+    int64_t changed = 0;
+    if (!row->IsNull(1)) {
+      TARN_ASSIGN_OR_RETURN(changed, row->Int64(1));
+    }
+    if (live != static_cast<int64_t>(n) || changed != 0) {
+      return Status::Of(codes::kCommitConflict, "files the compaction of '" + dataset +
+                                                    "' rewrote were changed since "
+                                                    "snapshot " +
+                                                    std::to_string(read) +
+                                                    " (rows deleted or files "
+                                                    "replaced); run it again")
+          .WithField("dataset", dataset)
+          .WithField("current_snapshot_id", std::to_string(before));
+    }
+  }
+  return Status::OK();
+}
+
 // One dataset's parts of a commit group, in order.
 struct DatasetGroup {
   std::string dataset;
@@ -527,7 +580,10 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
   Delta append_sum;
   for (size_t i : todo) {
     const DatasetCommit& p = *g.parts[i];
-    for (const DataFile& f : p.added) add_rows += f.record_count;
+    // A compaction's rows keep the ids they have.
+    if (p.operation != CommitOperation::kCompact) {
+      for (const DataFile& f : p.added) add_rows += f.record_count;
+    }
     if (IsAppendOnly(p.operation)) {
       for (const DataFile& f : p.added) {
         append_sum.added_files += 1;
@@ -574,10 +630,14 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
     if (p.expected_uuid && *p.expected_uuid != lk.uuid) {
       return Incarnation(g.dataset, lk.uuid, *p.expected_uuid);
     }
-    if (!IsAppendOnly(p.operation) && p.read_snapshot_id && *p.read_snapshot_id != before) {
+    const bool compact = p.operation == CommitOperation::kCompact;
+    if (compact) {
+      TARN_RETURN_NOT_OK(CheckCompactInputs(tx, lk, p, g.dataset, before));
+    } else if (!IsAppendOnly(p.operation) && p.read_snapshot_id && *p.read_snapshot_id != before) {
       TARN_RETURN_NOT_OK(CheckIntervening(tx, lk, p, g.dataset, before));
     }
-    if (!p.added.empty()) {
+    // A compaction's files keep the spec of the files they replace (checked by the compactor).
+    if (!p.added.empty() && !compact) {
       int64_t written = p.written_spec_id.value_or(p.added.front().spec_id);
       for (const DataFile& f : p.added) {
         if (f.spec_id != written) written = -1;
@@ -604,6 +664,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
         TARN_RETURN_NOT_OK(RemoveFiles(tx, lk.id, snap, "", {}, &d).status());
         break;
       case CommitOperation::kDeleteFiles:
+      case CommitOperation::kCompact:
       case CommitOperation::kMerge: {
         if (!p.removed_paths.empty()) {
           std::string in;
@@ -647,9 +708,11 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
     }
     if (!p.added.empty()) {
       for (DataFile& f : p.added) {
-        f.first_row_id = next_row_id;
+        if (!compact) {
+          f.first_row_id = next_row_id;
+          next_row_id += f.record_count;
+        }
         f.added_snapshot_id = snap;
-        next_row_id += f.record_count;
         new_files.push_back(&f);
         d.added_files += 1;
         d.added_records += f.record_count;
@@ -692,6 +755,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
     s.idempotency_key = p.meta.idempotency_key;
     s.commit_id = shared_commit_id ? commit_id : NewUuidV4();
     s.receipt = p.meta.receipt;
+    s.next_row_id = next_row_id;
     if (p.operation == CommitOperation::kRollback) {
       TARN_ASSIGN_OR_RETURN(auto target, provenance::SnapshotSourceList(tx, lk.id, *p.rollback_to));
       sources =
@@ -918,6 +982,9 @@ Result<std::vector<SnapshotInfo>> Catalog::Commit(std::vector<DatasetCommit> par
   if (parts.empty()) return Status::InvalidArgument("a commit needs at least one dataset part");
   for (auto& p : parts) {
     TARN_RETURN_NOT_OK(ParseDatasetName(p.dataset).status());
+    if (p.operation == CommitOperation::kCompact) {
+      return Status::InvalidArgument("a compaction commit is made by Compact, not sent");
+    }
     TARN_RETURN_NOT_OK(CheckAddedFiles(*metastore_, *warehouse_, p, {}));
   }
   return CommitWritten(std::move(parts));
@@ -940,11 +1007,15 @@ Result<SnapshotInfo> Catalog::CommitStaged(DatasetCommit part, std::string_view 
 Result<std::vector<SnapshotInfo>> Catalog::CommitWritten(std::vector<DatasetCommit> parts) {
   if (parts.empty()) return Status::InvalidArgument("a commit needs at least one dataset part");
   for (const auto& p : parts) TARN_RETURN_NOT_OK(ParseDatasetName(p.dataset).status());
+  std::vector<SnapshotInfo> out;
   if (parts.size() == 1 && IsAppendOnly(parts[0].operation)) {
     TARN_ASSIGN_OR_RETURN(auto s, commit_queue_->Submit(&parts[0]));
-    return std::vector<SnapshotInfo>{std::move(s)};
+    out.push_back(std::move(s));
+  } else {
+    TARN_ASSIGN_OR_RETURN(out, CommitDirect(parts));
   }
-  return CommitDirect(parts);
+  WriteCommitManifests(parts, out);  // manifest.on_commit (manifest.cc); never fails the commit
+  return out;
 }
 
 Result<SnapshotInfo> Catalog::Commit(DatasetCommit part) {

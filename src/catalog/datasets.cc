@@ -191,6 +191,7 @@ Result<DatasetInfo> Catalog::DoCreateDataset(std::string_view qualified, Dataset
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(ValidateSchema(def.schema));
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(def.properties));
+  TARN_RETURN_NOT_OK(ValidateManifestSetting(def.properties));
   int32_t last_field_id = MaxFieldId(def.schema);
   TARN_RETURN_NOT_OK(AssignFieldIds(&def.schema, &last_field_id));
   TARN_ASSIGN_OR_RETURN(auto spec, PartitionSpec::Parse(def.partition_spec, def.schema, 0));
@@ -404,7 +405,8 @@ Status Catalog::DoSetDatasetProperties(std::string_view qualified, const Propert
                                        const std::vector<std::string>& unset) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(set));
-  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+  TARN_RETURN_NOT_OK(ValidateManifestSetting(set));
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
     std::string description = ds.description;
     for (const auto& k : unset) {
@@ -424,7 +426,9 @@ Status Catalog::DoSetDatasetProperties(std::string_view qualified, const Propert
             "id = ?",
             {EncodeProperties(ds.properties), description, clock_->NowMicros(), ds.id})
         .status();
-  });
+  }));
+  ManifestSettingsChanged();  // manifest.on_commit may have changed (manifest.cc)
+  return Status::OK();
 }
 
 Result<DatasetInfo> Catalog::DoAlterSchema(std::string_view qualified,

@@ -19,6 +19,8 @@ TARN_ERROR_CODE(kColumnNotFound,
                 ErrorCode("column_not_found", ErrorKind::kInvalidArgument, "column"));
 TARN_ERROR_CODE(kCommitConflict, ErrorCode("commit_conflict", ErrorKind::kConflict,
                                            "dataset current_snapshot_id path"));
+TARN_ERROR_CODE(kCompactionFilterNotPartition, ErrorCode("compaction_filter_not_partition",
+                                                         ErrorKind::kInvalidArgument, "column"));
 TARN_ERROR_CODE(kDatasetNotFound, ErrorCode("dataset_not_found", ErrorKind::kNotFound, "dataset"));
 TARN_ERROR_CODE(kDeletionProtected, ErrorCode("deletion_protected", ErrorKind::kFailedPrecondition,
                                               "workspace dataset"));
@@ -38,6 +40,8 @@ TARN_ERROR_CODE(kInvalidLocation,
                 ErrorCode("invalid_location", ErrorKind::kInvalidArgument, "prefix"));
 TARN_ERROR_CODE(kInvalidPattern,
                 ErrorCode("invalid_pattern", ErrorKind::kInvalidArgument, "field"));
+TARN_ERROR_CODE(kInvalidProperty,
+                ErrorCode("invalid_property", ErrorKind::kInvalidArgument, "property"));
 TARN_ERROR_CODE(kInvalidSubject,
                 ErrorCode("invalid_subject", ErrorKind::kInvalidArgument, "field"));
 TARN_ERROR_CODE(kLocationInUse,

@@ -556,7 +556,9 @@ Status Sweeper::Dataset(const catalog_store::SweepDataset& listed, PrefixWalk* w
               files += 1;
               records += f.record_count - f.deleted;
               bytes += f.file_size_bytes;
-              if (f.record_count <= 0) return Status::OK();
+              // A compacted file's ids are its inputs' (disjoint from every other file's by
+              // construction) but not a contiguous range: only ranges are compared.
+              if (f.record_count <= 0 || f.stores_row_ids) return Status::OK();
               const int64_t end = f.first_row_id + f.record_count;
               if (f.first_row_id < max_end) {
                 overlaps.push_back({max_path, f.path, max_from, max_end, f.first_row_id, end});

@@ -159,6 +159,12 @@ class LocalCatalog final : public Catalog {
     return Audited("dataset.expire", qualified, WorkspaceOf(qualified),
                    [&] { return Catalog::ExpireSnapshots(qualified, options); });
   }
+  Result<CompactionResult> Compact(std::string_view qualified, const CompactionOptions& options,
+                                   CommitMeta meta) override {
+    if (options.dry_run) return Catalog::Compact(qualified, options, std::move(meta));
+    return Audited("dataset.compact", qualified, WorkspaceOf(qualified),
+                   [&] { return Catalog::Compact(qualified, options, std::move(meta)); });
+  }
   Status DropView(std::string_view qualified) override {
     return Audited("view.drop", qualified, WorkspaceOf(qualified),
                    [&] { return Catalog::DropView(qualified); });

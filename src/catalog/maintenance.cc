@@ -189,17 +189,22 @@ Result<CleanupResult> Catalog::DoCleanup(bool delete_orphans) {
 
   // 2. Orphans: objects under datasets/ that no catalog row references, a page of the listing
   // at a time (catalog_store::Orphans, the rule the integrity sweep shares), each page looked up
-  // after it was listed, so a file committed meanwhile counts as referenced.
+  // after it was listed, so a file committed meanwhile counts as referenced. The manifests
+  // manifest.on_commit wrote for snapshots that are gone (catalog_store::StaleManifests) are
+  // deleted whatever delete_orphans says.
   std::string token;
   std::vector<std::string> to_delete;
+  std::vector<ObjectInfo> stale_manifests;
   do {
     TARN_ASSIGN_OR_RETURN(auto page, warehouse_->List("datasets/", token, 1000));
-    std::vector<ObjectInfo> orphans;
+    std::vector<ObjectInfo> orphans, stale;
     TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
         [&](Transaction& tx) -> Status {
+          const int64_t now = clock_->NowMicros();
+          TARN_ASSIGN_OR_RETURN(orphans,
+                                catalog_store::Orphans(tx, page.objects, now, kOrphanGraceUs));
           TARN_ASSIGN_OR_RETURN(
-              orphans,
-              catalog_store::Orphans(tx, page.objects, clock_->NowMicros(), kOrphanGraceUs));
+              stale, catalog_store::StaleManifests(tx, page.objects, now, kOrphanGraceUs));
           return Status::OK();
         },
         TxMode::kReadOnly));
@@ -207,8 +212,23 @@ Result<CleanupResult> Catalog::DoCleanup(bool delete_orphans) {
       out.orphans.push_back(obj.key);
       if (delete_orphans) to_delete.push_back(obj.key);
     }
+    stale_manifests.insert(stale_manifests.end(), stale.begin(), stale.end());
     token = page.next_token;
   } while (!token.empty());
+  if (!stale_manifests.empty()) {
+    std::vector<std::string> keys;
+    int64_t bytes = 0;
+    for (const auto& obj : stale_manifests) {
+      keys.push_back(obj.key);
+      bytes += static_cast<int64_t>(obj.size);
+    }
+    if (warehouse_->DeleteMany(keys).ok()) {
+      out.objects_deleted += static_cast<int64_t>(keys.size());
+      out.bytes_deleted += bytes;
+    } else {
+      out.pending += static_cast<int64_t>(keys.size());  // found again by the next cleanup
+    }
+  }
   if (!to_delete.empty()) TARN_RETURN_NOT_OK(warehouse_->DeleteMany(to_delete));
   return out;
 }

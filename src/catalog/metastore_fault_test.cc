@@ -55,11 +55,14 @@ class MetastoreFaultSuite : public CatalogBackendTest {
     schema_ = d->schema;
     faults_ = std::make_shared<MetastoreFaults>();
     cat_->metastore().SetFaults(faults_);
-    // The commit's own statements are counted here; firing (after the commit) is tested apart.
+    // The commit's own statements are counted here; firing and manifest.on_commit (after the
+    // commit) are tested apart (firing below, manifests in manifest_test.cc).
     ::setenv("TARN_TRIGGER_FIRING", "0", 1);
+    ::setenv("TARN_MANIFEST_ON_COMMIT", "0", 1);
   }
   void TearDown() override {
     ::unsetenv("TARN_TRIGGER_FIRING");
+    ::unsetenv("TARN_MANIFEST_ON_COMMIT");
     CatalogBackendTest::TearDown();
   }
 

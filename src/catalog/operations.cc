@@ -21,13 +21,25 @@ namespace {
 // How often DeleteRows re-plans after losing a race to another commit.
 constexpr int kDeleteAttempts = 8;
 
-void DeleteQuietly(ObjectStore& store, const std::vector<DataFile>& files) {
+}  // namespace
+
+void catalog_internal::DeleteQuietly(ObjectStore& store, const std::vector<DataFile>& files) {
   std::vector<std::string> keys;
   for (const auto& f : files) keys.push_back(f.path);
   if (!keys.empty()) DiscardError(store.DeleteMany(keys), "deleting written data files");
 }
 
-}  // namespace
+bool catalog_internal::MayBeRegistered(Metastore& ms, const std::vector<DataFile>& files) {
+  if (files.empty()) return false;
+  bool registered = true;
+  Status st = ms.RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(registered, catalog_store::PathRegistered(tx, files.front().path));
+        return Status::OK();
+      },
+      TxMode::kReadOnly);
+  return !st.ok() || registered;
+}
 
 namespace {
 
@@ -133,20 +145,6 @@ Status WriteChunk(Catalog& cat, const DatasetInfo& ds, const std::vector<RecordB
   return Status::OK();
 }
 
-// Whether a row may name one of `files` after a commit of them failed: true when one does, or
-// when that cannot be read (the files then stay for Cleanup's orphan sweep).
-bool MayBeRegistered(Catalog& cat, const std::vector<DataFile>& files) {
-  if (files.empty()) return false;
-  bool registered = true;
-  Status st = cat.metastore().RunInTransaction(
-      [&](Transaction& tx) -> Status {
-        TARN_ASSIGN_OR_RETURN(registered, catalog_store::PathRegistered(tx, files.front().path));
-        return Status::OK();
-      },
-      TxMode::kReadOnly);
-  return !st.ok() || registered;
-}
-
 // Commits the written files as one snapshot; on failure they are deleted unless the commit may
 // have landed.
 Result<SnapshotInfo> FinishAppend(Catalog& cat, const DatasetInfo& ds, std::vector<DataFile> files,
@@ -171,7 +169,7 @@ Result<SnapshotInfo> FinishAppend(Catalog& cat, const DatasetInfo& ds, std::vect
       committed.ok() ? Result<SnapshotInfo>(std::move((*committed)[0])) : committed.status();
   // A replay of an earlier commit with the same key did not use these files. A failed commit
   // may have landed all the same (its COMMIT reply lost): then its files stay.
-  if (result.ok() ? result->idempotent_replay : !MayBeRegistered(cat, files)) {
+  if (result.ok() ? result->idempotent_replay : !MayBeRegistered(cat.metastore(), files)) {
     DeleteQuietly(cat.warehouse(), files);
   }
   return result;
@@ -359,7 +357,7 @@ Result<SnapshotInfo> Catalog::DoReplaceWhere(std::string_view qualified, std::st
     }
     last = committed.status();
     if (last.kind() != ErrorKind::kConflict || guarded) {
-      if (!MayBeRegistered(*this, files)) DeleteQuietly(warehouse(), files);
+      if (!MayBeRegistered(metastore(), files)) DeleteQuietly(warehouse(), files);
       return last;
     }
   }

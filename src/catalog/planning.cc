@@ -58,12 +58,14 @@ std::vector<Branch> PushdownBranches(const BoundPredicate* pred, const DatasetIn
   return out;
 }
 
-// Streams the live files of `ds` at `snapshot_id` with their live deletion vectors.
-Status ForEachLiveFile(Transaction& tx, const DatasetInfo& ds, int64_t snapshot_id, bool current,
-                       const BoundPredicate* pred,
-                       const std::function<Status(const PlannedFile&)>& fn) {
+}  // namespace
+
+Status catalog_internal::ForEachPlannedFile(
+    Transaction& tx, const DatasetInfo& ds, int64_t snapshot_id, bool current,
+    const BoundPredicate* pred,
+    const std::function<Status(const PlannedFile&, std::optional<int64_t> vector_id)>& fn) {
   std::string head = std::string("SELECT ") + kDataFileColumns +
-                     ", dv.cardinality, dv.positions FROM data_files f LEFT JOIN "
+                     ", dv.cardinality, dv.positions, dv.id FROM data_files f LEFT JOIN "
                      "deletion_vectors dv ON dv.data_file_id = f.id AND ";
   SqlParams head_params;
   if (current) {
@@ -95,11 +97,13 @@ Status ForEachLiveFile(Transaction& tx, const DatasetInfo& ds, int64_t snapshot_
   }
   return tx.QueryEach(sql, params, [&](const Row& r) -> Status {
     PlannedFile pf;
+    std::optional<int64_t> vector_id;
     TARN_ASSIGN_OR_RETURN(pf.file, DataFileFromRow(r));
     if (!r.IsNull(11)) {
       TARN_ASSIGN_OR_RETURN(pf.deleted_rows, r.Int64(11));
       TARN_ASSIGN_OR_RETURN(auto blob, r.Blob(12));
       pf.deletion_vector = std::string(blob);
+      TARN_ASSIGN_OR_RETURN(vector_id, r.Int64(13));
     }
     if (pred) {
       static const PartitionSpec kUnpartitioned;
@@ -115,11 +119,9 @@ Status ForEachLiveFile(Transaction& tx, const DatasetInfo& ds, int64_t snapshot_
       }
       if (!MightMatch(*pred, *file, spec, ds.schema)) return Status::OK();
     }
-    return fn(pf);
+    return fn(pf, vector_id);
   });
 }
-
-}  // namespace
 
 Status Catalog::PlanFiles(std::string_view qualified, const SnapshotSelector& at,
                           std::string_view where,
@@ -142,7 +144,9 @@ Status Catalog::PlanFiles(std::string_view qualified, const SnapshotSelector& at
         if (!where.empty()) {
           TARN_ASSIGN_OR_RETURN(pred, ParseAndBindPredicate(where, ds.schema));
         }
-        return ForEachLiveFile(tx, ds, *resolved.snapshot_id, current, pred ? &*pred : nullptr, fn);
+        return ForEachPlannedFile(
+            tx, ds, *resolved.snapshot_id, current, pred ? &*pred : nullptr,
+            [&](const PlannedFile& f, std::optional<int64_t>) { return fn(f); });
       },
       TxMode::kReadOnly);
 }
@@ -175,6 +179,11 @@ Status Catalog::DoScan(std::string_view qualified, const ScanOptions& options,
   read.with_row_ids = options.with_row_ids;
   TARN_ASSIGN_OR_RETURN(read.field_ids, ScanFieldIds(ds.schema, options.columns, qualified));
   if (!ds.current_snapshot_id) return Status::OK();
+  // Of a compacted file added in the window only the rows new since its start count.
+  std::optional<int64_t> watermark;
+  if (options.added_after) {
+    TARN_ASSIGN_OR_RETURN(watermark, AddedAfterWatermark(qualified, *options.added_after));
+  }
   std::vector<PlannedFile> files;
   TARN_RETURN_NOT_OK(PlanFiles(qualified, options.at, options.where, [&](const PlannedFile& f) {
     if (!options.added_after || f.file.added_snapshot_id > *options.added_after) {
@@ -187,6 +196,7 @@ Status Catalog::DoScan(std::string_view qualified, const ScanOptions& options,
     if (f.deletion_vector) {
       TARN_ASSIGN_OR_RETURN(deleted, DecodeDeletionVector(*f.deletion_vector));
     }
+    read.min_row_id = f.file.StoresRowIds() ? watermark : std::nullopt;
     TARN_ASSIGN_OR_RETURN(auto batch, ReadDataFile(*warehouse_, f.file, ds.schema, deleted,
                                                    pred ? &*pred : nullptr, read));
     if (batch.num_rows == 0) continue;

@@ -34,7 +34,8 @@ const char kSnapshotColumns[] =
     "sn.snapshot_id, sn.parent_snapshot_id, sn.committed_at, sn.author, sn.message, "
     "sn.operation, sn.user_created, sn.schema_id, sn.spec_id, sn.added_files, sn.deleted_files, "
     "sn.total_files, sn.added_records, sn.deleted_records, sn.total_records, sn.added_bytes, "
-    "sn.deleted_bytes, sn.total_bytes, sn.receipt, sn.idempotency_key, sn.commit_id, d.uuid";
+    "sn.deleted_bytes, sn.total_bytes, sn.receipt, sn.idempotency_key, sn.commit_id, d.uuid, "
+    "sn.next_row_id";
 
 Result<SnapshotInfo> SnapshotFromRow(const Row& r) {
   SnapshotInfo s;
@@ -71,6 +72,7 @@ Result<SnapshotInfo> SnapshotFromRow(const Row& r) {
   if (commit_id) s.commit_id = std::string(*commit_id);
   TARN_ASSIGN_OR_RETURN(auto uuid, r.Text(21));
   s.dataset_uuid = std::string(uuid);
+  TARN_ASSIGN_OR_RETURN(s.next_row_id, r.OptionalInt64(22));
   return s;
 }
 

@@ -245,6 +245,13 @@ CREATE TABLE periodic_runs (
 );
 )sql";
 
+// The row-id watermark of each snapshot (issue 20): datasets.next_row_id as the snapshot left
+// it. A read of "what was added after snapshot a" keeps the rows whose ids are at or above a's
+// watermark, so rows a compaction rewrote (they keep their ids) are not read as new.
+constexpr char kRowIdWatermark[] = R"sql(
+ALTER TABLE snapshots ADD COLUMN next_row_id BIGINT;
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& CatalogTables() {
@@ -252,7 +259,8 @@ const std::vector<Migration>& CatalogTables() {
       new std::vector<Migration>{{1, "catalog core", kCatalogCore},
                                  {2, "datasets at work", kDatasetsAtWork},
                                  {5, "file isolation", kFileIsolation},
-                                 {12, "periodic runs", kPeriodicRuns}};
+                                 {12, "periodic runs", kPeriodicRuns},
+                                 {15, "row id watermark", kRowIdWatermark}};
   return *steps;
 }
 
@@ -306,7 +314,7 @@ Result<bool> PathRegistered(Transaction& tx, std::string_view path) {
 Status InsertSnapshots(Transaction& tx, int64_t dataset_id,
                        const std::vector<const SnapshotInfo*>& snaps,
                        const std::vector<std::string>& sources) {
-  constexpr size_t kCols = 23;
+  constexpr size_t kCols = 24;
   if (snaps.empty()) return Status::OK();
   SqlParams params;
   params.reserve(snaps.size() * kCols);
@@ -335,49 +343,129 @@ Status InsertSnapshots(Transaction& tx, int64_t dataset_id,
                    s.receipt ? s.receipt->ToJson() : std::string("{}"),
                    s.idempotency_key ? SqlValue(*s.idempotency_key) : SqlValue::Null(),
                    s.commit_id,
-                   sources[i]});
+                   sources[i],
+                   SqlValue::OptionalInt64(s.next_row_id)});
   }
   return tx.ExecuteDeferred(
       "INSERT INTO snapshots (dataset_id, snapshot_id, parent_snapshot_id, committed_at, author, "
       "message, operation, user_created, schema_id, spec_id, added_files, deleted_files, "
       "total_files, added_records, deleted_records, total_records, added_bytes, deleted_bytes, "
-      "total_bytes, receipt, idempotency_key, commit_id, sources) VALUES " +
+      "total_bytes, receipt, idempotency_key, commit_id, sources, next_row_id) VALUES " +
           Placeholders(snaps.size(), kCols),
       params);
 }
 
 // ---- orphans ----
 
+namespace {
+
+// Two lists of keys a statement: SQLite's default limit is 999 parameters.
+constexpr size_t kKeyChunk = 400;
+
+// Of keys[start, start + n), those a data_files row or a pending removal names.
+Result<std::unordered_set<std::string>> NamedPaths(Transaction& tx,
+                                                   const std::vector<const ObjectInfo*>& keys,
+                                                   size_t start, size_t n) {
+  SqlParams params;
+  params.reserve(2 * n);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = start; i < start + n; ++i) params.push_back(keys[i]->key);
+  }
+  const std::string in = Placeholders(1, n);  // (?, ?, ...)
+  std::unordered_set<std::string> named;
+  TARN_ASSIGN_OR_RETURN(
+      auto rows, tx.Query("SELECT path FROM data_files WHERE path IN " + in +
+                              " UNION SELECT path FROM removal_ledger WHERE deleted_at IS NULL "
+                              "AND path IN " +
+                              in,
+                          params));
+  for (const Row& r : rows) {
+    TARN_ASSIGN_OR_RETURN(auto path, r.Text(0));
+    named.emplace(path);
+  }
+  return named;
+}
+
+}  // namespace
+
 Result<std::vector<ObjectInfo>> Orphans(Transaction& tx, const std::vector<ObjectInfo>& objects,
                                         int64_t now_us, int64_t grace_us) {
   std::vector<const ObjectInfo*> old;
   for (const ObjectInfo& o : objects) {
-    if (now_us - o.mtime_ms * 1000 >= grace_us) old.push_back(&o);
+    if (now_us - o.mtime_ms * 1000 >= grace_us && !ParseManifestKey(o.key)) old.push_back(&o);
   }
   std::vector<ObjectInfo> out;
-  // Two lists of keys a statement: SQLite's default limit is 999 parameters.
-  constexpr size_t kChunk = 400;
-  for (size_t start = 0; start < old.size(); start += kChunk) {
-    const size_t n = std::min(kChunk, old.size() - start);
-    SqlParams params;
-    params.reserve(2 * n);
-    for (int pass = 0; pass < 2; ++pass) {
-      for (size_t i = start; i < start + n; ++i) params.push_back(old[i]->key);
-    }
-    const std::string in = Placeholders(1, n);  // (?, ?, ...)
-    std::unordered_set<std::string> named;
-    TARN_ASSIGN_OR_RETURN(
-        auto rows, tx.Query("SELECT path FROM data_files WHERE path IN " + in +
-                                " UNION SELECT path FROM removal_ledger WHERE deleted_at IS NULL "
-                                "AND path IN " +
-                                in,
-                            params));
-    for (const Row& r : rows) {
-      TARN_ASSIGN_OR_RETURN(auto path, r.Text(0));
-      named.emplace(path);
-    }
+  for (size_t start = 0; start < old.size(); start += kKeyChunk) {
+    const size_t n = std::min(kKeyChunk, old.size() - start);
+    TARN_ASSIGN_OR_RETURN(auto named, NamedPaths(tx, old, start, n));
     for (size_t i = start; i < start + n; ++i) {
       if (!named.count(old[i]->key)) out.push_back(*old[i]);
+    }
+  }
+  return out;
+}
+
+// ---- manifests ----
+
+std::optional<ManifestRef> ParseManifestKey(std::string_view key) {
+  constexpr std::string_view kHead = "datasets/", kDir = "/manifests/", kTail = ".parquet";
+  if (key.substr(0, kHead.size()) != kHead) return std::nullopt;
+  key.remove_prefix(kHead.size());
+  const size_t slash = key.find('/');
+  if (slash == 0 || slash == std::string_view::npos) return std::nullopt;
+  ManifestRef ref;
+  ref.dataset_uuid = std::string(key.substr(0, slash));
+  key.remove_prefix(slash);
+  if (key.substr(0, kDir.size()) != kDir) return std::nullopt;
+  key.remove_prefix(kDir.size());
+  if (key.size() <= kTail.size() || key.substr(key.size() - kTail.size()) != kTail) {
+    return std::nullopt;
+  }
+  key.remove_suffix(kTail.size());
+  // The decimal a snapshot id prints as: digits, no leading zero, at most 18 (no overflow).
+  if (key.empty() || key.size() > 18 || key[0] == '0') return std::nullopt;
+  for (char c : key) {
+    if (c < '0' || c > '9') return std::nullopt;
+    ref.snapshot_id = ref.snapshot_id * 10 + (c - '0');
+  }
+  return ref;
+}
+
+Result<std::vector<ObjectInfo>> StaleManifests(Transaction& tx,
+                                               const std::vector<ObjectInfo>& objects,
+                                               int64_t now_us, int64_t grace_us) {
+  std::vector<const ObjectInfo*> old;
+  std::vector<ManifestRef> refs;
+  for (const ObjectInfo& o : objects) {
+    if (now_us - o.mtime_ms * 1000 < grace_us) continue;
+    auto ref = ParseManifestKey(o.key);
+    if (!ref) continue;
+    old.push_back(&o);
+    refs.push_back(std::move(*ref));
+  }
+  std::vector<ObjectInfo> out;
+  for (size_t start = 0; start < old.size(); start += kKeyChunk) {
+    const size_t n = std::min(kKeyChunk, old.size() - start);
+    TARN_ASSIGN_OR_RETURN(auto named, NamedPaths(tx, old, start, n));
+    // The snapshots that exist among the pairs' uuids and ids (a superset of the pairs' own).
+    SqlParams params;
+    for (size_t i = start; i < start + n; ++i) params.push_back(refs[i].dataset_uuid);
+    for (size_t i = start; i < start + n; ++i) params.push_back(refs[i].snapshot_id);
+    const std::string in = Placeholders(1, n);
+    TARN_ASSIGN_OR_RETURN(
+        auto rows, tx.Query("SELECT d.uuid, sn.snapshot_id FROM snapshots sn JOIN datasets d ON "
+                            "d.id = sn.dataset_id WHERE d.uuid IN " +
+                                in + " AND sn.snapshot_id IN " + in,
+                            params));
+    std::unordered_set<std::string> live;
+    for (const Row& r : rows) {
+      TARN_ASSIGN_OR_RETURN(auto uuid, r.Text(0));
+      TARN_ASSIGN_OR_RETURN(int64_t id, r.Int64(1));
+      live.insert(std::string(uuid) + "/" + std::to_string(id));
+    }
+    for (size_t i = start; i < start + n; ++i) {
+      const std::string pair = refs[i].dataset_uuid + "/" + std::to_string(refs[i].snapshot_id);
+      if (!live.count(pair) && !named.count(old[i]->key)) out.push_back(*old[i]);
     }
   }
   return out;
@@ -480,7 +568,8 @@ Result<std::optional<SweepSnapshot>> SnapshotForSweep(Transaction& tx, int64_t d
 Status ForEachLiveFile(Transaction& tx, int64_t dataset_id,
                        const std::function<Status(const SweepFile&)>& fn) {
   return tx.QueryEach(
-      "SELECT f.path, f.record_count, f.file_size_bytes, f.first_row_id, dv.cardinality FROM "
+      "SELECT f.path, f.record_count, f.file_size_bytes, f.first_row_id, dv.cardinality, CASE "
+      "WHEN f.stats LIKE '%\"2147483540\"%' THEN 1 ELSE 0 END FROM "
       "data_files f LEFT JOIN deletion_vectors dv ON dv.data_file_id = f.id AND "
       "dv.removed_snapshot_id IS NULL WHERE f.dataset_id = ? AND f.removed_snapshot_id IS NULL "
       "ORDER BY f.first_row_id, f.id",
@@ -493,6 +582,8 @@ Status ForEachLiveFile(Transaction& tx, int64_t dataset_id,
         TARN_ASSIGN_OR_RETURN(f.first_row_id, r.Int64(3));
         TARN_ASSIGN_OR_RETURN(auto deleted, r.OptionalInt64(4));
         f.deleted = deleted.value_or(0);
+        TARN_ASSIGN_OR_RETURN(int64_t stored, r.Int64(5));
+        f.stores_row_ids = stored != 0;
         return fn(f);
       });
 }

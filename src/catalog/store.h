@@ -1,4 +1,4 @@
-// The catalog's tables: their migrations (versions 1, 2, 5 and 12 of the one global order) and
+// The catalog's tables: their migrations (versions 1, 2, 5, 12 and 15 of the one global order) and
 // typed statements on them. Internal to the catalog module.
 #pragma once
 
@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "metastore/metastore.h"
@@ -18,8 +19,8 @@ namespace tarn::catalog_store {
 // parameters, for every store of the catalog's tables.
 std::string Placeholders(size_t rows, size_t cols);
 
-// Migrations 1 (catalog core), 2 (datasets at work), 5 (file isolation) and 12 (periodic
-// runs), contributed to SchemaMigrations().
+// Migrations 1 (catalog core), 2 (datasets at work), 5 (file isolation), 12 (periodic runs)
+// and 15 (the snapshots' row id watermark), contributed to SchemaMigrations().
 const std::vector<Migration>& CatalogTables();
 
 // ---- datasets: the commit's lock ----
@@ -73,10 +74,28 @@ Status InsertSnapshots(Transaction& tx, int64_t dataset_id,
 // of a dropped dataset) and no pending removal (removal_ledger, not yet deleted) names: what
 // Cleanup may delete and the sweep reports as orphan_object. Run after the listing, so a file
 // committed while the listing ran counts as named. Deletion vectors are stored inline (no
-// vector names an object yet), so vectors are not looked up. Indexed lookups by path, a few
-// hundred keys a statement.
+// vector names an object yet), so vectors are not looked up. Manifest objects (keys of
+// ParseManifestKey's form) are never orphans: their snapshot names them, and StaleManifests
+// decides the ones whose snapshot is gone. Indexed lookups by path, a few hundred keys a
+// statement.
 Result<std::vector<ObjectInfo>> Orphans(Transaction& tx, const std::vector<ObjectInfo>& objects,
                                         int64_t now_us, int64_t grace_us);
+
+// ---- manifests (manifest.on_commit, tarn/manifest.h) ----
+
+// The dataset uuid and snapshot id of a manifest key ("datasets/<uuid>/manifests/<id>.parquet",
+// ManifestKey), nullopt for any other key.
+struct ManifestRef {
+  std::string dataset_uuid;
+  int64_t snapshot_id = 0;
+};
+std::optional<ManifestRef> ParseManifestKey(std::string_view key);
+// Of `objects`, the manifest objects last modified at least `grace_us` before `now_us` whose
+// snapshot no longer exists (expired, or its dataset purged) and that no data_files row or
+// pending removal names: what Cleanup deletes. A few hundred keys a statement.
+Result<std::vector<ObjectInfo>> StaleManifests(Transaction& tx,
+                                               const std::vector<ObjectInfo>& objects,
+                                               int64_t now_us, int64_t grace_us);
 
 // ---- the integrity sweep (fsck.cc) ----
 
@@ -115,6 +134,7 @@ Result<std::optional<SweepSnapshot>> SnapshotForSweep(Transaction& tx, int64_t d
 struct SweepFile {
   std::string path;
   int64_t record_count = 0, file_size_bytes = 0, first_row_id = 0, deleted = 0;
+  bool stores_row_ids = false;  // its stats name the row id field (DataFile::StoresRowIds)
 };
 // Streams the dataset's live data files to `fn`, by first_row_id (then id). `fn` must not run
 // statements (the connection is streaming).

@@ -80,6 +80,8 @@ void RegisterSqlCommand(CLI::App* app, GlobalOptions* global);
 void RegisterViewCommands(CLI::App* app, GlobalOptions* global);
 // `tarn task ...` (task_commands.cc). Call after RegisterCatalogCommands.
 void RegisterTaskCommands(CLI::App* app, GlobalOptions* global);
+// `tarn manifest export` (manifest_commands.cc). Call after RegisterCatalogCommands.
+void RegisterManifestCommands(CLI::App* app, GlobalOptions* global);
 // `tarn worker` (worker_command.cc).
 void RegisterWorkerCommand(CLI::App* app, GlobalOptions* global);
 // `tarn tui` (tui_command.cc).

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "api/wire.h"
 #include "catalog/catalog.h"
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
@@ -582,10 +583,11 @@ Status FilesCommand(Client& cat, const std::string& name, const SnapshotSelector
       s += Dump(FileJson(f, pf.deleted_rows, ds.schema, SpecOf(ds, f.spec_id)));
       return WriteOut(s);
     }
-    std::string ids = f.first_row_id >= 0 && f.record_count > 0
-                          ? std::to_string(f.first_row_id) + ".." +
-                                std::to_string(f.first_row_id + f.record_count - 1)
-                          : "";
+    // A compacted file's ids may have gaps: its range is marked with a '*'.
+    const auto range = f.RowIdRange();
+    std::string ids = range ? std::to_string(range->first) + ".." + std::to_string(range->second) +
+                                  (f.StoresRowIds() ? "*" : "")
+                            : "";
     rows.push_back({f.path, std::to_string(f.record_count), std::to_string(pf.deleted_rows),
                     std::to_string(f.file_size_bytes), PartitionText(f, SpecOf(ds, f.spec_id)), ids,
                     std::to_string(f.added_snapshot_id)});
@@ -983,6 +985,62 @@ void RegisterMaintenance(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
         std::cout << (a->dry_run ? "would expire " : "expired ") << r.expired_snapshots
                   << " snapshots of " << a->name << " (through " << r.expired_through << "), "
                   << r.files_released << " files released\n";
+      }
+      return Status::OK();
+    });
+  }
+  {
+    struct Args {
+      std::string name, rule = "auto", where;
+      bool dry_run = false;
+      CommitArgs commit;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app->add_subcommand(
+        "compact",
+        "Rewrite small files and files with deleted rows into larger ones (one pass; row ids "
+        "kept)");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("--rule", a->rule,
+                    "auto (sort_aware when the dataset has a sort order), brute or sort_aware")
+        ->capture_default_str();
+    cmd->add_option("--where", a->where,
+                    "Only partitions matching this predicate on partition source columns");
+    cmd->add_flag("--dry-run", a->dry_run, "Print the plan (which files, into what, why)");
+    AddCommitArgs(cmd, &a->commit, /*idempotency=*/false);
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      CompactionOptions options;
+      auto rule = ParseCompactionRule(a->rule);
+      if (!rule.ok()) return rule.status().WithContext("--rule");
+      options.rule = *rule;
+      options.where = a->where;
+      options.dry_run = a->dry_run;
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+      TARN_ASSIGN_OR_RETURN(auto r, cat->Compact(a->name, options, a->commit.Meta(*cat)));
+      if (g->json) {
+        std::cout << Dump(api::ToJson(r)) << "\n";
+        return Status::OK();
+      }
+      if (!r.nothing_to_do.empty()) {
+        std::cout << "nothing to compact: " << r.nothing_to_do << "\n";
+        return Status::OK();
+      }
+      std::cout << (r.dry_run ? "would compact " : "compacted ") << r.dataset << " ("
+                << CompactionRuleName(r.rule) << ", at snapshot " << r.read_snapshot_id
+                << "): " << r.files_in() << " files, " << r.bytes_in() << " bytes into "
+                << r.outputs.size() << (r.outputs.size() == 1 ? " file" : " files");
+      if (r.snapshot_id) std::cout << ", snapshot " << *r.snapshot_id;
+      std::cout << "\n";
+      for (const auto& o : r.outputs) {
+        std::cout << "  " << (o.partition.empty() ? "(unpartitioned)" : o.partition) << ": "
+                  << o.inputs.size() << " files, " << o.input_rows - o.deleted_rows << " rows ("
+                  << o.reason << ")";
+        if (!o.path.empty()) std::cout << " -> " << o.path << " (" << o.bytes << " bytes)";
+        std::cout << "\n";
+        if (r.dry_run) {
+          for (const auto& in : o.inputs) std::cout << "      " << in << "\n";
+        }
       }
       return Status::OK();
     });

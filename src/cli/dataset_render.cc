@@ -129,8 +129,13 @@ json FileJson(const DataFile& f, int64_t deleted_rows, const Schema& schema,
     partition[key] = f.partition[i] ? json(*f.partition[i]) : json(nullptr);
   }
   json columns = json::object();
+  Field row_id;
+  row_id.name = "_tarn_row_id";
+  row_id.type = DataType::Int64();
+  row_id.field_id = kRowIdFieldId;
   for (const ColumnStats& st : f.columns) {
-    const Field* field = FindFieldById(schema, st.field_id);
+    const Field* field =
+        st.field_id == kRowIdFieldId ? &row_id : FindFieldById(schema, st.field_id);
     json c = {{"field_id", st.field_id}, {"values", st.value_count}, {"nulls", st.null_count}};
     if (st.nan_count) c["nans"] = *st.nan_count;
     if (st.lower) c["lower"] = field ? BoundJson(field->type, *st.lower) : json(Hex(*st.lower));
@@ -144,9 +149,9 @@ json FileJson(const DataFile& f, int64_t deleted_rows, const Schema& schema,
             {"spec_id", f.spec_id},
             {"partition", partition},
             {"first_row_id", f.first_row_id},
-            {"last_row_id", f.first_row_id >= 0 && f.record_count > 0
-                                ? json(f.first_row_id + f.record_count - 1)
-                                : json(nullptr)},
+            // A compacted file stores its rows' ids: the range may have gaps.
+            {"last_row_id", f.RowIdRange() ? json(f.RowIdRange()->second) : json(nullptr)},
+            {"row_ids_stored", f.StoresRowIds()},
             {"deleted_rows", deleted_rows},
             {"added_snapshot_id", f.added_snapshot_id},
             {"columns", columns}};

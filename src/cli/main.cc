@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   tarn::cli::RegisterDatasetCommands(&app, &global);
   tarn::cli::RegisterProvenanceCommands(&app, &global);
   tarn::cli::RegisterIntegrityCommands(&app, &global);
+  tarn::cli::RegisterManifestCommands(&app, &global);
   tarn::cli::RegisterServeCommand(&app, &global);
   tarn::cli::RegisterAccessCommands(&app, &global);
   tarn::cli::RegisterUploadCommands(&app, &global);

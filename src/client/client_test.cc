@@ -541,6 +541,62 @@ TEST(RemoteClientTest, PlanReadsNdjsonLines) {
   EXPECT_EQ(st.kind(), ErrorKind::kIOError);
 }
 
+// The manifest is asked for at the snapshot the selector resolves to first, its bytes passed on
+// as they come; one that does not end like a Parquet file, or a cut stream, is an I/O error.
+TEST(RemoteClientTest, ExportManifestStreamsTheSnapshotsParquet) {
+  const std::string base = "/v1/workspaces/w/collections/c/datasets/d";
+  const std::string body = "PAR1" + std::string(300000, 'x') + "PAR1";
+  FakeServer fake;
+  fake.server().Get(base + "/snapshot", [&](const httplib::Request& req, httplib::Response& res) {
+    SnapshotInfo s;
+    s.dataset_uuid = "u-1";
+    s.snapshot_id = req.get_param_value("tag") == "cut" ? 8 : 7;
+    if (req.get_param_value("tag") == "short") s.snapshot_id = 9;
+    s.total_files = 3;
+    res.set_content(api::Dump(api::ToJson(s)), "application/json");
+  });
+  fake.server().Get(base + "/manifest", [&](const httplib::Request& req, httplib::Response& res) {
+    const std::string id = req.get_param_value("snapshot_id");
+    if (id == "7") {
+      res.set_content(body, "application/vnd.apache.parquet");
+    } else if (id == "9") {
+      res.set_content(body.substr(0, 1000), "application/vnd.apache.parquet");
+    } else {
+      res.set_chunked_content_provider("application/vnd.apache.parquet",
+                                       [&](size_t, httplib::DataSink& sink) {
+                                         sink.write(body.data(), 1000);
+                                         return false;  // the server dies mid-response
+                                       });
+    }
+  });
+  fake.Start();
+  auto c = RemoteClient::Make(fake.url(), {});
+  ASSERT_TRUE(c.ok());
+  std::string got;
+  auto sink = [&](std::string_view b) {
+    got.append(b);
+    return Status::OK();
+  };
+  auto info = (*c)->ExportManifest("w.c.d", {}, sink);
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(got, body);
+  EXPECT_EQ(info->snapshot_id, 7);
+  EXPECT_EQ(info->dataset, "w.c.d");
+  EXPECT_EQ(info->dataset_uuid, "u-1");
+  EXPECT_EQ(info->files, 3);
+  EXPECT_EQ(info->bytes, static_cast<int64_t>(body.size()));
+  for (const char* tag : {"cut", "short"}) {
+    SnapshotSelector at;
+    at.tag = tag;
+    auto bad = (*c)->ExportManifest("w.c.d", at, sink);
+    EXPECT_EQ(bad.status().kind(), ErrorKind::kIOError) << tag << ": " << bad.status().ToString();
+  }
+  // The caller's error stops it.
+  auto refused = (*c)->ExportManifest(
+      "w.c.d", {}, [](std::string_view) { return Status::IOError("disk full"); });
+  EXPECT_NE(refused.status().message().find("disk full"), std::string::npos);
+}
+
 TEST(RemoteClientTest, AppendStreamsFramesAndReturnsTheSnapshot) {
   FakeServer fake;
   std::atomic<int> commits{0};

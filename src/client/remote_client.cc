@@ -1407,6 +1407,36 @@ Status RemoteClient::DoScan(std::string_view qualified, const ScanOptions& optio
   return Status::OK();
 }
 
+// ---- manifest export ----
+
+Result<ManifestInfo> RemoteClient::ExportManifest(
+    std::string_view qualified, const SnapshotSelector& at,
+    const std::function<Status(std::string_view bytes)>& write) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+  TARN_ASSIGN_OR_RETURN(SnapshotInfo snap, GetSnapshot(qualified, at));
+  SnapshotSelector pinned;
+  pinned.snapshot_id = snap.snapshot_id;
+  ManifestInfo info;
+  info.dataset = std::string(qualified);
+  info.dataset_uuid = snap.dataset_uuid;
+  info.snapshot_id = snap.snapshot_id;
+  info.files = snap.total_files;  // the manifest's rows: the snapshot's live files
+  std::string tail;               // the last bytes received: a whole Parquet file ends in PAR1
+  TARN_RETURN_NOT_OK(
+      transport_->Stream(path + "/manifest" + QueryString(api::SelectorParams(pinned)),
+                         [&](std::string_view chunk) -> Status {
+                           info.bytes += static_cast<int64_t>(chunk.size());
+                           tail.append(chunk.substr(chunk.size() > 4 ? chunk.size() - 4 : 0));
+                           if (tail.size() > 4) tail.erase(0, tail.size() - 4);
+                           return write(chunk);
+                         }));
+  if (tail != "PAR1") {
+    return Status::Of(codes::kTruncatedStream, "the manifest of " + std::string(qualified) +
+                                                   " ended before its footer (connection cut?)");
+  }
+  return info;
+}
+
 // ---- change feed ----
 
 Result<ChangeSet> RemoteClient::DoChanges(std::string_view qualified, int64_t from_snapshot_id,
@@ -1448,6 +1478,15 @@ Result<ExpiryResult> RemoteClient::ExpireSnapshots(std::string_view qualified,
   Json body = api::ToJson(options);
   TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", path + "/expire", &body, false));
   return Decode<ExpiryResult>(j, api::ExpiryResultFromJson, "expiry result");
+}
+
+Result<CompactionResult> RemoteClient::Compact(std::string_view qualified,
+                                               const CompactionOptions& options, CommitMeta meta) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+  Json body = api::ToJson(options);
+  body["meta"] = api::ToJson(meta);
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", path + "/compact", &body, false));
+  return Decode<CompactionResult>(j, api::CompactionResultFromJson, "compaction result");
 }
 
 Result<CleanupResult> RemoteClient::DoCleanup(bool delete_orphans) {

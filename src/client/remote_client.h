@@ -161,6 +161,11 @@ class RemoteClient : public Client {
 
   Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
                    const std::function<Status(const PlannedFile&)>& fn) override;
+  // GET .../manifest at the snapshot `at` resolves to now (asked first, so the export and the
+  // info agree on it): the Parquet bytes streamed to `write`, checked to end like a Parquet file.
+  Result<ManifestInfo> ExportManifest(
+      std::string_view qualified, const SnapshotSelector& at,
+      const std::function<Status(std::string_view bytes)>& write) override;
 
   Status CommitOffset(std::string_view qualified, std::string_view consumer,
                       int64_t snapshot_id) override;
@@ -169,6 +174,8 @@ class RemoteClient : public Client {
 
   Result<ExpiryResult> ExpireSnapshots(std::string_view qualified,
                                        const ExpiryOptions& options) override;
+  Result<CompactionResult> Compact(std::string_view qualified, const CompactionOptions& options,
+                                   CommitMeta meta) override;
 
   Result<NewAccessToken> CreateAccessToken(const AccessTokenSpec& spec) override;
   Result<std::vector<AccessTokenInfo>> ListAccessTokens(std::string_view workspace) override;

@@ -53,6 +53,16 @@ Result<std::unique_ptr<parquet::FileReader>> OpenChecked(ObjectStore& store, con
 Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
                              const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
                              const ReadOptions& options) {
+  if (options.min_row_id && !options.with_row_ids) {
+    // The row ids decide which rows stay: read them, then drop them.
+    ReadOptions with_ids = options;
+    with_ids.with_row_ids = true;
+    TARN_ASSIGN_OR_RETURN(RecordBatch all,
+                          ReadImpl(store, file, schema, deleted, filter, with_ids));
+    all.schema.fields.pop_back();
+    all.columns.pop_back();
+    return all;
+  }
   // Schema fields to return, then the extra ones only the filter reads.
   std::vector<int> out_fields;
   if (options.field_ids.empty()) {
@@ -104,6 +114,25 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     auto it = std::find(file_fields.begin(), file_fields.end(), match[k]);
     read_pos[k] = static_cast<int>(it - file_fields.begin());
     if (it == file_fields.end()) file_fields.push_back(match[k]);
+  }
+  // A file that stores its rows' ids (compaction output): the column is read with the others.
+  int stored_ids_pos = -1;
+  if (options.with_row_ids && file.StoresRowIds()) {
+    Schema ids_schema;
+    Field idf;
+    idf.name = kRowIdColumnName;
+    idf.type = DataType::Int64();
+    idf.nullable = false;
+    idf.field_id = kRowIdFieldId;
+    ids_schema.fields.push_back(idf);
+    const std::vector<int> id_match = MatchFileFields(reader->schema(), ids_schema);
+    if (id_match[0] < 0) {
+      return Status::Corruption("the catalog says the file stores row ids, but it has no " +
+                                std::string(kRowIdColumnName) + " column");
+    }
+    TARN_RETURN_NOT_OK(CheckFileColumn(reader->schema(), id_match[0], idf));
+    stored_ids_pos = static_cast<int>(file_fields.size());
+    file_fields.push_back(id_match[0]);
   }
   RecordBatch raw;
   if (!file_fields.empty()) {
@@ -159,7 +188,20 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     out.schema.fields.push_back(work.schema.fields[k]);
     out.columns.push_back(std::move(work.columns[k]));
   }
-  if (options.with_row_ids) {
+  if (stored_ids_pos >= 0) {
+    Column& ids = raw.columns[stored_ids_pos];
+    if (ids.type != DataType::Int64() || ids.null_count() > 0) {
+      return Status::Corruption("the file's " + std::string(kRowIdColumnName) +
+                                " column is not a NOT NULL INT64");
+    }
+    Field f;
+    f.name = kRowIdColumnName;
+    f.type = DataType::Int64();
+    f.nullable = false;
+    f.field_id = kRowIdFieldId;
+    out.schema.fields.push_back(std::move(f));
+    out.columns.push_back(std::move(ids));
+  } else if (options.with_row_ids) {
     if (file.first_row_id < 0) {
       return Status::InvalidArgument("the file has no row ids assigned (first_row_id unset)");
     }
@@ -179,6 +221,13 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     f.field_id = kRowIdFieldId;
     out.schema.fields.push_back(std::move(f));
     out.columns.push_back(std::move(ids));
+  }
+  if (options.min_row_id) {
+    const int64_t* ids = out.columns.back().values<int64_t>();
+    if (mask.empty()) mask.assign(static_cast<size_t>(num_rows), 1);
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (ids[i] < *options.min_row_id) mask[i] = 0;
+    }
   }
   if (mask.empty()) return out;
   return FilterRows(out, mask);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "objectstore/object_store.h"
@@ -13,14 +14,16 @@
 
 namespace tarn {
 
-// Name and field id of the row id column appended by ReadOptions::with_row_ids (the id is
-// Iceberg's reserved _row_id field id).
+// Name of the row id column appended by ReadOptions::with_row_ids (its field id is
+// kRowIdFieldId, tarn/data_file.h).
 inline constexpr const char* kRowIdColumnName = "_tarn_row_id";
-inline constexpr int32_t kRowIdFieldId = 2147483540;
 
 struct ReadOptions {
   std::vector<int32_t> field_ids;  // columns wanted, in this order; empty = all of `schema`
   bool with_row_ids = false;
+  // Only rows whose row id is at least this (an incremental read: the rows given out after a
+  // snapshot, whose watermark this is; rows a compaction rewrote keep their older ids).
+  std::optional<int64_t> min_row_id;
   int threads = 1;  // Parquet decoding threads
 };
 
@@ -28,7 +31,9 @@ struct ReadOptions {
 // (by name when the file has no field ids), missing columns all null, promoted types widened
 // with types/cast.h. Drops rows at `deleted` positions (sorted, unique), then rows failing
 // `filter` (may be null; it may reference columns outside field_ids). With with_row_ids,
-// appends a NOT NULL INT64 column kRowIdColumnName = file.first_row_id + position in the file.
+// appends a NOT NULL INT64 column kRowIdColumnName: the file's stored ids when it stores them
+// (DataFile::StoresRowIds, compaction output), else file.first_row_id + position in the file.
+// With min_row_id, rows with a lower id are dropped too.
 // Errors: kInvalidArgument for an unknown field id, a missing NOT NULL column, a file column of
 // a type that does not widen to the schema's, or row ids asked of a file without first_row_id;
 // kCorruption for a malformed file, a record count that disagrees with the file, or a deleted

@@ -240,6 +240,45 @@ Result<CommitOperation> ParseCommitOperation(std::string_view name) {
   return Status::InvalidArgument("unknown commit operation '" + std::string(name) + "'");
 }
 
+std::string_view CompactionRuleName(CompactionRule rule) {
+  switch (rule) {
+    case CompactionRule::kAuto:
+      return "auto";
+    case CompactionRule::kBrute:
+      return "brute";
+    case CompactionRule::kSortAware:
+      return "sort_aware";
+  }
+  return "auto";
+}
+
+Result<CompactionRule> ParseCompactionRule(std::string_view name) {
+  for (CompactionRule r :
+       {CompactionRule::kAuto, CompactionRule::kBrute, CompactionRule::kSortAware}) {
+    if (CompactionRuleName(r) == name) return r;
+  }
+  return Status::InvalidArgument("unknown compaction rule '" + std::string(name) +
+                                 "' (auto, brute or sort_aware)");
+}
+
+int64_t CompactionResult::files_in() const {
+  int64_t n = 0;
+  for (const auto& o : outputs) n += static_cast<int64_t>(o.inputs.size());
+  return n;
+}
+
+int64_t CompactionResult::bytes_in() const {
+  int64_t n = 0;
+  for (const auto& o : outputs) n += o.input_bytes;
+  return n;
+}
+
+int64_t CompactionResult::rows_out() const {
+  int64_t n = 0;
+  for (const auto& o : outputs) n += o.path.empty() ? o.input_rows - o.deleted_rows : o.rows;
+  return n;
+}
+
 bool IsAppendOnly(CommitOperation op) {
   return op == CommitOperation::kAppend || op == CommitOperation::kAddFiles;
 }

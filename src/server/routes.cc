@@ -1190,6 +1190,23 @@ Status ScanRoute(Call& c) {
   return Status::OK();
 }
 
+// The manifest of a snapshot (C12; docs/design/maintenance.md "Manifest export"): Parquet bytes,
+// streamed. The selector is resolved before the response starts (a missing dataset or snapshot
+// is a status) and the export runs at that snapshot; a failure after the head cuts the stream
+// (a Parquet file has no error trailer), which the client sees as truncated.
+Status ManifestRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(auto at, Selector(c));
+  TARN_ASSIGN_OR_RETURN(auto snap, c.catalog().GetSnapshot(DsQ(c), at));
+  SnapshotSelector pinned;
+  pinned.snapshot_id = snap.snapshot_id;
+  Catalog* cat = &c.catalog();
+  c.ReplyStream("application/vnd.apache.parquet",
+                [cat, q = DsQ(c), pinned](const StreamWrite& write) -> Status {
+                  return cat->ExportManifest(q, pinned, write).status();
+                });
+  return Status::OK();
+}
+
 Status ChangesRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto from, QueryInt(c, "from"));
   if (!from) return InvalidParam("from", "is required");
@@ -1250,6 +1267,27 @@ Status ExpireRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto options, api::ExpiryOptionsFromJson(body));
   TARN_ASSIGN_OR_RETURN(auto result, c.catalog().ExpireSnapshots(DsQ(c), options));
   c.ReplyJson(api::ToJson(result));
+  return Status::OK();
+}
+
+Status CompactRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(CommitMeta meta, MetaField(c, r, "dataset.compact"));
+  Json options_json = Json::object();
+  for (const char* key : {"rule", "dry_run", "where"}) {
+    TARN_ASSIGN_OR_RETURN(const Json* v, r.OptValue(key));
+    if (v != nullptr) options_json[key] = *v;
+  }
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_ASSIGN_OR_RETURN(auto options, api::CompactionOptionsFromJson(options_json));
+  c.set_audit_detail(api::Dump(api::ToJson(options)));
+  auto result = c.catalog().Compact(DsQ(c), options, std::move(meta));
+  if (!result.ok()) {
+    if (result.status().kind() == ErrorKind::kConflict) c.metrics().CountConflict();
+    return result.status();
+  }
+  c.ReplyJson(api::ToJson(*result));
   return Status::OK();
 }
 
@@ -1694,11 +1732,13 @@ const std::vector<RouteDef>& RouteTable() {
       {"DELETE", D "/tags/{tag}", N::kWriter, S::kPath, B::kNone, "tag.drop", DropTagRoute},
       {"GET", D "/plan", N::kReader, S::kPath, B::kNone, "", PlanRoute},
       {"GET", D "/scan", N::kReader, S::kPath, B::kNone, "", ScanRoute},
+      {"GET", D "/manifest", N::kReader, S::kPath, B::kNone, "", ManifestRoute},
       {"GET", D "/changes", N::kReader, S::kPath, B::kNone, "", ChangesRoute},
       {"GET", D "/offsets/{consumer}", N::kReader, S::kPath, B::kNone, "", GetOffsetRoute},
       {"PUT", D "/offsets/{consumer}", N::kWriter, S::kPath, B::kJson, "offset.commit",
        CommitOffsetRoute},
       {"POST", D "/expire", N::kOwner, S::kPath, B::kJson, "dataset.expire", ExpireRoute},
+      {"POST", D "/compact", N::kOwner, S::kPath, B::kJson, "dataset.compact", CompactRoute},
       {"GET", V, N::kReader, S::kPath, B::kNone, "", ListViewsRoute},
       {"POST", V, N::kOwner, S::kBody, B::kJson, "view.create", CreateViewRoute},
       {"GET", V "/{view}", N::kReader, S::kPath, B::kNone, "", GetViewRoute},

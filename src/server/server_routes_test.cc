@@ -157,10 +157,12 @@ class RouteMatrix : public ::testing::Test {
     s["DELETE " + D + "/tags/{tag}"] = {};
     s["GET " + D + "/plan"] = {};
     s["GET " + D + "/scan"] = {};
+    s["GET " + D + "/manifest"] = Sample("?snapshot_id=" + std::to_string(snapshot_id_));
     s["GET " + D + "/changes"] = Sample("?from=0");
     s["GET " + D + "/offsets/{consumer}"] = {};
     s["PUT " + D + "/offsets/{consumer}"] = Sample("", Json{{"snapshot_id", snapshot_id_}});
     s["POST " + D + "/expire"] = Sample("", Json{{"older_than_us", 0}, {"dry_run", true}});
+    s["POST " + D + "/compact"] = Sample("", Json{{"dry_run", true}});
     const std::string V = "/v1/workspaces/{ws}/collections/{coll}/views";
     s["GET " + V] = {};
     s["POST " + V] = Sample("", Json{{"name", "v_new"}, {"sql", "SELECT 1"}});

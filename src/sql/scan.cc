@@ -4,9 +4,12 @@
 //             [, filter := 'ts >= ''2026-01-01'''] [, row_ids := true]
 //             [, added_after := 7])
 //
-// added_after := reads only the files added after that snapshot (an incremental refresh's
-// new rows). The lineage column of an incremental materialized view (kSourceRowIdColumn) is
-// never shown: `SELECT *` over such a view gives the columns of its SQL.
+// added_after := reads only the rows added after that snapshot (an incremental refresh's
+// new rows, a task's window): the rows of files added since; of a file a compaction wrote
+// (it stores its rows' ids) only the rows whose ids are at or above that snapshot's watermark
+// (Client::AddedAfterWatermark), so rows a compaction rewrote are not new. The lineage column of an
+// incremental materialized view (kSourceRowIdColumn) is never shown: `SELECT *` over such a view
+// gives the columns of its SQL.
 //
 // filter := is a tarn predicate (the --where syntax), also accepted as "where" := (quoted:
 // WHERE is a reserved word).
@@ -63,9 +66,10 @@ struct ScanGlobal {
   // Per output column: the field id it shows, or kRowIdFieldId; nullopt for a column DuckDB
   // asks for that is none of the dataset's (its row-id placeholder when no column is needed).
   std::vector<std::optional<int32_t>> outputs;
-  std::vector<int32_t> field_ids;  // what the embedded reader reads, in order
-  bool count_only = false;         // no column of the dataset is wanted
-  std::vector<PlannedFile> files;  // embedded
+  std::vector<int32_t> field_ids;     // what the embedded reader reads, in order
+  bool count_only = false;            // no column of the dataset is wanted
+  std::vector<PlannedFile> files;     // embedded
+  std::optional<int64_t> min_row_id;  // embedded added_after: the watermark (reader.h)
   std::atomic<size_t> next{0};
   std::unique_ptr<RemoteStream> remote;
 };
@@ -203,6 +207,12 @@ void Init(duckdb_init_info info) {
             return Status::OK();
           });
       if (!st.ok()) return api.duckdb_init_set_error(info, session->Fail(st).c_str());
+      if (bind->added_after) {
+        auto mark = session->client->AddedAfterWatermark(ds.name, *bind->added_after);
+        if (!mark.ok())
+          return api.duckdb_init_set_error(info, session->Fail(mark.status()).c_str());
+        global->min_row_id = *mark;
+      }
       api.duckdb_init_set_max_threads(
           info, std::max<size_t>(1, std::min<size_t>(global->files.size(), session->threads)));
     } else {
@@ -283,7 +293,10 @@ Result<bool> NextBatch(const ScanBind& bind, ScanGlobal& global, ScanLocal* loca
   const size_t i = global.next.fetch_add(1);
   if (i >= global.files.size()) return false;
   const PlannedFile& f = global.files[i];
-  if (global.count_only && !bind.predicate) {
+  // Of a compacted file added in the window only the rows new since its start count.
+  const std::optional<int64_t> min_row_id =
+      f.file.StoresRowIds() ? global.min_row_id : std::optional<int64_t>();
+  if (global.count_only && !bind.predicate && !min_row_id) {
     local->pending_count = f.file.record_count - f.deleted_rows;
     local->batch = RecordBatch();
     local->offset = 0;
@@ -296,6 +309,7 @@ Result<bool> NextBatch(const ScanBind& bind, ScanGlobal& global, ScanLocal* loca
   ReadOptions options;
   options.field_ids = global.field_ids;
   options.with_row_ids = bind.row_ids;
+  options.min_row_id = min_row_id;
   TARN_ASSIGN_OR_RETURN(local->batch,
                         ReadDataFile(*session.warehouse, f.file, bind.dataset->info.schema, deleted,
                                      bind.predicate ? &*bind.predicate : nullptr, options));

@@ -20,6 +20,20 @@ const ColumnStats* DataFile::FindStats(int32_t field_id) const {
   return nullptr;
 }
 
+std::optional<std::pair<int64_t, int64_t>> DataFile::RowIdRange() const {
+  if (const ColumnStats* s = FindStats(kRowIdFieldId)) {
+    if (!s->lower || !s->upper || s->lower->size() != 8 || s->upper->size() != 8) {
+      return std::nullopt;
+    }
+    int64_t lo = 0, hi = 0;
+    std::memcpy(&lo, s->lower->data(), 8);  // Iceberg's long bound: 8 bytes little-endian
+    std::memcpy(&hi, s->upper->data(), 8);
+    return std::make_pair(lo, hi);
+  }
+  if (first_row_id < 0 || record_count <= 0) return std::nullopt;
+  return std::make_pair(first_row_id, first_row_id + record_count - 1);
+}
+
 namespace {
 
 std::string Hex(std::string_view bytes) {
