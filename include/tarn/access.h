@@ -89,12 +89,20 @@ struct FederationRule {
 // catalog implements it).
 Status ValidateFederationIssuer(std::string_view issuer);
 
+// Audit rows in row id order (the order they were written; `at` agrees unless servers' clocks
+// disagree), oldest first. Without a cursor: the newest `limit` rows. `after` / `before` are
+// audit row ids (AuditRecord::id, exclusive): with `after` the first `limit` rows above it
+// (below `before` when both are given), with `before` alone the last `limit` rows below it.
+// A page of `limit` rows continues: after its last id when read with `after`, else before its
+// first; a shorter page is the end (docs/design/serve.md "Paging").
 struct AuditQuery {
   int64_t since_us = 0;
   std::optional<int64_t> until_us;
   std::string workspace;  // "" = every workspace
   std::string actor;      // "" = every actor
-  int64_t limit = 1000;
+  int64_t limit = 1000;   // 1..100000
+  std::optional<int64_t> after;
+  std::optional<int64_t> before;
 };
 
 }  // namespace tarn

@@ -278,8 +278,17 @@ class Client {
   virtual Result<std::vector<LocationGrant>> ListLocations(std::string_view qualified) = 0;
 
   // ---- snapshots, time travel and tags (C5) ----
+  // Every snapshot, by snapshot id (remotely fetched in pages of kMaxSnapshotPage).
   // Errors: not_found.
-  virtual Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified) = 0;
+  Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified) {
+    return DoListSnapshots(qualified, SnapshotQuery{});
+  }
+  // One page of them, by snapshot id (SnapshotQuery: the cursors are snapshot ids). Errors:
+  // not_found; kInvalidArgument (field limit) for a limit outside 1..kMaxSnapshotPage.
+  Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified,
+                                                  const SnapshotQuery& query) {
+    return DoListSnapshots(qualified, query);
+  }
   // Errors: not_found; snapshot_not_found and tag_not_found (kNotFound); snapshot_expired
   // (kExpired).
   virtual Result<SnapshotInfo> GetSnapshot(std::string_view qualified,
@@ -389,6 +398,14 @@ class Client {
   // Errors: not_found.
   virtual Result<ExpiryResult> ExpireSnapshots(std::string_view qualified,
                                                const ExpiryOptions& options) = 0;
+  // Applies every retention policy (docs/design/maintenance.md "Retention") of the live
+  // datasets of options.workspace (empty: all): ExpireSnapshots with older_than = now minus
+  // the dataset's `retention` (else its workspace's) and consumer offsets respected unless
+  // `retention.consumer_floor` is false. A dataset that fails is reported in its entry
+  // (error_code, error) and the others go on; a malformed policy is invalid_property there.
+  // Remotely: owner of the workspace (every workspace when none is named). Errors: not_found
+  // for an unknown workspace; the store's.
+  virtual Result<RetentionResult> ApplyRetention(const RetentionOptions& options) = 0;
   // Objects that cannot be deleted stay pending (CleanupResult::pending), not an error.
   Result<CleanupResult> Cleanup(bool delete_orphans = false) { return DoCleanup(delete_orphans); }
   // One compaction pass (docs/design/maintenance.md "Compaction"): the live files of each
@@ -525,8 +542,9 @@ class Client {
   virtual Status RecordTaskRun(std::string_view qualified, const RefreshRecord& record) = 0;
 
   // ---- jobs (V3): the refreshes commits fire ----
-  // Newest first. Remotely: the jobs of the workspaces the credential may read.
-  // Errors: kInvalidArgument for a bad state, target or limit.
+  // Newest first, a page of `query.limit` from the cursors (JobQuery). Remotely: the jobs of
+  // the workspaces the credential may read. Errors: kInvalidArgument for a bad state, target,
+  // limit or cursor (a job id naming no job; field after / before).
   virtual Result<std::vector<JobInfo>> ListJobs(const JobQuery& query) = 0;
   // Errors: job_not_found (kNotFound).
   virtual Result<JobInfo> GetJob(std::string_view id) = 0;
@@ -552,7 +570,8 @@ class Client {
   // Bearer tokens already issued for the client stop working within the server's revocation
   // check interval (see docs/design/serve.md). Errors: token_not_found (kNotFound).
   virtual Status RevokeAccessToken(std::string_view client_id) = 0;
-  // Errors: kInvalidArgument for a bad limit or time range.
+  // A page of the audit log in row id order (AuditQuery: the newest `limit` rows, or from the
+  // `after` / `before` row ids). Errors: kInvalidArgument for a bad limit or time range.
   virtual Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) = 0;
   // The alerts raised on this catalog (tarn/alert.h): one record per distinct failure, newest
   // first. Remotely: owner of query.workspace, or without one, of every workspace ("*"; a
@@ -645,6 +664,8 @@ class Client {
                              const SnapshotSelector& at, bool replace) = 0;
   virtual Result<ChangeSet> DoChanges(std::string_view qualified, int64_t from_snapshot_id,
                                       std::optional<int64_t> to_snapshot_id) = 0;
+  virtual Result<std::vector<SnapshotInfo>> DoListSnapshots(std::string_view qualified,
+                                                            const SnapshotQuery& query) = 0;
   virtual Result<CleanupResult> DoCleanup(bool delete_orphans) = 0;
   virtual Status DoScan(std::string_view qualified, const ScanOptions& options,
                         const std::function<Status(const RecordBatch&)>& fn) = 0;

@@ -274,6 +274,21 @@ struct SnapshotInfo {
   bool idempotent_replay = false;  // true when an earlier commit with the same key was returned
 };
 
+// The largest page of a snapshot listing (Client::ListSnapshots with a SnapshotQuery; the
+// default page of GET .../snapshots).
+inline constexpr int64_t kMaxSnapshotPage = 10000;
+
+// A page of a dataset's snapshots, in snapshot id order (docs/design/serve.md "Paging"): the
+// snapshots with an id above `after` and below `before` (both exclusive); the first `limit` of
+// them, or with `before` alone the last `limit` (still in id order). A page of `limit` rows
+// continues after its last id (or, read with `before` alone, before its first); a shorter one
+// is the end.
+struct SnapshotQuery {
+  std::optional<int64_t> limit;  // 1..kMaxSnapshotPage; nullopt: every one
+  std::optional<int64_t> after;
+  std::optional<int64_t> before;
+};
+
 struct TagInfo {
   std::string name;
   int64_t snapshot_id = 0;
@@ -353,7 +368,36 @@ struct ExpiryResult {
   std::string dataset;
   int64_t expired_snapshots = 0;
   int64_t expired_through = 0;
-  int64_t files_released = 0;  // rows moved to the removal ledger
+  // Paths queued for deletion (the removal ledger): a file no retained snapshot needs, whose
+  // path no live row names again (a rollback may have restored it) and is not queued already.
+  int64_t files_released = 0;
+};
+
+// Retention policies (docs/design/maintenance.md "Retention"): the workspace and dataset
+// properties `retention` (a duration: 7d, 12h) and `retention.consumer_floor` (true/false,
+// default true: never expire past a consumer's offset); a dataset's beat its workspace's.
+inline constexpr char kRetentionProperty[] = "retention";
+inline constexpr char kRetentionConsumerFloorProperty[] = "retention.consumer_floor";
+// Server-run compaction (docs/design/maintenance.md "Housekeeping"): "true" opts a dataset in.
+inline constexpr char kCompactionAutoProperty[] = "compaction.auto";
+struct RetentionOptions {
+  std::string workspace;  // only this workspace's datasets; empty: every workspace
+  bool dry_run = false;
+};
+// One dataset with a policy, and what applying it did.
+struct RetentionApplied {
+  std::string dataset;
+  std::string retention;       // the duration as the property says it
+  std::string source;          // "dataset" or "workspace": whose property it is
+  bool consumer_floor = true;  // offsets respected
+  ExpiryResult expiry;
+  // When this dataset failed (the others still ran): the error's code and message.
+  std::string error_code, error;
+};
+struct RetentionResult {
+  bool dry_run = false;
+  std::vector<RetentionApplied> datasets;  // every live dataset with a policy, by name
+  int64_t without_policy = 0;              // live datasets with none
 };
 struct CleanupResult {
   int64_t objects_deleted = 0;

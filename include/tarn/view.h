@@ -208,11 +208,18 @@ struct JobOutcomeReport {
   bool retry = false;  // a transient failure: queue the job again (with backoff)
 };
 
+// Jobs newest first (by creation time, then job id). `after` / `before` are job ids (exclusive):
+// with `after` the first `limit` jobs listed after it (older), with `before` alone the last
+// `limit` listed before it (newer; both: between them, from `after`). A cursor that names no
+// job (never one, or purged) is kInvalidArgument naming it. A page of `limit` jobs continues
+// after its last job (read with `before` alone: before its first); a shorter one is the end.
 struct JobQuery {
   std::string state;      // empty: any
   std::string target;     // a materialized view or a task (qualified); empty: any
   std::string workspace;  // the target's workspace; empty: any
-  int64_t limit = 100;
+  int64_t limit = 100;    // 1..10000
+  std::string after;      // a job id; empty: none
+  std::string before;     // a job id; empty: none
 };
 
 }  // namespace tarn

@@ -1640,6 +1640,55 @@ Result<ExpiryResult> ExpiryResultFromJson(const Json& j) {
   return v;
 }
 
+Json ToJson(const RetentionResult& v) {
+  Json datasets = Json::array();
+  for (const auto& d : v.datasets) {
+    Json e{{"dataset", d.dataset},
+           {"retention", d.retention},
+           {"source", d.source},
+           {"consumer_floor", d.consumer_floor},
+           {"expiry", ToJson(d.expiry)}};
+    if (!d.error_code.empty()) {
+      e["error_code"] = d.error_code;
+      e["error"] = d.error;
+    }
+    datasets.push_back(std::move(e));
+  }
+  return Json{{"dry_run", v.dry_run},
+              {"datasets", std::move(datasets)},
+              {"without_policy", v.without_policy}};
+}
+
+Result<RetentionResult> RetentionResultFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  RetentionResult v;
+  TARN_ASSIGN_OR_RETURN(v.dry_run, r.Bool("dry_run", false));
+  TARN_ASSIGN_OR_RETURN(v.without_policy, r.Int("without_policy"));
+  TARN_ASSIGN_OR_RETURN(const Json* datasets, r.Value("datasets"));
+  TARN_RETURN_NOT_OK(ForEachIn(
+      *datasets, r.Pointer("datasets"), [&](const Json& e, const std::string& p) -> Status {
+        TARN_ASSIGN_OR_RETURN(ObjectReader er, ObjectReader::Make(e, p));
+        RetentionApplied d;
+        TARN_ASSIGN_OR_RETURN(d.dataset, er.String("dataset"));
+        TARN_ASSIGN_OR_RETURN(d.retention, er.String("retention"));
+        TARN_ASSIGN_OR_RETURN(d.source, er.String("source"));
+        TARN_ASSIGN_OR_RETURN(d.consumer_floor, er.Bool("consumer_floor", true));
+        TARN_ASSIGN_OR_RETURN(const Json* expiry, er.Value("expiry"));
+        auto parsed = ExpiryResultFromJson(*expiry);
+        if (!parsed.ok()) return AtField(parsed.status(), er.Pointer("expiry"));
+        d.expiry = *parsed;
+        TARN_ASSIGN_OR_RETURN(auto code, er.OptString("error_code"));
+        d.error_code = code.value_or("");
+        TARN_ASSIGN_OR_RETURN(auto error, er.OptString("error"));
+        d.error = error.value_or("");
+        TARN_RETURN_NOT_OK(er.Finish());
+        v.datasets.push_back(std::move(d));
+        return Status::OK();
+      }));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
 Json ToJson(const CompactionOptions& v) {
   return Json{{"rule", std::string(CompactionRuleName(v.rule))},
               {"dry_run", v.dry_run},

@@ -93,6 +93,8 @@ Json ToJson(const ChangeSet& v);
 Result<ChangeSet> ChangeSetFromJson(const Json& j);
 Json ToJson(const SchemaChange& v);
 Result<SchemaChange> SchemaChangeFromJson(const Json& j);
+Json ToJson(const RetentionResult& v);
+Result<RetentionResult> RetentionResultFromJson(const Json& j);
 Json ToJson(const CompactionOptions& v);
 Result<CompactionOptions> CompactionOptionsFromJson(const Json& j);
 Json ToJson(const CompactionResult& v);

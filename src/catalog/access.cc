@@ -437,8 +437,8 @@ Result<std::vector<AuditRecord>> Catalog::ListAudit(const AuditQuery& query) {
         return Status::OK();
       },
       TxMode::kReadOnly));
-  // The newest `limit` rows, oldest first.
-  std::reverse(out.begin(), out.end());
+  // Read downwards (the newest `limit` rows, or the last below `before`): oldest first.
+  if (!query.after) std::reverse(out.begin(), out.end());
   return out;
 }
 

@@ -318,7 +318,16 @@ Result<std::vector<AuditRecord>> ListAudit(Transaction& tx, const AuditQuery& qu
     sql += " AND actor = ?";
     params.emplace_back(query.actor);
   }
-  sql += " ORDER BY at DESC, id DESC LIMIT ?";
+  // Keyset paging on the row id (AuditQuery): upwards from `after`, else downwards.
+  if (query.after) {
+    sql += " AND id > ?";
+    params.emplace_back(*query.after);
+  }
+  if (query.before) {
+    sql += " AND id < ?";
+    params.emplace_back(*query.before);
+  }
+  sql += query.after ? " ORDER BY id LIMIT ?" : " ORDER BY id DESC LIMIT ?";
   params.emplace_back(query.limit);
   TARN_ASSIGN_OR_RETURN(auto rows, tx.Query(sql, params));
   std::vector<AuditRecord> out;

@@ -358,6 +358,7 @@ Status Catalog::ClearSecure(std::string_view workspace, std::string_view object)
 }
 
 Status Catalog::SetWorkspaceProperties(std::string_view name, const PropertyMap& set) {
+  TARN_RETURN_NOT_OK(catalog_internal::ValidateRetentionSetting(set));
   return UpdateWorkspace(*metastore_, *clock_, name, set, {});
 }
 

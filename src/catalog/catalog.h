@@ -189,7 +189,6 @@ class Catalog : public Client {
   Result<std::vector<LocationGrant>> ListLocations(std::string_view qualified) override;
 
   // ---- snapshots, time travel and tags (C5) ----
-  Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified) override;
   Result<SnapshotInfo> GetSnapshot(std::string_view qualified, const SnapshotSelector& at) override;
   Status DropTag(std::string_view qualified, std::string_view tag) override;
   Result<std::vector<TagInfo>> ListTags(std::string_view qualified) override;
@@ -224,6 +223,7 @@ class Catalog : public Client {
   // ---- maintenance (C11) ----
   Result<ExpiryResult> ExpireSnapshots(std::string_view qualified,
                                        const ExpiryOptions& options) override;
+  Result<RetentionResult> ApplyRetention(const RetentionOptions& options) override;
   // Compaction (compaction.cc; docs/design/maintenance.md "Compaction").
   Result<CompactionResult> Compact(std::string_view qualified, const CompactionOptions& options,
                                    CommitMeta meta) override;
@@ -418,6 +418,9 @@ class Catalog : public Client {
   // reaching into expired snapshots is kExpired (code=changes_expired).
   Result<ChangeSet> DoChanges(std::string_view qualified, int64_t from_snapshot_id,
                               std::optional<int64_t> to_snapshot_id) override;
+  // One keyset query: ORDER BY snapshot_id with the cursors as bounds, LIMIT limit.
+  Result<std::vector<SnapshotInfo>> DoListSnapshots(std::string_view qualified,
+                                                    const SnapshotQuery& query) override;
   // Deletes the objects in the removal ledger (nothing live or retained references them) and
   // reports orphans: objects under dataset prefixes that no catalog row references.
   Result<CleanupResult> DoCleanup(bool delete_orphans) override;
@@ -437,6 +440,24 @@ class Catalog : public Client {
   // the step only on true. kInvalidArgument for an interval below one second.
   Result<bool> ClaimPeriodicRun(std::string_view step, int64_t interval_us,
                                 std::string_view runner);
+
+  // Server-run housekeeping (housekeeping.cc; docs/design/maintenance.md "Housekeeping"): one
+  // pass of `step` over the whole catalog. kExpire applies every retention policy, kCleanup
+  // deletes released files and orphans past their grace, kCompact runs one compaction (rule
+  // auto) of each live dataset whose property compaction.auto is true. Each dataset's outcome
+  // is audited as actor tarn:housekeeping (action housekeeping.<step>); a dataset that fails
+  // is counted and the pass goes on. `cancelled` is asked between datasets.
+  enum class HousekeepingStep : uint8_t { kExpire, kCleanup, kCompact };
+  static std::string_view HousekeepingStepName(HousekeepingStep step);  // expire, cleanup, compact
+  struct HousekeepingReport {
+    int64_t datasets = 0;  // datasets the step acted on (a policy, compaction.auto)
+    int64_t failures = 0;  // of them, those that failed
+    int64_t snapshots_expired = 0, files_released = 0;  // kExpire
+    int64_t objects_deleted = 0, bytes_deleted = 0;     // kCleanup
+    int64_t files_rewritten = 0, bytes_rewritten = 0;   // kCompact: inputs replaced
+  };
+  Result<HousekeepingReport> RunHousekeeping(HousekeepingStep step,
+                                             const std::function<bool()>& cancelled = nullptr);
 
  protected:
   // Streams the rows of the dataset at the snapshot, deletion vectors applied and filtered by

@@ -95,6 +95,10 @@ Status ForEachPlannedFile(
 // kInvalidArgument (code=invalid_property) when `props` sets manifest.on_commit to anything but
 // true or false (any case) (manifest.cc).
 Status ValidateManifestSetting(const PropertyMap& props);
+// invalid_property (field property) for a `retention` that is not a duration, or a
+// `retention.consumer_floor` or `compaction.auto` that is not true/false, among properties
+// being set (maintenance.cc).
+Status ValidateRetentionSetting(const PropertyMap& props);
 
 // What CheckAddedFiles checks beyond ownership.
 struct AddedFileChecks {

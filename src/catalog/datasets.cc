@@ -406,6 +406,7 @@ Status Catalog::DoSetDatasetProperties(std::string_view qualified, const Propert
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(set));
   TARN_RETURN_NOT_OK(ValidateManifestSetting(set));
+  TARN_RETURN_NOT_OK(ValidateRetentionSetting(set));
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
     std::string description = ds.description;

@@ -5,10 +5,15 @@
 // by the change feed from E, unless a tagged snapshot still sees it. Such rows leave the catalog
 // and their paths enter the removal ledger, in the same transaction. Cleanup then deletes the
 // ledger's objects from storage, checking again that no catalog row names them.
+#include <algorithm>
+#include <map>
+
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/error_codes.h"
 #include "catalog/provenance.h"
 #include "catalog/store.h"
+#include "common/duration.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
 
@@ -80,27 +85,32 @@ Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
                                     "sn.snapshot_id)",
                                     {ds.id, e}));
         TARN_ASSIGN_OR_RETURN(out.expired_snapshots, count->Int64(0));
-        TARN_ASSIGN_OR_RETURN(
-            auto files, tx.QueryOne("SELECT COUNT(*) FROM data_files f WHERE f.dataset_id = ? "
-                                    "AND " +
-                                        DeadFile("f"),
-                                    {ds.id, e}));
-        TARN_ASSIGN_OR_RETURN(out.files_released, files->Int64(0));
-        out.expired_through = e;
-        if (options.dry_run) return Status::OK();
-        int64_t now = clock_->NowMicros();
         // Paths no surviving row names (a rollback may have re-added the same path) enter the
-        // ledger.
-        TARN_RETURN_NOT_OK(
+        // ledger; those are what expiry releases (counted, not the rows that go).
+        const std::string released = "FROM data_files f WHERE f.dataset_id = ? AND " +
+                                     DeadFile("f") +
+                                     " AND NOT EXISTS (SELECT 1 FROM data_files g WHERE "
+                                     "g.dataset_id = f.dataset_id AND g.path = f.path AND g.id <> "
+                                     "f.id AND NOT (" +
+                                     DeadFile("g") +
+                                     ")) AND NOT EXISTS (SELECT 1 FROM removal_ledger l WHERE "
+                                     "l.path = f.path)";
+        out.expired_through = e;
+        if (options.dry_run) {
+          TARN_ASSIGN_OR_RETURN(
+              auto files, tx.QueryOne("SELECT COUNT(DISTINCT f.path) " + released, {ds.id, e, e}));
+          TARN_ASSIGN_OR_RETURN(out.files_released, files->Int64(0));
+          return Status::OK();
+        }
+        int64_t now = clock_->NowMicros();
+        TARN_ASSIGN_OR_RETURN(
+            out.files_released,
             tx.Execute("INSERT INTO removal_ledger (dataset_id, path, reason, removed_snapshot_id, "
                        "recorded_at) SELECT f.dataset_id, f.path, 'expired', "
-                       "f.removed_snapshot_id, ? FROM data_files f WHERE f.dataset_id = ? AND " +
-                           DeadFile("f") +
-                           " AND NOT EXISTS (SELECT 1 FROM data_files g WHERE g.dataset_id = "
-                           "f.dataset_id AND g.path = f.path AND g.id <> f.id AND NOT (" +
-                           DeadFile("g") + ")) ON CONFLICT (path) DO NOTHING",
-                       {now, ds.id, e, e})
-                .status());
+                       "MAX(f.removed_snapshot_id), ? " +
+                           released +
+                           " GROUP BY f.dataset_id, f.path ON CONFLICT (path) DO NOTHING",
+                       {now, ds.id, e, e}));
         TARN_RETURN_NOT_OK(
             tx.Execute("DELETE FROM deletion_vectors WHERE dataset_id = ? AND data_file_id IN "
                        "(SELECT f.id FROM data_files f WHERE f.dataset_id = ? AND " +
@@ -127,6 +137,139 @@ Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
             .status();
       },
       TxMode::kLockingWrite));
+  return out;
+}
+
+namespace {
+
+Status BadRetention(const std::string& key, const std::string& value, const std::string& want) {
+  return Status::Of(codes::kInvalidProperty,
+                    "property " + key + " is '" + value + "': expected " + want)
+      .WithField("property", key);
+}
+
+// A policy as properties state it, or nullopt when `props` names none.
+struct Policy {
+  std::string retention;
+  int64_t retention_us = 0;
+  std::optional<bool> consumer_floor;
+};
+Result<std::optional<Policy>> PolicyOf(const PropertyMap& props) {
+  std::optional<Policy> out;
+  if (auto it = props.find(kRetentionProperty); it != props.end()) {
+    auto d = ParseDuration(it->second);
+    if (!d.ok()) return BadRetention(kRetentionProperty, it->second, "a duration such as 7d");
+    out = Policy{it->second, *d, std::nullopt};
+  }
+  if (auto it = props.find(kRetentionConsumerFloorProperty); it != props.end()) {
+    if (it->second != "true" && it->second != "false") {
+      return BadRetention(kRetentionConsumerFloorProperty, it->second, "true or false");
+    }
+    if (!out) out = Policy{};
+    out->consumer_floor = it->second == "true";
+  }
+  return out;
+}
+
+}  // namespace
+
+Status catalog_internal::ValidateRetentionSetting(const PropertyMap& props) {
+  if (auto it = props.find(kCompactionAutoProperty);
+      it != props.end() && it->second != "true" && it->second != "false") {
+    return BadRetention(kCompactionAutoProperty, it->second, "true or false");
+  }
+  return PolicyOf(props).status();
+}
+
+Result<RetentionResult> Catalog::ApplyRetention(const RetentionOptions& options) {
+  RetentionResult out;
+  out.dry_run = options.dry_run;
+  if (!options.workspace.empty()) TARN_RETURN_NOT_OK(GetWorkspace(options.workspace).status());
+  std::map<std::string, Result<std::optional<Policy>>> workspaces;  // by name, as read
+  int64_t after_id = 0;
+  for (;;) {
+    std::vector<catalog_store::SweepDataset> page;
+    TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+        [&](Transaction& tx) -> Status {
+          TARN_ASSIGN_OR_RETURN(
+              page, catalog_store::LiveDatasetsPage(tx, options.workspace, after_id, 500));
+          return Status::OK();
+        },
+        TxMode::kReadOnly));
+    if (page.empty()) break;
+    after_id = page.back().id;
+    for (const auto& d : page) {
+      RetentionApplied applied;
+      applied.dataset = d.name;
+      auto fail = [&](const Status& st) {
+        applied.error_code = std::string(ErrorKindName(st.kind()));
+        for (const auto& [k, v] : st.fields()) {
+          if (k == "code") applied.error_code = v;
+        }
+        applied.error = st.message();
+        out.datasets.push_back(applied);
+      };
+      auto ds = LoadDataset(d.name);
+      if (!ds.ok()) {
+        if (ds.status().kind() == ErrorKind::kNotFound) continue;  // dropped meanwhile
+        fail(ds.status());
+        continue;
+      }
+      const std::string ws = ds->name.workspace;
+      auto wit = workspaces.find(ws);
+      if (wit == workspaces.end()) {
+        auto info = GetWorkspace(ws);
+        wit = workspaces
+                  .emplace(ws, info.ok() ? PolicyOf(info->properties)
+                                         : Result<std::optional<Policy>>(info.status()))
+                  .first;
+      }
+      auto own = PolicyOf(ds->properties);
+      if (!own.ok()) {
+        fail(own.status());
+        continue;
+      }
+      if (!wit->second.ok()) {
+        fail(wit->second.status());
+        continue;
+      }
+      // The dataset's keys beat the workspace's, each on its own.
+      const std::optional<Policy>& mine = *own;
+      const std::optional<Policy>& theirs = *wit->second;
+      Policy p;
+      if (mine && !mine->retention.empty()) {
+        p.retention = mine->retention;
+        p.retention_us = mine->retention_us;
+        applied.source = "dataset";
+      } else if (theirs && !theirs->retention.empty()) {
+        p.retention = theirs->retention;
+        p.retention_us = theirs->retention_us;
+        applied.source = "workspace";
+      } else {
+        ++out.without_policy;
+        continue;
+      }
+      applied.retention = p.retention;
+      applied.consumer_floor = mine && mine->consumer_floor       ? *mine->consumer_floor
+                               : theirs && theirs->consumer_floor ? *theirs->consumer_floor
+                                                                  : true;
+      ExpiryOptions expiry;
+      expiry.older_than_us = clock_->NowMicros() - p.retention_us;
+      expiry.respect_consumer_offsets = applied.consumer_floor;
+      expiry.dry_run = options.dry_run;
+      auto r = ExpireSnapshots(d.name, expiry);
+      if (!r.ok()) {
+        if (r.status().kind() == ErrorKind::kNotFound) continue;
+        fail(r.status());
+        continue;
+      }
+      applied.expiry = *r;
+      out.datasets.push_back(std::move(applied));
+    }
+  }
+  std::sort(
+      out.datasets.begin(), out.datasets.end(),
+      [](const RetentionApplied& a, const RetentionApplied& b) { return a.dataset < b.dataset; });
   return out;
 }
 

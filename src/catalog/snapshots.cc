@@ -1,4 +1,5 @@
 // Snapshots, time travel and tags (C5); the receipt and operation vocabularies.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
@@ -201,23 +202,46 @@ Result<DataFile> DataFileFromRow(const Row& r, size_t c) {
 
 }  // namespace catalog_internal
 
-Result<std::vector<SnapshotInfo>> Catalog::ListSnapshots(std::string_view qualified) {
+Result<std::vector<SnapshotInfo>> Catalog::DoListSnapshots(std::string_view qualified,
+                                                           const SnapshotQuery& query) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  if (query.limit && (*query.limit < 1 || *query.limit > kMaxSnapshotPage)) {
+    return Status::InvalidArgument("a snapshot page's limit is 1 to " +
+                                   std::to_string(kMaxSnapshotPage))
+        .WithField("field", "limit");
+  }
+  // With `before` alone the page is the last `limit` below it: read downwards, then reverse.
+  const bool backward = query.before && !query.after && query.limit;
   std::vector<SnapshotInfo> out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         out.clear();
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
-        return tx.QueryEach(std::string("SELECT ") + kSnapshotColumns +
-                                " FROM snapshots sn JOIN datasets d ON d.id = sn.dataset_id "
-                                "WHERE sn.dataset_id = ? ORDER BY sn.snapshot_id",
-                            {ds.id}, [&](const Row& r) -> Status {
-                              TARN_ASSIGN_OR_RETURN(auto s, SnapshotFromRow(r));
-                              out.push_back(std::move(s));
-                              return Status::OK();
-                            });
+        std::string sql = std::string("SELECT ") + kSnapshotColumns +
+                          " FROM snapshots sn JOIN datasets d ON d.id = sn.dataset_id "
+                          "WHERE sn.dataset_id = ?";
+        SqlParams params{ds.id};
+        if (query.after) {
+          sql += " AND sn.snapshot_id > ?";
+          params.emplace_back(*query.after);
+        }
+        if (query.before) {
+          sql += " AND sn.snapshot_id < ?";
+          params.emplace_back(*query.before);
+        }
+        sql += backward ? " ORDER BY sn.snapshot_id DESC" : " ORDER BY sn.snapshot_id";
+        if (query.limit) {
+          sql += " LIMIT ?";
+          params.emplace_back(*query.limit);
+        }
+        return tx.QueryEach(sql, params, [&](const Row& r) -> Status {
+          TARN_ASSIGN_OR_RETURN(auto s, SnapshotFromRow(r));
+          out.push_back(std::move(s));
+          return Status::OK();
+        });
       },
       TxMode::kReadOnly));
+  if (backward) std::reverse(out.begin(), out.end());
   return out;
 }
 

@@ -1,6 +1,7 @@
 // The tables of views and the statements on them (views_store.h).
 #include "catalog/views_store.h"
 
+#include <algorithm>
 #include <set>
 
 #include "table/schema_json.h"
@@ -824,7 +825,28 @@ Result<std::vector<JobInfo>> ListJobs(Transaction& tx, const JobQuery& q) {
     sql += " AND workspace = ?";
     params.push_back(q.workspace);
   }
-  sql += " ORDER BY created_at DESC, id LIMIT ?";
+  // Keyset paging on (created_at DESC, id) from the cursor jobs' own keys (JobQuery).
+  for (const auto& [cursor, field] : {std::pair{&q.after, "after"}, {&q.before, "before"}}) {
+    if (cursor->empty()) continue;
+    TARN_ASSIGN_OR_RETURN(auto row,
+                          tx.QueryOne("SELECT created_at FROM jobs WHERE id = ?", {*cursor}));
+    if (!row) {
+      return Status::InvalidArgument("job list cursor '" + cursor->substr(0, 64) +
+                                     "' names no job (never one, or purged)")
+          .WithField("field", field);
+    }
+    TARN_ASSIGN_OR_RETURN(int64_t at, row->Int64(0));
+    sql += field == std::string_view("after")
+               ? " AND (created_at < ? OR (created_at = ? AND id > ?))"
+               : " AND (created_at > ? OR (created_at = ? AND id < ?))";
+    params.push_back(at);
+    params.push_back(at);
+    params.push_back(*cursor);
+  }
+  // With `before` alone the page is the `limit` jobs nearest it: read in reverse, then turn.
+  const bool backward = !q.before.empty() && q.after.empty();
+  sql +=
+      backward ? " ORDER BY created_at, id DESC LIMIT ?" : " ORDER BY created_at DESC, id LIMIT ?";
   params.push_back(q.limit);
   std::vector<JobInfo> out;
   TARN_ASSIGN_OR_RETURN(auto rows, tx.Query(sql, params));
@@ -832,6 +854,7 @@ Result<std::vector<JobInfo>> ListJobs(Transaction& tx, const JobQuery& q) {
     TARN_ASSIGN_OR_RETURN(auto j, JobFromRow(r));
     out.push_back(std::move(j));
   }
+  if (backward) std::reverse(out.begin(), out.end());
   return out;
 }
 

@@ -235,8 +235,14 @@ void RegisterAudit(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   audit->add_option("--workspace", *ws, "Only rows of this workspace");
   audit->add_option("--actor", *actor, "Only rows of this actor (client id or local:<user>)");
   audit->add_option("--limit", *limit, "At most this many rows, the newest (default 100)");
+  auto after = std::make_shared<std::optional<int64_t>>();
+  auto before = std::make_shared<std::optional<int64_t>>();
+  audit->add_option("--after", *after, "Only rows with a higher id: the first --limit of them");
+  audit->add_option("--before", *before, "Only rows with a lower id: the last --limit of them");
   SetCommand(audit, [=]() -> Status {
     AuditQuery q;
+    q.after = *after;
+    q.before = *before;
     if (!since->empty()) {
       TARN_ASSIGN_OR_RETURN(q.since_us, ParseWhen("--since", *since));
     }

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "common/clock.h"
+#include "common/duration.h"
 #include "types/value_text.h"
 
 namespace tarn::cli {
@@ -59,55 +60,7 @@ Result<std::unique_ptr<Client>> OpenClient(const CatalogOptions& o) {
   return Client::Connect(target, RemoteOptions(o));
 }
 
-// "7d", "12h", "30m", "0s", "1w", also "1d12h". Microseconds.
-Result<int64_t> ParseDuration(const std::string& text) {
-  auto bad = [&] {
-    return Status::InvalidArgument("expected a duration like 7d, 12h, 30m or 0s, got '" + text +
-                                   "'");
-  };
-  if (text.empty()) return bad();
-  int64_t total = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t start = i;
-    int64_t n = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-      if (n > (std::numeric_limits<int64_t>::max() - 9) / 10) return bad();
-      n = n * 10 + (text[i] - '0');
-      ++i;
-    }
-    if (i == start || i == text.size()) return bad();
-    int64_t unit = 0;
-    if (text.compare(i, 2, "ms") == 0) {
-      unit = 1'000;
-      i += 2;
-    } else {
-      switch (text[i]) {
-        case 's':
-          unit = 1'000'000;
-          break;
-        case 'm':
-          unit = 60'000'000;
-          break;
-        case 'h':
-          unit = 3'600'000'000;
-          break;
-        case 'd':
-          unit = 86'400'000'000;
-          break;
-        case 'w':
-          unit = 604'800'000'000;
-          break;
-        default:
-          return bad();
-      }
-      ++i;
-    }
-    if (n > (std::numeric_limits<int64_t>::max() - total) / unit) return bad();
-    total += n * unit;
-  }
-  return total;
-}
+Result<int64_t> ParseDuration(const std::string& text) { return tarn::ParseDuration(text); }
 
 // A point in time: a duration back from now ("1h") or an RFC 3339 timestamp / date (UTC).
 Result<int64_t> ParseWhen(const char* flag, const std::string& text) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "api/wire.h"
@@ -18,6 +19,7 @@
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
 #include "cli/dataset_render.h"
+#include "cli/error_codes.h"
 #include "formats/format.h"
 #include "objectstore/object_store.h"
 #include "types/json_render.h"
@@ -538,8 +540,37 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 
 // ---- reads ----
 
-Status SnapshotsCommand(Client& cat, const std::string& name, bool as_json) {
-  TARN_ASSIGN_OR_RETURN(auto all, cat.ListSnapshots(name));
+// `--limit`, `--after`, `--before` of `tarn snapshots`: a page by snapshot id (SnapshotQuery).
+struct PageArgs {
+  std::string limit, after, before;
+
+  void Add(CLI::App* cmd) {
+    cmd->add_option("--limit", limit, "At most this many (1 to 10000; default: all)");
+    cmd->add_option("--after", after, "Only snapshots with a higher id");
+    cmd->add_option("--before", before,
+                    "Only snapshots with a lower id (alone: the last --limit below it)");
+  }
+  Result<SnapshotQuery> Query() const {
+    SnapshotQuery q;
+    for (auto [flag, text, out] : {std::tuple{"--limit", &limit, &q.limit},
+                                   {"--after", &after, &q.after},
+                                   {"--before", &before, &q.before}}) {
+      if (text->empty()) continue;
+      auto v = ParseInteger<int64_t>(*text);
+      if (!v.ok()) {
+        return Status::InvalidArgument(std::string(flag) + " must be an integer, got '" + *text +
+                                       "'")
+            .WithField("field", std::string(flag).substr(2));
+      }
+      *out = *v;
+    }
+    return q;
+  }
+};
+
+Status SnapshotsCommand(Client& cat, const std::string& name, const SnapshotQuery& query,
+                        bool as_json) {
+  TARN_ASSIGN_OR_RETURN(auto all, cat.ListSnapshots(name, query));
   if (as_json) {
     json arr = json::array();
     for (const auto& s : all) arr.push_back(SnapshotJson(s));
@@ -680,12 +711,15 @@ Status ChangesCommand(Client& cat, const std::string& name, int64_t from, std::o
 void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   {
     auto name = std::make_shared<std::string>();
+    auto page = std::make_shared<PageArgs>();
     auto* cmd = app->add_subcommand("snapshots", "The snapshots of a dataset, oldest first");
     cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    page->Add(cmd);
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto query, page->Query());
       TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
-      return SnapshotsCommand(*cat, *name, g->json);
+      return SnapshotsCommand(*cat, *name, query, g->json);
     });
   }
 
@@ -953,19 +987,66 @@ void RegisterOffsets(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 void RegisterMaintenance(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
   {
     struct Args {
-      std::string name, older_than;
+      std::string name, older_than, workspace;
       bool ignore_offsets = false, dry_run = false;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app->add_subcommand(
-        "expire", "Expire snapshots older than a duration (files go to the removal ledger)");
-    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
-    cmd->add_option("--older-than", a->older_than, "Age: 7d, 12h, 30m, 0s")->required();
+        "expire",
+        "Expire snapshots older than a duration (files go to the removal ledger); without a "
+        "dataset, apply every retention policy");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset (none: every policy)");
+    cmd->add_option("--older-than", a->older_than, "Age: 7d, 12h, 30m, 0s (with a dataset)");
+    cmd->add_option("--workspace", a->workspace,
+                    "Without a dataset: only this workspace's policies");
     cmd->add_flag("--ignore-offsets", a->ignore_offsets,
-                  "Expire past the slowest consumer's offset too");
+                  "Expire past the slowest consumer's offset too (with a dataset)");
     cmd->add_flag("--dry-run", a->dry_run, "Report what would expire; change nothing");
     SetCommand(cmd, [=]() -> Status {
+      if (a->name.empty()) {
+        if (!a->older_than.empty() || a->ignore_offsets) {
+          return Status::InvalidArgument(
+              "--older-than and --ignore-offsets need a dataset; without one, each dataset's "
+              "retention policy (properties retention, retention.consumer_floor) applies");
+        }
+        RetentionOptions options;
+        options.workspace = a->workspace;
+        options.dry_run = a->dry_run;
+        TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+        TARN_ASSIGN_OR_RETURN(auto r, cat->ApplyRetention(options));
+        if (g->json) {
+          std::cout << Dump(api::ToJson(r)) << "\n";
+        } else {
+          for (const auto& d : r.datasets) {
+            std::cout << d.dataset << " (retention " << d.retention << " from " << d.source
+                      << (d.consumer_floor ? "" : ", past consumer offsets") << "): ";
+            if (!d.error_code.empty()) {
+              std::cout << "error[" << d.error_code << "]: " << d.error << "\n";
+              continue;
+            }
+            std::cout << (a->dry_run ? "would expire " : "expired ") << d.expiry.expired_snapshots
+                      << " snapshots (through " << d.expiry.expired_through << "), "
+                      << d.expiry.files_released << " files released\n";
+          }
+          std::cout << r.datasets.size() << " datasets with a policy, " << r.without_policy
+                    << " without\n";
+        }
+        for (const auto& d : r.datasets) {
+          if (!d.error_code.empty()) {
+            return Status::Of(codes::kRetentionFailed,
+                              "retention failed for " + d.dataset + ": " + d.error)
+                .WithField("dataset", d.dataset);
+          }
+        }
+        return Status::OK();
+      }
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      if (a->older_than.empty()) {
+        return Status::InvalidArgument("--older-than is required with a dataset");
+      }
+      if (!a->workspace.empty()) {
+        return Status::InvalidArgument("--workspace is for applying policies (no dataset)");
+      }
       auto age = ParseDuration(a->older_than);
       if (!age.ok()) return age.status().WithContext("--older-than");
       ExpiryOptions options;

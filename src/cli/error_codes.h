@@ -12,6 +12,10 @@ namespace tarn::codes {
 TARN_ERROR_CODE(kIntegrityFindings,
                 ErrorCode("integrity_findings", ErrorKind::kFailedPrecondition).NotServed());
 TARN_ERROR_CODE(kInterrupted, ErrorCode("interrupted", ErrorKind::kCancelled).NotServed());
+// `tarn expire` without a dataset: a policy failed for some dataset (each is printed).
+TARN_ERROR_CODE(
+    kRetentionFailed,
+    ErrorCode("retention_failed", ErrorKind::kFailedPrecondition, "dataset").NotServed());
 TARN_ERROR_CODE(kUsage, ErrorCode("usage", ErrorKind::kInvalidArgument).NotServed());
 
 }  // namespace tarn::codes

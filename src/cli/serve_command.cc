@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "alerts/alerts.h"
 #include "catalog/catalog.h"
@@ -43,6 +44,9 @@ struct ServeOptions {
   std::string worker_url;
   int64_t job_lease = 900;
   std::string fsck_every;  // empty: no scheduled integrity sweep
+  // Housekeeping (docs/design/maintenance.md "Housekeeping"): each step's interval.
+  std::string expire_every = "1h", cleanup_every = "1h", compact_every = "15m";
+  bool no_housekeeping = false;
   double schedule_tick = 60;
 };
 
@@ -161,6 +165,18 @@ Status Serve(const ServeOptions& s) {
     }
     o.fsck_interval_s = static_cast<double>(*every) / 1e6;
   }
+  for (auto [flag, text, out] :
+       {std::tuple{"--expire-every", &s.expire_every, &o.expire_interval_s},
+        std::tuple{"--cleanup-every", &s.cleanup_every, &o.cleanup_interval_s},
+        std::tuple{"--compact-every", &s.compact_every, &o.compact_interval_s}}) {
+    auto every = ParseDuration(*text);
+    if (!every.ok())
+      return Status::InvalidArgument(std::string(flag) + ": " + every.status().message());
+    if (*every != 0 && *every < 1'000'000) {
+      return Status::InvalidArgument(std::string(flag) + ": 0s (never) or at least 1s");
+    }
+    *out = s.no_housekeeping ? 0 : static_cast<double>(*every) / 1e6;
+  }
 
   // Signals are taken by one watcher thread: blocked here, before any thread exists, so every
   // thread inherits the mask. An inherited SIG_IGN (a background job of a script) would discard
@@ -278,6 +294,19 @@ void RegisterServeCommand(CLI::App* app, GlobalOptions* /*global*/) {
   cmd->add_option("--fsck-every", s->fsck_every,
                   "Run the integrity sweep (tarn fsck) over the whole catalog this often, e.g. "
                   "6h: one server of those on the metastore runs each slot, findings alerted");
+  cmd->add_option("--expire-every", s->expire_every,
+                  "Housekeeping: apply every retention policy this often (0s: never)")
+      ->capture_default_str();
+  cmd->add_option("--cleanup-every", s->cleanup_every,
+                  "Housekeeping: delete released files and orphans past their grace this often "
+                  "(0s: never)")
+      ->capture_default_str();
+  cmd->add_option("--compact-every", s->compact_every,
+                  "Housekeeping: compact the datasets with compaction.auto=true this often (0s: "
+                  "never)")
+      ->capture_default_str();
+  cmd->add_flag("--no-housekeeping", s->no_housekeeping,
+                "Run no housekeeping step on this server (another server, or a person, does)");
   cmd->add_option("--shutdown-grace", s->shutdown_grace,
                   "Seconds in-flight requests may take to finish after SIGTERM/SIGINT")
       ->capture_default_str();

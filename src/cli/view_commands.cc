@@ -497,6 +497,9 @@ void RegisterJobs(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
                    "queued, running, succeeded, failed, denied or egress_blocked");
   list->add_option("--target", q->target, "Only the jobs of this materialized view or task");
   list->add_option("--limit", q->limit, "At most this many (default 100)");
+  list->add_option("--after", q->after, "Only the jobs listed after this job id (older)");
+  list->add_option("--before", q->before,
+                   "Only the jobs listed before this job id (newer): the --limit nearest it");
   SetCommand(list, [=]() -> Status {
     TARN_ASSIGN_OR_RETURN(auto client, OpenClient(*co));
     TARN_ASSIGN_OR_RETURN(auto all, client->ListJobs(*q));

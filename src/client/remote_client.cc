@@ -989,10 +989,28 @@ Result<SnapshotInfo> RemoteClient::Rollback(std::string_view qualified, int64_t 
 
 // ---- snapshots and tags ----
 
-Result<std::vector<SnapshotInfo>> RemoteClient::ListSnapshots(std::string_view qualified) {
+// Without a limit, every snapshot: pages of kMaxSnapshotPage, following next_after.
+Result<std::vector<SnapshotInfo>> RemoteClient::DoListSnapshots(std::string_view qualified,
+                                                                const SnapshotQuery& query) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
-  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("GET", path + "/snapshots", nullptr, true));
-  return DecodeList<SnapshotInfo>(j, "snapshots", api::SnapshotFromJson);
+  std::optional<int64_t> after = query.after;
+  std::vector<SnapshotInfo> out;
+  while (true) {
+    std::vector<std::pair<std::string, std::string>> q;
+    if (query.limit) q.emplace_back("limit", std::to_string(*query.limit));
+    if (after) q.emplace_back("after", std::to_string(*after));
+    if (query.before) q.emplace_back("before", std::to_string(*query.before));
+    TARN_ASSIGN_OR_RETURN(
+        Json j, transport_->Call("GET", path + "/snapshots" + QueryString(q), nullptr, true));
+    TARN_ASSIGN_OR_RETURN(auto page,
+                          DecodeList<SnapshotInfo>(j, "snapshots", api::SnapshotFromJson));
+    out.insert(out.end(), std::make_move_iterator(page.begin()),
+               std::make_move_iterator(page.end()));
+    auto next = j.is_object() ? j.find("next_after") : j.end();
+    if (query.limit || !j.is_object() || next == j.end() || !next->is_number_integer()) break;
+    after = next->get<int64_t>();
+  }
+  return out;
 }
 
 Result<SnapshotInfo> RemoteClient::GetSnapshot(std::string_view qualified,
@@ -1260,6 +1278,8 @@ Result<std::vector<JobInfo>> RemoteClient::ListJobs(const JobQuery& query) {
   if (!query.state.empty()) q.emplace_back("state", query.state);
   if (!query.target.empty()) q.emplace_back("target", query.target);
   q.emplace_back("limit", std::to_string(query.limit));
+  if (!query.after.empty()) q.emplace_back("after", query.after);
+  if (!query.before.empty()) q.emplace_back("before", query.before);
   TARN_ASSIGN_OR_RETURN(Json j,
                         transport_->Call("GET", "/v1/jobs" + QueryString(q), nullptr, true));
   return DecodeList<JobInfo>(j, "jobs", api::JobFromJson);
@@ -1480,6 +1500,17 @@ Result<ExpiryResult> RemoteClient::ExpireSnapshots(std::string_view qualified,
   return Decode<ExpiryResult>(j, api::ExpiryResultFromJson, "expiry result");
 }
 
+Result<RetentionResult> RemoteClient::ApplyRetention(const RetentionOptions& options) {
+  std::string path = "/v1/retention";
+  if (!options.workspace.empty()) {
+    TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", options.workspace));
+    path += "?workspace=" + options.workspace;
+  }
+  Json body = {{"dry_run", options.dry_run}};
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", path, &body, false));
+  return Decode<RetentionResult>(j, api::RetentionResultFromJson, "retention result");
+}
+
 Result<CompactionResult> RemoteClient::Compact(std::string_view qualified,
                                                const CompactionOptions& options, CommitMeta meta) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
@@ -1541,6 +1572,8 @@ Result<std::vector<AuditRecord>> RemoteClient::ListAudit(const AuditQuery& query
   if (!query.workspace.empty()) q.emplace_back("workspace", query.workspace);
   if (!query.actor.empty()) q.emplace_back("actor", query.actor);
   q.emplace_back("limit", std::to_string(query.limit));
+  if (query.after) q.emplace_back("after", std::to_string(*query.after));
+  if (query.before) q.emplace_back("before", std::to_string(*query.before));
   TARN_ASSIGN_OR_RETURN(Json j,
                         transport_->Call("GET", "/v1/audit" + QueryString(q), nullptr, true));
   return DecodeList<AuditRecord>(j, "records", api::AuditRecordFromJson);

@@ -116,7 +116,6 @@ class RemoteClient : public Client {
   Result<SnapshotInfo> Rollback(std::string_view qualified, int64_t to_snapshot_id,
                                 CommitMeta meta) override;
 
-  Result<std::vector<SnapshotInfo>> ListSnapshots(std::string_view qualified) override;
   Result<SnapshotInfo> GetSnapshot(std::string_view qualified, const SnapshotSelector& at) override;
   Status DropTag(std::string_view qualified, std::string_view tag) override;
   Result<std::vector<TagInfo>> ListTags(std::string_view qualified) override;
@@ -176,6 +175,7 @@ class RemoteClient : public Client {
                                        const ExpiryOptions& options) override;
   Result<CompactionResult> Compact(std::string_view qualified, const CompactionOptions& options,
                                    CommitMeta meta) override;
+  Result<RetentionResult> ApplyRetention(const RetentionOptions& options) override;
 
   Result<NewAccessToken> CreateAccessToken(const AccessTokenSpec& spec) override;
   Result<std::vector<AccessTokenInfo>> ListAccessTokens(std::string_view workspace) override;
@@ -245,6 +245,8 @@ class RemoteClient : public Client {
                      bool replace) override;
   Result<ChangeSet> DoChanges(std::string_view qualified, int64_t from_snapshot_id,
                               std::optional<int64_t> to_snapshot_id) override;
+  Result<std::vector<SnapshotInfo>> DoListSnapshots(std::string_view qualified,
+                                                    const SnapshotQuery& query) override;
   Result<CleanupResult> DoCleanup(bool delete_orphans) override;
   Status DoScan(std::string_view qualified, const ScanOptions& options,
                 const std::function<Status(const RecordBatch&)>& fn) override;

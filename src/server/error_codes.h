@@ -27,6 +27,8 @@ TARN_ERROR_CODE(kRequestTimeout,
                 ErrorCode("request_timeout", ErrorKind::kInvalidArgument).Http(408));
 TARN_ERROR_CODE(kRouteNotFound, ErrorCode("route_not_found", ErrorKind::kNotFound));
 TARN_ERROR_CODE(kShuttingDown, ErrorCode("shutting_down", ErrorKind::kUnavailable));
+TARN_ERROR_CODE(kUnknownParameter,
+                ErrorCode("unknown_parameter", ErrorKind::kInvalidArgument, "field"));
 TARN_ERROR_CODE(kUnsupportedMediaType,
                 ErrorCode("unsupported_media_type", ErrorKind::kInvalidArgument).Http(415));
 TARN_ERROR_CODE(kUriTooLong, ErrorCode("uri_too_long", ErrorKind::kInvalidArgument).Http(414));

@@ -82,6 +82,21 @@ void Metrics::CountError(std::string_view code) {
   ++it->second;
 }
 
+void Metrics::RecordHousekeeping(size_t step, const HousekeepingPass& pass) {
+  if (step >= housekeeping_.size()) return;
+  std::lock_guard<std::mutex> lock(housekeeping_mu_);
+  Housekeeping& h = housekeeping_[step];
+  h.runs += 1;
+  if (pass.failed) h.failures += 1;
+  h.dataset_failures += static_cast<uint64_t>(pass.dataset_failures);
+  h.micros += static_cast<uint64_t>(pass.seconds * 1e6);
+  h.snapshots_expired += static_cast<uint64_t>(pass.snapshots_expired);
+  h.objects_deleted += static_cast<uint64_t>(pass.objects_deleted);
+  h.bytes_deleted += static_cast<uint64_t>(pass.bytes_deleted);
+  h.files_rewritten += static_cast<uint64_t>(pass.files_rewritten);
+  h.bytes_rewritten += static_cast<uint64_t>(pass.bytes_rewritten);
+}
+
 std::string Metrics::Render() const {
   std::string out;
   out.reserve(16 << 10);
@@ -152,6 +167,45 @@ std::string Metrics::Render() const {
       "\n"
       "# HELP tarn_errors_total Error responses by error code.\n"
       "# TYPE tarn_errors_total counter\n";
+  std::string housekeeping;
+  {
+    static constexpr const char* kSteps[] = {"expire", "cleanup", "compact"};
+    struct Metric {
+      const char* name;
+      const char* help;
+      uint64_t Housekeeping::*field;
+    };
+    static constexpr Metric kMetrics[] = {
+        {"tarn_housekeeping_runs_total", "Housekeeping passes this server ran, by step.",
+         &Housekeeping::runs},
+        {"tarn_housekeeping_failures_total", "Housekeeping passes that could not run, by step.",
+         &Housekeeping::failures},
+        {"tarn_housekeeping_dataset_failures_total",
+         "Datasets a housekeeping pass could not handle (audited), by step.",
+         &Housekeeping::dataset_failures},
+        {"tarn_housekeeping_microseconds_total", "Time spent in housekeeping passes, by step.",
+         &Housekeeping::micros},
+        {"tarn_housekeeping_snapshots_expired_total", "Snapshots expired by retention policies.",
+         &Housekeeping::snapshots_expired},
+        {"tarn_housekeeping_objects_deleted_total", "Objects housekeeping's cleanup deleted.",
+         &Housekeeping::objects_deleted},
+        {"tarn_housekeeping_bytes_deleted_total", "Bytes housekeeping's cleanup deleted.",
+         &Housekeeping::bytes_deleted},
+        {"tarn_housekeeping_files_rewritten_total", "Files housekeeping's compaction replaced.",
+         &Housekeeping::files_rewritten},
+        {"tarn_housekeeping_bytes_rewritten_total", "Bytes housekeeping's compaction replaced.",
+         &Housekeeping::bytes_rewritten},
+    };
+    std::lock_guard<std::mutex> lock(housekeeping_mu_);
+    for (const Metric& m : kMetrics) {
+      housekeeping +=
+          std::string("# HELP ") + m.name + " " + m.help + "\n# TYPE " + m.name + " counter\n";
+      for (size_t i = 0; i < housekeeping_.size(); ++i) {
+        housekeeping += std::string(m.name) + "{step=\"" + kSteps[i] + "\"} " +
+                        std::to_string(housekeeping_[i].*m.field) + "\n";
+      }
+    }
+  }
   {
     std::lock_guard<std::mutex> lock(errors_mu_);
     for (const auto& [code, n] : errors_) {
@@ -163,6 +217,7 @@ std::string Metrics::Render() const {
       "# TYPE tarn_inflight_requests gauge\n"
       "tarn_inflight_requests " +
       std::to_string(inflight_.load(std::memory_order_relaxed)) + "\n";
+  out += housekeeping;
   return out;
 }
 

@@ -41,6 +41,17 @@ class Metrics {
     }
   }
 
+  // One housekeeping pass this server ran (step: 0 expire, 1 cleanup, 2 compact): its
+  // duration, whether it failed as a whole, its datasets' failures and what it moved.
+  struct HousekeepingPass {
+    double seconds = 0;
+    bool failed = false;
+    int64_t dataset_failures = 0;
+    int64_t snapshots_expired = 0, objects_deleted = 0, bytes_deleted = 0;
+    int64_t files_rewritten = 0, bytes_rewritten = 0;
+  };
+  void RecordHousekeeping(size_t step, const HousekeepingPass& pass);
+
   // The Prometheus text exposition format (version 0.0.4).
   std::string Render() const;
 
@@ -64,6 +75,13 @@ class Metrics {
   std::atomic<uint64_t> fsck_runs_{0};
   std::atomic<uint64_t> fsck_failures_{0};
   std::atomic<int64_t> fsck_findings_{0};
+  struct Housekeeping {
+    uint64_t runs = 0, failures = 0, dataset_failures = 0, micros = 0;
+    uint64_t snapshots_expired = 0, objects_deleted = 0, bytes_deleted = 0;
+    uint64_t files_rewritten = 0, bytes_rewritten = 0;
+  };
+  mutable std::mutex housekeeping_mu_;
+  std::array<Housekeeping, 3> housekeeping_{};
   mutable std::mutex errors_mu_;
   std::map<std::string, uint64_t, std::less<>> errors_;
 };

@@ -123,6 +123,15 @@ TEST(OpenApi, EveryOperationDescribesItsParametersBodyResponsesAndSecurity) {
       EXPECT_TRUE(declared.count(name)) << where << " does not declare path parameter " << name;
     }
 
+    // Query parameters: exactly those the route table lists (RouteDef::query), since any
+    // other is 422 unknown_parameter.
+    std::set<std::string> query;
+    for (const auto& p : params) {
+      if (p["in"] == "query") query.insert(p["name"].get<std::string>());
+    }
+    EXPECT_EQ(query, std::set<std::string>(r.query.begin(), r.query.end()))
+        << where << ": docs/openapi.json's query parameters differ from the route table's";
+
     // A body exactly where the route takes one, of the right media type.
     static const std::map<std::string, std::string> kMedia = {
         {"json", "application/json"},

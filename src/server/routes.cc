@@ -62,6 +62,28 @@ Result<std::optional<int64_t>> QueryInt(Call& c, std::string_view name) {
   return std::optional<int64_t>(static_cast<int64_t>(n));
 }
 
+// The `limit` of a listing: `fallback` when absent, else 1..max (422 invalid_parameter).
+Result<int64_t> QueryLimit(Call& c, int64_t fallback, int64_t max) {
+  TARN_ASSIGN_OR_RETURN(auto limit, QueryInt(c, "limit"));
+  if (!limit) return fallback;
+  if (*limit < 1 || *limit > max) {
+    return InvalidParam("limit", "must be 1 to " + std::to_string(max));
+  }
+  return *limit;
+}
+
+// The cursor of the next page (docs/design/serve.md "Paging"): a page of `limit` rows read
+// upwards continues after its last row (next_after), one read downwards before its first
+// (next_before); a shorter page has neither.
+void AddNextCursor(Json& out, bool full, bool downwards, Json first, Json last) {
+  if (!full) return;
+  if (downwards) {
+    out["next_before"] = std::move(first);
+  } else {
+    out["next_after"] = std::move(last);
+  }
+}
+
 Result<SnapshotSelector> Selector(Call& c) {
   return api::SelectorFromParams([&](std::string_view n) { return c.Query(n); });
 }
@@ -406,12 +428,18 @@ Status ListAuditRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto since, QueryInt(c, "since_us"));
   q.since_us = since.value_or(0);
   TARN_ASSIGN_OR_RETURN(q.until_us, QueryInt(c, "until_us"));
-  TARN_ASSIGN_OR_RETURN(auto limit, QueryInt(c, "limit"));
-  q.limit = limit.value_or(1000);
+  TARN_ASSIGN_OR_RETURN(q.limit, QueryLimit(c, 1000, 100000));
+  TARN_ASSIGN_OR_RETURN(q.after, QueryInt(c, "after"));
+  TARN_ASSIGN_OR_RETURN(q.before, QueryInt(c, "before"));
   q.actor = c.Query("actor").value_or("");
   TARN_ASSIGN_OR_RETURN(q.workspace, OwnedWorkspaceParam(c));
   TARN_ASSIGN_OR_RETURN(auto records, c.catalog().ListAudit(q));
-  c.ReplyJson(Wrapped("records", ArrayOf(records)));
+  Json out = Wrapped("records", ArrayOf(records));
+  if (!records.empty()) {
+    AddNextCursor(out, static_cast<int64_t>(records.size()) == q.limit, !q.after,
+                  records.front().id, records.back().id);
+  }
+  c.ReplyJson(out);
   return Status::OK();
 }
 
@@ -1041,8 +1069,17 @@ Status CommitRoute(Call& c) {
 // ---- snapshots, tags, planning, scans, changes, offsets, expiry ----
 
 Status ListSnapshotsRoute(Call& c) {
-  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListSnapshots(DsQ(c)));
-  c.ReplyJson(Wrapped("snapshots", ArrayOf(all)));
+  SnapshotQuery q;
+  TARN_ASSIGN_OR_RETURN(q.limit, QueryLimit(c, kMaxSnapshotPage, kMaxSnapshotPage));
+  TARN_ASSIGN_OR_RETURN(q.after, QueryInt(c, "after"));
+  TARN_ASSIGN_OR_RETURN(q.before, QueryInt(c, "before"));
+  TARN_ASSIGN_OR_RETURN(auto page, c.catalog().ListSnapshots(DsQ(c), q));
+  Json out = Wrapped("snapshots", ArrayOf(page));
+  if (!page.empty()) {
+    AddNextCursor(out, static_cast<int64_t>(page.size()) == *q.limit, q.before && !q.after,
+                  page.front().snapshot_id, page.back().snapshot_id);
+  }
+  c.ReplyJson(out);
   return Status::OK();
 }
 
@@ -1266,6 +1303,21 @@ Status ExpireRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
   TARN_ASSIGN_OR_RETURN(auto options, api::ExpiryOptionsFromJson(body));
   TARN_ASSIGN_OR_RETURN(auto result, c.catalog().ExpireSnapshots(DsQ(c), options));
+  c.ReplyJson(api::ToJson(result));
+  return Status::OK();
+}
+
+Status RetentionRoute(Call& c) {
+  RetentionOptions options;
+  TARN_ASSIGN_OR_RETURN(options.workspace, OwnedWorkspaceParam(c));
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_ASSIGN_OR_RETURN(options.dry_run, r.Bool("dry_run", false));
+  TARN_RETURN_NOT_OK(r.Finish());
+  if (!c.audit_entries().empty()) c.audit_entries()[0].workspace = options.workspace;
+  c.set_audit_detail(
+      api::Dump(Json{{"workspace", options.workspace}, {"dry_run", options.dry_run}}));
+  TARN_ASSIGN_OR_RETURN(auto result, c.catalog().ApplyRetention(options));
   c.ReplyJson(api::ToJson(result));
   return Status::OK();
 }
@@ -1579,23 +1631,39 @@ Status ListJobsRoute(Call& c) {
   JobQuery q;
   q.state = c.Query("state").value_or("");
   q.target = c.Query("target").value_or("");
-  TARN_ASSIGN_OR_RETURN(auto limit, QueryInt(c, "limit"));
-  q.limit = limit.value_or(100);
-  if (q.limit < 1 || q.limit > 10000) return InvalidParam("limit", "must be 1 to 10000");
+  TARN_ASSIGN_OR_RETURN(q.limit, QueryLimit(c, 100, 10000));
+  q.after = c.Query("after").value_or("");
+  q.before = c.Query("before").value_or("");
   // A token of one workspace lists that workspace's jobs in the query itself, so `limit` counts
-  // jobs it may read; a name pattern is applied after, on pages of up to 10000 (so it may
-  // return fewer than `limit` only when more than that many jobs lie in between).
+  // jobs it may read; a name pattern is applied after, on catalog pages of 10000, at most 10 of
+  // them per request: a page may then be short and still carry the cursor of the next one,
+  // after the last job it looked at.
   const std::string& scope = c.principal().workspace;
   if (scope != "*") q.workspace = scope;
   const int64_t wanted = q.limit;
+  const bool downwards = !q.before.empty() && q.after.empty();
   if (c.principal().pattern != "*") q.limit = 10000;
-  TARN_ASSIGN_OR_RETURN(auto all, c.catalog().ListJobs(q));
-  Json out = Json::array();
-  for (const auto& j : all) {
-    if (static_cast<int64_t>(out.size()) >= wanted) break;
-    if (MayReadJob(c, j)) out.push_back(api::ToJson(j));
+  std::vector<Json> page;  // nearest the cursor first
+  std::string edge;        // the last job looked at
+  bool more = false;
+  for (int round = 0; round < 10; ++round) {
+    TARN_ASSIGN_OR_RETURN(auto batch, c.catalog().ListJobs(q));
+    if (downwards) std::reverse(batch.begin(), batch.end());
+    for (const auto& j : batch) {
+      if (static_cast<int64_t>(page.size()) >= wanted) break;
+      edge = j.id;
+      if (MayReadJob(c, j)) page.push_back(api::ToJson(j));
+    }
+    // A full page continues (docs/design/serve.md "Paging"); so does a full catalog batch.
+    more = static_cast<int64_t>(page.size()) >= wanted ||
+           static_cast<int64_t>(batch.size()) == q.limit;
+    if (!more || static_cast<int64_t>(page.size()) >= wanted) break;
+    (downwards ? q.before : q.after) = edge;
   }
-  c.ReplyJson(Wrapped("jobs", std::move(out)));
+  if (downwards) std::reverse(page.begin(), page.end());
+  Json out = Wrapped("jobs", Json(std::move(page)));
+  if (more && !edge.empty()) out[downwards ? "next_before" : "next_after"] = edge;
+  c.ReplyJson(out);
   return Status::OK();
 }
 
@@ -1664,13 +1732,30 @@ Status ReportJobOutcomeRoute(Call& c) {
 
 }  // namespace
 
+std::vector<std::string_view> QueryNames(const RouteDef& def) {
+  std::vector<std::string_view> out;
+  std::string_view rest = def.query;
+  while (!rest.empty()) {
+    size_t space = rest.find(' ');
+    if (space != 0) out.push_back(rest.substr(0, space));
+    if (space == std::string_view::npos) break;
+    rest.remove_prefix(space + 1);
+  }
+  return out;
+}
+
 const std::vector<RouteDef>& RouteTable() {
   using B = BodyKind;
   using N = Need;
   using S = Scope;
+  // Query parameters (RouteDef::query) shared by several routes: a snapshot selector
+  // (api::SelectorFromParams) and a page of a listing (docs/design/serve.md "Paging").
+#define AT "snapshot_id at_us tag"
+#define PAGE "limit after before"
   // The append route comes first: the HTTP library tries patterns in order.
   static const std::vector<RouteDef> kRoutes = {
-      {"POST", D "/append", N::kWriter, S::kPath, B::kFrames, "dataset.append", AppendRoute},
+      {"POST", D "/append", N::kWriter, S::kPath, B::kFrames, "dataset.append", AppendRoute,
+       "operation expected_uuid read_snapshot_id"},
       {"GET", "/livez", N::kOpen, S::kNone, B::kNone, "", Livez},
       {"GET", "/healthz", N::kOpen, S::kNone, B::kNone, "", Healthz},
       {"GET", "/metrics", N::kToken, S::kNone, B::kNone, "", MetricsRoute},
@@ -1703,8 +1788,9 @@ const std::vector<RouteDef>& RouteTable() {
        ListDatasetsRoute},
       {"POST", "/v1/workspaces/{ws}/collections/{coll}/datasets", N::kOwner, S::kBody, B::kJson,
        "dataset.create", CreateDatasetRoute},
-      {"GET", D, N::kReader, S::kPath, B::kNone, "", GetDatasetRoute},
-      {"DELETE", D, N::kOwner, S::kPath, B::kNone, "dataset.drop", DropDatasetRoute},
+      {"GET", D, N::kReader, S::kPath, B::kNone, "", GetDatasetRoute, AT},
+      {"DELETE", D, N::kOwner, S::kPath, B::kNone, "dataset.drop", DropDatasetRoute,
+       "purge expected_uuid"},
       {"POST", D "/rename", N::kOwner, S::kPath, B::kJson, "dataset.rename", RenameDatasetRoute},
       {"PATCH", D "/properties", N::kOwner, S::kPath, B::kJson, "dataset.set_properties",
        PatchDatasetRoute},
@@ -1718,22 +1804,23 @@ const std::vector<RouteDef>& RouteTable() {
       {"POST", D "/locations", N::kOwner, S::kPath, B::kJson, "dataset.location_grant",
        GrantLocationRoute},
       {"DELETE", D "/locations", N::kOwner, S::kPath, B::kNone, "dataset.location_revoke",
-       RevokeLocationRoute},
+       RevokeLocationRoute, "prefix"},
       {"POST", D "/delete", N::kWriter, S::kPath, B::kJson, "dataset.delete_rows", DeleteRowsRoute},
       {"POST", D "/rollback", N::kWriter, S::kPath, B::kJson, "dataset.rollback", RollbackRoute},
       {"POST", "/v1/commits", N::kWriter, S::kBody, B::kJson, "commit", CommitRoute},
-      {"GET", D "/snapshots", N::kReader, S::kPath, B::kNone, "", ListSnapshotsRoute},
-      {"GET", D "/snapshot", N::kReader, S::kPath, B::kNone, "", GetSnapshotRoute},
+      {"GET", D "/snapshots", N::kReader, S::kPath, B::kNone, "", ListSnapshotsRoute, PAGE},
+      {"GET", D "/snapshot", N::kReader, S::kPath, B::kNone, "", GetSnapshotRoute, AT},
       {"GET", D "/tags", N::kReader, S::kPath, B::kNone, "", ListTagsRoute},
-      {"GET", D "/lineage", N::kReader, S::kPath, B::kNone, "", LineageRoute},
+      {"GET", D "/lineage", N::kReader, S::kPath, B::kNone, "", LineageRoute, "snapshot limit"},
       {"GET", D "/impact", N::kReader, S::kPath, B::kNone, "", ImpactRoute},
-      {"GET", D "/readers", N::kReader, S::kPath, B::kNone, "", ReadersRoute},
+      {"GET", D "/readers", N::kReader, S::kPath, B::kNone, "", ReadersRoute, "version"},
       {"PUT", D "/tags/{tag}", N::kWriter, S::kPath, B::kJson, "tag.create", CreateTagRoute},
       {"DELETE", D "/tags/{tag}", N::kWriter, S::kPath, B::kNone, "tag.drop", DropTagRoute},
-      {"GET", D "/plan", N::kReader, S::kPath, B::kNone, "", PlanRoute},
-      {"GET", D "/scan", N::kReader, S::kPath, B::kNone, "", ScanRoute},
-      {"GET", D "/manifest", N::kReader, S::kPath, B::kNone, "", ManifestRoute},
-      {"GET", D "/changes", N::kReader, S::kPath, B::kNone, "", ChangesRoute},
+      {"GET", D "/plan", N::kReader, S::kPath, B::kNone, "", PlanRoute, AT " where"},
+      {"GET", D "/scan", N::kReader, S::kPath, B::kNone, "", ScanRoute,
+       AT " where columns with_row_ids added_after"},
+      {"GET", D "/manifest", N::kReader, S::kPath, B::kNone, "", ManifestRoute, AT},
+      {"GET", D "/changes", N::kReader, S::kPath, B::kNone, "", ChangesRoute, "from to"},
       {"GET", D "/offsets/{consumer}", N::kReader, S::kPath, B::kNone, "", GetOffsetRoute},
       {"PUT", D "/offsets/{consumer}", N::kWriter, S::kPath, B::kJson, "offset.commit",
        CommitOffsetRoute},
@@ -1741,7 +1828,7 @@ const std::vector<RouteDef>& RouteTable() {
       {"POST", D "/compact", N::kOwner, S::kPath, B::kJson, "dataset.compact", CompactRoute},
       {"GET", V, N::kReader, S::kPath, B::kNone, "", ListViewsRoute},
       {"POST", V, N::kOwner, S::kBody, B::kJson, "view.create", CreateViewRoute},
-      {"GET", V "/{view}", N::kReader, S::kPath, B::kNone, "", GetViewRoute},
+      {"GET", V "/{view}", N::kReader, S::kPath, B::kNone, "", GetViewRoute, "version"},
       {"DELETE", V "/{view}", N::kOwner, S::kPath, B::kNone, "view.drop", DropViewRoute},
       {"GET", V "/{view}/versions", N::kReader, S::kPath, B::kNone, "", ListViewVersionsRoute},
       {"POST", V "/{view}/runs", N::kReader, S::kPath, B::kJson, "", RecordViewRunRoute},
@@ -1750,7 +1837,7 @@ const std::vector<RouteDef>& RouteTable() {
        RegisterMaterializedRoute},
       {"GET", M "/{view}", N::kReader, S::kPath, B::kNone, "", GetMaterializedRoute},
       {"DELETE", M "/{view}", N::kOwner, S::kPath, B::kNone, "materialized_view.drop",
-       DropMaterializedRoute},
+       DropMaterializedRoute, "purge"},
       {"POST", M "/{view}/refreshes", N::kWriter, S::kPath, B::kJson, "materialized_view.refresh",
        RecordRefreshRoute},
       {"GET", T, N::kReader, S::kPath, B::kNone, "", ListTasksRoute},
@@ -1762,19 +1849,24 @@ const std::vector<RouteDef>& RouteTable() {
       {"GET", D "/triggers", N::kReader, S::kPath, B::kNone, "", ListTriggersRoute},
       {"PUT", D "/triggers/{trigger}/interval", N::kOwner, S::kPath, B::kJson,
        "trigger.set_interval", SetTriggerIntervalRoute},
-      {"GET", "/v1/jobs", N::kToken, S::kBody, B::kNone, "", ListJobsRoute},
+      {"GET", "/v1/jobs", N::kToken, S::kBody, B::kNone, "", ListJobsRoute, "state target " PAGE},
       {"GET", "/v1/jobs/{job}", N::kToken, S::kBody, B::kNone, "", GetJobRoute},
       {"POST", "/v1/jobs/{job}/retry", N::kToken, S::kBody, B::kJson, "job.retry", RetryJobRoute},
       {"POST", "/v1/jobs/{job}/outcome", N::kToken, S::kBody, B::kJson, "job.outcome",
        ReportJobOutcomeRoute},
       {"POST", "/v1/cleanup", N::kOwner, S::kGlobal, B::kJson, "catalog.cleanup", CleanupRoute},
+      {"POST", "/v1/retention", N::kOwner, S::kBody, B::kJson, "catalog.retention", RetentionRoute,
+       "workspace"},
       {"POST", "/v1/tokens", N::kOwner, S::kBody, B::kJson, "token.create", CreateToken},
-      {"GET", "/v1/tokens", N::kOwner, S::kBody, B::kNone, "", ListTokens},
+      {"GET", "/v1/tokens", N::kOwner, S::kBody, B::kNone, "", ListTokens, "workspace"},
       {"DELETE", "/v1/tokens/{client_id}", N::kOwner, S::kBody, B::kNone, "token.revoke",
        RevokeToken},
-      {"GET", "/v1/audit", N::kOwner, S::kBody, B::kNone, "", ListAuditRoute},
-      {"GET", "/v1/alerts", N::kOwner, S::kBody, B::kNone, "", ListAlertsRoute},
-      {"GET", "/v1/fsck", N::kOwner, S::kBody, B::kNone, "", FsckRoute},
+      {"GET", "/v1/audit", N::kOwner, S::kBody, B::kNone, "", ListAuditRoute,
+       "since_us until_us workspace actor " PAGE},
+      {"GET", "/v1/alerts", N::kOwner, S::kBody, B::kNone, "", ListAlertsRoute,
+       "since_us code workspace limit"},
+      {"GET", "/v1/fsck", N::kOwner, S::kBody, B::kNone, "", FsckRoute,
+       "workspace orphan_grace_us check_objects"},
       {"POST", "/v1/federation/rules", N::kOwner, S::kGlobal, B::kJson, "federation.create",
        CreateFederationRuleRoute},
       {"GET", "/v1/federation/rules", N::kOwner, S::kGlobal, B::kNone, "",
@@ -1794,10 +1886,12 @@ const std::vector<RouteDef>& RouteTable() {
       {"POST", "/v1/contracts/{id}/accept", N::kWriter, S::kBody, B::kJson, "contract.accept",
        AcceptContractRoute},
       {"PUT", "/v1/contracts/{id}/parts/{name}", N::kWriter, S::kBody, B::kBytes, "contract.write",
-       WritePartRoute},
+       WritePartRoute, "encoding"},
       {"POST", "/v1/contracts/{id}/commit", N::kWriter, S::kBody, B::kJson, "contract.commit",
        CommitContractRoute},
   };
+#undef AT
+#undef PAGE
   return kRoutes;
 }
 

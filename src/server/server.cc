@@ -541,6 +541,9 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   // Runs the integrity sweep whenever this server claims its due slot (fsck_interval_s).
   void ScheduledFsck();
   void RunFsckOnce();
+  // Runs each housekeeping step whenever this server claims its due slot.
+  void Housekeeping();
+  void RunHousekeepingOnce(Catalog::HousekeepingStep step, double interval_s);
 
   std::shared_ptr<Catalog> catalog_;
   ServerOptions options_;
@@ -577,6 +580,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   std::thread sweeper_;
   std::thread fsck_thread_;
   std::thread schedule_thread_;
+  std::thread housekeeping_thread_;
 };
 
 namespace {
@@ -1203,6 +1207,11 @@ class HttpCall final : public Call {
     return kNone;
   }
   std::optional<std::string> Query(std::string_view name) const override {
+    const auto names = internal::QueryNames(*route_.def);
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      undeclared_query_ = std::string(name);  // Run() fails the request
+      return std::nullopt;
+    }
     return ex_.target.QueryValue(name);
   }
   std::optional<int64_t> content_length() const override {
@@ -1344,6 +1353,7 @@ class HttpCall final : public Call {
       }
     }
     const RouteDef& def = *route_.def;
+    TARN_RETURN_NOT_OK(CheckQueryNames(def));
     if (def.body != BodyKind::kBytes) {
       std::string encoding = Header("Content-Encoding");
       if (!encoding.empty() && encoding != "identity") {
@@ -1380,7 +1390,38 @@ class HttpCall final : public Call {
         }
       }
     }
-    return def.fn(*this);
+    Status st = def.fn(*this);
+    if (!undeclared_query_.empty()) {
+      return Status::Internal("route " + std::string(def.method) + " " + def.path +
+                              " read query parameter '" + undeclared_query_ +
+                              "', which its route table row does not list");
+    }
+    return st;
+  }
+
+  // Every query parameter of the request is one the route reads (RouteDef::query); else 422
+  // unknown_parameter naming the first other one.
+  Status CheckQueryNames(const RouteDef& def) const {
+    const auto names = internal::QueryNames(def);
+    for (const auto& [name, value] : ex_.target.query) {
+      if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+      std::string shown;  // printable ASCII, at most 64 bytes; the rest %XX
+      for (unsigned char ch : name.substr(0, 64)) {
+        if (ch > 0x20 && ch < 0x7f && ch != '%') {
+          shown += static_cast<char>(ch);
+        } else {
+          static const char kHex[] = "0123456789ABCDEF";
+          shown += {'%', kHex[ch >> 4], kHex[ch & 15]};
+        }
+      }
+      std::string known;
+      for (auto n : names) known += (known.empty() ? "" : ", ") + std::string(n);
+      return Status::Of(codes::kUnknownParameter,
+                        "unknown query parameter '" + shown + "' (this route reads " +
+                            (known.empty() ? std::string("none") : known) + ")")
+          .WithField("field", shown);
+    }
+    return Status::OK();
   }
 
   // After the route: an unread or half-read body is drained, or the connection closes.
@@ -1454,6 +1495,7 @@ class HttpCall final : public Call {
   std::vector<std::pair<std::string, std::string>> params_;
   auth::Principal principal_;
   bool authenticated_ = false;
+  mutable std::string undeclared_query_;  // a name Query() was asked for that the route omits
   std::vector<AuditEntry> audit_;
   bool audited_by_commit_ = false;
   std::string audit_detail_ = "{}";
@@ -1838,6 +1880,10 @@ Status Server::Impl::Start() {
   }
   if (options_.contract_sweep_interval_s > 0) sweeper_ = std::thread([this] { Sweep(); });
   if (options_.fsck_interval_s > 0) fsck_thread_ = std::thread([this] { ScheduledFsck(); });
+  if (options_.expire_interval_s > 0 || options_.cleanup_interval_s > 0 ||
+      options_.compact_interval_s > 0) {
+    housekeeping_thread_ = std::thread([this] { Housekeeping(); });
+  }
   if (options_.schedule_tick_interval_s > 0) {
     schedule_thread_ = std::thread([this] { TickSchedules(); });
   }
@@ -1929,6 +1975,7 @@ void Server::Impl::Wait() {
   if (workers_) workers_->Stop(std::max(deadline, Clock::now() + std::chrono::milliseconds(200)));
   if (sweeper_.joinable()) sweeper_.join();
   if (fsck_thread_.joinable()) fsck_thread_.join();
+  if (housekeeping_thread_.joinable()) housekeeping_thread_.join();
   if (schedule_thread_.joinable()) schedule_thread_.join();
   if (dispatcher_) dispatcher_->Stop();
   waited_ = true;
@@ -2003,12 +2050,93 @@ void Server::Impl::ScheduledFsck() {
   }
 }
 
-void Server::Impl::RunFsckOnce() {
+namespace {
+
+// This server as periodic_runs names the runner of a slot: host:pid.
+const std::string& RunnerName() {
   static const std::string runner = [] {
     char host[256] = {0};
     if (::gethostname(host, sizeof(host) - 1) != 0) host[0] = 0;
     return std::string(host) + ":" + std::to_string(::getpid());
   }();
+  return runner;
+}
+
+}  // namespace
+
+void Server::Impl::Housekeeping() {
+  using Step = Catalog::HousekeepingStep;
+  const std::pair<Step, double> steps[] = {{Step::kExpire, options_.expire_interval_s},
+                                           {Step::kCleanup, options_.cleanup_interval_s},
+                                           {Step::kCompact, options_.compact_interval_s}};
+  double shortest = options_.housekeeping_poll_interval_s;
+  for (const auto& [step, every] : steps) {
+    if (every > 0) shortest = std::min(shortest, every);
+  }
+  auto poll = [shortest] {
+    const double jitter = 0.8 + 0.4 * static_cast<double>(RandomU64() % 1001) / 1000.0;
+    return std::chrono::milliseconds(
+        static_cast<int64_t>(std::max(0.001, shortest * jitter) * 1e3));
+  };
+  const tarn::Clock& clock = catalog_->clock();
+  std::unique_lock<std::mutex> lock(sweep_mu_);
+  for (bool first = true; first || !clock.WaitUntil(lock, sweep_cv_, clock.SteadyNow() + poll(),
+                                                    [this] { return sweep_stop_; });
+       first = false) {
+    if (sweep_stop_) return;
+    lock.unlock();
+    for (const auto& [step, every] : steps) {
+      if (every > 0 && !shutting_down_.load()) RunHousekeepingOnce(step, every);
+    }
+    lock.lock();
+  }
+}
+
+void Server::Impl::RunHousekeepingOnce(Catalog::HousekeepingStep step, double interval_s) {
+  const std::string name(Catalog::HousekeepingStepName(step));
+  Result<Catalog::HousekeepingReport> report = Status::Internal("housekeeping threw");
+  const auto started = Clock::now();
+  try {
+    auto claimed = catalog_->ClaimPeriodicRun("housekeeping." + name,
+                                              static_cast<int64_t>(interval_s * 1e6), RunnerName());
+    if (!claimed.ok()) {
+      Log(std::move(LogLine("error").Str(
+          "message", "claiming housekeeping step " + name + ": " + claimed.status().ToString())));
+      return;
+    }
+    if (!*claimed) return;  // not due, or another server runs this slot
+    report = catalog_->RunHousekeeping(step, [this] { return shutting_down_.load(); });
+  } catch (const std::exception& e) {
+    report = Status::Internal("housekeeping threw: " + std::string(e.what()));
+  }
+  internal::Metrics::HousekeepingPass pass;
+  pass.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  if (!report.ok()) {
+    pass.failed = true;
+    metrics_.RecordHousekeeping(static_cast<size_t>(step), pass);
+    Log(std::move(LogLine("error").Str(
+        "message", "housekeeping step " + name + ": " + report.status().ToString())));
+    return;
+  }
+  pass.dataset_failures = report->failures;
+  pass.snapshots_expired = report->snapshots_expired;
+  pass.objects_deleted = report->objects_deleted;
+  pass.bytes_deleted = report->bytes_deleted;
+  pass.files_rewritten = report->files_rewritten;
+  pass.bytes_rewritten = report->bytes_rewritten;
+  metrics_.RecordHousekeeping(static_cast<size_t>(step), pass);
+  Log(std::move(LogLine("housekeeping")
+                    .Str("step", name)
+                    .Int("datasets", report->datasets)
+                    .Int("failures", report->failures)
+                    .Int("snapshots_expired", report->snapshots_expired)
+                    .Int("objects_deleted", report->objects_deleted)
+                    .Int("files_rewritten", report->files_rewritten)
+                    .Millis("duration_ms", pass.seconds)));
+}
+
+void Server::Impl::RunFsckOnce() {
+  const std::string& runner = RunnerName();
   const auto interval_us = static_cast<int64_t>(options_.fsck_interval_s * 1e6);
   Result<FsckReport> report = Status::Internal("the integrity sweep threw");
   const auto started = Clock::now();
@@ -2076,6 +2204,15 @@ Result<std::unique_ptr<Server>> Server::Make(std::shared_ptr<Catalog> catalog,
   if (options.fsck_interval_s != 0 && !(options.fsck_interval_s >= 1)) {
     return bad("fsck interval must be 0 (never) or at least one second");
   }
+  for (double every :
+       {options.expire_interval_s, options.cleanup_interval_s, options.compact_interval_s}) {
+    if (every != 0 && !(every >= 1)) {
+      return bad("housekeeping intervals must be 0 (never) or at least one second");
+    }
+  }
+  if (!(options.housekeeping_poll_interval_s > 0)) {
+    return bad("housekeeping poll interval must be positive");
+  }
   if (!(options.fsck_poll_interval_s > 0)) return bad("fsck poll interval must be positive");
   if (!(options.schedule_tick_interval_s >= 0)) {
     return bad("schedule tick interval must not be negative");
@@ -2123,6 +2260,7 @@ std::vector<RouteInfo> Server::Routes() {
     info.global = r.scope == Scope::kGlobal;
     info.body = BodyName(r.body);
     info.action = r.action;
+    for (auto n : internal::QueryNames(r)) info.query.emplace_back(n);
     out.push_back(std::move(info));
   }
   return out;

@@ -73,6 +73,16 @@ struct ServerOptions {
   double fsck_interval_s = 0;
   // How often a server with fsck_interval_s asks whether the sweep is due (at most the interval).
   double fsck_poll_interval_s = 60;
+  // Server-run housekeeping (docs/design/maintenance.md "Housekeeping"; `tarn serve
+  // --no-housekeeping` sets all three to 0): how often each step runs over the whole catalog
+  // (0: never, else at least 1 s): retention policies, cleanup (released files, orphans past
+  // their grace), compaction of the datasets with compaction.auto=true. Every server polls;
+  // one runs each slot of a step (table periodic_runs). Audited, logged and in /metrics.
+  double expire_interval_s = 3600;
+  double cleanup_interval_s = 3600;
+  double compact_interval_s = 900;
+  // How often a server asks whether a housekeeping step is due (at most the shortest interval).
+  double housekeeping_poll_interval_s = 60;
 
   // Refresh jobs (docs/design/views.md, "Delivery"): when set, the server's dispatcher POSTs
   // each queued job to this URL (`tarn worker`'s) with a job token whose audience is exactly
@@ -98,6 +108,8 @@ struct RouteInfo {
   std::string body;
   // The audit action of a mutation ("" for reads).
   std::string action;
+  // The query parameters it reads; any other is 422 unknown_parameter.
+  std::vector<std::string> query;
 };
 
 class Server {

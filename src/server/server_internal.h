@@ -49,8 +49,16 @@ struct RouteDef {
   BodyKind body;
   const char* action;  // audit action of a mutation, "" for reads
   RouteFn fn;
+  // The query parameters the route reads, space-separated: the one list of them. Any other is
+  // refused before authentication (422 unknown_parameter naming it), and Call::Query of a name
+  // not listed is a programmer error (the request fails 500). openapi_test.cc compares it with
+  // the route's query parameters in docs/openapi.json.
+  const char* query = "";
 };
 const std::vector<RouteDef>& RouteTable();
+
+// The names of `def.query`, in order.
+std::vector<std::string_view> QueryNames(const RouteDef& def);
 
 // One audited target of a mutation.
 struct AuditEntry {
@@ -88,7 +96,7 @@ class Call {
   // A path parameter ("ws", "coll", "ds", "tag", "consumer", "client_id"), already validated
   // as an identifier; "" when the route has none of that name.
   virtual const std::string& Param(std::string_view name) const = 0;
-  // A query parameter (URL-decoded), nullopt when absent.
+  // A query parameter (URL-decoded), nullopt when absent. Only names of route().query.
   virtual std::optional<std::string> Query(std::string_view name) const = 0;
   virtual std::optional<int64_t> content_length() const = 0;
   // A request header ("" when absent).

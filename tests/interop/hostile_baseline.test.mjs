@@ -703,6 +703,10 @@ test('numbers out of range in JSON fields and query parameters are refused', T, 
     ['GET', `${D}/changes?from=abc`, undefined, 422, 'invalid_parameter'],
     ['GET', `${D}/changes?from=99999999999999999999999`, undefined, 422, 'invalid_parameter'],
     ['GET', '/v1/audit?limit=-99999999999999999999', undefined, 422, 'invalid_parameter'],
+    ['GET', '/v1/audit?after=99999999999999999999', undefined, 422, 'invalid_parameter'],
+    ['GET', `${D}/snapshots?limit=0`, undefined, 422, 'invalid_parameter'],
+    ['GET', `${D}/snapshots?before=-99999999999999999999`, undefined, 422, 'invalid_parameter'],
+    ['GET', '/v1/jobs?limit=10001', undefined, 422, 'invalid_parameter'],
   ];
   await unchanged(async () => {
     for (const [method, p, body, status, code] of cases) {
@@ -711,6 +715,31 @@ test('numbers out of range in JSON fields and query parameters are refused', T, 
     }
   });
 });
+
+test('query parameters a route does not read are 422 unknown_parameter, before anything runs', T,
+  async () => {
+    // Issue 20: they used to be ignored, so `?purge=true&cascade=1` or a misspelt `?limt=`
+    // silently did something else than asked.
+    const t = tok('wsa', 'owner');
+    const D = ds('wsa', 'd1');
+    await unchanged(async () => {
+      for (const [method, p, body, headers, name] of [
+        ['DELETE', `${D}?purge=true&cascade=1`, undefined, {}, 'cascade'],
+        ['POST', `${D}/append?operation=overwrite&mode=x`, EMPTY_APPEND, FRAMES_CT, 'mode'],
+        ['POST', `${D}/rollback?to_snapshot_id=1`, '{"to_snapshot_id":1}', JSON_CT, 'to_snapshot_id'],
+        ['GET', `${D}/snapshots?limt=1`, undefined, {}, 'limt'],
+        ['GET', `${D}/changes?from=0&%6Cimit=1`, undefined, {}, 'limit'],
+        ['GET', `${D}/snapshots?%FF%01=1`, undefined, {}, '%FF%01'],
+        ['GET', '/v1/workspaces?workspace=wsa', undefined, {}, 'workspace'],
+      ]) {
+        const e = refused(await send({ method, path: p, token: t, body, headers }), 422,
+          'unknown_parameter', `${method} ${p}`);
+        assert.equal(e.field, name, `${method} ${p}`);
+      }
+      // Before the token: the shape of the request is checked first.
+      refused(await send({ path: `${D}/snapshots?bogus=1` }), 422, 'unknown_parameter');
+    });
+  });
 
 test('a huge Content-Length with no body is answered or closed, never hangs', T, async () => {
   const t = tok('wsa', 'owner');

@@ -1,0 +1,139 @@
+// Server-run housekeeping (C11; docs/design/maintenance.md "Housekeeping"): what one pass of a
+// step does over the whole catalog. `tarn serve` decides when (a slot per step claimed in
+// periodic_runs, so one server runs each slot); this file decides what, and audits it.
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog.h"
+#include "catalog/catalog_internal.h"
+#include "catalog/store.h"
+#include "metastore/metastore.h"
+
+namespace tarn {
+
+using namespace catalog_internal;  // NOLINT: this file is part of the catalog
+
+namespace {
+
+constexpr char kActor[] = "tarn:housekeeping";
+
+std::string CodeOf(const Status& st) {
+  for (const auto& [k, v] : st.fields()) {
+    if (k == "code") return v;
+  }
+  return std::string(ErrorKindName(st.kind()));
+}
+
+AuditRecord AuditRow(std::string action, const std::string& dataset, const std::string& outcome,
+                     nlohmann::json detail) {
+  AuditRecord r;
+  r.actor = kActor;
+  r.action = std::move(action);
+  r.target = dataset;
+  r.workspace = dataset.substr(0, dataset.find('.'));
+  r.outcome = outcome;
+  r.detail_json = detail.dump();
+  return r;
+}
+
+}  // namespace
+
+std::string_view Catalog::HousekeepingStepName(HousekeepingStep step) {
+  switch (step) {
+    case HousekeepingStep::kExpire:
+      return "expire";
+    case HousekeepingStep::kCleanup:
+      return "cleanup";
+    case HousekeepingStep::kCompact:
+      return "compact";
+  }
+  return "expire";
+}
+
+Result<Catalog::HousekeepingReport> Catalog::RunHousekeeping(
+    HousekeepingStep step, const std::function<bool()>& cancelled) {
+  HousekeepingReport out;
+  std::vector<AuditRecord> audit;
+  const std::string action = "housekeeping." + std::string(HousekeepingStepName(step));
+  switch (step) {
+    case HousekeepingStep::kExpire: {
+      TARN_ASSIGN_OR_RETURN(auto r, ApplyRetention({}));
+      for (const auto& d : r.datasets) {
+        ++out.datasets;
+        if (!d.error_code.empty()) {
+          ++out.failures;
+          audit.push_back(
+              AuditRow(action, d.dataset, "error", {{"code", d.error_code}, {"message", d.error}}));
+          continue;
+        }
+        out.snapshots_expired += d.expiry.expired_snapshots;
+        out.files_released += d.expiry.files_released;
+        if (d.expiry.expired_snapshots == 0) continue;  // nothing happened: nothing to audit
+        audit.push_back(AuditRow(action, d.dataset, "ok",
+                                 {{"retention", d.retention},
+                                  {"source", d.source},
+                                  {"expired_snapshots", d.expiry.expired_snapshots},
+                                  {"expired_through", d.expiry.expired_through},
+                                  {"files_released", d.expiry.files_released}}));
+      }
+      break;
+    }
+    case HousekeepingStep::kCleanup: {
+      TARN_ASSIGN_OR_RETURN(auto r, Cleanup(/*delete_orphans=*/true));
+      out.objects_deleted = r.objects_deleted;
+      out.bytes_deleted = r.bytes_deleted;
+      if (r.objects_deleted > 0 || !r.orphans.empty() || r.pending > 0) {
+        audit.push_back(AuditRow(action, "", r.pending > 0 ? "partial" : "ok",
+                                 {{"objects_deleted", r.objects_deleted},
+                                  {"bytes_deleted", r.bytes_deleted},
+                                  {"orphans_deleted", static_cast<int64_t>(r.orphans.size())},
+                                  {"pending", r.pending}}));
+      }
+      break;
+    }
+    case HousekeepingStep::kCompact: {
+      int64_t after_id = 0;
+      for (;;) {
+        std::vector<catalog_store::SweepDataset> page;
+        TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+            [&](Transaction& tx) -> Status {
+              TARN_ASSIGN_OR_RETURN(page, catalog_store::LiveDatasetsPage(tx, "", after_id, 500));
+              return Status::OK();
+            },
+            TxMode::kReadOnly));
+        if (page.empty()) break;
+        after_id = page.back().id;
+        for (const auto& d : page) {
+          if (cancelled && cancelled()) break;
+          auto ds = LoadDataset(d.name);
+          if (!ds.ok()) continue;  // dropped meanwhile
+          auto opt = ds->properties.find(kCompactionAutoProperty);
+          if (opt == ds->properties.end() || opt->second != "true") continue;
+          ++out.datasets;
+          CommitMeta meta;
+          meta.author = kActor;
+          AuditRecord commit_audit;
+          commit_audit.actor = kActor;
+          commit_audit.action = action;
+          meta.audit = commit_audit;  // written in the compaction's commit
+          auto r = Compact(d.name, {}, std::move(meta));
+          if (!r.ok()) {
+            ++out.failures;
+            audit.push_back(
+                AuditRow(action, d.name, "error",
+                         {{"code", CodeOf(r.status())}, {"message", r.status().message()}}));
+            continue;
+          }
+          if (!r->snapshot_id) continue;
+          out.files_rewritten += r->files_in();
+          out.bytes_rewritten += r->bytes_in();
+        }
+        if (cancelled && cancelled()) break;
+      }
+      break;
+    }
+  }
+  if (!audit.empty()) TARN_RETURN_NOT_OK(WriteAudit(audit));
+  return out;
+}
+
+}  // namespace tarn

@@ -1,0 +1,28 @@
+#include "common/duration.h"
+
+#include <gtest/gtest.h>
+
+namespace tarn {
+namespace {
+
+TEST(Duration, ParsesUnitsAndSums) {
+  EXPECT_EQ(*ParseDuration("0s"), 0);
+  EXPECT_EQ(*ParseDuration("250ms"), 250'000);
+  EXPECT_EQ(*ParseDuration("30m"), 1'800'000'000);
+  EXPECT_EQ(*ParseDuration("7d"), int64_t{7} * 86'400'000'000);
+  EXPECT_EQ(*ParseDuration("1d12h"), int64_t{36} * 3'600'000'000);
+  EXPECT_EQ(*ParseDuration("2w"), int64_t{14} * 86'400'000'000);
+}
+
+TEST(Duration, RefusesWhatIsNotADuration) {
+  for (const char* bad : {"", "7", "d", "7x", "7 d", "-1d", "99999999999999999999d", "1d 2h"}) {
+    auto r = ParseDuration(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument) << bad;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tarn
