@@ -17,6 +17,14 @@
 //       Full listing through PlanFiles (time and peak RSS), then a selective predicate (one day
 //       of ts: partition pushdown; p50/p99 over --runs) and a predicate on `id` (bounds only,
 //       as costly as a full listing: one run).
+//   catalog_bench expire --metastore URI --warehouse DIR | --embedded DIR [--snapshots N]
+//                        [--threads T] [--overwrite] [--dataset W.C.D] [--skip-expire]
+//       Commits N snapshots that each add one file (N - 1 appends from T threads, grouped by
+//       the commit queue, then one truncate_and_add replacing every live file; with
+//       --overwrite every snapshot is a truncate_and_add from one thread), and one more append
+//       to keep as the current snapshot; then times one ExpireSnapshots call that expires all
+//       N (snapshots/s) and releases N - 1 files. --skip-expire stops before the expiry (to
+//       profile its statements on the database as it would find it).
 //   catalog_bench report FILE
 //       Prints the table of bench/README.md from the JSON lines of a run.
 //
@@ -34,6 +42,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -89,12 +99,17 @@ struct Args {
   int64_t trigger_interval = -1;  // their floor in seconds; -1: the default (120)
   int64_t tasks = 10'000;         // tick: schedule tasks in the catalog (issue 19)
   int64_t due = 100;              // tick: of them due at each tick
+  int64_t snapshots = 100'000;    // expire: snapshots to expire (issue 20)
+  bool overwrite = false;         // expire: every snapshot a truncate_and_add
+  bool skip_expire = false;       // expire: prepare only
   std::string label;
   std::string file;
 };
 
 Args ParseArgs(int argc, char** argv) {
-  if (argc < 2) Die("usage: catalog_bench commit|sqlite-raw|load|plan|report ... (see source)");
+  if (argc < 2) {
+    Die("usage: catalog_bench commit|sqlite-raw|load|plan|tick|expire|report ... (see source)");
+  }
   Args a;
   a.cmd = argv[1];
   for (int i = 2; i < argc; ++i) {
@@ -139,6 +154,12 @@ Args ParseArgs(int argc, char** argv) {
       a.tasks = std::stoll(value());
     } else if (arg == "--due") {
       a.due = std::stoll(value());
+    } else if (arg == "--snapshots") {
+      a.snapshots = std::stoll(value());
+    } else if (arg == "--overwrite") {
+      a.overwrite = true;
+    } else if (arg == "--skip-expire") {
+      a.skip_expire = true;
     } else if (arg == "--label") {
       a.label = value();
     } else if (a.cmd == "report" && a.file.empty()) {
@@ -697,6 +718,103 @@ void RunPlan(const Args& a) {
       1);
 }
 
+// ---- snapshot expiry (issue 20) ----
+
+// N snapshots of one file each on a new dataset, then one ExpireSnapshots that expires them all
+// (everything but the current snapshot: the cutoff is the end of time) and releases their files.
+void RunExpire(const Args& a) {
+  std::string dataset = a.dataset.empty() ? "bench.expire.files" : a.dataset;
+  if (a.snapshots < 2) Die("--snapshots must be at least 2");
+  auto cat = OpenCatalog(a);
+  tarn::DatasetInfo ds = EnsureDataset(*cat, dataset);
+  if (ds.current_snapshot_id) Die("expire wants a new dataset (" + dataset + " has snapshots)");
+  const int64_t n = a.snapshots;
+  auto file = [&](int64_t k) {
+    const int64_t day = kBaseDay + k / a.files_per_day;
+    // Under the dataset's uuid: the removal ledger's paths are unique across datasets.
+    return MakeFile(ds, k, day, k % a.files_per_day, a.files_per_day,
+                    "datasets/" + ds.uuid + "/data/ts_day=" + std::to_string(day) + "/e" +
+                        std::to_string(k) + ".parquet");
+  };
+  auto commit = [&](int64_t k, tarn::CommitOperation op) {
+    tarn::DatasetCommit part;
+    part.dataset = dataset;
+    part.operation = op;
+    part.meta = Meta(op == tarn::CommitOperation::kAddFiles ? "add 1 file" : "replace all files");
+    part.added.push_back(file(k));
+    Check(cat->CommitWritten({std::move(part)}).status(), "commit " + std::to_string(k));
+  };
+  Clock::time_point t0 = Clock::now();
+  std::atomic<int64_t> next{0}, done{0};
+  auto progress = [&] {
+    int64_t d = ++done;
+    if (d % 10'000 == 0) {
+      std::fprintf(stderr, "catalog_bench: %lld snapshots (%.0f/s)\n", static_cast<long long>(d),
+                   static_cast<double>(d) / Seconds(Clock::now() - t0));
+    }
+  };
+  if (a.overwrite) {
+    for (int64_t k = 0; k < n; ++k) {
+      commit(k, tarn::CommitOperation::kTruncateAndAdd);
+      progress();
+    }
+  } else {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < std::max(1, a.threads); ++t) {
+      threads.emplace_back([&] {
+        for (int64_t k = next++; k < n - 1; k = next++) {
+          commit(k, tarn::CommitOperation::kAddFiles);
+          progress();
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    commit(n - 1, tarn::CommitOperation::kTruncateAndAdd);  // every earlier file removed
+  }
+  commit(n, tarn::CommitOperation::kAddFiles);  // the current snapshot, kept
+  const double load_s = Seconds(Clock::now() - t0);
+  auto before = cat->LoadDataset(dataset);
+  Check(before.status(), "load dataset");
+  if (before->current_snapshot_id.value_or(0) - before->expired_through != n + 1) {
+    Die("the dataset has " +
+        std::to_string(before->current_snapshot_id.value_or(0) - before->expired_through) +
+        " snapshots, not " + std::to_string(n + 1));
+  }
+  if (a.skip_expire) {
+    std::fprintf(stderr, "catalog_bench: %lld snapshots committed in %.1f s; not expired\n",
+                 static_cast<long long>(n + 1), load_s);
+    return;
+  }
+
+  tarn::ExpiryOptions options;
+  options.older_than_us = std::numeric_limits<int64_t>::max();
+  Clock::time_point s = Clock::now();
+  auto r = cat->ExpireSnapshots(dataset, options);
+  const double secs = Seconds(Clock::now() - s);
+  Check(r.status(), "expire");
+  const int64_t released = n - 1;  // the file of snapshot n stays live
+  if (r->expired_snapshots != n || r->files_released != released) {
+    Die("expiry expired " + std::to_string(r->expired_snapshots) + " snapshots and released " +
+        std::to_string(r->files_released) + " files; expected " + std::to_string(n) + " and " +
+        std::to_string(released));
+  }
+  auto left = cat->ListSnapshots(dataset);
+  Check(left.status(), "list snapshots");
+  if (left->size() != 1) Die(std::to_string(left->size()) + " snapshots left, not 1");
+  Json j;
+  j["bench"] = "expire";
+  j["backend"] = Backend(a);
+  j["shape"] = a.overwrite ? "overwrite" : "append";
+  j["snapshots"] = r->expired_snapshots;
+  j["files_released"] = r->files_released;
+  j["seconds"] = secs;
+  j["per_s"] = static_cast<double>(r->expired_snapshots) / secs;
+  j["load_s"] = load_s;
+  j["load_per_s"] = static_cast<double>(n + 1) / load_s;
+  if (!a.label.empty()) j["label"] = a.label;
+  std::printf("%s\n", j.dump().c_str());
+}
+
 // ---- report ----
 
 void RunReport(const Args& a) {
@@ -718,10 +836,20 @@ void RunReport(const Args& a) {
     }
     return nullptr;
   };
-  std::printf(
-      "| backend | writers | tarn commits/s | p50 / p99 ms | reference | ref/s | ref p50 / p99 ms "
-      "| ratio | goal |\n");
-  std::printf("|---|---|---:|---:|---|---:|---:|---:|---|\n");
+  auto any = [&](std::initializer_list<const char*> benches) {
+    for (const Json& r : rows) {
+      for (const char* b : benches) {
+        if (r.value("bench", "") == b) return true;
+      }
+    }
+    return false;
+  };
+  if (any({"tarn_commit"})) {
+    std::printf(
+        "| backend | writers | tarn commits/s | p50 / p99 ms | reference | ref/s | ref p50 / p99 "
+        "ms | ratio | goal |\n");
+    std::printf("|---|---|---:|---:|---|---:|---:|---:|---|\n");
+  }
   for (const char* backend : {"postgres", "sqlite"}) {
     for (int w : {1, 8}) {
       const Json* ref = nullptr;
@@ -752,8 +880,27 @@ void RunReport(const Args& a) {
       }
     }
   }
-  std::printf("\n| backend | planning | files | result | p50 ms | p99 ms | peak RSS |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+  bool expiry_header = false;
+  for (const Json& r : rows) {
+    if (r.value("bench", "") != "expire") continue;
+    if (!expiry_header) {
+      std::printf(
+          "\n| backend | expire (shape) | snapshots | files released | seconds | "
+          "snapshots/s | goal | (load: snapshots/s) |\n");
+      std::printf("|---|---|---:|---:|---:|---:|---|---:|\n");
+      expiry_header = true;
+    }
+    const bool pg = r.value("backend", "") == "postgres";
+    std::printf(
+        "| %s | %s | %lld | %lld | %.2f | **%.0f** | %s | %.0f |\n", r.value("backend", "").c_str(),
+        r.value("shape", "").c_str(), static_cast<long long>(r.value("snapshots", int64_t{0})),
+        static_cast<long long>(r.value("files_released", int64_t{0})), r.value("seconds", 0.0),
+        r.value("per_s", 0.0), pg ? ">= 20,000" : "", r.value("load_per_s", 0.0));
+  }
+  if (any({"load", "plan_full", "plan_day", "plan_id"})) {
+    std::printf("\n| backend | planning | files | result | p50 ms | p99 ms | peak RSS |\n");
+    std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+  }
   for (const Json& r : rows) {
     std::string b = r.value("bench", "");
     if (b == "load") {
@@ -854,6 +1001,8 @@ int main(int argc, char** argv) {
     RunReport(a);
   } else if (a.cmd == "tick") {
     RunTick(a);
+  } else if (a.cmd == "expire") {
+    RunExpire(a);
   } else {
     Die("unknown command " + a.cmd);
   }

@@ -3,15 +3,19 @@
 #   1. commit throughput on PostgreSQL (fsync and synchronous_commit on) beside pgbench's
 #      one-row INSERT transactions, and on SQLite (embedded, WAL, synchronous=FULL) beside raw
 #      SQLite one-row insert transactions, 1 and 8 writers;
-#   2. planning on a dataset of BENCH_PLAN_FILES live files on PostgreSQL (and SQLite with
+#   2. snapshot expiry (issue 20): BENCH_EXPIRE_SNAPSHOTS snapshots of one file each expired by
+#      one ExpireSnapshots call, snapshots/s, on PostgreSQL and on SQLite (embedded);
+#   3. planning on a dataset of BENCH_PLAN_FILES live files on PostgreSQL (and SQLite with
 #      BENCH_PLAN_SQLITE=1): full streamed listing (time, peak RSS) and selective predicates.
 # `make bench` runs it after bench/run.sh's Parquet benchmarks (BENCH_CATALOG=0 skips it).
 #
 # Environment: BENCH_SECONDS (measured seconds per commit figure, default 5), BENCH_WARMUP
 # (default 1), BENCH_PLAN_FILES (default 1000000; 0 skips planning), BENCH_PLAN_RUNS (default
-# 20), BENCH_PLAN_SQLITE (default 0), BENCH_ONLY (commit|plan), TARN_BENCH_CATALOG_BIN
-# (default build/bench/catalog_bench), TARN_BENCH_DIR (default a temporary directory under
-# /var/tmp, on disk, removed at the end; when set, it is kept with results.jsonl).
+# 20), BENCH_PLAN_SQLITE (default 0), BENCH_EXPIRE_SNAPSHOTS (default 100000; 0 skips expiry),
+# BENCH_EXPIRE_THREADS (default 32: writers committing them), BENCH_ONLY (commit|expire|plan),
+# TARN_BENCH_CATALOG_BIN (default build/bench/catalog_bench), TARN_BENCH_DIR (default a
+# temporary directory under /var/tmp, on disk, removed at the end; when set, it is kept with
+# results.jsonl).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,6 +25,8 @@ warm="${BENCH_WARMUP:-1}"
 plan_files="${BENCH_PLAN_FILES:-1000000}"
 plan_runs="${BENCH_PLAN_RUNS:-20}"
 plan_sqlite="${BENCH_PLAN_SQLITE:-0}"
+expire_snapshots="${BENCH_EXPIRE_SNAPSHOTS:-100000}"
+expire_threads="${BENCH_EXPIRE_THREADS:-32}"
 only="${BENCH_ONLY:-}"
 [[ -x "$bin" ]] || { echo "catalog bench: $bin is not built (run: make build)" >&2; exit 1; }
 
@@ -40,7 +46,8 @@ fi
 cleanup() {
   TARN_PG_DIR="$dir/pg" "$root/scripts/pg.sh" stop "$dir/pg" >/dev/null 2>&1 || true
   if ((keep)); then
-    rm -rf "$dir/pg" "$dir/sqlite-raw" "$dir/embedded" "$dir/plan-sqlite" "$dir/wh-pg" "$dir"/pgb*
+    rm -rf "$dir/pg" "$dir/sqlite-raw" "$dir/embedded" "$dir/plan-sqlite" "$dir/wh-pg" "$dir"/pgb* \
+      "$dir/expire-sqlite"
   else
     rm -rf "$dir"
   fi
@@ -109,6 +116,16 @@ if [[ -z "$only" || "$only" == commit ]]; then
   run sqlite-8t commit "${lite[@]}" --threads 8 --dataset bench.commits.t8
   run sqlite-8p commit "${lite[@]}" --procs 8 --dir "$dir" --dataset bench.commits.p8
   rm -rf "$dir/sqlite-raw" "$dir/embedded"
+fi
+
+if [[ (-z "$only" || "$only" == expire) && "$expire_snapshots" -gt 0 ]]; then
+  say "[expiry] PostgreSQL: $expire_snapshots snapshots, $expire_threads writers (load $(load))"
+  run pg-expire expire --metastore "$pg_uri" --warehouse "$dir/wh-pg" \
+    --dataset bench.expire.files --snapshots "$expire_snapshots" --threads "$expire_threads"
+  say "[expiry] SQLite: $expire_snapshots snapshots, $expire_threads writers (load $(load))"
+  run sqlite-expire expire --embedded "$dir/expire-sqlite" --dataset bench.expire.files \
+    --snapshots "$expire_snapshots" --threads "$expire_threads"
+  rm -rf "$dir/expire-sqlite"
 fi
 
 if [[ (-z "$only" || "$only" == plan) && "$plan_files" -gt 0 ]]; then

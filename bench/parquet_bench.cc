@@ -4,10 +4,10 @@
 //   parquet_bench [--rows N] [--runs N] [--dir DIR] [--read FILE]... [--only-read]
 //                 [--skip-footer]
 //
-// Without --only-read: generates the 8-column table (the formulas are mirrored exactly in
-// bench/duckdb_bench.mjs), writes it as ZSTD Parquet to DIR/tarn.parquet `runs` times, reads
-// every column of it back `runs` times, and times footer decoding of a 1,000-column,
-// 20-row-group file. Each --read FILE is also read `runs` times.
+// Without --only-read: generates the 8-column table (bench_table.h; the formulas are mirrored
+// exactly in bench/duckdb_bench.mjs), writes it as ZSTD Parquet to DIR/tarn.parquet `runs`
+// times, reads every column of it back `runs` times, and times footer decoding of a
+// 1,000-column, 20-row-group file. Each --read FILE is also read `runs` times.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_table.h"
 #include "common/io.h"
 #include "parquet/metadata.h"
 #include "parquet/reader.h"
@@ -93,88 +94,7 @@ double Median(std::vector<double> v) {
 
 double Min(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 
-template <typename T, typename Fn>
-tarn::Column FixedColumn(tarn::DataType type, int64_t rows, Fn value) {
-  tarn::Column col(std::move(type));
-  col.data.resize(static_cast<size_t>(rows) * sizeof(T));
-  T* out = col.mutable_values<T>();
-  for (int64_t i = 0; i < rows; ++i) out[i] = value(i);
-  col.length = rows;
-  return col;
-}
-
-// The benchmark table. Every formula here has its twin in bench/duckdb_bench.mjs; keep both in
-// step so that both engines write and read the same values.
-tarn::RecordBatch MakeTable(int64_t rows) {
-  using tarn::DataType;
-  tarn::RecordBatch b;
-  b.num_rows = rows;
-  auto add = [&](const char* name, DataType type) {
-    tarn::Field f;
-    f.name = name;
-    f.type = std::move(type);
-    f.field_id = static_cast<int32_t>(b.schema.fields.size()) + 1;
-    b.schema.fields.push_back(std::move(f));
-  };
-  add("c_int64", DataType::Int64());
-  add("c_double", DataType::Float64());
-  add("c_varchar", DataType::Varchar());
-  add("c_timestamp", DataType::Timestamp(tarn::TimeUnit::kMicro));
-  add("c_date", DataType::Date());
-  add("c_decimal", DataType::Decimal(10, 2));
-  add("c_bool", DataType::Boolean());
-  add("c_uuid", DataType::Uuid());
-
-  b.columns.push_back(FixedColumn<int64_t>(
-      DataType::Int64(), rows, [](int64_t i) { return (i * 2654435761LL) % 1000000007LL; }));
-  b.columns.push_back(FixedColumn<double>(DataType::Float64(), rows, [](int64_t i) {
-    return std::sqrt(static_cast<double>(i)) * 1.5;
-  }));
-  {
-    tarn::Column col(DataType::Varchar());
-    col.data.reserve(static_cast<size_t>(rows) * 18);
-    col.offsets.reserve(static_cast<size_t>(rows) + 1);
-    char buf[32];
-    for (int64_t i = 0; i < rows; ++i) {
-      int n = std::snprintf(buf, sizeof(buf), "customer_%lld", (long long)((i * 7) % 1000003));
-      for (int64_t x = 0; x < i % 5; ++x) buf[n++] = 'x';
-      col.data.insert(col.data.end(), buf, buf + n);
-      col.offsets.push_back(static_cast<int64_t>(col.data.size()));
-    }
-    col.length = rows;
-    b.columns.push_back(std::move(col));
-  }
-  b.columns.push_back(
-      FixedColumn<int64_t>(DataType::Timestamp(tarn::TimeUnit::kMicro), rows,
-                           [](int64_t i) { return 1704067200000000LL + i * 1000003LL; }));
-  b.columns.push_back(FixedColumn<int32_t>(DataType::Date(), rows, [](int64_t i) {
-    return static_cast<int32_t>(10957 + i % 10000);  // 2000-01-01 + i % 10000 days
-  }));
-  b.columns.push_back(FixedColumn<tarn::int128>(DataType::Decimal(10, 2), rows, [](int64_t i) {
-    return static_cast<tarn::int128>((i * 982451653LL) % 10000000000LL - 5000000000LL);
-  }));
-  b.columns.push_back(FixedColumn<uint8_t>(
-      DataType::Boolean(), rows, [](int64_t i) { return static_cast<uint8_t>(i % 3 == 0); }));
-  {
-    tarn::Column col(DataType::Uuid());
-    col.data.resize(static_cast<size_t>(rows) * 16);
-    static constexpr int64_t kMul[4] = {2654435761LL, 2246822519LL, 3266489917LL, 668265263LL};
-    static constexpr int64_t kAdd[4] = {12345, 67890, 13579, 24680};
-    for (int64_t i = 0; i < rows; ++i) {
-      uint8_t* out = col.data.data() + i * 16;
-      for (int w = 0; w < 4; ++w) {
-        uint32_t v = static_cast<uint32_t>((i * kMul[w] + kAdd[w]) % 4294967296LL);
-        out[w * 4 + 0] = static_cast<uint8_t>(v >> 24);
-        out[w * 4 + 1] = static_cast<uint8_t>(v >> 16);
-        out[w * 4 + 2] = static_cast<uint8_t>(v >> 8);
-        out[w * 4 + 3] = static_cast<uint8_t>(v);
-      }
-    }
-    col.length = rows;
-    b.columns.push_back(std::move(col));
-  }
-  return b;
-}
+using tarn_bench::MakeTable;  // the table, shared with compaction_bench (bench_table.h)
 
 // A sink that keeps nothing: writing to it times encoding and compression without I/O.
 class CountingSink : public tarn::OutputStream {

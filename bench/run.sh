@@ -74,3 +74,16 @@ if [[ "${BENCH_UPLOAD:-1}" == 1 ]]; then
     env -u TARN_BENCH_DIR "$root/bench/upload_run.sh"
   fi
 fi
+
+# Compaction of 10,000 small files vs DuckDB's COPY over them, and a `tarn sql` aggregate before
+# and after (bench/compaction_run.sh, about 2 minutes: it prepares 10,000 appends).
+# BENCH_COMPACTION=0 skips it.
+if [[ "${BENCH_COMPACTION:-1}" == 1 ]]; then
+  echo
+  echo "bench: compaction vs DuckDB COPY (bench/compaction_run.sh)"
+  if [[ -n "${TARN_BENCH_DIR:-}" ]]; then
+    TARN_BENCH_DIR="$dir/compaction" "$root/bench/compaction_run.sh"
+  else
+    env -u TARN_BENCH_DIR "$root/bench/compaction_run.sh"
+  fi
+fi

@@ -21,6 +21,7 @@
 #include "table/deletion_vector.h"
 #include "table/ordered_key.h"
 #include "table/predicate.h"
+#include "types/batch.h"
 #include "types/iceberg.h"
 
 namespace tarn {
@@ -110,19 +111,6 @@ std::string HumanBytes(int64_t n) {
   if (n >= kMiB && n % kMiB == 0) return std::to_string(n / kMiB) + " MiB";
   if (n >= 1024 && n % 1024 == 0) return std::to_string(n / 1024) + " KiB";
   return std::to_string(n) + " bytes";
-}
-
-int64_t ColumnBytes(const Column& c) {
-  int64_t n =
-      static_cast<int64_t>(c.data.size() + c.validity.size() + c.offsets.size() * sizeof(int64_t));
-  if (c.child) n += ColumnBytes(*c.child);
-  return n;
-}
-
-int64_t BatchBytes(const RecordBatch& b) {
-  int64_t n = 0;
-  for (const Column& c : b.columns) n += ColumnBytes(c);
-  return n;
 }
 
 // The memcmp-ordered key of a file's lower bound of `field` (empty when unknown: sorts last).
@@ -314,14 +302,7 @@ Result<CompactionResult> Catalog::RunCompaction(CompactionPlan plan, CommitMeta 
   if (out.dry_run || out.outputs.empty()) return std::move(out);
   const DatasetInfo& ds = plan.dataset;
   Schema schema = ds.schema;  // the current schema, with the stored row ids
-  {
-    Field ids;
-    ids.name = kRowIdColumnName;
-    ids.type = DataType::Int64();
-    ids.nullable = false;
-    ids.field_id = kRowIdFieldId;
-    schema.fields.push_back(std::move(ids));
-  }
+  schema.fields.push_back(RowIdField());
   static const SortOrder kUnsorted;
   const SortOrder& sort = out.rule == CompactionRule::kSortAware ? ds.sort_order : kUnsorted;
   const int64_t budget = MemoryBudgetBytes();

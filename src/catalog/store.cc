@@ -252,15 +252,20 @@ constexpr char kRowIdWatermark[] = R"sql(
 ALTER TABLE snapshots ADD COLUMN next_row_id BIGINT;
 )sql";
 
+// Every deletion vector of a data file, found by the file (issue 20): the only index on
+// data_file_id was partial (live vectors), so the foreign key's check when expiry deletes file
+// rows scanned the whole table per row (68 s for 100,000 files beside 10,000 vectors).
+constexpr char kVectorsByFile[] = R"sql(
+CREATE INDEX deletion_vectors_file ON deletion_vectors (data_file_id);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& CatalogTables() {
-  static const std::vector<Migration>* steps =
-      new std::vector<Migration>{{1, "catalog core", kCatalogCore},
-                                 {2, "datasets at work", kDatasetsAtWork},
-                                 {5, "file isolation", kFileIsolation},
-                                 {12, "periodic runs", kPeriodicRuns},
-                                 {15, "row id watermark", kRowIdWatermark}};
+  static const std::vector<Migration>* steps = new std::vector<Migration>{
+      {1, "catalog core", kCatalogCore},         {2, "datasets at work", kDatasetsAtWork},
+      {5, "file isolation", kFileIsolation},     {12, "periodic runs", kPeriodicRuns},
+      {15, "row id watermark", kRowIdWatermark}, {16, "deletion vectors by file", kVectorsByFile}};
   return *steps;
 }
 

@@ -1,5 +1,5 @@
-// The catalog's tables: their migrations (versions 1, 2, 5, 12 and 15 of the one global order) and
-// typed statements on them. Internal to the catalog module.
+// The catalog's tables: their migrations (versions 1, 2, 5, 12, 15 and 16 of the one global order)
+// and typed statements on them. Internal to the catalog module.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +19,9 @@ namespace tarn::catalog_store {
 // parameters, for every store of the catalog's tables.
 std::string Placeholders(size_t rows, size_t cols);
 
-// Migrations 1 (catalog core), 2 (datasets at work), 5 (file isolation), 12 (periodic runs)
-// and 15 (the snapshots' row id watermark), contributed to SchemaMigrations().
+// Migrations 1 (catalog core), 2 (datasets at work), 5 (file isolation), 12 (periodic runs),
+// 15 (the snapshots' row id watermark) and 16 (deletion vectors by file), contributed to
+// SchemaMigrations().
 const std::vector<Migration>& CatalogTables();
 
 // ---- datasets: the commit's lock ----

@@ -119,11 +119,7 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
   int stored_ids_pos = -1;
   if (options.with_row_ids && file.StoresRowIds()) {
     Schema ids_schema;
-    Field idf;
-    idf.name = kRowIdColumnName;
-    idf.type = DataType::Int64();
-    idf.nullable = false;
-    idf.field_id = kRowIdFieldId;
+    const Field idf = RowIdField();
     ids_schema.fields.push_back(idf);
     const std::vector<int> id_match = MatchFileFields(reader->schema(), ids_schema);
     if (id_match[0] < 0) {
@@ -194,12 +190,7 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
       return Status::Corruption("the file's " + std::string(kRowIdColumnName) +
                                 " column is not a NOT NULL INT64");
     }
-    Field f;
-    f.name = kRowIdColumnName;
-    f.type = DataType::Int64();
-    f.nullable = false;
-    f.field_id = kRowIdFieldId;
-    out.schema.fields.push_back(std::move(f));
+    out.schema.fields.push_back(RowIdField());
     out.columns.push_back(std::move(ids));
   } else if (options.with_row_ids) {
     if (file.first_row_id < 0) {
@@ -214,12 +205,7 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     int64_t* v = ids.mutable_values<int64_t>();
     for (int64_t i = 0; i < num_rows; ++i) v[i] = file.first_row_id + i;
     ids.length = num_rows;
-    Field f;
-    f.name = kRowIdColumnName;
-    f.type = DataType::Int64();
-    f.nullable = false;
-    f.field_id = kRowIdFieldId;
-    out.schema.fields.push_back(std::move(f));
+    out.schema.fields.push_back(RowIdField());
     out.columns.push_back(std::move(ids));
   }
   if (options.min_row_id) {
@@ -234,6 +220,15 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
 }
 
 }  // namespace
+
+Field RowIdField() {
+  Field f;
+  f.name = kRowIdColumnName;
+  f.type = DataType::Int64();
+  f.nullable = false;
+  f.field_id = kRowIdFieldId;
+  return f;
+}
 
 Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const Schema& schema,
                                  const std::vector<uint64_t>& deleted, const BoundPredicate* filter,

@@ -17,6 +17,8 @@ namespace tarn {
 // Name of the row id column appended by ReadOptions::with_row_ids (its field id is
 // kRowIdFieldId, tarn/data_file.h).
 inline constexpr const char* kRowIdColumnName = "_tarn_row_id";
+// That column as a field: kRowIdColumnName, NOT NULL INT64, field id kRowIdFieldId.
+Field RowIdField();
 
 struct ReadOptions {
   std::vector<int32_t> field_ids;  // columns wanted, in this order; empty = all of `schema`
