@@ -221,6 +221,8 @@ class [[nodiscard]] Status {
   }
   // Whether the "code" field is `code`'s name.
   bool Is(const ErrorCode& code) const;
+  // The error's code as clients see it: its "code" field, else its kind's name ("ok" when OK).
+  std::string code() const;
   // Returns a copy whose message is "context: message" (same kind and fields).
   Status WithContext(std::string_view context) const;
   // "not_found: message".

@@ -667,15 +667,19 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
       case CommitOperation::kCompact:
       case CommitOperation::kMerge: {
         if (!p.removed_paths.empty()) {
-          std::string in;
-          SqlParams params;
-          for (const auto& path : p.removed_paths) {
-            in += in.empty() ? "?" : ", ?";
-            params.push_back(path);
+          // A few hundred paths a statement: a compaction can replace tens of thousands, past
+          // SQLite's limit on parameters.
+          constexpr size_t kChunk = 400;
+          int64_t removed = 0;
+          for (size_t start = 0; start < p.removed_paths.size(); start += kChunk) {
+            const size_t n = std::min(kChunk, p.removed_paths.size() - start);
+            SqlParams params(p.removed_paths.begin() + start, p.removed_paths.begin() + start + n);
+            TARN_ASSIGN_OR_RETURN(
+                int64_t chunk,
+                RemoveFiles(tx, lk.id, snap, " AND path IN " + catalog_store::Placeholders(1, n),
+                            params, &d));
+            removed += chunk;
           }
-          TARN_ASSIGN_OR_RETURN(
-              int64_t removed,
-              RemoveFiles(tx, lk.id, snap, " AND path IN (" + in + ")", params, &d));
           if (removed != static_cast<int64_t>(p.removed_paths.size())) {
             return Status::Of(codes::kCommitConflict,
                               "some files to remove are no longer live in '" + g.dataset +

@@ -8,13 +8,13 @@
 // the files it rewrote are as they were read (commit.cc CheckCompactInputs): a delete of rows
 // in them conflicts, an append does not.
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <map>
 
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "common/units.h"
 #include "datafile/reader.h"
 #include "datafile/writer.h"
 #include "objectstore/object_store.h"
@@ -36,35 +36,11 @@ constexpr int64_t kDefaultMin = 96 * kMiB;
 constexpr int64_t kDefaultMax = 192 * kMiB;
 constexpr int64_t kDefaultMemoryMb = 1024;
 
-// "134217728", "128MiB", "128 MiB", "64MB", "1GiB", "512KiB", "100B".
-std::optional<int64_t> ParseByteSize(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  size_t digits = i;
-  int64_t n = 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-    if (n > (int64_t{1} << 50)) return std::nullopt;
-    n = n * 10 + (text[i] - '0');
-    ++i;
-  }
-  if (i == digits) return std::nullopt;
-  while (i < text.size() && text[i] == ' ') ++i;
-  std::string unit;
-  for (; i < text.size(); ++i)
-    unit += static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
-  static const std::map<std::string, int64_t> kUnits = {
-      {"", 1},         {"b", 1},      {"kb", 1000},       {"kib", 1024},
-      {"mb", 1000000}, {"mib", kMiB}, {"gb", 1000000000}, {"gib", int64_t{1} << 30}};
-  auto it = kUnits.find(unit);
-  if (it == kUnits.end()) return std::nullopt;
-  return n * it->second;
-}
-
 Result<int64_t> SizeProperty(const DatasetInfo& ds, const char* key, int64_t fallback) {
   auto it = ds.properties.find(key);
   if (it == ds.properties.end()) return fallback;
   auto v = ParseByteSize(it->second);
-  if (!v || *v <= 0) {
+  if (!v.ok()) {
     return Status::Of(codes::kInvalidProperty, std::string("dataset property ") + key + " of '" +
                                                    ds.name.ToString() + "' is '" + it->second +
                                                    "': expected a size such as 128MiB")
@@ -321,9 +297,10 @@ Result<CompactionResult> Catalog::RunCompaction(CompactionPlan plan, CommitMeta 
     for (const PartitionSpec& s : ds.specs) {
       if (s.spec_id == planned.spec_id) spec = &s;
     }
-    std::vector<RecordBatch> held;
+    const std::vector<PlannedFile>& inputs = plan.inputs[k];
+    std::vector<RecordBatch> held;  // the rows of inputs[begin, end)
     int64_t held_bytes = 0;
-    std::vector<std::string> held_inputs;
+    size_t begin = 0, end = 0;
     // Writes what is held as one file. A bin larger than the memory budget becomes several.
     auto flush = [&]() -> Status {
       if (held.empty()) return Status::OK();
@@ -336,7 +313,7 @@ Result<CompactionResult> Catalog::RunCompaction(CompactionPlan plan, CommitMeta 
         written.push_back(f);
       }
       if (files.size() != 1 || PartitionValuesToJson(files[0].partition) !=
-                                   PartitionValuesToJson(plan.inputs[k].front().file.partition)) {
+                                   PartitionValuesToJson(inputs.front().file.partition)) {
         return Status::Internal("compaction of '" + out.dataset +
                                 "' would move rows across partitions");
       }
@@ -344,26 +321,24 @@ Result<CompactionResult> Catalog::RunCompaction(CompactionPlan plan, CommitMeta 
       o.path = files[0].path;
       o.bytes = files[0].file_size_bytes;
       o.rows = files[0].record_count;
-      if (held_inputs.size() != planned.inputs.size()) {
+      if (end - begin != inputs.size()) {
         // Part of a bin: say which inputs this file holds.
-        o.inputs = held_inputs;
+        o.inputs.clear();
         o.input_bytes = o.input_rows = o.deleted_rows = 0;
-        for (const auto& f : plan.inputs[k]) {
-          if (std::find(held_inputs.begin(), held_inputs.end(), f.file.path) == held_inputs.end()) {
-            continue;
-          }
-          o.input_bytes += f.file.file_size_bytes;
-          o.input_rows += f.file.record_count;
-          o.deleted_rows += f.deleted_rows;
+        for (size_t i = begin; i < end; ++i) {
+          o.inputs.push_back(inputs[i].file.path);
+          o.input_bytes += inputs[i].file.file_size_bytes;
+          o.input_rows += inputs[i].file.record_count;
+          o.deleted_rows += inputs[i].deleted_rows;
         }
       }
       outputs.push_back(std::move(o));
       held.clear();
-      held_inputs.clear();
       held_bytes = 0;
+      begin = end;
       return Status::OK();
     };
-    for (const PlannedFile& f : plan.inputs[k]) {
+    for (const PlannedFile& f : inputs) {
       std::vector<uint64_t> deleted;
       if (f.deletion_vector) {
         auto decoded = DecodeDeletionVector(*f.deletion_vector);
@@ -377,7 +352,7 @@ Result<CompactionResult> Catalog::RunCompaction(CompactionPlan plan, CommitMeta 
         if (Status st = flush(); !st.ok()) return fail(st);
       }
       held_bytes += bytes;
-      held_inputs.push_back(f.file.path);
+      ++end;
       if (batch->num_rows > 0) held.push_back(std::move(*batch));
     }
     if (Status st = flush(); !st.ok()) return fail(st);

@@ -16,13 +16,6 @@ namespace {
 
 constexpr char kActor[] = "tarn:housekeeping";
 
-std::string CodeOf(const Status& st) {
-  for (const auto& [k, v] : st.fields()) {
-    if (k == "code") return v;
-  }
-  return std::string(ErrorKindName(st.kind()));
-}
-
 AuditRecord AuditRow(std::string action, const std::string& dataset, const std::string& outcome,
                      nlohmann::json detail) {
   AuditRecord r;
@@ -120,7 +113,7 @@ Result<Catalog::HousekeepingReport> Catalog::RunHousekeeping(
             ++out.failures;
             audit.push_back(
                 AuditRow(action, d.name, "error",
-                         {{"code", CodeOf(r.status())}, {"message", r.status().message()}}));
+                         {{"code", r.status().code()}, {"message", r.status().message()}}));
             continue;
           }
           if (!r->snapshot_id) continue;

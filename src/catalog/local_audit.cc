@@ -48,14 +48,6 @@ Status StatusOf(const Result<T>& r) {
 }
 
 // The code an audit row records for a failure: the status's "code" field, else its kind.
-std::string OutcomeOf(const Status& st) {
-  if (st.ok()) return "ok";
-  for (const auto& [k, v] : st.fields()) {
-    if (k == "code") return v;
-  }
-  return std::string(ErrorKindName(st.kind()));
-}
-
 class LocalCatalog final : public Catalog {
  public:
   LocalCatalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse,
@@ -354,7 +346,7 @@ class LocalCatalog final : public Catalog {
     row.action = std::string(action);
     row.target = std::string(target.substr(0, 1024));
     row.workspace = std::string(workspace.substr(0, 1024));
-    row.outcome = OutcomeOf(st);
+    row.outcome = st.code();
     row.detail_json = "{}";
     if (!st.ok()) {
       std::string message = st.message().substr(0, 500);

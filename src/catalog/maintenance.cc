@@ -13,7 +13,7 @@
 #include "catalog/error_codes.h"
 #include "catalog/provenance.h"
 #include "catalog/store.h"
-#include "common/duration.h"
+#include "common/units.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
 
@@ -202,10 +202,7 @@ Result<RetentionResult> Catalog::ApplyRetention(const RetentionOptions& options)
       RetentionApplied applied;
       applied.dataset = d.name;
       auto fail = [&](const Status& st) {
-        applied.error_code = std::string(ErrorKindName(st.kind()));
-        for (const auto& [k, v] : st.fields()) {
-          if (k == "code") applied.error_code = v;
-        }
+        applied.error_code = st.code();
         applied.error = st.message();
         out.datasets.push_back(applied);
       };

@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "common/clock.h"
-#include "common/duration.h"
+#include "common/units.h"
 #include "types/value_text.h"
 
 namespace tarn::cli {

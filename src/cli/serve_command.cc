@@ -17,6 +17,7 @@
 #include "catalog/catalog.h"
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
+#include "common/units.h"
 #include "server/server.h"
 
 namespace tarn::cli {
@@ -50,31 +51,10 @@ struct ServeOptions {
   double schedule_tick = 60;
 };
 
-// "1048576", "64KiB", "16MiB", "1GiB" (also K, M, G, KB, MB, GB as powers of 1024).
 Result<int64_t> ParseSize(const std::string& flag, const std::string& text) {
-  size_t i = 0;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
-  std::string unit = text.substr(i);
-  if (i == 0 || i > 12) {
-    return Status::InvalidArgument(flag + ": '" + text + "' is not a size (e.g. 16MiB)");
-  }
-  int64_t n = std::stoll(text.substr(0, i));
-  int shift = 0;
-  if (unit.empty() || unit == "B") {
-    shift = 0;
-  } else if (unit == "K" || unit == "KB" || unit == "KiB") {
-    shift = 10;
-  } else if (unit == "M" || unit == "MB" || unit == "MiB") {
-    shift = 20;
-  } else if (unit == "G" || unit == "GB" || unit == "GiB") {
-    shift = 30;
-  } else {
-    return Status::InvalidArgument(flag + ": unknown unit '" + unit + "' (B, KiB, MiB, GiB)");
-  }
-  if (n <= 0 || n > (INT64_C(1) << (50 - shift))) {
-    return Status::InvalidArgument(flag + ": '" + text + "' is out of range");
-  }
-  return n << shift;
+  auto n = ParseByteSize(text);
+  if (!n.ok()) return n.status().WithContext(flag);
+  return n;
 }
 
 // "host:port", "[v6]:port" or ":port" (every interface).

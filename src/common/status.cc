@@ -126,6 +126,15 @@ bool Status::Is(const ErrorCode& code) const {
   return false;
 }
 
+std::string Status::code() const {
+  if (state_) {
+    for (const auto& [name, value] : state_->fields) {
+      if (name == "code") return value;
+    }
+  }
+  return std::string(ErrorKindName(kind()));
+}
+
 Status Status::WithContext(std::string_view context) const {
   if (!state_) return Status();
   Status copy(*this);

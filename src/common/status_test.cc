@@ -48,6 +48,12 @@ TEST(Status, CarriesKindMessageFieldsAndContext) {
   EXPECT_EQ(copy.message(), c.message());
 }
 
+TEST(Status, CodeIsTheCodeFieldElseTheKind) {
+  EXPECT_EQ(Status::OK().code(), "ok");
+  EXPECT_EQ(Status::Expired("x").code(), "expired");
+  EXPECT_EQ(Status::Expired("x").WithField("code", "snapshot_expired").code(), "snapshot_expired");
+}
+
 TEST(Status, MacrosPropagate) {
   EXPECT_EQ(*Quarter(8), 2);
   EXPECT_EQ(Quarter(6).status().kind(), ErrorKind::kInvalidArgument);

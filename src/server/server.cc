@@ -28,6 +28,7 @@
 #include <ctime>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <regex>
@@ -66,12 +67,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace internal {
 
-std::string ErrorCodeOf(const Status& st) {
-  for (const auto& [k, v] : st.fields()) {
-    if (k == "code") return v;
-  }
-  return std::string(ErrorKindName(st.kind()));
-}
+std::string ErrorCodeOf(const Status& st) { return st.code(); }
 
 bool SaneRequestId(std::string_view s) {
   if (s.empty() || s.size() > 128) return false;
@@ -538,6 +534,10 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   void Sweep();
   // Fires the due task schedules every options_.schedule_tick_interval_s until Shutdown.
   void TickSchedules();
+  // Calls `fn` at once (a slot missed while every server was down runs now, once), then after
+  // each wait of 0.8 to 1.2 times `poll_s` (servers started together do not ask in lockstep),
+  // until Shutdown.
+  void PollUntilStopped(double poll_s, const std::function<void()>& fn);
   // Runs the integrity sweep whenever this server claims its due slot (fsck_interval_s).
   void ScheduledFsck();
   void RunFsckOnce();
@@ -2029,25 +2029,26 @@ void Server::Impl::TickSchedules() {
   }
 }
 
-void Server::Impl::ScheduledFsck() {
-  const double poll_s = std::min(options_.fsck_poll_interval_s, options_.fsck_interval_s);
-  // Each look is 0.8 to 1.2 polls after the last, so servers started together do not ask in
-  // lockstep and the sweeps spread over them.
+void Server::Impl::PollUntilStopped(double poll_s, const std::function<void()>& fn) {
   auto poll = [poll_s] {
     const double jitter = 0.8 + 0.4 * static_cast<double>(RandomU64() % 1001) / 1000.0;
     return std::chrono::milliseconds(static_cast<int64_t>(std::max(0.001, poll_s * jitter) * 1e3));
   };
   const tarn::Clock& clock = catalog_->clock();
   std::unique_lock<std::mutex> lock(sweep_mu_);
-  // The first look is at once: a slot missed while every server was down runs now, once.
   for (bool first = true; first || !clock.WaitUntil(lock, sweep_cv_, clock.SteadyNow() + poll(),
                                                     [this] { return sweep_stop_; });
        first = false) {
     if (sweep_stop_) return;
     lock.unlock();
-    RunFsckOnce();
+    fn();
     lock.lock();
   }
+}
+
+void Server::Impl::ScheduledFsck() {
+  PollUntilStopped(std::min(options_.fsck_poll_interval_s, options_.fsck_interval_s),
+                   [this] { RunFsckOnce(); });
 }
 
 namespace {
@@ -2073,23 +2074,11 @@ void Server::Impl::Housekeeping() {
   for (const auto& [step, every] : steps) {
     if (every > 0) shortest = std::min(shortest, every);
   }
-  auto poll = [shortest] {
-    const double jitter = 0.8 + 0.4 * static_cast<double>(RandomU64() % 1001) / 1000.0;
-    return std::chrono::milliseconds(
-        static_cast<int64_t>(std::max(0.001, shortest * jitter) * 1e3));
-  };
-  const tarn::Clock& clock = catalog_->clock();
-  std::unique_lock<std::mutex> lock(sweep_mu_);
-  for (bool first = true; first || !clock.WaitUntil(lock, sweep_cv_, clock.SteadyNow() + poll(),
-                                                    [this] { return sweep_stop_; });
-       first = false) {
-    if (sweep_stop_) return;
-    lock.unlock();
+  PollUntilStopped(shortest, [&] {
     for (const auto& [step, every] : steps) {
       if (every > 0 && !shutting_down_.load()) RunHousekeepingOnce(step, every);
     }
-    lock.lock();
-  }
+  });
 }
 
 void Server::Impl::RunHousekeepingOnce(Catalog::HousekeepingStep step, double interval_s) {

@@ -847,12 +847,8 @@ void ContractService::WriteLocalAudit(std::string_view action, std::string_view 
   }
   row.target = Printable(row.target, 1024);
   row.workspace = row.target.substr(0, row.target.find('.'));
-  row.outcome = "ok";
+  row.outcome = outcome.code();
   if (!outcome.ok()) {
-    row.outcome = std::string(ErrorKindName(outcome.kind()));
-    for (const auto& [k, v] : outcome.fields()) {
-      if (k == "code") row.outcome = v;
-    }
     detail["message"] = Printable(outcome.message(), 500);
   }
   row.detail_json = detail.dump();

@@ -1,4 +1,4 @@
-#include "common/duration.h"
+#include "common/units.h"
 
 #include <limits>
 #include <string>
@@ -52,6 +52,32 @@ Result<int64_t> ParseDuration(std::string_view text) {
     total += n * unit;
   }
   return total;
+}
+
+Result<int64_t> ParseByteSize(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  const std::string_view unit = text.substr(i);
+  if (i == 0 || i > 12) {
+    return Status::InvalidArgument("'" + std::string(text) + "' is not a size (e.g. 16MiB)");
+  }
+  const int64_t n = std::stoll(std::string(text.substr(0, i)));
+  int shift = 0;
+  if (unit.empty() || unit == "B") {
+    shift = 0;
+  } else if (unit == "K" || unit == "KB" || unit == "KiB") {
+    shift = 10;
+  } else if (unit == "M" || unit == "MB" || unit == "MiB") {
+    shift = 20;
+  } else if (unit == "G" || unit == "GB" || unit == "GiB") {
+    shift = 30;
+  } else {
+    return Status::InvalidArgument("unknown unit '" + std::string(unit) + "' (B, KiB, MiB, GiB)");
+  }
+  if (n <= 0 || n > (INT64_C(1) << (50 - shift))) {
+    return Status::InvalidArgument("'" + std::string(text) + "' is out of range");
+  }
+  return n << shift;
 }
 
 }  // namespace tarn

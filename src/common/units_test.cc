@@ -1,4 +1,4 @@
-#include "common/duration.h"
+#include "common/units.h"
 
 #include <gtest/gtest.h>
 
@@ -21,6 +21,19 @@ TEST(Duration, RefusesWhatIsNotADuration) {
     if (!r.ok()) {
       EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument) << bad;
     }
+  }
+}
+
+TEST(ByteSize, ParsesUnitsInPowersOf1024) {
+  EXPECT_EQ(*ParseByteSize("1048576"), 1048576);
+  EXPECT_EQ(*ParseByteSize("100B"), 100);
+  EXPECT_EQ(*ParseByteSize("64KiB"), 64 << 10);
+  EXPECT_EQ(*ParseByteSize("64KB"), 64 << 10);
+  EXPECT_EQ(*ParseByteSize("16M"), 16 << 20);
+  EXPECT_EQ(*ParseByteSize("1GiB"), int64_t{1} << 30);
+  for (const char* bad : {"", "MiB", "0", "12XB", "1.5GiB", "-1", "16 MiB", "2000000GiB"}) {
+    auto r = ParseByteSize(bad);
+    EXPECT_FALSE(r.ok()) << bad;
   }
 }
 
