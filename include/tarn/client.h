@@ -422,6 +422,15 @@ class Client {
   // it ran (appends never conflict); the store's errors.
   virtual Result<CompactionResult> Compact(std::string_view qualified,
                                            const CompactionOptions& options, CommitMeta meta) = 0;
+  // Fills in the statistics of the dataset's live files registered with statistics pending
+  // (DataFile::stats_pending; commits with `stats: "pending"`, appends with
+  // CommitMeta::defer_stats) from their Parquet footers. No snapshot is made: the files, their
+  // rows and row ids stay as they are; planning prunes them by column statistics from then on.
+  // A file whose footer cannot be read, or whose record count or size is not the registered
+  // one (stats_mismatch), is a failure entry and stays pending. Remotely: writer. Errors:
+  // not_found; kInvalidArgument for a negative limit; the store's.
+  virtual Result<StatsHydrationResult> HydrateStats(std::string_view qualified,
+                                                    const StatsHydrationOptions& options) = 0;
 
   // ---- views (V1; tarn/view.h, docs/design/views.md) ----
   // Views and datasets of a collection share one namespace. `replace`: a new statement version

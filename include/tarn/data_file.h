@@ -37,6 +37,10 @@ struct DataFile {
   int32_t spec_id = 0;
   PartitionValues partition;
   std::vector<ColumnStats> columns;  // by field id, ascending
+  // Statistics deferred (commit with `stats: "pending"`): `columns` is empty until hydration
+  // (housekeeping or `tarn stats hydrate`) reads the file's footer and fills it in. Planning
+  // prunes such a file by its partition values only.
+  bool stats_pending = false;
   // Assigned by the catalog at commit:
   int64_t file_id = 0;
   int64_t first_row_id = -1;

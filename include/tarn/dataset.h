@@ -222,6 +222,9 @@ struct CommitMeta {
   // writes a dataset.missing_receipt audit row and marks the standing source list incomplete.
   std::optional<Receipt> receipt;
   bool user_created = true;
+  // Files an append writes are registered with their statistics pending (not computed while
+  // writing); housekeeping or `tarn stats hydrate` fills them in from the files' footers.
+  bool defer_stats = false;
   // Set by a server: the audit row written in the commit's own transaction (target, workspace,
   // outcome and the snapshot id in the detail are filled in by the commit).
   std::optional<AuditRecord> audit;
@@ -404,6 +407,24 @@ struct CleanupResult {
   int64_t bytes_deleted = 0;
   int64_t pending = 0;               // ledger entries left (errors)
   std::vector<std::string> orphans;  // objects under dataset prefixes nobody references
+};
+
+// Deferred statistics (docs/design/maintenance.md "Deferred statistics"): files registered with
+// their statistics pending get them from their footers.
+struct StatsHydrationOptions {
+  int64_t limit = 0;  // at most this many files in one call (0: every pending file)
+};
+struct StatsHydrationFailure {
+  std::string path;
+  std::string code;  // stats_mismatch, not_found, corruption, ...
+  std::string message;
+};
+struct StatsHydrationResult {
+  std::string dataset;
+  int64_t files_hydrated = 0;
+  // Live files still pending after the call: the failed ones and those beyond the limit.
+  int64_t files_pending = 0;
+  std::vector<StatsHydrationFailure> failures;  // each stays pending (retried next time)
 };
 
 // Compaction (C11; docs/design/maintenance.md "Compaction"). kAuto is kSortAware when the

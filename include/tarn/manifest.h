@@ -15,7 +15,7 @@ namespace tarn {
 inline constexpr char kManifestOnCommitProperty[] = "manifest.on_commit";
 
 // The format version a manifest carries in its footer (key tarn.manifest.version).
-inline constexpr int kManifestFormatVersion = 1;
+inline constexpr int kManifestFormatVersion = 2;  // 2: column stats_state
 
 // The warehouse key of the manifest manifest.on_commit writes for a snapshot:
 // "datasets/<dataset uuid>/manifests/<snapshot id>.parquet".

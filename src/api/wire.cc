@@ -261,6 +261,7 @@ Result<CommitMeta> CommitMetaAt(const Json& j, const std::string& path) {
   TARN_ASSIGN_OR_RETURN(auto message, r.OptString("message"));
   m.message = message.value_or("");
   TARN_ASSIGN_OR_RETURN(m.idempotency_key, r.OptString("idempotency_key"));
+  TARN_ASSIGN_OR_RETURN(m.defer_stats, r.Bool("defer_stats", false));
   TARN_ASSIGN_OR_RETURN(const Json* receipt, r.OptValue("receipt"));
   if (receipt != nullptr && !receipt->is_null()) {
     TARN_ASSIGN_OR_RETURN(m.receipt, ReceiptAt(*receipt, r.Pointer("receipt")));
@@ -331,6 +332,23 @@ Result<DataFile> DataFileAt(const Json& j, const std::string& path) {
                                    return Status::OK();
                                  }));
   }
+  // "stats" in a commit request, "stats_state" in what the catalog returns: "pending" or
+  // "complete". Both name the same thing and must agree when both are present.
+  std::optional<bool> pending;
+  for (const char* key : {"stats", "stats_state"}) {
+    TARN_ASSIGN_OR_RETURN(auto state, r.OptString(key));
+    if (!state) continue;
+    if (*state != "pending" && *state != "complete") {
+      return FieldError(codes::kInvalidValue, r.Pointer(key),
+                        std::string(key) + " must be \"pending\" or \"complete\"");
+    }
+    if (pending && *pending != (*state == "pending")) {
+      return FieldError(codes::kInvalidValue, r.Pointer(key),
+                        "\"stats\" and \"stats_state\" disagree");
+    }
+    pending = *state == "pending";
+  }
+  f.stats_pending = pending.value_or(false);
   TARN_ASSIGN_OR_RETURN(auto file_id, r.OptInt("file_id"));
   f.file_id = file_id.value_or(0);
   TARN_ASSIGN_OR_RETURN(auto first_row_id, r.OptInt("first_row_id"));
@@ -1320,6 +1338,7 @@ Json ToJson(const CommitMeta& v) {
   return Json{{"author", v.author},
               {"message", v.message},
               {"idempotency_key", OptJson(v.idempotency_key)},
+              {"defer_stats", v.defer_stats},
               {"receipt", v.receipt ? ToJson(*v.receipt) : Json(nullptr)}};
 }
 
@@ -1337,6 +1356,7 @@ Json ToJson(const DataFile& v) {
               {"spec_id", v.spec_id},
               {"partition", std::move(partition)},
               {"columns", std::move(columns)},
+              {"stats_state", v.stats_pending ? "pending" : "complete"},
               {"file_id", v.file_id},
               {"first_row_id", v.first_row_id},
               {"added_snapshot_id", v.added_snapshot_id},
@@ -1685,6 +1705,39 @@ Result<RetentionResult> RetentionResultFromJson(const Json& j) {
         v.datasets.push_back(std::move(d));
         return Status::OK();
       }));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
+Json ToJson(const StatsHydrationResult& v) {
+  Json failures = Json::array();
+  for (const auto& f : v.failures) {
+    failures.push_back({{"path", f.path}, {"code", f.code}, {"message", f.message}});
+  }
+  return Json{{"dataset", v.dataset},
+              {"files_hydrated", v.files_hydrated},
+              {"files_pending", v.files_pending},
+              {"failures", std::move(failures)}};
+}
+
+Result<StatsHydrationResult> StatsHydrationResultFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  StatsHydrationResult v;
+  TARN_ASSIGN_OR_RETURN(v.dataset, r.String("dataset"));
+  TARN_ASSIGN_OR_RETURN(v.files_hydrated, r.Int("files_hydrated"));
+  TARN_ASSIGN_OR_RETURN(v.files_pending, r.Int("files_pending"));
+  TARN_ASSIGN_OR_RETURN(const Json* failures, r.Value("failures"));
+  TARN_RETURN_NOT_OK(ForEachIn(*failures, r.Pointer("failures"),
+                               [&](const Json& e, const std::string& p) -> Status {
+                                 TARN_ASSIGN_OR_RETURN(ObjectReader er, ObjectReader::Make(e, p));
+                                 StatsHydrationFailure f;
+                                 TARN_ASSIGN_OR_RETURN(f.path, er.String("path"));
+                                 TARN_ASSIGN_OR_RETURN(f.code, er.String("code"));
+                                 TARN_ASSIGN_OR_RETURN(f.message, er.String("message"));
+                                 TARN_RETURN_NOT_OK(er.Finish());
+                                 v.failures.push_back(std::move(f));
+                                 return Status::OK();
+                               }));
   TARN_RETURN_NOT_OK(r.Finish());
   return v;
 }

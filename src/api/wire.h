@@ -99,6 +99,8 @@ Json ToJson(const CompactionOptions& v);
 Result<CompactionOptions> CompactionOptionsFromJson(const Json& j);
 Json ToJson(const CompactionResult& v);
 Result<CompactionResult> CompactionResultFromJson(const Json& j);
+Json ToJson(const StatsHydrationResult& v);
+Result<StatsHydrationResult> StatsHydrationResultFromJson(const Json& j);
 Json ToJson(const ExpiryOptions& v);
 Result<ExpiryOptions> ExpiryOptionsFromJson(const Json& j);
 Json ToJson(const ExpiryResult& v);

@@ -212,6 +212,12 @@ class Catalog : public Client {
   // Manifests manifest.on_commit failed to write since this catalog was opened (each also
   // raised as the alert manifest_write_failed).
   int64_t manifest_write_failures() const;
+  // Writes the manifest of the dataset's current snapshot at ManifestKey when its
+  // manifest.on_commit is on and the object is missing (`rewrite`: whatever is there, e.g.
+  // after hydration changed what the files' statistics say). True when it wrote one. A failure
+  // is alerted and counted as manifest.on_commit's are, and returned. Used by housekeeping's
+  // manifest step (retrying writes that failed at commit) and by HydrateStats.
+  Result<bool> RefreshManifest(std::string_view qualified, bool rewrite);
 
   // ---- change feed (C9) ----
   // Consumer offsets only move forward (kFailedPrecondition, code=offset_regression).
@@ -224,6 +230,9 @@ class Catalog : public Client {
   Result<ExpiryResult> ExpireSnapshots(std::string_view qualified,
                                        const ExpiryOptions& options) override;
   Result<RetentionResult> ApplyRetention(const RetentionOptions& options) override;
+  // Deferred statistics (stats_hydration.cc; docs/design/maintenance.md "Deferred statistics").
+  Result<StatsHydrationResult> HydrateStats(std::string_view qualified,
+                                            const StatsHydrationOptions& options) override;
   // Compaction (compaction.cc; docs/design/maintenance.md "Compaction").
   Result<CompactionResult> Compact(std::string_view qualified, const CompactionOptions& options,
                                    CommitMeta meta) override;
@@ -444,17 +453,23 @@ class Catalog : public Client {
   // Server-run housekeeping (housekeeping.cc; docs/design/maintenance.md "Housekeeping"): one
   // pass of `step` over the whole catalog. kExpire applies every retention policy, kCleanup
   // deletes released files and orphans past their grace, kCompact runs one compaction (rule
-  // auto) of each live dataset whose property compaction.auto is true. Each dataset's outcome
+  // auto) of each live dataset whose property compaction.auto is true, kHydrate fills in the
+  // statistics of every dataset's pending files (HydrateStats), kManifest writes the missing
+  // manifest of each current snapshot whose dataset has manifest.on_commit on (RefreshManifest).
+  // Each dataset's outcome
   // is audited as actor tarn:housekeeping (action housekeeping.<step>); a dataset that fails
   // is counted and the pass goes on. `cancelled` is asked between datasets.
-  enum class HousekeepingStep : uint8_t { kExpire, kCleanup, kCompact };
-  static std::string_view HousekeepingStepName(HousekeepingStep step);  // expire, cleanup, compact
+  enum class HousekeepingStep : uint8_t { kExpire, kCleanup, kCompact, kHydrate, kManifest };
+  // expire, cleanup, compact, hydrate, manifest
+  static std::string_view HousekeepingStepName(HousekeepingStep step);
   struct HousekeepingReport {
     int64_t datasets = 0;  // datasets the step acted on (a policy, compaction.auto)
     int64_t failures = 0;  // of them, those that failed
     int64_t snapshots_expired = 0, files_released = 0;  // kExpire
     int64_t objects_deleted = 0, bytes_deleted = 0;     // kCleanup
     int64_t files_rewritten = 0, bytes_rewritten = 0;   // kCompact: inputs replaced
+    int64_t files_hydrated = 0;                         // kHydrate
+    int64_t manifests_written = 0;                      // kManifest
   };
   Result<HousekeepingReport> RunHousekeeping(HousekeepingStep step,
                                              const std::function<bool()>& cancelled = nullptr);

@@ -73,6 +73,7 @@ bool IsReservedTag(std::string_view name);
 
 // The data_files columns for DataFileFromRow (alias f).
 extern const char kDataFileColumns[];
+inline constexpr int kDataFileColumnCount = 12;
 Result<DataFile> DataFileFromRow(const Row& r, size_t first_col = 0);
 
 // Deletes files a failed write left (best effort: an error is logged, Cleanup finds the rest).

@@ -73,6 +73,11 @@ Status ValidatePart(const DatasetCommit& p) {
     if (f.record_count < 0 || f.file_size_bytes < 0) {
       return Status::InvalidArgument("data file '" + f.path + "' has negative counts");
     }
+    if (f.stats_pending && !f.columns.empty()) {
+      return Status::InvalidArgument("data file '" + f.path +
+                                     "' has its statistics pending and also carries some")
+          .WithField("path", f.path);
+    }
     // Only compaction writes files that store their rows' ids (row lineage, C10).
     if (f.StoresRowIds() != (p.operation == CommitOperation::kCompact) ||
         (p.operation == CommitOperation::kCompact && !f.RowIdRange())) {
@@ -136,7 +141,7 @@ Result<SqlValue> PartitionKey(const DataFile& f, const PartitionSpec& spec, cons
 // hundred per statement: the files of every part of a group go in together.
 Status InsertFiles(Transaction& tx, int64_t dataset_id, const std::vector<DataFile*>& files,
                    const PartitionSpec& spec, const Schema& schema) {
-  constexpr size_t kCols = 11, kChunk = 400;
+  constexpr size_t kCols = 12, kChunk = 400;
   for (size_t start = 0; start < files.size(); start += kChunk) {
     size_t n = std::min(kChunk, files.size() - start);
     SqlParams params;
@@ -148,12 +153,13 @@ Status InsertFiles(Transaction& tx, int64_t dataset_id, const std::vector<DataFi
       params.insert(params.end(),
                     {dataset_id, f.path, f.format, snapshot_id, f.record_count, f.file_size_bytes,
                      int64_t{f.spec_id}, PartitionValuesToJson(f.partition), StatsToJson(f.columns),
-                     f.first_row_id, std::move(key)});
+                     f.first_row_id, std::move(key), int64_t{f.stats_pending ? 1 : 0}});
     }
     TARN_RETURN_NOT_OK(
         tx.ExecuteDeferred("INSERT INTO data_files (dataset_id, path, file_format, "
                            "added_snapshot_id, record_count, file_size_bytes, spec_id, "
-                           "partition_values, stats, first_row_id, partition_key) VALUES " +
+                           "partition_values, stats, first_row_id, partition_key, "
+                           "stats_pending) VALUES " +
                                catalog_store::Placeholders(n, kCols),
                            params));
   }
@@ -296,9 +302,10 @@ Status RollbackTo(Transaction& tx, int64_t dataset_id, int64_t snapshot_id, int6
         auto ins,
         tx.QueryOne("INSERT INTO data_files (dataset_id, path, file_format, added_snapshot_id, "
                     "record_count, file_size_bytes, spec_id, partition_values, stats, "
-                    "first_row_id, partition_key) SELECT dataset_id, path, file_format, ?, "
-                    "record_count, file_size_bytes, spec_id, partition_values, stats, "
-                    "first_row_id, partition_key FROM data_files WHERE id = ? RETURNING id",
+                    "first_row_id, partition_key, stats_pending) SELECT dataset_id, path, "
+                    "file_format, ?, record_count, file_size_bytes, spec_id, partition_values, "
+                    "stats, first_row_id, partition_key, stats_pending FROM data_files WHERE id "
+                    "= ? RETURNING id",
                     {snapshot_id, f.file_id}));
     TARN_ASSIGN_OR_RETURN(int64_t new_id, ins->Int64(0));
     delta->added_files += 1;

@@ -69,6 +69,7 @@ TARN_ERROR_CODE(kSnapshotExpired,
 TARN_ERROR_CODE(kSnapshotNotFound,
                 ErrorCode("snapshot_not_found", ErrorKind::kNotFound, "dataset"));
 TARN_ERROR_CODE(kSpecChanged, ErrorCode("spec_changed", ErrorKind::kConflict, "dataset"));
+TARN_ERROR_CODE(kStatsMismatch, ErrorCode("stats_mismatch", ErrorKind::kCorruption, "path"));
 TARN_ERROR_CODE(kTagNotFound, ErrorCode("tag_not_found", ErrorKind::kNotFound, "tag"));
 TARN_ERROR_CODE(kTokenExists, ErrorCode("token_exists", ErrorKind::kAlreadyExists, "client_id"));
 TARN_ERROR_CODE(kTokenNotFound, ErrorCode("token_not_found", ErrorKind::kNotFound, "client_id"));

@@ -157,6 +157,11 @@ class LocalCatalog final : public Catalog {
     return Audited("dataset.compact", qualified, WorkspaceOf(qualified),
                    [&] { return Catalog::Compact(qualified, options, std::move(meta)); });
   }
+  Result<StatsHydrationResult> HydrateStats(std::string_view qualified,
+                                            const StatsHydrationOptions& options) override {
+    return Audited("dataset.stats_hydrate", qualified, WorkspaceOf(qualified),
+                   [&] { return Catalog::HydrateStats(qualified, options); });
+  }
   Status DropView(std::string_view qualified) override {
     return Audited("view.drop", qualified, WorkspaceOf(qualified),
                    [&] { return Catalog::DropView(qualified); });

@@ -66,6 +66,7 @@ enum Col : size_t {
   kDeletedRows,
   kDeletedPositions,
   kColumnStats,
+  kStatsState,
   kColumns,
 };
 
@@ -95,6 +96,7 @@ Schema ManifestSchema() {
   s.fields.back().element_field_id = kColumns + 1;
   s.fields.back().element_nullable = false;
   add("column_stats", DataType::Json(), false);
+  add("stats_state", DataType::Varchar(), false);
   return s;
 }
 
@@ -275,6 +277,7 @@ class ManifestWriter {
       c[kDeletedPositions].AppendNull();
     }
     c[kColumnStats].AppendBytes(ColumnStatsJson(f, schema));
+    c[kStatsState].AppendBytes(f.stats_pending ? "pending" : "complete");
     ++rows_;
     if (++batch_.num_rows >= kBatchRows) return Flush();
     return Status::OK();
@@ -433,6 +436,38 @@ Result<ManifestInfo> Catalog::ExportManifest(
 }
 
 int64_t Catalog::manifest_write_failures() const { return manifest_settings_->failures.load(); }
+
+Result<bool> Catalog::RefreshManifest(std::string_view qualified, bool rewrite) {
+  if (!ManifestsOnCommitEnabled()) return false;
+  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  bool written = false;
+  int64_t snapshot_id = 0;
+  Status st = metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        written = false;
+        TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
+        if (!ManifestOn(ds.properties) || !ds.current_snapshot_id) return Status::OK();
+        snapshot_id = *ds.current_snapshot_id;
+        const std::string key = ManifestKey(ds.uuid, snapshot_id);
+        if (!rewrite) {
+          auto head = warehouse_->Head(key);
+          if (head.ok()) return Status::OK();
+          if (head.status().kind() != ErrorKind::kNotFound) return head.status();
+        }
+        ManifestInfo info;
+        TARN_RETURN_NOT_OK(WriteManifest(
+            tx, ds, snapshot_id, [&] { return warehouse_->OpenWrite(key); }, &info));
+        written = true;
+        return Status::OK();
+      },
+      TxMode::kReadOnly);
+  if (st.ok()) return written;
+  if (snapshot_id > 0) {  // owed and not written (not: a dataset that is gone)
+    manifest_settings_->failures.fetch_add(1);
+    ReportManifestFailure(alerter_.get(), n.ToString(), snapshot_id, true, st);
+  }
+  return st;
+}
 
 void Catalog::ManifestSettingsChanged() {
   std::lock_guard<std::mutex> lock(manifest_settings_->mu);

@@ -161,7 +161,8 @@ json ExpectedRow(const PlannedFile& pf, const Schema& schema, const PartitionSpe
           {"row_ids_stored", f.StoresRowIds()},
           {"deleted_rows", pf.deleted_rows},
           {"deleted_positions", positions},
-          {"column_stats", stats}};
+          {"column_stats", stats},
+          {"stats_state", f.stats_pending ? "pending" : "complete"}};
 }
 
 class ManifestSuite : public AlertCapturingTest {
@@ -226,7 +227,7 @@ class ManifestSuite : public AlertCapturingTest {
     EXPECT_EQ(info.files, static_cast<int64_t>(files.size()));
     EXPECT_EQ(info.bytes, static_cast<int64_t>(bytes.size()));
     EXPECT_EQ(m.num_rows, static_cast<int64_t>(files.size()));
-    EXPECT_EQ(m.meta["tarn.manifest.version"], "1");
+    EXPECT_EQ(m.meta["tarn.manifest.version"], "2");
     EXPECT_EQ(m.meta["tarn.dataset"], "w.c.t");
     EXPECT_EQ(m.meta["tarn.dataset_uuid"], ds_.uuid);
     EXPECT_EQ(m.meta["tarn.snapshot_id"], std::to_string(snapshot_id));
@@ -262,16 +263,16 @@ TEST_P(ManifestSuite, EverySnapshotsManifestIsItsPlan) {
 
   Manifest m1 = CheckAgainstPlan(At(1), 1);
   EXPECT_EQ(m1.num_rows, 2);  // eu, us
-  EXPECT_EQ(m1.columns,
-            (std::vector<std::string>{"path", "file_format", "record_count", "file_size_bytes",
-                                      "spec_id", "partition", "added_snapshot_id", "first_row_id",
-                                      "last_row_id", "row_ids_stored", "deletion_vector_id",
-                                      "deleted_rows", "deleted_positions", "column_stats"}));
+  EXPECT_EQ(m1.columns, (std::vector<std::string>{
+                            "path", "file_format", "record_count", "file_size_bytes", "spec_id",
+                            "partition", "added_snapshot_id", "first_row_id", "last_row_id",
+                            "row_ids_stored", "deletion_vector_id", "deleted_rows",
+                            "deleted_positions", "column_stats", "stats_state"}));
   EXPECT_EQ(m1.types,
-            (std::vector<std::string>{"VARCHAR NOT NULL", "VARCHAR NOT NULL", "INT64 NOT NULL",
-                                      "INT64 NOT NULL", "INT32 NOT NULL", "JSON", "INT64 NOT NULL",
-                                      "INT64", "INT64", "BOOLEAN NOT NULL", "INT64",
-                                      "INT64 NOT NULL", "ARRAY<INT64>", "JSON NOT NULL"}));
+            (std::vector<std::string>{
+                "VARCHAR NOT NULL", "VARCHAR NOT NULL", "INT64 NOT NULL", "INT64 NOT NULL",
+                "INT32 NOT NULL", "JSON", "INT64 NOT NULL", "INT64", "INT64", "BOOLEAN NOT NULL",
+                "INT64", "INT64 NOT NULL", "ARRAY<INT64>", "JSON NOT NULL", "VARCHAR NOT NULL"}));
   CheckAgainstPlan(At(2), 2);
   Manifest m3 = CheckAgainstPlan({}, 3);
   // eu, us (snapshot 1), null region; the us file of snapshot 2 went with its only row.
@@ -542,6 +543,69 @@ TEST_P(ManifestSuite, AFailedManifestWriteIsAlertedAndCountedWhileTheCommitStand
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_TRUE(Exists(ManifestKey(ds_.uuid, again->snapshot_id)));
   EXPECT_EQ((*other)->manifest_write_failures(), 1);
+}
+
+TEST_P(ManifestSuite, HousekeepingWritesTheManifestsThatFailedAtCommit) {
+  ASSERT_OK(cat_->SetDatasetProperties("w.c.t", {{kManifestOnCommitProperty, "true"}}));
+  DatasetDefinition def;
+  def.schema = *Schema::Parse("id INT64");
+  ASSERT_TRUE(cat_->CreateDataset("w.c.off", def).ok());
+  ASSERT_TRUE(
+      cat_->Append("w.c.off", One(MakeBatch(def.schema, {{"1"}})), Meta()).ok());  // no manifest
+  auto base = OpenObjectStore((dir_ / "warehouse").string());
+  ASSERT_TRUE(base.ok()) << base.status().ToString();
+  auto faulty = std::make_shared<FaultInjectingObjectStore>(*base);
+  auto other = Catalog::Open(cat_->metastore().uri(), faulty, clock_);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  Append({{"1", "eu", "1.00", "1", ""}, {"2", "us", "2.00", "2", ""}});
+  ASSERT_TRUE(Exists(ManifestKey(ds_.uuid, 1)));
+  faulty->FailAll(ObjectOp::kOpenWrite, Status::Unavailable("the store is down"));
+  ASSERT_TRUE((*other)->DeleteRows("w.c.t", "id = 1", Meta()).ok());  // writes no data file
+  EXPECT_FALSE(Exists(ManifestKey(ds_.uuid, 2)));
+  EXPECT_EQ((*other)->manifest_write_failures(), 1);
+
+  // While the store still fails, the step fails for that dataset (counted, audited) and goes on.
+  auto failing = (*other)->RunHousekeeping(Catalog::HousekeepingStep::kManifest);
+  ASSERT_TRUE(failing.ok()) << failing.status().ToString();
+  EXPECT_EQ(failing->failures, 1);
+  EXPECT_EQ(failing->manifests_written, 0);
+
+  auto r = cat_->RunHousekeeping(Catalog::HousekeepingStep::kManifest);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->manifests_written, 1);
+  EXPECT_EQ(r->failures, 0);
+  EXPECT_TRUE(Exists(ManifestKey(ds_.uuid, 2)));
+  auto off = cat_->LoadDataset("w.c.off");
+  EXPECT_FALSE(Exists(ManifestKey(off->uuid, 1)));
+  CheckAgainstPlan({}, 2);
+  auto again = cat_->RunHousekeeping(Catalog::HousekeepingStep::kManifest);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->manifests_written, 0);
+}
+
+TEST_P(ManifestSuite, HydrationWritesTheCurrentManifestAgain) {
+  ASSERT_OK(cat_->SetDatasetProperties("w.c.t", {{kManifestOnCommitProperty, "true"}}));
+  CommitMeta meta = Meta();
+  meta.defer_stats = true;
+  auto s = cat_->Append("w.c.t", One(MakeBatch(ds_.schema, {{"1", "eu", "1.00", "1", ""}})), meta);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto read = [&] {
+    auto bytes = cat_->warehouse().Get(ManifestKey(ds_.uuid, 1));
+    EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+    return ReadManifest(bytes.ok() ? *bytes : std::string());
+  };
+  Manifest before = read();
+  ASSERT_EQ(before.rows.size(), 1u);
+  EXPECT_EQ(before.rows.begin()->second["stats_state"], "pending");
+  EXPECT_EQ(before.rows.begin()->second["column_stats"], json::object());
+  auto h = cat_->HydrateStats("w.c.t", {});
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_EQ(h->files_hydrated, 1);
+  Manifest after = read();
+  ASSERT_EQ(after.rows.size(), 1u);
+  EXPECT_EQ(after.rows.begin()->second["stats_state"], "complete");
+  EXPECT_EQ(after.rows.begin()->second["column_stats"]["id"]["lower"], "1");
+  CheckAgainstPlan({}, 1);
 }
 
 // Cleanup and the sweep compare object times with the catalog's clock: it runs from now and is

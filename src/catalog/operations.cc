@@ -136,9 +136,10 @@ Result<DatasetInfo> PrepareAppend(Catalog& cat, std::string_view qualified, cons
 }
 
 Status WriteChunk(Catalog& cat, const DatasetInfo& ds, const std::vector<RecordBatch>& batches,
-                  std::vector<DataFile>* files) {
+                  bool defer_stats, std::vector<DataFile>* files) {
   DataWriteOptions options;
   options.prefix = DatasetPrefix(ds.uuid) + "data/";
+  options.defer_stats = defer_stats;
   TARN_ASSIGN_OR_RETURN(auto written, WriteDataFiles(cat.warehouse(), ds.schema, ds.spec,
                                                      ds.sort_order, batches, options));
   for (auto& f : written) files->push_back(std::move(f));
@@ -195,7 +196,7 @@ Result<SnapshotInfo> Catalog::DoAppend(std::string_view qualified,
   int64_t rows = 0;
   for (const auto& b : batches) rows += b.num_rows;
   std::vector<DataFile> files;
-  if (rows > 0) TARN_RETURN_NOT_OK(WriteChunk(*this, ds, batches, &files));
+  if (rows > 0) TARN_RETURN_NOT_OK(WriteChunk(*this, ds, batches, meta.defer_stats, &files));
   return FinishAppend(*this, ds, std::move(files), rows, std::move(meta), op);
 }
 
@@ -204,12 +205,12 @@ namespace {
 // Writes the rows `next` yields as data files of `ds` (a file every ~kAppendFlushRows rows or
 // kAppendFlushBytes bytes); on an error, every file written is deleted again.
 Status WriteStream(Catalog& cat, const DatasetInfo& ds, const Client::BatchSource& next,
-                   std::vector<DataFile>* files, int64_t* rows) {
+                   bool defer_stats, std::vector<DataFile>* files, int64_t* rows) {
   std::vector<RecordBatch> buffer;
   int64_t buffered_rows = 0, buffered_bytes = 0;
   auto flush = [&]() -> Status {
     if (buffer.empty()) return Status::OK();
-    Status st = WriteChunk(cat, ds, buffer, files);
+    Status st = WriteChunk(cat, ds, buffer, defer_stats, files);
     buffer.clear();
     buffered_rows = buffered_bytes = 0;
     return st;
@@ -289,7 +290,7 @@ Result<SnapshotInfo> Catalog::DoAppendStream(std::string_view qualified, const B
   if (earlier) return std::move(*earlier);
   std::vector<DataFile> files;
   int64_t rows = 0;
-  TARN_RETURN_NOT_OK(WriteStream(*this, ds, next, &files, &rows));
+  TARN_RETURN_NOT_OK(WriteStream(*this, ds, next, meta.defer_stats, &files, &rows));
   return FinishAppend(*this, ds, std::move(files), rows, std::move(meta), op);
 }
 
@@ -305,7 +306,7 @@ Result<SnapshotInfo> Catalog::DoReplaceWhere(std::string_view qualified, std::st
   if (!where.empty()) TARN_RETURN_NOT_OK(ParseAndBindPredicate(where, ds.schema).status());
   std::vector<DataFile> files;
   int64_t rows = 0;
-  TARN_RETURN_NOT_OK(WriteStream(*this, ds, next, &files, &rows));
+  TARN_RETURN_NOT_OK(WriteStream(*this, ds, next, meta.defer_stats, &files, &rows));
   Status last;
   for (int attempt = 0; attempt < kDeleteAttempts; ++attempt) {
     if (attempt > 0) {

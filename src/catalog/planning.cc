@@ -99,11 +99,12 @@ Status catalog_internal::ForEachPlannedFile(
     PlannedFile pf;
     std::optional<int64_t> vector_id;
     TARN_ASSIGN_OR_RETURN(pf.file, DataFileFromRow(r));
-    if (!r.IsNull(11)) {
-      TARN_ASSIGN_OR_RETURN(pf.deleted_rows, r.Int64(11));
-      TARN_ASSIGN_OR_RETURN(auto blob, r.Blob(12));
+    constexpr int kVector = kDataFileColumnCount;  // dv.cardinality, dv.positions, dv.id
+    if (!r.IsNull(kVector)) {
+      TARN_ASSIGN_OR_RETURN(pf.deleted_rows, r.Int64(kVector));
+      TARN_ASSIGN_OR_RETURN(auto blob, r.Blob(kVector + 1));
       pf.deletion_vector = std::string(blob);
-      TARN_ASSIGN_OR_RETURN(vector_id, r.Int64(13));
+      TARN_ASSIGN_OR_RETURN(vector_id, r.Int64(kVector + 2));
     }
     if (pred) {
       static const PartitionSpec kUnpartitioned;

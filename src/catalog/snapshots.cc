@@ -177,7 +177,8 @@ Result<std::optional<SnapshotInfo>> FindByIdempotencyKey(Metastore& ms, const Da
 
 const char kDataFileColumns[] =
     "f.id, f.path, f.file_format, f.added_snapshot_id, f.record_count, f.file_size_bytes, "
-    "f.spec_id, f.partition_values, f.stats, f.first_row_id, f.removed_snapshot_id";
+    "f.spec_id, f.partition_values, f.stats, f.first_row_id, f.removed_snapshot_id, "
+    "f.stats_pending";
 
 Result<DataFile> DataFileFromRow(const Row& r, size_t c) {
   DataFile f;
@@ -197,6 +198,8 @@ Result<DataFile> DataFileFromRow(const Row& r, size_t c) {
   TARN_ASSIGN_OR_RETURN(f.columns, StatsFromJson(stats));
   TARN_ASSIGN_OR_RETURN(f.first_row_id, r.Int64(c + 9));
   TARN_ASSIGN_OR_RETURN(f.removed_snapshot_id, r.OptionalInt64(c + 10));
+  TARN_ASSIGN_OR_RETURN(int64_t pending, r.Int64(c + 11));
+  f.stats_pending = pending != 0;
   return f;
 }
 

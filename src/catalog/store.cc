@@ -259,13 +259,21 @@ constexpr char kVectorsByFile[] = R"sql(
 CREATE INDEX deletion_vectors_file ON deletion_vectors (data_file_id);
 )sql";
 
+// Deferred statistics (issue 20): a file may be registered before its column statistics are
+// known; hydration finds the dataset's pending files through the partial index and fills them.
+constexpr char kDeferredStats[] = R"sql(
+ALTER TABLE data_files ADD COLUMN stats_pending BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX data_files_stats_pending ON data_files (dataset_id) WHERE stats_pending = 1;
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& CatalogTables() {
   static const std::vector<Migration>* steps = new std::vector<Migration>{
-      {1, "catalog core", kCatalogCore},         {2, "datasets at work", kDatasetsAtWork},
-      {5, "file isolation", kFileIsolation},     {12, "periodic runs", kPeriodicRuns},
-      {15, "row id watermark", kRowIdWatermark}, {16, "deletion vectors by file", kVectorsByFile}};
+      {1, "catalog core", kCatalogCore},          {2, "datasets at work", kDatasetsAtWork},
+      {5, "file isolation", kFileIsolation},      {12, "periodic runs", kPeriodicRuns},
+      {15, "row id watermark", kRowIdWatermark},  {16, "deletion vectors by file", kVectorsByFile},
+      {17, "deferred statistics", kDeferredStats}};
   return *steps;
 }
 
@@ -519,6 +527,20 @@ Result<std::vector<SweepDataset>> LiveDatasetsPage(Transaction& tx, std::string_
   for (const Row& r : rows) {
     TARN_ASSIGN_OR_RETURN(auto d, SweepDatasetFromRow(r));
     out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Result<std::vector<int64_t>> DatasetsWithPendingStats(Transaction& tx, int64_t after_id,
+                                                      int64_t limit) {
+  TARN_ASSIGN_OR_RETURN(auto rows, tx.Query("SELECT DISTINCT dataset_id FROM data_files WHERE "
+                                            "stats_pending = 1 AND removed_snapshot_id IS NULL "
+                                            "AND dataset_id > ? ORDER BY dataset_id LIMIT ?",
+                                            {after_id, limit}));
+  std::vector<int64_t> out;
+  for (const Row& r : rows) {
+    TARN_ASSIGN_OR_RETURN(int64_t id, r.Int64(0));
+    out.push_back(id);
   }
   return out;
 }

@@ -111,6 +111,10 @@ struct SweepDataset {
 // Live datasets with id > after_id (of `workspace` when not empty), by id, at most `limit`.
 Result<std::vector<SweepDataset>> LiveDatasetsPage(Transaction& tx, std::string_view workspace,
                                                    int64_t after_id, int64_t limit);
+// Ids above `after_id` (ascending, at most `limit`) of the datasets with live files whose
+// statistics are pending (deferred statistics); dropped datasets included.
+Result<std::vector<int64_t>> DatasetsWithPendingStats(Transaction& tx, int64_t after_id,
+                                                      int64_t limit);
 // The live dataset with this id as it is now; nullopt when it was dropped or purged.
 Result<std::optional<SweepDataset>> LiveDatasetById(Transaction& tx, int64_t id);
 

@@ -429,7 +429,7 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       std::string name;
       std::vector<std::string> files;
       CommitArgs commit;
-      bool overwrite = false;
+      bool overwrite = false, defer_stats = false;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app->add_subcommand(
@@ -440,15 +440,20 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("FILES", a->files, "Input files")->required();
     AddCommitArgs(cmd, &a->commit, /*idempotency=*/true);
     cmd->add_flag("--overwrite", a->overwrite, "Replace every live row with the input");
+    cmd->add_flag("--defer-stats", a->defer_stats,
+                  "Register the files with statistics pending (filled in later by housekeeping "
+                  "or 'tarn stats hydrate')");
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
       TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
       TARN_ASSIGN_OR_RETURN(auto ds, cat->LoadDataset(a->name));
       auto inputs = std::make_shared<InputBatches>(a->files, ds.schema);
+      CommitMeta meta = a->commit.Meta(*cat);
+      meta.defer_stats = a->defer_stats;
       TARN_ASSIGN_OR_RETURN(
           auto snap,
           cat->AppendStream(
-              a->name, [inputs] { return inputs->Next(); }, a->commit.Meta(*cat),
+              a->name, [inputs] { return inputs->Next(); }, std::move(meta),
               a->overwrite ? CommitOperation::kOverwrite : CommitOperation::kAppend, ds.uuid));
       return PrintSnapshot(snap, g->json);
     });
@@ -621,11 +626,13 @@ Status FilesCommand(Client& cat, const std::string& name, const SnapshotSelector
                             : "";
     rows.push_back({f.path, std::to_string(f.record_count), std::to_string(pf.deleted_rows),
                     std::to_string(f.file_size_bytes), PartitionText(f, SpecOf(ds, f.spec_id)), ids,
-                    std::to_string(f.added_snapshot_id)});
+                    std::to_string(f.added_snapshot_id), f.stats_pending ? "pending" : "complete"});
     return Status::OK();
   }));
   if (as_json) return WriteOut("]\n");
-  PrintTable({"path", "records", "deleted", "bytes", "partition", "row_ids", "snapshot"}, rows);
+  PrintTable(
+      {"path", "records", "deleted", "bytes", "partition", "row_ids", "snapshot", "stats_state"},
+      rows);
   return Status::OK();
 }
 
@@ -1122,6 +1129,41 @@ void RegisterMaintenance(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
         if (r.dry_run) {
           for (const auto& in : o.inputs) std::cout << "      " << in << "\n";
         }
+      }
+      return Status::OK();
+    });
+  }
+  {
+    struct Args {
+      std::string name;
+      int64_t limit = 0;
+    };
+    auto a = std::make_shared<Args>();
+    CLI::App* stats = app->add_subcommand("stats", "Deferred column statistics of data files");
+    stats->require_subcommand(1);
+    auto* cmd = stats->add_subcommand(
+        "hydrate",
+        "Fill in the statistics of files registered with them pending, from their footers");
+    cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
+    cmd->add_option("--limit", a->limit, "At most N files (0: every pending file)")
+        ->capture_default_str();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
+      if (a->limit < 0) return Status::InvalidArgument("--limit must be >= 0");
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+      StatsHydrationOptions options;
+      options.limit = a->limit;
+      TARN_ASSIGN_OR_RETURN(auto r, cat->HydrateStats(a->name, options));
+      if (g->json) {
+        std::cout << Dump(api::ToJson(r)) << "\n";
+        return Status::OK();
+      }
+      std::cout << "hydrated " << r.files_hydrated << (r.files_hydrated == 1 ? " file" : " files")
+                << " of " << r.dataset << "; " << r.files_pending << " still pending";
+      if (!r.failures.empty()) std::cout << ", " << r.failures.size() << " failed";
+      std::cout << "\n";
+      for (const auto& f : r.failures) {
+        std::cout << "  " << f.path << ": " << f.code << ": " << f.message << "\n";
       }
       return Status::OK();
     });

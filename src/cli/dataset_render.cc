@@ -154,6 +154,7 @@ json FileJson(const DataFile& f, int64_t deleted_rows, const Schema& schema,
             {"row_ids_stored", f.StoresRowIds()},
             {"deleted_rows", deleted_rows},
             {"added_snapshot_id", f.added_snapshot_id},
+            {"stats_state", f.stats_pending ? "pending" : "complete"},
             {"columns", columns}};
   return j;
 }

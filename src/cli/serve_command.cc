@@ -46,7 +46,8 @@ struct ServeOptions {
   int64_t job_lease = 900;
   std::string fsck_every;  // empty: no scheduled integrity sweep
   // Housekeeping (docs/design/maintenance.md "Housekeeping"): each step's interval.
-  std::string expire_every = "1h", cleanup_every = "1h", compact_every = "15m";
+  std::string expire_every = "1h", cleanup_every = "1h", compact_every = "15m",
+              hydrate_every = "5m", manifest_every = "15m";
   bool no_housekeeping = false;
   double schedule_tick = 60;
 };
@@ -148,7 +149,9 @@ Status Serve(const ServeOptions& s) {
   for (auto [flag, text, out] :
        {std::tuple{"--expire-every", &s.expire_every, &o.expire_interval_s},
         std::tuple{"--cleanup-every", &s.cleanup_every, &o.cleanup_interval_s},
-        std::tuple{"--compact-every", &s.compact_every, &o.compact_interval_s}}) {
+        std::tuple{"--compact-every", &s.compact_every, &o.compact_interval_s},
+        std::tuple{"--hydrate-every", &s.hydrate_every, &o.hydrate_interval_s},
+        std::tuple{"--manifest-every", &s.manifest_every, &o.manifest_interval_s}}) {
     auto every = ParseDuration(*text);
     if (!every.ok())
       return Status::InvalidArgument(std::string(flag) + ": " + every.status().message());
@@ -284,6 +287,14 @@ void RegisterServeCommand(CLI::App* app, GlobalOptions* /*global*/) {
   cmd->add_option("--compact-every", s->compact_every,
                   "Housekeeping: compact the datasets with compaction.auto=true this often (0s: "
                   "never)")
+      ->capture_default_str();
+  cmd->add_option("--hydrate-every", s->hydrate_every,
+                  "Housekeeping: fill in deferred statistics from the files' footers this often "
+                  "(0s: never)")
+      ->capture_default_str();
+  cmd->add_option("--manifest-every", s->manifest_every,
+                  "Housekeeping: write the missing manifests of datasets with "
+                  "manifest.on_commit=true this often (0s: never)")
       ->capture_default_str();
   cmd->add_flag("--no-housekeeping", s->no_housekeeping,
                 "Run no housekeeping step on this server (another server, or a person, does)");

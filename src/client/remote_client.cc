@@ -1520,6 +1520,15 @@ Result<CompactionResult> RemoteClient::Compact(std::string_view qualified,
   return Decode<CompactionResult>(j, api::CompactionResultFromJson, "compaction result");
 }
 
+Result<StatsHydrationResult> RemoteClient::HydrateStats(std::string_view qualified,
+                                                        const StatsHydrationOptions& options) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+  Json body = {{"limit", options.limit}};
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", path + "/stats/hydrate", &body, false));
+  return Decode<StatsHydrationResult>(j, api::StatsHydrationResultFromJson,
+                                      "statistics hydration result");
+}
+
 Result<CleanupResult> RemoteClient::DoCleanup(bool delete_orphans) {
   Json body = {{"delete_orphans", delete_orphans}};
   TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", "/v1/cleanup", &body, false));

@@ -175,6 +175,8 @@ class RemoteClient : public Client {
                                        const ExpiryOptions& options) override;
   Result<CompactionResult> Compact(std::string_view qualified, const CompactionOptions& options,
                                    CommitMeta meta) override;
+  Result<StatsHydrationResult> HydrateStats(std::string_view qualified,
+                                            const StatsHydrationOptions& options) override;
   Result<RetentionResult> ApplyRetention(const RetentionOptions& options) override;
 
   Result<NewAccessToken> CreateAccessToken(const AccessTokenSpec& spec) override;

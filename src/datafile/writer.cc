@@ -162,10 +162,11 @@ struct FileWrite {
     df.path = key;
     df.spec_id = spec.spec_id;
     df.partition = values;
-    df.columns.resize(schema.fields.size());
+    df.stats_pending = options.defer_stats;
+    if (!df.stats_pending) df.columns.resize(schema.fields.size());
     for (const RecordBatch* b : parts) {
       TARN_RETURN_NOT_OK(writer->Write(*b));
-      for (size_t i = 0; i < schema.fields.size(); ++i) {
+      for (size_t i = 0; i < df.columns.size(); ++i) {
         ColumnStats st = ComputeColumnStats(schema.fields[i].field_id, b->columns[i]);
         if (df.record_count == 0) {
           df.columns[i] = std::move(st);

@@ -21,6 +21,9 @@ struct DataWriteOptions {
   parquet::WriterOptions parquet;
   std::string
       prefix;  // key prefix, e.g. "<dataset uuid>/data/" (a trailing '/' is added if absent)
+  // Compute no column statistics: the files come back with stats_pending set, for hydration
+  // from their footers later (DataFileFromFooter).
+  bool defer_stats = false;
 };
 
 // Sorts `batches` by `sort`, splits the rows by partition tuple under `spec` and writes one

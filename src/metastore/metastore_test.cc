@@ -158,7 +158,7 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
   auto applied = ms->AppliedMigrations();
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
   EXPECT_EQ(*applied,
-            std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}));
+            std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}));
   for (const char* table : {"catalog_properties", "workspaces",
                             "collections",        "datasets",
                             "dataset_schemas",    "dataset_partition_specs",
@@ -182,7 +182,7 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
   ms = Open();
   ASSERT_TRUE(ms);
   EXPECT_EQ(*ms->AppliedMigrations(),
-            std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}));
+            std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 1);
 }
 
@@ -858,13 +858,13 @@ TEST_P(MetastoreConformance, MissingStepsAreFilledIn) {
   auto ms = Open(o);
   ASSERT_TRUE(ms);
   EXPECT_EQ(*ms->AppliedMigrations(),
-            std::vector<int64_t>({1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}));
+            std::vector<int64_t>({1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}));
   EXPECT_FALSE(QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts").ok());
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
   EXPECT_EQ(*ms->AppliedMigrations(),
-            std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}));
+            std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts"), 0);
 }
 
@@ -1071,6 +1071,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
       {14, "task windows", 122, 0x4e5a37e3720aa494ULL},
       {15, "row id watermark", 54, 0x035a8b2f64927117ULL},
       {16, "deletion vectors by file", 72, 0xc33e7698b11c59fcULL},
+      {17, "deferred statistics", 166, 0x0daf2f5d95f2a81fULL},
   };
   std::vector<Migration> all = SchemaMigrations();
   ASSERT_EQ(all.size(), released.size());
@@ -1081,7 +1082,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
     EXPECT_EQ(Fnv1a(all[i].sql), released[i].fnv) << all[i].name;
   }
   // Each module's own list is what it contributes.
-  EXPECT_EQ(catalog_store::CatalogTables().size(), 6u);
+  EXPECT_EQ(catalog_store::CatalogTables().size(), 7u);
   EXPECT_EQ(access_store::AccessTables().size(), 2u);
   EXPECT_EQ(views_store::ViewTables().size(), 5u);
   EXPECT_EQ(upload::internal::UploadTables().size(), 1u);

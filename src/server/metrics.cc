@@ -95,6 +95,8 @@ void Metrics::RecordHousekeeping(size_t step, const HousekeepingPass& pass) {
   h.bytes_deleted += static_cast<uint64_t>(pass.bytes_deleted);
   h.files_rewritten += static_cast<uint64_t>(pass.files_rewritten);
   h.bytes_rewritten += static_cast<uint64_t>(pass.bytes_rewritten);
+  h.files_hydrated += static_cast<uint64_t>(pass.files_hydrated);
+  h.manifests_written += static_cast<uint64_t>(pass.manifests_written);
 }
 
 std::string Metrics::Render() const {
@@ -169,7 +171,7 @@ std::string Metrics::Render() const {
       "# TYPE tarn_errors_total counter\n";
   std::string housekeeping;
   {
-    static constexpr const char* kSteps[] = {"expire", "cleanup", "compact"};
+    static constexpr const char* kSteps[] = {"expire", "cleanup", "compact", "hydrate", "manifest"};
     struct Metric {
       const char* name;
       const char* help;
@@ -195,6 +197,11 @@ std::string Metrics::Render() const {
          &Housekeeping::files_rewritten},
         {"tarn_housekeeping_bytes_rewritten_total", "Bytes housekeeping's compaction replaced.",
          &Housekeeping::bytes_rewritten},
+        {"tarn_housekeeping_files_hydrated_total",
+         "Files whose deferred statistics housekeeping filled in.", &Housekeeping::files_hydrated},
+        {"tarn_housekeeping_manifests_written_total",
+         "Missing manifests (manifest.on_commit) housekeeping wrote.",
+         &Housekeeping::manifests_written},
     };
     std::lock_guard<std::mutex> lock(housekeeping_mu_);
     for (const Metric& m : kMetrics) {

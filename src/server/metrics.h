@@ -41,7 +41,7 @@ class Metrics {
     }
   }
 
-  // One housekeeping pass this server ran (step: 0 expire, 1 cleanup, 2 compact): its
+  // One housekeeping pass this server ran (step: Catalog::HousekeepingStep's value): its
   // duration, whether it failed as a whole, its datasets' failures and what it moved.
   struct HousekeepingPass {
     double seconds = 0;
@@ -49,6 +49,8 @@ class Metrics {
     int64_t dataset_failures = 0;
     int64_t snapshots_expired = 0, objects_deleted = 0, bytes_deleted = 0;
     int64_t files_rewritten = 0, bytes_rewritten = 0;
+    int64_t files_hydrated = 0;
+    int64_t manifests_written = 0;
   };
   void RecordHousekeeping(size_t step, const HousekeepingPass& pass);
 
@@ -79,9 +81,11 @@ class Metrics {
     uint64_t runs = 0, failures = 0, dataset_failures = 0, micros = 0;
     uint64_t snapshots_expired = 0, objects_deleted = 0, bytes_deleted = 0;
     uint64_t files_rewritten = 0, bytes_rewritten = 0;
+    uint64_t files_hydrated = 0;
+    uint64_t manifests_written = 0;
   };
   mutable std::mutex housekeeping_mu_;
-  std::array<Housekeeping, 3> housekeeping_{};
+  std::array<Housekeeping, 5> housekeeping_{};
   mutable std::mutex errors_mu_;
   std::map<std::string, uint64_t, std::less<>> errors_;
 };

@@ -1343,6 +1343,21 @@ Status CompactRoute(Call& c) {
   return Status::OK();
 }
 
+Status HydrateStatsRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  StatsHydrationOptions options;
+  TARN_ASSIGN_OR_RETURN(auto limit, r.OptInt("limit"));
+  options.limit = limit.value_or(0);
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_ASSIGN_OR_RETURN(auto result, c.catalog().HydrateStats(DsQ(c), options));
+  c.set_audit_detail(api::Dump(Json{{"files_hydrated", result.files_hydrated},
+                                    {"files_pending", result.files_pending},
+                                    {"failures", result.failures.size()}}));
+  c.ReplyJson(api::ToJson(result));
+  return Status::OK();
+}
+
 // ---- views ----
 
 std::string ViewQ(Call& c) { return CollQ(c) + "." + c.Param("view"); }
@@ -1826,6 +1841,8 @@ const std::vector<RouteDef>& RouteTable() {
        CommitOffsetRoute},
       {"POST", D "/expire", N::kOwner, S::kPath, B::kJson, "dataset.expire", ExpireRoute},
       {"POST", D "/compact", N::kOwner, S::kPath, B::kJson, "dataset.compact", CompactRoute},
+      {"POST", D "/stats/hydrate", N::kWriter, S::kPath, B::kJson, "dataset.stats_hydrate",
+       HydrateStatsRoute},
       {"GET", V, N::kReader, S::kPath, B::kNone, "", ListViewsRoute},
       {"POST", V, N::kOwner, S::kBody, B::kJson, "view.create", CreateViewRoute},
       {"GET", V "/{view}", N::kReader, S::kPath, B::kNone, "", GetViewRoute, "version"},

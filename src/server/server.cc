@@ -2069,7 +2069,9 @@ void Server::Impl::Housekeeping() {
   using Step = Catalog::HousekeepingStep;
   const std::pair<Step, double> steps[] = {{Step::kExpire, options_.expire_interval_s},
                                            {Step::kCleanup, options_.cleanup_interval_s},
-                                           {Step::kCompact, options_.compact_interval_s}};
+                                           {Step::kCompact, options_.compact_interval_s},
+                                           {Step::kHydrate, options_.hydrate_interval_s},
+                                           {Step::kManifest, options_.manifest_interval_s}};
   double shortest = options_.housekeeping_poll_interval_s;
   for (const auto& [step, every] : steps) {
     if (every > 0) shortest = std::min(shortest, every);
@@ -2113,6 +2115,8 @@ void Server::Impl::RunHousekeepingOnce(Catalog::HousekeepingStep step, double in
   pass.bytes_deleted = report->bytes_deleted;
   pass.files_rewritten = report->files_rewritten;
   pass.bytes_rewritten = report->bytes_rewritten;
+  pass.files_hydrated = report->files_hydrated;
+  pass.manifests_written = report->manifests_written;
   metrics_.RecordHousekeeping(static_cast<size_t>(step), pass);
   Log(std::move(LogLine("housekeeping")
                     .Str("step", name)
@@ -2121,6 +2125,8 @@ void Server::Impl::RunHousekeepingOnce(Catalog::HousekeepingStep step, double in
                     .Int("snapshots_expired", report->snapshots_expired)
                     .Int("objects_deleted", report->objects_deleted)
                     .Int("files_rewritten", report->files_rewritten)
+                    .Int("files_hydrated", report->files_hydrated)
+                    .Int("manifests_written", report->manifests_written)
                     .Millis("duration_ms", pass.seconds)));
 }
 

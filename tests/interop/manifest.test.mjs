@@ -147,12 +147,12 @@ test('a partitioned dataset with deletes: the manifest is its files, DuckDB read
     path: 'VARCHAR', file_format: 'VARCHAR', record_count: 'BIGINT', file_size_bytes: 'BIGINT',
     spec_id: 'INTEGER', partition: 'JSON', added_snapshot_id: 'BIGINT', first_row_id: 'BIGINT',
     last_row_id: 'BIGINT', row_ids_stored: 'BOOLEAN', deletion_vector_id: 'BIGINT',
-    deleted_rows: 'BIGINT', deleted_positions: 'BIGINT[]', column_stats: 'JSON',
+    deleted_rows: 'BIGINT', deleted_positions: 'BIGINT[]', column_stats: 'JSON', stats_state: 'VARCHAR',
   });
   // The footer names the snapshot.
   const kv = Object.fromEntries((await query(`SELECT decode(key) AS k, decode(value) AS v
     FROM parquet_kv_metadata(${quote(out)})`)).map((r) => [r.k, r.v]));
-  assert.equal(kv['tarn.manifest.version'], '1');
+  assert.equal(kv['tarn.manifest.version'], '2');
   assert.equal(kv['tarn.dataset'], D);
   assert.equal(kv['tarn.snapshot_id'], '3');
   assert.equal(kv['tarn.dataset_uuid'], info.dataset_uuid);
