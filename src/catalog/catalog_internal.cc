@@ -128,6 +128,17 @@ Result<DatasetInfo> LoadLiveDataset(Transaction& tx, const DatasetName& n) {
   return DatasetFromRow(*row);
 }
 
+Result<DatasetInfo> LockDataset(Transaction& tx, const DatasetName& n) {
+  TARN_ASSIGN_OR_RETURN(
+      auto row,
+      tx.QueryOne("UPDATE datasets SET updated_at = updated_at WHERE dropped_at IS NULL AND "
+                  "name = ? AND collection_id = (SELECT c.id FROM collections c JOIN workspaces "
+                  "w ON w.id = c.workspace_id WHERE w.name = ? AND c.name = ?) RETURNING id",
+                  {n.dataset, n.workspace, n.collection}));
+  if (!row) return DatasetNotFound(tx, n);
+  return LoadLiveDataset(tx, n);
+}
+
 Result<Schema> LoadSchema(Transaction& tx, int64_t dataset_id, int64_t schema_id) {
   TARN_ASSIGN_OR_RETURN(
       auto row, tx.QueryOne("SELECT schema_json FROM dataset_schemas WHERE dataset_id = ? AND "

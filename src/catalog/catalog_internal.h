@@ -42,6 +42,11 @@ extern const char kDatasetFrom[];
 Result<DatasetInfo> DatasetFromRow(const Row& r);
 // The live dataset of that name (dropped ones are invisible), or kNotFound.
 Result<DatasetInfo> LoadLiveDataset(Transaction& tx, const DatasetName& n);
+// Locks the live dataset row (PostgreSQL: until commit, so run in TxMode::kLockingWrite or
+// expect retries; SQLite holds the write lock anyway) and returns the dataset as committed now,
+// or kNotFound. Expiry and tag changes take it, commits lock the same row
+// (catalog_store::LockDataset): on one dataset they take turns and each sees the others' whole.
+Result<DatasetInfo> LockDataset(Transaction& tx, const DatasetName& n);
 // The schema with id `schema_id` of a dataset.
 Result<Schema> LoadSchema(Transaction& tx, int64_t dataset_id, int64_t schema_id);
 Result<PartitionSpec> LoadSpec(Transaction& tx, int64_t dataset_id, int64_t spec_id);

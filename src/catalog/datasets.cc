@@ -24,19 +24,6 @@ Status ValidateSchema(const Schema& schema) {
   return Status::OK();
 }
 
-// Locks the dataset row (PostgreSQL: until commit; SQLite holds the write lock anyway) and
-// returns the dataset as committed now.
-Result<DatasetInfo> LockDataset(Transaction& tx, const DatasetName& n) {
-  TARN_ASSIGN_OR_RETURN(
-      auto row,
-      tx.QueryOne("UPDATE datasets SET updated_at = updated_at WHERE dropped_at IS NULL AND "
-                  "name = ? AND collection_id = (SELECT c.id FROM collections c JOIN workspaces "
-                  "w ON w.id = c.workspace_id WHERE w.name = ? AND c.name = ?) RETURNING id",
-                  {n.dataset, n.workspace, n.collection}));
-  if (!row) return DatasetNotFound(tx, n);
-  return LoadLiveDataset(tx, n);
-}
-
 Status CheckReadSnapshot(const DatasetInfo& ds, std::optional<int64_t> read_snapshot_id) {
   if (!read_snapshot_id) return Status::OK();
   int64_t current = ds.current_snapshot_id.value_or(0);
@@ -384,6 +371,8 @@ Status Catalog::DoDropDataset(std::string_view qualified, bool purge,
                      "ON CONFLICT (path) DO NOTHING",
                      {now, id})
               .status());
+      // No foreign key keeps these (migration 18): the ledger's rows outlive the dataset
+      // naming none, and its tags and vectors go before the snapshots and files they name.
       TARN_RETURN_NOT_OK(tx.Execute("UPDATE removal_ledger SET dataset_id = NULL WHERE "
                                     "dataset_id = ?",
                                     {id})

@@ -5,6 +5,12 @@
 // by the change feed from E, unless a tagged snapshot still sees it. Such rows leave the catalog
 // and their paths enter the removal ledger, in the same transaction. Cleanup then deletes the
 // ledger's objects from storage, checking again that no catalog row names them.
+//
+// No foreign key checks these statements row by row (migration 18 dropped the three expiry
+// paid for); the rules they kept hold here: the ledger rows name the dataset locked below; the
+// vectors of every file row that goes are deleted before it (the same DeadFile rule, under the
+// lock, so the same rows); and a tagged snapshot never goes (tags change only under the lock,
+// snapshots.cc). DropDataset's purge (datasets.cc) is the other place rows of these tables go.
 #include <algorithm>
 #include <map>
 
@@ -47,16 +53,9 @@ Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         out = ExpiryResult{n.ToString()};
-        // Lock the dataset row: expiry and commits on one dataset take turns.
-        TARN_ASSIGN_OR_RETURN(
-            auto locked,
-            tx.QueryOne("UPDATE datasets SET updated_at = updated_at WHERE dropped_at IS NULL AND "
-                        "name = ? AND collection_id = (SELECT c.id FROM collections c JOIN "
-                        "workspaces w ON w.id = c.workspace_id WHERE w.name = ? AND c.name = ?) "
-                        "RETURNING id",
-                        {n.dataset, n.workspace, n.collection}));
-        if (!locked) return DatasetNotFound(tx, n);
-        TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
+        // Lock the dataset row: expiry, commits and tag changes on one dataset take turns, so
+        // the tags and files every statement below reads stay as the first one saw them.
+        TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
         out.expired_through = ds.expired_through;
         if (!ds.current_snapshot_id) return Status::OK();
         int64_t current = *ds.current_snapshot_id;
@@ -111,6 +110,7 @@ Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
                            released +
                            " GROUP BY f.dataset_id, f.path ON CONFLICT (path) DO NOTHING",
                        {now, ds.id, e, e}));
+        // Every vector of a file row that goes, first: no vector names a missing file.
         TARN_RETURN_NOT_OK(
             tx.Execute("DELETE FROM deletion_vectors WHERE dataset_id = ? AND data_file_id IN "
                        "(SELECT f.id FROM data_files f WHERE f.dataset_id = ? AND " +
@@ -127,6 +127,7 @@ Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
                        {ds.id, e})
                 .status());
         TARN_RETURN_NOT_OK(provenance::ForgetExpiredReads(tx, ds.id, e));
+        // Never a tagged snapshot.
         TARN_RETURN_NOT_OK(
             tx.Execute("DELETE FROM snapshots WHERE dataset_id = ? AND snapshot_id <= ? AND NOT "
                        "EXISTS (SELECT 1 FROM tags t WHERE t.dataset_id = snapshots.dataset_id "

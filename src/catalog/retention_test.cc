@@ -3,6 +3,7 @@
 // consumers' floor, datasets without a policy are counted and left alone, bad values are
 // refused when set, and expiry counts only the paths it actually queued for deletion.
 #include <map>
+#include <thread>
 
 #include "catalog/error_codes.h"
 #include "catalog/test_fixture.h"
@@ -36,6 +37,47 @@ class RetentionSuite : public CatalogBackendTest {
     auto s = cat_->Append(ds, b, meta, op);
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return s.ok() ? *s : SnapshotInfo();
+  }
+  static SnapshotSelector At(int64_t id) {
+    SnapshotSelector s;
+    s.snapshot_id = id;
+    return s;
+  }
+  int64_t Count(const std::string& sql, const SqlParams& params = {}) {
+    int64_t n = -1;
+    Status st = cat_->metastore().RunInTransaction(
+        [&](Transaction& tx) -> Status {
+          TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne(sql, params));
+          TARN_ASSIGN_OR_RETURN(n, row->Int64(0));
+          return Status::OK();
+        },
+        TxMode::kReadOnly);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return n;
+  }
+  // The rules the foreign keys dropped by migration 18 kept, over the whole catalog: every tag
+  // names a snapshot, every deletion vector a file row, every ledger row a dataset (or none).
+  void ExpectNothingDangles() {
+    EXPECT_EQ(Count("SELECT COUNT(*) FROM tags t WHERE NOT EXISTS (SELECT 1 FROM snapshots s "
+                    "WHERE s.dataset_id = t.dataset_id AND s.snapshot_id = t.snapshot_id)"),
+              0);
+    EXPECT_EQ(Count("SELECT COUNT(*) FROM deletion_vectors v WHERE NOT EXISTS (SELECT 1 FROM "
+                    "data_files f WHERE f.id = v.data_file_id)"),
+              0);
+    EXPECT_EQ(Count("SELECT COUNT(*) FROM removal_ledger l WHERE l.dataset_id IS NOT NULL AND "
+                    "NOT EXISTS (SELECT 1 FROM datasets d WHERE d.id = l.dataset_id)"),
+              0);
+  }
+  int64_t Rows(const std::string& ds, const SnapshotSelector& at) {
+    int64_t rows = 0;
+    ScanOptions scan;
+    scan.at = at;
+    Status st = cat_->Scan(ds, scan, [&](const RecordBatch& b) {
+      rows += b.num_rows;
+      return Status::OK();
+    });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return rows;
   }
   const RetentionApplied* Find(const RetentionResult& r, const std::string& ds) {
     for (const auto& d : r.datasets) {
@@ -146,6 +188,123 @@ TEST_P(RetentionSuite, ExpiryCountsOnlyWhatItQueued) {
     return Status::OK();
   }));
   EXPECT_EQ(rows, 4);
+}
+
+// A tag keeps its snapshot and the files and vectors it sees through expiry; expiry deletes the
+// vectors of the files it deletes; a tag is only created on a snapshot that exists; purge leaves
+// no row naming the dataset. The schema no longer checks any of this (migration 18).
+TEST_P(RetentionSuite, TagsKeepWhatTheySeeAndNoRowDangles) {
+  Create("a.c.d");
+  Append("a.c.d");  // 1: f1 {1, 2}
+  Append("a.c.d");  // 2: f2 {1, 2}
+  CommitMeta meta;
+  meta.author = "alice";
+  meta.receipt = Receipt();
+  auto del = cat_->DeleteRows("a.c.d", "id = 1", meta);  // 3: a vector on f1 and on f2
+  ASSERT_TRUE(del.ok()) << del.status().ToString();
+  ASSERT_EQ(del->snapshot_id, 3);
+  Append("a.c.d", CommitOperation::kOverwrite);  // 4: f1, f2 and their vectors removed; f3
+  Append("a.c.d");                               // 5: f4
+  ASSERT_OK(cat_->CreateTag("a.c.d", "keep", At(2)));
+  const int64_t id = Count("SELECT id FROM datasets WHERE dropped_at IS NULL");
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM deletion_vectors WHERE dataset_id = ?", {id}), 2);
+
+  manual_->Advance(std::chrono::hours(1));
+  ExpiryOptions options;
+  options.older_than_us = manual_->NowMicros();
+  auto r = cat_->ExpireSnapshots("a.c.d", options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->expired_through, 4);
+  EXPECT_EQ(r->expired_snapshots, 3);  // 1, 3, 4: the tagged 2 stays
+  EXPECT_EQ(r->files_released, 0);     // the tag sees f1 and f2
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM snapshots WHERE dataset_id = ?", {id}), 2);
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM deletion_vectors WHERE dataset_id = ?", {id}), 0)
+      << "the vectors came at 3 and went at 4: no retained snapshot sees them";
+  SnapshotSelector keep;
+  keep.tag = "keep";
+  EXPECT_EQ(Rows("a.c.d", keep), 4);
+  EXPECT_EQ(Rows("a.c.d", {}), 4);  // f3, f4
+  ExpectNothingDangles();
+
+  // Tags only on snapshots that exist.
+  EXPECT_EQ(FieldOf(cat_->CreateTag("a.c.d", "gone", At(3)), "code"), "snapshot_expired");
+  EXPECT_EQ(FieldOf(cat_->CreateTag("a.c.d", "gone", At(9)), "code"), "snapshot_not_found");
+  SnapshotSelector other;
+  other.tag = "keep";
+  ASSERT_OK(cat_->CreateTag("a.c.d", "also", other));
+  ASSERT_OK(cat_->CreateTag("a.c.d", "also", At(5), /*replace=*/true));
+
+  // Untagged, snapshot 2 goes with the next expiry, and f1 and f2 with it.
+  ASSERT_OK(cat_->DropTag("a.c.d", "keep"));
+  Append("a.c.d");  // 6: f5
+  options.older_than_us = manual_->NowMicros() + 1;
+  r = cat_->ExpireSnapshots("a.c.d", options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->expired_through, 5);
+  EXPECT_EQ(r->expired_snapshots, 1);  // 2; 5 is tagged `also`
+  EXPECT_EQ(r->files_released, 2);
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM data_files WHERE dataset_id = ?", {id}), 3);
+  ExpectNothingDangles();
+
+  // A vector on a file that expiry deletes goes with it.
+  ASSERT_TRUE(cat_->DeleteRows("a.c.d", "id = 2", meta).ok());  // 7: vectors on f3, f4, f5
+  Append("a.c.d", CommitOperation::kOverwrite);                 // 8: they go; f6
+  Append("a.c.d");                                              // 9: f7
+  ASSERT_OK(cat_->DropTag("a.c.d", "also"));
+  options.older_than_us = manual_->NowMicros() + 1;
+  r = cat_->ExpireSnapshots("a.c.d", options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->expired_through, 8);
+  EXPECT_EQ(r->files_released, 3);
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM deletion_vectors WHERE dataset_id = ?", {id}), 0);
+  ExpectNothingDangles();
+
+  // Purge: every row of the dataset goes; its ledger rows stay, naming no dataset.
+  ASSERT_OK(cat_->CreateTag("a.c.d", "final", {}));
+  ASSERT_OK(cat_->SetWorkspaceProperties("a", {{"deletion_protection", "false"}}));
+  ASSERT_OK(cat_->DropDataset("a.c.d", /*purge=*/true));
+  for (const char* table : {"tags", "snapshots", "data_files", "deletion_vectors"}) {
+    EXPECT_EQ(Count(std::string("SELECT COUNT(*) FROM ") + table + " WHERE dataset_id = ?", {id}),
+              0)
+        << table;
+  }
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM removal_ledger WHERE dataset_id IS NULL"), 2 + 3 + 2);
+  ExpectNothingDangles();
+}
+
+// Tag changes take the dataset's lock, as expiry does: a tag created while an expiry deletes
+// its snapshot either fails (expired) or keeps the snapshot, never names one that is gone.
+TEST_P(RetentionSuite, TagsRacingExpiryNeverNameAMissingSnapshot) {
+  Create("a.c.d");
+  Append("a.c.d");
+  ExpiryOptions options;
+  options.older_than_us = manual_->NowMicros() + 1;  // the clock stands still: every snapshot
+  int tagged = 0;
+  for (int round = 0; round < 20; ++round) {
+    const int64_t target = Append("a.c.d").snapshot_id;
+    Append("a.c.d");
+    const std::string tag = "t" + std::to_string(round);
+    Status tag_st;
+    Result<ExpiryResult> expired = Status::Internal("not run");
+    std::thread tagger([&] { tag_st = cat_->CreateTag("a.c.d", tag, At(target)); });
+    std::thread expirer([&] { expired = cat_->ExpireSnapshots("a.c.d", options); });
+    tagger.join();
+    expirer.join();
+    ASSERT_TRUE(expired.ok()) << expired.status().ToString();
+    if (tag_st.ok()) {
+      ++tagged;
+      SnapshotSelector at;
+      at.tag = tag;
+      auto s = cat_->GetSnapshot("a.c.d", at);
+      ASSERT_TRUE(s.ok()) << s.status().ToString();
+      EXPECT_EQ(s->snapshot_id, target);
+      ASSERT_OK(cat_->DropTag("a.c.d", tag));
+    } else {
+      EXPECT_EQ(FieldOf(tag_st, "code"), "snapshot_expired") << tag_st.ToString();
+    }
+    ExpectNothingDangles();
+  }
+  RecordProperty("tags_that_won_the_race", tagged);
 }
 
 // One pass of each housekeeping step over the catalog: what it does and its audit rows.

@@ -279,41 +279,49 @@ Status Catalog::DoCreateTag(std::string_view qualified, std::string_view tag,
                                                 "' is reserved (current, previous, head, last)")
         .WithField("tag", std::string(tag));
   }
-  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
-    TARN_ASSIGN_OR_RETURN(auto resolved, ResolveSnapshot(tx, ds, at));
-    if (!resolved.snapshot_id) return SnapshotNotFound(ds, "snapshot to tag");
-    std::string sql =
-        "INSERT INTO tags (dataset_id, name, snapshot_id, created_at) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT (dataset_id, name) DO ";
-    sql += replace ? "UPDATE SET snapshot_id = excluded.snapshot_id, created_at = "
-                     "excluded.created_at"
-                   : "NOTHING";
-    TARN_ASSIGN_OR_RETURN(
-        int64_t changed, tx.Execute(sql, {ds.id, tag, *resolved.snapshot_id, clock_->NowMicros()}));
-    if (changed == 0) {
-      return Status::AlreadyExists("tag '" + std::string(tag) + "' already exists on '" +
-                                   n.ToString() + "'")
-          .WithField("tag", std::string(tag));
-    }
-    return Status::OK();
-  });
+  // A tag names a snapshot that exists (no foreign key says so since migration 18): the
+  // dataset row is locked before the snapshot is resolved, so an expiry, which takes the same
+  // lock, either ran before (the snapshot is found expired) or runs after and sees the tag.
+  return metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
+        TARN_ASSIGN_OR_RETURN(auto resolved, ResolveSnapshot(tx, ds, at));
+        if (!resolved.snapshot_id) return SnapshotNotFound(ds, "snapshot to tag");
+        std::string sql =
+            "INSERT INTO tags (dataset_id, name, snapshot_id, created_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (dataset_id, name) DO ";
+        sql += replace ? "UPDATE SET snapshot_id = excluded.snapshot_id, created_at = "
+                         "excluded.created_at"
+                       : "NOTHING";
+        TARN_ASSIGN_OR_RETURN(int64_t changed, tx.Execute(sql, {ds.id, tag, *resolved.snapshot_id,
+                                                                clock_->NowMicros()}));
+        if (changed == 0) {
+          return Status::AlreadyExists("tag '" + std::string(tag) + "' already exists on '" +
+                                       n.ToString() + "'")
+              .WithField("tag", std::string(tag));
+        }
+        return Status::OK();
+      },
+      TxMode::kLockingWrite);
 }
 
 Status Catalog::DropTag(std::string_view qualified, std::string_view tag) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
-  return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
-    TARN_ASSIGN_OR_RETURN(
-        int64_t changed,
-        tx.Execute("DELETE FROM tags WHERE dataset_id = ? AND name = ?", {ds.id, tag}));
-    if (changed == 0) {
-      return Status::Of(codes::kTagNotFound,
-                        "dataset '" + n.ToString() + "' has no tag '" + std::string(tag) + "'")
-          .WithField("tag", std::string(tag));
-    }
-    return Status::OK();
-  });
+  // Under the dataset's lock: an expiry never sees the tags change halfway through.
+  return metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
+        TARN_ASSIGN_OR_RETURN(
+            int64_t changed,
+            tx.Execute("DELETE FROM tags WHERE dataset_id = ? AND name = ?", {ds.id, tag}));
+        if (changed == 0) {
+          return Status::Of(codes::kTagNotFound,
+                            "dataset '" + n.ToString() + "' has no tag '" + std::string(tag) + "'")
+              .WithField("tag", std::string(tag));
+        }
+        return Status::OK();
+      },
+      TxMode::kLockingWrite);
 }
 
 Result<std::vector<TagInfo>> Catalog::ListTags(std::string_view qualified) {

@@ -517,7 +517,9 @@ Status Metastore::Migrate() {
       }
       for (const Migration& m : migrations) {
         if (applied.count(m.version)) continue;
-        Status ms = conn->ExecScript(ExpandMigrationSql(m.sql, backend_));
+        const std::string& sql =
+            backend_ == MetastoreBackend::kSqlite && !m.sqlite_sql.empty() ? m.sqlite_sql : m.sql;
+        Status ms = conn->ExecScript(ExpandMigrationSql(sql, backend_));
         if (!ms.ok()) {
           return ms.WithContext("migration " + std::to_string(m.version) + " (" + m.name + ")");
         }
