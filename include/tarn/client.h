@@ -346,9 +346,16 @@ class Client {
   // (predicate_invalid_literal, predicate_type_mismatch); whatever `fn` returns, which stops
   // the stream. Scan also: file_metadata_mismatch (kCorruption: a data file is not what the
   // catalog recorded), kNotFound / kIOError for a data file that cannot be read.
-  virtual Status PlanFiles(std::string_view qualified, const SnapshotSelector& at,
-                           std::string_view where,
-                           const std::function<Status(const PlannedFile&)>& fn) = 0;
+  Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
+                   const std::function<Status(const PlannedFile&)>& fn) {
+    return DoPlanFiles(qualified, at, where, FileQuery{}, fn);
+  }
+  // One page of them, by path (FileQuery: the cursors are paths). Also kInvalidArgument (field
+  // limit) for a limit outside 1..kMaxFilePage.
+  Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
+                   const FileQuery& page, const std::function<Status(const PlannedFile&)>& fn) {
+    return DoPlanFiles(qualified, at, where, page, fn);
+  }
   Status Scan(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
               bool with_row_ids, const std::function<Status(const RecordBatch&)>& fn) {
     ScanOptions options;
@@ -380,11 +387,20 @@ class Client {
       const std::function<Status(std::string_view bytes)>& write) = 0;
 
   // ---- change feed (C9) ----
-  // Errors: not_found; snapshot_not_found; changes_expired (kExpired: part of the range has
-  // expired).
+  // The whole range (remotely fetched in pages of kMaxChangePage snapshots). Errors:
+  // not_found; kInvalidArgument for a range outside (0, current]; changes_expired (kExpired:
+  // part of the range has expired).
   Result<ChangeSet> Changes(std::string_view qualified, int64_t from_snapshot_id,
                             std::optional<int64_t> to_snapshot_id = std::nullopt) {
-    return DoChanges(qualified, from_snapshot_id, to_snapshot_id);
+    ChangeQuery query;
+    query.from = from_snapshot_id;
+    query.to = to_snapshot_id;
+    return DoChanges(qualified, query);
+  }
+  // One page of it (ChangeQuery: at most `limit` snapshots; ChangeSet::next_from continues).
+  // Also kInvalidArgument (field limit) for a limit outside 1..kMaxChangePage.
+  Result<ChangeSet> Changes(std::string_view qualified, const ChangeQuery& query) {
+    return DoChanges(qualified, query);
   }
   // Errors: not_found; offset_out_of_range (kInvalidArgument: no such snapshot);
   // offset_regression (kFailedPrecondition: behind the consumer's committed offset).
@@ -671,8 +687,10 @@ class Client {
                                           bool truncate_first) = 0;
   virtual Status DoCreateTag(std::string_view qualified, std::string_view tag,
                              const SnapshotSelector& at, bool replace) = 0;
-  virtual Result<ChangeSet> DoChanges(std::string_view qualified, int64_t from_snapshot_id,
-                                      std::optional<int64_t> to_snapshot_id) = 0;
+  virtual Result<ChangeSet> DoChanges(std::string_view qualified, const ChangeQuery& query) = 0;
+  virtual Status DoPlanFiles(std::string_view qualified, const SnapshotSelector& at,
+                             std::string_view where, const FileQuery& page,
+                             const std::function<Status(const PlannedFile&)>& fn) = 0;
   virtual Result<std::vector<SnapshotInfo>> DoListSnapshots(std::string_view qualified,
                                                             const SnapshotQuery& query) = 0;
   virtual Result<CleanupResult> DoCleanup(bool delete_orphans) = 0;

@@ -325,6 +325,20 @@ struct PlannedFile {
   std::optional<std::string> deletion_vector;  // its encoding (table/deletion_vector.h)
 };
 
+// The largest page of a file listing (Client::PlanFiles with a FileQuery).
+inline constexpr int64_t kMaxFilePage = 10000;
+
+// A page of the live files of a snapshot, in path order (docs/design/serve.md "Paging"): the
+// files (matching the predicate, if any) whose path sorts above `after` and below `before`
+// (both exclusive; the metastore's text order); the first `limit` of them, or with `before`
+// alone the last `limit` (still in path order). A page of `limit` files continues after its
+// last path (or, read with `before` alone, before its first); a shorter one is the end.
+struct FileQuery {
+  std::optional<int64_t> limit;  // 1..kMaxFilePage; nullopt: every one
+  std::optional<std::string> after;
+  std::optional<std::string> before;
+};
+
 // Schema evolution (C6). Columns are addressed by name in the current schema.
 struct SchemaChange {
   enum class Kind : uint8_t {
@@ -347,10 +361,26 @@ struct SchemaChange {
 // "move c AFTER b", "set nullable c" / "drop not null c".
 Result<SchemaChange> ParseSchemaChange(std::string_view text);
 
+// The largest page of the change feed, in snapshots (Client::Changes with a ChangeQuery; the
+// default page of GET .../changes).
+inline constexpr int64_t kMaxChangePage = 10000;
+
+// A page of the change feed (C9): the changes of snapshots in (from, to], at most `limit`
+// snapshot ids of them: (from, min(to, from + limit)]. A page always ends on a snapshot, so
+// its to_snapshot_id is an offset a consumer can commit.
+struct ChangeQuery {
+  int64_t from = 0;
+  std::optional<int64_t> to;     // default: the current snapshot
+  std::optional<int64_t> limit;  // 1..kMaxChangePage; nullopt: the whole range
+};
+
 // The change feed between two snapshots (C9): (from, to].
 struct ChangeSet {
   int64_t from_snapshot_id = 0;
   int64_t to_snapshot_id = 0;
+  // Set when the page stopped before the range's end: the `from` of the next page (this
+  // page's to_snapshot_id).
+  std::optional<int64_t> next_from;
   std::vector<DataFile> added_files;
   std::vector<DataFile> removed_files;
   struct VectorChange {

@@ -1571,11 +1571,13 @@ Json ToJson(const ChangeSet& v) {
                        {"cardinality", c.cardinality},
                        {"removed", c.removed}});
   }
-  return Json{{"from_snapshot_id", v.from_snapshot_id},
-              {"to_snapshot_id", v.to_snapshot_id},
-              {"added_files", DataFilesJson(v.added_files)},
-              {"removed_files", DataFilesJson(v.removed_files)},
-              {"deletion_vectors", std::move(vectors)}};
+  Json out{{"from_snapshot_id", v.from_snapshot_id},
+           {"to_snapshot_id", v.to_snapshot_id},
+           {"added_files", DataFilesJson(v.added_files)},
+           {"removed_files", DataFilesJson(v.removed_files)},
+           {"deletion_vectors", std::move(vectors)}};
+  if (v.next_from) out["next_from"] = *v.next_from;
+  return out;
 }
 
 Result<ChangeSet> ChangeSetFromJson(const Json& j) {
@@ -1583,6 +1585,7 @@ Result<ChangeSet> ChangeSetFromJson(const Json& j) {
   ChangeSet v;
   TARN_ASSIGN_OR_RETURN(v.from_snapshot_id, r.Int("from_snapshot_id"));
   TARN_ASSIGN_OR_RETURN(v.to_snapshot_id, r.Int("to_snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(v.next_from, r.OptInt("next_from"));
   TARN_ASSIGN_OR_RETURN(const Json* added, r.OptValue("added_files"));
   if (added != nullptr) {
     TARN_ASSIGN_OR_RETURN(v.added_files, DataFilesAt(*added, r.Pointer("added_files")));

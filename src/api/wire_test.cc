@@ -313,6 +313,9 @@ TEST(WireTest, SnapshotTagPlannedChangeSetRoundTrip) {
   ASSERT_EQ(cb.deletion_vectors.size(), 2u);
   EXPECT_TRUE(cb.deletion_vectors[0].removed);
   EXPECT_EQ(cb.deletion_vectors[1].path, "q");
+  EXPECT_FALSE(cb.next_from.has_value());
+  c.next_from = 4;
+  EXPECT_EQ(RoundTrip(c, ChangeSetFromJson).next_from, std::optional<int64_t>(4));
 }
 
 TEST(WireTest, ViewTypesRoundTrip) {

@@ -198,12 +198,6 @@ class Catalog : public Client {
   Result<ReadersResult> Readers(std::string_view qualified,
                                 std::optional<int64_t> version) override;
 
-  // ---- planning (C8) and scans ----
-  // Streams the live files at the selected snapshot that may hold rows matching `where`
-  // (empty = all); memory stays bounded by one file.
-  Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
-                   const std::function<Status(const PlannedFile&)>& fn) override;
-
   // ---- manifest export (C12; manifest.cc) ----
   // The snapshot's live files from one read transaction, streamed into the Parquet writer.
   Result<ManifestInfo> ExportManifest(
@@ -424,9 +418,16 @@ class Catalog : public Client {
   Status DoCreateTag(std::string_view qualified, std::string_view tag, const SnapshotSelector& at,
                      bool replace) override;
   // Files added and removed in (from, to]; `to` defaults to the current snapshot. A range
-  // reaching into expired snapshots is kExpired (code=changes_expired).
-  Result<ChangeSet> DoChanges(std::string_view qualified, int64_t from_snapshot_id,
-                              std::optional<int64_t> to_snapshot_id) override;
+  // reaching into expired snapshots is kExpired (code=changes_expired). A page ends at
+  // from + limit (snapshot ids are the cursor).
+  Result<ChangeSet> DoChanges(std::string_view qualified, const ChangeQuery& query) override;
+  // Planning (C8): streams the live files at the selected snapshot that may hold rows matching
+  // `where` (empty = all), one read transaction, memory bounded by one file. Unpaged, one range
+  // scan per partition-key branch (planning.cc); paged, keyset queries on (dataset, path),
+  // batches until the page is full when a predicate drops files.
+  Status DoPlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
+                     const FileQuery& page,
+                     const std::function<Status(const PlannedFile&)>& fn) override;
   // One keyset query: ORDER BY snapshot_id with the cursors as bounds, LIMIT limit.
   Result<std::vector<SnapshotInfo>> DoListSnapshots(std::string_view qualified,
                                                     const SnapshotQuery& query) override;

@@ -1,4 +1,6 @@
 // Planning and scans (C8), the change feed and consumer offsets (C9).
+#include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "catalog/catalog.h"
@@ -58,76 +60,163 @@ std::vector<Branch> PushdownBranches(const BoundPredicate* pred, const DatasetIn
   return out;
 }
 
+// The SELECT of a snapshot's live files, each with its live deletion vector (cardinality,
+// positions, row id), through the WHERE conditions of dataset and liveness.
+Branch LiveFilesSelect(const DatasetInfo& ds, int64_t snapshot_id, bool current) {
+  Branch out;
+  out.sql = std::string("SELECT ") + kDataFileColumns +
+            ", dv.cardinality, dv.positions, dv.id FROM data_files f LEFT JOIN "
+            "deletion_vectors dv ON dv.data_file_id = f.id AND ";
+  if (current) {
+    out.sql +=
+        "dv.removed_snapshot_id IS NULL WHERE f.dataset_id = ? AND "
+        "f.removed_snapshot_id IS NULL";
+    out.params = {ds.id};
+  } else {
+    out.sql +=
+        "dv.added_snapshot_id <= ? AND (dv.removed_snapshot_id IS NULL OR "
+        "dv.removed_snapshot_id > ?) WHERE f.dataset_id = ? AND f.added_snapshot_id <= ? AND "
+        "(f.removed_snapshot_id IS NULL OR f.removed_snapshot_id > ?)";
+    out.params = {snapshot_id, snapshot_id, ds.id, snapshot_id, snapshot_id};
+  }
+  return out;
+}
+
+// Decodes the rows of LiveFilesSelect and prunes them with the predicate: the partition values
+// of files written under older specs with their own spec.
+class PlannedFileReader {
+ public:
+  static Result<PlannedFileReader> Make(Transaction& tx, const DatasetInfo& ds,
+                                        const BoundPredicate* pred) {
+    PlannedFileReader out(ds, pred);
+    out.specs_[ds.spec.spec_id] = ds.spec;
+    if (pred && ds.spec.spec_id > 0) {
+      TARN_ASSIGN_OR_RETURN(auto all, LoadSpecs(tx, ds.id));
+      for (auto& spec : all) out.specs_[spec.spec_id] = std::move(spec);
+    }
+    return out;
+  }
+
+  // Fills `pf` and `vector_id`; false when the predicate rules the file out.
+  Result<bool> Read(const Row& r, PlannedFile* pf, std::optional<int64_t>* vector_id) const {
+    TARN_ASSIGN_OR_RETURN(pf->file, DataFileFromRow(r));
+    constexpr int kVector = kDataFileColumnCount;  // dv.cardinality, dv.positions, dv.id
+    if (!r.IsNull(kVector)) {
+      TARN_ASSIGN_OR_RETURN(pf->deleted_rows, r.Int64(kVector));
+      TARN_ASSIGN_OR_RETURN(auto blob, r.Blob(kVector + 1));
+      pf->deletion_vector = std::string(blob);
+      TARN_ASSIGN_OR_RETURN(*vector_id, r.Int64(kVector + 2));
+    }
+    if (!pred_) return true;
+    static const PartitionSpec kUnpartitioned;
+    auto it = specs_.find(pf->file.spec_id);
+    // Without its spec at hand, the partition values cannot be used; the bounds still can.
+    if (it == specs_.end()) {
+      DataFile probe = pf->file;
+      probe.partition.clear();
+      return MightMatch(*pred_, probe, kUnpartitioned, ds_->schema);
+    }
+    return MightMatch(*pred_, pf->file, it->second, ds_->schema);
+  }
+
+ private:
+  PlannedFileReader(const DatasetInfo& ds, const BoundPredicate* pred) : ds_(&ds), pred_(pred) {}
+
+  const DatasetInfo* ds_;
+  const BoundPredicate* pred_;
+  std::map<int32_t, PartitionSpec> specs_;
+};
+
+// One page of the live files in path order (FileQuery): keyset queries on (dataset, path), the
+// unique index of live paths for the current snapshot. Without a predicate every row read is on
+// the page, so one query of `limit` rows; with one, batches of 4 x `limit` rows (64 to
+// kMaxFilePage) until the page is full or the files run out. Read with `before` alone, the page
+// is read downwards, held, and returned in path order.
+Status ForEachPlannedFileInPage(Transaction& tx, const DatasetInfo& ds, int64_t snapshot_id,
+                                bool current, const BoundPredicate* pred, const FileQuery& page,
+                                const std::function<Status(const PlannedFile&)>& fn) {
+  const bool backward = page.before && !page.after && page.limit;
+  const int64_t want = page.limit.value_or(INT64_MAX);
+  const int64_t batch = !pred                      ? std::min(want, kMaxFilePage)
+                        : want >= kMaxFilePage / 4 ? kMaxFilePage
+                                                   : std::max<int64_t>(want * 4, 64);
+  TARN_ASSIGN_OR_RETURN(auto reader, PlannedFileReader::Make(tx, ds, pred));
+  const Branch head = LiveFilesSelect(ds, snapshot_id, current);
+  std::optional<std::string> lo = page.after;
+  std::optional<std::string> hi = page.before;
+  std::vector<PlannedFile> held;
+  int64_t on_page = 0;
+  while (on_page < want) {
+    std::string sql = head.sql;
+    SqlParams params = head.params;
+    if (lo) {
+      sql += " AND f.path > ?";
+      params.emplace_back(*lo);
+    }
+    if (hi) {
+      sql += " AND f.path < ?";
+      params.emplace_back(*hi);
+    }
+    sql += backward ? " ORDER BY f.path DESC LIMIT ?" : " ORDER BY f.path LIMIT ?";
+    params.emplace_back(batch);
+    int64_t rows = 0;
+    std::string last;
+    TARN_RETURN_NOT_OK(tx.QueryEach(sql, params, [&](const Row& r) -> Status {
+      ++rows;
+      if (on_page >= want) return Status::OK();  // the page filled up inside this batch
+      PlannedFile pf;
+      std::optional<int64_t> vector_id;
+      TARN_ASSIGN_OR_RETURN(bool keep, reader.Read(r, &pf, &vector_id));
+      last = pf.file.path;
+      if (!keep) return Status::OK();
+      ++on_page;
+      if (backward) {
+        held.push_back(std::move(pf));
+        return Status::OK();
+      }
+      return fn(pf);
+    }));
+    if (rows < batch) break;
+    (backward ? hi : lo) = last;
+  }
+  for (auto it = held.rbegin(); it != held.rend(); ++it) TARN_RETURN_NOT_OK(fn(*it));
+  return Status::OK();
+}
+
 }  // namespace
 
 Status catalog_internal::ForEachPlannedFile(
     Transaction& tx, const DatasetInfo& ds, int64_t snapshot_id, bool current,
     const BoundPredicate* pred,
     const std::function<Status(const PlannedFile&, std::optional<int64_t> vector_id)>& fn) {
-  std::string head = std::string("SELECT ") + kDataFileColumns +
-                     ", dv.cardinality, dv.positions, dv.id FROM data_files f LEFT JOIN "
-                     "deletion_vectors dv ON dv.data_file_id = f.id AND ";
-  SqlParams head_params;
-  if (current) {
-    head +=
-        "dv.removed_snapshot_id IS NULL WHERE f.dataset_id = ? AND "
-        "f.removed_snapshot_id IS NULL";
-    head_params = {ds.id};
-  } else {
-    head +=
-        "dv.added_snapshot_id <= ? AND (dv.removed_snapshot_id IS NULL OR "
-        "dv.removed_snapshot_id > ?) WHERE f.dataset_id = ? AND f.added_snapshot_id <= ? AND "
-        "(f.removed_snapshot_id IS NULL OR f.removed_snapshot_id > ?)";
-    head_params = {snapshot_id, snapshot_id, ds.id, snapshot_id, snapshot_id};
-  }
+  const Branch head = LiveFilesSelect(ds, snapshot_id, current);
   std::string sql;
   SqlParams params;
   for (const Branch& b : PushdownBranches(pred, ds)) {
     if (!sql.empty()) sql += " UNION ALL ";
-    sql += head + b.sql;
-    params.insert(params.end(), head_params.begin(), head_params.end());
+    sql += head.sql + b.sql;
+    params.insert(params.end(), head.params.begin(), head.params.end());
     params.insert(params.end(), b.params.begin(), b.params.end());
   }
-  // Partition values of files written under older specs are pruned with their own spec.
-  std::map<int32_t, PartitionSpec> specs;
-  specs[ds.spec.spec_id] = ds.spec;
-  if (pred && ds.spec.spec_id > 0) {
-    TARN_ASSIGN_OR_RETURN(auto all, LoadSpecs(tx, ds.id));
-    for (auto& spec : all) specs[spec.spec_id] = std::move(spec);
-  }
+  TARN_ASSIGN_OR_RETURN(auto reader, PlannedFileReader::Make(tx, ds, pred));
   return tx.QueryEach(sql, params, [&](const Row& r) -> Status {
     PlannedFile pf;
     std::optional<int64_t> vector_id;
-    TARN_ASSIGN_OR_RETURN(pf.file, DataFileFromRow(r));
-    constexpr int kVector = kDataFileColumnCount;  // dv.cardinality, dv.positions, dv.id
-    if (!r.IsNull(kVector)) {
-      TARN_ASSIGN_OR_RETURN(pf.deleted_rows, r.Int64(kVector));
-      TARN_ASSIGN_OR_RETURN(auto blob, r.Blob(kVector + 1));
-      pf.deletion_vector = std::string(blob);
-      TARN_ASSIGN_OR_RETURN(vector_id, r.Int64(kVector + 2));
-    }
-    if (pred) {
-      static const PartitionSpec kUnpartitioned;
-      auto it = specs.find(pf.file.spec_id);
-      // Without its spec at hand, the partition values cannot be used; the bounds still can.
-      const PartitionSpec& spec = it != specs.end() ? it->second : kUnpartitioned;
-      DataFile probe;
-      const DataFile* file = &pf.file;
-      if (it == specs.end()) {
-        probe = pf.file;
-        probe.partition.clear();
-        file = &probe;
-      }
-      if (!MightMatch(*pred, *file, spec, ds.schema)) return Status::OK();
-    }
+    TARN_ASSIGN_OR_RETURN(bool keep, reader.Read(r, &pf, &vector_id));
+    if (!keep) return Status::OK();
     return fn(pf, vector_id);
   });
 }
 
-Status Catalog::PlanFiles(std::string_view qualified, const SnapshotSelector& at,
-                          std::string_view where,
-                          const std::function<Status(const PlannedFile&)>& fn) {
+Status Catalog::DoPlanFiles(std::string_view qualified, const SnapshotSelector& at,
+                            std::string_view where, const FileQuery& page,
+                            const std::function<Status(const PlannedFile&)>& fn) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  if (page.limit && (*page.limit < 1 || *page.limit > kMaxFilePage)) {
+    return Status::InvalidArgument("a file page's limit is 1 to " + std::to_string(kMaxFilePage))
+        .WithField("field", "limit");
+  }
+  const bool paged = page.limit || page.after || page.before;
   return metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
@@ -144,6 +233,10 @@ Status Catalog::PlanFiles(std::string_view qualified, const SnapshotSelector& at
         std::optional<BoundPredicate> pred;
         if (!where.empty()) {
           TARN_ASSIGN_OR_RETURN(pred, ParseAndBindPredicate(where, ds.schema));
+        }
+        if (paged) {
+          return ForEachPlannedFileInPage(tx, ds, *resolved.snapshot_id, current,
+                                          pred ? &*pred : nullptr, page, fn);
         }
         return ForEachPlannedFile(
             tx, ds, *resolved.snapshot_id, current, pred ? &*pred : nullptr,
@@ -206,20 +299,30 @@ Status Catalog::DoScan(std::string_view qualified, const ScanOptions& options,
   return Status::OK();
 }
 
-Result<ChangeSet> Catalog::DoChanges(std::string_view qualified, int64_t from_snapshot_id,
-                                     std::optional<int64_t> to_snapshot_id) {
+Result<ChangeSet> Catalog::DoChanges(std::string_view qualified, const ChangeQuery& query) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  if (query.limit && (*query.limit < 1 || *query.limit > kMaxChangePage)) {
+    return Status::InvalidArgument("a change page's limit is 1 to " +
+                                   std::to_string(kMaxChangePage) + " snapshots")
+        .WithField("field", "limit");
+  }
+  const int64_t from_snapshot_id = query.from;
   ChangeSet out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         out = ChangeSet();
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
         int64_t current = ds.current_snapshot_id.value_or(0);
-        int64_t to = to_snapshot_id.value_or(current);
+        int64_t to = query.to.value_or(current);
         if (from_snapshot_id < 0 || to < from_snapshot_id || to > current) {
           return Status::InvalidArgument("change range (" + std::to_string(from_snapshot_id) +
                                          ", " + std::to_string(to) + "] is not within (0, " +
                                          std::to_string(current) + "]");
+        }
+        // A page covers `limit` snapshot ids and ends on one, so its end is an offset.
+        if (query.limit && to - from_snapshot_id > *query.limit) {
+          to = from_snapshot_id + *query.limit;
+          out.next_from = to;
         }
         if (from_snapshot_id < ds.expired_through) {
           return Status::Of(codes::kChangesExpired, "changes of '" + n.ToString() +

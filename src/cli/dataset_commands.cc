@@ -545,6 +545,17 @@ void RegisterCommits(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 
 // ---- reads ----
 
+// The `--limit` of a paged listing: nullopt when not given; the range is the SDK's to check.
+Result<std::optional<int64_t>> ParseLimitFlag(const std::string& text) {
+  if (text.empty()) return std::optional<int64_t>();
+  auto v = ParseInteger<int64_t>(text);
+  if (!v.ok()) {
+    return Status::InvalidArgument("--limit must be an integer, got '" + text + "'")
+        .WithField("field", "limit");
+  }
+  return std::optional<int64_t>(*v);
+}
+
 // `--limit`, `--after`, `--before` of `tarn snapshots`: a page by snapshot id (SnapshotQuery).
 struct PageArgs {
   std::string limit, after, before;
@@ -604,15 +615,20 @@ const PartitionSpec& SpecOf(const DatasetInfo& ds, int32_t spec_id) {
   return ds.spec;
 }
 
-// Files stream: the JSON array is written element by element.
+// Files stream: the JSON array is written element by element. A full page (--limit) ends with
+// the flag that reads the next one, on stderr.
 Status FilesCommand(Client& cat, const std::string& name, const SnapshotSelector& at,
-                    const std::string& where, bool as_json) {
+                    const std::string& where, const FileQuery& page, bool as_json) {
   TARN_ASSIGN_OR_RETURN(auto ds, cat.LoadDataset(name, at));
   std::vector<std::vector<std::string>> rows;
   bool first = true;
+  int64_t files = 0;
+  std::string first_path, last_path;
   if (as_json) TARN_RETURN_NOT_OK(WriteOut("["));
-  TARN_RETURN_NOT_OK(cat.PlanFiles(name, at, where, [&](const PlannedFile& pf) -> Status {
+  TARN_RETURN_NOT_OK(cat.PlanFiles(name, at, where, page, [&](const PlannedFile& pf) -> Status {
     const DataFile& f = pf.file;
+    if (files++ == 0) first_path = f.path;
+    last_path = f.path;
     if (as_json) {
       std::string s = first ? "" : ",";
       first = false;
@@ -629,10 +645,18 @@ Status FilesCommand(Client& cat, const std::string& name, const SnapshotSelector
                     std::to_string(f.added_snapshot_id), f.stats_pending ? "pending" : "complete"});
     return Status::OK();
   }));
-  if (as_json) return WriteOut("]\n");
-  PrintTable(
-      {"path", "records", "deleted", "bytes", "partition", "row_ids", "snapshot", "stats_state"},
-      rows);
+  if (as_json) {
+    TARN_RETURN_NOT_OK(WriteOut("]\n"));
+  } else {
+    PrintTable(
+        {"path", "records", "deleted", "bytes", "partition", "row_ids", "snapshot", "stats_state"},
+        rows);
+  }
+  if (page.limit && files == *page.limit) {
+    const bool downwards = page.before && !page.after;
+    std::cerr << "more files: " << (downwards ? "--before " : "--after ")
+              << (downwards ? first_path : last_path) << "\n";
+  }
   return Status::OK();
 }
 
@@ -690,14 +714,16 @@ Status ScanCommand(Client& cat, const std::string& name, const ScanOptions& opti
   return Status::OK();
 }
 
-Status ChangesCommand(Client& cat, const std::string& name, int64_t from, std::optional<int64_t> to,
+Status ChangesCommand(Client& cat, const std::string& name, const ChangeQuery& query,
                       bool as_json) {
-  TARN_ASSIGN_OR_RETURN(auto c, cat.Changes(name, from, to));
+  TARN_ASSIGN_OR_RETURN(auto c, cat.Changes(name, query));
   if (as_json) {
     std::cout << Dump(ChangeSetJson(c)) << "\n";
     return Status::OK();
   }
-  std::cout << "changes in (" << c.from_snapshot_id << ", " << c.to_snapshot_id << "]\n";
+  std::cout << "changes in (" << c.from_snapshot_id << ", " << c.to_snapshot_id << "]";
+  if (c.next_from) std::cout << "; more: --from " << *c.next_from;
+  std::cout << "\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto& f : c.added_files) {
     rows.push_back(
@@ -732,20 +758,30 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 
   {
     struct Args {
-      std::string name, where;
+      std::string name, where, limit;
+      std::optional<std::string> after, before;
       SelectorArgs sel;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app->add_subcommand(
-        "files", "Live data files at a snapshot, with partition values and column statistics");
+        "files",
+        "Live data files at a snapshot, with partition values and column statistics, by path");
     cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
     AddSelector(cmd, &a->sel);
     cmd->add_option("--where", a->where, "Only files that may hold matching rows");
+    cmd->add_option("--limit", a->limit, "At most this many (1 to 10000; default: all)");
+    cmd->add_option("--after", a->after, "Only files whose path sorts after this one");
+    cmd->add_option("--before", a->before,
+                    "Only files whose path sorts before this one (alone: the last --limit)");
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
       TARN_ASSIGN_OR_RETURN(auto at, a->sel.Resolve());
+      FileQuery page;
+      TARN_ASSIGN_OR_RETURN(page.limit, ParseLimitFlag(a->limit));
+      page.after = a->after;
+      page.before = a->before;
       TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
-      return FilesCommand(*cat, a->name, at, a->where, g->json);
+      return FilesCommand(*cat, a->name, at, a->where, page, g->json);
     });
   }
 
@@ -783,7 +819,7 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 
   {
     struct Args {
-      std::string name, from, to;
+      std::string name, from, to, limit;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app->add_subcommand("changes",
@@ -791,15 +827,19 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     cmd->add_option("DATASET", a->name, "workspace.collection.dataset")->required();
     cmd->add_option("--from", a->from, "Snapshot id (exclusive)")->required();
     cmd->add_option("--to", a->to, "Snapshot id (inclusive; default current)");
+    cmd->add_option("--limit", a->limit,
+                    "At most this many snapshots (1 to 10000; default: the whole range); the "
+                    "page ends on a snapshot and says the --from of the next");
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
-      TARN_ASSIGN_OR_RETURN(int64_t from, ParseSnapshotId("--from", a->from));
-      std::optional<int64_t> to;
+      ChangeQuery query;
+      TARN_ASSIGN_OR_RETURN(query.from, ParseSnapshotId("--from", a->from));
       if (!a->to.empty()) {
-        TARN_ASSIGN_OR_RETURN(to, ParseSnapshotId("--to", a->to));
+        TARN_ASSIGN_OR_RETURN(query.to, ParseSnapshotId("--to", a->to));
       }
+      TARN_ASSIGN_OR_RETURN(query.limit, ParseLimitFlag(a->limit));
       TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
-      return ChangesCommand(*cat, a->name, from, to, g->json);
+      return ChangesCommand(*cat, a->name, query, g->json);
     });
   }
 }

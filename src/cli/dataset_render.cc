@@ -205,11 +205,13 @@ json ChangeSetJson(const ChangeSet& c) {
                    {"cardinality", v.cardinality},
                    {"removed", v.removed}});
   }
-  return {{"from_snapshot_id", c.from_snapshot_id},
-          {"to_snapshot_id", c.to_snapshot_id},
-          {"added_files", files(c.added_files)},
-          {"removed_files", files(c.removed_files)},
-          {"deletion_vectors", dvs}};
+  json out = {{"from_snapshot_id", c.from_snapshot_id},
+              {"to_snapshot_id", c.to_snapshot_id},
+              {"added_files", files(c.added_files)},
+              {"removed_files", files(c.removed_files)},
+              {"deletion_vectors", dvs}};
+  if (c.next_from) out["next_from"] = *c.next_from;
+  return out;
 }
 
 std::string SnapshotLine(const SnapshotInfo& s) {

@@ -1314,12 +1314,15 @@ Result<JobInfo> RemoteClient::ReportJobOutcome(std::string_view id,
 
 // ---- planning and scans ----
 
-Status RemoteClient::PlanFiles(std::string_view qualified, const SnapshotSelector& at,
-                               std::string_view where,
-                               const std::function<Status(const PlannedFile&)>& fn) {
+Status RemoteClient::DoPlanFiles(std::string_view qualified, const SnapshotSelector& at,
+                                 std::string_view where, const FileQuery& page,
+                                 const std::function<Status(const PlannedFile&)>& fn) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
   auto q = api::SelectorParams(at);
   if (!where.empty()) q.emplace_back("where", std::string(where));
+  if (page.limit) q.emplace_back("limit", std::to_string(*page.limit));
+  if (page.after) q.emplace_back("after", *page.after);
+  if (page.before) q.emplace_back("before", *page.before);
   std::string pending;
   bool ended = false;
   int64_t files = 0;
@@ -1459,14 +1462,38 @@ Result<ManifestInfo> RemoteClient::ExportManifest(
 
 // ---- change feed ----
 
-Result<ChangeSet> RemoteClient::DoChanges(std::string_view qualified, int64_t from_snapshot_id,
-                                          std::optional<int64_t> to_snapshot_id) {
+Result<ChangeSet> RemoteClient::DoChanges(std::string_view qualified, const ChangeQuery& query) {
   TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
-  std::vector<std::pair<std::string, std::string>> q = {{"from", std::to_string(from_snapshot_id)}};
-  if (to_snapshot_id) q.emplace_back("to", std::to_string(*to_snapshot_id));
-  TARN_ASSIGN_OR_RETURN(Json j,
-                        transport_->Call("GET", path + "/changes" + QueryString(q), nullptr, true));
-  return Decode<ChangeSet>(j, api::ChangeSetFromJson, "change set");
+  std::optional<ChangeSet> out;
+  int64_t from = query.from;
+  while (true) {
+    std::vector<std::pair<std::string, std::string>> q = {{"from", std::to_string(from)}};
+    if (query.to) q.emplace_back("to", std::to_string(*query.to));
+    if (query.limit) q.emplace_back("limit", std::to_string(*query.limit));
+    TARN_ASSIGN_OR_RETURN(
+        Json j, transport_->Call("GET", path + "/changes" + QueryString(q), nullptr, true));
+    TARN_ASSIGN_OR_RETURN(ChangeSet page,
+                          Decode<ChangeSet>(j, api::ChangeSetFromJson, "change set"));
+    if (page.next_from && *page.next_from <= from) {
+      return Status::Of(codes::kBadResponse, "changes: the next page does not move forward");
+    }
+    if (!out) {
+      out = std::move(page);
+    } else {
+      auto append = [](auto& into, auto& more) {
+        into.insert(into.end(), std::make_move_iterator(more.begin()),
+                    std::make_move_iterator(more.end()));
+      };
+      append(out->added_files, page.added_files);
+      append(out->removed_files, page.removed_files);
+      append(out->deletion_vectors, page.deletion_vectors);
+      out->to_snapshot_id = page.to_snapshot_id;
+      out->next_from = page.next_from;
+    }
+    if (query.limit || !out->next_from) break;
+    from = *out->next_from;
+  }
+  return std::move(*out);
 }
 
 Status RemoteClient::CommitOffset(std::string_view qualified, std::string_view consumer,

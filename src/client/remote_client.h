@@ -158,8 +158,6 @@ class RemoteClient : public Client {
   Result<JobInfo> RetryJob(std::string_view id) override;
   Result<JobInfo> ReportJobOutcome(std::string_view id, const JobOutcomeReport& report) override;
 
-  Status PlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
-                   const std::function<Status(const PlannedFile&)>& fn) override;
   // GET .../manifest at the snapshot `at` resolves to now (asked first, so the export and the
   // info agree on it): the Parquet bytes streamed to `write`, checked to end like a Parquet file.
   Result<ManifestInfo> ExportManifest(
@@ -245,8 +243,12 @@ class RemoteClient : public Client {
                                   CommitMeta meta, bool truncate_first) override;
   Status DoCreateTag(std::string_view qualified, std::string_view tag, const SnapshotSelector& at,
                      bool replace) override;
-  Result<ChangeSet> DoChanges(std::string_view qualified, int64_t from_snapshot_id,
-                              std::optional<int64_t> to_snapshot_id) override;
+  // Without a limit, the whole range: pages of kMaxChangePage snapshots, following next_from.
+  Result<ChangeSet> DoChanges(std::string_view qualified, const ChangeQuery& query) override;
+  // GET .../plan streamed as NDJSON, checked against its end line.
+  Status DoPlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
+                     const FileQuery& page,
+                     const std::function<Status(const PlannedFile&)>& fn) override;
   Result<std::vector<SnapshotInfo>> DoListSnapshots(std::string_view qualified,
                                                     const SnapshotQuery& query) override;
   Result<CleanupResult> DoCleanup(bool delete_orphans) override;

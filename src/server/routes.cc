@@ -1161,26 +1161,42 @@ Status PrecheckRead(Call& c, const SnapshotSelector& at, const std::string& wher
   return ScanFieldIds(ds.schema, columns, DsQ(c)).status();
 }
 
+// Without `limit` or a cursor, every file (streamed, unbounded); with them, a page by path whose
+// end line carries the next cursor ("Paging").
 Status PlanRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto at, Selector(c));
   std::string where = c.Query("where").value_or("");
+  FileQuery page;
+  TARN_ASSIGN_OR_RETURN(page.limit, QueryInt(c, "limit"));
+  if (page.limit && (*page.limit < 1 || *page.limit > kMaxFilePage)) {
+    return InvalidParam("limit", "must be 1 to " + std::to_string(kMaxFilePage));
+  }
+  page.after = c.Query("after");
+  page.before = c.Query("before");
   TARN_RETURN_NOT_OK(PrecheckRead(c, at, where));
   Catalog* cat = &c.catalog();
-  c.ReplyStream("application/x-ndjson",
-                [cat, q = DsQ(c), at, where,
-                 client_error = c.ClientError()](const StreamWrite& write) -> Status {
-                  int64_t files = 0;
-                  bool write_failed = false;
-                  Status st = cat->PlanFiles(q, at, where, [&](const PlannedFile& f) -> Status {
-                    Status w = write(api::Dump(api::ToJson(f)) + "\n");
-                    write_failed = !w.ok();
-                    ++files;
-                    return w;
-                  });
-                  if (write_failed) return st;
-                  if (!st.ok()) return write(api::Dump(api::ErrorBody(client_error(st))) + "\n");
-                  return write(api::Dump(Json{{"end", true}, {"files", files}}) + "\n");
-                });
+  c.ReplyStream(
+      "application/x-ndjson",
+      [cat, q = DsQ(c), at, where, page,
+       client_error = c.ClientError()](const StreamWrite& write) -> Status {
+        int64_t files = 0;
+        std::string first, last;
+        bool write_failed = false;
+        Status st = cat->PlanFiles(q, at, where, page, [&](const PlannedFile& f) -> Status {
+          Status w = write(api::Dump(api::ToJson(f)) + "\n");
+          write_failed = !w.ok();
+          if (files++ == 0) first = f.file.path;
+          last = f.file.path;
+          return w;
+        });
+        if (write_failed) return st;
+        if (!st.ok()) return write(api::Dump(api::ErrorBody(client_error(st))) + "\n");
+        Json end{{"end", true}, {"files", files}};
+        if (page.limit) {
+          AddNextCursor(end, files == *page.limit, page.before && !page.after, first, last);
+        }
+        return write(api::Dump(end) + "\n");
+      });
   return Status::OK();
 }
 
@@ -1247,8 +1263,11 @@ Status ManifestRoute(Call& c) {
 Status ChangesRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto from, QueryInt(c, "from"));
   if (!from) return InvalidParam("from", "is required");
-  TARN_ASSIGN_OR_RETURN(auto to, QueryInt(c, "to"));
-  TARN_ASSIGN_OR_RETURN(auto changes, c.catalog().Changes(DsQ(c), *from, to));
+  ChangeQuery query;
+  query.from = *from;
+  TARN_ASSIGN_OR_RETURN(query.to, QueryInt(c, "to"));
+  TARN_ASSIGN_OR_RETURN(query.limit, QueryLimit(c, kMaxChangePage, kMaxChangePage));
+  TARN_ASSIGN_OR_RETURN(auto changes, c.catalog().Changes(DsQ(c), query));
   c.ReplyJson(api::ToJson(changes));
   return Status::OK();
 }
@@ -1831,11 +1850,11 @@ const std::vector<RouteDef>& RouteTable() {
       {"GET", D "/readers", N::kReader, S::kPath, B::kNone, "", ReadersRoute, "version"},
       {"PUT", D "/tags/{tag}", N::kWriter, S::kPath, B::kJson, "tag.create", CreateTagRoute},
       {"DELETE", D "/tags/{tag}", N::kWriter, S::kPath, B::kNone, "tag.drop", DropTagRoute},
-      {"GET", D "/plan", N::kReader, S::kPath, B::kNone, "", PlanRoute, AT " where"},
+      {"GET", D "/plan", N::kReader, S::kPath, B::kNone, "", PlanRoute, AT " where " PAGE},
       {"GET", D "/scan", N::kReader, S::kPath, B::kNone, "", ScanRoute,
        AT " where columns with_row_ids added_after"},
       {"GET", D "/manifest", N::kReader, S::kPath, B::kNone, "", ManifestRoute, AT},
-      {"GET", D "/changes", N::kReader, S::kPath, B::kNone, "", ChangesRoute, "from to"},
+      {"GET", D "/changes", N::kReader, S::kPath, B::kNone, "", ChangesRoute, "from to limit"},
       {"GET", D "/offsets/{consumer}", N::kReader, S::kPath, B::kNone, "", GetOffsetRoute},
       {"PUT", D "/offsets/{consumer}", N::kWriter, S::kPath, B::kJson, "offset.commit",
        CommitOffsetRoute},

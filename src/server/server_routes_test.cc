@@ -155,10 +155,10 @@ class RouteMatrix : public ::testing::Test {
     s["GET " + D + "/readers"] = Sample("?version=1");
     s["PUT " + D + "/tags/{tag}"] = Sample("", Json{{"snapshot_id", snapshot_id_}});
     s["DELETE " + D + "/tags/{tag}"] = {};
-    s["GET " + D + "/plan"] = {};
+    s["GET " + D + "/plan"] = Sample("?limit=5&after=a");
     s["GET " + D + "/scan"] = {};
     s["GET " + D + "/manifest"] = Sample("?snapshot_id=" + std::to_string(snapshot_id_));
-    s["GET " + D + "/changes"] = Sample("?from=0");
+    s["GET " + D + "/changes"] = Sample("?from=0&limit=10");
     s["GET " + D + "/offsets/{consumer}"] = {};
     s["PUT " + D + "/offsets/{consumer}"] = Sample("", Json{{"snapshot_id", snapshot_id_}});
     s["POST " + D + "/expire"] = Sample("", Json{{"older_than_us", 0}, {"dry_run", true}});

@@ -728,7 +728,7 @@ test('query parameters a route does not read are 422 unknown_parameter, before a
         ['POST', `${D}/append?operation=overwrite&mode=x`, EMPTY_APPEND, FRAMES_CT, 'mode'],
         ['POST', `${D}/rollback?to_snapshot_id=1`, '{"to_snapshot_id":1}', JSON_CT, 'to_snapshot_id'],
         ['GET', `${D}/snapshots?limt=1`, undefined, {}, 'limt'],
-        ['GET', `${D}/changes?from=0&%6Cimit=1`, undefined, {}, 'limit'],
+        ['GET', `${D}/changes?from=0&%62efore=1`, undefined, {}, 'before'],
         ['GET', `${D}/snapshots?%FF%01=1`, undefined, {}, '%FF%01'],
         ['GET', '/v1/workspaces?workspace=wsa', undefined, {}, 'workspace'],
       ]) {

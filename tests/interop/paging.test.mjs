@@ -1,7 +1,8 @@
-// Listings that page (issue 20): a real `tarn serve`; snapshots and the audit log walked page by
-// page with `limit`, `after` and `before`, over HTTP (following next_after / next_before) and
-// with the CLI (`--limit`, `--after`, `--before`, the cursor taken from the last element of the
-// --json array), both equal to the unpaged listing; bad limits and cursors are 422
+// Listings that page (issue 20): a real `tarn serve`; snapshots, the files of a snapshot (by
+// path, GET .../plan's end line), the change feed (by snapshots, next_from) and the audit log
+// walked page by page with `limit`, `after` and `before`, over HTTP (following next_after /
+// next_before) and with the CLI (`--limit`, `--after`, `--before`, the cursor taken from the last
+// element of the --json array), both equal to the unpaged listing; bad limits and cursors are 422
 // invalid_parameter naming the parameter, and a parameter no route reads is 422
 // unknown_parameter naming it.
 import { test, before, after } from 'node:test';
@@ -90,6 +91,95 @@ test('snapshots walked over HTTP and with the CLI equal the unpaged listing', T,
   assert.deepEqual(between.map((s) => s.snapshot_id), ids.slice(2, 4));
 });
 
+// The NDJSON of GET .../plan: the files and the end line.
+async function plan(q) {
+  const r = await get(`${DP}/plan${q}`);
+  assert.equal(r.status, 200, r.text);
+  const lines = r.text.trim().split('\n').map((l) => JSON.parse(l));
+  const end = lines.pop();
+  assert.equal(end.end, true, r.text);
+  assert.equal(end.files, lines.length);
+  return { paths: lines.map((l) => l.file.path), end };
+}
+
+test('the files of a snapshot walked by path over HTTP and with the CLI equal the plan', T, async () => {
+  const all = await plan('');
+  assert.equal(all.paths.length, 7);
+  assert.equal(all.end.next_after, undefined, 'an unpaged plan has no cursor');
+  const want = [...all.paths].sort();
+  let got = [];
+  let q = '?limit=3';
+  for (;;) {
+    const page = await plan(q);
+    got.push(...page.paths);
+    if (page.end.next_after === undefined) break;
+    assert.equal(page.end.next_after, page.paths.at(-1));
+    q = `?limit=3&after=${encodeURIComponent(page.end.next_after)}`;
+  }
+  assert.deepEqual(got, want);
+  got = [];
+  q = `?limit=2&before=${encodeURIComponent('\x7f')}`;
+  for (;;) {
+    const page = await plan(q);
+    got.unshift(...page.paths);
+    if (page.end.next_before === undefined) break;
+    assert.equal(page.end.next_before, page.paths[0]);
+    q = `?limit=2&before=${encodeURIComponent(page.end.next_before)}`;
+  }
+  assert.deepEqual(got, want);
+  // With a predicate and at an older snapshot: the pages of what the plan would say.
+  const early = await plan('?snapshot_id=3&where=id%20%3E%201');
+  const paged = await plan('?snapshot_id=3&where=id%20%3E%201&limit=2');
+  assert.deepEqual(paged.paths, [...early.paths].sort().slice(0, 2));
+  assert.equal(paged.end.next_after, paged.paths[1]);
+
+  // The CLI: --json arrays in path order, the next --after said on stderr for a full page.
+  got = [];
+  let args = ['--limit', '3'];
+  for (;;) {
+    const page = cli.json(serve.url, ['files', D, ...args]);
+    got.push(...page.map((f) => f.path));
+    if (page.length < 3) break;
+    args = ['--limit', '3', '--after', page.at(-1).path];
+  }
+  assert.deepEqual(got, want);
+  const human = cli.run(serve.url, ['files', D, '--limit', '2', '--before', want[3]]);
+  assert.equal(human.code, 0, human.err);
+  assert.ok(human.err.includes(`more files: --before ${want[1]}`), human.err);
+  assert.equal(human.out.trim().split('\n').length, 3, human.out);  // the heading, two files
+  const before = cli.json(serve.url, ['files', D, '--limit', '2', '--before', want[3]]);
+  assert.deepEqual(before.map((f) => f.path), want.slice(1, 3));
+});
+
+test('the change feed walked in pages of snapshots equals the whole range', T, async () => {
+  const whole = await get(`${DP}/changes?from=0`);
+  assert.equal(whole.status, 200, whole.text);
+  assert.equal(whole.json.to_snapshot_id, 7);
+  assert.equal(whole.json.next_from, undefined);
+  const added = [];
+  const ranges = [];
+  let from = 0;
+  for (;;) {
+    const r = await get(`${DP}/changes?from=${from}&limit=3`);
+    assert.equal(r.status, 200, r.text);
+    ranges.push([r.json.from_snapshot_id, r.json.to_snapshot_id]);
+    added.push(...r.json.added_files.map((f) => f.path));
+    if (r.json.next_from === undefined) break;
+    assert.equal(r.json.next_from, r.json.to_snapshot_id);
+    from = r.json.next_from;
+  }
+  assert.deepEqual(ranges, [[0, 3], [3, 6], [6, 7]]);
+  assert.deepEqual(added, whole.json.added_files.map((f) => f.path));
+  // The CLI: --limit pages, next_from in --json, the next --from in the table's heading.
+  const page = cli.json(serve.url, ['changes', D, '--from', '2', '--limit', '2']);
+  assert.equal(page.to_snapshot_id, 4);
+  assert.equal(page.next_from, 4);
+  assert.equal(page.added_files.length, 2);
+  const human = cli.ok(serve.url, ['changes', D, '--from', '5', '--limit', '1']);
+  assert.match(human, /changes in \(5, 6\]; more: --from 6/);
+  assert.equal(cli.json(serve.url, ['changes', D, '--from', '0']).added_files.length, 7);
+});
+
 test('the audit log walked newest first and oldest first equals the unpaged listing', T, async () => {
   const all = await get('/v1/audit?limit=100000');
   assert.equal(all.status, 200, all.text);
@@ -155,6 +245,11 @@ test('bad limits and cursors are 422 invalid_parameter naming the parameter', T,
     ['/v1/audit?before=', 'before'],
     ['/v1/jobs?limit=0', 'limit'],
     ['/v1/jobs?limit=10001', 'limit'],
+    [`${DP}/plan?limit=0`, 'limit'],
+    [`${DP}/plan?limit=10001`, 'limit'],
+    [`${DP}/plan?limit=x`, 'limit'],
+    [`${DP}/changes?from=0&limit=0`, 'limit'],
+    [`${DP}/changes?from=0&limit=10001`, 'limit'],
   ];
   for (const [route, field] of cases) {
     const r = await get(route);
@@ -167,10 +262,15 @@ test('bad limits and cursors are 422 invalid_parameter naming the parameter', T,
   assert.equal(cli.jsonError(bad).field, 'limit', bad.err);
   const notNumber = cli.fails(serve.url, ['snapshots', D, '--after', 'abc'], null, 2);
   assert.equal(cli.jsonError(notNumber).field, 'after', notNumber.err);
+  for (const args of [['files', D, '--limit', '0'], ['files', D, '--limit', 'x'],
+    ['changes', D, '--from', '0', '--limit', '10001']]) {
+    const refused = cli.fails(serve.url, args, null, 2);
+    assert.equal(cli.jsonError(refused).field, 'limit', refused.err);
+  }
 });
 
 test('a query parameter the route does not read is 422 unknown_parameter naming it', T, async () => {
-  for (const route of [`${DP}/snapshots?limt=2`, `${DP}/changes?from=0&limit=2`,
+  for (const route of [`${DP}/snapshots?limt=2`, `${DP}/changes?from=0&limt=2`,
     '/v1/workspaces?x=1', '/v1/audit?workspace=acme&actors=a', `${DP}?snapshot=1`]) {
     const r = await get(route);
     assert.equal(r.status, 422, `${route}: ${r.text}`);
