@@ -237,8 +237,14 @@ struct Alerter::Webhook {
       ++dropped;
       return false;
     }
+    // Push fails only once the delivery thread has cancelled the queue (it stopped): the body
+    // is then dropped like one over capacity.
     ++pending;
-    (void)queue.Push(std::move(body), 1);
+    if (!queue.Push(std::move(body), 1)) {
+      --pending;
+      ++dropped;
+      return false;
+    }
     return true;
   }
 

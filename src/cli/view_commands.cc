@@ -15,6 +15,7 @@
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
 #include "cli/error_codes.h"
+#include "common/discard.h"
 #include "sql/engine.h"
 
 namespace tarn::cli {
@@ -452,7 +453,7 @@ Status RunJobs(Client& client, bool watch, int64_t max_jobs, bool as_json) {
   }
   InterruptGuard guard;
   InterruptGuard::Reset();
-  (void)catalog->PurgeJobs();
+  DiscardError(catalog->PurgeJobs(), "purging finished jobs past their retention");
   constexpr int64_t kLeaseUs = 15 * 60 * 1'000'000LL;
   int64_t ran = 0;
   while (!InterruptGuard::Flag().load() && (max_jobs <= 0 || ran < max_jobs)) {

@@ -14,6 +14,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/error_codes.h"
+#include "common/discard.h"
 #include "datafile/reader.h"
 #include "objectstore/local/local_store.h"
 #include "sql/counting_store.h"
@@ -466,7 +467,8 @@ Status DeclareDatasets(const DuckDbApi& api, duckdb_connection con, QuerySession
 // not fail the query that ran.
 void RecordViewRuns(QuerySession& session, int64_t rows, double seconds) {
   for (const auto& name : session.views) {
-    (void)session.client->RecordViewRun(name, rows, seconds);
+    DiscardError(session.client->RecordViewRun(name, rows, seconds),
+                 "recording a run of view " + name);
   }
 }
 
