@@ -1,4 +1,5 @@
-// Planning and scans (C8), the change feed and consumer offsets (C9).
+// Planning and scans (C8), the change feed and consumer offsets (C9); their statements are in
+// snapshot_store.cc.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -6,6 +7,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "catalog/store.h"
 #include "datafile/reader.h"
 #include "metastore/metastore.h"
 #include "table/deletion_vector.h"
@@ -17,78 +19,13 @@ using namespace catalog_internal;  // NOLINT: this file is part of the catalog
 
 namespace {
 
-// The WHERE conditions (after dataset and liveness) of the queries that together return every
-// live file a predicate may match: for files of the current spec, a range (or set) of
-// `partition_key` plus the files whose key is NULL; files of older specs are all returned (their
-// partition values are pruned per file). Each condition leads with (spec_id, partition_key) so
-// that it is one range scan of data_files_live_partition: an OR across them would make the
-// database read every live file.
-struct Branch {
-  std::string sql;
-  SqlParams params;
-};
-std::vector<Branch> PushdownBranches(const BoundPredicate* pred, const DatasetInfo& ds) {
-  std::optional<KeyRange> range;
-  if (pred && !ds.spec.unpartitioned()) range = PartitionKeyRange(*pred, ds.spec, ds.schema);
-  if (!range) return {Branch{"", {}}};
-  std::vector<Branch> out;
-  const int64_t spec_id = ds.spec.spec_id;
-  if (!range->empty) {
-    Branch b{" AND f.spec_id = ?", {spec_id}};
-    if (!range->in.empty()) {
-      b.sql += " AND f.partition_key IN (";
-      for (size_t i = 0; i < range->in.size(); ++i) {
-        b.sql += i ? ", ?" : "?";
-        b.params.push_back(SqlValue::Blob(range->in[i]));
-      }
-      b.sql += ")";
-    } else {
-      b.sql += " AND f.partition_key IS NOT NULL";
-      if (range->lo) {
-        b.sql += " AND f.partition_key >= ?";
-        b.params.push_back(SqlValue::Blob(*range->lo));
-      }
-      if (range->hi) {
-        b.sql += " AND f.partition_key <= ?";
-        b.params.push_back(SqlValue::Blob(*range->hi));
-      }
-    }
-    out.push_back(std::move(b));
-  }
-  out.push_back(Branch{" AND f.spec_id = ? AND f.partition_key IS NULL", {spec_id}});
-  if (spec_id > 0) out.push_back(Branch{" AND f.spec_id < ?", {spec_id}});
-  return out;
-}
-
-// The SELECT of a snapshot's live files, each with its live deletion vector (cardinality,
-// positions, row id), through the WHERE conditions of dataset and liveness.
-Branch LiveFilesSelect(const DatasetInfo& ds, int64_t snapshot_id, bool current) {
-  Branch out;
-  out.sql = std::string("SELECT ") + kDataFileColumns +
-            ", dv.cardinality, dv.positions, dv.id FROM data_files f LEFT JOIN "
-            "deletion_vectors dv ON dv.data_file_id = f.id AND ";
-  if (current) {
-    out.sql +=
-        "dv.removed_snapshot_id IS NULL WHERE f.dataset_id = ? AND "
-        "f.removed_snapshot_id IS NULL";
-    out.params = {ds.id};
-  } else {
-    out.sql +=
-        "dv.added_snapshot_id <= ? AND (dv.removed_snapshot_id IS NULL OR "
-        "dv.removed_snapshot_id > ?) WHERE f.dataset_id = ? AND f.added_snapshot_id <= ? AND "
-        "(f.removed_snapshot_id IS NULL OR f.removed_snapshot_id > ?)";
-    out.params = {snapshot_id, snapshot_id, ds.id, snapshot_id, snapshot_id};
-  }
-  return out;
-}
-
-// Decodes the rows of LiveFilesSelect and prunes them with the predicate: the partition values
-// of files written under older specs with their own spec.
-class PlannedFileReader {
+// Prunes live files with the predicate: the partition values of files written under older specs
+// with their own spec (the store has already narrowed the current spec's by partition key).
+class FilePruner {
  public:
-  static Result<PlannedFileReader> Make(Transaction& tx, const DatasetInfo& ds,
-                                        const BoundPredicate* pred) {
-    PlannedFileReader out(ds, pred);
+  static Result<FilePruner> Make(Transaction& tx, const DatasetInfo& ds,
+                                 const BoundPredicate* pred) {
+    FilePruner out(ds, pred);
     out.specs_[ds.spec.spec_id] = ds.spec;
     if (pred && ds.spec.spec_id > 0) {
       TARN_ASSIGN_OR_RETURN(auto all, LoadSpecs(tx, ds.id));
@@ -97,35 +34,36 @@ class PlannedFileReader {
     return out;
   }
 
-  // Fills `pf` and `vector_id`; false when the predicate rules the file out.
-  Result<bool> Read(const Row& r, PlannedFile* pf, std::optional<int64_t>* vector_id) const {
-    TARN_ASSIGN_OR_RETURN(pf->file, DataFileFromRow(r));
-    constexpr int kVector = kDataFileColumnCount;  // dv.cardinality, dv.positions, dv.id
-    if (!r.IsNull(kVector)) {
-      TARN_ASSIGN_OR_RETURN(pf->deleted_rows, r.Int64(kVector));
-      TARN_ASSIGN_OR_RETURN(auto blob, r.Blob(kVector + 1));
-      pf->deletion_vector = std::string(blob);
-      TARN_ASSIGN_OR_RETURN(*vector_id, r.Int64(kVector + 2));
-    }
+  // False when the predicate rules the file out.
+  bool MayMatch(const DataFile& file) const {
     if (!pred_) return true;
     static const PartitionSpec kUnpartitioned;
-    auto it = specs_.find(pf->file.spec_id);
+    auto it = specs_.find(file.spec_id);
     // Without its spec at hand, the partition values cannot be used; the bounds still can.
     if (it == specs_.end()) {
-      DataFile probe = pf->file;
+      DataFile probe = file;
       probe.partition.clear();
       return MightMatch(*pred_, probe, kUnpartitioned, ds_->schema);
     }
-    return MightMatch(*pred_, pf->file, it->second, ds_->schema);
+    return MightMatch(*pred_, file, it->second, ds_->schema);
   }
 
  private:
-  PlannedFileReader(const DatasetInfo& ds, const BoundPredicate* pred) : ds_(&ds), pred_(pred) {}
+  FilePruner(const DatasetInfo& ds, const BoundPredicate* pred) : ds_(&ds), pred_(pred) {}
 
   const DatasetInfo* ds_;
   const BoundPredicate* pred_;
   std::map<int32_t, PartitionSpec> specs_;
 };
+
+catalog_store::LiveFileQuery LiveFilesOf(const DatasetInfo& ds, int64_t snapshot_id, bool current) {
+  catalog_store::LiveFileQuery q;
+  q.dataset_id = ds.id;
+  q.snapshot_id = snapshot_id;
+  q.current = current;
+  q.spec_id = ds.spec.spec_id;
+  return q;
+}
 
 // One page of the live files in path order (FileQuery): keyset queries on (dataset, path), the
 // unique index of live paths for the current snapshot. Without a predicate every row read is on
@@ -140,44 +78,31 @@ Status ForEachPlannedFileInPage(Transaction& tx, const DatasetInfo& ds, int64_t 
   const int64_t batch = !pred                      ? std::min(want, kMaxFilePage)
                         : want >= kMaxFilePage / 4 ? kMaxFilePage
                                                    : std::max<int64_t>(want * 4, 64);
-  TARN_ASSIGN_OR_RETURN(auto reader, PlannedFileReader::Make(tx, ds, pred));
-  const Branch head = LiveFilesSelect(ds, snapshot_id, current);
-  std::optional<std::string> lo = page.after;
-  std::optional<std::string> hi = page.before;
+  TARN_ASSIGN_OR_RETURN(auto pruner, FilePruner::Make(tx, ds, pred));
+  catalog_store::LiveFileQuery q = LiveFilesOf(ds, snapshot_id, current);
+  q.path_after = page.after;
+  q.path_before = page.before;
+  q.descending = backward;
+  q.limit = batch;
   std::vector<PlannedFile> held;
   int64_t on_page = 0;
   while (on_page < want) {
-    std::string sql = head.sql;
-    SqlParams params = head.params;
-    if (lo) {
-      sql += " AND f.path > ?";
-      params.emplace_back(*lo);
-    }
-    if (hi) {
-      sql += " AND f.path < ?";
-      params.emplace_back(*hi);
-    }
-    sql += backward ? " ORDER BY f.path DESC LIMIT ?" : " ORDER BY f.path LIMIT ?";
-    params.emplace_back(batch);
     int64_t rows = 0;
     std::string last;
-    TARN_RETURN_NOT_OK(tx.QueryEach(sql, params, [&](const Row& r) -> Status {
+    TARN_RETURN_NOT_OK(catalog_store::LiveFiles(tx, q, [&](catalog_store::LiveFile& f) -> Status {
       ++rows;
       if (on_page >= want) return Status::OK();  // the page filled up inside this batch
-      PlannedFile pf;
-      std::optional<int64_t> vector_id;
-      TARN_ASSIGN_OR_RETURN(bool keep, reader.Read(r, &pf, &vector_id));
-      last = pf.file.path;
-      if (!keep) return Status::OK();
+      last = f.planned.file.path;
+      if (!pruner.MayMatch(f.planned.file)) return Status::OK();
       ++on_page;
       if (backward) {
-        held.push_back(std::move(pf));
+        held.push_back(std::move(f.planned));
         return Status::OK();
       }
-      return fn(pf);
+      return fn(f.planned);
     }));
     if (rows < batch) break;
-    (backward ? hi : lo) = last;
+    (backward ? q.path_before : q.path_after) = last;
   }
   for (auto it = held.rbegin(); it != held.rend(); ++it) TARN_RETURN_NOT_OK(fn(*it));
   return Status::OK();
@@ -189,22 +114,12 @@ Status catalog_internal::ForEachPlannedFile(
     Transaction& tx, const DatasetInfo& ds, int64_t snapshot_id, bool current,
     const BoundPredicate* pred,
     const std::function<Status(const PlannedFile&, std::optional<int64_t> vector_id)>& fn) {
-  const Branch head = LiveFilesSelect(ds, snapshot_id, current);
-  std::string sql;
-  SqlParams params;
-  for (const Branch& b : PushdownBranches(pred, ds)) {
-    if (!sql.empty()) sql += " UNION ALL ";
-    sql += head.sql + b.sql;
-    params.insert(params.end(), head.params.begin(), head.params.end());
-    params.insert(params.end(), b.params.begin(), b.params.end());
-  }
-  TARN_ASSIGN_OR_RETURN(auto reader, PlannedFileReader::Make(tx, ds, pred));
-  return tx.QueryEach(sql, params, [&](const Row& r) -> Status {
-    PlannedFile pf;
-    std::optional<int64_t> vector_id;
-    TARN_ASSIGN_OR_RETURN(bool keep, reader.Read(r, &pf, &vector_id));
-    if (!keep) return Status::OK();
-    return fn(pf, vector_id);
+  catalog_store::LiveFileQuery q = LiveFilesOf(ds, snapshot_id, current);
+  if (pred && !ds.spec.unpartitioned()) q.key_range = PartitionKeyRange(*pred, ds.spec, ds.schema);
+  TARN_ASSIGN_OR_RETURN(auto pruner, FilePruner::Make(tx, ds, pred));
+  return catalog_store::LiveFiles(tx, q, [&](catalog_store::LiveFile& f) -> Status {
+    if (!pruner.MayMatch(f.planned.file)) return Status::OK();
+    return fn(f.planned, f.vector_id);
   });
 }
 
@@ -335,35 +250,16 @@ Result<ChangeSet> Catalog::DoChanges(std::string_view qualified, const ChangeQue
         }
         out.from_snapshot_id = from_snapshot_id;
         out.to_snapshot_id = to;
-        auto collect = [&](const char* column, std::vector<DataFile>* into) {
-          return tx.QueryEach(std::string("SELECT ") + kDataFileColumns +
-                                  " FROM data_files f WHERE f.dataset_id = ? AND f." + column +
-                                  " > ? AND f." + column + " <= ? ORDER BY f." + column + ", f.id",
-                              {ds.id, from_snapshot_id, to}, [&](const Row& r) -> Status {
-                                TARN_ASSIGN_OR_RETURN(auto f, DataFileFromRow(r));
-                                into->push_back(std::move(f));
-                                return Status::OK();
-                              });
-        };
-        TARN_RETURN_NOT_OK(collect("added_snapshot_id", &out.added_files));
-        TARN_RETURN_NOT_OK(collect("removed_snapshot_id", &out.removed_files));
-        for (const char* column : {"added_snapshot_id", "removed_snapshot_id"}) {
-          bool removed = std::string_view(column) == "removed_snapshot_id";
-          TARN_RETURN_NOT_OK(tx.QueryEach(
-              std::string("SELECT f.path, dv.") + column +
-                  ", dv.cardinality FROM deletion_vectors dv JOIN data_files f ON f.id = "
-                  "dv.data_file_id WHERE dv.dataset_id = ? AND dv." +
-                  column + " > ? AND dv." + column + " <= ? ORDER BY dv." + column + ", dv.id",
-              {ds.id, from_snapshot_id, to}, [&](const Row& r) -> Status {
-                ChangeSet::VectorChange v;
-                TARN_ASSIGN_OR_RETURN(auto path, r.Text(0));
-                v.path = std::string(path);
-                TARN_ASSIGN_OR_RETURN(v.snapshot_id, r.Int64(1));
-                TARN_ASSIGN_OR_RETURN(v.cardinality, r.Int64(2));
-                v.removed = removed;
-                out.deletion_vectors.push_back(std::move(v));
-                return Status::OK();
-              }));
+        TARN_ASSIGN_OR_RETURN(out.added_files,
+                              catalog_store::ChangedFiles(tx, ds.id, from_snapshot_id, to, false));
+        TARN_ASSIGN_OR_RETURN(out.removed_files,
+                              catalog_store::ChangedFiles(tx, ds.id, from_snapshot_id, to, true));
+        for (bool removed : {false, true}) {
+          TARN_ASSIGN_OR_RETURN(auto vectors, catalog_store::ChangedVectors(
+                                                  tx, ds.id, from_snapshot_id, to, removed));
+          out.deletion_vectors.insert(out.deletion_vectors.end(),
+                                      std::make_move_iterator(vectors.begin()),
+                                      std::make_move_iterator(vectors.end()));
         }
         return Status::OK();
       },
@@ -383,19 +279,11 @@ Status Catalog::CommitOffset(std::string_view qualified, std::string_view consum
                                                       " is past the current snapshot " +
                                                       std::to_string(current));
     }
-    TARN_ASSIGN_OR_RETURN(
-        int64_t changed,
-        tx.Execute("INSERT INTO consumer_offsets (dataset_id, consumer, snapshot_id, updated_at) "
-                   "VALUES (?, ?, ?, ?) ON CONFLICT (dataset_id, consumer) DO UPDATE SET "
-                   "snapshot_id = excluded.snapshot_id, updated_at = excluded.updated_at WHERE "
-                   "consumer_offsets.snapshot_id <= excluded.snapshot_id",
-                   {ds.id, consumer, snapshot_id, clock_->NowMicros()}));
-    if (changed == 0) {
-      TARN_ASSIGN_OR_RETURN(
-          auto row, tx.QueryOne("SELECT snapshot_id FROM consumer_offsets WHERE dataset_id = ? "
-                                "AND consumer = ?",
-                                {ds.id, consumer}));
-      std::string at = row ? std::to_string(*row->Int64(0)) : "?";
+    TARN_ASSIGN_OR_RETURN(bool moved, catalog_store::AdvanceOffset(tx, ds.id, consumer, snapshot_id,
+                                                                   clock_->NowMicros()));
+    if (!moved) {
+      TARN_ASSIGN_OR_RETURN(auto now_at, catalog_store::Offset(tx, ds.id, consumer));
+      std::string at = now_at ? std::to_string(*now_at) : "?";
       return Status::Of(codes::kOffsetRegression, "consumer '" + std::string(consumer) +
                                                       "' is already at snapshot " + at +
                                                       "; offsets only move forward")
@@ -412,15 +300,7 @@ Result<std::optional<int64_t>> Catalog::GetOffset(std::string_view qualified,
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
-        TARN_ASSIGN_OR_RETURN(
-            auto row, tx.QueryOne("SELECT snapshot_id FROM consumer_offsets WHERE dataset_id = ? "
-                                  "AND consumer = ?",
-                                  {ds.id, consumer}));
-        out.reset();
-        if (row) {
-          TARN_ASSIGN_OR_RETURN(int64_t v, row->Int64(0));
-          out = v;
-        }
+        TARN_ASSIGN_OR_RETURN(out, catalog_store::Offset(tx, ds.id, consumer));
         return Status::OK();
       },
       TxMode::kReadOnly));

@@ -1,16 +1,14 @@
-// Snapshots, time travel and tags (C5); the receipt and operation vocabularies.
-#include <algorithm>
-#include <nlohmann/json.hpp>
-
+// Snapshots, time travel and tags (C5): selectors resolved, listings, tags (their statements
+// in snapshot_store.cc).
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "catalog/store.h"
 #include "metastore/metastore.h"
 
 namespace tarn {
 
 using namespace catalog_internal;  // NOLINT: this file is part of the catalog
-using nlohmann::json;
 
 namespace {
 
@@ -31,61 +29,10 @@ Status SnapshotExpired(const DatasetInfo& ds, const std::string& what) {
 
 namespace catalog_internal {
 
-const char kSnapshotColumns[] =
-    "sn.snapshot_id, sn.parent_snapshot_id, sn.committed_at, sn.author, sn.message, "
-    "sn.operation, sn.user_created, sn.schema_id, sn.spec_id, sn.added_files, sn.deleted_files, "
-    "sn.total_files, sn.added_records, sn.deleted_records, sn.total_records, sn.added_bytes, "
-    "sn.deleted_bytes, sn.total_bytes, sn.receipt, sn.idempotency_key, sn.commit_id, d.uuid, "
-    "sn.next_row_id";
-
-Result<SnapshotInfo> SnapshotFromRow(const Row& r) {
-  SnapshotInfo s;
-  TARN_ASSIGN_OR_RETURN(s.snapshot_id, r.Int64(0));
-  TARN_ASSIGN_OR_RETURN(s.parent_snapshot_id, r.OptionalInt64(1));
-  TARN_ASSIGN_OR_RETURN(s.committed_at_us, r.Int64(2));
-  TARN_ASSIGN_OR_RETURN(auto author, r.Text(3));
-  s.author = std::string(author);
-  TARN_ASSIGN_OR_RETURN(auto message, r.OptionalText(4));
-  if (message) s.message = std::string(*message);
-  TARN_ASSIGN_OR_RETURN(auto op, r.Text(5));
-  s.operation = std::string(op);
-  TARN_ASSIGN_OR_RETURN(int64_t user_created, r.Int64(6));
-  s.user_created = user_created != 0;
-  TARN_ASSIGN_OR_RETURN(int64_t schema_id, r.Int64(7));
-  TARN_ASSIGN_OR_RETURN(int64_t spec_id, r.Int64(8));
-  s.schema_id = static_cast<int32_t>(schema_id);
-  s.spec_id = static_cast<int32_t>(spec_id);
-  int64_t* counters[] = {&s.added_files,   &s.deleted_files,   &s.total_files,
-                         &s.added_records, &s.deleted_records, &s.total_records,
-                         &s.added_bytes,   &s.deleted_bytes,   &s.total_bytes};
-  for (size_t i = 0; i < 9; ++i) {
-    TARN_ASSIGN_OR_RETURN(*counters[i], r.Int64(9 + i));
-  }
-  TARN_ASSIGN_OR_RETURN(auto receipt, r.Text(18));
-  // '{}': not recorded (no receipt, or committed before receipts existed).
-  if (receipt != "{}") {
-    auto parsed = Receipt::FromJson(receipt);
-    if (parsed.ok()) s.receipt = std::move(parsed).value();
-  }
-  TARN_ASSIGN_OR_RETURN(auto key, r.OptionalText(19));
-  if (key) s.idempotency_key = std::string(*key);
-  TARN_ASSIGN_OR_RETURN(auto commit_id, r.OptionalText(20));
-  if (commit_id) s.commit_id = std::string(*commit_id);
-  TARN_ASSIGN_OR_RETURN(auto uuid, r.Text(21));
-  s.dataset_uuid = std::string(uuid);
-  TARN_ASSIGN_OR_RETURN(s.next_row_id, r.OptionalInt64(22));
-  return s;
-}
-
 Result<ResolvedSnapshot> ResolveSnapshot(Transaction& tx, const DatasetInfo& ds,
                                          const SnapshotSelector& at) {
   ResolvedSnapshot out;
-  auto exists = [&](int64_t id) -> Result<bool> {
-    TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne("SELECT 1 FROM snapshots WHERE dataset_id = ? "
-                                                "AND snapshot_id = ?",
-                                                {ds.id, id}));
-    return row.has_value();
-  };
+  auto exists = [&](int64_t id) { return catalog_store::SnapshotExists(tx, ds.id, id); };
   if (at.snapshot_id) {
     int64_t id = *at.snapshot_id;
     out.resolved_by = "snapshot";
@@ -101,12 +48,8 @@ Result<ResolvedSnapshot> ResolveSnapshot(Transaction& tx, const DatasetInfo& ds,
   }
   if (at.at_time_us) {
     out.resolved_by = "time";
-    TARN_ASSIGN_OR_RETURN(
-        auto row, tx.QueryOne("SELECT MAX(snapshot_id) FROM snapshots WHERE dataset_id = ? AND "
-                              "committed_at <= ?",
-                              {ds.id, *at.at_time_us}));
-    if (row && !row->IsNull(0)) {
-      TARN_ASSIGN_OR_RETURN(int64_t id, row->Int64(0));
+    TARN_ASSIGN_OR_RETURN(auto id, catalog_store::SnapshotAtTime(tx, ds.id, *at.at_time_us));
+    if (id) {
       out.snapshot_id = id;
       return out;
     }
@@ -124,26 +67,20 @@ Result<ResolvedSnapshot> ResolveSnapshot(Transaction& tx, const DatasetInfo& ds,
     }
     if (tag == "previous") {
       if (!ds.current_snapshot_id) return SnapshotNotFound(ds, "previous snapshot");
-      TARN_ASSIGN_OR_RETURN(
-          auto row, tx.QueryOne("SELECT parent_snapshot_id FROM snapshots WHERE dataset_id = ? "
-                                "AND snapshot_id = ?",
-                                {ds.id, *ds.current_snapshot_id}));
-      if (!row || row->IsNull(0)) return SnapshotNotFound(ds, "previous snapshot");
-      TARN_ASSIGN_OR_RETURN(int64_t parent, row->Int64(0));
-      TARN_ASSIGN_OR_RETURN(bool found, exists(parent));
+      TARN_ASSIGN_OR_RETURN(auto parent,
+                            catalog_store::ParentSnapshot(tx, ds.id, *ds.current_snapshot_id));
+      if (!parent) return SnapshotNotFound(ds, "previous snapshot");
+      TARN_ASSIGN_OR_RETURN(bool found, exists(*parent));
       if (!found) return SnapshotExpired(ds, "the previous snapshot");
       out.snapshot_id = parent;
       return out;
     }
-    TARN_ASSIGN_OR_RETURN(
-        auto row, tx.QueryOne("SELECT snapshot_id FROM tags WHERE dataset_id = ? AND name = ?",
-                              {ds.id, tag}));
-    if (!row) {
+    TARN_ASSIGN_OR_RETURN(auto id, catalog_store::TagTarget(tx, ds.id, tag));
+    if (!id) {
       return Status::Of(codes::kTagNotFound,
                         "dataset '" + ds.name.ToString() + "' has no tag '" + tag + "'")
           .WithField("tag", tag);
     }
-    TARN_ASSIGN_OR_RETURN(int64_t id, row->Int64(0));
     out.snapshot_id = id;
     return out;
   }
@@ -159,48 +96,12 @@ Result<std::optional<SnapshotInfo>> FindByIdempotencyKey(Metastore& ms, const Da
       [&](Transaction& tx) -> Status {
         out.reset();
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
-        TARN_ASSIGN_OR_RETURN(auto row,
-                              tx.QueryOne(std::string("SELECT ") + kSnapshotColumns +
-                                              " FROM snapshots sn JOIN datasets d ON d.id = "
-                                              "sn.dataset_id WHERE sn.dataset_id = ? AND "
-                                              "sn.idempotency_key = ?",
-                                          {ds.id, key}));
-        if (!row) return Status::OK();
-        TARN_ASSIGN_OR_RETURN(auto s, SnapshotFromRow(*row));
-        s.idempotent_replay = true;
-        out = std::move(s);
+        TARN_ASSIGN_OR_RETURN(out, catalog_store::SnapshotByIdempotencyKey(tx, ds.id, key));
+        if (out) out->idempotent_replay = true;
         return Status::OK();
       },
       TxMode::kReadOnly));
   return out;
-}
-
-const char kDataFileColumns[] =
-    "f.id, f.path, f.file_format, f.added_snapshot_id, f.record_count, f.file_size_bytes, "
-    "f.spec_id, f.partition_values, f.stats, f.first_row_id, f.removed_snapshot_id, "
-    "f.stats_pending";
-
-Result<DataFile> DataFileFromRow(const Row& r, size_t c) {
-  DataFile f;
-  TARN_ASSIGN_OR_RETURN(f.file_id, r.Int64(c + 0));
-  TARN_ASSIGN_OR_RETURN(auto path, r.Text(c + 1));
-  f.path = std::string(path);
-  TARN_ASSIGN_OR_RETURN(auto format, r.Text(c + 2));
-  f.format = std::string(format);
-  TARN_ASSIGN_OR_RETURN(f.added_snapshot_id, r.Int64(c + 3));
-  TARN_ASSIGN_OR_RETURN(f.record_count, r.Int64(c + 4));
-  TARN_ASSIGN_OR_RETURN(f.file_size_bytes, r.Int64(c + 5));
-  TARN_ASSIGN_OR_RETURN(int64_t spec_id, r.Int64(c + 6));
-  f.spec_id = static_cast<int32_t>(spec_id);
-  TARN_ASSIGN_OR_RETURN(auto partition, r.Text(c + 7));
-  TARN_ASSIGN_OR_RETURN(f.partition, PartitionValuesFromJson(partition));
-  TARN_ASSIGN_OR_RETURN(auto stats, r.Text(c + 8));
-  TARN_ASSIGN_OR_RETURN(f.columns, StatsFromJson(stats));
-  TARN_ASSIGN_OR_RETURN(f.first_row_id, r.Int64(c + 9));
-  TARN_ASSIGN_OR_RETURN(f.removed_snapshot_id, r.OptionalInt64(c + 10));
-  TARN_ASSIGN_OR_RETURN(int64_t pending, r.Int64(c + 11));
-  f.stats_pending = pending != 0;
-  return f;
 }
 
 }  // namespace catalog_internal
@@ -213,38 +114,14 @@ Result<std::vector<SnapshotInfo>> Catalog::DoListSnapshots(std::string_view qual
                                    std::to_string(kMaxSnapshotPage))
         .WithField("field", "limit");
   }
-  // With `before` alone the page is the last `limit` below it: read downwards, then reverse.
-  const bool backward = query.before && !query.after && query.limit;
   std::vector<SnapshotInfo> out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
-        out.clear();
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
-        std::string sql = std::string("SELECT ") + kSnapshotColumns +
-                          " FROM snapshots sn JOIN datasets d ON d.id = sn.dataset_id "
-                          "WHERE sn.dataset_id = ?";
-        SqlParams params{ds.id};
-        if (query.after) {
-          sql += " AND sn.snapshot_id > ?";
-          params.emplace_back(*query.after);
-        }
-        if (query.before) {
-          sql += " AND sn.snapshot_id < ?";
-          params.emplace_back(*query.before);
-        }
-        sql += backward ? " ORDER BY sn.snapshot_id DESC" : " ORDER BY sn.snapshot_id";
-        if (query.limit) {
-          sql += " LIMIT ?";
-          params.emplace_back(*query.limit);
-        }
-        return tx.QueryEach(sql, params, [&](const Row& r) -> Status {
-          TARN_ASSIGN_OR_RETURN(auto s, SnapshotFromRow(r));
-          out.push_back(std::move(s));
-          return Status::OK();
-        });
+        TARN_ASSIGN_OR_RETURN(out, catalog_store::SnapshotsPage(tx, ds.id, query));
+        return Status::OK();
       },
       TxMode::kReadOnly));
-  if (backward) std::reverse(out.begin(), out.end());
   return out;
 }
 
@@ -256,14 +133,10 @@ Result<SnapshotInfo> Catalog::GetSnapshot(std::string_view qualified, const Snap
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
         TARN_ASSIGN_OR_RETURN(auto resolved, ResolveSnapshot(tx, ds, at));
         if (!resolved.snapshot_id) return SnapshotNotFound(ds, "snapshot yet");
-        TARN_ASSIGN_OR_RETURN(auto row,
-                              tx.QueryOne(std::string("SELECT ") + kSnapshotColumns +
-                                              " FROM snapshots sn JOIN datasets d ON d.id = "
-                                              "sn.dataset_id WHERE sn.dataset_id = ? AND "
-                                              "sn.snapshot_id = ?",
-                                          {ds.id, *resolved.snapshot_id}));
-        if (!row) return Status::Internal("resolved snapshot vanished");
-        TARN_ASSIGN_OR_RETURN(out, SnapshotFromRow(*row));
+        TARN_ASSIGN_OR_RETURN(auto snap,
+                              catalog_store::SnapshotById(tx, ds.id, *resolved.snapshot_id));
+        if (!snap) return Status::Internal("resolved snapshot vanished");
+        out = std::move(*snap);
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -287,15 +160,9 @@ Status Catalog::DoCreateTag(std::string_view qualified, std::string_view tag,
         TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
         TARN_ASSIGN_OR_RETURN(auto resolved, ResolveSnapshot(tx, ds, at));
         if (!resolved.snapshot_id) return SnapshotNotFound(ds, "snapshot to tag");
-        std::string sql =
-            "INSERT INTO tags (dataset_id, name, snapshot_id, created_at) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (dataset_id, name) DO ";
-        sql += replace ? "UPDATE SET snapshot_id = excluded.snapshot_id, created_at = "
-                         "excluded.created_at"
-                       : "NOTHING";
-        TARN_ASSIGN_OR_RETURN(int64_t changed, tx.Execute(sql, {ds.id, tag, *resolved.snapshot_id,
-                                                                clock_->NowMicros()}));
-        if (changed == 0) {
+        TARN_ASSIGN_OR_RETURN(bool put, catalog_store::PutTag(tx, ds.id, tag, *resolved.snapshot_id,
+                                                              clock_->NowMicros(), replace));
+        if (!put) {
           return Status::AlreadyExists("tag '" + std::string(tag) + "' already exists on '" +
                                        n.ToString() + "'")
               .WithField("tag", std::string(tag));
@@ -311,10 +178,8 @@ Status Catalog::DropTag(std::string_view qualified, std::string_view tag) {
   return metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
-        TARN_ASSIGN_OR_RETURN(
-            int64_t changed,
-            tx.Execute("DELETE FROM tags WHERE dataset_id = ? AND name = ?", {ds.id, tag}));
-        if (changed == 0) {
+        TARN_ASSIGN_OR_RETURN(bool deleted, catalog_store::DeleteTag(tx, ds.id, tag));
+        if (!deleted) {
           return Status::Of(codes::kTagNotFound,
                             "dataset '" + n.ToString() + "' has no tag '" + std::string(tag) + "'")
               .WithField("tag", std::string(tag));
@@ -329,19 +194,8 @@ Result<std::vector<TagInfo>> Catalog::ListTags(std::string_view qualified) {
   std::vector<TagInfo> out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
-        out.clear();
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
-        TARN_ASSIGN_OR_RETURN(auto rows, tx.Query("SELECT name, snapshot_id, created_at FROM "
-                                                  "tags WHERE dataset_id = ? ORDER BY name",
-                                                  {ds.id}));
-        for (const Row& r : rows) {
-          TagInfo t;
-          TARN_ASSIGN_OR_RETURN(auto name, r.Text(0));
-          t.name = std::string(name);
-          TARN_ASSIGN_OR_RETURN(t.snapshot_id, r.Int64(1));
-          TARN_ASSIGN_OR_RETURN(t.created_at_us, r.Int64(2));
-          out.push_back(std::move(t));
-        }
+        TARN_ASSIGN_OR_RETURN(out, catalog_store::Tags(tx, ds.id));
         return Status::OK();
       },
       TxMode::kReadOnly));

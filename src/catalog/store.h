@@ -1,5 +1,6 @@
-// The catalog's tables: their migrations (versions 1, 2, 5, 12, 15 and 16 of the one global order)
-// and typed statements on them. Internal to the catalog module.
+// The catalog's tables: their migrations (versions 1, 2, 5, 12, 15, 16 and 18 of the one global
+// order) and typed statements on them (store.cc; snapshot_store.cc for snapshots, tags, offsets,
+// planning and the change feed). Internal to the catalog module.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
+#include "table/predicate.h"
 #include "tarn/dataset.h"
 
 namespace tarn::catalog_store {
@@ -59,7 +61,84 @@ Result<std::optional<LockedDataset>> LockDataset(Transaction& tx, const DatasetN
 // Whether any data file row (live or removed, of any dataset) has this path.
 Result<bool> PathRegistered(Transaction& tx, std::string_view path);
 
-// ---- snapshots ----
+// ---- snapshots (snapshot_store.cc) ----
+
+// Whether the dataset has a snapshot row with this id (an expired one has none).
+Result<bool> SnapshotExists(Transaction& tx, int64_t dataset_id, int64_t snapshot_id);
+// The newest snapshot committed at or before `at_us`; nullopt when none is (left).
+Result<std::optional<int64_t>> SnapshotAtTime(Transaction& tx, int64_t dataset_id, int64_t at_us);
+// The parent of a snapshot; nullopt for the first one or a snapshot without a row.
+Result<std::optional<int64_t>> ParentSnapshot(Transaction& tx, int64_t dataset_id,
+                                              int64_t snapshot_id);
+Result<std::optional<SnapshotInfo>> SnapshotById(Transaction& tx, int64_t dataset_id,
+                                                 int64_t snapshot_id);
+// The snapshot a commit with this idempotency key made, if any.
+Result<std::optional<SnapshotInfo>> SnapshotByIdempotencyKey(Transaction& tx, int64_t dataset_id,
+                                                             std::string_view key);
+// One keyset page (SnapshotQuery, limit already checked), in snapshot id order: read upwards,
+// or with `before` alone downwards and returned reversed.
+Result<std::vector<SnapshotInfo>> SnapshotsPage(Transaction& tx, int64_t dataset_id,
+                                                const SnapshotQuery& query);
+
+// ---- tags (snapshot_store.cc) ----
+
+// The snapshot a tag names; nullopt when the dataset has no such tag.
+Result<std::optional<int64_t>> TagTarget(Transaction& tx, int64_t dataset_id, std::string_view tag);
+// Creates the tag, or moves it when `replace`; false when it exists and !replace.
+Result<bool> PutTag(Transaction& tx, int64_t dataset_id, std::string_view tag, int64_t snapshot_id,
+                    int64_t now_us, bool replace);
+// False when there was no such tag.
+Result<bool> DeleteTag(Transaction& tx, int64_t dataset_id, std::string_view tag);
+// By name.
+Result<std::vector<TagInfo>> Tags(Transaction& tx, int64_t dataset_id);
+
+// ---- consumer offsets (snapshot_store.cc) ----
+
+// Moves the consumer's offset to `snapshot_id` (creating it); false, changing nothing, when it
+// is already past it (offsets only move forward).
+Result<bool> AdvanceOffset(Transaction& tx, int64_t dataset_id, std::string_view consumer,
+                           int64_t snapshot_id, int64_t now_us);
+// nullopt when the consumer never committed.
+Result<std::optional<int64_t>> Offset(Transaction& tx, int64_t dataset_id,
+                                      std::string_view consumer);
+
+// ---- data files: planning and the change feed (snapshot_store.cc) ----
+
+// Which live files of a snapshot LiveFiles streams.
+struct LiveFileQuery {
+  int64_t dataset_id = 0;
+  int64_t snapshot_id = 0;
+  bool current = false;  // snapshot_id is the dataset's current snapshot
+  // The pushdown of a predicate on the current spec's partition key: the files of `spec_id`
+  // whose key falls in the range, those whose key is NULL, and every file of an older spec;
+  // each a range scan of data_files_live_partition, never an OR across them. nullopt: all.
+  std::optional<KeyRange> key_range;
+  int32_t spec_id = 0;
+  // Paging by path: exclusive bounds, the order and the row count (keyset queries on the
+  // index of live paths). Without `limit` the order is unspecified.
+  std::optional<std::string> path_after, path_before;
+  bool descending = false;
+  std::optional<int64_t> limit;
+};
+// A live file as LiveFiles returns it: the file with its live deletion vector and that
+// vector's row id.
+struct LiveFile {
+  PlannedFile planned;
+  std::optional<int64_t> vector_id;
+};
+// Streams the rows of `query` to `fn`, which must not run statements (the connection is
+// streaming).
+Status LiveFiles(Transaction& tx, const LiveFileQuery& query,
+                 const std::function<Status(LiveFile&)>& fn);
+// The files the snapshots in (from, to] added (or, with `removed`, removed), by that snapshot
+// then file id.
+Result<std::vector<DataFile>> ChangedFiles(Transaction& tx, int64_t dataset_id, int64_t from,
+                                           int64_t to, bool removed);
+// The deletion vectors those snapshots added (or removed), likewise ordered.
+Result<std::vector<ChangeSet::VectorChange>> ChangedVectors(Transaction& tx, int64_t dataset_id,
+                                                            int64_t from, int64_t to, bool removed);
+
+// ---- snapshots: the commit's inserts ----
 
 // Queues the insert of `snaps` (the rows of one commit group of dataset `dataset_id`), in one
 // statement (on PostgreSQL sent with the next statement or COMMIT). sources[i] is the standing
