@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "common/utf8.h"
 #include "render/style.h"
 
 namespace tarn::cli {
@@ -53,22 +54,14 @@ void PrintError(const Status& status, bool json) {
 
 bool UseColor() { return render::DepthFor(1) != render::ColorDepth::kNone; }
 
-namespace {
-// Display width of UTF-8 text, counting code points (good enough for alignment of names).
-size_t Width(const std::string& s) {
-  size_t w = 0;
-  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
-  return w;
-}
-}  // namespace
-
+// Widths count code points: good enough for alignment of names.
 void PrintTable(const std::vector<std::string>& header,
                 const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> widths(header.size());
-  for (size_t i = 0; i < header.size(); ++i) widths[i] = Width(header[i]);
+  for (size_t i = 0; i < header.size(); ++i) widths[i] = Utf8CodePointCount(header[i]);
   for (const auto& r : rows) {
     for (size_t i = 0; i < r.size() && i < widths.size(); ++i) {
-      widths[i] = std::max(widths[i], std::min<size_t>(Width(r[i]), 60));
+      widths[i] = std::max(widths[i], std::min<size_t>(Utf8CodePointCount(r[i]), 60));
     }
   }
   bool color = UseColor();
@@ -77,18 +70,12 @@ void PrintTable(const std::vector<std::string>& header,
     if (bold && color) out += "\033[1m";
     for (size_t i = 0; i < cells.size(); ++i) {
       std::string cell = cells[i];
-      if (Width(cell) > 60) {
+      if (Utf8CodePointCount(cell) > 60) {
         // Cut at a code point boundary and mark the cut.
-        size_t cut = 0, cps = 0;
-        while (cut < cell.size() && cps < 59) {
-          ++cut;
-          while (cut < cell.size() && (static_cast<unsigned char>(cell[cut]) & 0xC0) == 0x80) ++cut;
-          ++cps;
-        }
-        cell = cell.substr(0, cut) + "…";
+        cell = cell.substr(0, Utf8PrefixBytes(cell, 59, /*first_byte_starts=*/true)) + "…";
       }
       out += cell;
-      if (i + 1 < cells.size()) out.append(widths[i] - Width(cell) + 2, ' ');
+      if (i + 1 < cells.size()) out.append(widths[i] - Utf8CodePointCount(cell) + 2, ' ');
     }
     if (bold && color) out += "\033[0m";
     out += '\n';

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/sample_data.h"
+#include "common/hex.h"
 #include "common/io.h"
 #include "objectstore/object_store.h"
 #include "parquet/reader.h"
@@ -98,13 +99,7 @@ std::string StatValueText(const pq::FileMetaData& md, const pq::LeafColumn& leaf
                           const DataType& type, const std::string& bytes) {
   auto col = pq::DecodeStatValue(md, leaf, type, bytes);
   if (col.ok()) return ValueText(*col, 0);
-  static const char* kHex = "0123456789abcdef";
-  std::string hex = "0x";
-  for (unsigned char c : bytes) {
-    hex.push_back(kHex[c >> 4]);
-    hex.push_back(kHex[c & 15]);
-  }
-  return hex;
+  return "0x" + HexEncode(bytes);
 }
 
 json StatsJson(const pq::FileMetaData& md, const pq::Statistics& st, const pq::LeafColumn& leaf,

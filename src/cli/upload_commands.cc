@@ -25,6 +25,7 @@
 #include "cli/cli.h"
 #include "cli/error_codes.h"
 #include "common/discard.h"
+#include "common/utf8.h"
 #include "render/progress.h"
 #include "render/style.h"
 #include "render/upload_render.h"
@@ -199,22 +200,10 @@ class OpenContract {
 
 // ---- printing ----
 
-size_t DisplayWidth(const std::string& s) {
-  size_t w = 0;
-  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
-  return w;
-}
-
-// Cuts text to at most `max` code points, marking the cut.
+// Widths count code points. Cuts text to at most `max` of them, marking the cut.
 std::string Cut(const std::string& s, size_t max) {
-  if (DisplayWidth(s) <= max) return s;
-  size_t cut = 0, cps = 0;
-  while (cut < s.size() && cps + 1 < max) {
-    ++cut;
-    while (cut < s.size() && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) ++cut;
-    ++cps;
-  }
-  return s.substr(0, cut) + "…";
+  if (Utf8CodePointCount(s) <= max) return s;
+  return s.substr(0, Utf8PrefixBytes(s, max > 0 ? max - 1 : 0, /*first_byte_starts=*/true)) + "…";
 }
 
 // An indented table whose cells may be painted: `paint(row, col, text)` returns the text to print
@@ -227,10 +216,10 @@ void PrintIndentedTable(const std::vector<std::string>& header,
   auto cell = [](const std::vector<std::string>& r, size_t i) {
     return i < r.size() ? Cut(r[i], 40) : std::string();
   };
-  for (size_t i = 0; i < header.size(); ++i) widths[i] = DisplayWidth(header[i]);
+  for (size_t i = 0; i < header.size(); ++i) widths[i] = Utf8CodePointCount(header[i]);
   for (const auto& r : rows) {
     for (size_t i = 0; i < widths.size(); ++i) {
-      widths[i] = std::max(widths[i], DisplayWidth(cell(r, i)));
+      widths[i] = std::max(widths[i], Utf8CodePointCount(cell(r, i)));
     }
   }
   // A column empty in every row (e.g. notes) is left out.
@@ -248,7 +237,7 @@ void PrintIndentedTable(const std::vector<std::string>& header,
       bool last = true;
       for (size_t k = i + 1; k < widths.size(); ++k) last = last && !shown[k];
       line += row < 0 ? st.header(text) : paint(row, i, text);
-      if (!last) line.append(widths[i] - DisplayWidth(text) + 2, ' ');
+      if (!last) line.append(widths[i] - Utf8CodePointCount(text) + 2, ' ');
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     *out += line + "\n";
@@ -268,12 +257,12 @@ std::string FilesBlock(const std::vector<std::string>& files, const std::vector<
   std::vector<std::string> names;
   for (const auto& f : files) {
     names.push_back(std::filesystem::path(f).filename().string());
-    w = std::max(w, DisplayWidth(names.back()));
+    w = std::max(w, Utf8CodePointCount(names.back()));
   }
   std::string out;
   for (size_t i = 0; i < names.size(); ++i) {
     out += "  " + names[i];
-    out.append(w - DisplayWidth(names[i]) + 2, ' ');
+    out.append(w - Utf8CodePointCount(names[i]) + 2, ' ');
     out += st.dim(render::FormatBytes(sizes[i])) + "\n";
   }
   return out;

@@ -107,22 +107,6 @@ std::string ServerUrl::Origin() const {
 
 std::string ServerUrl::ToString() const { return Origin() + base_path; }
 
-std::string PercentEncode(std::string_view text) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 std::string QueryString(const std::vector<std::pair<std::string, std::string>>& params) {
   std::string out;
   for (const auto& [k, v] : params) {

@@ -22,6 +22,7 @@
 
 #include "client/token_cache.h"
 #include "common/clock.h"
+#include "common/hex.h"
 #include "tarn/client.h"
 
 namespace tarn::client {
@@ -50,9 +51,9 @@ Result<ServerUrl> ParseServerUrl(std::string_view url);
 // code bad_response naming `what`, the decoder's fields kept (its code as decode_error).
 Status BadResponse(std::string_view what, const Status& decode_error);
 
-// Percent-encodes everything but RFC 3986 unreserved characters (for path segments, query
-// values and form fields).
-std::string PercentEncode(std::string_view text);
+// Path segments, query values and form fields are percent-encoded but for RFC 3986 unreserved
+// characters: the common encoder with its default.
+using tarn::PercentEncode;
 // "?a=1&b=x%20y" from pairs ("" when empty).
 std::string QueryString(const std::vector<std::pair<std::string, std::string>>& params);
 

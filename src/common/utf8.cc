@@ -20,4 +20,21 @@ void AppendUtf8(uint32_t cp, std::string* out) {
   }
 }
 
+size_t Utf8CodePointCount(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += !IsUtf8Continuation(c);
+  return n;
+}
+
+size_t Utf8PrefixBytes(std::string_view s, size_t n, bool first_byte_starts) {
+  size_t cps = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!IsUtf8Continuation(s[i]) || (i == 0 && first_byte_starts)) {
+      if (cps == n) return i;
+      ++cps;
+    }
+  }
+  return s.size();
+}
+
 }  // namespace tarn

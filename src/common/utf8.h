@@ -1,5 +1,6 @@
 // UTF-8: the one decoder (well-formed sequences only: no overlong forms, no surrogates, nothing
-// above U+10FFFF) and the encoder shared by the parsers that decode escapes (JSON \u, XML &#...;).
+// above U+10FFFF), the encoder shared by the parsers that decode escapes (JSON \u, XML &#...;),
+// and the byte-level boundaries that cut and count text.
 #pragma once
 
 #include <cstddef>
@@ -65,5 +66,33 @@ inline char32_t DecodeUtf8Sequence(const uint8_t* p, int len) {
 
 // Appends the UTF-8 encoding of code point `cp` (at most 0x10FFFF; callers check) to `out`.
 void AppendUtf8(uint32_t cp, std::string* out);
+
+// Boundaries without decoding: a code point starts at every byte that is not a continuation byte
+// (10xxxxxx). Text that is not valid UTF-8 is cut and counted all the same (no byte is lost or
+// replaced); where validity matters, the decoder above is the one to use.
+
+// A continuation byte (10xxxxxx): never the first byte of a code point.
+inline bool IsUtf8Continuation(char c) { return (static_cast<uint8_t>(c) & 0xC0) == 0x80; }
+
+// Where the code point holding s[i] (i < s.size()) starts: i, or the nearest byte before it that
+// is not a continuation byte, else 0.
+inline size_t Utf8CodePointStart(std::string_view s, size_t i) {
+  while (i > 0 && IsUtf8Continuation(s[i])) --i;
+  return i;
+}
+
+// Length of the longest prefix of `s` of at most `max` bytes that does not split a code point.
+inline size_t Utf8Cut(std::string_view s, size_t max) {
+  return s.size() <= max ? s.size() : Utf8CodePointStart(s, max);
+}
+
+// Number of code points: the bytes that are not continuation bytes.
+size_t Utf8CodePointCount(std::string_view s);
+
+// Length of the prefix of `s` that holds its first `n` code points as Utf8CodePointCount counts
+// them, with the continuation bytes after the last (all of `s` when it has fewer). Continuation
+// bytes at the start belong to the first code point, unless `first_byte_starts` (the CLI's cut):
+// then s[0] starts one whatever it is.
+size_t Utf8PrefixBytes(std::string_view s, size_t n, bool first_byte_starts = false);
 
 }  // namespace tarn

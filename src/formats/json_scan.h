@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/hex.h"
 #include "common/utf8.h"
 
 namespace tarn::formats::internal {
@@ -21,18 +22,9 @@ inline bool Hex4(std::string_view s, size_t i, uint32_t* v) {
   if (i + 4 > s.size()) return false;
   uint32_t r = 0;
   for (size_t k = i; k < i + 4; ++k) {
-    const char c = s[k];
-    uint32_t d;
-    if (c >= '0' && c <= '9') {
-      d = static_cast<uint32_t>(c - '0');
-    } else if (c >= 'a' && c <= 'f') {
-      d = static_cast<uint32_t>(c - 'a' + 10);
-    } else if (c >= 'A' && c <= 'F') {
-      d = static_cast<uint32_t>(c - 'A' + 10);
-    } else {
-      return false;
-    }
-    r = r << 4 | d;
+    const int d = HexValue(s[k]);
+    if (d < 0) return false;
+    r = r << 4 | static_cast<uint32_t>(d);
   }
   *v = r;
   return true;

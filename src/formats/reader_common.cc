@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "common/utf8.h"
 #include "formats/error_codes.h"
 
 namespace tarn::formats::internal {
@@ -23,9 +24,7 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 std::string Shortened(std::string_view value) {
   constexpr size_t kMax = 256;
   if (value.size() <= kMax) return std::string(value);
-  size_t cut = kMax;
-  while (cut > 0 && (static_cast<uint8_t>(value[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(value.substr(0, cut)) + "...";
+  return std::string(value.substr(0, Utf8Cut(value, kMax))) + "...";
 }
 
 }  // namespace

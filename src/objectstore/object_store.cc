@@ -4,6 +4,7 @@
 #include <mutex>
 #include <utility>
 
+#include "common/hex.h"
 #include "common/utf8.h"
 #include "objectstore/local/local_store.h"
 #include "objectstore/s3/s3_store.h"
@@ -62,26 +63,6 @@ Status CheckSegments(std::string_view what, std::string_view s, bool allow_trail
 
 constexpr size_t kMaxKeyBytes = 1024;
 
-std::string PercentDecode(std::string_view s) {
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
 bool HasScheme(std::string_view s, std::string_view scheme) {
   return s.size() > scheme.size() + 3 && s.compare(0, scheme.size(), scheme) == 0 &&
          s.compare(scheme.size(), 3, "://") == 0;
@@ -105,7 +86,7 @@ Result<std::string> LocalPathOf(std::string_view path_or_uri) {
     return Status::InvalidArgument("file URI '" + std::string(path_or_uri) +
                                    "' must be absolute (file:///path)");
   }
-  return PercentDecode(rest);
+  return *PercentDecode(rest, /*plus_is_space=*/false, BadPercentEscape::kKeep);
 }
 
 bool IsObjectUri(std::string_view s) { return HasScheme(s, "s3") || HasScheme(s, "gs"); }

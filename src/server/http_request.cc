@@ -1,5 +1,6 @@
 #include "server/http_request.h"
 
+#include "common/hex.h"
 #include "server/error_codes.h"
 
 namespace tarn::server::internal {
@@ -10,35 +11,7 @@ Status Malformed(std::string message) {
   return Status::Of(codes::kMalformedRequest, std::move(message));
 }
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 bool IsControl(unsigned char c) { return c < 0x20 || c == 0x7f; }
-
-// Percent-decodes `s` (and '+' as a space when `plus_is_space`); false on a bad escape.
-bool Decode(std::string_view s, bool plus_is_space, std::string* out) {
-  out->clear();
-  out->reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '%') {
-      if (i + 2 >= s.size()) return false;
-      int hi = HexDigit(s[i + 1]), lo = HexDigit(s[i + 2]);
-      if (hi < 0 || lo < 0) return false;
-      out->push_back(static_cast<char>(hi * 16 + lo));
-      i += 2;
-    } else if (c == '+' && plus_is_space) {
-      out->push_back(' ');
-    } else {
-      out->push_back(c);
-    }
-  }
-  return true;
-}
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -66,21 +39,15 @@ Result<std::vector<std::pair<std::string, std::string>>> ParseUrlEncoded(std::st
     std::string_view pair = text.substr(pos, amp - pos);
     if (!pair.empty()) {
       size_t eq = pair.find('=');
-      std::string key, value;
-      if (!Decode(pair.substr(0, eq), true, &key) ||
-          (eq != std::string_view::npos && !Decode(pair.substr(eq + 1), true, &value))) {
-        return Malformed("bad percent escape in the " + std::string(what));
-      }
-      out.emplace_back(std::move(key), std::move(value));
+      auto key = PercentDecode(pair.substr(0, eq), /*plus_is_space=*/true);
+      auto value = eq == std::string_view::npos
+                       ? std::optional<std::string>("")
+                       : PercentDecode(pair.substr(eq + 1), /*plus_is_space=*/true);
+      if (!key || !value) return Malformed("bad percent escape in the " + std::string(what));
+      out.emplace_back(std::move(*key), std::move(*value));
     }
     pos = amp + 1;
   }
-  return out;
-}
-
-std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space) {
-  std::string out;
-  if (!Decode(s, plus_is_space, &out)) return std::nullopt;
   return out;
 }
 
@@ -107,7 +74,9 @@ Result<RequestTarget> ParseTarget(std::string_view target, size_t max_path_bytes
   }
   RequestTarget out;
   out.raw_path = std::string(raw_path);
-  if (!Decode(raw_path, false, &out.path)) return Malformed("bad percent escape in the path");
+  auto path = PercentDecode(raw_path);
+  if (!path) return Malformed("bad percent escape in the path");
+  out.path = std::move(*path);
   if (q == std::string_view::npos) return out;
   TARN_ASSIGN_OR_RETURN(out.query, ParseUrlEncoded(target.substr(q + 1), "query"));
   return out;

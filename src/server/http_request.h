@@ -41,9 +41,6 @@ Result<RequestTarget> ParseTarget(std::string_view target, size_t max_path_bytes
 Result<std::vector<std::pair<std::string, std::string>>> ParseUrlEncoded(std::string_view text,
                                                                          std::string_view what);
 
-// Percent-decodes `s` ('+' as a space when `plus_is_space`); nullopt on a bad escape.
-std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space);
-
 // How a request's body is delimited.
 struct Framing {
   std::optional<int64_t> content_length;  // nullopt: no Content-Length header

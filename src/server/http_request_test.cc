@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/hex.h"
+
 namespace tarn::server::internal {
 namespace {
 
@@ -31,8 +33,8 @@ TEST(ParseTarget, KeepsEscapedSlashesInTheRawPath) {
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->raw_path, "/v1/workspaces/wsa%2Fcollections%2Fc");
   EXPECT_EQ(t->path, "/v1/workspaces/wsa/collections/c");
-  EXPECT_EQ(PercentDecode("wsa%2Fc", false), "wsa/c");
-  EXPECT_EQ(PercentDecode("%zz", false), std::nullopt);
+  EXPECT_EQ(PercentDecode("wsa%2Fc"), "wsa/c");
+  EXPECT_EQ(PercentDecode("%zz"), std::nullopt);
 }
 
 TEST(ParseTarget, RefusesWhatIsNotAnOriginFormPath) {

@@ -39,6 +39,7 @@
 #include "api/error_codes.h"
 #include "catalog/catalog.h"
 #include "common/discard.h"
+#include "common/hex.h"
 #include "common/random.h"
 #include "common/utf8.h"
 #include "metastore/metastore.h"
@@ -1168,8 +1169,7 @@ class HttpCall final : public Call {
       : server_(server), route_(route), ex_(ex), res_(res) {
     for (size_t i = 0; i < route.params.size() && i + 1 < match.size(); ++i) {
       // Each segment is decoded on its own (the target's escapes were checked already).
-      params_.emplace_back(route.params[i],
-                           internal::PercentDecode(match[i + 1].str(), false).value_or(""));
+      params_.emplace_back(route.params[i], PercentDecode(match[i + 1].str()).value_or(""));
     }
     if (route.def->action[0] != '\0') {
       std::string target;
@@ -1405,15 +1405,9 @@ class HttpCall final : public Call {
     const auto names = internal::QueryNames(def);
     for (const auto& [name, value] : ex_.target.query) {
       if (std::find(names.begin(), names.end(), name) != names.end()) continue;
-      std::string shown;  // printable ASCII, at most 64 bytes; the rest %XX
-      for (unsigned char ch : name.substr(0, 64)) {
-        if (ch > 0x20 && ch < 0x7f && ch != '%') {
-          shown += static_cast<char>(ch);
-        } else {
-          static const char kHex[] = "0123456789ABCDEF";
-          shown += {'%', kHex[ch >> 4], kHex[ch & 15]};
-        }
-      }
+      // At most 64 bytes: printable ASCII as it is, the rest (and '%') as %XX.
+      static constexpr std::string_view kPunctuation = "!\"#$&'()*+,-./:;<=>?@[\\]^_`{|}~";
+      const std::string shown = PercentEncode(std::string_view(name).substr(0, 64), kPunctuation);
       std::string known;
       for (auto n : names) known += (known.empty() ? "" : ", ") + std::string(n);
       return Status::Of(codes::kUnknownParameter,

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "common/hex.h"
 #include "common/utf8.h"
 #include "table/ordered_key.h"
 #include "types/iceberg.h"
@@ -35,36 +36,6 @@ std::optional<std::pair<int64_t, int64_t>> DataFile::RowIdRange() const {
 }
 
 namespace {
-
-std::string Hex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (char c : bytes) {
-    out.push_back(kHex[static_cast<uint8_t>(c) >> 4]);
-    out.push_back(kHex[static_cast<uint8_t>(c) & 15]);
-  }
-  return out;
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-bool Unhex(std::string_view hex, std::string* out) {
-  if (hex.size() % 2 != 0) return false;
-  out->clear();
-  out->reserve(hex.size() / 2);
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int hi = HexDigit(hex[i]), lo = HexDigit(hex[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out->push_back(static_cast<char>(hi << 4 | lo));
-  }
-  return true;
-}
 
 // Min and max of the valid rows of a fixed-width column, compared with `less`.
 template <typename T, typename Less>
@@ -131,14 +102,6 @@ void FloatBounds(const Column& col, ColumnStats* s) {
   if (any) SetBounds(col.type, lo, hi, s);
 }
 
-// Length of the longest prefix of `s` of at most `max` bytes that ends at a UTF-8 boundary.
-size_t Utf8Cut(std::string_view s, size_t max) {
-  if (s.size() <= max) return s.size();
-  size_t n = max;
-  while (n > 0 && (static_cast<uint8_t>(s[n]) & 0xC0) == 0x80) --n;
-  return n;
-}
-
 // Smallest string greater than every string with prefix `s`, for raw bytes: drop trailing 0xFF,
 // increment the last byte. False when none exists.
 bool IncrementBytes(std::string* s) {
@@ -152,23 +115,12 @@ bool IncrementBytes(std::string* s) {
 // dropping the ones after it; the result stays valid UTF-8 and fits in s->size() + 1 bytes.
 bool IncrementUtf8(std::string* s) {
   while (!s->empty()) {
-    size_t start = s->size() - 1;
-    while (start > 0 && (static_cast<uint8_t>((*s)[start]) & 0xC0) == 0x80) --start;
-    auto b0 = static_cast<uint8_t>((*s)[start]);
-    uint32_t cp;
-    size_t len = s->size() - start;
-    if (len == 1) {
-      cp = b0;
-    } else if (len == 2) {
-      cp = (b0 & 0x1Fu) << 6 | (static_cast<uint8_t>((*s)[start + 1]) & 0x3F);
-    } else if (len == 3) {
-      cp = (b0 & 0x0Fu) << 12 | (static_cast<uint8_t>((*s)[start + 1]) & 0x3Fu) << 6 |
-           (static_cast<uint8_t>((*s)[start + 2]) & 0x3F);
-    } else {
-      cp = (b0 & 0x07u) << 18 | (static_cast<uint8_t>((*s)[start + 1]) & 0x3Fu) << 12 |
-           (static_cast<uint8_t>((*s)[start + 2]) & 0x3Fu) << 6 |
-           (static_cast<uint8_t>((*s)[start + 3]) & 0x3F);
-    }
+    const size_t start = Utf8CodePointStart(*s, s->size() - 1);
+    const auto* p = reinterpret_cast<const uint8_t*>(s->data()) + start;
+    const size_t len = s->size() - start;
+    // A lone byte stands for itself; a longer run is read as (at most) 4 bytes of a sequence.
+    const uint32_t cp =
+        len == 1 ? p[0] : DecodeUtf8Sequence(p, static_cast<int>(std::min<size_t>(len, 4)));
     s->resize(start);
     uint32_t next = cp + 1;
     if (next >= 0xD800 && next <= 0xDFFF) next = 0xE000;
@@ -341,10 +293,10 @@ std::string StatsToJson(const std::vector<ColumnStats>& stats) {
     out += '"';
     out += key;
     out += "\":{";
-    if (s->lower) out += "\"lower\":\"" + Hex(*s->lower) + "\",";
+    if (s->lower) out += "\"lower\":\"" + HexEncode(*s->lower) + "\",";
     if (s->nan_count) out += "\"nans\":" + std::to_string(*s->nan_count) + ",";
     out += "\"nulls\":" + std::to_string(s->null_count) + ",";
-    if (s->upper) out += "\"upper\":\"" + Hex(*s->upper) + "\",";
+    if (s->upper) out += "\"upper\":\"" + HexEncode(*s->upper) + "\",";
     out += "\"values\":" + std::to_string(s->value_count) + "}";
   }
   out += '}';
@@ -411,9 +363,10 @@ bool ParseStatsFast(std::string_view t, std::vector<ColumnStats>* out) {
         }
       } else if (key == "lower" || key == "upper") {
         std::string_view hex;
-        std::string bytes;
-        if (!word(&hex) || !Unhex(hex, &bytes)) return false;
-        (key == "lower" ? s.lower : s.upper) = std::move(bytes);
+        if (!word(&hex)) return false;
+        auto bytes = HexDecode(hex);
+        if (!bytes) return false;
+        (key == "lower" ? s.lower : s.upper) = std::move(*bytes);
       } else {
         return false;
       }
@@ -478,11 +431,9 @@ Result<std::vector<ColumnStats>> StatsFromJson(std::string_view text) {
     for (auto [name, dst] : {std::pair{"lower", &s.lower}, std::pair{"upper", &s.upper}}) {
       auto f = o.find(name);
       if (f == o.end()) continue;
-      std::string bytes;
-      if (!f->is_string() || !Unhex(f->get_ref<const std::string&>(), &bytes)) {
-        return bad("field " + key + ": \"" + name + "\" is not hex");
-      }
-      *dst = std::move(bytes);
+      auto bytes = f->is_string() ? HexDecode(f->get_ref<const std::string&>()) : std::nullopt;
+      if (!bytes) return bad("field " + key + ": \"" + name + "\" is not hex");
+      *dst = std::move(*bytes);
     }
     out.push_back(std::move(s));
   }

@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "common/hex.h"
 #include "common/text.h"
+#include "common/utf8.h"
 #include "table/ordered_key.h"
 #include "table/schema_json.h"
 #include "types/iceberg.h"
@@ -72,20 +74,6 @@ void TruncateFixed(const Column& src, int64_t w, Column* out) {
     T r = TruncateInt<T>(v, wt);
     std::memcpy(dst + i, &r, sizeof(T));
   }
-}
-
-// Number of bytes of the first `n` code points of UTF-8 `s`.
-size_t Utf8PrefixBytes(std::string_view s, int64_t n) {
-  size_t i = 0;
-  int64_t cps = 0;
-  while (i < s.size()) {
-    if ((static_cast<uint8_t>(s[i]) & 0xC0) != 0x80) {
-      if (cps == n) return i;
-      ++cps;
-    }
-    ++i;
-  }
-  return s.size();
 }
 
 // Days (DATE) or units since the epoch -> the time transform's value.
@@ -238,7 +226,8 @@ Result<Column> ApplyTransform(const Transform& transform, const Column& source) 
       out.data.reserve(source.data.size());
       for (int64_t i = 0; i < n; ++i) {
         std::string_view s = source.StringAt(i);
-        size_t len = id == TypeId::kBlob ? std::min<size_t>(s.size(), w) : Utf8PrefixBytes(s, w);
+        size_t len = id == TypeId::kBlob ? std::min<size_t>(s.size(), w)
+                                         : Utf8PrefixBytes(s, static_cast<size_t>(w));
         out.data.insert(out.data.end(), s.data(), s.data() + len);
         out.offsets[i + 1] = static_cast<int64_t>(out.data.size());
       }
@@ -667,19 +656,8 @@ Result<std::vector<PartitionGroup>> GroupByPartition(const PartitionSpec& spec,
 
 std::string PartitionPath(const PartitionSpec& spec, const Schema& schema,
                           const PartitionValues& values) {
-  auto escape = [](std::string_view s, std::string* out) {
-    static constexpr char kHex[] = "0123456789ABCDEF";
-    for (char ch : s) {
-      auto c = static_cast<unsigned char>(ch);
-      if (std::isalnum(c) || c == '.' || c == '_' || c == '-') {
-        out->push_back(ch);
-      } else {
-        out->push_back('%');
-        out->push_back(kHex[c >> 4]);
-        out->push_back(kHex[c & 15]);
-      }
-    }
-  };
+  // Letters, digits and "._-" as they are; '~' stays %7E, as in the paths already written.
+  auto escape = [](std::string_view s, std::string* out) { AppendPercentEncoded(s, out, "._-"); };
   std::string out;
   for (size_t i = 0; i < spec.fields.size(); ++i) {
     const PartitionField& pf = spec.fields[i];

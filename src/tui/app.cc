@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/discard.h"
+#include "common/utf8.h"
 #include "render/upload_render.h"
 #include "tarn/dataset.h"
 
@@ -256,10 +257,7 @@ void App::HandlePrompt(const Key& key) {
     }
     case KeyCode::kBackspace: {
       // Drop the last code point.
-      size_t n = p.text.size();
-      while (n > 0 && (static_cast<unsigned char>(p.text[n - 1]) & 0xC0) == 0x80) --n;
-      if (n > 0) --n;
-      p.text.resize(n);
+      if (!p.text.empty()) p.text.resize(Utf8CodePointStart(p.text, p.text.size() - 1));
       return;
     }
     case KeyCode::kCtrl:

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "common/discard.h"
+#include "common/utf8.h"
 #include "tui/text.h"
 
 namespace tarn::tui {
@@ -124,7 +125,7 @@ Parsed ParseUtf8(std::string_view b, size_t pos, bool idle) {
   size_t have = b.size() - pos;
   if (have < need) {
     for (size_t k = 1; k < have; ++k) {
-      if ((static_cast<unsigned char>(b[pos + k]) & 0xC0) != 0x80) return Drop(1);
+      if (!IsUtf8Continuation(b[pos + k])) return Drop(1);
     }
     if (idle) return Drop(have);  // the rest never came
     return NeedMore();

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "common/utf8.h"
 #include "render/upload_render.h"
 #include "tui/text.h"
 
@@ -130,9 +131,7 @@ void DrawBottom(const AppState& s, Canvas* c, Clock::time_point now, int* bottom
     const Prompt& pr = *s.prompt;
     std::string shown = pr.masked ? std::string() : pr.text;
     if (pr.masked) {
-      for (size_t i = 0; i < pr.text.size(); ++i) {
-        if ((static_cast<unsigned char>(pr.text[i]) & 0xC0) != 0x80) shown += "•";
-      }
+      for (size_t i = Utf8CodePointCount(pr.text); i > 0; --i) shown += "•";
     }
     std::string head = " " + pr.label + ": ";
     // Keep the end of a long answer in view.

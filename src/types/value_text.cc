@@ -39,9 +39,7 @@ std::string Quoted(std::string_view text) {
   if (text.size() <= kMax) {
     out.append(text);
   } else {
-    size_t cut = kMax;
-    while (cut > 0 && (static_cast<uint8_t>(text[cut]) & 0xC0) == 0x80) --cut;
-    out.append(text.substr(0, cut));
+    out.append(text.substr(0, Utf8Cut(text, kMax)));
     out.append("...");
   }
   out.push_back('\'');
@@ -358,20 +356,6 @@ DecimalError ParseDecimalCore(std::string_view s, int precision, int scale, int1
   return DecimalError::kOk;
 }
 
-// Hex digit values; 0x10 marks a non-hex byte.
-struct HexDecodeTable {
-  uint8_t value[256];
-  constexpr HexDecodeTable() : value() {
-    for (int i = 0; i < 256; ++i) value[i] = 0x10;
-    for (int i = 0; i < 10; ++i) value['0' + i] = static_cast<uint8_t>(i);
-    for (int i = 0; i < 6; ++i) {
-      value['a' + i] = static_cast<uint8_t>(10 + i);
-      value['A' + i] = static_cast<uint8_t>(10 + i);
-    }
-  }
-};
-constexpr HexDecodeTable kHexDecode;
-
 constexpr char kBase64Alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -627,14 +611,14 @@ Result<std::array<uint8_t, 16>> ParseUuid(std::string_view text) {
     return NotValid(text, "UUID", "expected 8-4-4-4-12 hex digits");
   }
   std::array<uint8_t, 16> out{};
-  unsigned bad = 0;
+  int bad = 0;  // negative once any digit is not hex; checked once, after the loop
   for (int i = 0; i < 16; ++i) {
-    const unsigned hi = kHexDecode.value[static_cast<uint8_t>(s[kPairAt[i]])];
-    const unsigned lo = kHexDecode.value[static_cast<uint8_t>(s[kPairAt[i] + 1])];
+    const int hi = HexValue(s[kPairAt[i]]);
+    const int lo = HexValue(s[kPairAt[i] + 1]);
     bad |= hi | lo;
-    out[i] = static_cast<uint8_t>(hi << 4 | (lo & 15));
+    out[i] = static_cast<uint8_t>((hi & 15) << 4 | (lo & 15));
   }
-  if (bad & 0x10) return NotValid(text, "UUID", "expected 8-4-4-4-12 hex digits");
+  if (bad < 0) return NotValid(text, "UUID", "expected 8-4-4-4-12 hex digits");
   return out;
 }
 

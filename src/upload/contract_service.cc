@@ -15,6 +15,7 @@
 #include "common/discard.h"
 #include "common/hex.h"
 #include "common/random.h"
+#include "common/utf8.h"
 #include "datafile/writer.h"
 #include "formats/error_codes.h"
 #include "formats/format.h"
@@ -74,12 +75,7 @@ bool IsContractId(std::string_view id) {
 // At most `max` bytes of `s`, cut at a UTF-8 boundary, with control characters replaced: text
 // from callers that is stored and shown (names, samples).
 std::string Printable(std::string_view s, size_t max) {
-  if (s.size() > max) {
-    size_t cut = max;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-    s = s.substr(0, cut);
-  }
-  std::string out(s);
+  std::string out(s.substr(0, Utf8Cut(s, max)));
   for (char& c : out) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
   }

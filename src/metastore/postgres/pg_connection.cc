@@ -14,6 +14,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/hex.h"
 #include "metastore/connection_internal.h"
 
 namespace tarn::metastore_internal {
@@ -56,13 +57,6 @@ bool ParseInt64(std::string_view s, int64_t* out) {
   if (errno != 0 || end != buf + s.size()) return false;
   *out = v;
   return true;
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 class PgConnection final : public Connection {
@@ -458,13 +452,9 @@ class PgConnection final : public Connection {
         if (s.size() < 2 || s[0] != '\\' || s[1] != 'x' || s.size() % 2 != 0) {
           return Status::Internal("postgres: unexpected bytea encoding");
         }
-        std::string out((s.size() - 2) / 2, '\0');
-        for (size_t i = 0; i < out.size(); ++i) {
-          int hi = HexDigit(s[2 + 2 * i]), lo = HexDigit(s[3 + 2 * i]);
-          if (hi < 0 || lo < 0) return Status::Internal("postgres: bad bytea hex");
-          out[i] = static_cast<char>(hi << 4 | lo);
-        }
-        return SqlValue::Blob(out);
+        auto out = HexDecode(s.substr(2));
+        if (!out) return Status::Internal("postgres: bad bytea hex");
+        return SqlValue::Blob(*out);
       }
       default:
         return SqlValue(s);

@@ -9,11 +9,6 @@ namespace tarn::s3 {
 
 namespace {
 
-bool IsUnreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.' || c == '_' || c == '~';
-}
-
 std::string ToLower(std::string_view s) {
   std::string out(s);
   for (char& c : out) {
@@ -48,15 +43,7 @@ std::string CanonicalHeaderValue(std::string_view v) {
 std::string UriEncode(std::string_view s, bool encode_slash) {
   std::string out;
   out.reserve(s.size() + s.size() / 2);
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    if (IsUnreserved(c) || (c == '/' && !encode_slash)) {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      AppendHex(c, &out, /*upper=*/true);
-    }
-  }
+  AppendPercentEncoded(s, &out, encode_slash ? "-._~" : "-._~/");
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "common/hex.h"
 #include "common/utf8.h"
 
 namespace tarn::s3 {
@@ -189,16 +190,8 @@ class Parser {
         if (digits.empty()) return Error("empty character reference");
         uint32_t cp = 0;
         for (char d : digits) {
-          int v;
-          if (d >= '0' && d <= '9') {
-            v = d - '0';
-          } else if (hex && d >= 'a' && d <= 'f') {
-            v = d - 'a' + 10;
-          } else if (hex && d >= 'A' && d <= 'F') {
-            v = d - 'A' + 10;
-          } else {
-            return Error("bad character reference");
-          }
+          const int v = hex ? HexValue(d) : (d >= '0' && d <= '9' ? d - '0' : -1);
+          if (v < 0) return Error("bad character reference");
           cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(v);
           if (cp > 0x10FFFF) return Error("character reference out of range");
         }
