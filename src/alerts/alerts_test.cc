@@ -27,6 +27,7 @@
 
 #include "alerts/store.h"
 #include "common/discard.h"
+#include "common/test_util.h"
 #include "metastore/fault/fault_metastore.h"
 #include "metastore/test_util.h"
 
@@ -186,7 +187,7 @@ class WebhookServer {
     port_ = server_.bind_to_any_port("127.0.0.1");
     EXPECT_GT(port_, 0);
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_TRUE(testing_util::Eventually([&] { return server_.is_running(); }));
   }
   ~WebhookServer() {
     Release();

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -22,6 +23,7 @@
 #include <thread>
 
 #include "auth/auth_internal.h"
+#include "common/test_util.h"
 
 namespace tarn::auth::testing {
 
@@ -41,10 +43,13 @@ class TestIssuer {
     server_.Get("/.well-known/openid-configuration",
                 [this](const httplib::Request&, httplib::Response& res) {
                   ++discovery_hits_;
+                  std::unique_lock<std::mutex> lock(mu_);
+                  // Real time on purpose (a client's transfer timeout is what is tested); it
+                  // ends early when the delay is set to 0, and at the destructor.
                   if (int ms = delay_ms_.load()) {
-                    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+                    undelayed_.wait_for(lock, std::chrono::milliseconds(ms),
+                                        [this] { return delay_ms_.load() == 0; });
                   }
-                  std::lock_guard<std::mutex> lock(mu_);
                   json doc = {{"issuer", issuer_name_}, {"jwks_uri", url_ + "/jwks"}};
                   if (!discovery_override_.empty()) {
                     res.set_content(discovery_override_, "application/json");
@@ -67,9 +72,14 @@ class TestIssuer {
     url_ = "http://127.0.0.1:" + std::to_string(port_);
     issuer_name_ = url_;
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!testing_util::Eventually([this] { return server_.is_running(); })) {
+      server_.stop();
+      thread_.join();
+      throw std::runtime_error("the test issuer did not start");
+    }
   }
   ~TestIssuer() {
+    set_delay_ms(0);
     server_.stop();
     thread_.join();
     for (auto& [kid, k] : keys_) EVP_PKEY_free(k.pkey);
@@ -87,7 +97,13 @@ class TestIssuer {
     issuer_name_ = std::move(name);
   }
   // Delays each discovery answer (an issuer that accepts but does not answer).
-  void set_delay_ms(int ms) { delay_ms_ = ms; }
+  void set_delay_ms(int ms) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      delay_ms_ = ms;
+    }
+    undelayed_.notify_all();
+  }
   void set_discovery_override(std::string body) {
     std::lock_guard<std::mutex> lock(mu_);
     discovery_override_ = std::move(body);
@@ -215,6 +231,7 @@ class TestIssuer {
   int port_ = 0;
   std::string url_;
   std::mutex mu_;
+  std::condition_variable undelayed_;  // delay_ms_ became 0
   std::string issuer_name_;
   std::string discovery_override_;
   std::map<std::string, Key> keys_;

@@ -9,12 +9,14 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <latch>
 #include <mutex>
 #include <thread>
 
 #include "api/wire.h"
 #include "client/remote_client.h"
 #include "client/token_cache.h"
+#include "common/test_util.h"
 #include "table/test_util.h"
 
 namespace tarn::client {
@@ -194,15 +196,20 @@ TEST(TokenCacheTest, HugeLifetimeDoesNotOverflow) {
 }
 
 TEST(TokenCacheTest, ConcurrentCallersShareOneFetch) {
+  constexpr int kCallers = 8;
+  std::latch calling(kCallers);
   std::atomic<int> fetches{0};
   TokenCache cache([&]() -> Result<BearerToken> {
     ++fetches;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    calling.wait();  // the fetch lasts until every caller is on its way in
     return BearerToken{"shared", 900};
   });
   std::vector<std::thread> threads;
-  for (int i = 0; i < 8; ++i) {
-    threads.emplace_back([&] { EXPECT_EQ(*cache.Get(), "shared"); });
+  for (int i = 0; i < kCallers; ++i) {
+    threads.emplace_back([&] {
+      calling.count_down();
+      EXPECT_EQ(*cache.Get(), "shared");
+    });
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(fetches.load(), 1);
@@ -398,7 +405,7 @@ TEST(RemoteClientTest, UnreachableServerIsUnavailableNamingTheUrl) {
   {
     FakeServer closed;  // started, then stopped: nothing listens on the port any more
     closed.Start();
-    while (!closed.server().is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_TRUE(testing_util::Eventually([&] { return closed.server().is_running(); }));
     port = std::stoi(closed.url().substr(closed.url().rfind(':') + 1));
   }
   std::string url = "http://127.0.0.1:" + std::to_string(port);

@@ -709,11 +709,13 @@ TEST_P(MetastoreConformance, AcknowledgedCommitsSurviveSigkill) {
       }
     }
     ::close(fds[1]);
-    // Kill only after the child acknowledged a first commit: opening a connection on a loaded
-    // machine can take longer than any fixed sleep, and a kill before then proves nothing.
+    // Kill only after the child acknowledged some commits (more each round), while it runs the
+    // next: opening a connection on a loaded machine can take longer than any fixed sleep, and a
+    // kill before then proves nothing.
     int64_t acked = previous, v = 0;
-    if (::read(fds[0], &v, sizeof(v)) == sizeof(v)) acked = v;
-    std::this_thread::sleep_for(std::chrono::milliseconds(30 + 25 * round));
+    for (int n = 0; n < 1 + 10 * round && ::read(fds[0], &v, sizeof(v)) == sizeof(v); ++n) {
+      acked = v;
+    }
     ::kill(pid, SIGKILL);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
@@ -830,6 +832,8 @@ TEST_P(MetastoreConformance, LockContentionRetriesThenGivesUp) {
       TARN_RETURN_NOT_OK(tx.Execute("UPDATE counters SET v = v + 1 WHERE k = 1").status());
       if (!std::exchange(signalled, true)) holding.count_down();
       impatient_done_f.wait_for(std::chrono::milliseconds(400));
+      // Real time on purpose: nothing tells when the patient writer meets the lock (on SQLite
+      // it waits in BEGIN IMMEDIATE, where no statement is counted).
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       return Status::OK();
     });
@@ -1042,9 +1046,10 @@ TEST_P(MetastorePostgres, StalePooledConnectionIsReplaced) {
   auto ms = Open();
   ASSERT_TRUE(ms);
   ASSERT_TRUE(QueryInt(*ms, "SELECT COUNT(*) FROM workspaces").ok());  // a connection now idles
+  // Each termination waits (up to 10 s) until the backend is gone.
   PgExec(PgBaseUri(),
-         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tarn'");
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+         "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity "
+         "WHERE application_name = 'tarn'");
   auto n = QueryInt(*ms, "SELECT COUNT(*) FROM workspaces");
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(*n, 0);

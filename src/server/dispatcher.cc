@@ -6,6 +6,7 @@
 
 #include "auth/auth.h"
 #include "catalog/catalog.h"
+#include "common/clock.h"
 #include "objectstore/s3/http_client.h"
 
 namespace tarn::server {
@@ -41,15 +42,15 @@ Dispatcher::~Dispatcher() { Stop(); }
 
 void Dispatcher::Start() {
   thread_ = std::thread([this] {
+    auto interval = std::chrono::milliseconds(
+        static_cast<int64_t>(std::max(0.01, options_.poll_interval_s) * 1e3));
+    const tarn::Clock& clock = catalog_.clock();  // a test's manual clock drives the polls
     std::unique_lock<std::mutex> lock(mu_);
     while (!stop_) {
       lock.unlock();
       RunOnce();
       lock.lock();
-      cv_.wait_for(lock,
-                   std::chrono::milliseconds(
-                       static_cast<int64_t>(std::max(0.01, options_.poll_interval_s) * 1e3)),
-                   [&] { return stop_; });
+      clock.WaitUntil(lock, cv_, clock.SteadyNow() + interval, [this] { return stop_; });
     }
   });
 }

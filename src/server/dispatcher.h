@@ -32,7 +32,7 @@ namespace tarn::server {
 
 struct DispatcherOptions {
   std::string worker_url;      // where jobs are POSTed; the job token's audience, exactly
-  double poll_interval_s = 1;  // how often an idle dispatcher looks for jobs
+  double poll_interval_s = 1;  // how often an idle dispatcher looks for jobs (catalog's clock)
   int64_t lease_s = 900;       // a claimed job is taken over when its runner is silent this long
   std::function<void(std::string_view line)> log;  // one JSON object per line
 };

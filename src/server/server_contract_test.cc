@@ -5,12 +5,12 @@
 // SQLite, and PostgreSQL under tests/run_with_pg.sh.
 #include <chrono>
 #include <fstream>
-#include <thread>
 
 #include "api/contract_wire.h"
 #include "catalog/test_fixture.h"
 #include "client/remote_client.h"
 #include "common/compression.h"
+#include "common/test_util.h"
 #include "server/test_util.h"
 #include "tarn/upload.h"
 
@@ -635,6 +635,9 @@ TEST_P(ServeUploads, ABigPartTheServiceRefusesStillGetsItsError) {
 }
 
 TEST_P(ServeUploads, TheSweeperExpiresContracts) {
+  // The client goes first: its idle keep-alive connection would hold the first server's
+  // shutdown for the lingering close (2 s).
+  uploads_.reset();
   StartServer(/*sweep_interval_s=*/0.2);
   uploads_ = UploadsAs(writer_);
   NegotiateRequest req =
@@ -643,14 +646,16 @@ TEST_P(ServeUploads, TheSweeperExpiresContracts) {
   auto c = uploads_->Negotiate(req);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   test_clock_->Advance(std::chrono::milliseconds(1100));  // past its expiry
-  bool swept = false;
-  for (int i = 0; i < 1000 && !swept; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polls for the log line
+  // The sweeper runs every 0.2 s of the clock, and the advance wakes it.
+  bool swept = testing_util::Eventually([&] {
     for (const auto& line : logs_.Parsed()) {
-      swept |= line.is_object() && line.value("type", "") == "sweep" &&
-               line.value("contracts_expired", 0) >= 1;
+      if (line.is_object() && line.value("type", "") == "sweep" &&
+          line.value("contracts_expired", 0) >= 1) {
+        return true;
+      }
     }
-  }
+    return false;
+  });
   EXPECT_TRUE(swept) << "no sweep line within 10 s";
   auto after = uploads_->GetContract(c->id);
   ASSERT_TRUE(after.ok());

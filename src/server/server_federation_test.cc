@@ -10,6 +10,7 @@
 #include "auth/oidc_test_util.h"
 #include "client/id_token_source.h"
 #include "client/remote_client.h"
+#include "common/test_util.h"
 #include "server/test_util.h"
 #include "tarn/client.h"
 
@@ -306,7 +307,7 @@ class FakeEndpoint {
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_TRUE(testing_util::Eventually([&] { return server_.is_running(); }));
   }
   ~FakeEndpoint() {
     server_.stop();

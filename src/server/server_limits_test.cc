@@ -17,12 +17,14 @@
 #include <set>
 #include <thread>
 
+#include "common/test_util.h"
 #include "server/test_util.h"
 
 namespace tarn::server::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using testing_util::Eventually;
 
 int OpenFds() {
   int n = 0;
@@ -91,11 +93,29 @@ class ServerLimits : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
+  // How many requests the server serves besides the GET /metrics that asks (`token` may read
+  // /metrics). The earlier GET /metrics are waited for first: a request leaves the in-flight
+  // gauge just before its log line is written, so none of them is counted.
+  int OthersInFlight(const std::string& token) {
+    const size_t asked = metrics_asked_++;
+    Eventually([&] {
+      size_t logged = 0;
+      for (const auto& l : logs_.Parsed()) logged += l.value("route", "") == "/metrics";
+      return logged >= asked;
+    });
+    Reply m = Get(port_, "/metrics", token);
+    std::smatch gauge;
+    static const std::regex kGauge(R"((^|\n)tarn_inflight_requests ([0-9]+)\n)");
+    if (m.status != 200 || !std::regex_search(m.body, gauge, kGauge)) return -1;
+    return std::stoi(gauge[2]) - 1;
+  }
+
   std::filesystem::path dir_;
   std::shared_ptr<Catalog> cat_;
   std::unique_ptr<Server> server_;
   LogCapture logs_;
   int port_ = 0;
+  size_t metrics_asked_ = 0;
 };
 
 TEST_F(ServerLimits, ConnectionsPastTheLimitGet503AndNoSocketLeaks) {
@@ -104,11 +124,11 @@ TEST_F(ServerLimits, ConnectionsPastTheLimitGet503AndNoSocketLeaks) {
   o.idle_timeout_s = 2;
   Start(o);
   int fds_before = OpenFds();
-  // Two idle connections take both connection threads.
+  // Two idle connections take both places, once the server has accepted them.
   int a = Connect(port_), b = Connect(port_);
   ASSERT_GE(a, 0);
   ASSERT_GE(b, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(Eventually([&] { return Get(port_, "/livez", "").status == 503; }));
   for (int i = 0; i < 10; ++i) {
     Reply r = Get(port_, "/livez", "");
     EXPECT_EQ(r.status, 503) << r;
@@ -121,17 +141,10 @@ TEST_F(ServerLimits, ConnectionsPastTheLimitGet503AndNoSocketLeaks) {
   ::close(b);
   // Once they are gone the server serves again and holds no socket more than before.
   Reply ok;
-  for (int i = 0; i < 100 && ok.status != 200; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ok = Get(port_, "/livez", "");
-  }
+  Eventually([&] { return (ok = Get(port_, "/livez", "")).status == 200; });
   EXPECT_EQ(ok.status, 200) << ok;
   int fds_after = 0;
-  for (int i = 0; i < 100; ++i) {
-    fds_after = OpenFds();
-    if (fds_after <= fds_before) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  Eventually([&] { return (fds_after = OpenFds()) <= fds_before; });
   EXPECT_LE(fds_after, fds_before);
 }
 
@@ -198,12 +211,12 @@ TEST_F(ServerLimits, LogLinesAreValidJsonWhateverTheClientSends) {
                          {}});
   EXPECT_EQ(r.status, 401) << r;
   // The line is written after the response went out.
-  bool found = false;
-  for (int i = 0; i < 200 && !found; ++i) {
-    for (const auto& l : logs_.Parsed()) found = found || l.value("route", "") == "/v1/token";
-    if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_TRUE(found);
+  ASSERT_TRUE(Eventually([&] {
+    for (const auto& l : logs_.Parsed()) {
+      if (l.value("route", "") == "/v1/token") return true;
+    }
+    return false;
+  }));
   for (const auto& l : logs_.Parsed()) {
     ASSERT_TRUE(l.is_object()) << "a log line is not JSON";
     if (l.value("route", "") == "/v1/token") {
@@ -271,16 +284,13 @@ TEST_F(ServerLimits, MetricsAreValidPrometheusText) {
   Get(port_, "/v1/whoami", "");  // 401
   // A request is counted when its log line is written, just after its response went out.
   Reply m;
-  for (int i = 0; i < 200; ++i) {
+  Eventually([&] {
     m = Get(port_, "/metrics", token);
-    if (m.body.find(
-            R"(tarn_http_requests_total{route="/v1/whoami",method="GET",status="401"} 1)") !=
-            std::string::npos &&
-        m.body.find(R"(route="/livez",method="GET",status="200"} 3)") != std::string::npos) {
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+    return m.body.find(
+               R"(tarn_http_requests_total{route="/v1/whoami",method="GET",status="401"} 1)") !=
+               std::string::npos &&
+           m.body.find(R"(route="/livez",method="GET",status="200"} 3)") != std::string::npos;
+  });
   ASSERT_EQ(m.status, 200) << m;
   EXPECT_EQ(m.Header("Content-Type").rfind("text/plain; version=0.0.4", 0), 0u);
   const std::regex sample(
@@ -364,6 +374,8 @@ TEST_F(ServerLimits, ShutdownFinishesAnInFlightAppend) {
   std::string token = MakeDataset(*cat_, port_, &schema);
   std::string body = AppendBody(Json{{"message", "in flight"}},
                                 Batches(MakeBatch(schema, {{"1", "a"}, {"2", "b"}})));
+  std::string owner = TokenFor(*cat_, port_, "*", Role::kOwner);
+  ASSERT_TRUE(Eventually([&] { return OthersInFlight(owner) == 0; }));
   // The client sends the meta frame, then waits until the server is shutting down before it
   // sends the rest.
   std::mutex mu;
@@ -387,6 +399,8 @@ TEST_F(ServerLimits, ShutdownFinishesAnInFlightAppend) {
           std::unique_lock<std::mutex> lock(mu);
           cv.wait(lock, [&] { return shutting_down; });
           lock.unlock();
+          // Real time on purpose: the server, draining, must hold the append this long (the
+          // main thread is in Wait by then; nothing tells when it is).
           std::this_thread::sleep_for(std::chrono::milliseconds(200));
           sink.write(body.data() + meta_bytes, body.size() - meta_bytes);
           sink.done();
@@ -399,7 +413,8 @@ TEST_F(ServerLimits, ShutdownFinishesAnInFlightAppend) {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return first_sent; });
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // The server took the append in (past its shutdown check) before it is asked to stop.
+  EXPECT_TRUE(Eventually([&] { return OthersInFlight(owner) == 1; }));
   server_->Shutdown();
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -423,7 +438,11 @@ TEST_F(ServerLimits, ShutdownWaitsNoLongerThanTheGrace) {
   Start(o);
   Schema schema;
   std::string token = MakeDataset(*cat_, port_, &schema);
-  std::atomic<bool> release{false};
+  std::string owner = TokenFor(*cat_, port_, "*", Role::kOwner);
+  ASSERT_TRUE(Eventually([&] { return OthersInFlight(owner) == 0; }));
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
   std::thread client([&] {
     httplib::Client cli("127.0.0.1", port_);
     cli.set_read_timeout(20, 0);
@@ -437,24 +456,29 @@ TEST_F(ServerLimits, ShutdownWaitsNoLongerThanTheGrace) {
             sent = true;
             return true;
           }
-          for (int i = 0; i < 200 && !release; ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-          }
+          // Stalls (2 s at most) until released.
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait_for(lock, std::chrono::seconds(2), [&] { return release; });
           return false;  // gives up: the stalled request ends
         },
         "application/vnd.tarn.frames");
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The stalled append is in flight.
+  EXPECT_TRUE(Eventually([&] { return OthersInFlight(owner) == 1; }));
   auto start = Clock::now();
   server_->Shutdown();
   server_->Wait();
   double waited = std::chrono::duration<double>(Clock::now() - start).count();
   EXPECT_GE(waited, 0.4);
   EXPECT_LT(waited, 1.5);
-  release = true;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+  }
+  cv.notify_all();
   client.join();
   server_.reset();  // the abandoned request still holds the server; it ends by itself
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_TRUE(Eventually([&] { return cat_.use_count() == 1; })) << "the server never ended";
 }
 
 TEST_F(ServerLimits, StartAndOptionErrors) {

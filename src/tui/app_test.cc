@@ -9,6 +9,8 @@
 #include <fstream>
 #include <thread>
 
+#include "common/test_util.h"
+
 namespace tarn::tui {
 namespace {
 
@@ -197,16 +199,14 @@ TEST_F(AppTest, QuitDuringAWriteStopsItAndAbandons) {
   o.target = "acme.sec.big";
   app_ = std::make_unique<App>(std::move(o), threaded.get());
   auto settle = [&] {
-    for (int i = 0; i < 6000; ++i) {
-      app_->Pump();
-      if (threaded->busy()) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        continue;
-      }
-      app_->Pump();  // the effects of the request that just ended
-      return;
-    }
-    FAIL() << "a request did not end";
+    ASSERT_TRUE(testing_util::Eventually(
+        [&] {
+          app_->Pump();
+          return !threaded->busy();
+        },
+        std::chrono::seconds(30)))
+        << "a request did not end";
+    app_->Pump();  // the effects of the request that just ended
   };
   settle();
   app_->HandleKey(K('n'));
@@ -217,16 +217,16 @@ TEST_F(AppTest, QuitDuringAWriteStopsItAndAbandons) {
   settle();
   ASSERT_EQ(S().contract->state, ContractState::kAccepted) << S().status.text;
   app_->HandleKey(K('u'));
-  for (int i = 0; i < 6000 && S().progress->done.load() == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  testing_util::Eventually([&] { return S().progress->done.load() > 0; });
   ASSERT_GT(S().progress->done.load(), 0);
   ASSERT_TRUE(S().progress->active.load()) << "the write ended before the quit";
   app_->Quit();
-  for (int i = 0; i < 6000 && !S().finished; ++i) {
-    app_->Pump();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  testing_util::Eventually(
+      [&] {
+        app_->Pump();
+        return S().finished;
+      },
+      std::chrono::seconds(30));
   ASSERT_TRUE(S().finished) << S().status.text;
   EXPECT_FALSE(app_->must_exit());
   EXPECT_NE(S().farewell.find("abandoned"), std::string::npos) << S().farewell;

@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/test_util.h"
+
 namespace tarn::tui {
 namespace {
 
@@ -298,15 +300,13 @@ struct ChildGuard {
   }
   // The exit status, waiting up to timeout_ms; -1 when the child did not exit in time.
   int Reap(int timeout_ms = 2000) {
-    for (int waited = 0; waited <= timeout_ms; waited += 5) {
-      int status = 0;
-      if (::waitpid(pid, &status, WNOHANG) == pid) {
-        pid = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      ::usleep(5000);
+    int status = 0;
+    if (!testing_util::Eventually([&] { return ::waitpid(pid, &status, WNOHANG) == pid; },
+                                  std::chrono::milliseconds(timeout_ms))) {
+      return -1;
     }
-    return -1;
+    pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 };
 
@@ -378,6 +378,8 @@ std::string DescribeAll(const Terminal& t, const std::vector<TermEvent>& events)
     t.Wake();
     Say(out, "woken " + DescribeAll(t, t.Wait(1000)));
     std::thread waker([&t] {
+      // Real time on purpose: the wake must reach a Wait that already blocks (nothing tells
+      // when it does); a wake before it is the case above.
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       t.Wake();
     });

@@ -4,14 +4,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <ctime>
 #include <filesystem>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
 #include "catalog/error_codes.h"
 #include "common/bounded_queue.h"
+#include "common/clock.h"
 #include "common/discard.h"
 #include "common/hex.h"
 #include "common/random.h"
@@ -43,6 +46,16 @@ constexpr int64_t kCommitWaitUs = 120'000'000;
 
 // Every time the service stores or compares is its catalog's (Catalog::clock()).
 int64_t NowUs(const Catalog& cat) { return cat.clock().NowMicros(); }
+
+// Lets `d` of the catalog's clock pass: real time under the real clock; under a test's stopped
+// ManualClock, until it is advanced past (the test sees the wait in ManualClock::waiters).
+void Pause(const Catalog& cat, std::chrono::milliseconds d) {
+  const Clock& clock = cat.clock();
+  std::mutex mu;
+  std::condition_variable cv;  // never notified but by the clock: only time ends the wait
+  std::unique_lock<std::mutex> lock(mu);
+  clock.WaitUntil(lock, cv, clock.SteadyNow() + d, [] { return false; });
+}
 
 std::string UtcText(int64_t us, const char* format) {
   std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
@@ -1295,7 +1308,7 @@ Result<UploadCommitResult> ContractService::CommitContract(std::string_view id,
             return Status::Of(codes::kCommitInProgress,
                               "contract " + r.id + " is being committed by another caller");
           }
-          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          Pause(*catalog_, std::chrono::milliseconds(20));
           continue;
         }
         takeover = true;  // its committer died: finish its commit with the key it claimed

@@ -15,6 +15,7 @@
 
 #include "catalog/test_fixture.h"
 #include "common/compression.h"
+#include "common/test_util.h"
 #include "formats/decompress.h"
 #include "metastore/fault/fault_metastore.h"
 #include "metastore/metastore.h"
@@ -951,6 +952,36 @@ TEST_P(UploadSuite, ACommitWhoseCommitterDiedIsTakenOver) {
   auto again = svc_->CommitContract(c.id, retry);
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(again->idempotent_replay);
+}
+
+TEST_P(UploadSuite, ACommitWaitsForAnotherCommitterOnTheCatalogsClock) {
+  // The service runs on a clock that stands still until the test moves it.
+  auto clock = std::make_shared<ManualClock>();
+  cat1_ = OpenSecond(clock);
+  ASSERT_TRUE(cat1_);
+  svc_ = std::make_unique<ContractService>(cat1_, Options());
+  auto c = Agreed(Request("acme.sec.wait", SchemaSource::Inferred(), {{"a.csv", "id\n1\n"}}));
+  ASSERT_TRUE(svc_->WriteBytes(c.id, "a.csv", "id\n1\n").ok());
+  // Another caller claimed the commit just now.
+  ASSERT_OK(cat1_->metastore().RunInTransaction([&](Transaction& tx) {
+    return tx
+        .Execute("UPDATE upload_contracts SET state = 'committing', updated_at = ? WHERE id = ?",
+                 {clock->NowMicros(), c.id})
+        .status();
+  }));
+  const int idle = clock->waiters();
+  Result<UploadCommitResult> waited = Status::Internal("not run");
+  std::thread committer([&] { waited = svc_->CommitContract(c.id, {}); });
+  // The commit waits for that one on the catalog's clock, and gives up past 2 minutes of it.
+  EXPECT_TRUE(testing_util::Eventually([&] { return clock->waiters() > idle; }));
+  clock->Advance(std::chrono::seconds(121));
+  committer.join();
+  EXPECT_EQ(ErrorField(waited.status(), "code"), "commit_in_progress");
+  // Past 5 minutes the claim is a dead committer's: the next commit takes it over.
+  clock->Advance(std::chrono::minutes(4));
+  auto done = svc_->CommitContract(c.id, {});
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(Rows("acme.sec.wait"), (std::vector<std::string>{"1"}));
 }
 
 TEST_P(UploadSuite, ACorruptedRecordIsAnInternalErrorNotACrash) {

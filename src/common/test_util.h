@@ -1,0 +1,28 @@
+// Test-only helpers every module's tests may use (include from *_test.cc and *test_util.h).
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <thread>
+
+namespace tarn::testing_util {
+
+// Checks `done` until it holds or `timeout` of real time has passed, and says whether it held
+// (the last check is made at the deadline). For what a test cannot be told of and must look for:
+// a log line written after the response went out, a descriptor the kernel released, a child
+// that exited. Waits 1 ms between the first checks, then up to 10 ms. The deadline is generous:
+// it bounds a failing test, it is not a duration the test relies on.
+inline bool Eventually(const std::function<bool()>& done,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::chrono::milliseconds step(1);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return done();
+    std::this_thread::sleep_for(step);
+    step = std::min(step * 2, std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+}  // namespace tarn::testing_util
