@@ -185,7 +185,9 @@ TEST_P(PagingSuite, FilePagesWalkInPathOrderWithPredicatesAndTimeTravel) {
     ASSERT_TRUE(all.ok()) << all.status().ToString();
     std::vector<std::string> want = Paths(*all);
     std::sort(want.begin(), want.end());
-    if (where.empty()) ASSERT_EQ(want.size(), 152u);
+    if (where.empty()) {
+      ASSERT_EQ(want.size(), 152u);
+    }
     for (int64_t limit : {1, 7, 152, 500}) ExpectWalks(*cat_, "w.c.f", {}, where, limit, want);
   }
   // A paged file carries what the unpaged plan says of it (its deletion vector too).

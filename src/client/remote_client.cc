@@ -879,8 +879,11 @@ Result<SnapshotInfo> RemoteClient::DoAppendStream(std::string_view qualified,
                                                   const BatchSource& next, CommitMeta meta,
                                                   CommitOperation op,
                                                   std::optional<std::string> expected_uuid) {
-  std::vector<std::pair<std::string, std::string>> q = {
-      {"operation", std::string(CommitOperationName(op))}};
+  // Built with reserve and emplace_back: GCC 12 warns (array-bounds, a false positive) on an
+  // initializer list followed by an emplace_back that reallocates.
+  std::vector<std::pair<std::string, std::string>> q;
+  q.reserve(2);
+  q.emplace_back("operation", std::string(CommitOperationName(op)));
   if (expected_uuid) q.emplace_back("expected_uuid", *expected_uuid);
   return PostAppend(qualified, q, std::nullopt, next, std::move(meta));
 }
@@ -1451,7 +1454,9 @@ Result<ChangeSet> RemoteClient::DoChanges(std::string_view qualified, const Chan
   std::optional<ChangeSet> out;
   int64_t from = query.from;
   while (true) {
-    std::vector<std::pair<std::string, std::string>> q = {{"from", std::to_string(from)}};
+    std::vector<std::pair<std::string, std::string>> q;
+    q.reserve(3);
+    q.emplace_back("from", std::to_string(from));
     if (query.to) q.emplace_back("to", std::to_string(*query.to));
     if (query.limit) q.emplace_back("limit", std::to_string(*query.limit));
     TARN_ASSIGN_OR_RETURN(
