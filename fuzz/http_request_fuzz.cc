@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/hex.h"
 #include "server/http_request.h"
 
 namespace http = boost::beast::http;
@@ -66,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (parsed.ok()) {
     if (parsed->path.empty() || parsed->path[0] != '/') std::abort();
     if (parsed->raw_path.size() > 2048) std::abort();
-    auto decoded = tarn::server::internal::PercentDecode(parsed->raw_path, false);
+    auto decoded = tarn::PercentDecode(parsed->raw_path, false);
     if (!decoded || *decoded != parsed->path) std::abort();
     for (char c : parsed->raw_path) {
       if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == ' ') std::abort();

@@ -1,7 +1,5 @@
 // TokenAuthority: the signing keys of one metastore, client_credentials exchange, bearer
 // verification with revocations, and the bootstrap owner.
-#include <openssl/rand.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <unordered_set>
@@ -12,6 +10,7 @@
 #include "catalog/access_store.h"
 #include "catalog/catalog.h"
 #include "common/discard.h"
+#include "common/random.h"
 #include "metastore/metastore.h"
 
 namespace tarn::auth {
@@ -24,21 +23,6 @@ constexpr size_t kKeyBytes = 32;
 constexpr int64_t kKeyReloadIntervalUs = kMicros;
 // A failing revocation refresh keeps the last good set for this many refresh intervals.
 constexpr int64_t kRevocationGraceIntervals = 6;
-
-Result<std::string> RandomBytes(size_t n) {
-  std::string out(n, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(n)) != 1) {
-    return Status::Internal("the random number generator failed");
-  }
-  return out;
-}
-
-Result<std::string> RandomBase32(size_t n) {
-  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
-  TARN_ASSIGN_OR_RETURN(std::string s, RandomBytes(n));
-  for (char& c : s) c = kAlphabet[static_cast<unsigned char>(c) & 31];
-  return s;
-}
 
 struct KeySet {
   std::unordered_map<std::string, SigningKey> by_kid;  // every key that may verify
@@ -86,7 +70,7 @@ class TokenAuthority::Impl {
   // concurrent creators conflict; the retried one sees the winner's key.
   Status EnsureKey() {
     TARN_ASSIGN_OR_RETURN(std::string kid, RandomBase32(16));
-    TARN_ASSIGN_OR_RETURN(std::string secret, RandomBytes(kKeyBytes));
+    TARN_ASSIGN_OR_RETURN(std::string secret, SecureRandomBytes(kKeyBytes));
     return catalog_.metastore().RunInTransaction([&](Transaction& tx) -> Status {
       TARN_ASSIGN_OR_RETURN(bool any, access_store::HasUnretiredSigningKey(tx));
       if (any) return Status::OK();

@@ -1,5 +1,4 @@
 // HS256 JSON Web Tokens (RFC 7519 / RFC 7515 compact form) for tarn's bearer tokens.
-#include <openssl/crypto.h>
 
 #include <nlohmann/json.hpp>
 
@@ -116,8 +115,7 @@ Result<Principal> VerifyBearer(std::string_view token,
   const SigningKey* key = keys ? keys(*kid) : nullptr;
   if (!key) return Invalid("unknown_key", "unknown signing key");
   std::string expected = HmacSha256(key->secret, token.substr(0, dot2));
-  if (expected.size() != kSignatureBytes ||
-      CRYPTO_memcmp(expected.data(), signature->data(), kSignatureBytes) != 0) {
+  if (expected.size() != kSignatureBytes || !ConstantTimeEquals(expected, *signature)) {
     return Invalid("bad_signature", "bad signature");
   }
 

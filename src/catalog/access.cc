@@ -1,8 +1,6 @@
 // Access tokens (Argon2id-hashed client secrets) and the audit log: the Catalog members declared
 // under "access tokens and audit" in catalog.h, over the tables of migration 3.
 #include <argon2.h>
-#include <openssl/crypto.h>
-#include <openssl/rand.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +12,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "common/random.h"
 #include "common/utf8.h"
 #include "metastore/metastore.h"
 
@@ -21,7 +20,6 @@ namespace tarn {
 
 namespace {
 
-using catalog_internal::RandomBase32;
 using catalog_internal::WorkspaceId;
 
 // Argon2id parameters (OWASP's minimum: m=19 MiB, t=2, p=1).
@@ -52,16 +50,13 @@ Status TokenNotFound(std::string_view client_id) {
 }
 
 Result<std::string> HashSecret(std::string_view secret) {
-  unsigned char salt[kSaltBytes];
-  if (RAND_bytes(salt, sizeof(salt)) != 1) {
-    return Status::Internal("the random number generator failed");
-  }
+  TARN_ASSIGN_OR_RETURN(const std::string salt, SecureRandomBytes(kSaltBytes));
   std::string encoded(argon2_encodedlen(kArgonTime, kArgonMemoryKiB, kArgonLanes, kSaltBytes,
                                         kHashBytes, Argon2_id),
                       '\0');
   int rc =
       argon2id_hash_encoded(kArgonTime, kArgonMemoryKiB, kArgonLanes, secret.data(), secret.size(),
-                            salt, sizeof(salt), kHashBytes, encoded.data(), encoded.size());
+                            salt.data(), salt.size(), kHashBytes, encoded.data(), encoded.size());
   if (rc != ARGON2_OK) {
     return Status::Internal(std::string("hashing the client secret failed: ") +
                             argon2_error_message(rc));
@@ -183,17 +178,6 @@ Status ValidateSpec(const AccessTokenSpec& spec) {
 }  // namespace
 
 namespace catalog_internal {
-
-// Each character from one random byte: 256 is a multiple of 32, so every character is uniform.
-Result<std::string> RandomBase32(size_t n) {
-  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
-  std::string bytes(n, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(n)) != 1) {
-    return Status::Internal("the random number generator failed");
-  }
-  for (char& c : bytes) c = kAlphabet[static_cast<unsigned char>(c) & 31];
-  return bytes;
-}
 
 Status ValidateAuditRecord(const AuditRecord& r) {
   auto bad = [](std::string_view field, std::string_view why) {

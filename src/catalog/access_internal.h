@@ -8,8 +8,6 @@
 
 namespace tarn::catalog_internal {
 
-// `n` characters of lower-case RFC 4648 base32 from the CSPRNG.
-Result<std::string> RandomBase32(size_t n);
 // Checks one audit record (action and outcome set, detail a JSON object, sane sizes):
 // kInvalidArgument naming the field otherwise.
 Status ValidateAuditRecord(const AuditRecord& r);

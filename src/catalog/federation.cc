@@ -8,6 +8,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "common/random.h"
 #include "metastore/metastore.h"
 
 namespace tarn {
@@ -112,7 +113,7 @@ Result<FederationRule> Catalog::CreateFederationRule(const FederationRuleSpec& s
                                                      std::string_view created_by) {
   TARN_RETURN_NOT_OK(ValidateRuleSpec(spec));
   TARN_ASSIGN_OR_RETURN(AccessTokenInfo client, GetAccessToken(spec.client_id));
-  TARN_ASSIGN_OR_RETURN(auto suffix, catalog_internal::RandomBase32(kRuleIdRandomChars));
+  TARN_ASSIGN_OR_RETURN(auto suffix, RandomBase32(kRuleIdRandomChars));
   FederationRule rule;
   rule.id = "fed_" + suffix;
   rule.issuer = spec.issuer;

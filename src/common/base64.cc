@@ -5,34 +5,43 @@
 namespace tarn {
 
 namespace {
-constexpr char kB64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-}  // namespace
 
-std::string Base64UrlEncode(std::string_view bytes) {
+constexpr char kB64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string Encode(std::string_view bytes, const char* alphabet, bool pad) {
   std::string out;
-  out.reserve((bytes.size() * 4 + 2) / 3);
+  out.reserve((bytes.size() + 2) / 3 * 4);
   size_t i = 0;
   auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[k])); };
   for (; i + 3 <= bytes.size(); i += 3) {
     uint32_t v = (b(i) << 16) | (b(i + 1) << 8) | b(i + 2);
-    out += kB64Url[(v >> 18) & 63];
-    out += kB64Url[(v >> 12) & 63];
-    out += kB64Url[(v >> 6) & 63];
-    out += kB64Url[v & 63];
+    out += alphabet[(v >> 18) & 63];
+    out += alphabet[(v >> 12) & 63];
+    out += alphabet[(v >> 6) & 63];
+    out += alphabet[v & 63];
   }
   size_t rest = bytes.size() - i;
   if (rest == 1) {
     uint32_t v = b(i) << 16;
-    out += kB64Url[(v >> 18) & 63];
-    out += kB64Url[(v >> 12) & 63];
+    out += alphabet[(v >> 18) & 63];
+    out += alphabet[(v >> 12) & 63];
+    if (pad) out += "==";
   } else if (rest == 2) {
     uint32_t v = (b(i) << 16) | (b(i + 1) << 8);
-    out += kB64Url[(v >> 18) & 63];
-    out += kB64Url[(v >> 12) & 63];
-    out += kB64Url[(v >> 6) & 63];
+    out += alphabet[(v >> 18) & 63];
+    out += alphabet[(v >> 12) & 63];
+    out += alphabet[(v >> 6) & 63];
+    if (pad) out += '=';
   }
   return out;
 }
+
+}  // namespace
+
+std::string Base64UrlEncode(std::string_view bytes) { return Encode(bytes, kB64Url, false); }
+
+std::string Base64Encode(std::string_view bytes) { return Encode(bytes, kB64, true); }
 
 std::optional<std::string> Base64UrlDecode(std::string_view text) {
   if (text.size() % 4 == 1) return std::nullopt;

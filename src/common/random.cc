@@ -2,6 +2,7 @@
 
 #include <sys/random.h>
 
+#include <cerrno>
 #include <cstring>
 #include <random>
 
@@ -47,6 +48,27 @@ uint64_t RandomU64() {
   uint64_t v;
   FillRandom(&v, sizeof(v));
   return v;
+}
+
+Result<std::string> SecureRandomBytes(size_t n) {
+  std::string out(n, '\0');
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::getrandom(out.data() + got, n - got, 0);
+    if (r <= 0) {
+      if (r < 0 && errno == EINTR) continue;
+      return Status::Internal("the random number generator failed");
+    }
+    got += static_cast<size_t>(r);
+  }
+  return out;
+}
+
+Result<std::string> RandomBase32(size_t n) {
+  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+  TARN_ASSIGN_OR_RETURN(std::string s, SecureRandomBytes(n));
+  for (char& c : s) c = kAlphabet[static_cast<unsigned char>(c) & 31];
+  return s;
 }
 
 }  // namespace tarn

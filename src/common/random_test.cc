@@ -21,5 +21,22 @@ TEST(Random, UuidV4ShapeAndUniqueness) {
   EXPECT_NE(RandomU64(), RandomU64());
 }
 
+TEST(Random, SecureBytesAndBase32) {
+  auto a = SecureRandomBytes(32);
+  auto b = SecureRandomBytes(32);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->size(), 32u);
+  EXPECT_NE(*a, *b);
+  ASSERT_TRUE(SecureRandomBytes(0).ok());
+  EXPECT_TRUE(SecureRandomBytes(0)->empty());
+  // Every character of the alphabet shows up in a long enough string, and nothing else does.
+  auto s = RandomBase32(4096);
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->size(), 4096u);
+  std::set<char> chars(s->begin(), s->end());
+  EXPECT_EQ(chars.size(), 32u);
+  for (char c : chars) EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '2' && c <= '7')) << c;
+}
+
 }  // namespace
 }  // namespace tarn

@@ -6,9 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "common/io.h"
+#include "common/stream_decoder.h"
 #include "tarn/status.h"
 
 namespace tarn::formats {
@@ -20,6 +22,8 @@ enum class InputCompression : uint8_t { kNone, kGzip, kZstd, kBrotli, kDeflate }
 // kNone. When `stem` is given it receives `name` without that suffix.
 InputCompression CompressionFromSuffix(std::string_view name, std::string_view* stem = nullptr);
 std::string_view InputCompressionName(InputCompression c);
+// The decoder of a compression; nullopt for kNone.
+std::optional<StreamCodec> ToStreamCodec(InputCompression c);
 
 // A sequential reader. Not thread-safe.
 class InputStream {

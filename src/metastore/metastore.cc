@@ -565,6 +565,11 @@ std::shared_ptr<MetastoreFaults> Metastore::Faults() {
   return faults_;
 }
 
+Status Metastore::Ping() {
+  return RunInTransaction([](Transaction& tx) { return tx.Query("SELECT 1").status(); },
+                          TxMode::kReadOnly);
+}
+
 Result<std::vector<int64_t>> Metastore::AppliedMigrations() {
   std::vector<int64_t> out;
   TARN_RETURN_NOT_OK(RunInTransaction(

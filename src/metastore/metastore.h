@@ -236,6 +236,10 @@ class Metastore {
   Status RunInTransaction(const std::function<Status(Transaction&)>& fn,
                           TxMode mode = TxMode::kReadWrite);
 
+  // One trivial read-only transaction: OK when the database answers (health checks), else the
+  // error RunInTransaction gives (kUnavailable for a server that is down).
+  Status Ping();
+
   // The versions recorded in schema_migrations, ascending.
   Result<std::vector<int64_t>> AppliedMigrations();
 

@@ -949,6 +949,18 @@ TEST_P(MetastoreConformance, ExpiryChecksGoAndTheRowsStay) {
 
 // ---- the fault-injecting wrapper (metastore/fault) ----
 
+TEST_P(MetastoreConformance, PingAnswersAndReportsAFailure) {
+  auto ms = Open();
+  ASSERT_TRUE(ms);
+  EXPECT_TRUE(ms->Ping().ok());
+  auto faults = std::make_shared<MetastoreFaults>();
+  ms->SetFaults(faults);
+  faults->FailNthStatement(1, Status::Unavailable("database down"));
+  Status st = ms->Ping();
+  EXPECT_EQ(st.kind(), ErrorKind::kUnavailable) << st.ToString();
+  EXPECT_TRUE(ms->Ping().ok());  // the rule fired once
+}
+
 TEST_P(MetastoreConformance, FaultAtTheNthStatementRollsTheTransactionBack) {
   auto ms = Open();
   ASSERT_TRUE(ms);

@@ -235,8 +235,7 @@ Status Livez(Call& c) {
 }
 
 Status Healthz(Call& c) {
-  Status db = c.catalog().metastore().RunInTransaction(
-      [](Transaction& tx) { return tx.Query("SELECT 1").status(); }, TxMode::kReadOnly);
+  Status db = c.catalog().metastore().Ping();
   Status wh = c.catalog().warehouse().List("", "", 1).status();
   bool up = db.ok() && wh.ok();
   Json body{{"status", up ? "ok" : "down"},

@@ -11,7 +11,10 @@
 //   - a file includes a module outside the transitive closure of its row (tests: of its row and
 //     its test column);
 //   - a public header (include/tarn/*.h) includes anything but the standard library and other
-//     public headers.
+//     public headers;
+//   - a file that is not a test includes a third-party header (a row of the table under
+//     "## Third-party libraries": | library | `header`, `dir/` | `module`, ... |) outside the
+//     modules that row names.
 // Usage: node tests/layers/check_layers.mjs [repository root]
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,7 +39,29 @@ function readTable() {
   return rows;
 }
 
+// [{ library, headers: ['zstd.h', 'openssl/'], modules: Set }]: a header ending in '/' is a
+// directory prefix.
+function readThirdParty() {
+  const text = fs.readFileSync(path.join(root, 'docs', 'architecture.md'), 'utf8');
+  const at = text.indexOf('\n## Third-party libraries');
+  if (at < 0) throw new Error('docs/architecture.md has no "## Third-party libraries" section');
+  const section = text.slice(at + 1).split(/\n## /)[0];
+  const libs = [];
+  for (const line of section.split('\n')) {
+    const m = line.match(/^\|([^|`]+)\|([^|]*)\|([^|]*)\|/);
+    if (!m || m[1].trim() === 'library' || /^-+$/.test(m[1].trim())) continue;
+    const ticks = (cell) => [...cell.matchAll(/`([^`]+)`/g)].map((x) => x[1]);
+    const modules = new Set(ticks(m[3]).filter((x) => rows.has(x)));
+    libs.push({ library: m[1].trim(), headers: ticks(m[2]), modules });
+  }
+  if (libs.length === 0) throw new Error('the "## Third-party libraries" table has no rows');
+  return libs;
+}
+
 const rows = readTable();
+const thirdParty = readThirdParty();
+const libraryOf = (header) =>
+  thirdParty.find((l) => l.headers.some((h) => (h.endsWith('/') ? header.startsWith(h) : header === h)));
 const modules = fs.readdirSync(path.join(root, 'src'), { withFileTypes: true })
   .filter((d) => d.isDirectory()).map((d) => d.name);
 for (const m of modules) if (!rows.has(m)) problems.push(`src/${m} has no row in the dependency table`);
@@ -79,6 +104,7 @@ const includeRe = /^\s*#\s*include\s*([<"])([^>"]+)[>"]/gm;
 const isTestFile = (f) => /(_test\.cc|test_util\.h|test_fixture\.h)$/.test(f);
 
 let edges = 0;
+let thirdPartyIncludes = 0;
 for (const m of modules) {
   if (!rows.has(m)) continue;
   for (const f of files(path.join(root, 'src', m))) {
@@ -91,7 +117,16 @@ for (const m of modules) {
       }
     }
     for (const inc of fs.readFileSync(f, 'utf8').matchAll(includeRe)) {
-      if (inc[1] !== '"') continue;
+      if (inc[1] === '<') {
+        const lib = isTestFile(f) ? undefined : libraryOf(inc[2]);
+        if (lib) {
+          thirdPartyIncludes++;
+          if (!lib.modules.has(m)) {
+            problems.push(`${rel} includes <${inc[2]}>: ${lib.library} is wrapped by ${[...lib.modules].join(', ') || 'no module (tests only)'}, not ${m}`);
+          }
+        }
+        continue;
+      }
       const first = inc[2].split('/')[0];
       if (first === 'tarn' || !inc[2].includes('/')) continue;  // public headers; same folder
       if (!rows.has(first)) continue;  // not a module (a third-party path)
@@ -119,4 +154,4 @@ if (problems.length) {
   console.error(`layers: ${problems.length} problem(s)`);
   process.exit(1);
 }
-console.log(`layers: ${edges} includes across ${modules.length} modules follow docs/architecture.md`);
+console.log(`layers: ${edges} includes across ${modules.length} modules and ${thirdPartyIncludes} third-party includes follow docs/architecture.md`);

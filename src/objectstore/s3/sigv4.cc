@@ -1,9 +1,9 @@
 #include "objectstore/s3/sigv4.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <ctime>
+
+#include "common/base64.h"
 
 namespace tarn::s3 {
 
@@ -74,13 +74,7 @@ std::string SigningKey(std::string_view secret, std::string_view date, std::stri
   return HmacSha256(k, "aws4_request");
 }
 
-std::string Md5Base64(std::string_view data) {
-  unsigned char digest[16];
-  EVP_Digest(data.data(), data.size(), digest, nullptr, EVP_md5(), nullptr);
-  unsigned char b64[32];
-  int n = EVP_EncodeBlock(b64, digest, sizeof(digest));
-  return std::string(reinterpret_cast<const char*>(b64), static_cast<size_t>(n));
-}
+std::string Md5Base64(std::string_view data) { return Base64Encode(Md5(data)); }
 
 std::string AmzDate(int64_t unix_seconds) {
   time_t t = static_cast<time_t>(unix_seconds);
