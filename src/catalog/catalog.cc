@@ -20,85 +20,18 @@ namespace tarn {
 namespace {
 
 using catalog_internal::CollectionNotFound;
-using catalog_internal::DecodeProperties;
 using catalog_internal::DefaultAlerter;
-using catalog_internal::EncodeProperties;
 using catalog_internal::ValidatePropertyKeys;
 using catalog_internal::WorkspaceId;
 using catalog_internal::WorkspaceNotFound;
 
-constexpr char kWorkspaceColumns[] =
-    "w.id, w.name, w.properties, w.deletion_protection, w.egress_protection, w.created_at, "
-    "w.updated_at, (SELECT COUNT(*) FROM collections c WHERE c.workspace_id = w.id)";
-
-Result<WorkspaceInfo> WorkspaceFromRow(const Row& r) {
-  WorkspaceInfo w;
-  TARN_ASSIGN_OR_RETURN(w.id, r.Int64(0));
-  TARN_ASSIGN_OR_RETURN(auto name, r.Text(1));
-  w.name = std::string(name);
-  TARN_ASSIGN_OR_RETURN(auto props, r.Text(2));
-  TARN_ASSIGN_OR_RETURN(w.properties, DecodeProperties(props));
-  TARN_ASSIGN_OR_RETURN(auto dp, r.OptionalText(3));
-  TARN_ASSIGN_OR_RETURN(auto ep, r.OptionalText(4));
-  if (dp) w.deletion_protection = std::string(*dp);
-  if (ep) w.egress_protection = std::string(*ep);
-  TARN_ASSIGN_OR_RETURN(w.created_at_us, r.Int64(5));
-  TARN_ASSIGN_OR_RETURN(w.updated_at_us, r.Int64(6));
-  TARN_ASSIGN_OR_RETURN(w.collection_count, r.Int64(7));
-  return w;
-}
-
-Result<std::optional<WorkspaceInfo>> LoadWorkspace(Transaction& tx, std::string_view name) {
-  TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne(std::string("SELECT ") + kWorkspaceColumns +
-                                                  " FROM workspaces w WHERE w.name = ?",
-                                              {name}));
-  if (!row) return std::optional<WorkspaceInfo>();
-  TARN_ASSIGN_OR_RETURN(auto w, WorkspaceFromRow(*row));
-  return std::optional<WorkspaceInfo>(std::move(w));
-}
-
-constexpr char kCollectionColumns[] =
-    "c.id, w.name, c.name, c.properties, c.created_at, c.updated_at, "
-    "(SELECT COUNT(*) FROM datasets d WHERE d.collection_id = c.id AND d.dropped_at IS NULL), "
-    "(SELECT COUNT(*) FROM datasets d WHERE d.collection_id = c.id AND d.dropped_at IS NOT NULL)";
-
-Result<CollectionInfo> CollectionFromRow(const Row& r) {
-  CollectionInfo c;
-  TARN_ASSIGN_OR_RETURN(c.id, r.Int64(0));
-  TARN_ASSIGN_OR_RETURN(auto ws, r.Text(1));
-  TARN_ASSIGN_OR_RETURN(auto name, r.Text(2));
-  c.workspace = std::string(ws);
-  c.name = std::string(name);
-  TARN_ASSIGN_OR_RETURN(auto props, r.Text(3));
-  TARN_ASSIGN_OR_RETURN(c.properties, DecodeProperties(props));
-  if (auto it = c.properties.find(kDescriptionProperty); it != c.properties.end()) {
-    c.description = std::move(it->second);
-    c.properties.erase(it);
-  }
-  TARN_ASSIGN_OR_RETURN(c.created_at_us, r.Int64(4));
-  TARN_ASSIGN_OR_RETURN(c.updated_at_us, r.Int64(5));
-  TARN_ASSIGN_OR_RETURN(c.dataset_count, r.Int64(6));
-  TARN_ASSIGN_OR_RETURN(c.dropped_dataset_count, r.Int64(7));
-  return c;
-}
-
 // The collection's id and raw stored properties; kNotFound naming what is missing.
-struct CollectionRow {
-  int64_t id;
-  PropertyMap properties;
-};
-Result<CollectionRow> LoadCollectionRow(Transaction& tx, const CollectionName& n) {
+Result<catalog_store::StoredCollection> LoadCollectionRow(Transaction& tx,
+                                                          const CollectionName& n) {
   TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, n.workspace));
-  TARN_ASSIGN_OR_RETURN(
-      auto row, tx.QueryOne("SELECT id, properties FROM collections WHERE workspace_id = ? AND "
-                            "name = ?",
-                            {ws_id, n.collection}));
+  TARN_ASSIGN_OR_RETURN(auto row, catalog_store::StoredCollectionByName(tx, ws_id, n.collection));
   if (!row) return CollectionNotFound(n);
-  CollectionRow out;
-  TARN_ASSIGN_OR_RETURN(out.id, row->Int64(0));
-  TARN_ASSIGN_OR_RETURN(auto props, row->Text(1));
-  TARN_ASSIGN_OR_RETURN(out.properties, DecodeProperties(props));
-  return out;
+  return std::move(*row);
 }
 
 }  // namespace
@@ -175,17 +108,11 @@ Status Catalog::DoCreateWorkspace(std::string_view name, bool exists_ok,
       plain[k] = v;
     }
   }
-  std::string props = EncodeProperties(plain);
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     int64_t now = clock_->NowMicros();
-    TARN_ASSIGN_OR_RETURN(
-        int64_t n,
-        tx.Execute(
-            "INSERT INTO workspaces (name, properties, deletion_protection, "
-            "egress_protection, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (name) DO NOTHING",
-            {name, props, SqlValue::OptionalText(dp), SqlValue::OptionalText(ep), now, now}));
-    if (n == 0 && !exists_ok) {
+    TARN_ASSIGN_OR_RETURN(bool created,
+                          catalog_store::InsertWorkspace(tx, name, plain, dp, ep, now));
+    if (!created && !exists_ok) {
       return Status::AlreadyExists("workspace '" + std::string(name) + "' already exists")
           .WithField("workspace", std::string(name));
     }
@@ -198,7 +125,7 @@ Result<WorkspaceInfo> Catalog::GetWorkspace(std::string_view name) {
   WorkspaceInfo out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
-        TARN_ASSIGN_OR_RETURN(auto w, LoadWorkspace(tx, name));
+        TARN_ASSIGN_OR_RETURN(auto w, catalog_store::WorkspaceByName(tx, name));
         if (!w) return WorkspaceNotFound(name);
         out = std::move(*w);
         return Status::OK();
@@ -216,13 +143,7 @@ Result<std::vector<WorkspaceInfo>> Catalog::ListWorkspaces() {
   std::vector<WorkspaceInfo> out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
-        out.clear();
-        TARN_ASSIGN_OR_RETURN(auto rows, tx.Query(std::string("SELECT ") + kWorkspaceColumns +
-                                                  " FROM workspaces w ORDER BY w.name"));
-        for (const Row& r : rows) {
-          TARN_ASSIGN_OR_RETURN(auto w, WorkspaceFromRow(r));
-          out.push_back(std::move(w));
-        }
+        TARN_ASSIGN_OR_RETURN(out, catalog_store::Workspaces(tx));
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -237,19 +158,10 @@ Status MutateWorkspace(Metastore& ms, const Clock& clock, std::string_view name,
                        const std::function<Status(WorkspaceInfo*)>& change) {
   TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
   return ms.RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(auto w, LoadWorkspace(tx, name));
+    TARN_ASSIGN_OR_RETURN(auto w, catalog_store::WorkspaceByName(tx, name));
     if (!w) return WorkspaceNotFound(name);
     TARN_RETURN_NOT_OK(change(&*w));
-    auto opt = [](const std::optional<std::string>& s) {
-      return s ? SqlValue(*s) : SqlValue::Null();
-    };
-    return tx
-        .Execute(
-            "UPDATE workspaces SET properties = ?, deletion_protection = ?, "
-            "egress_protection = ?, updated_at = ? WHERE id = ?",
-            {EncodeProperties(w->properties), opt(w->deletion_protection),
-             opt(w->egress_protection), clock.NowMicros(), w->id})
-        .status();
+    return catalog_store::UpdateWorkspaceProperties(tx, *w, clock.NowMicros());
   });
 }
 
@@ -370,7 +282,7 @@ Status Catalog::UnsetWorkspaceProperties(std::string_view name,
 Status Catalog::DropWorkspace(std::string_view name) {
   TARN_RETURN_NOT_OK(ValidateIdentifier("workspace name", name));
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(auto w, LoadWorkspace(tx, name));
+    TARN_ASSIGN_OR_RETURN(auto w, catalog_store::WorkspaceByName(tx, name));
     if (!w) return WorkspaceNotFound(name);
     if (w->DeletionProtected()) {
       return Status::Of(codes::kDeletionProtected, "workspace '" + std::string(name) +
@@ -385,7 +297,7 @@ Status Catalog::DropWorkspace(std::string_view name) {
           .WithField("workspace", std::string(name));
     }
     // A collection created concurrently makes this fail on the foreign key (kFailedPrecondition).
-    return tx.Execute("DELETE FROM workspaces WHERE id = ?", {w->id}).status();
+    return catalog_store::DeleteWorkspace(tx, w->id);
   });
 }
 
@@ -397,16 +309,12 @@ Status Catalog::DoCreateCollection(std::string_view qualified, bool exists_ok,
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(properties));
   PropertyMap props = properties;
   if (!description.empty()) props[kDescriptionProperty] = std::string(description);
-  std::string encoded = EncodeProperties(props);
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, n.workspace));
     int64_t now = clock_->NowMicros();
-    TARN_ASSIGN_OR_RETURN(
-        int64_t changed,
-        tx.Execute("INSERT INTO collections (workspace_id, name, properties, created_at, "
-                   "updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (workspace_id, name) DO NOTHING",
-                   {ws_id, n.collection, encoded, now, now}));
-    if (changed == 0 && !exists_ok) {
+    TARN_ASSIGN_OR_RETURN(bool created,
+                          catalog_store::InsertCollection(tx, ws_id, n.collection, props, now));
+    if (!created && !exists_ok) {
       return Status::AlreadyExists("collection '" + n.ToString() + "' already exists")
           .WithField("collection", n.ToString());
     }
@@ -421,15 +329,7 @@ Result<std::vector<CollectionInfo>> Catalog::ListCollections(std::string_view wo
       [&](Transaction& tx) -> Status {
         out.clear();
         TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, workspace));
-        TARN_ASSIGN_OR_RETURN(
-            auto rows, tx.Query(std::string("SELECT ") + kCollectionColumns +
-                                    " FROM collections c JOIN workspaces w ON w.id = "
-                                    "c.workspace_id WHERE c.workspace_id = ? ORDER BY c.name",
-                                {ws_id}));
-        for (const Row& r : rows) {
-          TARN_ASSIGN_OR_RETURN(auto c, CollectionFromRow(r));
-          out.push_back(std::move(c));
-        }
+        TARN_ASSIGN_OR_RETURN(out, catalog_store::Collections(tx, ws_id));
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -442,13 +342,9 @@ Result<CollectionInfo> Catalog::GetCollection(std::string_view qualified) {
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         TARN_ASSIGN_OR_RETURN(int64_t ws_id, WorkspaceId(tx, n.workspace));
-        TARN_ASSIGN_OR_RETURN(
-            auto row, tx.QueryOne(std::string("SELECT ") + kCollectionColumns +
-                                      " FROM collections c JOIN workspaces w ON w.id = "
-                                      "c.workspace_id WHERE c.workspace_id = ? AND c.name = ?",
-                                  {ws_id, n.collection}));
-        if (!row) return CollectionNotFound(n);
-        TARN_ASSIGN_OR_RETURN(out, CollectionFromRow(*row));
+        TARN_ASSIGN_OR_RETURN(auto c, catalog_store::CollectionByName(tx, ws_id, n.collection));
+        if (!c) return CollectionNotFound(n);
+        out = std::move(*c);
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -459,12 +355,7 @@ Status Catalog::DropCollection(std::string_view qualified) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseCollectionName(qualified));
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto c, LoadCollectionRow(tx, n));
-    TARN_ASSIGN_OR_RETURN(
-        auto row, tx.QueryOne("SELECT COUNT(*) FROM datasets WHERE collection_id = ?", {c.id}));
-    int64_t datasets = 0;
-    if (row) {
-      TARN_ASSIGN_OR_RETURN(datasets, row->Int64(0));
-    }
+    TARN_ASSIGN_OR_RETURN(int64_t datasets, catalog_store::CountDatasets(tx, c.id));
     TARN_ASSIGN_OR_RETURN(int64_t views, views_store::CountViews(tx, c.id));
     if (views > 0) {
       return Status::Of(codes::kCollectionNotEmpty, "collection '" + n.ToString() +
@@ -479,7 +370,7 @@ Status Catalog::DropCollection(std::string_view qualified) {
           .WithField("collection", n.ToString());
     }
     // A dataset created concurrently makes this fail on the foreign key (kFailedPrecondition).
-    return tx.Execute("DELETE FROM collections WHERE id = ?", {c.id}).status();
+    return catalog_store::DeleteCollection(tx, c.id);
   });
 }
 
@@ -493,10 +384,7 @@ Status UpdateCollection(Metastore& ms, const Clock& clock, std::string_view qual
     TARN_ASSIGN_OR_RETURN(auto c, LoadCollectionRow(tx, n));
     for (const auto& k : unset) c.properties.erase(k);
     for (const auto& [k, v] : set) c.properties[k] = v;
-    return tx
-        .Execute("UPDATE collections SET properties = ?, updated_at = ? WHERE id = ?",
-                 {EncodeProperties(c.properties), clock.NowMicros(), c.id})
-        .status();
+    return catalog_store::UpdateCollectionProperties(tx, c.id, c.properties, clock.NowMicros());
   });
 }
 

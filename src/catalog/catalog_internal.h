@@ -34,12 +34,6 @@ Result<int64_t> WorkspaceId(Transaction& tx, std::string_view name);
 // The id of a collection; kNotFound (workspace_not_found / collection_not_found).
 Result<int64_t> CollectionId(Transaction& tx, const CollectionName& cn);
 
-// The columns of a dataset row with its current schema and spec, for DatasetFromRow, over
-// `datasets d JOIN collections c JOIN workspaces w JOIN dataset_schemas s JOIN
-// dataset_partition_specs p` (kDatasetFrom).
-extern const char kDatasetColumns[];
-extern const char kDatasetFrom[];
-Result<DatasetInfo> DatasetFromRow(const Row& r);
 // The live dataset of that name (dropped ones are invisible), or kNotFound.
 Result<DatasetInfo> LoadLiveDataset(Transaction& tx, const DatasetName& n);
 // Locks the live dataset row (PostgreSQL: until commit, so run in TxMode::kLockingWrite or
@@ -55,7 +49,8 @@ Result<std::vector<PartitionSpec>> LoadSpecs(Transaction& tx, int64_t dataset_id
 // Replaces ds->schema (and schema_id) with the schema snapshot `snapshot_id` was committed with.
 Status UseSnapshotSchema(Transaction& tx, DatasetInfo* ds, int64_t snapshot_id);
 
-// Snapshot rows: columns for SnapshotFromRow over `snapshots sn JOIN datasets d`.
+// Snapshot rows: columns for SnapshotFromRow over `snapshots sn JOIN datasets d`, shared by
+// the store files (snapshot_store.cc, commit_store.cc, provenance_store.cc).
 extern const char kSnapshotColumns[];
 Result<SnapshotInfo> SnapshotFromRow(const Row& r);
 // The snapshot id a selector resolves to for the dataset, with how it was resolved
@@ -76,7 +71,8 @@ Result<std::optional<SnapshotInfo>> FindByIdempotencyKey(Metastore& ms, const Da
 // Reserved tag names: they resolve to snapshots and cannot be created.
 bool IsReservedTag(std::string_view name);
 
-// The data_files columns for DataFileFromRow (alias f).
+// The data_files columns for DataFileFromRow (alias f), shared by the store files
+// (snapshot_store.cc, commit_store.cc).
 extern const char kDataFileColumns[];
 inline constexpr int kDataFileColumnCount = 12;
 Result<DataFile> DataFileFromRow(const Row& r, size_t first_col = 0);

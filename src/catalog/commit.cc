@@ -21,8 +21,6 @@
 #include "common/random.h"
 #include "metastore/metastore.h"
 #include "table/deletion_vector.h"
-#include "table/ordered_key.h"
-#include "table/schema_json.h"
 
 namespace tarn {
 
@@ -123,92 +121,13 @@ struct Delta {
 // The dataset row as the lock-and-allocate UPDATE returned it.
 using Locked = catalog_store::LockedDataset;
 
-// The order-preserving key of a file's first partition value (NULL when unpartitioned or null).
-Result<SqlValue> PartitionKey(const DataFile& f, const PartitionSpec& spec, const Schema& schema) {
-  if (spec.fields.empty() || f.partition.empty() || !f.partition[0]) return SqlValue::Null();
-  const PartitionField& pf = spec.fields[0];
-  const Field* source = nullptr;
-  for (const Field& fld : schema.fields) {
-    if (fld.field_id == pf.source_id) source = &fld;
-  }
-  if (!source) return SqlValue::Null();
-  TARN_ASSIGN_OR_RETURN(DataType type, pf.transform.ResultType(source->type));
-  TARN_ASSIGN_OR_RETURN(std::string key, OrderedKeyFromText(type, *f.partition[0]));
-  return SqlValue::Blob(key);
-}
-
-// Inserts data file rows (their added_snapshot_id and first_row_id already assigned), several
-// hundred per statement: the files of every part of a group go in together.
-Status InsertFiles(Transaction& tx, int64_t dataset_id, const std::vector<DataFile*>& files,
-                   const PartitionSpec& spec, const Schema& schema) {
-  constexpr size_t kCols = 12, kChunk = 400;
-  for (size_t start = 0; start < files.size(); start += kChunk) {
-    size_t n = std::min(kChunk, files.size() - start);
-    SqlParams params;
-    params.reserve(n * kCols);
-    for (size_t i = start; i < start + n; ++i) {
-      const DataFile& f = *files[i];
-      const int64_t snapshot_id = f.added_snapshot_id;
-      TARN_ASSIGN_OR_RETURN(SqlValue key, PartitionKey(f, spec, schema));
-      params.insert(params.end(),
-                    {dataset_id, f.path, f.format, snapshot_id, f.record_count, f.file_size_bytes,
-                     int64_t{f.spec_id}, PartitionValuesToJson(f.partition), StatsToJson(f.columns),
-                     f.first_row_id, std::move(key), int64_t{f.stats_pending ? 1 : 0}});
-    }
-    TARN_RETURN_NOT_OK(
-        tx.ExecuteDeferred("INSERT INTO data_files (dataset_id, path, file_format, "
-                           "added_snapshot_id, record_count, file_size_bytes, spec_id, "
-                           "partition_values, stats, first_row_id, partition_key, "
-                           "stats_pending) VALUES " +
-                               catalog_store::Placeholders(n, kCols),
-                           params));
-  }
-  return Status::OK();
-}
-
-// Marks files removed at `snapshot_id` (with their live deletion vectors), given a WHERE clause
-// over data_files `f` beyond dataset and liveness. Returns the rows removed.
-Result<int64_t> RemoveFiles(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
-                            const std::string& where, const SqlParams& where_params, Delta* delta) {
-  SqlParams params = {snapshot_id, dataset_id};
-  params.insert(params.end(), where_params.begin(), where_params.end());
-  TARN_ASSIGN_OR_RETURN(
-      auto rows, tx.Query("UPDATE data_files SET removed_snapshot_id = ? WHERE dataset_id = ? AND "
-                          "removed_snapshot_id IS NULL" +
-                              where + " RETURNING id, record_count, file_size_bytes",
-                          params));
-  if (rows.empty()) return 0;
-  std::vector<int64_t> ids;
-  for (const Row& r : rows) {
-    TARN_ASSIGN_OR_RETURN(int64_t id, r.Int64(0));
-    TARN_ASSIGN_OR_RETURN(int64_t records, r.Int64(1));
-    TARN_ASSIGN_OR_RETURN(int64_t bytes, r.Int64(2));
-    ids.push_back(id);
-    delta->deleted_files += 1;
-    delta->deleted_records += records;
-    delta->deleted_bytes += bytes;
-  }
-  // Rows already deleted by vectors were counted out of the totals when they were deleted.
-  constexpr size_t kChunk = 500;
-  for (size_t start = 0; start < ids.size(); start += kChunk) {
-    size_t n = std::min(kChunk, ids.size() - start);
-    SqlParams p = {snapshot_id};
-    std::string in;
-    for (size_t i = 0; i < n; ++i) {
-      in += i ? ", ?" : "?";
-      p.push_back(ids[start + i]);
-    }
-    TARN_ASSIGN_OR_RETURN(auto dvs,
-                          tx.Query("UPDATE deletion_vectors SET removed_snapshot_id = ? WHERE "
-                                   "removed_snapshot_id IS NULL AND data_file_id IN (" +
-                                       in + ") RETURNING cardinality",
-                                   p));
-    for (const Row& r : dvs) {
-      TARN_ASSIGN_OR_RETURN(int64_t card, r.Int64(0));
-      delta->deleted_records -= card;
-    }
-  }
-  return static_cast<int64_t>(rows.size());
+// Adds what removing files took out to `delta` and returns how many files went. Rows already
+// deleted by vectors were counted out of the totals when they were deleted.
+int64_t CountRemoved(const catalog_store::RemovedFiles& removed, Delta* delta) {
+  delta->deleted_files += removed.files;
+  delta->deleted_records += removed.records - removed.deleted_rows;
+  delta->deleted_bytes += removed.bytes;
+  return removed.files;
 }
 
 // Applies row deletions to live files: the new vector is the union with the live one; a file
@@ -217,21 +136,15 @@ Status DeleteRowsIn(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
                     const std::vector<FileDeletes>& deletes, const std::string& dataset,
                     Delta* delta) {
   for (const FileDeletes& d : deletes) {
-    TARN_ASSIGN_OR_RETURN(
-        auto row,
-        tx.QueryOne("SELECT f.id, f.record_count, f.file_size_bytes, dv.id, dv.cardinality, "
-                    "dv.positions FROM data_files f LEFT JOIN deletion_vectors dv ON "
-                    "dv.data_file_id = f.id AND dv.removed_snapshot_id IS NULL WHERE "
-                    "f.dataset_id = ? AND f.path = ? AND f.removed_snapshot_id IS NULL",
-                    {dataset_id, d.path}));
+    TARN_ASSIGN_OR_RETURN(auto row, catalog_store::LiveFileByPath(tx, dataset_id, d.path));
     if (!row) {
       return Status::Of(codes::kCommitConflict, "file '" + d.path + "' is no longer live in '" +
                                                     dataset + "'; reload and retry")
           .WithField("path", d.path);
     }
-    TARN_ASSIGN_OR_RETURN(int64_t file_id, row->Int64(0));
-    TARN_ASSIGN_OR_RETURN(int64_t records, row->Int64(1));
-    TARN_ASSIGN_OR_RETURN(int64_t bytes, row->Int64(2));
+    const int64_t file_id = row->file_id;
+    const int64_t records = row->record_count;
+    const int64_t bytes = row->file_size_bytes;
     std::vector<uint64_t> positions = d.positions;
     std::sort(positions.begin(), positions.end());
     positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
@@ -242,39 +155,25 @@ Status DeleteRowsIn(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
           .WithField("path", d.path);
     }
     int64_t old_card = 0;
-    std::optional<int64_t> old_dv;
-    if (!row->IsNull(3)) {
-      TARN_ASSIGN_OR_RETURN(int64_t dv_id, row->Int64(3));
-      old_dv = dv_id;
-      TARN_ASSIGN_OR_RETURN(old_card, row->Int64(4));
-      TARN_ASSIGN_OR_RETURN(auto blob, row->Blob(5));
-      TARN_ASSIGN_OR_RETURN(auto old_positions, DecodeDeletionVector(blob));
+    const std::optional<int64_t> old_dv = row->vector_id;
+    if (old_dv) {
+      old_card = row->cardinality;
+      TARN_ASSIGN_OR_RETURN(auto old_positions, DecodeDeletionVector(row->positions));
       positions = UnionPositions(old_positions, positions);
     }
     int64_t card = static_cast<int64_t>(positions.size());
     if (card == old_card) continue;  // nothing new
-    if (old_dv) {
-      TARN_RETURN_NOT_OK(tx.Execute("UPDATE deletion_vectors SET removed_snapshot_id = ? WHERE "
-                                    "id = ?",
-                                    {snapshot_id, *old_dv})
-                             .status());
-    }
+    if (old_dv) TARN_RETURN_NOT_OK(catalog_store::MarkVectorRemoved(tx, *old_dv, snapshot_id));
     if (card == records) {
       // Every row is gone: the file leaves the snapshot.
-      TARN_RETURN_NOT_OK(tx.Execute("UPDATE data_files SET removed_snapshot_id = ? WHERE id = ?",
-                                    {snapshot_id, file_id})
-                             .status());
+      TARN_RETURN_NOT_OK(catalog_store::MarkFileRemoved(tx, file_id, snapshot_id));
       delta->deleted_files += 1;
       delta->deleted_bytes += bytes;
       delta->deleted_records += records - old_card;
       continue;
     }
-    TARN_RETURN_NOT_OK(
-        tx.Execute("INSERT INTO deletion_vectors (dataset_id, data_file_id, added_snapshot_id, "
-                   "cardinality, positions) VALUES (?, ?, ?, ?, ?)",
-                   {dataset_id, file_id, snapshot_id, card,
-                    SqlValue::Blob(EncodeDeletionVector(positions))})
-            .status());
+    TARN_RETURN_NOT_OK(catalog_store::InsertDeletionVector(tx, dataset_id, file_id, snapshot_id,
+                                                           card, EncodeDeletionVector(positions)));
     delta->deleted_records += card - old_card;
   }
   return Status::OK();
@@ -284,81 +183,36 @@ Status DeleteRowsIn(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
 Status RollbackTo(Transaction& tx, int64_t dataset_id, int64_t snapshot_id, int64_t target,
                   Delta* delta) {
   // Files live now that were added after the target leave.
-  TARN_RETURN_NOT_OK(
-      RemoveFiles(tx, dataset_id, snapshot_id, " AND added_snapshot_id > ?", {target}, delta)
-          .status());
-  // Files live at the target but removed since come back as new rows (same path, same rows).
   TARN_ASSIGN_OR_RETURN(
-      auto back,
-      tx.Query(std::string("SELECT ") + kDataFileColumns +
-                   " FROM data_files f WHERE f.dataset_id = ? AND "
-                   "f.added_snapshot_id <= ? AND f.removed_snapshot_id > ? AND NOT EXISTS "
-                   "(SELECT 1 FROM data_files g WHERE g.dataset_id = f.dataset_id AND g.path = "
-                   "f.path AND g.removed_snapshot_id IS NULL)",
-               {dataset_id, target, target}));
-  for (const Row& r : back) {
-    TARN_ASSIGN_OR_RETURN(DataFile f, DataFileFromRow(r));
-    TARN_ASSIGN_OR_RETURN(
-        auto ins,
-        tx.QueryOne("INSERT INTO data_files (dataset_id, path, file_format, added_snapshot_id, "
-                    "record_count, file_size_bytes, spec_id, partition_values, stats, "
-                    "first_row_id, partition_key, stats_pending) SELECT dataset_id, path, "
-                    "file_format, ?, record_count, file_size_bytes, spec_id, partition_values, "
-                    "stats, first_row_id, partition_key, stats_pending FROM data_files WHERE id "
-                    "= ? RETURNING id",
-                    {snapshot_id, f.file_id}));
-    TARN_ASSIGN_OR_RETURN(int64_t new_id, ins->Int64(0));
+      auto removed, catalog_store::MarkFilesAddedAfterRemoved(tx, dataset_id, snapshot_id, target));
+  CountRemoved(removed, delta);
+  // Files live at the target but removed since come back as new rows (same path, same rows).
+  TARN_ASSIGN_OR_RETURN(auto back, catalog_store::FilesToRestore(tx, dataset_id, target));
+  for (const DataFile& f : back) {
+    TARN_ASSIGN_OR_RETURN(int64_t new_id, catalog_store::CopyFileRow(tx, f.file_id, snapshot_id));
     delta->added_files += 1;
     delta->added_records += f.record_count;
     delta->added_bytes += f.file_size_bytes;
     // Its vector at the target, if any, comes back with it.
-    TARN_ASSIGN_OR_RETURN(auto dv,
-                          tx.QueryOne("SELECT cardinality, positions FROM deletion_vectors WHERE "
-                                      "data_file_id = ? AND added_snapshot_id <= ? AND "
-                                      "(removed_snapshot_id IS NULL OR removed_snapshot_id > ?)",
-                                      {f.file_id, target, target}));
+    TARN_ASSIGN_OR_RETURN(auto dv, catalog_store::VectorAt(tx, f.file_id, target));
     if (dv) {
-      TARN_ASSIGN_OR_RETURN(int64_t card, dv->Int64(0));
-      TARN_ASSIGN_OR_RETURN(auto blob, dv->Blob(1));
-      TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO deletion_vectors (dataset_id, data_file_id, "
-                                    "added_snapshot_id, cardinality, positions) VALUES (?, ?, "
-                                    "?, ?, ?)",
-                                    {dataset_id, new_id, snapshot_id, card, SqlValue::Blob(blob)})
-                             .status());
-      delta->added_records -= card;
+      TARN_RETURN_NOT_OK(catalog_store::InsertDeletionVector(tx, dataset_id, new_id, snapshot_id,
+                                                             dv->cardinality, dv->positions));
+      delta->added_records -= dv->cardinality;
     }
   }
   // Files live both then and now: their vector must be the one live at the target.
-  TARN_ASSIGN_OR_RETURN(
-      auto kept,
-      tx.Query("SELECT f.id, (SELECT dv.id FROM deletion_vectors dv WHERE dv.data_file_id = "
-               "f.id AND dv.removed_snapshot_id IS NULL), (SELECT dv.id FROM deletion_vectors dv "
-               "WHERE dv.data_file_id = f.id AND dv.added_snapshot_id <= ? AND "
-               "(dv.removed_snapshot_id IS NULL OR dv.removed_snapshot_id > ?)) FROM data_files "
-               "f WHERE f.dataset_id = ? AND f.removed_snapshot_id IS NULL AND "
-               "f.added_snapshot_id <= ?",
-               {target, target, dataset_id, target}));
-  for (const Row& r : kept) {
-    TARN_ASSIGN_OR_RETURN(auto now_dv, r.OptionalInt64(1));
-    TARN_ASSIGN_OR_RETURN(auto then_dv, r.OptionalInt64(2));
-    if (now_dv == then_dv) continue;
-    TARN_ASSIGN_OR_RETURN(int64_t file_id, r.Int64(0));
-    if (now_dv) {
-      TARN_ASSIGN_OR_RETURN(
-          auto c, tx.QueryOne("UPDATE deletion_vectors SET removed_snapshot_id = ? WHERE id = ? "
-                              "RETURNING cardinality",
-                              {snapshot_id, *now_dv}));
-      TARN_ASSIGN_OR_RETURN(int64_t card, c->Int64(0));
+  TARN_ASSIGN_OR_RETURN(auto kept, catalog_store::VectorsNowAndAt(tx, dataset_id, target));
+  for (const auto& v : kept) {
+    if (v.now == v.then) continue;
+    if (v.now) {
+      TARN_ASSIGN_OR_RETURN(int64_t card,
+                            catalog_store::MarkVectorRemovedCounted(tx, *v.now, snapshot_id));
       delta->added_records += card;  // rows come back
     }
-    if (then_dv) {
-      TARN_ASSIGN_OR_RETURN(
-          auto c, tx.QueryOne("INSERT INTO deletion_vectors (dataset_id, data_file_id, "
-                              "added_snapshot_id, cardinality, positions) SELECT dataset_id, ?, "
-                              "?, cardinality, positions FROM deletion_vectors WHERE id = ? "
-                              "RETURNING cardinality",
-                              {file_id, snapshot_id, *then_dv}));
-      TARN_ASSIGN_OR_RETURN(int64_t card, c->Int64(0));
+    if (v.then) {
+      TARN_ASSIGN_OR_RETURN(int64_t card,
+                            catalog_store::CopyVector(tx, *v.then, v.file_id, snapshot_id));
       delta->deleted_records += card;
     }
   }
@@ -379,20 +233,14 @@ Result<std::shared_ptr<const DefinitionCache::Entry>> DefinitionCache::Get(Trans
       return std::shared_ptr<const Entry>(it->second);
     }
   }
-  TARN_ASSIGN_OR_RETURN(
-      auto row, tx.QueryOne("SELECT s.schema_json, p.spec_json FROM dataset_schemas s, "
-                            "dataset_partition_specs p WHERE s.dataset_id = ? AND s.schema_id = ? "
-                            "AND p.dataset_id = ? AND p.spec_id = ?",
-                            {dataset_id, schema_id, dataset_id, spec_id}));
-  if (!row) {
+  TARN_ASSIGN_OR_RETURN(auto defs, catalog_store::Definitions(tx, dataset_id, schema_id, spec_id));
+  if (!defs) {
     return Status::Corruption("schema " + std::to_string(schema_id) + " or partition spec " +
                               std::to_string(spec_id) + " of dataset " + uuid + " is missing");
   }
   auto entry = std::make_shared<Entry>();
-  TARN_ASSIGN_OR_RETURN(auto schema_json, row->Text(0));
-  TARN_ASSIGN_OR_RETURN(auto spec_json, row->Text(1));
-  TARN_ASSIGN_OR_RETURN(entry->schema, SchemaFromJson(schema_json));
-  TARN_ASSIGN_OR_RETURN(entry->spec, PartitionSpec::FromJson(spec_json));
+  entry->schema = std::move(defs->schema);
+  entry->spec = std::move(defs->spec);
   std::lock_guard<std::mutex> lock(mu_);
   if (entries_.size() >= kMaxEntries) entries_.clear();
   entries_[key] = entry;
@@ -413,12 +261,8 @@ Status CheckIntervening(Transaction& tx, const Locked& lk, const DatasetCommit& 
   if (!deletes || read > before || read < lk.expired_through) {
     return ConflictSince(dataset, read, before);
   }
-  TARN_ASSIGN_OR_RETURN(auto row,
-                        tx.QueryOne("SELECT COUNT(*) FROM snapshots WHERE dataset_id = ? AND "
-                                    "snapshot_id > ? AND snapshot_id <= ? AND operation NOT IN "
-                                    "('append', 'add_files', 'delete_rows')",
-                                    {lk.id, read, before}));
-  TARN_ASSIGN_OR_RETURN(int64_t others, row->Int64(0));
+  TARN_ASSIGN_OR_RETURN(int64_t others,
+                        catalog_store::CountRewritesBetween(tx, lk.id, read, before));
   if (others > 0) return ConflictSince(dataset, read, before);
   return Status::OK();
 }
@@ -431,35 +275,17 @@ Status CheckCompactInputs(Transaction& tx, const Locked& lk, const DatasetCommit
                           const std::string& dataset, int64_t before) {
   const int64_t read = *p.read_snapshot_id;
   if (read > before || read < lk.expired_through) return ConflictSince(dataset, read, before);
-  constexpr size_t kChunk = 400;
-  for (size_t start = 0; start < p.removed_paths.size(); start += kChunk) {
-    const size_t n = std::min(kChunk, p.removed_paths.size() - start);
-    SqlParams params = {read, read, read, lk.id};
-    for (size_t i = start; i < start + n; ++i) params.push_back(p.removed_paths[i]);
-    TARN_ASSIGN_OR_RETURN(
-        auto row,
-        tx.QueryOne("SELECT COUNT(*), SUM(CASE WHEN f.added_snapshot_id > ? OR EXISTS (SELECT 1 "
-                    "FROM deletion_vectors dv WHERE dv.data_file_id = f.id AND "
-                    "(dv.added_snapshot_id > ? OR dv.removed_snapshot_id > ?)) THEN 1 ELSE 0 "
-                    "END) FROM data_files f WHERE f.dataset_id = ? AND f.removed_snapshot_id IS "
-                    "NULL AND f.path IN " +
-                        catalog_store::Placeholders(1, n),
-                    params));
-    TARN_ASSIGN_OR_RETURN(int64_t live, row->Int64(0));
-    int64_t changed = 0;
-    if (!row->IsNull(1)) {
-      TARN_ASSIGN_OR_RETURN(changed, row->Int64(1));
-    }
-    if (live != static_cast<int64_t>(n) || changed != 0) {
-      return Status::Of(codes::kCommitConflict, "files the compaction of '" + dataset +
-                                                    "' rewrote were changed since "
-                                                    "snapshot " +
-                                                    std::to_string(read) +
-                                                    " (rows deleted or files "
-                                                    "replaced); run it again")
-          .WithField("dataset", dataset)
-          .WithField("current_snapshot_id", std::to_string(before));
-    }
+  TARN_ASSIGN_OR_RETURN(bool unchanged,
+                        catalog_store::CompactInputsUnchanged(tx, lk.id, read, p.removed_paths));
+  if (!unchanged) {
+    return Status::Of(codes::kCommitConflict, "files the compaction of '" + dataset +
+                                                  "' rewrote were changed since "
+                                                  "snapshot " +
+                                                  std::to_string(read) +
+                                                  " (rows deleted or files "
+                                                  "replaced); run it again")
+        .WithField("dataset", dataset)
+        .WithField("current_snapshot_id", std::to_string(before));
   }
   return Status::OK();
 }
@@ -563,16 +389,9 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
   for (size_t i = 0; i < g.parts.size(); ++i) {
     const auto& key = g.parts[i]->meta.idempotency_key;
     if (key) {
-      TARN_ASSIGN_OR_RETURN(
-          auto row, tx.QueryOne(std::string("SELECT ") + kSnapshotColumns +
-                                    " FROM snapshots sn JOIN datasets d ON d.id = sn.dataset_id "
-                                    "JOIN collections c ON c.id = d.collection_id JOIN "
-                                    "workspaces w ON w.id = c.workspace_id WHERE w.name = ? AND "
-                                    "c.name = ? AND d.name = ? AND d.dropped_at IS NULL AND "
-                                    "sn.idempotency_key = ?",
-                                {n.workspace, n.collection, n.dataset, *key}));
-      if (row) {
-        TARN_ASSIGN_OR_RETURN(*g.results[i], SnapshotFromRow(*row));
+      TARN_ASSIGN_OR_RETURN(auto replay, catalog_store::LiveSnapshotByIdempotencyKey(tx, n, *key));
+      if (replay) {
+        *g.results[i] = std::move(*replay);
         g.results[i]->idempotent_replay = true;
         continue;
       }
@@ -667,26 +486,18 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
     Delta d;
     switch (p.operation) {
       case CommitOperation::kOverwrite:
-      case CommitOperation::kTruncateAndAdd:
-        TARN_RETURN_NOT_OK(RemoveFiles(tx, lk.id, snap, "", {}, &d).status());
+      case CommitOperation::kTruncateAndAdd: {
+        TARN_ASSIGN_OR_RETURN(auto removed, catalog_store::MarkLiveFilesRemoved(tx, lk.id, snap));
+        CountRemoved(removed, &d);
         break;
+      }
       case CommitOperation::kDeleteFiles:
       case CommitOperation::kCompact:
       case CommitOperation::kMerge: {
         if (!p.removed_paths.empty()) {
-          // A few hundred paths a statement: a compaction can replace tens of thousands, past
-          // SQLite's limit on parameters.
-          constexpr size_t kChunk = 400;
-          int64_t removed = 0;
-          for (size_t start = 0; start < p.removed_paths.size(); start += kChunk) {
-            const size_t n = std::min(kChunk, p.removed_paths.size() - start);
-            SqlParams params(p.removed_paths.begin() + start, p.removed_paths.begin() + start + n);
-            TARN_ASSIGN_OR_RETURN(
-                int64_t chunk,
-                RemoveFiles(tx, lk.id, snap, " AND path IN " + catalog_store::Placeholders(1, n),
-                            params, &d));
-            removed += chunk;
-          }
+          TARN_ASSIGN_OR_RETURN(auto files,
+                                catalog_store::MarkFilesRemoved(tx, lk.id, snap, p.removed_paths));
+          const int64_t removed = CountRemoved(files, &d);
           if (removed != static_cast<int64_t>(p.removed_paths.size())) {
             return Status::Of(codes::kCommitConflict,
                               "some files to remove are no longer live in '" + g.dataset +
@@ -701,9 +512,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
           return Status::InvalidArgument("cannot roll back to snapshot " +
                                          std::to_string(*p.rollback_to));
         }
-        TARN_ASSIGN_OR_RETURN(
-            auto exists, tx.QueryOne("SELECT expired_through FROM datasets WHERE id = ?", {lk.id}));
-        TARN_ASSIGN_OR_RETURN(int64_t expired_through, exists->Int64(0));
+        TARN_ASSIGN_OR_RETURN(int64_t expired_through, catalog_store::ExpiredThrough(tx, lk.id));
         if (*p.rollback_to < expired_through) {
           return Status::Of(codes::kSnapshotExpired, "snapshot " + std::to_string(*p.rollback_to) +
                                                          " of '" + g.dataset + "' has expired");
@@ -768,7 +577,8 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
     s.receipt = p.meta.receipt;
     s.next_row_id = next_row_id;
     if (p.operation == CommitOperation::kRollback) {
-      TARN_ASSIGN_OR_RETURN(auto target, provenance::SnapshotSourceList(tx, lk.id, *p.rollback_to));
+      TARN_ASSIGN_OR_RETURN(auto target,
+                            catalog_store::SnapshotSourceList(tx, lk.id, *p.rollback_to));
       sources =
           *p.rollback_to == 0 ? provenance::SourceList{} : provenance::ParseSourceList(target);
       if (!p.meta.receipt) sources.complete = false;
@@ -785,26 +595,24 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
     }
   }
 
-  TARN_RETURN_NOT_OK(InsertFiles(tx, lk.id, new_files, spec, schema));
+  TARN_RETURN_NOT_OK(catalog_store::InsertDataFiles(tx, lk.id, new_files, spec, schema));
   // Snapshot rows, in one statement.
   std::vector<const SnapshotInfo*> snaps;
   snaps.reserve(todo.size());
   for (size_t k : todo) snaps.push_back(g.results[k]);
   TARN_RETURN_NOT_OK(catalog_store::InsertSnapshots(tx, lk.id, snaps, sources_after));
-  TARN_RETURN_NOT_OK(provenance::InsertReads(tx, lk.id, reads));
+  TARN_RETURN_NOT_OK(catalog_store::InsertSnapshotReads(tx, lk.id, reads));
   if (sources != sources_before) {
-    TARN_RETURN_NOT_OK(provenance::StoreSourceList(tx, lk.id, sources_before, sources));
+    TARN_RETURN_NOT_OK(catalog_store::StoreSourceList(tx, lk.id, sources_before, sources));
   }
   TARN_RETURN_NOT_OK(InsertCommitAudit(tx, g, todo, lk.commit_at));
   TARN_RETURN_NOT_OK(FireGroup(tx, g, todo, lk, now));
   if (other_sum.added_files || other_sum.deleted_files || other_sum.added_records ||
       other_sum.deleted_records || other_sum.added_bytes || other_sum.deleted_bytes) {
     TARN_RETURN_NOT_OK(
-        tx.ExecuteDeferred("UPDATE datasets SET total_files = total_files + ?, total_records = "
-                           "total_records + ?, total_bytes = total_bytes + ? WHERE id = ?",
-                           {other_sum.added_files - other_sum.deleted_files,
-                            other_sum.added_records - other_sum.deleted_records,
-                            other_sum.added_bytes - other_sum.deleted_bytes, lk.id}));
+        catalog_store::AddDatasetTotals(tx, lk.id, other_sum.added_files - other_sum.deleted_files,
+                                        other_sum.added_records - other_sum.deleted_records,
+                                        other_sum.added_bytes - other_sum.deleted_bytes));
   }
   return Status::OK();
 }

@@ -6,7 +6,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
-#include "catalog/provenance.h"
+#include "catalog/store.h"
 #include "common/random.h"
 #include "metastore/metastore.h"
 #include "table/schema_json.h"
@@ -183,41 +183,27 @@ Result<DatasetInfo> Catalog::DoCreateDataset(std::string_view qualified, Dataset
   TARN_RETURN_NOT_OK(AssignFieldIds(&def.schema, &last_field_id));
   TARN_ASSIGN_OR_RETURN(auto spec, PartitionSpec::Parse(def.partition_spec, def.schema, 0));
   TARN_ASSIGN_OR_RETURN(auto sort, SortOrder::Parse(def.sort_order, def.schema));
-  std::string schema_json = SchemaToJson(def.schema);
-  std::string spec_json = spec.ToJson();
-  std::string sort_json = sort.ToJson();
-  std::string props = EncodeProperties(def.properties);
-  std::string uuid = NewUuidV4();
+  catalog_store::NewDataset row;
+  row.uuid = NewUuidV4();
+  row.name = n.dataset;
+  row.description = def.description;
+  row.properties = def.properties;
+  row.last_field_id = last_field_id;
+  row.sort_order = std::move(sort);
+  row.schema = def.schema;
+  row.spec = std::move(spec);
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(int64_t coll_id,
+    TARN_ASSIGN_OR_RETURN(row.collection_id,
                           CollectionId(tx, CollectionName{n.workspace, n.collection}));
-    TARN_RETURN_NOT_OK(CheckNoViewNamed(tx, coll_id, n));
+    TARN_RETURN_NOT_OK(CheckNoViewNamed(tx, row.collection_id, n));
     int64_t now = clock_->NowMicros();
-    TARN_ASSIGN_OR_RETURN(
-        auto row,
-        tx.QueryOne("INSERT INTO datasets (uuid, collection_id, name, description, properties, "
-                    "schema_id, last_field_id, spec_id, sort_order, created_at, updated_at) "
-                    "VALUES (?, ?, ?, ?, ?, 0, ?, 0, ?, ?, ?) "
-                    "ON CONFLICT (collection_id, name) WHERE dropped_at IS NULL DO NOTHING "
-                    "RETURNING id",
-                    {uuid, coll_id, n.dataset, def.description, props, int64_t{last_field_id},
-                     sort_json, now, now}));
-    if (!row) {
+    TARN_ASSIGN_OR_RETURN(auto id, catalog_store::InsertDataset(tx, row, now));
+    if (!id) {
       if (exists_ok) return Status::OK();  // the existing dataset is returned below
       return Status::Of(codes::kDatasetExists, "dataset '" + n.ToString() + "' already exists")
           .WithField("dataset", n.ToString());
     }
-    TARN_ASSIGN_OR_RETURN(int64_t id, row->Int64(0));
-    TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO dataset_schemas (dataset_id, schema_id, "
-                                  "schema_json, created_at) VALUES (?, 0, ?, ?)",
-                                  {id, schema_json, now})
-                           .status());
-    return tx
-        .Execute(
-            "INSERT INTO dataset_partition_specs (dataset_id, spec_id, spec_json, "
-            "created_at) VALUES (?, 0, ?, ?)",
-            {id, spec_json, now})
-        .status();
+    return Status::OK();
   }));
   return LoadDataset(qualified);
 }
@@ -247,15 +233,9 @@ Result<std::vector<Catalog::DatasetEntry>> Catalog::ListDatasetNames(std::string
       [&](Transaction& tx) -> Status {
         out.clear();
         TARN_ASSIGN_OR_RETURN(int64_t coll_id, CollectionId(tx, cn));
-        return tx.QueryEach(
-            "SELECT name, CASE WHEN dropped_at IS NULL THEN 0 ELSE 1 END FROM datasets "
-            "WHERE collection_id = ? ORDER BY name",
-            {coll_id}, [&](const Row& r) -> Status {
-              TARN_ASSIGN_OR_RETURN(auto name, r.Text(0));
-              TARN_ASSIGN_OR_RETURN(int64_t dropped, r.Int64(1));
-              out.push_back(DatasetEntry{std::string(name), dropped != 0});
-              return Status::OK();
-            });
+        TARN_ASSIGN_OR_RETURN(auto rows, catalog_store::DatasetNamesOf(tx, coll_id));
+        for (auto& r : rows) out.push_back(DatasetEntry{std::move(r.name), r.dropped});
+        return Status::OK();
       },
       TxMode::kReadOnly));
   return out;
@@ -268,15 +248,7 @@ Result<std::vector<DatasetInfo>> Catalog::ListDatasets(std::string_view collecti
       [&](Transaction& tx) -> Status {
         out.clear();
         TARN_ASSIGN_OR_RETURN(int64_t coll_id, CollectionId(tx, cn));
-        TARN_ASSIGN_OR_RETURN(auto rows,
-                              tx.Query(std::string("SELECT ") + kDatasetColumns + kDatasetFrom +
-                                           " WHERE d.collection_id = ? AND d.dropped_at IS NULL "
-                                           "ORDER BY d.name",
-                                       {coll_id}));
-        for (const Row& r : rows) {
-          TARN_ASSIGN_OR_RETURN(auto d, DatasetFromRow(r));
-          out.push_back(std::move(d));
-        }
+        TARN_ASSIGN_OR_RETURN(out, catalog_store::LiveDatasetsOf(tx, coll_id));
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -290,11 +262,7 @@ Status Catalog::RenameDataset(std::string_view qualified, std::string_view new_n
     TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
     if (ds.name.dataset == new_name) return Status::OK();
     TARN_RETURN_NOT_OK(CheckRenamable(tx, ds));
-    TARN_ASSIGN_OR_RETURN(auto clash,
-                          tx.QueryOne("SELECT id FROM datasets WHERE collection_id = (SELECT "
-                                      "collection_id FROM datasets WHERE id = ?) AND name = ? AND "
-                                      "dropped_at IS NULL",
-                                      {ds.id, new_name}));
+    TARN_ASSIGN_OR_RETURN(bool clash, catalog_store::SiblingNamed(tx, ds.id, new_name));
     DatasetName target = n;
     target.dataset = std::string(new_name);
     TARN_ASSIGN_OR_RETURN(int64_t coll_id,
@@ -304,10 +272,7 @@ Status Catalog::RenameDataset(std::string_view qualified, std::string_view new_n
       return Status::Of(codes::kDatasetExists, "dataset '" + target.ToString() + "' already exists")
           .WithField("dataset", target.ToString());
     }
-    return tx
-        .Execute("UPDATE datasets SET name = ?, updated_at = ? WHERE id = ?",
-                 {new_name, clock_->NowMicros(), ds.id})
-        .status();
+    return catalog_store::SetDatasetName(tx, ds.id, new_name, clock_->NowMicros());
   });
 }
 
@@ -316,45 +281,29 @@ Status Catalog::DoDropDataset(std::string_view qualified, bool purge,
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   std::vector<std::string> released;
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-    TARN_ASSIGN_OR_RETURN(
-        auto rows,
-        tx.Query("SELECT d.id, d.uuid, d.dropped_at FROM datasets d JOIN collections c ON c.id = "
-                 "d.collection_id JOIN workspaces w ON w.id = c.workspace_id WHERE w.name = ? "
-                 "AND c.name = ? AND d.name = ?",
-                 {n.workspace, n.collection, n.dataset}));
+    TARN_ASSIGN_OR_RETURN(auto rows, catalog_store::DatasetIncarnations(tx, n));
     std::optional<int64_t> live_id;
     std::vector<int64_t> ids;
-    for (const Row& r : rows) {
-      TARN_ASSIGN_OR_RETURN(int64_t id, r.Int64(0));
-      TARN_ASSIGN_OR_RETURN(auto uuid, r.Text(1));
-      if (r.IsNull(2)) {
-        live_id = id;
-        if (expected_uuid && *expected_uuid != uuid) {
-          return Status::Of(codes::kIncarnationChanged,
-                            "dataset '" + n.ToString() + "' was recreated (uuid " +
-                                std::string(uuid) + ", expected " + *expected_uuid + ")")
+    for (const auto& r : rows) {
+      if (r.live) {
+        live_id = r.id;
+        if (expected_uuid && *expected_uuid != r.uuid) {
+          return Status::Of(codes::kIncarnationChanged, "dataset '" + n.ToString() +
+                                                            "' was recreated (uuid " + r.uuid +
+                                                            ", expected " + *expected_uuid + ")")
               .WithField("dataset", n.ToString());
         }
       }
-      ids.push_back(id);
+      ids.push_back(r.id);
     }
     if (live_id) TARN_RETURN_NOT_OK(ForgetDataset(tx, *live_id));
     if (!purge) {
       if (!live_id) return DatasetNotFound(tx, n);
-      return tx
-          .Execute("UPDATE datasets SET dropped_at = ?, updated_at = ? WHERE id = ?",
-                   {clock_->NowMicros(), clock_->NowMicros(), *live_id})
-          .status();
+      return catalog_store::MarkDatasetDropped(tx, *live_id, clock_->NowMicros(),
+                                               clock_->NowMicros());
     }
     if (ids.empty()) return DatasetNotFound(tx, n);
-    TARN_ASSIGN_OR_RETURN(
-        auto ws,
-        tx.QueryOne("SELECT deletion_protection FROM workspaces WHERE name = ?", {n.workspace}));
-    std::optional<std::string> dp;
-    if (ws && !ws->IsNull(0)) {
-      TARN_ASSIGN_OR_RETURN(auto v, ws->Text(0));
-      dp = std::string(v);
-    }
+    TARN_ASSIGN_OR_RETURN(auto dp, catalog_store::WorkspaceDeletionProtection(tx, n.workspace));
     if (ProtectionOn(dp)) {
       return Status::Of(codes::kDeletionProtected, "workspace '" + n.workspace +
                                                        "' has deletion_protection on; purging '" +
@@ -364,27 +313,8 @@ Status Catalog::DoDropDataset(std::string_view qualified, bool purge,
     int64_t now = clock_->NowMicros();
     for (int64_t id : ids) {
       TARN_RETURN_NOT_OK(ForgetDataset(tx, id));
-      TARN_RETURN_NOT_OK(provenance::ForgetDataset(tx, id));
-      TARN_RETURN_NOT_OK(
-          tx.Execute("INSERT INTO removal_ledger (dataset_id, path, reason, recorded_at) "
-                     "SELECT NULL, path, 'purge', ? FROM data_files WHERE dataset_id = ? "
-                     "ON CONFLICT (path) DO NOTHING",
-                     {now, id})
-              .status());
-      // No foreign key keeps these (migration 18): the ledger's rows outlive the dataset
-      // naming none, and its tags and vectors go before the snapshots and files they name.
-      TARN_RETURN_NOT_OK(tx.Execute("UPDATE removal_ledger SET dataset_id = NULL WHERE "
-                                    "dataset_id = ?",
-                                    {id})
-                             .status());
-      for (const char* table :
-           {"tags", "consumer_offsets", "deletion_vectors", "data_files", "snapshots",
-            "dataset_schemas", "dataset_partition_specs", "dataset_locations"}) {
-        TARN_RETURN_NOT_OK(
-            tx.Execute(std::string("DELETE FROM ") + table + " WHERE dataset_id = ?", {id})
-                .status());
-      }
-      TARN_RETURN_NOT_OK(tx.Execute("DELETE FROM datasets WHERE id = ?", {id}).status());
+      TARN_RETURN_NOT_OK(catalog_store::ForgetProvenance(tx, id));
+      TARN_RETURN_NOT_OK(catalog_store::PurgeDatasetRows(tx, id, now));
     }
     return Status::OK();
   });
@@ -410,12 +340,8 @@ Status Catalog::DoSetDatasetProperties(std::string_view qualified, const Propert
         ds.properties[k] = v;
       }
     }
-    return tx
-        .Execute(
-            "UPDATE datasets SET properties = ?, description = ?, updated_at = ? WHERE "
-            "id = ?",
-            {EncodeProperties(ds.properties), description, clock_->NowMicros(), ds.id})
-        .status();
+    return catalog_store::UpdateDatasetProperties(tx, ds.id, ds.properties, description,
+                                                  clock_->NowMicros());
   }));
   ManifestSettingsChanged();  // manifest.on_commit may have changed (manifest.cc)
   return Status::OK();
@@ -435,21 +361,10 @@ Result<DatasetInfo> Catalog::DoAlterSchema(std::string_view qualified,
         for (const auto& ch : changes) {
           TARN_RETURN_NOT_OK(ApplyChange(ds, ch, &schema, &last_field_id));
         }
-        TARN_ASSIGN_OR_RETURN(
-            auto row, tx.QueryOne("SELECT MAX(schema_id) FROM dataset_schemas WHERE dataset_id = ?",
-                                  {ds.id}));
-        TARN_ASSIGN_OR_RETURN(int64_t max_id, row->Int64(0));
+        TARN_ASSIGN_OR_RETURN(int64_t max_id, catalog_store::MaxSchemaId(tx, ds.id));
         int64_t now = clock_->NowMicros();
-        TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO dataset_schemas (dataset_id, schema_id, "
-                                      "schema_json, created_at) VALUES (?, ?, ?, ?)",
-                                      {ds.id, max_id + 1, SchemaToJson(schema), now})
-                               .status());
-        return tx
-            .Execute(
-                "UPDATE datasets SET schema_id = ?, last_field_id = ?, updated_at = ? "
-                "WHERE id = ?",
-                {max_id + 1, int64_t{last_field_id}, now, ds.id})
-            .status();
+        TARN_RETURN_NOT_OK(catalog_store::InsertSchema(tx, ds.id, max_id + 1, schema, now));
+        return catalog_store::SetCurrentSchema(tx, ds.id, max_id + 1, last_field_id, now);
       },
       TxMode::kLockingWrite));
   return LoadDataset(qualified);
@@ -460,23 +375,13 @@ Result<DatasetInfo> Catalog::SetPartitionSpec(std::string_view qualified, std::s
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
-        TARN_ASSIGN_OR_RETURN(auto row,
-                              tx.QueryOne("SELECT MAX(spec_id) FROM dataset_partition_specs WHERE "
-                                          "dataset_id = ?",
-                                          {ds.id}));
-        TARN_ASSIGN_OR_RETURN(int64_t max_id, row->Int64(0));
+        TARN_ASSIGN_OR_RETURN(int64_t max_id, catalog_store::MaxSpecId(tx, ds.id));
         TARN_ASSIGN_OR_RETURN(
             auto spec, PartitionSpec::Parse(text, ds.schema, static_cast<int32_t>(max_id + 1)));
         if (spec.fields == ds.spec.fields) return Status::OK();
         int64_t now = clock_->NowMicros();
-        TARN_RETURN_NOT_OK(tx.Execute("INSERT INTO dataset_partition_specs (dataset_id, "
-                                      "spec_id, spec_json, created_at) VALUES (?, ?, ?, ?)",
-                                      {ds.id, max_id + 1, spec.ToJson(), now})
-                               .status());
-        return tx
-            .Execute("UPDATE datasets SET spec_id = ?, updated_at = ? WHERE id = ?",
-                     {max_id + 1, now, ds.id})
-            .status();
+        TARN_RETURN_NOT_OK(catalog_store::InsertSpec(tx, ds.id, max_id + 1, spec, now));
+        return catalog_store::SetCurrentSpec(tx, ds.id, max_id + 1, now);
       },
       TxMode::kLockingWrite));
   return LoadDataset(qualified);
@@ -488,10 +393,7 @@ Result<DatasetInfo> Catalog::SetSortOrder(std::string_view qualified, std::strin
       [&](Transaction& tx) -> Status {
         TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
         TARN_ASSIGN_OR_RETURN(auto order, SortOrder::Parse(text, ds.schema));
-        return tx
-            .Execute("UPDATE datasets SET sort_order = ?, updated_at = ? WHERE id = ?",
-                     {order.ToJson(), clock_->NowMicros(), ds.id})
-            .status();
+        return catalog_store::SetSortOrder(tx, ds.id, order, clock_->NowMicros());
       },
       TxMode::kLockingWrite));
   return LoadDataset(qualified);

@@ -460,7 +460,7 @@ Status Sweeper::Dataset(const catalog_store::SweepDataset& listed, PrefixWalk* w
         std::optional<Receipt> receipt;
         if (snap) {
           TARN_ASSIGN_OR_RETURN(auto list,
-                                provenance::SnapshotSourceList(tx, d.id, snap->snapshot_id));
+                                catalog_store::SnapshotSourceList(tx, d.id, snap->snapshot_id));
           sources_recorded = list.has_value();
           if (snap->receipt != "{}") {
             auto parsed = Receipt::FromJson(snap->receipt);

@@ -12,6 +12,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "catalog/store.h"
 #include "objectstore/object_store.h"
 
 namespace tarn {
@@ -38,12 +39,6 @@ Status NotOwned(const std::string& key) {
       .WithField("path", key.substr(0, 500));
 }
 
-std::string InList(size_t n) {
-  std::string in;
-  for (size_t i = 0; i < n; ++i) in += i ? ", ?" : "?";
-  return in;
-}
-
 // A grant's prefix: a normalised warehouse key prefix ending in '/', outside the managed areas.
 Result<std::string> LocationPrefix(const ObjectStore& warehouse, std::string_view prefix) {
   std::string p(prefix);
@@ -65,17 +60,11 @@ Result<std::string> LocationPrefix(const ObjectStore& warehouse, std::string_vie
   return out;
 }
 
-// The live dataset's row id and uuid.
-Result<std::pair<int64_t, std::string>> LiveDatasetId(Transaction& tx, const DatasetName& n) {
-  TARN_ASSIGN_OR_RETURN(
-      auto row, tx.QueryOne("SELECT d.id, d.uuid FROM datasets d JOIN collections c ON c.id = "
-                            "d.collection_id JOIN workspaces w ON w.id = c.workspace_id WHERE "
-                            "w.name = ? AND c.name = ? AND d.name = ? AND d.dropped_at IS NULL",
-                            {n.workspace, n.collection, n.dataset}));
-  if (!row) return DatasetNotFound(tx, n);
-  TARN_ASSIGN_OR_RETURN(int64_t id, row->Int64(0));
-  TARN_ASSIGN_OR_RETURN(auto uuid, row->Text(1));
-  return std::make_pair(id, std::string(uuid));
+// The live dataset's row id and uuid; kNotFound when there is none.
+Result<catalog_store::DatasetKey> LiveDatasetId(Transaction& tx, const DatasetName& n) {
+  TARN_ASSIGN_OR_RETURN(auto key, catalog_store::LiveDatasetKey(tx, n));
+  if (!key) return DatasetNotFound(tx, n);
+  return std::move(*key);
 }
 
 // Heads every key, in parallel for more than a few; results[i] is keys[i]'s.
@@ -120,23 +109,14 @@ Status CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommit& par
         grants.clear();
         not_owned.clear();
         TARN_ASSIGN_OR_RETURN(auto ds, LiveDatasetId(tx, n));
-        uuid = ds.second;
+        uuid = ds.uuid;
         if (part.meta.idempotency_key) {
           // A retry of a commit that landed is answered with its snapshot and registers nothing.
-          TARN_ASSIGN_OR_RETURN(auto row,
-                                tx.QueryOne("SELECT 1 FROM snapshots WHERE dataset_id = ? AND "
-                                            "idempotency_key = ?",
-                                            {ds.first, *part.meta.idempotency_key}));
-          replay = row.has_value();
+          TARN_ASSIGN_OR_RETURN(replay, catalog_store::IdempotencyKeyCommitted(
+                                            tx, ds.id, *part.meta.idempotency_key));
           if (replay) return Status::OK();
         }
-        TARN_ASSIGN_OR_RETURN(
-            auto rows,
-            tx.Query("SELECT prefix FROM dataset_locations WHERE dataset_id = ?", {ds.first}));
-        for (const Row& r : rows) {
-          TARN_ASSIGN_OR_RETURN(auto p, r.Text(0));
-          grants.emplace_back(p);
-        }
+        TARN_ASSIGN_OR_RETURN(grants, catalog_store::GrantedPrefixes(tx, ds.id));
         const std::string own = DatasetPrefix(uuid);
         for (const DataFile& f : part.added) {
           bool owned = StartsWith(f.path, own) || (!checks.also_owned_prefix.empty() &&
@@ -147,28 +127,11 @@ Status CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommit& par
         if (!not_owned.empty()) return Status::OK();
         // Another dataset (any workspace, any incarnation, live or in history, or a removed
         // file waiting in the ledger) referencing one of the paths.
-        constexpr size_t kChunk = 400;
-        for (size_t start = 0; start < part.added.size(); start += kChunk) {
-          size_t k = std::min(kChunk, part.added.size() - start);
-          SqlParams params;
-          for (size_t i = start; i < start + k; ++i) params.push_back(part.added[i].path);
-          params.push_back(ds.first);
-          TARN_ASSIGN_OR_RETURN(auto hit, tx.Query("SELECT path FROM data_files WHERE path IN (" +
-                                                       InList(k) + ") AND dataset_id <> ? LIMIT 1",
-                                                   params));
-          if (hit.empty()) {
-            TARN_ASSIGN_OR_RETURN(
-                hit, tx.Query("SELECT path FROM removal_ledger WHERE path IN (" + InList(k) +
-                                  ") AND deleted_at IS NULL AND (dataset_id IS NULL OR "
-                                  "dataset_id <> ?) LIMIT 1",
-                              params));
-          }
-          if (!hit.empty()) {
-            TARN_ASSIGN_OR_RETURN(auto p, hit[0].Text(0));
-            not_owned.emplace_back(p);
-            return Status::OK();
-          }
-        }
+        std::vector<std::string> paths;
+        paths.reserve(part.added.size());
+        for (const DataFile& f : part.added) paths.push_back(f.path);
+        TARN_ASSIGN_OR_RETURN(auto hit, catalog_store::PathOfAnotherDataset(tx, ds.id, paths));
+        if (hit) not_owned.push_back(std::move(*hit));
         return Status::OK();
       },
       TxMode::kReadOnly));
@@ -231,24 +194,15 @@ Status Catalog::GrantLocation(std::string_view qualified, std::string_view prefi
     TARN_ASSIGN_OR_RETURN(auto ds, LiveDatasetId(tx, n));
     // A location is one live dataset's: no other live dataset holds it, a prefix of it or a
     // prefix inside it (which one is not said).
-    TARN_ASSIGN_OR_RETURN(
-        auto rows, tx.Query("SELECT l.prefix FROM dataset_locations l JOIN datasets d ON d.id = "
-                            "l.dataset_id WHERE d.dropped_at IS NULL AND l.dataset_id <> ?",
-                            {ds.first}));
-    for (const Row& r : rows) {
-      TARN_ASSIGN_OR_RETURN(auto other, r.Text(0));
+    TARN_ASSIGN_OR_RETURN(auto others, catalog_store::OtherLiveDatasetsPrefixes(tx, ds.id));
+    for (const std::string& other : others) {
       if (StartsWith(p, other) || StartsWith(other, p)) {
         return Status::Of(codes::kLocationInUse,
                           "location '" + p + "' overlaps a location granted to another dataset")
             .WithField("prefix", p);
       }
     }
-    return tx
-        .Execute(
-            "INSERT INTO dataset_locations (dataset_id, prefix, granted_by, granted_at) "
-            "VALUES (?, ?, ?, ?) ON CONFLICT (dataset_id, prefix) DO NOTHING",
-            {ds.first, p, granted_by, clock_->NowMicros()})
-        .status();
+    return catalog_store::InsertLocation(tx, ds.id, p, granted_by, clock_->NowMicros());
   });
 }
 
@@ -257,11 +211,8 @@ Status Catalog::RevokeLocation(std::string_view qualified, std::string_view pref
   TARN_ASSIGN_OR_RETURN(std::string p, LocationPrefix(*warehouse_, prefix));
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto ds, LiveDatasetId(tx, n));
-    TARN_ASSIGN_OR_RETURN(
-        int64_t changed,
-        tx.Execute("DELETE FROM dataset_locations WHERE dataset_id = ? AND prefix = ?",
-                   {ds.first, p}));
-    if (changed == 0) {
+    TARN_ASSIGN_OR_RETURN(bool revoked, catalog_store::DeleteLocation(tx, ds.id, p));
+    if (!revoked) {
       return Status::Of(codes::kLocationNotFound,
                         "dataset '" + n.ToString() + "' has no location '" + p + "'")
           .WithField("prefix", p);
@@ -277,19 +228,7 @@ Result<std::vector<LocationGrant>> Catalog::ListLocations(std::string_view quali
       [&](Transaction& tx) -> Status {
         out.clear();
         TARN_ASSIGN_OR_RETURN(auto ds, LiveDatasetId(tx, n));
-        TARN_ASSIGN_OR_RETURN(auto rows,
-                              tx.Query("SELECT prefix, granted_by, granted_at FROM "
-                                       "dataset_locations WHERE dataset_id = ? ORDER BY prefix",
-                                       {ds.first}));
-        for (const Row& r : rows) {
-          LocationGrant g;
-          TARN_ASSIGN_OR_RETURN(auto p, r.Text(0));
-          TARN_ASSIGN_OR_RETURN(auto by, r.Text(1));
-          g.prefix = std::string(p);
-          g.granted_by = std::string(by);
-          TARN_ASSIGN_OR_RETURN(g.granted_at_us, r.Int64(2));
-          out.push_back(std::move(g));
-        }
+        TARN_ASSIGN_OR_RETURN(out, catalog_store::Locations(tx, ds.id));
         return Status::OK();
       },
       TxMode::kReadOnly));

@@ -7,10 +7,12 @@
 // ledger's objects from storage, checking again that no catalog row names them.
 //
 // No foreign key checks these statements row by row (migration 18 dropped the three expiry
-// paid for); the rules they kept hold here: the ledger rows name the dataset locked below; the
-// vectors of every file row that goes are deleted before it (the same DeadFile rule, under the
-// lock, so the same rows); and a tagged snapshot never goes (tags change only under the lock,
-// snapshots.cc). DropDataset's purge (datasets.cc) is the other place rows of these tables go.
+// paid for); the rules they kept hold under the dataset lock taken below, and in the statements
+// (maintenance_store.cc): the ledger rows name the dataset locked; the vectors of every file
+// row that goes are deleted before it (the same DeadFile rule, under the lock, so the same
+// rows); and a tagged snapshot never goes (tags change only under the lock, snapshots.cc).
+// DropDataset's purge (datasets.cc, catalog_store::PurgeDatasetRows) is the other place rows of
+// these tables go.
 #include <algorithm>
 #include <map>
 
@@ -33,16 +35,6 @@ namespace {
 // commits them.
 constexpr int64_t kOrphanGraceUs = int64_t{3600} * 1000 * 1000;
 
-// A data_files row `x` that nothing retained needs once the frontier is E (the parameter), for
-// dataset `x.dataset_id`.
-std::string DeadFile(const char* x) {
-  std::string a(x);
-  return a + ".removed_snapshot_id IS NOT NULL AND " + a +
-         ".removed_snapshot_id <= ? AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.dataset_id = " +
-         a + ".dataset_id AND t.snapshot_id >= " + a + ".added_snapshot_id AND t.snapshot_id < " +
-         a + ".removed_snapshot_id)";
-}
-
 }  // namespace
 
 Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
@@ -59,83 +51,34 @@ Result<ExpiryResult> Catalog::ExpireSnapshots(std::string_view qualified,
         out.expired_through = ds.expired_through;
         if (!ds.current_snapshot_id) return Status::OK();
         int64_t current = *ds.current_snapshot_id;
-        TARN_ASSIGN_OR_RETURN(
-            auto row, tx.QueryOne("SELECT MAX(snapshot_id) FROM snapshots WHERE dataset_id = ? "
-                                  "AND committed_at < ?",
-                                  {ds.id, options.older_than_us}));
-        if (!row || row->IsNull(0)) return Status::OK();
-        TARN_ASSIGN_OR_RETURN(int64_t e, row->Int64(0));
-        e = std::min(e, current - 1);  // the current snapshot always stays
+        TARN_ASSIGN_OR_RETURN(auto last,
+                              catalog_store::LastSnapshotBefore(tx, ds.id, options.older_than_us));
+        if (!last) return Status::OK();
+        int64_t e = std::min(*last, current - 1);  // the current snapshot always stays
         if (options.respect_consumer_offsets) {
-          TARN_ASSIGN_OR_RETURN(auto floor,
-                                tx.QueryOne("SELECT MIN(snapshot_id) FROM consumer_offsets WHERE "
-                                            "dataset_id = ?",
-                                            {ds.id}));
-          if (floor && !floor->IsNull(0)) {
-            TARN_ASSIGN_OR_RETURN(int64_t f, floor->Int64(0));
-            e = std::min(e, f);
-          }
+          TARN_ASSIGN_OR_RETURN(auto floor, catalog_store::LowestConsumerOffset(tx, ds.id));
+          if (floor) e = std::min(e, *floor);
         }
         if (e <= ds.expired_through) return Status::OK();
-        TARN_ASSIGN_OR_RETURN(
-            auto count, tx.QueryOne("SELECT COUNT(*) FROM snapshots sn WHERE sn.dataset_id = ? AND "
-                                    "sn.snapshot_id <= ? AND NOT EXISTS (SELECT 1 FROM tags t "
-                                    "WHERE t.dataset_id = sn.dataset_id AND t.snapshot_id = "
-                                    "sn.snapshot_id)",
-                                    {ds.id, e}));
-        TARN_ASSIGN_OR_RETURN(out.expired_snapshots, count->Int64(0));
+        TARN_ASSIGN_OR_RETURN(out.expired_snapshots,
+                              catalog_store::CountExpirableSnapshots(tx, ds.id, e));
         // Paths no surviving row names (a rollback may have re-added the same path) enter the
         // ledger; those are what expiry releases (counted, not the rows that go).
-        const std::string released = "FROM data_files f WHERE f.dataset_id = ? AND " +
-                                     DeadFile("f") +
-                                     " AND NOT EXISTS (SELECT 1 FROM data_files g WHERE "
-                                     "g.dataset_id = f.dataset_id AND g.path = f.path AND g.id <> "
-                                     "f.id AND NOT (" +
-                                     DeadFile("g") +
-                                     ")) AND NOT EXISTS (SELECT 1 FROM removal_ledger l WHERE "
-                                     "l.path = f.path)";
         out.expired_through = e;
         if (options.dry_run) {
-          TARN_ASSIGN_OR_RETURN(
-              auto files, tx.QueryOne("SELECT COUNT(DISTINCT f.path) " + released, {ds.id, e, e}));
-          TARN_ASSIGN_OR_RETURN(out.files_released, files->Int64(0));
+          TARN_ASSIGN_OR_RETURN(out.files_released,
+                                catalog_store::CountReleasablePaths(tx, ds.id, e));
           return Status::OK();
         }
         int64_t now = clock_->NowMicros();
-        TARN_ASSIGN_OR_RETURN(
-            out.files_released,
-            tx.Execute("INSERT INTO removal_ledger (dataset_id, path, reason, removed_snapshot_id, "
-                       "recorded_at) SELECT f.dataset_id, f.path, 'expired', "
-                       "MAX(f.removed_snapshot_id), ? " +
-                           released +
-                           " GROUP BY f.dataset_id, f.path ON CONFLICT (path) DO NOTHING",
-                       {now, ds.id, e, e}));
-        // Every vector of a file row that goes, first: no vector names a missing file.
-        TARN_RETURN_NOT_OK(
-            tx.Execute("DELETE FROM deletion_vectors WHERE dataset_id = ? AND data_file_id IN "
-                       "(SELECT f.id FROM data_files f WHERE f.dataset_id = ? AND " +
-                           DeadFile("f") + ")",
-                       {ds.id, ds.id, e})
-                .status());
-        // Vectors replaced at or before E that no tagged snapshot sees.
-        TARN_RETURN_NOT_OK(tx.Execute("DELETE FROM deletion_vectors WHERE dataset_id = ? AND " +
-                                          DeadFile("deletion_vectors"),
-                                      {ds.id, e})
-                               .status());
-        TARN_RETURN_NOT_OK(
-            tx.Execute("DELETE FROM data_files WHERE dataset_id = ? AND " + DeadFile("data_files"),
-                       {ds.id, e})
-                .status());
-        TARN_RETURN_NOT_OK(provenance::ForgetExpiredReads(tx, ds.id, e));
+        TARN_ASSIGN_OR_RETURN(out.files_released,
+                              catalog_store::LedgerReleasedPaths(tx, ds.id, e, now));
+        // Every vector of a file row that goes, first; then the rows themselves.
+        TARN_RETURN_NOT_OK(catalog_store::DeleteDeadFiles(tx, ds.id, e));
+        TARN_RETURN_NOT_OK(catalog_store::ForgetExpiredReads(tx, ds.id, e));
         // Never a tagged snapshot.
-        TARN_RETURN_NOT_OK(
-            tx.Execute("DELETE FROM snapshots WHERE dataset_id = ? AND snapshot_id <= ? AND NOT "
-                       "EXISTS (SELECT 1 FROM tags t WHERE t.dataset_id = snapshots.dataset_id "
-                       "AND t.snapshot_id = snapshots.snapshot_id)",
-                       {ds.id, e})
-                .status());
-        return tx.Execute("UPDATE datasets SET expired_through = ? WHERE id = ?", {e, ds.id})
-            .status();
+        TARN_RETURN_NOT_OK(catalog_store::DeleteExpiredSnapshots(tx, ds.id, e));
+        return catalog_store::SetExpiredThrough(tx, ds.id, e);
       },
       TxMode::kLockingWrite));
   return out;
@@ -277,21 +220,11 @@ Result<CleanupResult> Catalog::DoCleanup(bool delete_orphans) {
   constexpr int64_t kPage = 500;
   int64_t after_id = 0;
   while (true) {
-    std::vector<std::pair<int64_t, std::string>> page;
+    std::vector<catalog_store::PendingRemoval> page;
     TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
         [&](Transaction& tx) -> Status {
           page.clear();
-          TARN_ASSIGN_OR_RETURN(
-              auto rows,
-              tx.Query("SELECT l.id, l.path FROM removal_ledger l WHERE l.deleted_at IS NULL AND "
-                       "l.id > ? AND NOT EXISTS (SELECT 1 FROM data_files f WHERE f.path = "
-                       "l.path) ORDER BY l.id LIMIT ?",
-                       {after_id, kPage}));
-          for (const Row& r : rows) {
-            TARN_ASSIGN_OR_RETURN(int64_t id, r.Int64(0));
-            TARN_ASSIGN_OR_RETURN(auto path, r.Text(1));
-            page.emplace_back(id, std::string(path));
-          }
+          TARN_ASSIGN_OR_RETURN(page, catalog_store::PendingRemovalsPage(tx, after_id, kPage));
           return Status::OK();
         },
         TxMode::kReadOnly));
@@ -319,9 +252,7 @@ Result<CleanupResult> Catalog::DoCleanup(bool delete_orphans) {
       TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
         int64_t now = clock_->NowMicros();
         for (int64_t id : done) {
-          TARN_RETURN_NOT_OK(
-              tx.Execute("UPDATE removal_ledger SET deleted_at = ? WHERE id = ?", {now, id})
-                  .status());
+          TARN_RETURN_NOT_OK(catalog_store::MarkRemovalDeleted(tx, id, now));
         }
         return Status::OK();
       }));

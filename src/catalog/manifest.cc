@@ -321,13 +321,9 @@ Status NoSnapshotYet(const DatasetInfo& ds) {
 Status WriteManifest(Transaction& tx, const DatasetInfo& ds, int64_t snapshot_id,
                      const std::function<Result<std::unique_ptr<OutputStream>>()>& open,
                      ManifestInfo* info) {
-  TARN_ASSIGN_OR_RETURN(
-      auto row, tx.QueryOne(std::string("SELECT ") + kSnapshotColumns +
-                                " FROM snapshots sn JOIN datasets d ON d.id = sn.dataset_id WHERE "
-                                "sn.dataset_id = ? AND sn.snapshot_id = ?",
-                            {ds.id, snapshot_id}));
-  if (!row) return Status::Internal("resolved snapshot vanished");
-  TARN_ASSIGN_OR_RETURN(SnapshotInfo snap, SnapshotFromRow(*row));
+  TARN_ASSIGN_OR_RETURN(auto found, catalog_store::SnapshotById(tx, ds.id, snapshot_id));
+  if (!found) return Status::Internal("resolved snapshot vanished");
+  SnapshotInfo snap = std::move(*found);
   DatasetInfo at = ds;  // the snapshot's schema names the columns of its statistics
   if (snap.schema_id != ds.schema_id) {
     TARN_ASSIGN_OR_RETURN(at.schema, LoadSchema(tx, ds.id, snap.schema_id));
@@ -512,9 +508,7 @@ void Catalog::WriteCommitManifests(const std::vector<DatasetCommit>& parts,
           on = ManifestOn(ds.properties);
           read = true;
           if (!on) return Status::OK();
-          TARN_ASSIGN_OR_RETURN(auto snap, tx.QueryOne("SELECT 1 FROM snapshots WHERE dataset_id "
-                                                       "= ? AND snapshot_id = ?",
-                                                       {ds.id, s.snapshot_id}));
+          TARN_ASSIGN_OR_RETURN(bool snap, catalog_store::SnapshotExists(tx, ds.id, s.snapshot_id));
           if (!snap) return Status::OK();  // expired since: no manifest is owed
           ManifestInfo info;
           const std::string key = ManifestKey(s.dataset_uuid, s.snapshot_id);

@@ -1,7 +1,7 @@
 // Provenance inside the catalog (docs/design/provenance.md): the standing source list of a
-// dataset and the rules by which the commit path maintains it, the tables behind "who read X"
-// and "who consumes X" (migration 10), and every statement on them. Internal to the catalog
-// module.
+// dataset and the rules by which the commit path maintains it, and the tables behind "who read
+// X" and "who consumes X" (migration 10). Every statement on those tables is behind store.h
+// (provenance_store.cc, which also holds the migration). Internal to the catalog module.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,7 @@
 
 namespace tarn::provenance {
 
-// Migration 10 (provenance), contributed to SchemaMigrations().
+// Migration 10 (provenance), contributed to SchemaMigrations() (provenance_store.cc).
 const std::vector<Migration>& ProvenanceTables();
 
 // ---- the standing source list (the seed's "sources", on the dataset row) ----
@@ -50,28 +50,8 @@ void ApplyCommit(SourceList* list, CommitOperation op, const std::optional<Recei
 // "appended"; "not recorded" appended when there is no receipt).
 std::string How(std::string_view operation, const std::optional<Receipt>& receipt);
 
-// ---- statements (deferred where the commit queues them) ----
-
-// A commit's reads for the readers index: (source uuid, source snapshot, reading snapshot).
+// A commit's reads for the readers index (catalog_store::InsertSnapshotReads): (source uuid,
+// source snapshot, reading snapshot).
 using ReadRow = std::tuple<std::string, int64_t, int64_t>;
-Status InsertReads(Transaction& tx, int64_t dataset_id, const std::vector<ReadRow>& rows);
-// Writes `after` as the dataset's list and brings the consumers index up to it.
-Status StoreSourceList(Transaction& tx, int64_t dataset_id, const SourceList& before,
-                       const SourceList& after);
-// The list snapshot `snapshot_id` left (nullopt when the row has none: before migration 10).
-Result<std::optional<std::string>> SnapshotSourceList(Transaction& tx, int64_t dataset_id,
-                                                      int64_t snapshot_id);
-// Expiry: forget the reads of snapshots <= through that no tag keeps (their rows go too).
-Status ForgetExpiredReads(Transaction& tx, int64_t dataset_id, int64_t through);
-// Purge: every row of the dataset's own reads and list.
-Status ForgetDataset(Transaction& tx, int64_t dataset_id);
-
-// Live datasets whose standing list names `source_uuid`, by name, at most limit + 1.
-Result<std::vector<Consumer>> Consumers(Transaction& tx, std::string_view source_uuid,
-                                        size_t limit);
-// Snapshots whose receipt read `source_uuid` (at `version` when set), newest first, at most
-// limit + 1.
-Result<std::vector<ReaderEntry>> Readers(Transaction& tx, std::string_view source_uuid,
-                                         std::optional<int64_t> version, size_t limit);
 
 }  // namespace tarn::provenance

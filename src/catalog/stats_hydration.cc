@@ -8,6 +8,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "catalog/store.h"
 #include "common/discard.h"
 #include "datafile/writer.h"
 #include "metastore/metastore.h"
@@ -15,24 +16,6 @@
 namespace tarn {
 
 using namespace catalog_internal;  // NOLINT: this file is part of the catalog
-
-namespace {
-
-struct PendingFile {
-  std::string path;
-  int64_t record_count = 0;
-  int64_t file_size_bytes = 0;
-};
-
-Result<int64_t> CountPending(Transaction& tx, int64_t dataset_id) {
-  TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne("SELECT COUNT(*) FROM data_files WHERE dataset_id "
-                                              "= ? AND stats_pending = 1 AND removed_snapshot_id "
-                                              "IS NULL",
-                                              {dataset_id}));
-  return row->Int64(0);
-}
-
-}  // namespace
 
 Result<StatsHydrationResult> Catalog::HydrateStats(std::string_view qualified,
                                                    const StatsHydrationOptions& options) {
@@ -43,34 +26,19 @@ Result<StatsHydrationResult> Catalog::HydrateStats(std::string_view qualified,
   TARN_ASSIGN_OR_RETURN(auto ds, LoadDataset(qualified));
   StatsHydrationResult out;
   out.dataset = ds.name.ToString();
-  std::vector<PendingFile> pending;
+  std::vector<catalog_store::PendingStatsFile> pending;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         pending.clear();
-        std::string sql =
-            "SELECT path, record_count, file_size_bytes FROM data_files WHERE dataset_id = ? AND "
-            "stats_pending = 1 AND removed_snapshot_id IS NULL ORDER BY id";
-        SqlParams params = {ds.id};
-        if (options.limit > 0) {
-          sql += " LIMIT ?";
-          params.push_back(options.limit);
-        }
-        return tx.QueryEach(sql, params, [&](const Row& r) -> Status {
-          PendingFile f;
-          TARN_ASSIGN_OR_RETURN(auto path, r.Text(0));
-          f.path = std::string(path);
-          TARN_ASSIGN_OR_RETURN(f.record_count, r.Int64(1));
-          TARN_ASSIGN_OR_RETURN(f.file_size_bytes, r.Int64(2));
-          pending.push_back(std::move(f));
-          return Status::OK();
-        });
+        TARN_ASSIGN_OR_RETURN(pending, catalog_store::PendingStatsFiles(tx, ds.id, options.limit));
+        return Status::OK();
       },
       TxMode::kReadOnly));
 
   // Footers are read outside any transaction; each file's statistics are written as they come,
   // so a long hydration keeps what it did when it stops part-way.
   static const PartitionSpec kNoPartitions;  // the registered partition values stay
-  for (const PendingFile& f : pending) {
+  for (const catalog_store::PendingStatsFile& f : pending) {
     Result<DataFile> read = DataFileFromFooter(*warehouse_, f.path, ds.schema, kNoPartitions);
     Status st = read.status();
     if (read.ok() &&
@@ -86,13 +54,10 @@ Result<StatsHydrationResult> Catalog::HydrateStats(std::string_view qualified,
       out.failures.push_back({f.path, st.code(), st.message()});
       continue;
     }
-    const std::string stats = StatsToJson(read->columns);
     int64_t updated = 0;
     TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
-      TARN_ASSIGN_OR_RETURN(updated, tx.Execute("UPDATE data_files SET stats = ?, stats_pending = "
-                                                "0 WHERE dataset_id = ? AND path = ? AND "
-                                                "stats_pending = 1",
-                                                {stats, ds.id, f.path}));
+      TARN_ASSIGN_OR_RETURN(updated,
+                            catalog_store::FillPendingStats(tx, ds.id, f.path, read->columns));
       return Status::OK();
     }));
     if (updated > 0) ++out.files_hydrated;
@@ -104,7 +69,7 @@ Result<StatsHydrationResult> Catalog::HydrateStats(std::string_view qualified,
                  "rewriting the manifest after hydration");
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
-        TARN_ASSIGN_OR_RETURN(out.files_pending, CountPending(tx, ds.id));
+        TARN_ASSIGN_OR_RETURN(out.files_pending, catalog_store::CountPendingStats(tx, ds.id));
         return Status::OK();
       },
       TxMode::kReadOnly));

@@ -1,7 +1,8 @@
 // The catalog's tables (workspaces, collections, datasets, their schemas, specs, snapshots,
-// files, deletion vectors, tags, offsets, the removal ledger, location grants): their migrations
-// and the typed statements on them. Every other catalog file reaches these tables through here
-// or through catalog_internal.h; see src/catalog/README.md "Tables".
+// files, deletion vectors, tags, offsets, the removal ledger, location grants): their migrations,
+// and the statements of the orphan rule, stale manifests, the integrity sweep and periodic runs.
+// The other statements on these tables are in the *_store.cc files store.h lists; no other
+// catalog file holds SQL (src/catalog/README.md "Tables").
 #include "catalog/store.h"
 
 #include <algorithm>
@@ -363,91 +364,10 @@ namespace {
 [[maybe_unused]] const bool kContributed = ContributeMigrations(CatalogTables());
 }  // namespace
 
-Result<std::optional<LockedDataset>> LockDataset(Transaction& tx, const DatasetName& n,
-                                                 const LockDelta& d, int64_t now) {
-  TARN_ASSIGN_OR_RETURN(
-      auto row,
-      tx.QueryOne(
-          "UPDATE datasets SET last_snapshot_id = last_snapshot_id + ?, current_snapshot_id = "
-          "last_snapshot_id + ?, next_row_id = next_row_id + ?, total_files = total_files + ?, "
-          "total_records = total_records + ?, total_bytes = total_bytes + ?, last_commit_at = "
-          "CASE WHEN last_commit_at > ? THEN last_commit_at ELSE ? END, updated_at = ? WHERE "
-          "dropped_at IS NULL AND name = ? AND collection_id = (SELECT c.id FROM collections c "
-          "JOIN workspaces w ON w.id = c.workspace_id WHERE w.name = ? AND c.name = ?) "
-          "RETURNING id, uuid, last_snapshot_id, next_row_id, last_commit_at, schema_id, "
-          "spec_id, total_files, total_records, total_bytes, expired_through, trigger_count, "
-          "trigger_due_at, sources",
-          {d.snapshots, d.snapshots, d.row_ids, d.files, d.records, d.bytes, now, now, now,
-           n.dataset, n.workspace, n.collection}));
-  if (!row) return std::optional<LockedDataset>();
-  LockedDataset lk;
-  TARN_ASSIGN_OR_RETURN(lk.id, row->Int64(0));
-  TARN_ASSIGN_OR_RETURN(auto uuid, row->Text(1));
-  lk.uuid = std::string(uuid);
-  TARN_ASSIGN_OR_RETURN(lk.last_snapshot_id, row->Int64(2));
-  TARN_ASSIGN_OR_RETURN(lk.next_row_id, row->Int64(3));
-  TARN_ASSIGN_OR_RETURN(lk.commit_at, row->Int64(4));
-  TARN_ASSIGN_OR_RETURN(lk.schema_id, row->Int64(5));
-  TARN_ASSIGN_OR_RETURN(lk.spec_id, row->Int64(6));
-  TARN_ASSIGN_OR_RETURN(lk.total_files, row->Int64(7));
-  TARN_ASSIGN_OR_RETURN(lk.total_records, row->Int64(8));
-  TARN_ASSIGN_OR_RETURN(lk.total_bytes, row->Int64(9));
-  TARN_ASSIGN_OR_RETURN(lk.expired_through, row->Int64(10));
-  TARN_ASSIGN_OR_RETURN(lk.trigger_count, row->Int64(11));
-  TARN_ASSIGN_OR_RETURN(lk.trigger_due_at, row->Int64(12));
-  TARN_ASSIGN_OR_RETURN(auto sources, row->Text(13));
-  lk.sources = std::string(sources);
-  return std::optional<LockedDataset>(std::move(lk));
-}
-
 Result<bool> PathRegistered(Transaction& tx, std::string_view path) {
   TARN_ASSIGN_OR_RETURN(auto row,
                         tx.QueryOne("SELECT 1 FROM data_files WHERE path = ? LIMIT 1", {path}));
   return row.has_value();
-}
-
-Status InsertSnapshots(Transaction& tx, int64_t dataset_id,
-                       const std::vector<const SnapshotInfo*>& snaps,
-                       const std::vector<std::string>& sources) {
-  constexpr size_t kCols = 24;
-  if (snaps.empty()) return Status::OK();
-  SqlParams params;
-  params.reserve(snaps.size() * kCols);
-  for (size_t i = 0; i < snaps.size(); ++i) {
-    const SnapshotInfo& s = *snaps[i];
-    params.insert(params.end(),
-                  {dataset_id,
-                   s.snapshot_id,
-                   SqlValue::OptionalInt64(s.parent_snapshot_id),
-                   s.committed_at_us,
-                   s.author,
-                   s.message,
-                   s.operation,
-                   s.user_created,
-                   int64_t{s.schema_id},
-                   int64_t{s.spec_id},
-                   s.added_files,
-                   s.deleted_files,
-                   s.total_files,
-                   s.added_records,
-                   s.deleted_records,
-                   s.total_records,
-                   s.added_bytes,
-                   s.deleted_bytes,
-                   s.total_bytes,
-                   s.receipt ? s.receipt->ToJson() : std::string("{}"),
-                   s.idempotency_key ? SqlValue(*s.idempotency_key) : SqlValue::Null(),
-                   s.commit_id,
-                   sources[i],
-                   SqlValue::OptionalInt64(s.next_row_id)});
-  }
-  return tx.ExecuteDeferred(
-      "INSERT INTO snapshots (dataset_id, snapshot_id, parent_snapshot_id, committed_at, author, "
-      "message, operation, user_created, schema_id, spec_id, added_files, deleted_files, "
-      "total_files, added_records, deleted_records, total_records, added_bytes, deleted_bytes, "
-      "total_bytes, receipt, idempotency_key, commit_id, sources, next_row_id) VALUES " +
-          Placeholders(snaps.size(), kCols),
-      params);
 }
 
 // ---- orphans ----
