@@ -23,17 +23,14 @@
 #include <thread>
 
 #include "auth/auth_internal.h"
+#include "common/clock.h"
 #include "common/test_util.h"
 
 namespace tarn::auth::testing {
 
 using nlohmann::json;
 
-inline int64_t NowSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+inline int64_t NowSeconds() { return Clock::Real()->NowSeconds(); }
 
 inline std::string B64(std::string_view bytes) { return internal::Base64UrlEncode(bytes); }
 

@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +16,7 @@
 #include "cli/catalog_common.h"
 #include "cli/cli.h"
 #include "cli/dataset_render.h"
+#include "common/clock.h"
 #include "objectstore/object_store.h"
 #include "parquet/writer.h"
 #include "sql/engine.h"
@@ -252,7 +252,7 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
   };
 
   InterruptGuard guard;
-  const auto started = std::chrono::steady_clock::now();
+  const Stopwatch watch(*Clock::Real());
   auto result = client->Query(text, options, [&](const RecordBatch& batch) -> Status {
     clear_progress();
     if (!a.output.empty()) {
@@ -302,8 +302,7 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
     return result.status();
   }
   if (a.stats) {
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double seconds = watch.Seconds();
     std::string sources;
     for (const ReadReference& r : result->reads) {
       sources += (sources.empty() ? "" : ", ") + r.dataset + "@" + std::to_string(r.snapshot_id) +

@@ -35,6 +35,23 @@ class Clock {
   static const std::shared_ptr<Clock>& Real();
 };
 
+// Steady time elapsed since its construction, on `clock` (which must outlive it):
+//   Stopwatch watch(*Clock::Real());
+//   ...
+//   log("took", watch.Seconds());
+class Stopwatch {
+ public:
+  explicit Stopwatch(const Clock& clock) : clock_(&clock), start_(clock.SteadyNow()) {}
+
+  Clock::SteadyTime start() const { return start_; }
+  Clock::SteadyTime::duration Elapsed() const { return clock_->SteadyNow() - start_; }
+  double Seconds() const { return std::chrono::duration<double>(Elapsed()).count(); }
+
+ private:
+  const Clock* clock_;
+  Clock::SteadyTime start_;
+};
+
 // A clock for tests. kStopped: it stands still until Advance moves it. kRunning: it runs with
 // the real clock and Advance jumps it ahead (for tests over a whole server, where other work must
 // still see time pass). Starts at the real wall time of its construction (or at `start_us`).

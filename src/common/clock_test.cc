@@ -92,5 +92,21 @@ TEST(ManualClock, AdvanceWakesAWaiterPastItsDeadline) {
   EXPECT_EQ(c->waiters(), 0);
 }
 
+TEST(Stopwatch, MeasuresTheSteadyTimeOfItsClock) {
+  ManualClock c(ManualClock::Flow::kStopped, 5'000'000);
+  const auto at = c.SteadyNow();
+  Stopwatch watch(c);
+  EXPECT_EQ(watch.start(), at);
+  EXPECT_EQ(watch.Elapsed(), Clock::SteadyTime::duration::zero());
+  EXPECT_EQ(watch.Seconds(), 0.0);
+  c.Advance(milliseconds(1500));
+  EXPECT_EQ(watch.Elapsed(), milliseconds(1500));
+  EXPECT_DOUBLE_EQ(watch.Seconds(), 1.5);
+  c.Advance(seconds(2));
+  EXPECT_DOUBLE_EQ(watch.Seconds(), 3.5);
+  EXPECT_EQ(watch.start(), at);  // reading it does not restart it
+  EXPECT_EQ(c.NowMicros(), 8'500'000);
+}
+
 }  // namespace
 }  // namespace tarn

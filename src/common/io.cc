@@ -4,11 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <string>
+
+#include "common/random.h"
 
 namespace tarn {
 
@@ -175,11 +175,8 @@ Result<std::shared_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path)
 }
 
 Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path, FileAccess access) {
-  static std::atomic<uint64_t> counter{0};
-  uint64_t nonce =
-      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
-      (static_cast<uint64_t>(::getpid()) << 32) ^ counter.fetch_add(1);
-  std::string tmp = path + ".tmp-" + std::to_string(nonce);
+  // 64 random bits name the temporary file: no two writers (threads or processes) share one.
+  std::string tmp = path + ".tmp-" + std::to_string(RandomU64());
   const bool private_file = access == FileAccess::kOwnerOnly;
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, private_file ? 0600 : 0644);
   if (fd < 0) return ErrnoStatus("creating", path, errno);

@@ -6,6 +6,8 @@
 #include <functional>
 #include <thread>
 
+#include "common/clock.h"
+
 namespace tarn::testing_util {
 
 // Checks `done` until it holds or `timeout` of real time has passed, and says whether it held
@@ -15,10 +17,11 @@ namespace tarn::testing_util {
 // it bounds a failing test, it is not a duration the test relies on.
 inline bool Eventually(const std::function<bool()>& done,
                        std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const Clock& clock = *Clock::Real();  // a bound on a failing test: real time
+  const auto deadline = clock.SteadyNow() + timeout;
   std::chrono::milliseconds step(1);
   while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return done();
+    if (clock.SteadyNow() >= deadline) return done();
     std::this_thread::sleep_for(step);
     step = std::min(step * 2, std::chrono::milliseconds(10));
   }

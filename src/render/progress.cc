@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "common/clock.h"
 #include "render/upload_render.h"
 
 namespace tarn::render {
@@ -18,11 +19,11 @@ size_t TerminalWidth() {
 }  // namespace
 
 ProgressLine::ProgressLine(bool allowed)
-    : enabled_(allowed && ::isatty(2) == 1), start_(std::chrono::steady_clock::now()) {}
+    : enabled_(allowed && ::isatty(2) == 1), start_(Clock::Real()->SteadyNow()) {}
 
 void ProgressLine::Update(const std::string& name, int64_t done, int64_t total) {
   if (!enabled_) return;
-  auto now = std::chrono::steady_clock::now();
+  auto now = Clock::Real()->SteadyNow();
   bool finished = total > 0 && done >= total;
   if (drawn_ && !finished && now - last_ < std::chrono::milliseconds(100)) return;
   last_ = now;

@@ -38,6 +38,7 @@
 
 #include "api/error_codes.h"
 #include "catalog/catalog.h"
+#include "common/clock.h"
 #include "common/discard.h"
 #include "common/hex.h"
 #include "common/random.h"
@@ -64,7 +65,9 @@ using internal::RouteDef;
 using internal::Scope;
 using internal::StreamFn;
 using internal::StreamWrite;
-using Clock = std::chrono::steady_clock;
+// A point of steady time: std::chrono::steady_clock::time_point, the time asio's steady_timer
+// waits for. Every read of it goes through the server's Clock (Impl::clock()).
+using SteadyTime = Clock::SteadyTime;
 
 namespace internal {
 
@@ -145,7 +148,7 @@ constexpr size_t kLingerBytes = 256 << 10;
 // What the log line of one request needs: started when its head has arrived, completed by the
 // route (on a worker), written when the response has gone out.
 struct RequestRecord {
-  Clock::time_point start;
+  SteadyTime start;  // on the server's clock
   std::string request_id;
   std::string method;
   int series = -1;
@@ -170,7 +173,7 @@ std::string NewRequestId() {
 }
 
 std::string NowRfc3339() {
-  int64_t us = tarn::Clock::Real()->NowMicros();  // log lines carry the real time
+  int64_t us = Clock::Real()->NowMicros();  // log lines carry the real time
   time_t secs = static_cast<time_t>(us / 1000000);
   struct tm tm;
   gmtime_r(&secs, &tm);
@@ -345,7 +348,8 @@ class WorkerPool {
     std::atomic<bool> stop{false};
   };
 
-  WorkerPool(int threads, size_t max_queue) : max_queue_(max_queue) {
+  WorkerPool(int threads, size_t max_queue, std::shared_ptr<const Clock> clock)
+      : max_queue_(max_queue), clock_(std::move(clock)) {
     state_ = std::make_shared<State>();
     try {
       for (int i = 0; i < threads; ++i) threads_.emplace_back([s = state_] { Work(*s); });
@@ -353,7 +357,7 @@ class WorkerPool {
       // Fewer workers when the system refuses threads.
     }
   }
-  ~WorkerPool() { Stop(Clock::now()); }
+  ~WorkerPool() { Stop(clock_->SteadyNow()); }
 
   // Whether a job waits for a worker (a hint: read without the lock).
   bool has_queued() const { return state_->queued.load(std::memory_order_relaxed) > 0; }
@@ -372,16 +376,16 @@ class WorkerPool {
     return true;
   }
 
-  // Stops taking jobs, waits until every job has finished or `deadline`, then joins the threads
-  // (or detaches them when some are still busy).
-  void Stop(Clock::time_point deadline) {
+  // Stops taking jobs, waits until every job has finished or `deadline` (of the pool's clock),
+  // then joins the threads (or detaches them when some are still busy).
+  void Stop(SteadyTime deadline) {
     bool finished;
     {
       std::unique_lock<std::mutex> lock(state_->mu);
       state_->stop = true;
       state_->work.notify_all();
-      finished = state_->idle.wait_until(lock, deadline,
-                                         [&] { return state_->busy == 0 && state_->jobs.empty(); });
+      finished = clock_->WaitUntil(lock, state_->idle, deadline,
+                                   [&] { return state_->busy == 0 && state_->jobs.empty(); });
       if (!finished) {
         state_->jobs.clear();
         state_->queued.store(0, std::memory_order_relaxed);
@@ -423,6 +427,7 @@ class WorkerPool {
   }
 
   size_t max_queue_;
+  std::shared_ptr<const Clock> clock_;
   std::shared_ptr<State> state_;
   std::vector<std::thread> threads_;
 };
@@ -472,6 +477,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   Impl(std::shared_ptr<Catalog> catalog, ServerOptions options,
        std::unique_ptr<auth::TokenAuthority> authority)
       : catalog_(std::move(catalog)),
+        clock_(catalog_->shared_clock()),
         options_(std::move(options)),
         authority_(std::move(authority)),
         metrics_(SeriesList()),
@@ -499,6 +505,9 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   auth::TokenAuthority& authority() { return *authority_; }
 
   Catalog& catalog() { return *catalog_; }
+  // The clock the server reads (its catalog's: a test's manual clock drives the sweeps, the
+  // durations it logs and the shutdown grace).
+  const std::shared_ptr<Clock>& clock() const { return clock_; }
   // The upload service: one per server (its sweep timer is shared); calls act through As().
   upload::ContractService& uploads() { return *uploads_; }
   Metrics& metrics() { return metrics_; }
@@ -547,6 +556,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   void RunHousekeepingOnce(Catalog::HousekeepingStep step, double interval_s);
 
   std::shared_ptr<Catalog> catalog_;
+  std::shared_ptr<Clock> clock_;
   ServerOptions options_;
   std::unique_ptr<auth::TokenAuthority> authority_;
   Metrics metrics_;
@@ -568,7 +578,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   bool started_ = false;
   std::atomic<bool> shutting_down_{false};
   std::atomic<bool> io_stopped_{false};
-  Clock::time_point deadline_;
+  SteadyTime deadline_;  // of the shutdown grace, on clock_
   std::atomic<int> port_{0};
   std::mutex wait_mu_;
   bool waited_ = false;
@@ -654,6 +664,7 @@ class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(Server::Impl& server, tcp::socket socket)
       : server_(server),
+        clock_(server.clock()),
         options_(server.options()),
         connections_(server.connections()),
         socket_(std::move(socket)),
@@ -707,9 +718,20 @@ class Session : public std::enable_shared_from_this<Session> {
     return future.get();
   }
 
+  // The deadline, `after` from now, of a socket operation: a time for ArmDeadline, whose asio
+  // steady_timer waits for std::chrono::steady_clock. It is read from the server's clock, whose
+  // SteadyTime is that clock's time_point. That is correct with the real clock (Clock::Real(),
+  // the one `tarn serve` runs on): its SteadyNow() reads std::chrono::steady_clock itself, the
+  // very clock asio measures the deadline on. A test's ManualClock (kRunning, as whole-server
+  // tests use) is ahead of the real steady time by what it was advanced, so its I/O deadlines
+  // are that much later, never earlier: advancing it does not time a connection out.
+  SteadyTime IoDeadline(std::chrono::milliseconds after) const {
+    return clock_->SteadyNow() + after;
+  }
+
   // Worker side: reads up to `n` body bytes into `data` under `deadline`. 0 bytes with no
   // error means the body has ended.
-  IoResult ReadBodySome(char* data, size_t n, Clock::time_point deadline) {
+  IoResult ReadBodySome(char* data, size_t n, SteadyTime deadline) {
     for (;;) {
       if (body_parser_->is_done()) return {{}, 0};
       IoResult r = RunBlocking([this, data, n, deadline](auto done) {
@@ -731,7 +753,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool body_done() const { return !body_parser_ || body_parser_->is_done(); }
 
   // On the strand: the next operation must complete by `at`.
-  void ArmDeadline(Clock::time_point at) {
+  void ArmDeadline(SteadyTime at) {
     timed_out_ = false;
     uint64_t gen = ++deadline_gen_;
     timer_.expires_at(at);
@@ -756,7 +778,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Worker side: "100 Continue" before the first read of a body whose client waits for it.
   beast::error_code SendContinue() {
     return RunBlocking([this](auto done) {
-             ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
+             ArmDeadline(IoDeadline(std::chrono::seconds(options_.write_timeout_s)));
              net::async_write(socket_, net::buffer(kContinue), done);
            })
         .ec;
@@ -766,14 +788,14 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::error_code WriteChunkedHead(http::response<http::empty_body>& res) {
     http::response_serializer<http::empty_body> sr(res);
     return RunBlocking([this, &sr](auto done) {
-             ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
+             ArmDeadline(IoDeadline(std::chrono::seconds(options_.write_timeout_s)));
              http::async_write_header(socket_, sr, done);
            })
         .ec;
   }
   beast::error_code WriteChunk(std::string_view bytes) {
     return RunBlocking([this, bytes](auto done) {
-             ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
+             ArmDeadline(IoDeadline(std::chrono::seconds(options_.write_timeout_s)));
              net::async_write(
                  socket_, http::make_chunk(net::const_buffer(bytes.data(), bytes.size())), done);
            })
@@ -781,7 +803,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
   beast::error_code WriteLastChunk() {
     return RunBlocking([this](auto done) {
-             ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
+             ArmDeadline(IoDeadline(std::chrono::seconds(options_.write_timeout_s)));
              net::async_write(socket_, http::make_chunk_last(), done);
            })
         .ec;
@@ -823,7 +845,7 @@ class Session : public std::enable_shared_from_this<Session> {
       }
       net::post(socket_.get_executor(), [self = shared_from_this(), bytes, sent,
                                          rec = std::move(rec), status, keep_alive]() mutable {
-        self->ArmDeadline(Clock::now() + std::chrono::seconds(self->options_.write_timeout_s));
+        self->ArmDeadline(self->IoDeadline(std::chrono::seconds(self->options_.write_timeout_s)));
         net::async_write(self->socket_, net::buffer(bytes->data() + sent, bytes->size() - sent),
                          [self, bytes, rec = std::move(rec), status, keep_alive](
                              beast::error_code ec, size_t) mutable {
@@ -849,20 +871,24 @@ class Session : public std::enable_shared_from_this<Session> {
     if (server_.shutting_down() && buffer_.size() == 0) return Close();
     if (buffer_.size() > 0) return ReadRestOfHead();
     waiting_first_byte_ = true;
-    ArmDeadline(Clock::now() + std::chrono::seconds(requests_ == 0 ? options_.header_timeout_s
-                                                                   : options_.idle_timeout_s));
+    ArmDeadline(IoDeadline(std::chrono::seconds(requests_ == 0 ? options_.header_timeout_s
+                                                               : options_.idle_timeout_s)));
     socket_.async_read_some(buffer_.prepare(4096),
                             [self = shared_from_this()](beast::error_code ec, size_t n) {
                               self->waiting_first_byte_ = false;
-                              if (ec || n == 0) return self->Close();  // idle or gone: quietly
+                              // Idle or gone: closed quietly and at once. Nothing is unread
+                              // and every response is written, so there is nothing for a
+                              // lingering close to protect (and an idle keep-alive client
+                              // would hold a shutting-down server for the whole linger).
+                              if (ec || n == 0) return self->CloseNow();
                               self->buffer_.commit(n);
                               self->ReadRestOfHead();
                             });
   }
 
   void ReadRestOfHead() {
-    head_start_ = Clock::now();
-    ArmDeadline(Clock::now() + std::chrono::seconds(options_.header_timeout_s));
+    head_start_ = clock_->SteadyNow();
+    ArmDeadline(IoDeadline(std::chrono::seconds(options_.header_timeout_s)));
     http::async_read_header(socket_, buffer_, *head_parser_,
                             [self = shared_from_this()](beast::error_code ec, size_t) {
                               self->OnHead(self->Outcome(ec));
@@ -895,7 +921,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (buffer_.size() == 0 || server_.shutting_down()) {
       return to_strand([](Session& s) { s.ReadHead(); });
     }
-    head_start_ = Clock::now();
+    head_start_ = clock_->SteadyNow();
     NewHeadParser();
     beast::error_code ec;
     size_t used = head_parser_->put(buffer_.data(), ec);
@@ -1034,14 +1060,14 @@ class Session : public std::enable_shared_from_this<Session> {
   // Reads a small body of known length whole, under the body deadline, then dispatches.
   void PreReadBody(std::shared_ptr<Exchange> ex) {
     int64_t length = *ex->framing.content_length;
-    body_start_ = Clock::now();
-    auto deadline = body_start_ + std::chrono::seconds(options_.body_grace_s) +
-                    std::chrono::milliseconds(length * 1000 /
-                                              std::max<int64_t>(1, options_.body_min_bytes_per_s));
+    const SteadyTime deadline =
+        IoDeadline(std::chrono::seconds(options_.body_grace_s) +
+                   std::chrono::milliseconds(length * 1000 /
+                                             std::max<int64_t>(1, options_.body_min_bytes_per_s)));
     ex->body.emplace();
     ex->body->resize(static_cast<size_t>(length));
     if (!ex->expect_continue) return PreReadSome(std::move(ex), 0, deadline);
-    ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
+    ArmDeadline(IoDeadline(std::chrono::seconds(options_.write_timeout_s)));
     net::async_write(
         socket_, net::buffer(kContinue),
         [self = shared_from_this(), ex, deadline](beast::error_code ec, size_t) mutable {
@@ -1051,7 +1077,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   // Reads the rest of a small body into ex->body from offset `at`, then dispatches it.
-  void PreReadSome(std::shared_ptr<Exchange> ex, size_t at, Clock::time_point deadline) {
+  void PreReadSome(std::shared_ptr<Exchange> ex, size_t at, SteadyTime deadline) {
     if (body_parser_->is_done()) {
       ex->body->resize(at);
       ex->rec.bytes_in = static_cast<int64_t>(at);
@@ -1101,7 +1127,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     res->keep_alive(keep_alive);
     res->prepare_payload();
-    ArmDeadline(Clock::now() + std::chrono::seconds(options_.write_timeout_s));
+    ArmDeadline(IoDeadline(std::chrono::seconds(options_.write_timeout_s)));
     int status = res->result_int();
     http::async_write(socket_, *res,
                       [self = shared_from_this(), res, rec = std::move(rec), keep_alive, status](
@@ -1126,7 +1152,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec) return CloseNow();
     linger_.resize(16 << 10);
     linger_left_ = kLingerBytes;
-    ArmDeadline(Clock::now() + kLinger);
+    ArmDeadline(IoDeadline(kLinger));
     Linger();
   }
   void Linger() {
@@ -1139,6 +1165,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   Server::Impl& server_;
+  std::shared_ptr<const Clock> clock_;  // the server's
   const ServerOptions& options_;
   std::shared_ptr<Connections> connections_;
   tcp::socket socket_;
@@ -1155,8 +1182,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::buffer_body>> body_parser_;
   int requests_ = 0;
   std::atomic<bool> waiting_first_byte_{false};
-  Clock::time_point head_start_ = Clock::now();
-  Clock::time_point body_start_;
+  SteadyTime head_start_ = clock_->SteadyNow();  // when the request head began (the log's start)
   std::string linger_;
   size_t linger_left_ = 0;
 };
@@ -1461,16 +1487,16 @@ class HttpCall final : public Call {
         return false;
       }
     }
-    auto start = Clock::now();
+    // The body's rate deadlines count from the grace after its start.
+    const SteadyTime graced = s.IoDeadline(std::chrono::seconds(o.body_grace_s));
     std::string buf(kBodyChunk, '\0');
     int64_t received = 0;
     for (;;) {
       if (s.body_done()) return true;
       auto rate_deadline =
-          start + std::chrono::seconds(o.body_grace_s) +
+          graced +
           std::chrono::milliseconds(received * 1000 / std::max<int64_t>(1, o.body_min_bytes_per_s));
-      auto deadline =
-          std::min(rate_deadline, Clock::now() + std::chrono::seconds(o.read_timeout_s));
+      auto deadline = std::min(rate_deadline, s.IoDeadline(std::chrono::seconds(o.read_timeout_s)));
       IoResult r = s.ReadBodySome(buf.data(), buf.size(), deadline);
       if (r.ec) {
         *error = BodyReadError(r.ec);
@@ -1557,7 +1583,7 @@ void Server::Impl::RenderError(Response& res, const Status& st, RequestRecord& r
 }
 
 void Server::Impl::LogRequest(RequestRecord& r, int http_status) {
-  double seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
+  double seconds = std::chrono::duration<double>(clock_->SteadyNow() - r.start).count();
   int series = r.series >= 0 ? r.series : metrics_.UnmatchedSeries(r.method);
   metrics_.RecordRequest(series, http_status, seconds);
   if (http_status >= 400) {
@@ -1857,8 +1883,8 @@ Status Server::Impl::Start() {
         "Retry-After: 1\r\nConnection: close\r\nContent-Length: " +
         std::to_string(body.size()) + "\r\n\r\n" + body);
   }
-  workers_ = std::make_unique<WorkerPool>(options_.workers,
-                                          static_cast<size_t>(options_.workers) * kQueuePerWorker);
+  workers_ = std::make_unique<WorkerPool>(
+      options_.workers, static_cast<size_t>(options_.workers) * kQueuePerWorker, clock_);
   net::dispatch(acceptor_.get_executor(), [this] { Accept(); });
   for (int i = 0; i < kIoThreads; ++i) {
     io_threads_.emplace_back([this] {
@@ -1921,7 +1947,7 @@ void Server::Impl::Shutdown() {
     sweep_stop_ = true;
   }
   sweep_cv_.notify_all();
-  deadline_ = Clock::now() +
+  deadline_ = clock_->SteadyNow() +
               std::chrono::milliseconds(static_cast<int64_t>(options_.shutdown_grace_s * 1e3));
   if (started_) {
     net::post(acceptor_.get_executor(), [this] {
@@ -1943,7 +1969,7 @@ void Server::Impl::Shutdown() {
 void Server::Impl::Wait() {
   std::lock_guard<std::mutex> wait_lock(wait_mu_);
   if (waited_) return;
-  Clock::time_point deadline;
+  SteadyTime deadline;
   {
     std::unique_lock<std::mutex> lock(state_mu_);
     if (!started_) {
@@ -1959,14 +1985,17 @@ void Server::Impl::Wait() {
   {
     // In-flight requests finish (and idle connections close) until the grace runs out.
     std::unique_lock<std::mutex> lock(connections_->mu);
-    connections_->changed.wait_until(lock, deadline, [&] { return connections_->open.empty(); });
+    clock_->WaitUntil(lock, connections_->changed, deadline,
+                      [&] { return connections_->open.empty(); });
   }
   io_stopped_ = true;
   io_work_.reset();
   ioc_.stop();
   for (auto& t : io_threads_) t.join();
   io_threads_.clear();
-  if (workers_) workers_->Stop(std::max(deadline, Clock::now() + std::chrono::milliseconds(200)));
+  if (workers_) {
+    workers_->Stop(std::max(deadline, clock_->SteadyNow() + std::chrono::milliseconds(200)));
+  }
   if (sweeper_.joinable()) sweeper_.join();
   if (fsck_thread_.joinable()) fsck_thread_.join();
   if (housekeeping_thread_.joinable()) housekeeping_thread_.join();
@@ -1978,7 +2007,7 @@ void Server::Impl::Wait() {
 void Server::Impl::Sweep() {
   auto interval = std::chrono::milliseconds(
       static_cast<int64_t>(std::max(0.001, options_.contract_sweep_interval_s) * 1e3));
-  const tarn::Clock& clock = catalog_->clock();  // a test's manual clock drives the sweeps
+  const Clock& clock = *clock_;  // a test's manual clock drives the sweeps
   std::unique_lock<std::mutex> lock(sweep_mu_);
   while (!clock.WaitUntil(lock, sweep_cv_, clock.SteadyNow() + interval,
                           [this] { return sweep_stop_; })) {
@@ -2002,7 +2031,7 @@ void Server::Impl::Sweep() {
 void Server::Impl::TickSchedules() {
   auto interval = std::chrono::milliseconds(
       static_cast<int64_t>(std::max(0.001, options_.schedule_tick_interval_s) * 1e3));
-  const tarn::Clock& clock = catalog_->clock();
+  const Clock& clock = *clock_;
   std::unique_lock<std::mutex> lock(sweep_mu_);
   while (!clock.WaitUntil(lock, sweep_cv_, clock.SteadyNow() + interval,
                           [this] { return sweep_stop_; })) {
@@ -2028,7 +2057,7 @@ void Server::Impl::PollUntilStopped(double poll_s, const std::function<void()>& 
     const double jitter = 0.8 + 0.4 * static_cast<double>(RandomU64() % 1001) / 1000.0;
     return std::chrono::milliseconds(static_cast<int64_t>(std::max(0.001, poll_s * jitter) * 1e3));
   };
-  const tarn::Clock& clock = catalog_->clock();
+  const Clock& clock = *clock_;
   std::unique_lock<std::mutex> lock(sweep_mu_);
   for (bool first = true; first || !clock.WaitUntil(lock, sweep_cv_, clock.SteadyNow() + poll(),
                                                     [this] { return sweep_stop_; });
@@ -2080,7 +2109,7 @@ void Server::Impl::Housekeeping() {
 void Server::Impl::RunHousekeepingOnce(Catalog::HousekeepingStep step, double interval_s) {
   const std::string name(Catalog::HousekeepingStepName(step));
   Result<Catalog::HousekeepingReport> report = Status::Internal("housekeeping threw");
-  const auto started = Clock::now();
+  const Stopwatch watch(*clock_);
   try {
     auto claimed = catalog_->ClaimPeriodicRun("housekeeping." + name,
                                               static_cast<int64_t>(interval_s * 1e6), RunnerName());
@@ -2095,7 +2124,7 @@ void Server::Impl::RunHousekeepingOnce(Catalog::HousekeepingStep step, double in
     report = Status::Internal("housekeeping threw: " + std::string(e.what()));
   }
   internal::Metrics::HousekeepingPass pass;
-  pass.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  pass.seconds = watch.Seconds();
   if (!report.ok()) {
     pass.failed = true;
     metrics_.RecordHousekeeping(static_cast<size_t>(step), pass);
@@ -2128,7 +2157,7 @@ void Server::Impl::RunFsckOnce() {
   const std::string& runner = RunnerName();
   const auto interval_us = static_cast<int64_t>(options_.fsck_interval_s * 1e6);
   Result<FsckReport> report = Status::Internal("the integrity sweep threw");
-  const auto started = Clock::now();
+  const Stopwatch watch(*clock_);
   try {
     auto claimed = catalog_->ClaimPeriodicRun("fsck", interval_us, runner);
     if (!claimed.ok()) {
@@ -2143,7 +2172,7 @@ void Server::Impl::RunFsckOnce() {
   } catch (const std::exception& e) {
     report = Status::Internal(std::string("the integrity sweep threw: ") + e.what());
   }
-  const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  const double seconds = watch.Seconds();
   if (!report.ok()) {
     metrics_.RecordFsck(-1);
     Log(std::move(LogLine("error").Str(

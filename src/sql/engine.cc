@@ -14,6 +14,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/error_codes.h"
+#include "common/clock.h"
 #include "common/discard.h"
 #include "datafile/reader.h"
 #include "objectstore/local/local_store.h"
@@ -293,14 +294,14 @@ class Watchdog {
 
  private:
   void Run() {
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
+    const Clock& clock = *Clock::Real();  // a query's timeout is real time
+    const auto start = clock.SteadyNow();
     auto next_progress = start + std::chrono::milliseconds(250);
     std::unique_lock<std::mutex> lock(mu_);
     while (!done_) {
       cv_.wait_for(lock, std::chrono::milliseconds(50));
       if (done_) break;
-      const auto now = Clock::now();
+      const auto now = clock.SteadyNow();
       if (!reason_) {
         if (options_.cancel && options_.cancel->load()) {
           reason_ = Status::Of(codes::kSqlInterrupted, "the query was interrupted");
@@ -613,7 +614,7 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
                                   const std::function<Status(RecordBatch&&)>& fn) {
   TARN_ASSIGN_OR_RETURN(const DuckDbApi* api_ptr, LoadDuckDb());
   const DuckDbApi& api = *api_ptr;
-  const auto started = std::chrono::steady_clock::now();
+  const Stopwatch watch(*Clock::Real());  // the run time recorded for the views it read
   QuerySession session;
   session.api = &api;
   session.pinned = options.pinned_snapshots;
@@ -758,8 +759,7 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
     out.bytes_read = counting->bytes_read();
     out.direct_files = static_cast<int64_t>(session.direct_paths.size());
   }
-  RecordViewRuns(session, out.rows,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  RecordViewRuns(session, out.rows, watch.Seconds());
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "common/clock.h"
 #include "common/discard.h"
 #include "common/utf8.h"
 #include "render/upload_render.h"
@@ -736,7 +737,7 @@ void App::Upload() {
     std::lock_guard<std::mutex> lock(progress->name_mu);
     progress->name = files.empty() ? std::string() : BaseName(files[0].path);
   }
-  progress->start = std::chrono::steady_clock::now();
+  progress->start = Clock::Real()->SteadyNow();
   progress->active = true;
   state_.contract->state = ContractState::kWriting;
   std::string message = options_.message.empty()

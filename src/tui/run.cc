@@ -1,11 +1,11 @@
 // Run: the loop of the full-screen app (run.h).
 #include "tui/run.h"
 
-#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <utility>
 
+#include "common/clock.h"
 #include "render/style.h"
 #include "tui/canvas.h"
 #include "tui/terminal.h"
@@ -29,7 +29,7 @@ Result<RunResult> Run(AppOptions options) {
     if (s.finished) break;
     TermSize size = t->size();
     auto next = std::make_unique<Canvas>(size.cols, size.rows);
-    Draw(s, next.get(), std::chrono::steady_clock::now());
+    Draw(s, next.get(), Clock::Real()->SteadyNow());
     Status w = t->Write(RenderDiff(shown.get(), *next, depth));
     if (!w.ok()) {
       app.Quit();  // the terminal went away: abandon what is open and stop

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "common/clock.h"
 #include "common/discard.h"
 #include "common/utf8.h"
 #include "tui/text.h"
@@ -407,12 +408,14 @@ std::vector<TermEvent> Terminal::Wait(int timeout_ms) {
     }
   };
 
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  // poll() waits in real time, so the deadline is on the real clock.
+  const Clock& clock = *Clock::Real();
+  const Clock::SteadyTime deadline = clock.SteadyNow() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
     int wait_ms = -1;
     if (timeout_ms >= 0) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock.SteadyNow());
       wait_ms = static_cast<int>(std::max<int64_t>(0, left.count()));
     }
     pollfd fds[2] = {{0, POLLIN, 0}, {im.pipe_read, POLLIN, 0}};
@@ -453,7 +456,7 @@ std::vector<TermEvent> Terminal::Wait(int timeout_ms) {
       drain_keys(/*idle=*/true);
     }
     if (!events.empty() || n == 0) break;
-    if (timeout_ms >= 0 && Clock::now() >= deadline) break;
+    if (timeout_ms >= 0 && clock.SteadyNow() >= deadline) break;
   }
   if (events.empty()) events.push_back(TermEvent{});  // kTimeout
   return events;

@@ -3,7 +3,7 @@
 #include <httplib.h>
 
 #include <atomic>
-#include <chrono>
+#include <condition_variable>
 #include <iostream>
 #include <list>
 #include <mutex>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/base64.h"
+#include "common/clock.h"
 #include "sql/engine.h"
 #include "tarn/client.h"
 
@@ -64,9 +65,22 @@ class Worker::Impl {
     if (options_.url.empty()) {
       options_.url = "http://" + options_.host + ":" + std::to_string(port) + "/run";
     }
-    listener_ = std::thread([this] { server_.listen_after_bind(); });
-    for (int i = 0; i < 500 && !server_.is_running(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // Start returns once the listener's accept loop runs: a Stop before that would find the
+    // server not running yet (httplib's stop() then does nothing) and the loop would never end.
+    // httplib has no callback for it, but the loop makes its task queue with new_task_queue
+    // right after it counts as running, so the factory, wrapped, tells; the listener ending (a
+    // failed listen) does too.
+    server_.new_task_queue = [this, make_queue = server_.new_task_queue] {
+      SetListening();
+      return make_queue();
+    };
+    listener_ = std::thread([this] {
+      server_.listen_after_bind();
+      SetListening();
+    });
+    {
+      std::unique_lock<std::mutex> lock(listening_mu_);
+      listening_cv_.wait(lock, [this] { return listening_; });
     }
     Log(json{{"type", "worker"},
              {"event", "listening"},
@@ -90,6 +104,14 @@ class Worker::Impl {
   const std::string& url() const { return options_.url; }
 
  private:
+  void SetListening() {
+    {
+      std::lock_guard<std::mutex> lock(listening_mu_);
+      listening_ = true;
+    }
+    listening_cv_.notify_all();
+  }
+
   void Log(const json& line) {
     std::string text = line.dump(-1, ' ', false, json::error_handler_t::replace);
     if (options_.log) {
@@ -181,10 +203,9 @@ class Worker::Impl {
   }
 
   void RunJob(Client& client, const JobInfo& job) {
-    const auto start = std::chrono::steady_clock::now();
+    const Stopwatch watch(*Clock::Real());
     sql::JobOutcome outcome = sql::RunJob(client, job);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = watch.Seconds();
     Log(json{{"type", "job"},
              {"event", "ran"},
              {"job", job.id},
@@ -213,6 +234,9 @@ class Worker::Impl {
   WorkerOptions options_;
   httplib::Server server_;
   std::thread listener_;
+  std::mutex listening_mu_;
+  std::condition_variable listening_cv_;
+  bool listening_ = false;  // the accept loop runs (or already ended)
   int port_ = 0;
   std::mutex mu_;
   int active_ = 0;

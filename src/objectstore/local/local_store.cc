@@ -7,14 +7,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
 #include <vector>
+
+#include "common/random.h"
 
 namespace tarn {
 
@@ -106,12 +106,7 @@ std::string EtagOf(const struct stat& st) {
 // holds every dataset's rows, whoever may read them through the catalog.
 constexpr mode_t kDirMode = 0700;
 
-uint64_t Nonce() {
-  static std::atomic<uint64_t> counter{0};
-  uint64_t t = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  return t ^ (static_cast<uint64_t>(::getpid()) << 40) ^
-         (counter.fetch_add(1) * 0x9E3779B97F4A7C15ULL);
-}
+uint64_t Nonce() { return RandomU64(); }
 
 // Reads a whole regular file by descriptor.
 Status ReadFully(int fd, uint64_t offset, size_t n, uint8_t* out, const std::string& path) {

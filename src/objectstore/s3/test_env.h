@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/clock.h"
 #include "objectstore/s3/s3_store.h"
 
 namespace tarn::s3test {
@@ -41,10 +42,9 @@ inline Result<S3Options> Options(std::string_view name) {
   }
   static std::atomic<int> counter{0};
   o.bucket = bucket;
-  o.prefix =
-      "t" + std::to_string(::getpid()) + "-" +
-      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000007) +
-      "-" + std::to_string(counter.fetch_add(1)) + "/" + std::string(name);
+  o.prefix = "t" + std::to_string(::getpid()) + "-" +
+             std::to_string(Clock::Real()->SteadyNow().time_since_epoch().count() % 1000000007) +
+             "-" + std::to_string(counter.fetch_add(1)) + "/" + std::string(name);
   return o;
 }
 
