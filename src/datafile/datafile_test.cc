@@ -15,6 +15,7 @@
 #include "objectstore/memory/memory_store.h"
 #include "objectstore/test_util.h"
 #include "parquet/reader.h"
+#include "parquet/reader_test_util.h"
 #include "parquet/writer.h"
 #include "table/predicate.h"
 #include "types/iceberg.h"
@@ -920,6 +921,55 @@ TEST(DataFileFromFooter, DuckDbFileMatchesTarnStats) {
   // And the rows read back equal ours (by name: DuckDB writes no field ids).
   RecordBatch back = Read(store, duck, schema);
   EXPECT_EQ(Cells(back), Cells(DuckDbFixtureRows(schema)));
+}
+
+// Arrow's Null type as arrow-rs writes a non-nullable one: REQUIRED INT32 with logical type
+// UNKNOWN, zeros in the page, min = max = 0 and no nulls in the statistics. The reader makes
+// every value null; the statistics say so too (no bounds that would prune `n IS NULL`).
+TEST(DataFileFromFooter, UnknownLogicalTypeIsAllNulls) {
+  namespace pq = parquet;
+  using namespace parquet::testing;  // NOLINT: the crafting helpers
+  const std::string page = DataPageV1(3, pq::Encoding::PLAIN, PlainValues<int32_t>({0, 0, 0}));
+  pq::SchemaElement n = Leaf("n", pq::Type::INT32, pq::Repetition::REQUIRED);
+  n.logical_type.emplace().kind = pq::LogicalType::UNKNOWN;
+  pq::FileMetaData md;
+  md.version = 1;
+  md.schema = {Root(1), n};
+  md.num_rows = 3;
+  pq::ColumnMetaData m;
+  m.type = pq::Type::INT32;
+  m.encodings = {pq::Encoding::PLAIN};
+  m.path_in_schema = {"n"};
+  m.num_values = 3;
+  m.total_compressed_size = m.total_uncompressed_size = static_cast<int64_t>(page.size());
+  m.data_page_offset = 4;
+  pq::Statistics st;
+  st.null_count = 0;
+  st.min_value = st.max_value = std::string(4, '\0');
+  m.statistics = st;
+  pq::ColumnChunk cc;
+  cc.meta_data = m;
+  pq::RowGroup rg;
+  rg.num_rows = 3;
+  rg.columns.push_back(cc);
+  md.row_groups.push_back(rg);
+  const std::string footer = EncodeMetaData(md);
+  const uint32_t len = static_cast<uint32_t>(footer.size());
+  MemoryObjectStore store;
+  ASSERT_OK(store.Put(
+      "null.parquet",
+      "PAR1" + page + footer + std::string(reinterpret_cast<const char*>(&len), 4) + "PAR1"));
+  Schema schema = MustSchema("n INT32");
+  ASSERT_OK_AND_ASSIGN(DataFile f,
+                       DataFileFromFooter(store, "null.parquet", schema, PartitionSpec{}));
+  ASSERT_EQ(f.columns.size(), 1u);
+  EXPECT_EQ(f.columns[0].value_count, 3);
+  EXPECT_EQ(f.columns[0].null_count, 3);
+  EXPECT_FALSE(f.columns[0].lower.has_value());
+  EXPECT_FALSE(f.columns[0].upper.has_value());
+  RecordBatch back = Read(store, f, schema);
+  ASSERT_EQ(back.num_rows, 3);
+  EXPECT_EQ(back.columns[0].null_count(), 3);
 }
 
 TEST(DataFileFromFooter, MalformedFilesFailCleanly) {

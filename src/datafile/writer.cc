@@ -299,6 +299,11 @@ Result<FooterColumn> ReadFooterColumn(const parquet::FileMetaData& md,
   const parquet::LeafColumn& leaf = ps.leaves[leaf_index];
   fc.mins = Column(file_type);
   fc.maxes = Column(file_type);
+  // Logical type UNKNOWN (Arrow's Null type) reads as nulls whatever the statistics say (arrow-rs
+  // writes min = max = 0 and no nulls for a required one).
+  const parquet::SchemaElement& element = md.schema[leaf.schema_index];
+  const bool all_null = leaf.lists.empty() && element.logical_type &&
+                        element.logical_type->kind == parquet::LogicalType::UNKNOWN;
   for (size_t g = 0; g < md.row_groups.size(); ++g) {
     const parquet::RowGroup& rg = md.row_groups[g];
     if (static_cast<size_t>(leaf_index) >= rg.columns.size()) {
@@ -307,6 +312,10 @@ Result<FooterColumn> ReadFooterColumn(const parquet::FileMetaData& md,
                                 std::to_string(ps.leaves.size()));
     }
     fc.values += rg.num_rows;
+    if (all_null) {
+      fc.nulls += rg.num_rows;
+      continue;
+    }
     const parquet::ColumnChunk& cc = rg.columns[leaf_index];
     const parquet::Statistics* st =
         cc.meta_data && cc.meta_data->statistics ? &*cc.meta_data->statistics : nullptr;

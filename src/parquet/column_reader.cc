@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "common/compression.h"
 #include "parquet/decoding.h"
+#include "types/value_text.h"
 
 namespace tarn::parquet {
 namespace {
@@ -30,6 +32,45 @@ template <typename T>
 inline void Store(uint8_t* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
+
+}  // namespace
+
+bool Int96ToNanos(const uint8_t* raw, int64_t* out) {
+  const int64_t nanos = Load<int64_t>(raw);
+  const int64_t days = int64_t{Load<int32_t>(raw + 8)} - kJulianEpochDay;
+  // In 128 bits: the product alone leaves int64 at the low end of the range (1677-09-21).
+  const int128 v = static_cast<int128>(days) * kNanosPerDay + nanos;
+  if (v < INT64_MIN || v > INT64_MAX) return false;
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+
+Status Int96OutOfRange(const uint8_t* raw) {
+  const int64_t nanos = Load<int64_t>(raw);
+  const int32_t julian = Load<int32_t>(raw + 8);
+  std::string text;
+  if (nanos >= 0 && nanos < kNanosPerDay) {
+    // The value as a timestamp: the date of the Julian day, then the time of day.
+    const CivilDate d = CivilFromDays(int64_t{julian} - kJulianEpochDay);
+    char buf[96];
+    const int64_t secs = nanos / 1000000000, frac = nanos % 1000000000;
+    int len = std::snprintf(
+        buf, sizeof(buf), "%04lld-%02d-%02d %02lld:%02lld:%02lld", static_cast<long long>(d.year),
+        d.month, d.day, static_cast<long long>(secs / 3600), static_cast<long long>(secs / 60 % 60),
+        static_cast<long long>(secs % 60));
+    if (frac != 0 && len > 0 && len < static_cast<int>(sizeof(buf))) {
+      std::snprintf(buf + len, sizeof(buf) - len, ".%09lld", static_cast<long long>(frac));
+    }
+    text = buf;
+  } else {
+    text = std::to_string(nanos) + " ns after the start of Julian day " + std::to_string(julian);
+  }
+  return Status::InvalidArgument("INT96 timestamp " + text +
+                                 " is outside the range of TIMESTAMP[ns] (1677-09-21 "
+                                 "00:12:43.145224192 to 2262-04-11 23:47:16.854775807)");
+}
+
+namespace {
 
 int64_t Pow10(int e) {
   int64_t f = 1;
@@ -122,8 +163,9 @@ int128 BigEndianToInt128(const uint8_t* p, size_t len) {
   return static_cast<int128>(v);
 }
 
-// Converts n fixed-width Parquet values at `raw` into plan.target's form at `out`.
-void ConvertFixed(const LeafPlan& p, const uint8_t* raw, int64_t n, uint8_t* out) {
+// Converts n fixed-width Parquet values at `raw` into plan.target's form at `out`. Fails only
+// for a value the target cannot hold (an INT96 timestamp outside TIMESTAMP[ns]).
+Status ConvertFixed(const LeafPlan& p, const uint8_t* raw, int64_t n, uint8_t* out) {
   switch (p.conv) {
     case Conversion::kCopy:
       if (n > 0) std::memcpy(out, raw, static_cast<size_t>(n) * p.out_width);
@@ -167,12 +209,9 @@ void ConvertFixed(const LeafPlan& p, const uint8_t* raw, int64_t n, uint8_t* out
       break;
     case Conversion::kInt96ToNanos:
       for (int64_t i = 0; i < n; ++i) {
-        const uint64_t nanos = static_cast<uint64_t>(Load<int64_t>(raw + 12 * i));
-        const int64_t day = Load<int32_t>(raw + 12 * i + 8);
-        const uint64_t v =
-            static_cast<uint64_t>(day - kJulianEpochDay) * static_cast<uint64_t>(kNanosPerDay) +
-            nanos;
-        Store<int64_t>(out + 8 * i, static_cast<int64_t>(v));
+        int64_t v;
+        if (!Int96ToNanos(raw + 12 * i, &v)) return Int96OutOfRange(raw + 12 * i);
+        Store<int64_t>(out + 8 * i, v);
       }
       break;
     case Conversion::kFloat16ToFloat:
@@ -190,6 +229,7 @@ void ConvertFixed(const LeafPlan& p, const uint8_t* raw, int64_t n, uint8_t* out
     case Conversion::kBinaryToInt128:
       break;  // handled by the callers
   }
+  return Status::OK();
 }
 
 using Levels = std::vector<int16_t, DefaultInitAllocator<int16_t>>;
@@ -220,7 +260,7 @@ class ChunkDecoder {
   Status Values(Encoding enc, const uint8_t* data, size_t len, int64_t n, Column* dst);
   Status DictionaryValues(const uint8_t* data, size_t len, int64_t n, Column* dst);
   // Appends n raw fixed-width Parquet values converted to tarn form.
-  void AppendRawFixed(const uint8_t* raw, int64_t n, Column* dst);
+  Status AppendRawFixed(const uint8_t* raw, int64_t n, Column* dst);
   // Appends the n variable-width values in scratch tmp_data/tmp_offsets converted to tarn form.
   Status AppendTmpBinary(int64_t n, Column* dst);
   uint8_t* GrowFixed(Column* dst, int64_t n) {
@@ -487,7 +527,7 @@ Status ChunkDecoder::DataPageV2(const PageHeader& h, const uint8_t* body, size_t
   return Status::OK();
 }
 
-void ChunkDecoder::AppendRawFixed(const uint8_t* raw, int64_t n, Column* dst) {
+Status ChunkDecoder::AppendRawFixed(const uint8_t* raw, int64_t n, Column* dst) {
   if (plan_.conv == Conversion::kFixedToBinary) {
     const size_t w = static_cast<size_t>(plan_.raw_width);
     const size_t base = dst->data.size();
@@ -498,9 +538,9 @@ void ChunkDecoder::AppendRawFixed(const uint8_t* raw, int64_t n, Column* dst) {
     for (int64_t i = 0; i < n; ++i) {
       dst->offsets[ob + i] = static_cast<int64_t>(base + w * (i + 1));
     }
-    return;
+    return Status::OK();
   }
-  ConvertFixed(plan_, raw, n, GrowFixed(dst, n));
+  return ConvertFixed(plan_, raw, n, GrowFixed(dst, n));
 }
 
 Status ChunkDecoder::AppendTmpBinary(int64_t n, Column* dst) {
@@ -527,8 +567,7 @@ Status ChunkDecoder::AppendTmpBinary(int64_t n, Column* dst) {
                                 std::to_string(w));
     }
   }
-  AppendRawFixed(data, n, dst);
-  return Status::OK();
+  return AppendRawFixed(data, n, dst);
 }
 
 Status ChunkDecoder::DictionaryValues(const uint8_t* data, size_t len, int64_t n, Column* dst) {
@@ -585,8 +624,7 @@ Status ChunkDecoder::Values(Encoding enc, const uint8_t* data, size_t len, int64
         return Status::Corruption("PLAIN page holds " + std::to_string(len / w) +
                                   " values, expected " + std::to_string(n));
       }
-      AppendRawFixed(data, n, dst);
-      return Status::OK();
+      return AppendRawFixed(data, n, dst);
     }
     case Encoding::PLAIN_DICTIONARY:
     case Encoding::RLE_DICTIONARY:
@@ -618,8 +656,7 @@ Status ChunkDecoder::Values(Encoding enc, const uint8_t* data, size_t len, int64
         s_->ints.resize(static_cast<size_t>(n) * sizeof(T));
         TARN_RETURN_NOT_OK(
             DecodeDeltaBinaryPacked<T>(data, len, n, reinterpret_cast<T*>(s_->ints.data()), &c));
-        AppendRawFixed(s_->ints.data(), n, dst);
-        return Status::OK();
+        return AppendRawFixed(s_->ints.data(), n, dst);
       };
       if (pt == Type::INT32) return decode(int32_t{0});
       if (pt == Type::INT64) return decode(int64_t{0});
@@ -660,8 +697,7 @@ Status ChunkDecoder::Values(Encoding enc, const uint8_t* data, size_t len, int64
       }
       s_->ints.resize(static_cast<size_t>(n) * w);
       TARN_RETURN_NOT_OK(DecodeByteStreamSplit(data, len, w, n, s_->ints.data()));
-      AppendRawFixed(s_->ints.data(), n, dst);
-      return Status::OK();
+      return AppendRawFixed(s_->ints.data(), n, dst);
     }
     default:
       return Status::Corruption("unsupported encoding " + std::to_string(static_cast<int>(enc)));
@@ -827,6 +863,21 @@ Status AssembleLists(const ChunkDecoder& dec, const LeafColumn& leaf, const Leaf
   return Status::OK();
 }
 
+// Makes the values of *c from `base` on null (and their bytes zero, or empty).
+void SetNull(Column* c, int64_t base, int out_width) {
+  const size_t from = static_cast<size_t>(base), to = static_cast<size_t>(c->length);
+  if (c->validity.size() < from) c->validity.resize(from, 1);
+  c->validity.resize(to, 0);
+  std::fill(c->validity.begin() + static_cast<std::ptrdiff_t>(from), c->validity.end(), 0);
+  if (out_width > 0) {
+    std::fill(c->data.begin() + static_cast<std::ptrdiff_t>(from * out_width), c->data.end(), 0);
+  } else {
+    const int64_t start = c->offsets[from];
+    std::fill(c->offsets.begin() + static_cast<std::ptrdiff_t>(from), c->offsets.end(), start);
+    c->data.resize(static_cast<size_t>(start));
+  }
+}
+
 }  // namespace
 
 Result<LeafPlan> PlanLeaf(const SchemaElement& element, const LeafColumn& leaf,
@@ -835,6 +886,7 @@ Result<LeafPlan> PlanLeaf(const SchemaElement& element, const LeafColumn& leaf,
   p.physical = leaf.physical;
   p.target = target;
   p.out_width = target.PhysicalWidth();
+  p.all_null = element.logical_type && element.logical_type->kind == LogicalType::UNKNOWN;
   const TypeId t = target.id();
   bool ok = false;
   auto set = [&](Conversion c) {
@@ -951,8 +1003,11 @@ Status DecodeColumnChunk(const uint8_t* data, size_t len, const ColumnMetaData& 
   }
   ChunkDecoder dec(leaf, plan, codec, scratch, values);
   TARN_RETURN_NOT_OK(dec.Run(data, len, meta.num_values));
-  if (leaf.lists.empty()) return FinishFlat(dec, leaf, plan, num_rows, out, scratch);
-  return AssembleLists(dec, leaf, plan, num_rows, out, scratch);
+  const int64_t base = values->length;
+  TARN_RETURN_NOT_OK(leaf.lists.empty() ? FinishFlat(dec, leaf, plan, num_rows, out, scratch)
+                                        : AssembleLists(dec, leaf, plan, num_rows, out, scratch));
+  if (plan.all_null) SetNull(values, base, plan.out_width);
+  return Status::OK();
 }
 
 }  // namespace tarn::parquet

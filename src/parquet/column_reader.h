@@ -40,7 +40,16 @@ struct LeafPlan {
   int out_width = 0;  // target.PhysicalWidth(); 0 for variable width
   Conversion conv = Conversion::kCopy;
   int64_t factor = 1;  // for the scale conversions
+  // Logical type UNKNOWN (Arrow's Null type): every value is null, whatever the pages hold.
+  bool all_null = false;
 };
+
+// An INT96 timestamp (nanoseconds of the day as int64, then the Julian day as int32, both
+// little-endian) as nanoseconds since 1970-01-01; false when that overflows int64 (TIMESTAMP[ns]
+// spans 1677-09-21 to 2262-04-11; Spark writes 9999-12-31 as an "end of time" marker).
+bool Int96ToNanos(const uint8_t* raw, int64_t* out);
+// kInvalidArgument naming the INT96 value at `raw` that Int96ToNanos refused.
+Status Int96OutOfRange(const uint8_t* raw);
 
 // Chooses the conversion for a leaf whose tarn type is `target`. kInternal if there is none
 // (SchemaFromParquet only produces types that have one).

@@ -16,6 +16,16 @@ namespace {
 
 #define EXPECT_WIRE(want, name) TRY_READ(ExpectWireType(r, t, want, name))
 
+// For an optional field tarn does not use: when its wire type is not `want`, the value is
+// skipped (and the field left unset) instead of failing the whole struct. Other writers have
+// been seen to write such fields with another type (bloom_filter_length as an i64); the fields
+// tarn uses stay strict. Only for use directly in a `case` of the field switch.
+#define SKIP_UNLESS_WIRE(want)     \
+  if (!WireTypeMatches(t, want)) { \
+    TRY_READ(r.SkipField(t));      \
+    break;                         \
+  }
+
 // Iterates the fields of a struct: `body` sees `id` and `t` (wire type) and must consume the
 // value (or call r.SkipField(t)).
 #define FOR_EACH_FIELD(...)                                     \
@@ -86,7 +96,8 @@ bool DecodeStatistics(ThriftReader& r, Statistics* s) {
       case 3:
         TRY_READ(ReadI64Field(r, t, "Statistics.null_count", &s->null_count.emplace()));
         break;
-      case 4:
+      case 4:  // shown by `tarn parquet meta` only
+        SKIP_UNLESS_WIRE(kThriftI64);
         TRY_READ(ReadI64Field(r, t, "Statistics.distinct_count", &s->distinct_count.emplace()));
         break;
       case 5:
@@ -347,7 +358,9 @@ bool DecodeColumnMetaData(ThriftReader& r, ColumnMetaData* m) {
         TRY_READ(
             ReadI64Field(r, t, "ColumnMetaData.total_compressed_size", &m->total_compressed_size));
         break;
+      // Fields 8, 10, 13, 14 and 15 are not used when reading: lenient about their type.
       case 8:
+        SKIP_UNLESS_WIRE(kThriftList);
         TRY_READ(
             DecodeKeyValues(r, t, "ColumnMetaData.key_value_metadata", &m->key_value_metadata));
         break;
@@ -355,6 +368,7 @@ bool DecodeColumnMetaData(ThriftReader& r, ColumnMetaData* m) {
         TRY_READ(ReadI64Field(r, t, "ColumnMetaData.data_page_offset", &m->data_page_offset));
         break;
       case 10:
+        SKIP_UNLESS_WIRE(kThriftI64);
         TRY_READ(ReadI64Field(r, t, "ColumnMetaData.index_page_offset",
                               &m->index_page_offset.emplace()));
         break;
@@ -367,8 +381,14 @@ bool DecodeColumnMetaData(ThriftReader& r, ColumnMetaData* m) {
         TRY_READ(DecodeStatistics(r, &m->statistics.emplace()));
         break;
       case 13: {
+        SKIP_UNLESS_WIRE(kThriftList);
         uint32_t n = 0;
-        TRY_READ(ReadListHeaderField(r, t, "ColumnMetaData.encoding_stats", kThriftStruct, &n));
+        uint8_t et = kThriftStruct;
+        TRY_READ(r.ReadListHeader(&et, &n));
+        if (n > 0 && et != kThriftStruct) {
+          TRY_READ(r.SkipElements(et, n));
+          break;
+        }
         m->encoding_stats.resize(n);
         for (uint32_t i = 0; i < n; ++i) {
           TRY_READ(DecodePageEncodingStats(r, &m->encoding_stats[i]));
@@ -376,10 +396,12 @@ bool DecodeColumnMetaData(ThriftReader& r, ColumnMetaData* m) {
         break;
       }
       case 14:
+        SKIP_UNLESS_WIRE(kThriftI64);
         TRY_READ(ReadI64Field(r, t, "ColumnMetaData.bloom_filter_offset",
                               &m->bloom_filter_offset.emplace()));
         break;
       case 15:
+        SKIP_UNLESS_WIRE(kThriftI32);
         TRY_READ(ReadI32Field(r, t, "ColumnMetaData.bloom_filter_length",
                               &m->bloom_filter_length.emplace()));
         break;
@@ -399,7 +421,9 @@ bool DecodeColumnChunk(ThriftReader& r, ColumnChunk* c) {
       case 1:
         TRY_READ(ReadStringField(r, t, "ColumnChunk.file_path", &c->file_path.emplace()));
         break;
+      // Fields 2 (deprecated) and 4..7 (page index, not read yet) are not used: lenient.
       case 2:
+        SKIP_UNLESS_WIRE(kThriftI64);
         TRY_READ(ReadI64Field(r, t, "ColumnChunk.file_offset", &c->file_offset));
         break;
       case 3:
@@ -407,18 +431,22 @@ bool DecodeColumnChunk(ThriftReader& r, ColumnChunk* c) {
         TRY_READ(DecodeColumnMetaData(r, &c->meta_data.emplace()));
         break;
       case 4:
+        SKIP_UNLESS_WIRE(kThriftI64);
         TRY_READ(ReadI64Field(r, t, "ColumnChunk.offset_index_offset",
                               &c->offset_index_offset.emplace()));
         break;
       case 5:
+        SKIP_UNLESS_WIRE(kThriftI32);
         TRY_READ(ReadI32Field(r, t, "ColumnChunk.offset_index_length",
                               &c->offset_index_length.emplace()));
         break;
       case 6:
+        SKIP_UNLESS_WIRE(kThriftI64);
         TRY_READ(ReadI64Field(r, t, "ColumnChunk.column_index_offset",
                               &c->column_index_offset.emplace()));
         break;
       case 7:
+        SKIP_UNLESS_WIRE(kThriftI32);
         TRY_READ(ReadI32Field(r, t, "ColumnChunk.column_index_length",
                               &c->column_index_length.emplace()));
         break;
@@ -466,9 +494,16 @@ bool DecodeRowGroup(ThriftReader& r, RowGroup* g) {
       case 3:
         TRY_READ(ReadI64Field(r, t, "RowGroup.num_rows", &g->num_rows));
         break;
+      // Fields 4..7 are not used when reading: lenient about their type.
       case 4: {
+        SKIP_UNLESS_WIRE(kThriftList);
         uint32_t n = 0;
-        TRY_READ(ReadListHeaderField(r, t, "RowGroup.sorting_columns", kThriftStruct, &n));
+        uint8_t et = kThriftStruct;
+        TRY_READ(r.ReadListHeader(&et, &n));
+        if (n > 0 && et != kThriftStruct) {
+          TRY_READ(r.SkipElements(et, n));
+          break;
+        }
         g->sorting_columns.resize(n);
         for (uint32_t i = 0; i < n; ++i) {
           TRY_READ(DecodeSortingColumn(r, &g->sorting_columns[i]));
@@ -476,14 +511,16 @@ bool DecodeRowGroup(ThriftReader& r, RowGroup* g) {
         break;
       }
       case 5:
+        SKIP_UNLESS_WIRE(kThriftI64);
         TRY_READ(ReadI64Field(r, t, "RowGroup.file_offset", &g->file_offset.emplace()));
         break;
       case 6:
+        SKIP_UNLESS_WIRE(kThriftI64);
         TRY_READ(ReadI64Field(r, t, "RowGroup.total_compressed_size",
                               &g->total_compressed_size.emplace()));
         break;
       case 7:
-        EXPECT_WIRE(kThriftI16, "RowGroup.ordinal");
+        SKIP_UNLESS_WIRE(kThriftI16);
         TRY_READ(r.ReadI16(&g->ordinal.emplace()));
         break;
       default:
@@ -530,8 +567,8 @@ bool DecodeDataPageHeader(ThriftReader& r, DataPageHeader* h) {
         TRY_READ(ReadEnumField(r, t, "DataPageHeader.repetition_level_encoding",
                                &h->repetition_level_encoding));
         break;
-      case 5:
-        EXPECT_WIRE(kThriftStruct, "DataPageHeader.statistics");
+      case 5:  // page statistics are not used
+        SKIP_UNLESS_WIRE(kThriftStruct);
         TRY_READ(DecodeStatistics(r, &h->statistics.emplace()));
         break;
       default:
@@ -553,7 +590,8 @@ bool DecodeDictionaryPageHeader(ThriftReader& r, DictionaryPageHeader* h) {
       case 2:
         TRY_READ(ReadEnumField(r, t, "DictionaryPageHeader.encoding", &h->encoding));
         break;
-      case 3:
+      case 3:  // not used
+        SKIP_UNLESS_WIRE(kThriftTrue);
         TRY_READ(ReadBoolField(r, t, "DictionaryPageHeader.is_sorted", &h->is_sorted.emplace()));
         break;
       default:
@@ -592,8 +630,8 @@ bool DecodeDataPageHeaderV2(ThriftReader& r, DataPageHeaderV2* h) {
       case 7:
         TRY_READ(ReadBoolField(r, t, "DataPageHeaderV2.is_compressed", &h->is_compressed));
         break;
-      case 8:
-        EXPECT_WIRE(kThriftStruct, "DataPageHeaderV2.statistics");
+      case 8:  // page statistics are not used
+        SKIP_UNLESS_WIRE(kThriftStruct);
         TRY_READ(DecodeStatistics(r, &h->statistics.emplace()));
         break;
       default:
@@ -633,7 +671,8 @@ bool DecodeFileMetaDataBody(ThriftReader& r, FileMetaData& md) {
       case 5:
         TRY_READ(DecodeKeyValues(r, t, "FileMetaData.key_value_metadata", &md.key_value_metadata));
         break;
-      case 6:
+      case 6:  // shown by `tarn parquet meta` only
+        SKIP_UNLESS_WIRE(kThriftBinary);
         TRY_READ(ReadStringField(r, t, "FileMetaData.created_by", &md.created_by.emplace()));
         break;
       case 7:
@@ -666,7 +705,8 @@ bool DecodePageHeaderBody(ThriftReader& r, PageHeader& h) {
       case 3:
         TRY_READ(ReadI32Field(r, t, "PageHeader.compressed_page_size", &h.compressed_page_size));
         break;
-      case 4:
+      case 4:  // CRCs are not checked
+        SKIP_UNLESS_WIRE(kThriftI32);
         TRY_READ(ReadI32Field(r, t, "PageHeader.crc", &h.crc.emplace()));
         break;
       case 5:

@@ -37,6 +37,11 @@ int64_t ChunkStart(const ColumnMetaData& m) {
   return start;
 }
 
+// A column chunk of a row group without rows: nothing to read, wherever its offsets point.
+bool EmptyChunk(const RowGroup& rg, const ColumnMetaData& m) {
+  return rg.num_rows == 0 && m.num_values == 0;
+}
+
 // Checks what later decoding relies on: row groups match the schema's leaves, and every column
 // chunk lies inside the file.
 Status Validate(const FileMetaData& md, const ParquetSchema& ps, uint64_t file_size) {
@@ -80,6 +85,8 @@ Status Validate(const FileMetaData& md, const ParquetSchema& ps, uint64_t file_s
         return Status::Corruption(col() + ": num_values " + std::to_string(m.num_values) +
                                   " out of range");
       }
+      // A chunk of no rows has no pages to read: other writers leave its offsets at 0.
+      if (EmptyChunk(rg, m)) continue;
       const int64_t start = ChunkStart(m);
       if (start < 4 || m.total_compressed_size < 0 || start > data_end ||
           m.total_compressed_size > data_end - start) {
@@ -278,6 +285,7 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
     for (int g : groups) {
       const RowGroup& rg = req.md->row_groups[g];
       const ColumnMetaData& m = *rg.columns[leaf_index].meta_data;
+      if (EmptyChunk(rg, m)) continue;  // no rows, no pages (Validate checked nothing else)
       const size_t len = static_cast<size_t>(m.total_compressed_size);
       Status st;
       // Counts in the metadata and runs in the pages may legitimately expand a small file into

@@ -585,6 +585,180 @@ TEST(CraftedFiles, Int96Timestamps) {
   EXPECT_EQ(c.Value<int64_t>(3), -86400000000000LL + 1);
 }
 
+ErrorKind OpenAndReadKind(const std::string& bytes);  // below, with the malformed files
+
+std::string Int96(int64_t nanos, int32_t julian_day) {
+  std::string v(12, '\0');
+  std::memcpy(v.data(), &nanos, 8);
+  std::memcpy(v.data() + 8, &julian_day, 4);
+  return v;
+}
+
+// Spark writes 9999-12-31 as an "end of time" marker; it is past TIMESTAMP[ns] (2262-04-11),
+// and used to wrap to 1816-03-29. The edges of the range read exactly; past them the read
+// fails naming the column and the value.
+TEST(CraftedFiles, Int96BeyondNanosecondRangeIsRefusedByName) {
+  const int32_t kEpoch = 2440588;
+  // 2262-04-11 23:47:16.854775807 (INT64_MAX ns) and 1677-09-21 00:12:43.145224192 (INT64_MIN).
+  const std::string max = Int96(85636854775807LL, kEpoch + 106751);
+  const std::string min = Int96(763145224192LL, kEpoch - 106752);
+  auto read = [&](const std::string& values, int n) {
+    std::string page = DataPageV1(n, Encoding::PLAIN, values);
+    return ReadBytesAll(BuildFile({Root(1), Leaf("spark_ts", Type::INT96, Repetition::REQUIRED)},
+                                  {{{{"spark_ts"}, Type::INT96, n, page}}}, {n}));
+  };
+  auto edges = read(max + min, 2);
+  ASSERT_TRUE(edges.ok()) << edges.status().ToString();
+  EXPECT_EQ(edges->columns[0].Value<int64_t>(0), INT64_MAX);
+  EXPECT_EQ(edges->columns[0].Value<int64_t>(1), INT64_MIN);
+
+  struct Bad {
+    std::string value;
+    const char* text;
+  };
+  const Bad bad[] = {
+      {Int96(3 * 3600 * 1000000000LL, kEpoch + 2932896), "INT96 timestamp 9999-12-31 03:00:00 "},
+      {Int96(85636854775808LL, kEpoch + 106751), "2262-04-11 23:47:16.854775808"},
+      {Int96(763145224191LL, kEpoch - 106752), "1677-09-21 00:12:43.145224191"},
+      {Int96(0, INT32_MIN), "-5884323-05-15 00:00:00"},
+      {Int96(-1, kEpoch + 200000), "-1 ns after the start of Julian day 2640588"},
+  };
+  for (const Bad& b : bad) {
+    auto r = read(max + b.value, 2);
+    ASSERT_FALSE(r.ok()) << b.text;
+    EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument) << r.status().ToString();
+    const std::string& msg = r.status().message();
+    EXPECT_NE(msg.find(b.text), std::string::npos) << msg;
+    EXPECT_NE(msg.find("column 'spark_ts'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("outside the range of TIMESTAMP[ns]"), std::string::npos) << msg;
+  }
+  // Through a dictionary, too.
+  std::string dict = DictionaryPage(2, max + bad[0].value);
+  std::string indices = std::string(1, '\1') + RleRun(2, 1);
+  std::string pages = dict + DataPageV1(2, Encoding::RLE_DICTIONARY, indices);
+  auto d = ReadBytesAll(BuildFile({Root(1), Leaf("spark_ts", Type::INT96, Repetition::REQUIRED)},
+                                  {{{{"spark_ts"}, Type::INT96, 2, pages}}}, {2}));
+  EXPECT_EQ(d.status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_NE(d.status().message().find("9999-12-31 03:00:00"), std::string::npos)
+      << d.status().ToString();
+}
+
+// Logical type UNKNOWN (how arrow-rs writes Arrow's Null type): every value is null, whatever
+// values and levels the pages hold; the field is nullable and typed by its physical type.
+TEST(CraftedFiles, UnknownLogicalTypeReadsAsNulls) {
+  LogicalType unknown;
+  unknown.kind = LogicalType::UNKNOWN;
+  SchemaElement opt = Leaf("n", Type::INT32, Repetition::OPTIONAL);
+  opt.logical_type = unknown;
+  SchemaElement req = Leaf("r", Type::INT32, Repetition::REQUIRED);
+  req.logical_type = unknown;
+  SchemaElement str = Leaf("s", Type::BYTE_ARRAY, Repetition::OPTIONAL);
+  str.logical_type = unknown;
+  SchemaElement list = Group("l", 1, Repetition::OPTIONAL);
+  list.converted_type = ConvertedType::LIST;
+  SchemaElement elem = Leaf("element", Type::INT32, Repetition::OPTIONAL);
+  elem.logical_type = unknown;
+  // A writer that put values where a null column has none.
+  std::string n_page =
+      DataPageV1(3, Encoding::PLAIN, DefLevels({1, 0, 1}, 1) + PlainValues<int32_t>({0, 7}));
+  std::string r_page = DataPageV1(3, Encoding::PLAIN, PlainValues<int32_t>({0, 0, 5}));
+  std::string s_page =
+      DataPageV1(3, Encoding::PLAIN, DefLevels({1, 1, 0}, 1) + PlainByteArrays({"a", "bc"}));
+  // l: [x, x], NULL, [] with max definition level 3 (list, repeated, element).
+  std::string l_levels =
+      Prefixed(BitPackedRun({0, 1, 0, 0}, 1)) + Prefixed(BitPackedRun({3, 2, 0, 1}, 2));
+  std::string l_page = DataPageV1(4, Encoding::PLAIN, l_levels + PlainValues<int32_t>({9}));
+  std::string file =
+      BuildFile({Root(4), opt, req, str, list, Group("list", 1, Repetition::REPEATED), elem},
+                {{{{"n"}, Type::INT32, 3, n_page},
+                  {{"r"}, Type::INT32, 3, r_page},
+                  {{"s"}, Type::BYTE_ARRAY, 3, s_page},
+                  {{"l", "list", "element"}, Type::INT32, 4, l_page}}},
+                {3});
+  auto reader = FileReader::Open(MemoryFile(file, "nulls.parquet"));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const Schema& schema = (*reader)->schema().schema;
+  EXPECT_EQ(schema.ToString(), "n INT32, r INT32, s BLOB, l ARRAY<INT32>");
+  for (const Field& f : schema.fields) EXPECT_TRUE(f.nullable) << f.name;
+  EXPECT_TRUE(schema.fields[3].element_nullable);
+  auto b = (*reader)->ReadAll();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_EQ(b->num_rows, 3);
+  for (int c = 0; c < 3; ++c) {
+    const Column& col = b->columns[c];
+    ASSERT_EQ(col.length, 3) << c;
+    EXPECT_EQ(col.null_count(), 3) << schema.fields[c].name;
+  }
+  EXPECT_EQ(b->columns[2].data.size(), 0u);
+  EXPECT_EQ(b->columns[2].offsets, (std::vector<int64_t>{0, 0, 0, 0}));
+  // The list structure stays; its elements are null.
+  const Column& l = b->columns[3];
+  EXPECT_TRUE(l.IsValid(0));
+  EXPECT_FALSE(l.IsValid(1));
+  EXPECT_TRUE(l.IsValid(2));
+  EXPECT_EQ(l.offsets, (std::vector<int64_t>{0, 2, 2, 2}));
+  ASSERT_EQ(l.child->length, 2);
+  EXPECT_EQ(l.child->null_count(), 2);
+}
+
+// A chunk of a row group without rows has no pages; writers leave its offsets at 0. The file
+// opens and reads (it used to be "corrupt" even for `tarn parquet schema`).
+TEST(CraftedFiles, ZeroRowChunkAtOffsetZero) {
+  std::string page =
+      DataPageV1(2, Encoding::PLAIN, DefLevels({1, 1}, 1) + PlainValues<int64_t>({10, 20}));
+  FileMetaData md;
+  md.version = 1;
+  md.schema = {Root(1), Leaf("x", Type::INT64, Repetition::OPTIONAL)};
+  auto group = [](int64_t rows, int64_t offset, int64_t size, int64_t values) {
+    RowGroup rg;
+    rg.num_rows = rows;
+    ColumnChunk cc;
+    ColumnMetaData m;
+    m.type = Type::INT64;
+    m.encodings = {Encoding::PLAIN, Encoding::RLE};
+    m.path_in_schema = {"x"};
+    m.num_values = values;
+    m.total_compressed_size = m.total_uncompressed_size = size;
+    m.data_page_offset = offset;
+    cc.meta_data = m;
+    rg.columns.push_back(cc);
+    return rg;
+  };
+  auto build = [&](const FileMetaData& meta) {
+    std::string footer = EncodeMetaData(meta);
+    uint32_t n = static_cast<uint32_t>(footer.size());
+    return "PAR1" + page + footer + std::string(reinterpret_cast<const char*>(&n), 4) + "PAR1";
+  };
+  md.num_rows = 2;
+  md.row_groups = {group(0, 0, 0, 0), group(2, 4, static_cast<int64_t>(page.size()), 2),
+                   group(0, 0, 0, 0)};
+  auto reader = FileReader::Open(MemoryFile(build(md), "empty_chunks.parquet"));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto all = (*reader)->ReadAll();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->num_rows, 2);
+  EXPECT_EQ(all->columns[0].length, 2);
+  EXPECT_EQ(all->columns[0].Value<int64_t>(1), 20);
+  auto none = (*reader)->ReadRowGroup(0);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->num_rows, 0);
+  EXPECT_EQ(none->columns[0].length, 0);
+
+  // Only row groups without rows: an empty file.
+  md.num_rows = 0;
+  md.row_groups = {group(0, 0, 0, 0)};
+  auto empty = ReadBytesAll(build(md));
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ(empty->num_rows, 0);
+
+  // A chunk that claims values, or a row group that claims rows, still needs its pages.
+  md.row_groups = {group(0, 0, 0, 1)};
+  EXPECT_EQ(OpenAndReadKind(build(md)), ErrorKind::kCorruption);
+  md.num_rows = 1;
+  md.row_groups = {group(1, 0, 0, 0)};
+  EXPECT_EQ(OpenAndReadKind(build(md)), ErrorKind::kCorruption);
+}
+
 TEST(CraftedFiles, LegacyTwoLevelListAndBareRepeated) {
   SchemaElement list = Group("l", 1, Repetition::OPTIONAL);
   list.converted_type = ConvertedType::LIST;

@@ -14,10 +14,12 @@
 // come back as written.
 //
 // Parquet -> tarn (reader) additionally handles files written by others: converted types
-// without logical types, INT96 (-> TIMESTAMP[ns]), ENUM (-> VARCHAR), BSON/unannotated
-// BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY (-> BLOB), FLOAT16 (-> FLOAT32), legacy 2-level lists and
-// bare repeated fields (-> ARRAY). MAP and struct groups are not representable: such a field is
-// listed with `unsupported` set and can only be skipped by projection.
+// without logical types, INT96 (-> TIMESTAMP[ns]; values outside it are refused by name),
+// UNKNOWN (Arrow's Null type -> the physical type's tarn type, nullable, every value null),
+// ENUM (-> VARCHAR), BSON/unannotated BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY (-> BLOB), FLOAT16
+// (-> FLOAT32), legacy 2-level lists and bare repeated fields (-> ARRAY). MAP and struct groups
+// are not representable: such a field is listed with `unsupported` set and can only be skipped
+// by projection.
 #pragma once
 
 #include <string>

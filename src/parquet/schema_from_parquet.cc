@@ -398,6 +398,16 @@ Result<ParquetSchema> SchemaFromParquet(const FileMetaData& md) {
       field.type = type;
       field.element_field_id = elem_id;
       field.element_nullable = elem_nullable;
+      // Logical type UNKNOWN (Arrow's Null type): the values are all null, whatever the
+      // repetition says; the type is the physical type's.
+      const SchemaElement& le = md.schema[leaf.schema_index];
+      if (le.logical_type && le.logical_type->kind == LogicalType::UNKNOWN) {
+        if (leaf.lists.empty()) {
+          field.nullable = true;
+        } else {
+          field.element_nullable = true;
+        }
+      }
     } else {
       field.type = DataType::Blob();
       ps.unsupported[f] = why;

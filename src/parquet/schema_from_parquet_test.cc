@@ -175,6 +175,23 @@ TEST(SchemaFromParquetTest, NullabilityFieldIdsAndUnsupportedDecimals) {
   EXPECT_NE(ps->unsupported[2].find("scale"), std::string::npos) << ps->unsupported[2];
 }
 
+// Logical type UNKNOWN (Arrow's Null type, as arrow-rs writes it): the physical type's tarn
+// type, always nullable (its values are all null).
+TEST(SchemaFromParquetTest, UnknownLogicalTypeIsNullablePhysicalType) {
+  SchemaElement flba = Annotated("f", Type::FIXED_LEN_BYTE_ARRAY, Logical(LogicalType::UNKNOWN),
+                                 Repetition::REQUIRED);
+  flba.type_length = 4;
+  auto ps = SchemaFromParquet(WithSchema(
+      {Root(4), Annotated("n", Type::INT32, Logical(LogicalType::UNKNOWN)),
+       Annotated("r", Type::INT32, Logical(LogicalType::UNKNOWN), Repetition::REQUIRED),
+       Annotated("b", Type::BYTE_ARRAY, Logical(LogicalType::UNKNOWN), Repetition::REQUIRED),
+       flba}));
+  ASSERT_TRUE(ps.ok()) << ps.status().ToString();
+  EXPECT_EQ(ps->schema.ToString(), "n INT32, r INT32, b BLOB, f BLOB");
+  for (const Field& f : ps->schema.fields) EXPECT_TRUE(f.nullable) << f.name;
+  EXPECT_EQ(ps->leaves[1].max_def_level, 0);  // the file's levels are unchanged
+}
+
 SchemaElement ListGroup(const std::string& name, Repetition rep = Repetition::OPTIONAL) {
   SchemaElement e = Group(name, 1, rep);
   e.logical_type = Logical(LogicalType::LIST);

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "parquet/column_reader.h"
+
 namespace tarn::parquet {
 
 namespace {
@@ -175,9 +177,8 @@ Result<Column> DecodeStatValue(const FileMetaData& md, const LeafColumn& leaf, c
       int64_t v;
       if (leaf.physical == Type::INT96) {
         TARN_RETURN_NOT_OK(need(12));
-        int64_t nanos_of_day = Load<int64_t>(b);
-        int64_t julian = Load<int32_t>(b.substr(8));
-        v = (julian - 2440588) * 86400LL * 1000000000LL + nanos_of_day;
+        const auto* raw = reinterpret_cast<const uint8_t*>(b.data());
+        if (!Int96ToNanos(raw, &v)) return Int96OutOfRange(raw);
         v = Rescale(v, 1000000000, UnitsPerSecond(type.unit()));
       } else {
         TARN_ASSIGN_OR_RETURN(v, integer());

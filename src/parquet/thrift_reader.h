@@ -140,6 +140,13 @@ class ThriftReader {
     if (type == kThriftTrue || type == kThriftFalse) return true;
     return SkipValue(type, 0);
   }
+  // Skips the n elements of a list (or set) whose header was read, of element type `elem_type`.
+  bool SkipElements(uint8_t elem_type, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!SkipValue(elem_type, 1)) return false;
+    }
+    return true;
+  }
 
   // Records `what` as the error (unless one is recorded already) and returns false.
   [[gnu::cold]] bool Fail(std::string what);
@@ -160,12 +167,15 @@ class ThriftReader {
   std::string error_;
 };
 
-// Checks the wire type of a known field (bool fields accept both bool types, lists sets).
+// Whether a field's wire type is `want` (bool fields accept both bool types, lists sets).
+inline bool WireTypeMatches(uint8_t actual, uint8_t want) {
+  return actual == want || (want == kThriftTrue && actual == kThriftFalse) ||
+         (want == kThriftList && actual == kThriftSet);
+}
+
+// Checks the wire type of a known field (see WireTypeMatches).
 inline bool ExpectWireType(ThriftReader& r, uint8_t actual, uint8_t want, const char* field) {
-  if (actual == want || (want == kThriftTrue && actual == kThriftFalse) ||
-      (want == kThriftList && actual == kThriftSet)) {
-    return true;
-  }
+  if (WireTypeMatches(actual, want)) return true;
   return r.FailFieldType(field, actual, want);
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 
 #include "parquet/metadata.h"
@@ -442,6 +443,164 @@ TEST(MetadataDecodeTest, MissingRequiredAndWrongTypes) {
   p.Byte(kThriftStop);
   md = DecodeFileMetaData(U8(p.out), p.out.size());
   EXPECT_EQ(md.status().kind(), ErrorKind::kCorruption);
+}
+
+// A one-column, one-row-group footer; each callback appends fields to the struct it names
+// (after that struct's last regular field).
+struct FooterExtras {
+  std::function<void(CompactWriter&)> statistics, column_meta, column_chunk, row_group, file;
+};
+
+std::string FooterWith(const FooterExtras& x) {
+  CompactWriter w;
+  w.I32(1, 2);
+  w.BeginList(2, kThriftStruct, 2);
+  w.BeginElement();
+  w.Binary(4, "schema");
+  w.I32(5, 1);
+  w.EndStruct();
+  w.BeginElement();
+  w.I32(1, static_cast<int32_t>(Type::INT32));
+  w.I32(3, static_cast<int32_t>(Repetition::OPTIONAL));
+  w.Binary(4, "x");
+  w.EndStruct();
+  w.I64(3, 3);
+  w.BeginList(4, kThriftStruct, 1);
+  w.BeginElement();  // RowGroup
+  w.BeginList(1, kThriftStruct, 1);
+  w.BeginElement();  // ColumnChunk
+  w.I64(2, 4);
+  w.BeginStruct(3);  // ColumnMetaData
+  w.I32(1, static_cast<int32_t>(Type::INT32));
+  w.BeginList(2, kThriftI32, 1);
+  w.ZigZag(0);
+  w.BeginList(3, kThriftBinary, 1);
+  w.Varint(1);
+  w.Raw("x");
+  w.I32(4, 0);
+  w.I64(5, 3);
+  w.I64(6, 30);
+  w.I64(7, 30);
+  w.I64(9, 4);
+  w.BeginStruct(12);
+  w.I64(3, 1);
+  if (x.statistics) x.statistics(w);
+  w.EndStruct();
+  if (x.column_meta) x.column_meta(w);
+  w.EndStruct();
+  if (x.column_chunk) x.column_chunk(w);
+  w.EndStruct();
+  w.I64(2, 30);
+  w.I64(3, 3);
+  if (x.row_group) x.row_group(w);
+  w.EndStruct();
+  if (x.file) x.file(w);
+  w.Byte(kThriftStop);
+  return w.out;
+}
+
+// Other writers put some optional fields with another wire type than parquet.thrift's (one
+// wrote ColumnMetaData.bloom_filter_length as an i64): fields tarn does not use are skipped
+// then; the footer still decodes.
+TEST(MetadataDecodeTest, UnusedOptionalFieldsOfAnotherWireTypeAreSkipped) {
+  FooterExtras x;
+  x.statistics = [](CompactWriter& w) { w.Binary(4, "distinct"); };
+  x.column_meta = [](CompactWriter& w) {
+    w.Binary(10, "index page");
+    w.BeginList(13, kThriftI32, 2);  // encoding_stats of ints instead of structs
+    w.ZigZag(1);
+    w.ZigZag(2);
+    w.Binary(14, "bloom offset");
+    w.I64(15, 5000000000LL);            // bloom_filter_length as an i64 (beyond i32, too)
+    w.Binary(8, "key_value_metadata");  // ids going down: long-form headers
+  };
+  x.column_chunk = [](CompactWriter& w) {
+    w.Binary(4, "offset index");
+    w.I64(5, 12);
+    w.Binary(6, "column index");
+    w.I64(7, 13);
+  };
+  x.row_group = [](CompactWriter& w) {
+    w.BeginList(4, kThriftBinary, 1);  // sorting_columns of strings
+    w.Varint(1);
+    w.Raw("a");
+    w.Binary(5, "file offset");
+    w.Binary(6, "compressed");
+    w.I32(7, 0);  // ordinal as an i32
+  };
+  x.file = [](CompactWriter& w) { w.I32(6, 12); };  // created_by as an i32
+  std::string bytes = FooterWith(x);
+  auto md = DecodeFileMetaData(U8(bytes), bytes.size());
+  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  ASSERT_EQ(md->row_groups.size(), 1u);
+  const RowGroup& rg = md->row_groups[0];
+  EXPECT_EQ(rg.num_rows, 3);
+  EXPECT_TRUE(rg.sorting_columns.empty());
+  EXPECT_FALSE(rg.file_offset.has_value());
+  EXPECT_FALSE(rg.total_compressed_size.has_value());
+  EXPECT_FALSE(rg.ordinal.has_value());
+  ASSERT_EQ(rg.columns.size(), 1u);
+  const ColumnChunk& cc = rg.columns[0];
+  EXPECT_FALSE(cc.offset_index_offset.has_value());
+  EXPECT_FALSE(cc.offset_index_length.has_value());
+  EXPECT_FALSE(cc.column_index_offset.has_value());
+  EXPECT_FALSE(cc.column_index_length.has_value());
+  ASSERT_TRUE(cc.meta_data.has_value());
+  const ColumnMetaData& m = *cc.meta_data;
+  EXPECT_EQ(m.num_values, 3);
+  EXPECT_EQ(m.data_page_offset, 4);
+  EXPECT_FALSE(m.index_page_offset.has_value());
+  EXPECT_TRUE(m.encoding_stats.empty());
+  EXPECT_FALSE(m.bloom_filter_offset.has_value());
+  EXPECT_FALSE(m.bloom_filter_length.has_value());
+  EXPECT_TRUE(m.key_value_metadata.empty());
+  ASSERT_TRUE(m.statistics.has_value());
+  EXPECT_EQ(m.statistics->null_count, 1);
+  EXPECT_FALSE(m.statistics->distinct_count.has_value());
+  EXPECT_FALSE(md->created_by.has_value());
+
+  // The same fields with their proper types are still read.
+  FooterExtras ok;
+  ok.column_meta = [](CompactWriter& w) {
+    w.I64(14, 77);
+    w.I32(15, 88);
+  };
+  ok.row_group = [](CompactWriter& w) {
+    w.FieldHeader(7, kThriftI16);
+    w.ZigZag(0);
+  };
+  bytes = FooterWith(ok);
+  md = DecodeFileMetaData(U8(bytes), bytes.size());
+  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  EXPECT_EQ(md->row_groups[0].columns[0].meta_data->bloom_filter_offset, 77);
+  EXPECT_EQ(md->row_groups[0].columns[0].meta_data->bloom_filter_length, 88);
+  EXPECT_EQ(md->row_groups[0].ordinal, 0);
+}
+
+// Fields tarn reads data or statistics with stay strict about their wire type.
+TEST(MetadataDecodeTest, UsedFieldsOfAnotherWireTypeAreCorruption) {
+  auto fails = [](const FooterExtras& x, const std::string& field) {
+    std::string bytes = FooterWith(x);
+    auto md = DecodeFileMetaData(U8(bytes), bytes.size());
+    ASSERT_FALSE(md.ok()) << field;
+    EXPECT_EQ(md.status().kind(), ErrorKind::kCorruption);
+    EXPECT_NE(md.status().message().find(field), std::string::npos) << md.status().ToString();
+  };
+  FooterExtras dict;
+  dict.column_meta = [](CompactWriter& w) { w.Binary(11, "dictionary"); };
+  fails(dict, "ColumnMetaData.dictionary_page_offset");
+  FooterExtras min;
+  min.statistics = [](CompactWriter& w) { w.I64(6, 1); };
+  fails(min, "Statistics.min_value");
+  FooterExtras exact;
+  exact.statistics = [](CompactWriter& w) { w.I32(8, 1); };
+  fails(exact, "Statistics.is_min_value_exact");
+  FooterExtras path;
+  path.column_chunk = [](CompactWriter& w) { w.I64(1, 1); };
+  fails(path, "ColumnChunk.file_path");
+  FooterExtras kv;
+  kv.file = [](CompactWriter& w) { w.Binary(5, "tarn.schema"); };
+  fails(kv, "FileMetaData.key_value_metadata");
 }
 
 TEST(MetadataDecodeTest, HugeListSizeIsRefusedWithoutAllocation) {
