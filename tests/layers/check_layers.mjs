@@ -10,6 +10,7 @@
 //   - the table has a cycle;
 //   - a file includes a module outside the transitive closure of its row (tests: of its row and
 //     its test column);
+//   - a file includes another module's internal header (*_internal.h);
 //   - a public header (include/tarn/*.h) includes anything but the standard library and other
 //     public headers;
 //   - a file that is not a test includes a third-party header (a row of the table under
@@ -131,6 +132,9 @@ for (const m of modules) {
       if (first === 'tarn' || !inc[2].includes('/')) continue;  // public headers; same folder
       if (!rows.has(first)) continue;  // not a module (a third-party path)
       edges++;
+      if (first !== m && /_internal\.h$/.test(inc[2])) {
+        problems.push(`${rel} includes "${inc[2]}": a module's *_internal.h is for its own files`);
+      }
       if (!allowed.has(first)) problems.push(`${rel} includes "${inc[2]}": ${m} may not depend on ${first}`);
     }
   }
