@@ -252,6 +252,10 @@ Status Compress(CompressionCodec codec, const uint8_t* in, size_t n, ByteBuffer*
 
 Status Decompress(CompressionCodec codec, const uint8_t* in, size_t n, uint8_t* out,
                   size_t out_len) {
+  // An empty page may come with no buffer at all; zlib refuses a null output pointer even with
+  // no room asked for (Z_STREAM_ERROR), so give every codec a valid one.
+  uint8_t no_room = 0;
+  if (out == nullptr && out_len == 0) out = &no_room;
   switch (codec) {
     case CompressionCodec::kNone:
       if (n != out_len) return SizeMismatch("uncompressed page", n, out_len);
