@@ -149,11 +149,8 @@ Result<std::vector<Consumer>> Consumers(Transaction& tx, std::string_view source
   std::vector<Consumer> out;
   for (const auto& r : rows) {
     Consumer c;
-    TARN_ASSIGN_OR_RETURN(auto w, r.Text(0));
-    TARN_ASSIGN_OR_RETURN(auto col, r.Text(1));
-    TARN_ASSIGN_OR_RETURN(auto d, r.Text(2));
+    TARN_ASSIGN_OR_RETURN(c.dataset, catalog_store::QualifiedNameAt(r, 0));
     TARN_ASSIGN_OR_RETURN(auto u, r.Text(3));
-    c.dataset = std::string(w) + "." + std::string(col) + "." + std::string(d);
     c.dataset_uuid = std::string(u);
     out.push_back(std::move(c));
   }
@@ -181,10 +178,7 @@ Result<std::vector<ReaderEntry>> Readers(Transaction& tx, std::string_view sourc
   std::vector<ReaderEntry> out;
   for (const auto& r : rows) {
     ReaderEntry e;
-    TARN_ASSIGN_OR_RETURN(auto w, r.Text(0));
-    TARN_ASSIGN_OR_RETURN(auto col, r.Text(1));
-    TARN_ASSIGN_OR_RETURN(auto d, r.Text(2));
-    e.dataset = std::string(w) + "." + std::string(col) + "." + std::string(d);
+    TARN_ASSIGN_OR_RETURN(e.dataset, catalog_store::QualifiedNameAt(r, 0));
     TARN_ASSIGN_OR_RETURN(e.snapshot_id, r.Int64(3));
     TARN_ASSIGN_OR_RETURN(e.read_snapshot_id, r.Int64(4));
     TARN_ASSIGN_OR_RETURN(e.committed_at_us, r.Int64(5));

@@ -23,6 +23,13 @@ std::string Placeholders(size_t rows, size_t cols) {
   return out;
 }
 
+Result<std::string> QualifiedNameAt(const Row& r, int first) {
+  TARN_ASSIGN_OR_RETURN(auto w, r.Text(first));
+  TARN_ASSIGN_OR_RETURN(auto c, r.Text(first + 1));
+  TARN_ASSIGN_OR_RETURN(auto d, r.Text(first + 2));
+  return std::string(w) + "." + std::string(c) + "." + std::string(d);
+}
+
 namespace {
 
 // Portable rules: integers are BIGINT, timestamps BIGINT microseconds since the Unix epoch,
@@ -500,10 +507,7 @@ Result<SweepDataset> SweepDatasetFromRow(const Row& r) {
   TARN_ASSIGN_OR_RETURN(d.id, r.Int64(0));
   TARN_ASSIGN_OR_RETURN(auto uuid, r.Text(1));
   d.uuid = std::string(uuid);
-  TARN_ASSIGN_OR_RETURN(auto w, r.Text(2));
-  TARN_ASSIGN_OR_RETURN(auto c, r.Text(3));
-  TARN_ASSIGN_OR_RETURN(auto n, r.Text(4));
-  d.name = std::string(w) + "." + std::string(c) + "." + std::string(n);
+  TARN_ASSIGN_OR_RETURN(d.name, QualifiedNameAt(r, 2));
   TARN_ASSIGN_OR_RETURN(d.current_snapshot_id, r.OptionalInt64(5));
   TARN_ASSIGN_OR_RETURN(d.total_files, r.Int64(6));
   TARN_ASSIGN_OR_RETURN(d.total_records, r.Int64(7));

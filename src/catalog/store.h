@@ -36,6 +36,9 @@ namespace tarn::catalog_store {
 // "(?, ?, ?), (?, ?, ?)": the VALUES list of a multi-row INSERT of `rows` rows of `cols`
 // parameters, for every store of the catalog's tables.
 std::string Placeholders(size_t rows, size_t cols);
+// "workspace.collection.dataset" from the three text columns of `r` starting at `first` (the
+// w.name, c.name, d.name of a join from datasets to their collection and workspace).
+Result<std::string> QualifiedNameAt(const Row& r, int first);
 
 // Migrations 1 (catalog core), 2 (datasets at work), 5 (file isolation), 12 (periodic runs),
 // 15 (the snapshots' row id watermark), 16 (deletion vectors by file), 17 (deferred statistics)
