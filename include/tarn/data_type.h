@@ -7,7 +7,7 @@
 //   DECIMAL(p,s)       int128 unscaled value (p <= 38)
 //   VARCHAR/BLOB/JSON  bytes in Column::data, boundaries in Column::offsets
 //   DATE               int32_t days since 1970-01-01
-//   TIME               int64_t microseconds since midnight
+//   TIME[u]            int64_t units since midnight (TIME = TIME[us]; TIME[ns])
 //   TIMESTAMP[u]       int64_t units since 1970-01-01T00:00:00 (wall clock, no zone)
 //   TIMESTAMPTZ[u]     int64_t units since the UTC epoch
 //   UUID               16 bytes, RFC 4122 byte order (as printed)
@@ -75,7 +75,8 @@ class DataType {
   static DataType Varchar() { return DataType(TypeId::kVarchar); }
   static DataType Blob() { return DataType(TypeId::kBlob); }
   static DataType Date() { return DataType(TypeId::kDate); }
-  static DataType Time() { return DataType(TypeId::kTime); }
+  // TIME takes [us] (the default, printed "TIME") or [ns] (printed "TIME[ns]").
+  static DataType Time(TimeUnit unit = TimeUnit::kMicro);
   static DataType Timestamp(TimeUnit unit);
   static DataType TimestampTz(TimeUnit unit);
   static DataType Uuid() { return DataType(TypeId::kUuid); }
@@ -84,12 +85,14 @@ class DataType {
   static DataType Array(DataType element);
 
   // Parses a type name: case-insensitive, spaces allowed around punctuation.
-  // "DECIMAL(10,2)", "TIMESTAMP[us]", "TIMESTAMPTZ[ms]", "ARRAY<VARCHAR>". TIMESTAMP and
-  // TIMESTAMPTZ without a unit mean [us]. Aliases: BIGINT=INT64, INT/INTEGER=INT32,
-  // SMALLINT=INT16, TINYINT=INT8, DOUBLE=FLOAT64, FLOAT/REAL=FLOAT32, STRING/TEXT=VARCHAR,
-  // BOOL=BOOLEAN, BYTES/BINARY=BLOB. Errors: kInvalidArgument naming the offending text.
+  // "DECIMAL(10,2)", "TIMESTAMP[us]", "TIMESTAMPTZ[ms]", "TIME[ns]", "ARRAY<VARCHAR>". TIME,
+  // TIMESTAMP and TIMESTAMPTZ without a unit mean [us]; TIME takes only [us] or [ns]. Aliases:
+  // BIGINT=INT64, INT/INTEGER=INT32, SMALLINT=INT16, TINYINT=INT8, DOUBLE=FLOAT64,
+  // FLOAT/REAL=FLOAT32, STRING/TEXT=VARCHAR, BOOL=BOOLEAN, BYTES/BINARY=BLOB. Errors:
+  // kInvalidArgument naming the offending text.
   static Result<DataType> Parse(std::string_view text);
-  // Canonical name, which Parse reads back: "DECIMAL(10,2)", "TIMESTAMP[us]", "ARRAY<INT64>".
+  // Canonical name, which Parse reads back: "DECIMAL(10,2)", "TIMESTAMP[us]", "ARRAY<INT64>",
+  // "TIME" (microseconds, the name stored catalogs already hold) and "TIME[ns]".
   std::string ToString() const;
 
   TypeId id() const { return id_; }

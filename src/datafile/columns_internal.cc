@@ -32,6 +32,12 @@ Status CheckFileColumn(const parquet::ParquetSchema& file, int file_field, const
   }
   const DataType& from = file.schema.fields[file_field].type;
   if (from == to.type || IsLosslessWidening(from, to.type)) return Status::OK();
+  // A TIME file in a TIME[ns] column: every value fits, read and bounds are cast exactly (not a
+  // schema widening, which would reinterpret stored microsecond bounds: types/cast.h).
+  if (from.id() == TypeId::kTime && to.type.id() == TypeId::kTime &&
+      from.unit() == TimeUnit::kMicro && to.type.unit() == TimeUnit::kNano) {
+    return Status::OK();
+  }
   return Status::InvalidArgument("column '" + to.name + "' has type " + from.ToString() +
                                  " in the file, which does not widen to the dataset's " +
                                  to.type.ToString())

@@ -803,6 +803,32 @@ TEST(DataFileFromFooter, WidensTypesAndRefusesOthers) {
             ErrorKind::kCorruption);
 }
 
+TEST(DataFileFromFooter, TimeFilesInTimeNanosecondColumnsAndNotBack) {
+  Schema micros = MustSchema("t TIME");
+  RecordBatch b = BatchOf(micros, {{"23:59:59.999999"}, {"00:00:00.000001"}});
+  MemoryObjectStore store;
+  PutParquet(store, "us.parquet", micros, b);
+  Schema nanos = MustSchema("t TIME[ns]");
+  ASSERT_OK_AND_ASSIGN(DataFile f, DataFileFromFooter(store, "us.parquet", nanos, PartitionSpec{}));
+  ASSERT_EQ(f.columns.size(), 1u);
+  // Bounds in the column's unit: nanoseconds.
+  EXPECT_EQ(f.columns[0].lower, Bound(DataType::Time(TimeUnit::kNano), "00:00:00.000001"));
+  EXPECT_EQ(f.columns[0].upper, Bound(DataType::Time(TimeUnit::kNano), "23:59:59.999999"));
+  RecordBatch got = Read(store, f, nanos);
+  ASSERT_EQ(got.columns.size(), 1u);
+  EXPECT_EQ(got.columns[0].type, DataType::Time(TimeUnit::kNano));
+  EXPECT_EQ(got.columns[0].Value<int64_t>(0), 86399999999000);
+  EXPECT_EQ(Cells(got), (std::vector<std::string>{"23:59:59.999999", "00:00:00.000001"}));
+  // A TIME[ns] file does not fit a TIME column: refused by name, never cut.
+  PutParquet(store, "ns.parquet", nanos, BatchOf(nanos, {{"12:00:00.000000001"}}));
+  auto r = DataFileFromFooter(store, "ns.parquet", micros, PartitionSpec{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("TIME[ns] in the file, which does not widen to the "
+                                      "dataset's TIME"),
+            std::string::npos)
+      << r.status().ToString();
+}
+
 TEST(DataFileFromFooter, PartitionValuesFromBounds) {
   Schema schema = EventSchema();
   PartitionSpec spec = MonthKeySpec();

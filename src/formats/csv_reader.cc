@@ -460,7 +460,7 @@ Status CsvReader::ConvertColumn(int t, int c, int64_t n, Column* out, int64_t* b
       std::memcpy(v, &*res, sizeof(T));                                           \
       return Status::OK();                                                        \
     });
-    TARN_CSV_FIXED(kTime, int64_t, ParseTime(s))
+    TARN_CSV_FIXED(kTime, int64_t, ParseTime(s, type.unit()))
     TARN_CSV_FIXED(kIpv4, uint32_t, ParseIpv4(s))
 #undef TARN_CSV_FIXED
 // As TARN_CSV_FIXED, trying FAST(s, v) first.

@@ -920,7 +920,7 @@ Result<LeafPlan> PlanLeaf(const SchemaElement& element, const LeafColumn& leaf,
           break;
         case TypeId::kTime:
           set(Conversion::kInt32Scale);
-          p.factor = Pow10(6 - std::min(SourceExponent(element), 6));
+          p.factor = Pow10(UnitExponent(target.unit()) - std::min(SourceExponent(element), 6));
           break;
         default:
           break;
@@ -940,7 +940,7 @@ Result<LeafPlan> PlanLeaf(const SchemaElement& element, const LeafColumn& leaf,
         case TypeId::kTimestamp:
         case TypeId::kTimestampTz: {
           const int src = SourceExponent(element);
-          const int dst = t == TypeId::kTime ? 6 : UnitExponent(target.unit());
+          const int dst = UnitExponent(target.unit());
           if (src == dst) {
             set(Conversion::kCopy);
           } else if (src > dst) {

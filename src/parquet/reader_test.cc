@@ -14,6 +14,7 @@
 
 #include "common/compression.h"
 #include "parquet/reader_test_util.h"
+#include "types/value_text.h"
 
 namespace tarn::parquet {
 namespace {
@@ -189,8 +190,9 @@ json Render(const Column& c, int64_t i) {
     case TypeId::kDate:
       return DateText(c.Value<int32_t>(i));
     case TypeId::kTime: {
-      const int64_t us = c.Value<int64_t>(i);
-      return TimeOfDayText(us / 1000000, us % 1000000, 6);
+      const int64_t v = c.Value<int64_t>(i);
+      if (c.type.unit() == TimeUnit::kNano) return TimeOfDayText(v / 1000000000, v % 1000000000, 9);
+      return TimeOfDayText(v / 1000000, v % 1000000, 6);
     }
     case TypeId::kTimestamp:
       return TimestampText(c.Value<int64_t>(i), c.type.unit());
@@ -874,9 +876,12 @@ TEST(CraftedFiles, Float16TimesAndUnits) {
   EXPECT_EQ(b->columns[1].Value<int64_t>(1), 1000);
   EXPECT_EQ(b->columns[1].Value<int64_t>(2), 3723004000);
   EXPECT_EQ(b->columns[1].Value<int64_t>(3), 86399999000);
-  EXPECT_EQ(b->columns[2].Value<int64_t>(1), 0);
-  EXPECT_EQ(b->columns[2].Value<int64_t>(2), 1);
-  EXPECT_EQ(b->columns[2].Value<int64_t>(3), 86399999999);
+  // TIME(NANOS) reads as TIME[ns], value for value (it was cut to microseconds).
+  EXPECT_EQ(b->columns[2].type.ToString(), "TIME[ns]");
+  EXPECT_EQ(b->columns[2].Value<int64_t>(1), 999);
+  EXPECT_EQ(b->columns[2].Value<int64_t>(2), 1000);
+  EXPECT_EQ(b->columns[2].Value<int64_t>(3), 86399999999999);
+  EXPECT_EQ(ValueText(b->columns[2], 3), "23:59:59.999999999");
 }
 
 TEST(CraftedFiles, TarnSchemaRestoresSecondsAndIpv4) {

@@ -5,7 +5,8 @@
 //   UINT64 INT64 INT(64,false) | FLOAT32 FLOAT | FLOAT64 DOUBLE
 //   DECIMAL(p,s) INT32 (p<=9), INT64 (p<=18), FIXED_LEN_BYTE_ARRAY(minimal bytes) otherwise
 //   VARCHAR BYTE_ARRAY STRING | BLOB BYTE_ARRAY | JSON BYTE_ARRAY JSON | DATE INT32 DATE
-//   TIME INT64 TIME(MICROS,false) | TIMESTAMP[u] INT64 TIMESTAMP(u,false), [s] stored as MILLIS
+//   TIME INT64 TIME(MICROS,false) | TIME[ns] INT64 TIME(NANOS,false), no converted type
+//   TIMESTAMP[u] INT64 TIMESTAMP(u,false), [s] stored as MILLIS
 //   TIMESTAMPTZ[u] INT64 TIMESTAMP(u,true) | UUID FIXED_LEN_BYTE_ARRAY(16) UUID
 //   IPV4 INT32 INT(32,false) | ARRAY<T> 3-level LIST (optional group (LIST) / repeated group
 //   list / element).

@@ -197,7 +197,8 @@ struct Builder {
           return "";
         }
         if (lt && lt->kind == LogicalType::TIME && lt->unit != TimeUnitKind::MILLIS) {
-          *out_type = DataType::Time();
+          *out_type =
+              DataType::Time(lt->unit == TimeUnitKind::NANOS ? TimeUnit::kNano : TimeUnit::kMicro);
           return "";
         }
         if (lt && lt->kind == LogicalType::TIMESTAMP) {

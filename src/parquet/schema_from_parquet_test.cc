@@ -119,7 +119,7 @@ TEST(SchemaFromParquetTest, ScalarMappings) {
       {Annotated("tus", Type::INT64, TimeLike(LogicalType::TIME, TimeUnitKind::MICROS, true)),
        "TIME"},
       {Annotated("tns", Type::INT64, TimeLike(LogicalType::TIME, TimeUnitKind::NANOS, false)),
-       "TIME"},
+       "TIME[ns]"},
       {Converted("ctms", Type::INT32, ConvertedType::TIME_MILLIS), "TIME"},
       {Converted("ctus", Type::INT64, ConvertedType::TIME_MICROS), "TIME"},
       {Annotated("ts_ms", Type::INT64,

@@ -142,6 +142,10 @@ void AnnotateLeaf(const DataType& t, SchemaElement* e) {
       e->converted_type = ConvertedType::DATE;
       break;
     case TypeId::kTime:
+      if (t.unit() == TimeUnit::kNano) {  // no converted type for nanoseconds
+        e->logical_type = TimeLogical(LogicalType::TIME, TimeUnitKind::NANOS, false);
+        break;
+      }
       e->logical_type = TimeLogical(LogicalType::TIME, TimeUnitKind::MICROS, false);
       e->converted_type = ConvertedType::TIME_MICROS;
       break;

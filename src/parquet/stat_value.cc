@@ -169,7 +169,7 @@ Result<Column> DecodeStatValue(const FileMetaData& md, const LeafColumn& leaf, c
       break;
     case TypeId::kTime: {
       TARN_ASSIGN_OR_RETURN(int64_t v, integer());
-      col.AppendFixed<int64_t>(Rescale(v, StoredUnitsPerSecond(e), 1000000));
+      col.AppendFixed<int64_t>(Rescale(v, StoredUnitsPerSecond(e), UnitsPerSecond(type.unit())));
       break;
     }
     case TypeId::kTimestamp:

@@ -11,6 +11,7 @@
 #include "common/io.h"
 #include "parquet/reader.h"
 #include "parquet/schema.h"
+#include "parquet/stat_value.h"
 
 namespace tarn::parquet {
 namespace {
@@ -119,7 +120,8 @@ void AppendRandom(Column& c, std::mt19937_64& rng) {
       c.AppendFixed<int32_t>(static_cast<int32_t>(rng() % 40000) - 20000);
       break;
     case TypeId::kTime:
-      c.AppendFixed<int64_t>(static_cast<int64_t>(rng() % 86400000000ull));
+      c.AppendFixed<int64_t>(static_cast<int64_t>(
+          rng() % (t.unit() == TimeUnit::kNano ? 86400000000000ull : 86400000000ull)));
       break;
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
@@ -222,7 +224,8 @@ Result<RecordBatch> ReadBack(const Written& w) {
 const char* kAllTypes =
     "b BOOLEAN, i8 INT8, i16 INT16, i32 INT32, i64 INT64 NOT NULL, u8 UINT8, u16 UINT16, "
     "u32 UINT32, u64 UINT64, f32 FLOAT32, f64 FLOAT64, d4 DECIMAL(4,1), d18 DECIMAL(18,6), "
-    "d20 DECIMAL(20,2), d38 DECIMAL(38,0), s VARCHAR, bl BLOB, j JSON, dt DATE, tm TIME, "
+    "d20 DECIMAL(20,2), d38 DECIMAL(38,0), s VARCHAR, bl BLOB, j JSON, dt DATE, tm TIME, tm9 "
+    "TIME[ns], "
     "ts0 TIMESTAMP[s], ts3 TIMESTAMP[ms], ts6 TIMESTAMP[us], ts9 TIMESTAMP[ns], "
     "tz TIMESTAMPTZ[us], tz9 TIMESTAMPTZ[ns], u UUID, ip IPV4, a ARRAY<INT64>, "
     "as ARRAY<VARCHAR>, aa ARRAY<ARRAY<DECIMAL(25,3)>>, au ARRAY<UUID>";
@@ -256,7 +259,7 @@ TEST(FileWriter, FooterLayoutAndRowGroups) {
     const RowGroup& rg = md.row_groups[g];
     EXPECT_EQ(rg.ordinal, static_cast<int16_t>(g));
     EXPECT_EQ(rg.file_offset, pos);
-    ASSERT_EQ(rg.columns.size(), 32u);  // one leaf per field
+    ASSERT_EQ(rg.columns.size(), 33u);  // one leaf per field
     int64_t compressed = 0;
     for (const ColumnChunk& cc : rg.columns) {
       const ColumnMetaData& m = *cc.meta_data;
@@ -587,6 +590,51 @@ TEST(FileWriter, StatisticsFollowEachTypesOrder) {
   auto w2 = WriteBatches(*schema, {&b}, no_stats);
   ASSERT_TRUE(w2.ok());
   EXPECT_FALSE(w2->md.row_groups[0].columns[0].meta_data->statistics.has_value());
+}
+
+TEST(FileWriter, TimeNanosecondsAsTimeNanosExactly) {
+  auto schema = Schema::Parse("t TIME[ns], tu TIME");
+  ASSERT_TRUE(schema.ok());
+  RecordBatch b = EmptyBatch(*schema);
+  b.columns[0].AppendFixed<int64_t>(86399999999999);  // 23:59:59.999999999
+  b.columns[0].AppendFixed<int64_t>(1);
+  b.columns[0].AppendNull();
+  for (int i = 0; i < 3; ++i) b.columns[1].AppendFixed<int64_t>(86399999999);
+  b.num_rows = 3;
+  auto w = WriteBatches(*schema, {&b});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  // INT64 TIME(NANOS, not adjusted to UTC); no converted type exists for nanoseconds.
+  const SchemaElement& e = w->md.schema[1];
+  EXPECT_EQ(e.type, Type::INT64);
+  ASSERT_TRUE(e.logical_type.has_value());
+  EXPECT_EQ(e.logical_type->kind, LogicalType::TIME);
+  EXPECT_EQ(e.logical_type->unit, TimeUnitKind::NANOS);
+  EXPECT_FALSE(e.logical_type->is_adjusted_to_utc);
+  EXPECT_FALSE(e.converted_type.has_value());
+  // TIME keeps its microsecond layout.
+  const SchemaElement& eu = w->md.schema[2];
+  EXPECT_EQ(eu.logical_type->unit, TimeUnitKind::MICROS);
+  EXPECT_EQ(eu.converted_type, ConvertedType::TIME_MICROS);
+  const Statistics& st = *w->md.row_groups[0].columns[0].meta_data->statistics;
+  auto le64 = [](int64_t v) { return std::string(reinterpret_cast<const char*>(&v), 8); };
+  EXPECT_EQ(st.min_value, le64(1));
+  EXPECT_EQ(st.max_value, le64(86399999999999));
+  EXPECT_EQ(st.null_count, 1);
+  auto back = ReadBack(*w);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->columns[0].type.ToString(), "TIME[ns]");
+  EXPECT_EQ(back->columns[1].type.ToString(), "TIME");
+  EXPECT_EQ(back->columns[0].Value<int64_t>(0), 86399999999999);
+  EXPECT_EQ(back->columns[0].Value<int64_t>(1), 1);
+  EXPECT_FALSE(back->columns[0].IsValid(2));
+  EXPECT_EQ(back->columns[1].Value<int64_t>(0), 86399999999);
+  // Statistics decode in the column's unit.
+  auto ps = SchemaFromParquet(w->md);
+  ASSERT_TRUE(ps.ok()) << ps.status().ToString();
+  auto max = DecodeStatValue(w->md, ps->leaves[0], ps->schema.fields[0].type, *st.max_value);
+  ASSERT_TRUE(max.ok()) << max.status().ToString();
+  EXPECT_EQ(max->type.ToString(), "TIME[ns]");
+  EXPECT_EQ(max->Value<int64_t>(0), 86399999999999);
 }
 
 TEST(FileWriter, RejectsBatchesThatDoNotMatchAndStaysUsable) {

@@ -114,7 +114,8 @@ TEST_F(SqlTest, EveryTypeReadsBackAsTarnWroteIt) {
       "b BOOLEAN, i8 INT8, i16 INT16, i32 INT32, i64 INT64, u8 UINT8, u16 UINT16, u32 UINT32, "
       "u64 UINT64, f32 FLOAT32, f64 FLOAT64, d1 DECIMAL(4,1), d2 DECIMAL(9,3), "
       "d3 DECIMAL(18,2), d4 DECIMAL(38,5), s VARCHAR, bl BLOB, dt DATE, tm TIME, "
-      "ts TIMESTAMP[us], ts_s TIMESTAMP[s], ts_ms TIMESTAMP[ms], ts_ns TIMESTAMP[ns], "
+      "tm9 TIME[ns], ts TIMESTAMP[us], ts_s TIMESTAMP[s], ts_ms TIMESTAMP[ms], ts_ns "
+      "TIMESTAMP[ns], "
       "tz TIMESTAMPTZ[us], u UUID, ip IPV4, j JSON";
   Create("shop.sales.types", schema);
   std::vector<std::string> row = {"true",
@@ -136,6 +137,7 @@ TEST_F(SqlTest, EveryTypeReadsBackAsTarnWroteIt) {
                                   "AP8=",
                                   "2026-02-28",
                                   "23:59:59.999999",
+                                  "23:59:59.999999999",
                                   "2026-01-02 03:04:05.123456",
                                   "2026-01-02 03:04:05",
                                   "2026-01-02 03:04:05.123",
@@ -173,6 +175,25 @@ TEST_F(SqlTest, EveryTypeReadsBackAsTarnWroteIt) {
     EXPECT_EQ(result.schema.fields[c].type.ToString(), f.type.ToString());
     EXPECT_EQ((*rows)[0][c], scanned[0][c]);
   }
+}
+
+TEST_F(SqlTest, TimeNanosecondsAreDuckDbTimeNs) {
+  Create("shop.sales.tn", "id INT32, t TIME[ns]");
+  Append("shop.sales.tn", {{"1", "23:59:59.999999999"}, {"2", "00:00:00.000000001"}, {"3", ""}});
+  EXPECT_EQ(Must("SELECT typeof(t), t::VARCHAR FROM shop.sales.tn WHERE id = 1"),
+            (Table{{"TIME_NS", "23:59:59.999999999"}}));
+  QueryResult result;
+  auto rows = Rows("SELECT t, max(t) OVER () AS mx FROM shop.sales.tn ORDER BY id", &result);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(result.schema.ToString(), "t TIME[ns], mx TIME[ns]");
+  EXPECT_EQ(*rows, (Table{{"23:59:59.999999999", "23:59:59.999999999"},
+                          {"00:00:00.000000001", "23:59:59.999999999"},
+                          {"NULL", "23:59:59.999999999"}}));
+  // DuckDB's own TIME_NS values come back as TIME[ns].
+  ASSERT_TRUE(Rows("SELECT '12:00:00.123456789'::TIME_NS AS x", &result).ok());
+  EXPECT_EQ(result.schema.ToString(), "x TIME[ns]");
+  EXPECT_EQ(Must("SELECT count(*) FROM shop.sales.tn WHERE t > '23:59:59.999999'::TIME_NS"),
+            (Table{{"1"}}));
 }
 
 TEST_F(SqlTest, ArraysBothWays) {

@@ -131,7 +131,7 @@ duckdb_logical_type DuckTypeOf(const DuckDbApi& api, const DataType& type) {
     case TypeId::kDate:
       return simple(DUCKDB_TYPE_DATE);
     case TypeId::kTime:
-      return simple(DUCKDB_TYPE_TIME);
+      return simple(type.unit() == TimeUnit::kNano ? DUCKDB_TYPE_TIME_NS : DUCKDB_TYPE_TIME);
     case TypeId::kTimestamp:
       switch (type.unit()) {
         case TimeUnit::kSecond:
@@ -232,8 +232,8 @@ void WriteVector(const DuckDbApi& api, duckdb_vector vec, const Column& col, int
       return;
     }
     default: {
-      // BOOLEAN (uint8 0/1 is DuckDB's bool), integers, floats, DATE (int32 days), TIME and
-      // TIMESTAMP (int64 in the type's unit): the same bytes.
+      // BOOLEAN (uint8 0/1 is DuckDB's bool), integers, floats, DATE (int32 days), TIME (TIME
+      // or TIME_NS) and TIMESTAMP (int64 in the type's unit): the same bytes.
       const int width = type.PhysicalWidth();
       std::memcpy(out, col.data.data() + from * width, static_cast<size_t>(n) * width);
       return;
@@ -286,6 +286,8 @@ Result<DataType> TarnTypeOf(const DuckDbApi& api, duckdb_logical_type type,
       return DataType::Date();
     case DUCKDB_TYPE_TIME:
       return DataType::Time();
+    case DUCKDB_TYPE_TIME_NS:
+      return DataType::Time(TimeUnit::kNano);
     case DUCKDB_TYPE_TIMESTAMP_S:
       return DataType::Timestamp(TimeUnit::kSecond);
     case DUCKDB_TYPE_TIMESTAMP_MS:

@@ -13,6 +13,7 @@ namespace tarn::sql {
 
 // The DuckDB type a tarn type is read as (owned by the caller: duckdb_destroy_logical_type).
 //   BOOLEAN, INT8..UINT64, FLOAT32/64, DATE, TIME, VARCHAR, BLOB: the same type
+//   TIME[ns]: TIME_NS (nanoseconds since midnight, the same bytes)
 //   DECIMAL(p,s): DECIMAL(p,s); UUID: UUID; ARRAY<T>: T[]
 //   TIMESTAMP[s|ms|us|ns]: TIMESTAMP_S | TIMESTAMP_MS | TIMESTAMP | TIMESTAMP_NS
 //   TIMESTAMPTZ[any unit]: TIMESTAMPTZ (microseconds; [ns] is truncated toward -infinity)

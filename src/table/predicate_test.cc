@@ -312,6 +312,29 @@ TEST(MightMatchTest, BoundsAndNullCounts) {
   EXPECT_TRUE(MightMatch(Bind("id = 100", one.schema), f1, none, one.schema));
 }
 
+TEST(MightMatchTest, TimeNanosecondsEvaluateAndPruneToTheNanosecond) {
+  RecordBatch b;
+  b.schema = S("t TIME[ns]");
+  b.columns.push_back(Col("TIME[ns]", {"23:59:59.999999998", "NULL", "12:00:00.000000001"}));
+  b.num_rows = 3;
+  EXPECT_EQ(EvaluatePredicate(Bind("t > '23:59:59.999999'", b.schema), b).value(),
+            (std::vector<uint8_t>{1, 0, 0}));
+  EXPECT_EQ(EvaluatePredicate(Bind("t = '12:00:00.000000001'", b.schema), b).value(),
+            (std::vector<uint8_t>{0, 0, 1}));
+  DataFile file = FileWithStats(b.schema, b);
+  PartitionSpec none;
+  auto mm = [&](std::string_view text) {
+    return MightMatch(Bind(text, b.schema), file, none, b.schema);
+  };
+  // Bounds are exact nanoseconds: a value one nanosecond past either end is pruned.
+  EXPECT_FALSE(mm("t = '23:59:59.999999999'"));
+  EXPECT_TRUE(mm("t = '23:59:59.999999998'"));
+  EXPECT_FALSE(mm("t < '12:00:00.000000001'"));
+  EXPECT_TRUE(mm("t <= '12:00:00.000000001'"));
+  // A literal finer than TIME's microseconds is a typed error, not a rounded value.
+  EXPECT_FALSE(ParseAndBindPredicate("t = '12:00:00.000000001'", S("t TIME")).ok());
+}
+
 TEST(MightMatchTest, TruncatedStringBounds) {
   RecordBatch b;
   b.schema = S("s VARCHAR");

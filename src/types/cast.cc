@@ -327,7 +327,8 @@ Status CastNumeric(const Column& in, const DataType& to, Column* out) {
 
 constexpr int64_t kSecondsPerDay = 86400;
 
-// Units of `type` per day (DATE counts days).
+// Units of `type` per day (DATE counts days). CastTemporal also changes TIME's unit (TIME never
+// meets DATE or TIMESTAMP): a TIME value is far from int64's limits in either unit.
 int64_t TemporalUnitsPerDay(const DataType& type) {
   if (type.id() == TypeId::kDate) return 1;
   return kSecondsPerDay * UnitsPerSecond(type.unit());
@@ -470,6 +471,7 @@ Status CastImpl(const Column& in, const DataType& to, Column* out) {
   if (from.id() == TypeId::kVarchar) return ParseFromText(in, to, out);
   if (IsNumeric(from) && IsNumeric(to)) return CastNumeric(in, to, out);
   if (IsTemporal(from.id()) && IsTemporal(to.id())) return CastTemporal(in, to, out);
+  if (from.id() == TypeId::kTime && to.id() == TypeId::kTime) return CastTemporal(in, to, out);
   return Status::Internal("no cast from " + from.ToString() + " to " + to.ToString());
 }
 
@@ -517,6 +519,7 @@ bool CanCast(const DataType& from, const DataType& to) {
   if (to.id() == TypeId::kVarchar || from.id() == TypeId::kVarchar) return true;
   if (IsNumeric(from) && IsNumeric(to)) return true;
   if (IsTemporal(from.id()) && IsTemporal(to.id())) return true;
+  if (from.id() == TypeId::kTime && to.id() == TypeId::kTime) return true;  // us <-> ns
   return false;
 }
 

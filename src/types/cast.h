@@ -7,6 +7,10 @@
 //     TIMESTAMP[s] and non-midnight timestamps -> DATE all fail);
 //   - into FLOAT32/FLOAT64 values round to nearest, and only overflow fails;
 //   - TIMESTAMP <-> TIMESTAMPTZ keeps the number: a wall clock is taken as UTC;
+//   - TIME -> TIME[ns] never fails; TIME[ns] -> TIME fails unless the value is whole
+//     microseconds. Neither is a widening (IsLosslessWidening): both units store 8 bytes, so a
+//     promoted column's stored bounds would change meaning (upload plans call TIME -> TIME[ns]
+//     a widening of values, as they do DATE -> TIMESTAMP);
 //   - VARCHAR -> T parses and T -> VARCHAR formats the canonical text (value_text.h); BLOB text
 //     is base64; ARRAY -> VARCHAR or JSON writes the JSON rendering (json_render.h);
 //   - nulls stay null.

@@ -296,6 +296,7 @@ TEST(CastTest, TextRoundTripsForEveryScalarType) {
       {"BLOB", {"AAEC/w==", ""}},
       {"DATE", {"2000-02-29", "-0001-01-01", "+10000-12-31"}},
       {"TIME", {"23:59:59.999999"}},
+      {"TIME[ns]", {"23:59:59.999999999", "00:00:00.000000001"}},
       {"TIMESTAMP[ns]", {"1677-09-21T00:12:43.145224192"}},
       {"TIMESTAMPTZ[ms]", {"2017-11-16T22:31:08.123Z"}},
       {"UUID", {"f79c3e09-677c-4bbd-a479-3f349cb785e7"}},
@@ -358,6 +359,22 @@ TEST(CastTest, Temporal) {
             "row 0: cannot cast TIMESTAMP[us] to DATE: '1969-12-31T23:59:59.999999' is not at "
             "midnight, DATE has no time of day");
   CastFails("TIMESTAMP[s]", {"+6000000-01-01T00:00:00"}, "DATE");
+}
+
+TEST(CastTest, TimeUnits) {
+  EXPECT_EQ(CastTexts("TIME", {"23:59:59.999999", "00:00:00", "<null>"}, "TIME[ns]"),
+            (V{"23:59:59.999999", "00:00:00", "<null>"}));
+  EXPECT_EQ(CastTexts("TIME[ns]", {"23:59:59.999999", "12:00:00.5"}, "TIME"),
+            (V{"23:59:59.999999", "12:00:00.5"}));
+  EXPECT_EQ(CastFails("TIME[ns]", {"12:00:00", "23:59:59.999999999"}, "TIME").message,
+            "row 1: cannot cast TIME[ns] to TIME: '23:59:59.999999999' has a fraction finer "
+            "than TIME");
+  EXPECT_TRUE(CanCast(T("TIME"), T("TIME[ns]")));
+  EXPECT_TRUE(CanCast(T("TIME[ns]"), T("TIME")));
+  EXPECT_FALSE(CanCast(T("TIME[ns]"), T("TIMESTAMP[ns]")));
+  // Not a schema widening: the stored bounds of both are 8 bytes in different units.
+  EXPECT_FALSE(IsLosslessWidening(T("TIME"), T("TIME[ns]")));
+  EXPECT_FALSE(IsLosslessWidening(T("TIME[ns]"), T("TIME")));
 }
 
 TEST(CastTest, StringsAndJson) {

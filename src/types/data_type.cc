@@ -16,6 +16,13 @@ DataType DataType::Decimal(int precision, int scale) {
   return t;
 }
 
+DataType DataType::Time(TimeUnit unit) {
+  assert(unit == TimeUnit::kMicro || unit == TimeUnit::kNano);
+  DataType t(TypeId::kTime);
+  t.unit_ = unit;
+  return t;
+}
+
 DataType DataType::Timestamp(TimeUnit unit) {
   DataType t(TypeId::kTimestamp);
   t.unit_ = unit;
@@ -80,6 +87,7 @@ bool operator==(const DataType& a, const DataType& b) {
   switch (a.id_) {
     case TypeId::kDecimal:
       return a.precision_ == b.precision_ && a.scale_ == b.scale_;
+    case TypeId::kTime:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
       return a.unit_ == b.unit_;
@@ -292,8 +300,18 @@ class TypeTextParser {
         return DataType::Blob();
       case TypeId::kDate:
         return DataType::Date();
-      case TypeId::kTime:
-        return DataType::Time();
+      case TypeId::kTime: {
+        SkipSpaces();
+        const size_t unit_at = Peek() == '[' ? pos_ + 1 : pos_;
+        TARN_ASSIGN_OR_RETURN(TimeUnit unit, ParseUnit());
+        if (unit != TimeUnit::kMicro && unit != TimeUnit::kNano) {
+          size_t at = unit_at;
+          while (at < text_.size() && IsSpace(text_[at])) ++at;
+          return Error(at,
+                       "TIME takes the unit us or ns, not " + std::string(TimeUnitSuffix(unit)));
+        }
+        return DataType::Time(unit);
+      }
       case TypeId::kUuid:
         return DataType::Uuid();
       case TypeId::kIpv4:
@@ -469,7 +487,9 @@ std::string DataType::ToString() const {
     case TypeId::kDate:
       return "DATE";
     case TypeId::kTime:
-      return "TIME";
+      // The microsecond TIME keeps the name catalogs and files already store.
+      return unit_ == TimeUnit::kMicro ? "TIME"
+                                       : "TIME[" + std::string(TimeUnitSuffix(unit_)) + "]";
     case TypeId::kTimestamp:
       return "TIMESTAMP[" + std::string(TimeUnitSuffix(unit_)) + "]";
     case TypeId::kTimestampTz:

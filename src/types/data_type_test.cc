@@ -40,6 +40,8 @@ TEST(DataTypeParseTest, CanonicalNamesRoundTrip) {
                                 "BLOB",
                                 "DATE",
                                 "TIME",
+                                "TIME[ns]",
+                                "ARRAY<TIME[ns]>",
                                 "TIMESTAMP[s]",
                                 "TIMESTAMP[ms]",
                                 "TIMESTAMP[us]",
@@ -113,6 +115,25 @@ TEST(DataTypeParseTest, Timestamps) {
   ParseError("TIMESTAMP[]");
   EXPECT_NE(MustParse("TIMESTAMP[us]"), MustParse("TIMESTAMPTZ[us]"));
   EXPECT_NE(MustParse("TIMESTAMP[us]"), MustParse("TIMESTAMP[ms]"));
+}
+
+TEST(DataTypeParseTest, TimeUnits) {
+  // TIME without a unit is microseconds and keeps the name catalogs already store.
+  EXPECT_EQ(MustParse("TIME"), DataType::Time());
+  EXPECT_EQ(MustParse("TIME[us]"), DataType::Time(TimeUnit::kMicro));
+  EXPECT_EQ(MustParse("time [ US ]").ToString(), "TIME");
+  EXPECT_EQ(MustParse("TIME[ns]"), DataType::Time(TimeUnit::kNano));
+  EXPECT_EQ(DataType::Time(TimeUnit::kNano).ToString(), "TIME[ns]");
+  EXPECT_NE(MustParse("TIME"), MustParse("TIME[ns]"));
+  EXPECT_NE(ParseError("TIME[ms]").find("TIME takes the unit us or ns, not ms at character 6"),
+            std::string::npos);
+  EXPECT_NE(ParseError("TIME[s]").find("not s"), std::string::npos);
+  ParseError("TIME[xs]");
+  ParseError("TIME[ns");
+  Result<Schema> s = Schema::Parse("a TIME, b TIME[ns] NOT NULL");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->fields[1].type, DataType::Time(TimeUnit::kNano));
+  EXPECT_EQ(s->ToString(), "a TIME, b TIME[ns] NOT NULL");
 }
 
 TEST(DataTypeParseTest, Arrays) {

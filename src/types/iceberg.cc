@@ -22,6 +22,7 @@ enum class IcebergKind {
   kBinary,
   kDate,
   kTime,
+  kTimeNs,     // TIME[ns]: no Iceberg type; bounds as 8-byte nanoseconds like timestamp_ns
   kTimestamp,  // micros
   kTimestampNs,
   kUuid,
@@ -57,7 +58,7 @@ IcebergKind KindOf(const DataType& type) {
     case TypeId::kDate:
       return IcebergKind::kDate;
     case TypeId::kTime:
-      return IcebergKind::kTime;
+      return type.unit() == TimeUnit::kNano ? IcebergKind::kTimeNs : IcebergKind::kTime;
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
       return type.unit() == TimeUnit::kNano ? IcebergKind::kTimestampNs : IcebergKind::kTimestamp;
@@ -221,6 +222,8 @@ std::string IcebergTypeName(const DataType& type) {
       return "date";
     case IcebergKind::kTime:
       return "time";
+    case IcebergKind::kTimeNs:
+      return "time_ns";  // not an Iceberg type (Iceberg's time is microseconds only)
     case IcebergKind::kTimestamp:
       return type.id() == TypeId::kTimestampTz ? "timestamptz" : "timestamp";
     case IcebergKind::kTimestampNs:
@@ -268,6 +271,7 @@ std::string EncodeBoundPhysical(const DataType& type, std::string_view physical)
     case IcebergKind::kTimestamp:
       AppendLe(static_cast<uint64_t>(TimestampMicros(type, Load<int64_t>(physical))), 8, &out);
       break;
+    case IcebergKind::kTimeNs:
     case IcebergKind::kTimestampNs:
       AppendLe(Load<uint64_t>(physical), 8, &out);
       break;
@@ -408,6 +412,7 @@ Result<Column> DecodeBound(const DataType& type, std::string_view bytes) {
       out.AppendFixed<int64_t>(v);
       return out;
     }
+    case IcebergKind::kTimeNs:
     case IcebergKind::kTimestampNs:
       if (bytes.size() != 8) return wrong_size();
       out.AppendFixed<int64_t>(static_cast<int64_t>(ReadLe(bytes)));
@@ -440,6 +445,8 @@ int32_t IcebergBucketHashPhysical(const DataType& type, std::string_view physica
     case IcebergKind::kDate:
     case IcebergKind::kTime:
       return HashLong(LoadAsInt64(type.id(), physical));
+    case IcebergKind::kTimeNs:  // as microseconds (rounded down), like timestamp_ns
+      return HashLong(TimestampMicros(type, Load<int64_t>(physical)));
     case IcebergKind::kFloat:
       return HashDouble(Load<float>(physical));
     case IcebergKind::kDouble:

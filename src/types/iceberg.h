@@ -5,6 +5,9 @@
 //   BOOLEAN -> boolean; INT8, INT16, INT32, UINT8, UINT16 -> int; INT64, UINT32 -> long;
 //   UINT64 -> decimal(20,0); FLOAT32 -> float; FLOAT64 -> double; DECIMAL(p,s) -> decimal(p,s);
 //   VARCHAR, JSON -> string; BLOB -> binary; DATE -> date; TIME -> time;
+//   TIME[ns] -> none: Iceberg's time is microseconds only. tarn's own manifests keep its bounds
+//   as 8-byte little-endian nanoseconds (as timestamp_ns does) and its bucket hash is that of
+//   the microseconds rounded down; IcebergTypeName says "time_ns" (not an Iceberg name);
 //   TIMESTAMP[s|ms|us] -> timestamp; TIMESTAMP[ns] -> timestamp_ns;
 //   TIMESTAMPTZ[s|ms|us] -> timestamptz; TIMESTAMPTZ[ns] -> timestamptz_ns; UUID -> uuid;
 //   IPV4 -> long (the address as an unsigned 32-bit number, so ordering is kept);

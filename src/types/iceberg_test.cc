@@ -83,6 +83,9 @@ TEST(IcebergBucketHashTest, TarnTypesHashLikeTheirIcebergType) {
   // Nanoseconds round down (floor) to microseconds, also before the epoch.
   EXPECT_EQ(Hash("TIMESTAMP[ns]", "1969-12-31T23:59:59.999999999"),
             Hash("TIMESTAMP[us]", "1969-12-31T23:59:59.999999"));
+  // TIME[ns] hashes as its microseconds (rounded down), so TIME and TIME[ns] agree.
+  EXPECT_EQ(Hash("TIME[ns]", "23:59:59.999999999"), Hash("TIME", "23:59:59.999999"));
+  EXPECT_EQ(Hash("TIME[ns]", "22:31:08"), Hash("TIME", "22:31:08"));
 }
 
 TEST(IcebergBucketHashTest, Bucketable) {
@@ -129,6 +132,7 @@ TEST(IcebergTypeNameTest, Mapping) {
       {"BLOB", "binary"},
       {"DATE", "date"},
       {"TIME", "time"},
+      {"TIME[ns]", "time_ns"},  // no Iceberg type: named so in messages only
       {"TIMESTAMP[s]", "timestamp"},
       {"TIMESTAMP[ms]", "timestamp"},
       {"TIMESTAMP[us]", "timestamp"},
@@ -172,6 +176,8 @@ TEST(IcebergBoundTest, Encodings) {
   EXPECT_EQ(Bound("DATE", "2017-11-16"), "4e440000");  // 17486
   EXPECT_EQ(Bound("DATE", "1969-12-31"), "ffffffff");
   EXPECT_EQ(Bound("TIME", "00:00:01"), "40420f0000000000");
+  EXPECT_EQ(Bound("TIME[ns]", "00:00:01"), "00ca9a3b00000000");  // nanoseconds, exact
+  EXPECT_EQ(Bound("TIME[ns]", "00:00:00.000000001"), "0100000000000000");
   // Timestamps in microseconds whatever the tarn unit, except nanosecond types.
   const std::string micros = Bound("TIMESTAMP[us]", "2017-11-16T22:31:08");
   EXPECT_EQ(micros, "00c3262d215e0500");  // 1510871468000000
@@ -210,6 +216,7 @@ TEST(IcebergBoundTest, RoundTrips) {
       {"BLOB", {"", "AAECAw=="}},
       {"DATE", {"0001-01-01", "9999-12-31", "1969-12-31"}},
       {"TIME", {"00:00:00", "23:59:59.999999"}},
+      {"TIME[ns]", {"00:00:00", "23:59:59.999999999"}},
       {"TIMESTAMP[s]", {"0001-01-01T00:00:00", "9999-12-31T23:59:59"}},
       {"TIMESTAMP[ms]", {"1969-12-31T23:59:59.999"}},
       {"TIMESTAMP[us]", {"2017-11-16T22:31:08.000001"}},

@@ -16,7 +16,6 @@ namespace {
 
 constexpr int64_t kSecondsPerDay = 86400;
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
-constexpr int64_t kMicrosPerDay = kSecondsPerDay * 1'000'000;
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool IsTrimmed(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
@@ -568,15 +567,17 @@ Result<int32_t> ParseDate(std::string_view text) {
   return static_cast<int32_t>(days);
 }
 
-Result<int64_t> ParseTime(std::string_view text) {
+Result<int64_t> ParseTime(std::string_view text, TimeUnit unit) {
+  const std::string name = DataType::Time(unit).ToString();
   std::string_view s = Trim(text);
   size_t i = 0;
   int64_t seconds = 0, nanos = 0;
   if (const char* why = ReadTimeOfDay(s, &i, &seconds, &nanos)) {
-    return NotValid(text, "TIME", why);
+    return NotValid(text, name, why);
   }
-  if (i != s.size()) return NotValid(text, "TIME", "unexpected text after the time");
-  if (nanos % 1000 != 0) return NotValid(text, "TIME", "the fraction is finer than microseconds");
+  if (i != s.size()) return NotValid(text, name, "unexpected text after the time");
+  if (unit == TimeUnit::kNano) return seconds * kNanosPerSecond + nanos;
+  if (nanos % 1000 != 0) return NotValid(text, name, "the fraction is finer than microseconds");
   return seconds * 1'000'000 + nanos / 1000;
 }
 
@@ -764,7 +765,7 @@ Status AppendParsedValue(std::string_view text, Column* out) {
       return Status::OK();
     }
     case TypeId::kTime: {
-      TARN_ASSIGN_OR_RETURN(int64_t v, ParseTime(text));
+      TARN_ASSIGN_OR_RETURN(int64_t v, ParseTime(text, type.unit()));
       out->AppendFixed<int64_t>(v);
       return Status::OK();
     }
@@ -867,17 +868,19 @@ void AppendDate(int64_t days, std::string* out) {
   out->append(buf, end);
 }
 
-void AppendTime(int64_t micros, std::string* out) {
+void AppendTime(int64_t value, TimeUnit unit, std::string* out) {
+  const int64_t per = UnitsPerSecond(unit);
+  const int64_t per_day = kSecondsPerDay * per;
   char buf[48];
   char* p = buf;
-  if (micros < 0 || micros >= kMicrosPerDay) {
+  if (value < 0 || value >= per_day) {
     // Not a time of day (only corrupt input gets here): write days too, never garbage.
-    AppendInt64(FloorDiv(micros, kMicrosPerDay), out);
+    AppendInt64(FloorDiv(value, per_day), out);
     out->append("d+");
-    micros %= kMicrosPerDay;
-    if (micros < 0) micros += kMicrosPerDay;
+    value %= per_day;
+    if (value < 0) value += per_day;
   }
-  p = PutTimeOfDay(p, micros / 1'000'000, micros % 1'000'000 * 1000);
+  p = PutTimeOfDay(p, value / per, value % per * (kNanosPerSecond / per));
   out->append(buf, p);
 }
 
@@ -991,7 +994,7 @@ void AppendValueText(const Column& col, int64_t row, std::string* out) {
       AppendDate(col.Value<int32_t>(row), out);
       return;
     case TypeId::kTime:
-      AppendTime(col.Value<int64_t>(row), out);
+      AppendTime(col.Value<int64_t>(row), col.type.unit(), out);
       return;
     case TypeId::kTimestamp:
       AppendTimestamp(col.Value<int64_t>(row), col.type.unit(), false, out);

@@ -68,9 +68,9 @@ enum class DecimalParseError { kOk, kSyntax, kTooManyFractionDigits, kOutOfRange
 DecimalParseError TryParseDecimal(std::string_view text, int precision, int scale, int128* out);
 // Days since 1970-01-01 from YYYY-MM-DD.
 Result<int32_t> ParseDate(std::string_view text);
-// Microseconds since midnight from HH:MM:SS[.fraction] (fraction digits past the sixth must
-// be zeros).
-Result<int64_t> ParseTime(std::string_view text);
+// Units (microseconds or nanoseconds) since midnight from HH:MM:SS[.fraction]; fraction digits
+// finer than the unit must be zeros.
+Result<int64_t> ParseTime(std::string_view text, TimeUnit unit = TimeUnit::kMicro);
 // Units since the epoch from "YYYY-MM-DD[(T| )HH:MM:SS[.fraction]]". A zone offset is refused
 // (the value has no zone). A fraction finer than `unit` is refused unless its extra digits
 // are zeros.
@@ -110,7 +110,8 @@ void AppendFloat32(float v, std::string* out);
 size_t FormatDecimal(int128 v, int scale, char* buf);
 void AppendDecimal(int128 v, int scale, std::string* out);
 void AppendDate(int64_t days, std::string* out);
-void AppendTime(int64_t micros, std::string* out);
+// `value` in `unit` (TIME's: us or ns) since midnight.
+void AppendTime(int64_t value, TimeUnit unit, std::string* out);
 // `value` in `unit` since the epoch; appends 'Z' when `utc` is true.
 void AppendTimestamp(int64_t value, TimeUnit unit, bool utc, std::string* out);
 void AppendUuid(const uint8_t* bytes16, std::string* out);

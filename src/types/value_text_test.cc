@@ -424,7 +424,7 @@ TEST(DateTest, RoundTripEveryDayOfInt32Samples) {
 TEST(TimeTest, ParseAndFormat) {
   auto text = [](int64_t micros) {
     std::string s;
-    AppendTime(micros, &s);
+    AppendTime(micros, TimeUnit::kMicro, &s);
     return s;
   };
   EXPECT_EQ(Must(ParseTime("00:00:00")), 0);
@@ -446,6 +446,32 @@ TEST(TimeTest, ParseAndFormat) {
   }
   for (int64_t v = 0; v < 86400000000; v += 987654321) {
     ASSERT_EQ(Must(ParseTime(text(v))), v) << text(v);
+  }
+}
+
+TEST(TimeTest, Nanoseconds) {
+  auto text = [](int64_t nanos) {
+    std::string s;
+    AppendTime(nanos, TimeUnit::kNano, &s);
+    return s;
+  };
+  EXPECT_EQ(Must(ParseTime("23:59:59.999999999", TimeUnit::kNano)), 86399999999999);
+  EXPECT_EQ(Must(ParseTime("00:00:00.000000001", TimeUnit::kNano)), 1);
+  EXPECT_EQ(Must(ParseTime("12:00:00.5", TimeUnit::kNano)), 43200500000000);
+  EXPECT_EQ(Must(ParseTime("12:00:00.1234567890", TimeUnit::kNano)), 43200123456789);
+  EXPECT_EQ(text(86399999999999), "23:59:59.999999999");
+  EXPECT_EQ(text(1), "00:00:00.000000001");
+  EXPECT_EQ(text(43200500000000), "12:00:00.5");
+  EXPECT_EQ(text(-1), "-1d+23:59:59.999999999");  // corrupt values still print
+  // The microsecond TIME refuses what only nanoseconds hold, naming the type.
+  auto micro = ParseTime("23:59:59.999999999");
+  ASSERT_FALSE(micro.ok());
+  EXPECT_NE(micro.status().message().find("finer than microseconds"), std::string::npos);
+  auto nano = ParseTime("24:00:00", TimeUnit::kNano);
+  ASSERT_FALSE(nano.ok());
+  EXPECT_NE(nano.status().message().find("TIME[ns]"), std::string::npos);
+  for (int64_t v = 0; v < 86400000000000; v += 987654321987) {
+    ASSERT_EQ(Must(ParseTime(text(v), TimeUnit::kNano)), v) << text(v);
   }
 }
 

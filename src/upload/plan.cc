@@ -176,6 +176,10 @@ PlanAction ClassifyConversion(const DataType& from, const DataType& to, std::str
   }
   if (IsLosslessWidening(from, to)) return PlanAction::kWiden;
   if (from.id() == TypeId::kDate && to.id() == TypeId::kTimestamp) return PlanAction::kWiden;
+  if (from.id() == TypeId::kTime && to.id() == TypeId::kTime &&
+      to.unit() == TimeUnit::kNano) {  // every TIME value is a TIME[ns] value
+    return PlanAction::kWiden;
+  }
   if (CanCast(from, to)) return PlanAction::kCast;
   return PlanAction::kUnsupported;
 }

@@ -138,6 +138,11 @@ TEST(Plan, Actions) {
             PlanAction::kWiden);
   EXPECT_EQ(ClassifyConversion(DataType::Date(), DataType::Timestamp(TimeUnit::kMicro), ""),
             PlanAction::kWiden);
+  // Every TIME is a TIME[ns] value (not a schema widening: see types/cast.h); back may fail.
+  EXPECT_EQ(ClassifyConversion(DataType::Time(), DataType::Time(TimeUnit::kNano), ""),
+            PlanAction::kWiden);
+  EXPECT_EQ(ClassifyConversion(DataType::Time(TimeUnit::kNano), DataType::Time(), ""),
+            PlanAction::kCast);
   EXPECT_EQ(ClassifyConversion(DataType::Varchar(), DataType::Timestamp(TimeUnit::kMicro), ""),
             PlanAction::kCast);
   EXPECT_EQ(ClassifyConversion(DataType::Int64(), DataType::Int32(), "1"), PlanAction::kCast);

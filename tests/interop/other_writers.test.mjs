@@ -7,6 +7,7 @@
 //   - a row group without rows whose column chunks sit at offset 0 (tarn refused the file).
 //   - optional footer fields tarn does not use with another wire type than parquet.thrift's
 //     (bloom_filter_length as an i64; tarn refused the footer).
+//   - TIME(NANOS) (Arrow's Time64<NANOSECOND>): read as TIME[ns] (tarn cut it to microseconds).
 // INT96 timestamps past TIMESTAMP[ns] are covered by src/parquet/reader_test.cc (neither writer
 // writes INT96).
 import { test, describe as suite } from 'node:test';
@@ -64,6 +65,9 @@ function arrowTable(n) {
     ts_us: col(pick((i) => Date.UTC(2001, 1, 3) + i * 1000.003), new arrow.TimestampMicrosecond()),
     ts_tz: col(pick((i) => Date.UTC(2024, 2, 10) + i * 999.999),
       new arrow.TimestampMicrosecond('UTC')),
+    // TIME(NANOS): every digit counts (tarn cut it to microseconds).
+    t_ns: col(nullable((i) => (i === 0 ? 86399999999999n
+      : (BigInt(i) * 34559999999917n) % 86400000000000n)), new arrow.TimeNanosecond()),
     li: col(pick((i) => (i % 5 === 1 ? null : i % 5 === 0 ? [] : [i, i % 3 ? null : i + 1, i * 2])),
       new arrow.List(new arrow.Field('item', new arrow.Int32(), true))),
   };
@@ -81,7 +85,7 @@ const ARROW_DUCK_TYPES = {
   i8: 'TINYINT', i16: 'SMALLINT', i32: 'INTEGER', i64: 'BIGINT', u8: 'UTINYINT',
   u16: 'USMALLINT', u32: 'UINTEGER', u64: 'UBIGINT', f32: 'FLOAT', f64: 'DOUBLE', b: 'BOOLEAN',
   s: 'VARCHAR', bin: 'BLOB', d: 'DATE', ts_ms: 'TIMESTAMP', ts_us: 'TIMESTAMP',
-  ts_tz: 'TIMESTAMP WITH TIME ZONE', li: 'INTEGER[]', nothing: 'INTEGER',
+  ts_tz: 'TIMESTAMP WITH TIME ZONE', t_ns: 'TIME_NS', li: 'INTEGER[]', nothing: 'INTEGER',
   nothing_required: 'INTEGER',
 };
 
@@ -89,7 +93,8 @@ const ARROW_TARN_TYPES = {
   i8: 'INT8', i16: 'INT16', i32: 'INT32', i64: 'INT64', u8: 'UINT8', u16: 'UINT16',
   u32: 'UINT32', u64: 'UINT64', f32: 'FLOAT32', f64: 'FLOAT64', b: 'BOOLEAN', s: 'VARCHAR',
   bin: 'BLOB', d: 'DATE', ts_ms: 'TIMESTAMP[ms]', ts_us: 'TIMESTAMP[us]',
-  ts_tz: 'TIMESTAMPTZ[us]', li: 'ARRAY<INT32>', nothing: 'INT32', nothing_required: 'INT32',
+  ts_tz: 'TIMESTAMPTZ[us]', t_ns: 'TIME[ns]', li: 'ARRAY<INT32>', nothing: 'INT32',
+  nothing_required: 'INT32',
 };
 
 function writeWithArrowRs(file, table, configure = (b) => b) {
@@ -122,6 +127,13 @@ suite('tarn reads what arrow-rs (parquet-wasm) writes', () => {
       await sameAsDuckDb(file, ARROW_DUCK_TYPES, ROWS, v.name);
     });
   }
+
+  test('TIME(NANOS) reads as TIME[ns], to the nanosecond', () => {
+    const file = path.join(dir, 'v1-snappy.parquet');
+    const first = JSON.parse(tarn(['parquet', 'cat', file, '--json', '--columns', 't_ns', '--limit', '1']));
+    assert.deepEqual(first, { t_ns: '23:59:59.999999999' });
+    assert.match(tarn(['parquet', 'cat', file, '--columns', 't_ns', '--limit', '1']), /23:59:59\.999999999/);
+  });
 
   test("Arrow's Null type reads as nulls (logical type UNKNOWN)", async () => {
     const file = path.join(dir, 'v1-snappy.parquet');

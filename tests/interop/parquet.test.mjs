@@ -45,6 +45,30 @@ suite('DuckDB reads what tarn writes', () => {
     });
   }
 
+  test('TIME[ns] is TIME(NANOS), read by DuckDB as TIME_NS to the nanosecond', async () => {
+    const csv = path.join(dir, 'times.csv');
+    const file = path.join(dir, 'times.parquet');
+    const expected = path.join(dir, 'times.ndjson');
+    const values = ['23:59:59.999999999', '00:00:00.000000001', '', '12:34:56.5', '00:00:00'];
+    fs.writeFileSync(csv, ['t,tu', ...values.map((v) => `${v},${v ? '01:02:03.000004' : ''}`)]
+      .join('\n') + '\n');
+    tarn(['convert', csv, file, '--type', 't=TIME[ns]', '--type', 'tu=TIME']);
+    assert.deepEqual(await describe(file), { t: 'TIME_NS', tu: 'TIME' });
+    const [el] = await query(`SELECT logical_type, converted_type FROM parquet_schema(${quote(file)})
+                              WHERE name = 't'`);
+    assert.match(el.logical_type, /NANOS=NanoSeconds/);
+    assert.equal(el.converted_type, null);
+    const cat = tarn(['parquet', 'cat', file, '--json']);
+    assert.equal(JSON.parse(cat.split('\n')[0]).t, '23:59:59.999999999');
+    fs.writeFileSync(expected, cat);
+    const r = await compareWithJson(file, expected, { t: 'TIME_NS', tu: 'TIME' });
+    assert.equal(r.rows, values.length);
+    assertNoMismatch(r, 'TIME[ns]');
+    const [s] = await query(`SELECT stats_min_value AS mn, stats_max_value AS mx
+                             FROM parquet_metadata(${quote(file)}) WHERE path_in_schema = 't'`);
+    assert.deepEqual([s.mn, s.mx], ['00:00:00', '23:59:59.999999999']);
+  });
+
   test('field ids and statistics are what DuckDB sees', async () => {
     const file = path.join(dir, 'stats.parquet');
     tarn(['parquet', 'write-sample', file, '--rows', '3000']);
@@ -94,6 +118,9 @@ const DUCKDB_TABLE = `
     CASE WHEN i % 11 = 6 THEN NULL ELSE ('\\xAA\\x00\\xFF' || i::VARCHAR)::BLOB END AS bl,
     DATE '1969-12-25' + (i * 3)::INTEGER AS dt,
     TIME '00:00:00' + INTERVAL (i * 7919) SECOND + INTERVAL (i * 13) MICROSECOND AS tm,
+    CASE WHEN i = 0 THEN '23:59:59.999999999'::TIME_NS WHEN i % 11 = 9 THEN NULL
+         ELSE printf('%02d:%02d:%02d.%09d', i * 7 % 24, i * 13 % 60, i % 60,
+                     i * 987654321 % 1000000000)::TIME_NS END AS tm_ns,
     TIMESTAMP '1999-12-31 23:59:59' + INTERVAL (i * 123456789) MICROSECOND AS ts,
     (TIMESTAMP '2001-02-03 04:05:06' + INTERVAL (i) DAY)::TIMESTAMP_S AS ts_s,
     (TIMESTAMP '1950-02-03 04:05:06.789' + INTERVAL (i) HOUR)::TIMESTAMP_MS AS ts_ms,
@@ -112,8 +139,8 @@ const DUCKDB_TYPES = {
   id: 'BIGINT', b: 'BOOLEAN', i8: 'TINYINT', i16: 'SMALLINT', i32: 'INTEGER', i64: 'BIGINT',
   u8: 'UTINYINT', u16: 'USMALLINT', u32: 'UINTEGER', u64: 'UBIGINT', f32: 'FLOAT', f64: 'DOUBLE',
   d4: 'DECIMAL(4,1)', d10: 'DECIMAL(10,2)', d18: 'DECIMAL(18,3)', d38: 'DECIMAL(38,5)',
-  s: 'VARCHAR', bl: 'BLOB', dt: 'DATE', tm: 'TIME', ts: 'TIMESTAMP', ts_s: 'TIMESTAMP',
-  ts_ms: 'TIMESTAMP', ts_ns: 'TIMESTAMP', tstz: 'TIMESTAMP WITH TIME ZONE', u: 'UUID',
+  s: 'VARCHAR', bl: 'BLOB', dt: 'DATE', tm: 'TIME', tm_ns: 'TIME_NS', ts: 'TIMESTAMP',
+  ts_s: 'TIMESTAMP', ts_ms: 'TIMESTAMP', ts_ns: 'TIMESTAMP', tstz: 'TIMESTAMP WITH TIME ZONE', u: 'UUID',
   js: 'JSON', li: 'INTEGER[]', ls: 'VARCHAR[]', lli: 'BIGINT[][]', ldec: 'DECIMAL(9,2)[]',
 };
 
@@ -122,7 +149,8 @@ const TARN_TYPES = {
   id: 'INT64', b: 'BOOLEAN', i8: 'INT8', i16: 'INT16', i32: 'INT32', i64: 'INT64', u8: 'UINT8',
   u16: 'UINT16', u32: 'UINT32', u64: 'UINT64', f32: 'FLOAT32', f64: 'FLOAT64',
   d4: 'DECIMAL(4,1)', d10: 'DECIMAL(10,2)', d18: 'DECIMAL(18,3)', d38: 'DECIMAL(38,5)',
-  s: 'VARCHAR', bl: 'BLOB', dt: 'DATE', tm: 'TIME', ts: 'TIMESTAMP[us]', ts_s: 'TIMESTAMP[us]',
+  s: 'VARCHAR', bl: 'BLOB', dt: 'DATE', tm: 'TIME', tm_ns: 'TIME[ns]', ts: 'TIMESTAMP[us]',
+  ts_s: 'TIMESTAMP[us]',
   ts_ms: 'TIMESTAMP[ms]', ts_ns: 'TIMESTAMP[us]', tstz: 'TIMESTAMPTZ[us]', u: 'UUID',
   js: 'JSON', li: 'ARRAY<INT32>', ls: 'ARRAY<VARCHAR>', lli: 'ARRAY<ARRAY<INT64>>',
   ldec: 'ARRAY<DECIMAL(9,2)>',
