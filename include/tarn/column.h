@@ -21,13 +21,16 @@ struct Column {
   // One byte per row, 1 = valid, 0 = null. Empty means every row is valid.
   ByteBuffer validity;
   // Fixed-width types: length * PhysicalWidth() bytes. VARCHAR/BLOB/JSON: the concatenated
-  // bytes of all values. ARRAY: unused.
+  // bytes of all values. Nested types: unused.
   ByteBuffer data;
-  // VARCHAR/BLOB/JSON: length + 1 offsets into data. ARRAY: length + 1 offsets into child.
-  // A null row has an empty range.
+  // VARCHAR/BLOB/JSON: length + 1 offsets into data. ARRAY: length + 1 offsets into child; MAP
+  // into members. A null row has an empty range.
   std::vector<int64_t> offsets;
   // ARRAY only: the element values.
   std::unique_ptr<Column> child;
+  // STRUCT: one column per member, each `length` long (a null struct row holds a value, usually
+  // null, in every member). MAP: {keys, values}, indexed by offsets like ARRAY's child.
+  std::vector<Column> members;
 
   Column() = default;
   explicit Column(DataType t);
@@ -78,8 +81,12 @@ struct Column {
     ++length;
   }
   void AppendBytes(std::string_view v);  // VARCHAR/BLOB/JSON
-  // ARRAY: closes a row holding the child values appended since the previous row.
+  // ARRAY: closes a row holding the child values appended since the previous row. MAP: the same
+  // for the entries appended to members[0] and members[1].
   void AppendArrayRow();
+  // STRUCT: closes a valid row whose member values the caller appended. (AppendNull appends a
+  // null to every member.)
+  void AppendStructRow();
 
  private:
   void MarkValid();

@@ -108,13 +108,12 @@ TEST(WireTest, SchemaAndDefinitionRoundTrip) {
   Schema s =
       S("id INT64 NOT NULL, \"naïve col\" VARCHAR, tags ARRAY<VARCHAR>, d DECIMAL(38,10), "
         "ts TIMESTAMPTZ[ns]");
-  s.fields[2].element_field_id = 9;
-  s.fields[2].element_nullable = false;
+  s.fields[2].type = DataType::Array(s.fields[2].type.element(), 9, false);
   Schema back = RoundTrip(s, [](const Json& j) { return SchemaFromJson(j); });
   ASSERT_EQ(back.fields.size(), 5u);
   EXPECT_EQ(back.ToString(), s.ToString());
-  EXPECT_EQ(back.fields[2].element_field_id, 9);
-  EXPECT_FALSE(back.fields[2].element_nullable);
+  EXPECT_EQ(back.fields[2].type.element_field().field_id, 9);
+  EXPECT_FALSE(back.fields[2].type.element_field().nullable);
 
   DatasetDefinition d;
   d.schema = s;
@@ -885,7 +884,7 @@ RecordBatch AllTypesBatch() {
   b.columns.push_back(std::move(arr));
   b.num_rows = 3;
   for (size_t i = 0; i < b.schema.fields.size(); ++i) b.schema.fields[i].field_id = 10 + i;
-  b.schema.fields.back().element_field_id = 99;
+  b.schema.fields.back().type = DataType::Array(b.schema.fields.back().type.element(), 99);
   return b;
 }
 
@@ -908,7 +907,7 @@ TEST(WireTest, BatchFrameRoundTripEveryColumnType) {
     EXPECT_EQ(back->columns[i].type, b.columns[i].type) << i;
     EXPECT_EQ(Texts(back->columns[i]), Texts(b.columns[i])) << b.schema.fields[i].name;
   }
-  EXPECT_EQ(back->schema.fields.back().element_field_id, 99);
+  EXPECT_EQ(back->schema.fields.back().type.element_field().field_id, 99);
 }
 
 TEST(WireTest, BatchFrameEmptyBatchAndCorruptPayload) {

@@ -92,9 +92,7 @@ Schema ManifestSchema() {
   add("row_ids_stored", DataType::Boolean(), false);
   add("deletion_vector_id", DataType::Int64(), true);
   add("deleted_rows", DataType::Int64(), false);
-  add("deleted_positions", DataType::Array(DataType::Int64()), true);
-  s.fields.back().element_field_id = kColumns + 1;
-  s.fields.back().element_nullable = false;
+  add("deleted_positions", DataType::Array(DataType::Int64(), kColumns + 1, false), true);
   add("column_stats", DataType::Json(), false);
   add("stats_state", DataType::Varchar(), false);
   return s;

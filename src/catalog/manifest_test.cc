@@ -268,11 +268,11 @@ TEST_P(ManifestSuite, EverySnapshotsManifestIsItsPlan) {
                             "partition", "added_snapshot_id", "first_row_id", "last_row_id",
                             "row_ids_stored", "deletion_vector_id", "deleted_rows",
                             "deleted_positions", "column_stats", "stats_state"}));
-  EXPECT_EQ(m1.types,
-            (std::vector<std::string>{
-                "VARCHAR NOT NULL", "VARCHAR NOT NULL", "INT64 NOT NULL", "INT64 NOT NULL",
-                "INT32 NOT NULL", "JSON", "INT64 NOT NULL", "INT64", "INT64", "BOOLEAN NOT NULL",
-                "INT64", "INT64 NOT NULL", "ARRAY<INT64>", "JSON NOT NULL", "VARCHAR NOT NULL"}));
+  EXPECT_EQ(m1.types, (std::vector<std::string>{
+                          "VARCHAR NOT NULL", "VARCHAR NOT NULL", "INT64 NOT NULL",
+                          "INT64 NOT NULL", "INT32 NOT NULL", "JSON", "INT64 NOT NULL", "INT64",
+                          "INT64", "BOOLEAN NOT NULL", "INT64", "INT64 NOT NULL",
+                          "ARRAY<INT64 NOT NULL>", "JSON NOT NULL", "VARCHAR NOT NULL"}));
   CheckAgainstPlan(At(2), 2);
   Manifest m3 = CheckAgainstPlan({}, 3);
   // eu, us (snapshot 1), null region; the us file of snapshot 2 went with its only row.

@@ -77,8 +77,8 @@ Status SchemaCommand(const std::string& path, const GlobalOptions& g) {
                 {"max_definition_level", leaf.max_def_level},
                 {"max_repetition_level", leaf.max_rep_level}};
       if (!why.empty()) c["unsupported"] = why;
-      if (field.type.is_nested() && field.element_field_id >= 0) {
-        c["element_field_id"] = field.element_field_id;
+      if (field.type.id() == TypeId::kArray && field.type.element_field().field_id >= 0) {
+        c["element_field_id"] = field.type.element_field().field_id;
       }
       cols.push_back(c);
       rows.push_back({field.name, type, physical, LogicalString(e),

@@ -58,10 +58,8 @@ RecordBatch MakeSampleBatch(int64_t rows) {
   add("raw", DataType::Blob());
   add("wide", DataType::Decimal(38, 6));
   add("tags", DataType::Array(DataType::Varchar()));
-  int32_t next_id = static_cast<int32_t>(schema.fields.size()) + 1;
-  for (Field& f : schema.fields) {
-    if (f.type.is_nested()) f.element_field_id = next_id++;
-  }
+  int32_t last_id = static_cast<int32_t>(schema.fields.size());
+  for (Field& f : schema.fields) f.type = *AssignNestedIds(f.type, &last_id);
 
   RecordBatch batch;
   batch.num_rows = rows;

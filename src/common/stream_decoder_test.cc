@@ -21,8 +21,8 @@ std::string Text(size_t n, uint32_t seed) {
 
 std::string Packed(CompressionCodec codec, std::string_view plain) {
   ByteBuffer out;
-  EXPECT_TRUE(Compress(codec, reinterpret_cast<const uint8_t*>(plain.data()), plain.size(), &out)
-                  .ok());
+  EXPECT_TRUE(
+      Compress(codec, reinterpret_cast<const uint8_t*>(plain.data()), plain.size(), &out).ok());
   return std::string(reinterpret_cast<const char*>(out.data()), out.size());
 }
 

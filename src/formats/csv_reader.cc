@@ -504,6 +504,8 @@ Status CsvReader::ConvertColumn(int t, int c, int64_t n, Column* out, int64_t* b
     case TypeId::kBlob:
       return ConvertVariable(t, c, n, out, bad_row);
     case TypeId::kArray:
+    case TypeId::kStruct:
+    case TypeId::kMap:
       return ConvertGeneric(t, c, n, out, bad_row);
   }
   return ConvertGeneric(t, c, n, out, bad_row);

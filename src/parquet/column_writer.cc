@@ -167,8 +167,7 @@ class ColumnWriterBase : public ColumnChunkWriter {
       n.elem_rep = rep;
       def = n.def_empty + 1;
       nodes_.push_back(n);
-      // Only the outermost element has a declared nullability; deeper ones are nullable.
-      nullable = nodes_.size() == 1 ? field.element_nullable : true;
+      nullable = t.element_field().nullable;
       t = t.element();
       path_.push_back("list");
       path_.push_back("element");
@@ -855,8 +854,8 @@ int64_t TypedColumnWriter<std::string_view>::Gather(const Column& c, int64_t b, 
 
 namespace {
 
-Status ValidateColumn(const std::string& name, const DataType& type, bool nullable,
-                      bool element_nullable, const Column& c, bool top) {
+Status ValidateColumn(const std::string& name, const DataType& type, bool nullable, const Column& c,
+                      bool top) {
   if (c.type != type) {
     return Status::InvalidArgument("field " + name + ": column of type " + c.type.ToString() +
                                    " where the schema says " + type.ToString());
@@ -908,7 +907,7 @@ Status ValidateColumn(const std::string& name, const DataType& type, bool nullab
     if (c.offsets[len] > c.child->length) {
       return Status::InvalidArgument("field " + name + ": offsets past the end of the elements");
     }
-    return ValidateColumn(name, type.element(), element_nullable, true, *c.child, false);
+    return ValidateColumn(name, type.element(), type.element_field().nullable, *c.child, false);
   }
   uint64_t width = static_cast<uint64_t>(type.PhysicalWidth());
   if (c.data.size() / width < len) {
@@ -947,8 +946,11 @@ Status ValidateColumn(const std::string& name, const DataType& type, bool nullab
 }  // namespace
 
 Status ValidateColumnForWrite(const Field& field, const Column& column) {
-  return ValidateColumn(field.name, field.type, field.nullable, field.element_nullable, column,
-                        true);
+  if (field.type.id() == TypeId::kStruct || field.type.id() == TypeId::kMap) {
+    return Status::InvalidArgument("field " + field.name + ": writing " + field.type.ToString() +
+                                   " to Parquet is not supported yet");
+  }
+  return ValidateColumn(field.name, field.type, field.nullable, column, true);
 }
 
 Result<Codec> ParquetCodecFor(CompressionCodec codec) {

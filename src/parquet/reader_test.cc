@@ -207,6 +207,20 @@ json Render(const Column& c, int64_t i) {
       for (int64_t k = c.offsets[i]; k < c.offsets[i + 1]; ++k) a.push_back(Render(*c.child, k));
       return a;
     }
+    case TypeId::kStruct: {
+      json o = json::object();
+      for (size_t m = 0; m < c.members.size(); ++m) {
+        o[c.type.children()[m].name] = Render(c.members[m], i);
+      }
+      return o;
+    }
+    case TypeId::kMap: {
+      json a = json::array();
+      for (int64_t k = c.offsets[i]; k < c.offsets[i + 1]; ++k) {
+        a.push_back({{"key", Render(c.members[0], k)}, {"value", Render(c.members[1], k)}});
+      }
+      return a;
+    }
   }
   return "?";
 }
@@ -478,7 +492,7 @@ TEST(DuckDbFixtures, ListsInDetail) {
     EXPECT_EQ(inner.child->Value<int64_t>(inner.offsets[r]), 5);
     EXPECT_EQ(inner.child->Value<int64_t>(inner.offsets[r] + 1), 6);
     EXPECT_EQ(inner.child->Value<int64_t>(inner.offsets[r + 3]), 10);
-    EXPECT_TRUE(b->schema.fields[3].element_nullable);
+    EXPECT_TRUE(b->schema.fields[3].type.element_field().nullable);
   }
 }
 
@@ -489,7 +503,7 @@ TEST(DuckDbFixtures, FieldIds) {
   EXPECT_EQ(s.fields[0].field_id, 10);
   EXPECT_EQ(s.fields[1].field_id, 11);
   EXPECT_EQ(s.fields[2].field_id, 12);
-  EXPECT_EQ(s.fields[2].element_field_id, 13);
+  EXPECT_EQ(s.fields[2].type.element_field().field_id, 13);
 }
 
 TEST(DuckDbFixtures, MultipleRowGroupsAndProjection) {
@@ -682,7 +696,7 @@ TEST(CraftedFiles, UnknownLogicalTypeReadsAsNulls) {
   const Schema& schema = (*reader)->schema().schema;
   EXPECT_EQ(schema.ToString(), "n INT32, r INT32, s BLOB, l ARRAY<INT32>");
   for (const Field& f : schema.fields) EXPECT_TRUE(f.nullable) << f.name;
-  EXPECT_TRUE(schema.fields[3].element_nullable);
+  EXPECT_TRUE(schema.fields[3].type.element_field().nullable);
   auto b = (*reader)->ReadAll();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   ASSERT_EQ(b->num_rows, 3);

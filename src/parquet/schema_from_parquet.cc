@@ -360,6 +360,20 @@ bool CompatibleOverride(const DataType& recorded, const DataType& derived) {
   return false;
 }
 
+// `shape` with the nested field ids and nullability of `file` (same nesting): the recorded
+// tarn schema restores type names, the file's schema elements keep ids and repetition.
+DataType WithNestedFieldsOf(const DataType& shape, const DataType& file) {
+  if (!shape.is_nested() || shape.children().size() != file.children().size()) return shape;
+  std::vector<Field> children = shape.children();
+  for (size_t i = 0; i < children.size(); ++i) {
+    const Field& f = file.children()[i];
+    children[i].field_id = f.field_id;
+    children[i].nullable = f.nullable;
+    children[i].type = WithNestedFieldsOf(children[i].type, f.type);
+  }
+  return shape.WithChildren(std::move(children));
+}
+
 }  // namespace
 
 Result<ParquetSchema> SchemaFromParquet(const FileMetaData& md) {
@@ -396,18 +410,15 @@ Result<ParquetSchema> SchemaFromParquet(const FileMetaData& md) {
         return Status::Corruption("FIXED_LEN_BYTE_ARRAY column '" + e.name +
                                   "' has no positive type_length");
       }
-      field.type = type;
-      field.element_field_id = elem_id;
-      field.element_nullable = elem_nullable;
       // Logical type UNKNOWN (Arrow's Null type): the values are all null, whatever the
       // repetition says; the type is the physical type's.
       const SchemaElement& le = md.schema[leaf.schema_index];
-      if (le.logical_type && le.logical_type->kind == LogicalType::UNKNOWN) {
-        if (leaf.lists.empty()) {
-          field.nullable = true;
-        } else {
-          field.element_nullable = true;
-        }
+      const bool unknown = le.logical_type && le.logical_type->kind == LogicalType::UNKNOWN;
+      field.type = type;
+      if (type.id() == TypeId::kArray) {
+        field.type = DataType::Array(type.element(), elem_id, elem_nullable || unknown);
+      } else if (unknown) {
+        field.nullable = true;
       }
     } else {
       field.type = DataType::Blob();
@@ -430,7 +441,8 @@ Result<ParquetSchema> SchemaFromParquet(const FileMetaData& md) {
       Field& field = ps.schema.fields[f];
       const Field& rec = recorded->fields[f];
       if (!ps.unsupported[f].empty() || rec.name != field.name) continue;
-      if (CompatibleOverride(rec.type, field.type)) field.type = rec.type;
+      if (CompatibleOverride(rec.type, field.type))
+        field.type = WithNestedFieldsOf(rec.type, field.type);
     }
     break;
   }

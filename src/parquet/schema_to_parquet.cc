@@ -54,6 +54,8 @@ PhysicalMapping PhysicalFor(const DataType& t) {
     case TypeId::kUuid:
       return {Type::FIXED_LEN_BYTE_ARRAY, 16, StatsOrder::kBytes};
     case TypeId::kArray:
+    case TypeId::kStruct:
+    case TypeId::kMap:
       break;
   }
   return {Type::BYTE_ARRAY, 0, StatsOrder::kBytes};  // not reached for leaves
@@ -177,8 +179,7 @@ void AnnotateLeaf(const DataType& t, SchemaElement* e) {
 }
 
 Status AppendField(const std::string& name, const DataType& type, bool nullable, int32_t field_id,
-                   int32_t element_field_id, bool element_nullable, int depth,
-                   std::vector<SchemaElement>* out) {
+                   int depth, std::vector<SchemaElement>* out) {
   if (depth > kMaxArrayNesting) {
     return Status::InvalidArgument("field " + name + ": arrays nested deeper than " +
                                    std::to_string(kMaxArrayNesting) + " levels");
@@ -187,6 +188,10 @@ Status AppendField(const std::string& name, const DataType& type, bool nullable,
   e.name = name;
   e.repetition_type = nullable ? Repetition::OPTIONAL : Repetition::REQUIRED;
   if (field_id >= 0) e.field_id = field_id;
+  if (type.id() == TypeId::kStruct || type.id() == TypeId::kMap) {
+    return Status::InvalidArgument("field " + name + ": writing " + type.ToString() +
+                                   " to Parquet is not supported yet");
+  }
   if (type.id() != TypeId::kArray) {
     AnnotateLeaf(type, &e);
     out->push_back(std::move(e));
@@ -201,9 +206,8 @@ Status AppendField(const std::string& name, const DataType& type, bool nullable,
   list.repetition_type = Repetition::REPEATED;
   list.num_children = 1;
   out->push_back(std::move(list));
-  // Only the outermost element carries an id and a declared nullability.
-  return AppendField("element", type.element(), element_nullable, element_field_id, -1, true,
-                     depth + 1, out);
+  const Field& element = type.element_field();
+  return AppendField("element", element.type, element.nullable, element.field_id, depth + 1, out);
 }
 
 }  // namespace
@@ -220,8 +224,7 @@ Result<std::vector<SchemaElement>> SchemaToParquet(const Schema& schema) {
     if (!names.insert(f.name).second) {
       return Status::InvalidArgument("duplicate field name: " + f.name);
     }
-    TARN_RETURN_NOT_OK(AppendField(f.name, f.type, f.nullable, f.field_id, f.element_field_id,
-                                   f.element_nullable, 0, &out));
+    TARN_RETURN_NOT_OK(AppendField(f.name, f.type, f.nullable, f.field_id, 0, &out));
   }
   return out;
 }

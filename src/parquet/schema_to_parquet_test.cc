@@ -137,8 +137,7 @@ TEST(SchemaToParquet, RootFieldIdsAndRequired) {
 TEST(SchemaToParquet, ThreeLevelListWithElementIdAndNullability) {
   Schema s;
   Field f = MakeField("tags", DataType::Array(DataType::Varchar()), false, 3);
-  f.element_field_id = 4;
-  f.element_nullable = false;
+  f.type = DataType::Array(f.type.element(), 4, false);
   s.fields.push_back(f);
   auto r = SchemaToParquet(s);
   ASSERT_TRUE(r.ok());
@@ -167,7 +166,7 @@ TEST(SchemaToParquet, ThreeLevelListWithElementIdAndNullability) {
 TEST(SchemaToParquet, NestedListsNest) {
   Schema s;
   Field f = MakeField("m", DataType::Array(DataType::Array(DataType::Decimal(5, 1))), true, 1);
-  f.element_field_id = 2;
+  f.type = DataType::Array(f.type.element(), 2);
   s.fields.push_back(f);
   auto r = SchemaToParquet(s);
   ASSERT_TRUE(r.ok());

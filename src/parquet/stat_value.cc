@@ -197,6 +197,8 @@ Result<Column> DecodeStatValue(const FileMetaData& md, const LeafColumn& leaf, c
       col.AppendBytes(b);
       break;
     case TypeId::kArray:
+    case TypeId::kStruct:
+    case TypeId::kMap:
       return Status::InvalidArgument("statistics are per leaf; pass the element type");
   }
   return col;

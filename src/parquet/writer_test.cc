@@ -136,6 +136,8 @@ void AppendRandom(Column& c, std::mt19937_64& rng) {
       break;
     }
     case TypeId::kArray:
+    case TypeId::kStruct:
+    case TypeId::kMap:
       break;
   }
 }
@@ -162,7 +164,10 @@ RecordBatch RandomBatch(const Schema& schema, int64_t rows, int null_pct, uint64
   for (size_t f = 0; f < schema.fields.size(); ++f) {
     const Field& field = schema.fields[f];
     for (int64_t r = 0; r < rows; ++r) {
-      AppendRandomRow(b.columns[f], field.nullable, field.element_nullable, null_pct, rng);
+      AppendRandomRow(
+          b.columns[f], field.nullable,
+          field.type.id() == TypeId::kArray ? field.type.element_field().nullable : true, null_pct,
+          rng);
     }
   }
   b.num_rows = rows;
@@ -357,7 +362,7 @@ TEST(FileWriter, RoundTripEveryCodecWithAndWithoutDictionary) {
 TEST(FileWriter, ArraysEmptyNullAndNullElements) {
   auto schema = Schema::Parse("a ARRAY<INT32>, r ARRAY<VARCHAR> NOT NULL, n ARRAY<ARRAY<INT8>>");
   ASSERT_TRUE(schema.ok());
-  schema->fields[1].element_nullable = false;
+  schema->fields[1].type = DataType::Array(schema->fields[1].type.element(), -1, false);
   RecordBatch b = EmptyBatch(*schema);
   Column& a = b.columns[0];
   a.AppendNull();      // null list
@@ -640,7 +645,7 @@ TEST(FileWriter, TimeNanosecondsAsTimeNanosExactly) {
 TEST(FileWriter, RejectsBatchesThatDoNotMatchAndStaysUsable) {
   auto schema = Schema::Parse("id INT64 NOT NULL, d DECIMAL(5,2), t ARRAY<INT32>");
   ASSERT_TRUE(schema.ok());
-  schema->fields[2].element_nullable = false;
+  schema->fields[2].type = DataType::Array(schema->fields[2].type.element(), -1, false);
   auto mem = std::make_unique<MemoryOutputStream>();
   MemoryOutputStream* raw = mem.get();
   auto w = FileWriter::Open(std::move(mem), *schema);
@@ -775,7 +780,7 @@ TEST(FileWriter, UserKeyValuesAndFieldIds) {
   ASSERT_TRUE(schema.ok());
   schema->fields[0].field_id = 100;
   schema->fields[1].field_id = 200;
-  schema->fields[1].element_field_id = 201;
+  schema->fields[1].type = DataType::Array(schema->fields[1].type.element(), 201);
   WriterOptions o;
   o.key_value_metadata.push_back({"owner", std::string("me")});
   o.key_value_metadata.push_back({kTarnSchemaKey, std::string("ignored")});

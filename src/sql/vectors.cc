@@ -154,6 +154,9 @@ duckdb_logical_type DuckTypeOf(const DuckDbApi& api, const DataType& type) {
       api.duckdb_destroy_logical_type(&child);
       return list;
     }
+    case TypeId::kStruct:  // TODO(issue 21): STRUCT and MAP in SQL
+    case TypeId::kMap:
+      break;
   }
   return simple(DUCKDB_TYPE_VARCHAR);
 }

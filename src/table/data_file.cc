@@ -230,6 +230,8 @@ ColumnStats ComputeColumnStats(int32_t field_id, const Column& col) {
       StringBounds(col, &s);
       break;
     case TypeId::kArray:
+    case TypeId::kStruct:
+    case TypeId::kMap:
       break;
   }
   if (s.lower && s.lower->empty() && !col.type.is_variable_width()) s.lower.reset();

@@ -83,6 +83,8 @@ void AppendOrderedKey(const Column& col, int64_t row, std::string* out) {
       out->append(col.StringAt(row));
       return;
     case TypeId::kArray:
+    case TypeId::kStruct:
+    case TypeId::kMap:
       return;
   }
 }

@@ -561,6 +561,8 @@ void EvalLeafValues(const BoundPredicate& p, const Column& col, uint8_t* out) {
       return;
     }
     case TypeId::kArray:
+    case TypeId::kStruct:
+    case TypeId::kMap:
       std::fill(out, out + col.length, kU);
       return;
   }

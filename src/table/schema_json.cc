@@ -45,6 +45,19 @@ Status GetBool(const json& obj, const char* key, bool fallback, bool* out) {
   return Status::OK();
 }
 
+// The ids of a nested type's fields: [{"id":4,"name":"element","children":[...]}, ...].
+json NestedIdsJson(const DataType& type) {
+  json out = json::array();
+  for (const Field& f : type.children()) {
+    json o = json::object();
+    o["id"] = f.field_id;
+    o["name"] = f.name;
+    if (f.type.is_nested()) o["children"] = NestedIdsJson(f.type);
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string SchemaToJson(const Schema& schema) {
@@ -55,16 +68,54 @@ std::string SchemaToJson(const Schema& schema) {
     o["name"] = f.name;
     o["type"] = f.type.ToString();
     o["nullable"] = f.nullable;
-    if (f.type.is_nested()) {
-      o["element_id"] = f.element_field_id;
-      o["element_nullable"] = f.element_nullable;
+    if (f.type.id() == TypeId::kArray) {
+      o["element_id"] = f.type.element_field().field_id;
+      o["element_nullable"] = f.type.element_field().nullable;
     }
+    if (f.type.is_nested()) o["children"] = NestedIdsJson(f.type);
     fields.push_back(std::move(o));
   }
   json root = json::object();
   root["fields"] = std::move(fields);
   return root.dump(-1, ' ', false, json::error_handler_t::replace);
 }
+
+namespace {
+
+// Sets the ids of `type`'s nested fields from NestedIdsJson's form (names must match).
+Status ApplyNestedIds(const json& arr, const std::string& where, DataType* type) {
+  if (!arr.is_array() || arr.size() != type->children().size()) {
+    return Bad("field " + where + ": \"children\" does not match its type");
+  }
+  std::vector<Field> children = type->children();
+  for (size_t i = 0; i < children.size(); ++i) {
+    const json& jc = arr[i];
+    if (!jc.is_object()) return Bad("field " + where + ": a child is not an object");
+    auto nit = jc.find("name");
+    if (nit != jc.end() && (!nit->is_string() || nit->get<std::string>() != children[i].name)) {
+      return Bad("field " + where + ": child " + std::to_string(i) + " is not named " +
+                 children[i].name);
+    }
+    const std::string path = where + "." + children[i].name;
+    TARN_RETURN_NOT_OK(GetInt32(jc, "id", false, -1, &children[i].field_id));
+    auto cit = jc.find("children");
+    if (cit != jc.end()) {
+      if (!children[i].type.is_nested()) return Bad("field " + path + " has no children");
+      TARN_RETURN_NOT_OK(ApplyNestedIds(*cit, path, &children[i].type));
+    }
+  }
+  *type = type->WithChildren(std::move(children));
+  return Status::OK();
+}
+
+// Every field id of `f`, nested ones included, in order.
+std::vector<int32_t> AllIds(const Field& f) {
+  std::vector<int32_t> ids{f.field_id};
+  ForEachNestedField(f.type, [&](const Field& n) { ids.push_back(n.field_id); });
+  return ids;
+}
+
+}  // namespace
 
 Result<Schema> SchemaFromJson(std::string_view text) {
   json root = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
@@ -90,15 +141,22 @@ Result<Schema> SchemaFromJson(std::string_view text) {
     f.type = *type;
     TARN_RETURN_NOT_OK(GetInt32(jf, "id", true, -1, &f.field_id));
     TARN_RETURN_NOT_OK(GetBool(jf, "nullable", true, &f.nullable));
-    if (f.type.is_nested()) {
-      TARN_RETURN_NOT_OK(GetInt32(jf, "element_id", false, -1, &f.element_field_id));
-      TARN_RETURN_NOT_OK(GetBool(jf, "element_nullable", true, &f.element_nullable));
+    auto cit = jf.find("children");
+    if (cit != jf.end()) {
+      if (!f.type.is_nested()) return Bad("field " + f.name + " has no children");
+      TARN_RETURN_NOT_OK(ApplyNestedIds(*cit, f.name, &f.type));
+    } else if (f.type.id() == TypeId::kArray) {
+      // The form before nested ids: the element's id and nullability beside the field's.
+      Field element = f.type.element_field();
+      TARN_RETURN_NOT_OK(GetInt32(jf, "element_id", false, -1, &element.field_id));
+      TARN_RETURN_NOT_OK(GetBool(jf, "element_nullable", element.nullable, &element.nullable));
+      f.type = f.type.WithChildren({std::move(element)});
     }
     std::string lower = f.name;
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return std::tolower(c); });
     if (!names.insert(lower).second) return Bad("duplicate field name " + f.name);
-    for (int32_t id : {f.field_id, f.element_field_id}) {
+    for (int32_t id : AllIds(f)) {
       if (id == -1) continue;
       if (id <= 0) return Bad("field " + f.name + " has a non-positive id");
       if (!ids.insert(id).second) return Bad("duplicate field id " + std::to_string(id));
@@ -139,7 +197,7 @@ Status ValidateColumnName(std::string_view name) {
 int32_t MaxFieldId(const Schema& schema) {
   int32_t m = 0;
   for (const Field& f : schema.fields) {
-    m = std::max({m, f.field_id, f.type.is_nested() ? f.element_field_id : 0});
+    for (int32_t id : AllIds(f)) m = std::max(m, id);
   }
   return m;
 }
@@ -147,7 +205,7 @@ int32_t MaxFieldId(const Schema& schema) {
 Status AssignFieldIds(Schema* schema, int32_t* last_field_id) {
   std::unordered_set<int32_t> ids;
   for (const Field& f : schema->fields) {
-    for (int32_t id : {f.field_id, f.type.is_nested() ? f.element_field_id : -1}) {
+    for (int32_t id : AllIds(f)) {
       if (id == -1) continue;
       if (!ids.insert(id).second) {
         return Status::InvalidArgument("duplicate field id " + std::to_string(id));
@@ -155,16 +213,15 @@ Status AssignFieldIds(Schema* schema, int32_t* last_field_id) {
     }
   }
   int32_t next = std::max(*last_field_id, MaxFieldId(*schema));
-  for (Field& f : schema->fields) {
+  Schema out = *schema;
+  for (Field& f : out.fields) {
     if (f.field_id == -1) {
       if (next == INT32_MAX) return Status::InvalidArgument("field ids exhausted");
       f.field_id = ++next;
     }
-    if (f.type.is_nested() && f.element_field_id == -1) {
-      if (next == INT32_MAX) return Status::InvalidArgument("field ids exhausted");
-      f.element_field_id = ++next;
-    }
+    TARN_ASSIGN_OR_RETURN(f.type, AssignNestedIds(f.type, &next));
   }
+  *schema = std::move(out);
   *last_field_id = next;
   return Status::OK();
 }

@@ -2,8 +2,14 @@
 //
 // JSON form: {"fields":[{"id":1,"name":"id","type":"INT64","nullable":false},
 //   {"id":3,"name":"tags","type":"ARRAY<VARCHAR>","nullable":true,"element_id":4,
-//    "element_nullable":true}]}
-// Type strings are DataType::ToString() / DataType::Parse. Field ids are preserved exactly.
+//    "element_nullable":true,"children":[{"id":4,"name":"element"}]},
+//   {"id":5,"name":"p","type":"STRUCT<a: INT64, m: MAP<VARCHAR, INT64>>","nullable":true,
+//    "children":[{"id":6,"name":"a"},{"id":7,"name":"m","children":[{"id":8,"name":"key"},
+//    {"id":9,"name":"value"}]}]}]}
+// Type strings are DataType::ToString() / DataType::Parse (nested nullability included);
+// "children" holds the nested field ids in the type's order (STRUCT members, ARRAY element, MAP
+// key and value). ARRAY fields also carry "element_id" and "element_nullable", the form before
+// nested ids, which is still read when "children" is absent. Field ids are preserved exactly.
 #pragma once
 
 #include <cstdint>
@@ -32,11 +38,12 @@ Result<Schema> SchemaFromJson(std::string_view json);
 // reserved. Errors: kInvalidArgument with field code=invalid_name.
 Status ValidateColumnName(std::string_view name);
 
-// The largest field id in `schema`, element ids included; 0 when there is none.
+// The largest field id in `schema`, nested ids included; 0 when there is none.
 int32_t MaxFieldId(const Schema& schema);
 
-// Gives fields (and ARRAY element ids) with id -1 fresh ids above *last_field_id, in field order
-// (a field's element id right after the field's), and updates *last_field_id.
+// Gives fields and nested fields with id -1 fresh ids above *last_field_id, in field order (a
+// field's nested ids right after the field's, AssignNestedIds' order), and updates
+// *last_field_id.
 // Errors: kInvalidArgument on a duplicate of an existing id; *last_field_id is then unchanged.
 Status AssignFieldIds(Schema* schema, int32_t* last_field_id);
 

@@ -13,8 +13,7 @@ TEST(SchemaJsonTest, RoundTripKeepsIdsAndTypes) {
   Schema s = S("id INT64 NOT NULL, ts TIMESTAMPTZ[ns], amount DECIMAL(10,2), tags ARRAY<VARCHAR>");
   s.fields[0].field_id = 7;
   s.fields[3].field_id = 12;
-  s.fields[3].element_field_id = 40;
-  s.fields[3].element_nullable = false;
+  s.fields[3].type = DataType::Array(DataType::Varchar(), 40, false);
   std::string json = SchemaToJson(s);
   EXPECT_NE(json.find("\"id\":7"), std::string::npos) << json;
   EXPECT_NE(json.find("\"type\":\"TIMESTAMPTZ[ns]\""), std::string::npos) << json;
@@ -24,10 +23,55 @@ TEST(SchemaJsonTest, RoundTripKeepsIdsAndTypes) {
   EXPECT_EQ(back->fields[0].field_id, 7);
   EXPECT_FALSE(back->fields[0].nullable);
   EXPECT_EQ(back->fields[2].type, DataType::Decimal(10, 2));
-  EXPECT_EQ(back->fields[3].type.ToString(), "ARRAY<VARCHAR>");
-  EXPECT_EQ(back->fields[3].element_field_id, 40);
-  EXPECT_FALSE(back->fields[3].element_nullable);
+  EXPECT_EQ(back->fields[3].type.ToString(), "ARRAY<VARCHAR NOT NULL>");
+  EXPECT_EQ(back->fields[3].type.element_field().field_id, 40);
+  EXPECT_FALSE(back->fields[3].type.element_field().nullable);
   EXPECT_EQ(SchemaToJson(*back), json);
+}
+
+TEST(SchemaJsonTest, NestedIdsRoundTrip) {
+  Schema s =
+      S("p STRUCT<a: INT64 NOT NULL, m: MAP<VARCHAR, ARRAY<ARRAY<INT8>>>>, tags ARRAY<VARCHAR>");
+  std::string json = SchemaToJson(s);
+  Result<Schema> back = SchemaFromJson(json);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->ToString(), s.ToString());
+  for (size_t i = 0; i < s.fields.size(); ++i) {
+    EXPECT_TRUE(SameNestedFields(back->fields[i].type, s.fields[i].type)) << json;
+  }
+  EXPECT_EQ(MaxFieldId(*back), 9) << json;
+  EXPECT_EQ(SchemaToJson(*back), json);
+  // The ids of every level are in the JSON, the innermost ARRAY's element included.
+  EXPECT_NE(json.find(R"("children":[{"id":8,"name":"element"}])"), std::string::npos) << json;
+
+  // Children that do not match the type, duplicate nested ids.
+  EXPECT_FALSE(SchemaFromJson(R"({"fields":[{"id":1,"name":"p","type":"STRUCT<a: INT64>",
+      "nullable":true,"children":[{"id":2,"name":"b"}]}]})")
+                   .ok());
+  EXPECT_FALSE(SchemaFromJson(R"({"fields":[{"id":1,"name":"p","type":"STRUCT<a: INT64>",
+      "nullable":true,"children":[]}]})")
+                   .ok());
+  EXPECT_FALSE(SchemaFromJson(R"({"fields":[{"id":1,"name":"p","type":"STRUCT<a: INT64>",
+      "nullable":true,"children":[{"id":1,"name":"a"}]}]})")
+                   .ok());
+  EXPECT_FALSE(SchemaFromJson(R"({"fields":[{"id":1,"name":"p","type":"INT64",
+      "nullable":true,"children":[{"id":2}]}]})")
+                   .ok());
+
+  // AssignFieldIds fills nested ids below the field's, keeping the ones given.
+  Schema fresh = S("x INT64, p STRUCT<a: INT64, b: ARRAY<INT8>>");
+  for (Field& f : fresh.fields) {
+    f.field_id = -1;
+    f.type = ClearNestedIds(f.type);
+  }
+  int32_t last = 5;
+  ASSERT_TRUE(AssignFieldIds(&fresh, &last).ok());
+  EXPECT_EQ(fresh.fields[0].field_id, 6);
+  EXPECT_EQ(fresh.fields[1].field_id, 7);
+  EXPECT_EQ(fresh.fields[1].type.children()[0].field_id, 8);
+  EXPECT_EQ(fresh.fields[1].type.children()[1].field_id, 9);
+  EXPECT_EQ(fresh.fields[1].type.children()[1].type.element_field().field_id, 10);
+  EXPECT_EQ(last, 10);
 }
 
 TEST(SchemaJsonTest, DesignExampleParses) {
@@ -36,7 +80,7 @@ TEST(SchemaJsonTest, DesignExampleParses) {
       "type":"ARRAY<VARCHAR>","nullable":true,"element_id":4,"element_nullable":true}]})");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->fields[1].field_id, 3);
-  EXPECT_EQ(s->fields[1].element_field_id, 4);
+  EXPECT_EQ(s->fields[1].type.element_field().field_id, 4);
   EXPECT_EQ(MaxFieldId(*s), 4);
 }
 
@@ -88,13 +132,16 @@ TEST(SchemaJsonTest, ColumnNames) {
 
 TEST(SchemaJsonTest, AssignFieldIds) {
   Schema s = S("a INT64, b ARRAY<INT32>, c VARCHAR");
-  for (Field& f : s.fields) f.field_id = f.element_field_id = -1;
+  for (Field& f : s.fields) {
+    f.field_id = -1;
+    f.type = ClearNestedIds(f.type);
+  }
   s.fields[2].field_id = 5;
   int32_t last = 5;
   ASSERT_TRUE(AssignFieldIds(&s, &last).ok());
   EXPECT_EQ(s.fields[0].field_id, 6);
   EXPECT_EQ(s.fields[1].field_id, 7);
-  EXPECT_EQ(s.fields[1].element_field_id, 8);
+  EXPECT_EQ(s.fields[1].type.element_field().field_id, 8);
   EXPECT_EQ(s.fields[2].field_id, 5);
   EXPECT_EQ(last, 8);
   EXPECT_EQ(MaxFieldId(s), 8);

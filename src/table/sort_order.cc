@@ -154,6 +154,8 @@ struct KeyColumn {
         return c < 0 ? -1 : (c > 0 ? 1 : 0);
       }
       case TypeId::kArray:
+      case TypeId::kStruct:
+      case TypeId::kMap:
         return 0;
     }
     return 0;

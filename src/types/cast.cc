@@ -419,34 +419,50 @@ Status ParseFromText(const Column& in, const DataType& to, Column* out) {
 
 Status CastImpl(const Column& in, const DataType& to, Column* out);
 
-Status CastArray(const Column& in, const DataType& to, Column* out) {
-  Column child;
-  Status st = CastImpl(*in.child, to.element(), &child);
-  if (!st.ok()) {
-    // Report the row that holds the failing element.
-    int64_t element = -1;
-    std::string value;
-    for (const auto& [key, field_value] : st.fields()) {
-      if (key == "row") {
-        std::from_chars(field_value.data(), field_value.data() + field_value.size(), element);
-      }
-      if (key == "value") value = field_value;
+// A failure of an element (of an ARRAY or MAP entry) reported for the row that holds it.
+Status ElementFailure(const Column& in, const Status& st) {
+  int64_t element = -1;
+  std::string value;
+  for (const auto& [key, field_value] : st.fields()) {
+    if (key == "row") {
+      std::from_chars(field_value.data(), field_value.data() + field_value.size(), element);
     }
-    int64_t row = -1;
-    if (element >= 0 && !in.offsets.empty()) {
-      auto it = std::upper_bound(in.offsets.begin(), in.offsets.end(), element);
-      row = static_cast<int64_t>(it - in.offsets.begin()) - 1;
-      if (row >= in.length) row = -1;
-    }
-    return Status::InvalidArgument("element " + std::to_string(element) + ": " + st.message())
-        .WithField("row", std::to_string(row))
-        .WithField("value", std::move(value));
+    if (key == "value") value = field_value;
   }
-  *out = Column(to);
-  out->length = in.length;
-  out->validity = in.validity;
-  out->offsets = in.offsets;
-  *out->child = std::move(child);
+  int64_t row = -1;
+  if (element >= 0 && !in.offsets.empty()) {
+    auto it = std::upper_bound(in.offsets.begin(), in.offsets.end(), element);
+    row = static_cast<int64_t>(it - in.offsets.begin()) - 1;
+    if (row >= in.length) row = -1;
+  }
+  return Status::InvalidArgument("element " + std::to_string(element) + ": " + st.message())
+      .WithField("row", std::to_string(row))
+      .WithField("value", std::move(value));
+}
+
+// ARRAY -> ARRAY, MAP -> MAP, STRUCT -> STRUCT (CanCast checked the shapes).
+Status CastNested(const Column& in, const DataType& to, Column* out) {
+  Column cast(to);
+  cast.length = in.length;
+  cast.validity = in.validity;
+  if (to.id() == TypeId::kArray) {
+    Status st = CastImpl(*in.child, to.element(), cast.child.get());
+    if (!st.ok()) return ElementFailure(in, st);
+  } else {
+    for (size_t i = 0; i < in.members.size(); ++i) {
+      Status st = CastImpl(in.members[i], to.children()[i].type, &cast.members[i]);
+      if (!st.ok() && to.id() == TypeId::kMap) return ElementFailure(in, st);
+      if (!st.ok()) {
+        Status member =
+            Status::InvalidArgument("member " + to.children()[i].name + ": " + st.message());
+        for (const auto& [key, value] : st.fields())
+          member = std::move(member).WithField(key, value);
+        return member;
+      }
+    }
+  }
+  if (to.is_repeated()) cast.offsets = in.offsets;
+  *out = std::move(cast);
   return Status::OK();
 }
 
@@ -457,7 +473,7 @@ Status CastImpl(const Column& in, const DataType& to, Column* out) {
     return Status::OK();
   }
   if (from.is_nested()) {
-    if (to.is_nested()) return CastArray(in, to, out);
+    if (to.is_nested()) return CastNested(in, to, out);
     return FormatToText(in, to, out);  // VARCHAR or JSON
   }
   if (to.id() == TypeId::kVarchar) {
@@ -506,14 +522,38 @@ bool IsLosslessWidening(const DataType& from, const DataType& to) {
   if (f == TypeId::kArray) {
     return t == TypeId::kArray && IsLosslessWidening(from.element(), to.element());
   }
+  if (f == TypeId::kMap) {  // keys stay as they are: a key's type is part of its identity
+    return t == TypeId::kMap && from.key_field().type == to.key_field().type &&
+           IsLosslessWidening(from.value_field().type, to.value_field().type);
+  }
+  if (f == TypeId::kStruct) {
+    // The same members by name and order, each the same or widened (from != to, so one is).
+    if (t != TypeId::kStruct || from.children().size() != to.children().size()) return false;
+    for (size_t i = 0; i < from.children().size(); ++i) {
+      const Field& a = from.children()[i];
+      const Field& b = to.children()[i];
+      if (a.name != b.name || !(a.type == b.type || IsLosslessWidening(a.type, b.type))) {
+        return false;
+      }
+    }
+    return true;
+  }
   return false;
 }
 
 bool CanCast(const DataType& from, const DataType& to) {
   if (from == to) return true;
   if (from.is_nested()) {
-    if (to.is_nested()) return CanCast(from.element(), to.element());
-    return to.id() == TypeId::kVarchar || to.id() == TypeId::kJson;
+    if (!to.is_nested()) return to.id() == TypeId::kVarchar || to.id() == TypeId::kJson;
+    // Same kind; STRUCT members matched by name and position (renames are schema evolution).
+    if (from.id() != to.id() || from.children().size() != to.children().size()) return false;
+    for (size_t i = 0; i < from.children().size(); ++i) {
+      if (from.id() == TypeId::kStruct && from.children()[i].name != to.children()[i].name) {
+        return false;
+      }
+      if (!CanCast(from.children()[i].type, to.children()[i].type)) return false;
+    }
+    return true;
   }
   if (to.is_nested()) return false;
   if (to.id() == TypeId::kVarchar || from.id() == TypeId::kVarchar) return true;

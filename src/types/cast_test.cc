@@ -433,6 +433,60 @@ TEST(CastTest, NestedArrayWidening) {
   EXPECT_EQ(Texts(*out), (V{"[[-2147483648]]"}));
 }
 
+TEST(CastTest, StructsAndMaps) {
+  EXPECT_TRUE(
+      IsLosslessWidening(T("STRUCT<a: INT32, b: VARCHAR>"), T("STRUCT<a: INT64, b: VARCHAR>")));
+  EXPECT_FALSE(IsLosslessWidening(T("STRUCT<a: INT32>"), T("STRUCT<b: INT64>")));
+  EXPECT_FALSE(IsLosslessWidening(T("STRUCT<a: INT32>"), T("STRUCT<a: INT64, b: INT8>")));
+  EXPECT_FALSE(IsLosslessWidening(T("STRUCT<a: INT64>"), T("STRUCT<a: INT32>")));
+  EXPECT_TRUE(IsLosslessWidening(T("MAP<VARCHAR, FLOAT32>"), T("MAP<VARCHAR, FLOAT64>")));
+  EXPECT_FALSE(IsLosslessWidening(T("MAP<INT32, INT32>"), T("MAP<INT64, INT32>")));
+  EXPECT_TRUE(CanCast(T("STRUCT<a: VARCHAR>"), T("STRUCT<a: INT32>")));
+  EXPECT_FALSE(CanCast(T("STRUCT<a: VARCHAR>"), T("STRUCT<b: INT32>")));
+  EXPECT_FALSE(CanCast(T("STRUCT<a: VARCHAR>"), T("MAP<VARCHAR, VARCHAR>")));
+  EXPECT_FALSE(CanCast(T("MAP<VARCHAR, VARCHAR>"), T("ARRAY<VARCHAR>")));
+  EXPECT_TRUE(CanCast(T("MAP<VARCHAR, VARCHAR>"), T("MAP<VARCHAR, INT8>")));
+  EXPECT_TRUE(CanCast(T("STRUCT<a: INT8>"), T("JSON")));
+  EXPECT_FALSE(CanCast(T("VARCHAR"), T("STRUCT<a: INT8>")));
+
+  Column s(T("STRUCT<a: VARCHAR, b: INT32>"));
+  s.members[0].AppendBytes("7");
+  s.members[1].AppendFixed<int32_t>(1);
+  s.AppendStructRow();
+  s.AppendNull();
+  s.members[0].AppendBytes("300");
+  s.members[1].AppendNull();
+  s.AppendStructRow();
+  Result<Column> wide = CastColumn(s, T("STRUCT<a: INT16, b: INT64>"));
+  ASSERT_TRUE(wide.ok()) << wide.status().ToString();
+  EXPECT_EQ(Texts(*wide), (V{R"({"a":7,"b":1})", "<null>", R"({"a":300,"b":null})"}));
+  Result<Column> bad = CastColumn(s, T("STRUCT<a: INT8, b: INT64>"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "row 2: cannot cast STRUCT<a: VARCHAR, b: INT32> to STRUCT<a: INT8, b: INT64>: member "
+            "a: '300' is out of range for INT8 (-128..127)");
+  Result<Column> text = CastColumn(s, T("VARCHAR"));
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(Texts(*text), (V{R"({"a":"7","b":1})", "<null>", R"({"a":"300","b":null})"}));
+
+  Column m(T("MAP<VARCHAR, VARCHAR>"));
+  m.members[0].AppendBytes("k");
+  m.members[1].AppendBytes("1");
+  m.AppendArrayRow();
+  m.members[0].AppendBytes("k");
+  m.members[1].AppendBytes("x");
+  m.AppendArrayRow();
+  Result<Column> mbad = CastColumn(m, T("MAP<VARCHAR, INT8>"));
+  ASSERT_FALSE(mbad.ok());
+  EXPECT_NE(mbad.status().message().find("row 1: "), std::string::npos) << mbad.status().ToString();
+  m.members[1] = Column(T("VARCHAR"));
+  m.members[1].AppendBytes("1");
+  m.members[1].AppendBytes("2");
+  Result<Column> mok = CastColumn(m, T("MAP<VARCHAR, INT8>"));
+  ASSERT_TRUE(mok.ok()) << mok.status().ToString();
+  EXPECT_EQ(Texts(*mok), (V{R"([{"key":"k","value":1}])", R"([{"key":"k","value":2}])"}));
+}
+
 TEST(CastTest, IdentityAndLargeColumns) {
   Column in(T("INT32"));
   for (int32_t i = 0; i < 200000; ++i) {

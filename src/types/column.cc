@@ -3,8 +3,12 @@
 namespace tarn {
 
 Column::Column(DataType t) : type(std::move(t)) {
-  if (type.is_variable_width() || type.is_nested()) offsets.push_back(0);
-  if (type.is_nested()) child = std::make_unique<Column>(type.element());
+  if (type.is_variable_width() || type.is_repeated()) offsets.push_back(0);
+  if (type.id() == TypeId::kArray) child = std::make_unique<Column>(type.element());
+  if (type.id() == TypeId::kStruct || type.id() == TypeId::kMap) {
+    members.reserve(type.children().size());
+    for (const Field& f : type.children()) members.emplace_back(f.type);
+  }
 }
 
 Column Column::Nulls(const DataType& type, int64_t n) {
@@ -12,7 +16,11 @@ Column Column::Nulls(const DataType& type, int64_t n) {
   c.length = n;
   c.validity.assign(static_cast<size_t>(n), 0);
   const int width = type.PhysicalWidth();
-  if (width > 0) {
+  if (type.id() == TypeId::kStruct) {
+    for (size_t i = 0; i < c.members.size(); ++i) {
+      c.members[i] = Nulls(type.children()[i].type, n);
+    }
+  } else if (width > 0) {
     c.data.assign(static_cast<size_t>(n) * width, 0);
   } else {
     c.offsets.assign(static_cast<size_t>(n) + 1, 0);
@@ -28,6 +36,8 @@ Column Column::Clone() const {
   c.data = data;
   c.offsets = offsets;
   if (child) c.child = std::make_unique<Column>(child->Clone());
+  c.members.reserve(members.size());
+  for (const Column& m : members) c.members.push_back(m.Clone());
   return c;
 }
 
@@ -46,7 +56,9 @@ void Column::AppendNull() {
   if (validity.empty()) validity.assign(static_cast<size_t>(length), 1);
   validity.push_back(0);
   int width = type.PhysicalWidth();
-  if (width > 0) {
+  if (type.id() == TypeId::kStruct) {
+    for (Column& m : members) m.AppendNull();
+  } else if (width > 0) {
     data.resize(data.size() + width);
     std::memset(data.data() + data.size() - width, 0, width);
   } else {
@@ -64,7 +76,12 @@ void Column::AppendBytes(std::string_view v) {
 
 void Column::AppendArrayRow() {
   MarkValid();
-  offsets.push_back(child->length);
+  offsets.push_back(type.id() == TypeId::kMap ? members[0].length : child->length);
+  ++length;
+}
+
+void Column::AppendStructRow() {
+  MarkValid();
   ++length;
 }
 

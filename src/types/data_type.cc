@@ -35,10 +35,87 @@ DataType DataType::TimestampTz(TimeUnit unit) {
   return t;
 }
 
-DataType DataType::Array(DataType element) {
+DataType DataType::Array(DataType element, int32_t element_id, bool element_nullable) {
   DataType t(TypeId::kArray);
-  t.element_ = std::make_shared<const DataType>(std::move(element));
+  std::vector<Field> children(1);
+  children[0].name = "element";
+  children[0].type = std::move(element);
+  children[0].nullable = element_nullable;
+  children[0].field_id = element_id;
+  t.children_ = std::make_shared<const std::vector<Field>>(std::move(children));
   return t;
+}
+
+DataType DataType::Struct(std::vector<Field> members) {
+  DataType t(TypeId::kStruct);
+  t.children_ = std::make_shared<const std::vector<Field>>(std::move(members));
+  return t;
+}
+
+DataType DataType::Map(DataType key, DataType value, int32_t key_id, int32_t value_id,
+                       bool value_nullable) {
+  DataType t(TypeId::kMap);
+  std::vector<Field> children(2);
+  children[0].name = "key";
+  children[0].type = std::move(key);
+  children[0].nullable = false;
+  children[0].field_id = key_id;
+  children[1].name = "value";
+  children[1].type = std::move(value);
+  children[1].nullable = value_nullable;
+  children[1].field_id = value_id;
+  t.children_ = std::make_shared<const std::vector<Field>>(std::move(children));
+  return t;
+}
+
+const std::vector<Field>& DataType::children() const {
+  static const std::vector<Field> kNone;
+  return children_ ? *children_ : kNone;
+}
+
+DataType DataType::WithChildren(std::vector<Field> children) const {
+  assert(is_nested() && children.size() == this->children().size());
+  DataType t = *this;
+  if (id_ == TypeId::kMap) children[0].nullable = false;
+  t.children_ = std::make_shared<const std::vector<Field>>(std::move(children));
+  return t;
+}
+
+Result<DataType> AssignNestedIds(const DataType& type, int32_t* last_id) {
+  if (!type.is_nested()) return type;
+  std::vector<Field> children = type.children();
+  for (Field& f : children) {
+    if (f.field_id != -1) continue;
+    if (*last_id == INT32_MAX) return Status::InvalidArgument("field ids exhausted");
+    f.field_id = ++*last_id;
+  }
+  for (Field& f : children) {
+    TARN_ASSIGN_OR_RETURN(f.type, AssignNestedIds(f.type, last_id));
+  }
+  return type.WithChildren(std::move(children));
+}
+
+DataType ClearNestedIds(const DataType& type) {
+  if (!type.is_nested()) return type;
+  std::vector<Field> children = type.children();
+  for (Field& f : children) {
+    f.field_id = -1;
+    f.type = ClearNestedIds(f.type);
+  }
+  return type.WithChildren(std::move(children));
+}
+
+bool SameNestedFields(const DataType& a, const DataType& b) {
+  if (!(a == b)) return false;
+  const std::vector<Field>& ac = a.children();
+  const std::vector<Field>& bc = b.children();
+  for (size_t i = 0; i < ac.size(); ++i) {
+    if (ac[i].field_id != bc[i].field_id || ac[i].nullable != bc[i].nullable ||
+        !SameNestedFields(ac[i].type, bc[i].type)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool DataType::is_integer() const { return id_ >= TypeId::kInt8 && id_ <= TypeId::kUInt64; }
@@ -77,6 +154,8 @@ int DataType::PhysicalWidth() const {
     case TypeId::kBlob:
     case TypeId::kJson:
     case TypeId::kArray:
+    case TypeId::kStruct:
+    case TypeId::kMap:
       return 0;
   }
   return 0;
@@ -92,7 +171,16 @@ bool operator==(const DataType& a, const DataType& b) {
     case TypeId::kTimestampTz:
       return a.unit_ == b.unit_;
     case TypeId::kArray:
-      return *a.element_ == *b.element_;
+    case TypeId::kStruct:
+    case TypeId::kMap: {
+      const std::vector<Field>& ac = a.children();
+      const std::vector<Field>& bc = b.children();
+      if (ac.size() != bc.size()) return false;
+      for (size_t i = 0; i < ac.size(); ++i) {
+        if (ac[i].name != bc[i].name || !(ac[i].type == bc[i].type)) return false;
+      }
+      return true;
+    }
     default:
       return true;
   }
@@ -114,7 +202,7 @@ std::string_view TimeUnitSuffix(TimeUnit unit) {
 
 namespace {
 
-// Deepest ARRAY nesting Parse accepts; bounds recursion on untrusted text.
+// Deepest nesting Parse accepts; bounds recursion on untrusted text.
 constexpr int kMaxTypeDepth = 64;
 
 bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -182,6 +270,9 @@ constexpr NamedType kTypeNames[] = {
     {"IPV4", TypeId::kIpv4},
     {"JSON", TypeId::kJson},
     {"ARRAY", TypeId::kArray},
+    {"LIST", TypeId::kArray},
+    {"STRUCT", TypeId::kStruct},
+    {"MAP", TypeId::kMap},
 };
 
 // Recursive-descent reader of type names and schemas over one text. Positions in messages are
@@ -235,7 +326,7 @@ class TypeTextParser {
 
   Result<DataType> ParseType(int depth) {
     if (depth > kMaxTypeDepth) {
-      return Error(pos_, "ARRAY nested deeper than " + std::to_string(kMaxTypeDepth));
+      return Error(pos_, "types nested deeper than " + std::to_string(kMaxTypeDepth));
     }
     SkipSpaces();
     size_t start = pos_;
@@ -266,12 +357,35 @@ class TypeTextParser {
           return Error(pos_, "expected '<' after ARRAY, found " + Found(pos_));
         }
         TARN_ASSIGN_OR_RETURN(DataType element, ParseType(depth + 1));
+        TARN_ASSIGN_OR_RETURN(bool nullable, ParseNullability());
         if (!Consume('>')) {
           SkipSpaces();
           return Error(pos_, "expected '>' to close ARRAY<, found " + Found(pos_));
         }
-        return DataType::Array(std::move(element));
+        return DataType::Array(std::move(element), -1, nullable);
       }
+      case TypeId::kMap: {
+        if (!Consume('<')) {
+          SkipSpaces();
+          return Error(pos_, "expected '<' after MAP, found " + Found(pos_));
+        }
+        TARN_ASSIGN_OR_RETURN(DataType key, ParseType(depth + 1));
+        TARN_RETURN_NOT_OK(ParseNullability().status());  // a key is never null anyway
+        if (!Consume(',')) {
+          SkipSpaces();
+          return Error(pos_,
+                       "expected ',' between the MAP key and value types, found " + Found(pos_));
+        }
+        TARN_ASSIGN_OR_RETURN(DataType value, ParseType(depth + 1));
+        TARN_ASSIGN_OR_RETURN(bool nullable, ParseNullability());
+        if (!Consume('>')) {
+          SkipSpaces();
+          return Error(pos_, "expected '>' to close MAP<, found " + Found(pos_));
+        }
+        return DataType::Map(std::move(key), std::move(value), -1, -1, nullable);
+      }
+      case TypeId::kStruct:
+        return ParseStructMembers(depth);
       case TypeId::kBoolean:
         return DataType::Boolean();
       case TypeId::kInt8:
@@ -320,6 +434,55 @@ class TypeTextParser {
         return DataType::Json();
     }
     return Error(start, "unknown type name '" + Excerpt(word) + "'");
+  }
+
+  // Reads an optional NOT NULL / NULL after a type: false for NOT NULL.
+  Result<bool> ParseNullability() {
+    SkipSpaces();
+    size_t save = pos_;
+    std::string_view word = ReadWord();
+    if (EqualsIgnoreCase(word, "NOT")) {
+      SkipSpaces();
+      size_t null_at = pos_;
+      if (!EqualsIgnoreCase(ReadWord(), "NULL")) {
+        return Error(null_at, "expected NULL after NOT, found " + Found(null_at));
+      }
+      return false;
+    }
+    if (!EqualsIgnoreCase(word, "NULL")) pos_ = save;
+    return true;
+  }
+
+  // STRUCT<name: TYPE [NOT NULL], ...>, after the word STRUCT.
+  Result<DataType> ParseStructMembers(int depth) {
+    if (!Consume('<')) {
+      SkipSpaces();
+      return Error(pos_, "expected '<' after STRUCT, found " + Found(pos_));
+    }
+    std::vector<Field> members;
+    std::unordered_set<std::string> seen;
+    while (true) {
+      SkipSpaces();
+      size_t name_at = pos_;
+      TARN_ASSIGN_OR_RETURN(std::string name, ParseFieldName());
+      std::string key = name;
+      for (char& c : key) c = AsciiLower(c);
+      if (!seen.insert(std::move(key)).second) {
+        return Error(name_at, "duplicate STRUCT member name '" + Excerpt(name) + "'");
+      }
+      Consume(':');
+      Field member;
+      member.name = std::move(name);
+      TARN_ASSIGN_OR_RETURN(member.type, ParseType(depth + 1));
+      TARN_ASSIGN_OR_RETURN(member.nullable, ParseNullability());
+      members.push_back(std::move(member));
+      if (Consume('>')) break;
+      if (!Consume(',')) {
+        SkipSpaces();
+        return Error(pos_, "expected ',' or '>' in STRUCT<, found " + Found(pos_));
+      }
+    }
+    return DataType::Struct(std::move(members));
   }
 
   // Reads a quoted ("...", "" escapes a quote) or bare field name.
@@ -442,6 +605,11 @@ void AppendQuotedName(std::string_view name, std::string* out) {
   out->push_back('"');
 }
 
+// A nested field's type as written inside ARRAY<>, MAP<> or STRUCT<>.
+std::string NestedText(const Field& f) {
+  return f.nullable ? f.type.ToString() : f.type.ToString() + " NOT NULL";
+}
+
 }  // namespace
 
 Result<DataType> DataType::Parse(std::string_view text) {
@@ -501,7 +669,19 @@ std::string DataType::ToString() const {
     case TypeId::kJson:
       return "JSON";
     case TypeId::kArray:
-      return "ARRAY<" + element_->ToString() + ">";
+      return "ARRAY<" + NestedText(element_field()) + ">";
+    case TypeId::kMap:
+      return "MAP<" + key_field().type.ToString() + ", " + NestedText(value_field()) + ">";
+    case TypeId::kStruct: {
+      std::string out = "STRUCT<";
+      for (size_t i = 0; i < children_->size(); ++i) {
+        if (i > 0) out.append(", ");
+        AppendQuotedName((*children_)[i].name, &out);
+        out.append(": ");
+        out.append(NestedText((*children_)[i]));
+      }
+      return out + ">";
+    }
   }
   return "UNKNOWN";
 }
@@ -550,21 +730,11 @@ Result<Schema> Schema::Parse(std::string_view text) {
     Field field;
     field.name = std::move(name);
     TARN_ASSIGN_OR_RETURN(field.type, parser.ParseType(0));
+    TARN_ASSIGN_OR_RETURN(field.nullable, parser.ParseNullability());
     parser.SkipSpaces();
-    size_t word_at = parser.pos();
-    std::string_view word = parser.ReadWord();
-    if (EqualsIgnoreCase(word, "NOT")) {
-      parser.SkipSpaces();
-      size_t null_at = parser.pos();
-      if (!EqualsIgnoreCase(parser.ReadWord(), "NULL")) {
-        return parser.Error(null_at, "expected NULL after NOT, found " + parser.Found(null_at));
-      }
-      field.nullable = false;
-    } else if (EqualsIgnoreCase(word, "NULL")) {
-      field.nullable = true;
-    } else if (!word.empty()) {
-      return parser.Error(word_at,
-                          "expected ',', NOT NULL or the end, found " + parser.Found(word_at));
+    if (!parser.AtEnd() && IsWordChar(parser.Peek())) {
+      return parser.Error(parser.pos(),
+                          "expected ',', NOT NULL or the end, found " + parser.Found(parser.pos()));
     }
     schema.fields.push_back(std::move(field));
     parser.SkipSpaces();
@@ -574,10 +744,10 @@ Result<Schema> Schema::Parse(std::string_view text) {
                           "expected ',' between columns, found " + parser.Found(parser.pos()));
     }
   }
-  int32_t next_id = 1;
-  for (Field& f : schema.fields) f.field_id = next_id++;
+  int32_t last_id = 0;
+  for (Field& f : schema.fields) f.field_id = ++last_id;
   for (Field& f : schema.fields) {
-    if (f.type.is_nested()) f.element_field_id = next_id++;
+    TARN_ASSIGN_OR_RETURN(f.type, AssignNestedIds(f.type, &last_id));
   }
   return schema;
 }

@@ -163,6 +163,66 @@ TEST(DataTypeParseTest, Arrays) {
   ParseError(hostile);  // must not overflow the stack
 }
 
+TEST(DataTypeParseTest, StructsAndMaps) {
+  DataType s =
+      MustParse("struct< a : int64 not null, \"b c\" array<varchar>, m map<string, double>>");
+  ASSERT_EQ(s.id(), TypeId::kStruct);
+  ASSERT_EQ(s.children().size(), 3u);
+  EXPECT_EQ(s.children()[0].name, "a");
+  EXPECT_FALSE(s.children()[0].nullable);
+  EXPECT_EQ(s.children()[1].name, "b c");
+  EXPECT_TRUE(s.children()[1].nullable);
+  EXPECT_EQ(s.children()[2].type.id(), TypeId::kMap);
+  EXPECT_EQ(s.ToString(),
+            "STRUCT<a: INT64 NOT NULL, \"b c\": ARRAY<VARCHAR>, m: MAP<VARCHAR, FLOAT64>>");
+  EXPECT_EQ(MustParse(s.ToString()).ToString(), s.ToString());
+  EXPECT_TRUE(s.is_nested());
+  EXPECT_FALSE(s.is_repeated());
+  EXPECT_EQ(s.PhysicalWidth(), 0);
+
+  DataType m = MustParse("MAP<VARCHAR NOT NULL, ARRAY<INT64 NOT NULL> NOT NULL>");
+  EXPECT_TRUE(m.is_repeated());
+  EXPECT_EQ(m.key_field().name, "key");
+  EXPECT_FALSE(m.key_field().nullable);
+  EXPECT_EQ(m.value_field().name, "value");
+  EXPECT_FALSE(m.value_field().nullable);
+  EXPECT_FALSE(m.value_field().type.element_field().nullable);
+  // A key is never null: MAP<K NULL, V> still has a NOT NULL key, and the name does not say it.
+  EXPECT_EQ(m.ToString(), "MAP<VARCHAR, ARRAY<INT64 NOT NULL> NOT NULL>");
+  EXPECT_FALSE(MustParse("MAP<INT32 NULL, INT32>").key_field().nullable);
+
+  // Equality is the shape: member names (exactly), types; not ids or nullability.
+  EXPECT_EQ(MustParse("STRUCT<a: INT64>"), MustParse("STRUCT<a INT64 NOT NULL>"));
+  EXPECT_NE(MustParse("STRUCT<a: INT64>"), MustParse("STRUCT<A: INT64>"));
+  EXPECT_NE(MustParse("STRUCT<a: INT64>"), MustParse("STRUCT<a: INT64, b: INT64>"));
+  EXPECT_NE(MustParse("STRUCT<a: INT64, b: INT32>"), MustParse("STRUCT<b: INT32, a: INT64>"));
+  EXPECT_NE(MustParse("MAP<VARCHAR, INT64>"), MustParse("MAP<VARCHAR, INT32>"));
+  EXPECT_NE(MustParse("MAP<VARCHAR, INT64>"), MustParse("ARRAY<INT64>"));
+  EXPECT_FALSE(
+      SameNestedFields(MustParse("STRUCT<a: INT64>"), MustParse("STRUCT<a INT64 NOT NULL>")));
+  EXPECT_TRUE(SameNestedFields(MustParse("STRUCT<a: INT64>"), MustParse("STRUCT<a INT64 NULL>")));
+  DataType with_id = DataType::Array(DataType::Int8(), 7);
+  EXPECT_EQ(with_id, DataType::Array(DataType::Int8()));
+  EXPECT_FALSE(SameNestedFields(with_id, DataType::Array(DataType::Int8())));
+  EXPECT_TRUE(SameNestedFields(ClearNestedIds(with_id), DataType::Array(DataType::Int8())));
+
+  EXPECT_NE(ParseError("STRUCT<a INT64, A INT32>").find("duplicate STRUCT member name 'A'"),
+            std::string::npos);
+  EXPECT_NE(ParseError("STRUCT<a INT64").find("expected ',' or '>'"), std::string::npos);
+  EXPECT_NE(ParseError("MAP<INT64>").find("expected ','"), std::string::npos);
+  ParseError("STRUCT<>");
+  ParseError("STRUCT");
+  ParseError("STRUCT<a>");
+  ParseError("STRUCT<a INT64,>");
+  ParseError("MAP<INT64, INT64");
+  ParseError("MAP<INT64, INT64, INT64>");
+  ParseError("ARRAY<INT64 NOT>");
+
+  std::string hostile;
+  for (int i = 0; i < 100000; ++i) hostile += "STRUCT<a ";
+  ParseError(hostile);  // must not overflow the stack
+}
+
 TEST(DataTypeParseTest, ErrorsNameTheTextAndPosition) {
   std::string msg = ParseError("INT64 x");
   EXPECT_NE(msg.find("'INT64 x'"), std::string::npos) << msg;
@@ -222,8 +282,8 @@ TEST(SchemaTest, ParseExample) {
   EXPECT_EQ(s.fields[2].name, "tags");
   EXPECT_EQ(s.fields[2].type, DataType::Array(DataType::Varchar()));
   EXPECT_EQ(s.fields[2].field_id, 3);
-  EXPECT_EQ(s.fields[2].element_field_id, 4);
-  EXPECT_EQ(s.fields[0].element_field_id, -1);
+  EXPECT_EQ(s.fields[2].type.element_field().field_id, 4);
+  EXPECT_TRUE(s.fields[0].type.children().empty());
   EXPECT_EQ(s.ToString(), "id INT64 NOT NULL, ts TIMESTAMP[us], tags ARRAY<VARCHAR>");
 }
 
@@ -233,9 +293,43 @@ TEST(SchemaTest, ElementIdsFollowTopLevelIds) {
   EXPECT_EQ(s.fields[1].field_id, 2);
   EXPECT_EQ(s.fields[2].field_id, 3);
   EXPECT_EQ(s.fields[3].field_id, 4);
-  EXPECT_EQ(s.fields[0].element_field_id, 5);
-  EXPECT_EQ(s.fields[1].element_field_id, -1);
-  EXPECT_EQ(s.fields[2].element_field_id, 6);
+  EXPECT_EQ(s.fields[0].type.element_field().field_id, 5);
+  EXPECT_TRUE(s.fields[1].type.children().empty());
+  EXPECT_EQ(s.fields[2].type.element_field().field_id, 6);
+  // Every level of ARRAY<ARRAY<T>> has its own id.
+  EXPECT_EQ(s.fields[2].type.element().element_field().field_id, 7);
+}
+
+TEST(SchemaTest, NestedIdsInIcebergOrder) {
+  // Every field of one level first, then each field's own nested fields (Iceberg's order).
+  Schema s = MustParseSchema(
+      "a STRUCT<x: INT64, y: ARRAY<STRUCT<z: VARCHAR>>>, m MAP<VARCHAR, ARRAY<INT64>>, n INT8");
+  EXPECT_EQ(s.fields[0].field_id, 1);
+  EXPECT_EQ(s.fields[1].field_id, 2);
+  EXPECT_EQ(s.fields[2].field_id, 3);
+  const DataType& a = s.fields[0].type;
+  EXPECT_EQ(a.children()[0].field_id, 4);  // x
+  EXPECT_EQ(a.children()[1].field_id, 5);  // y
+  EXPECT_EQ(a.children()[1].type.element_field().field_id, 6);
+  EXPECT_EQ(a.children()[1].type.element().children()[0].field_id, 7);  // z
+  const DataType& m = s.fields[1].type;
+  EXPECT_EQ(m.key_field().field_id, 8);
+  EXPECT_EQ(m.value_field().field_id, 9);
+  EXPECT_EQ(m.value_field().type.element_field().field_id, 10);
+  std::vector<int32_t> visited;
+  ForEachNestedField(a, [&](const Field& f) { visited.push_back(f.field_id); });
+  EXPECT_EQ(visited, (std::vector<int32_t>{4, 5, 6, 7}));
+
+  // Ids already given are kept; only -1 ones are filled.
+  int32_t last = 20;
+  DataType partly = DataType::Map(DataType::Varchar(), DataType::Int64(), 3, -1);
+  Result<DataType> filled = AssignNestedIds(partly, &last);
+  ASSERT_TRUE(filled.ok());
+  EXPECT_EQ(filled->key_field().field_id, 3);
+  EXPECT_EQ(filled->value_field().field_id, 21);
+  EXPECT_EQ(last, 21);
+  last = INT32_MAX;
+  EXPECT_FALSE(AssignNestedIds(DataType::Array(DataType::Int8()), &last).ok());
 }
 
 TEST(SchemaTest, QuotedNamesAndNullability) {

@@ -26,7 +26,7 @@ enum class IcebergKind {
   kTimestamp,  // micros
   kTimestampNs,
   kUuid,
-  kList,
+  kNested,  // list, struct, map
 };
 
 IcebergKind KindOf(const DataType& type) {
@@ -65,7 +65,9 @@ IcebergKind KindOf(const DataType& type) {
     case TypeId::kUuid:
       return IcebergKind::kUuid;
     case TypeId::kArray:
-      return IcebergKind::kList;
+    case TypeId::kStruct:
+    case TypeId::kMap:
+      return IcebergKind::kNested;
   }
   return IcebergKind::kBinary;
 }
@@ -230,8 +232,21 @@ std::string IcebergTypeName(const DataType& type) {
       return type.id() == TypeId::kTimestampTz ? "timestamptz_ns" : "timestamp_ns";
     case IcebergKind::kUuid:
       return "uuid";
-    case IcebergKind::kList:
-      return "list<" + IcebergTypeName(type.element()) + ">";
+    case IcebergKind::kNested: {
+      if (type.id() == TypeId::kArray) return "list<" + IcebergTypeName(type.element()) + ">";
+      if (type.id() == TypeId::kMap) {
+        return "map<" + IcebergTypeName(type.key_field().type) + ", " +
+               IcebergTypeName(type.value_field().type) + ">";
+      }
+      std::string out = "struct<";
+      for (size_t i = 0; i < type.children().size(); ++i) {
+        const Field& f = type.children()[i];
+        if (i > 0) out.append(", ");
+        out.append(f.name + ": " + (f.nullable ? "optional " : "required ") +
+                   IcebergTypeName(f.type));
+      }
+      return out + ">";
+    }
   }
   return "binary";
 }
@@ -275,7 +290,7 @@ std::string EncodeBoundPhysical(const DataType& type, std::string_view physical)
     case IcebergKind::kTimestampNs:
       AppendLe(Load<uint64_t>(physical), 8, &out);
       break;
-    case IcebergKind::kList:
+    case IcebergKind::kNested:
       break;
   }
   return out;
@@ -417,7 +432,7 @@ Result<Column> DecodeBound(const DataType& type, std::string_view bytes) {
       if (bytes.size() != 8) return wrong_size();
       out.AppendFixed<int64_t>(static_cast<int64_t>(ReadLe(bytes)));
       return out;
-    case IcebergKind::kList:
+    case IcebergKind::kNested:
       break;
   }
   return Status::InvalidArgument("Iceberg has no single-value encoding for " + type.ToString());
@@ -428,7 +443,7 @@ bool IsIcebergBucketable(const DataType& type) {
     case IcebergKind::kBoolean:
     case IcebergKind::kFloat:
     case IcebergKind::kDouble:
-    case IcebergKind::kList:
+    case IcebergKind::kNested:
       return false;
     default:
       return true;
@@ -463,7 +478,7 @@ int32_t IcebergBucketHashPhysical(const DataType& type, std::string_view physica
     case IcebergKind::kTimestamp:
     case IcebergKind::kTimestampNs:
       return HashLong(TimestampMicros(type, Load<int64_t>(physical)));
-    case IcebergKind::kList:
+    case IcebergKind::kNested:
       return 0;
   }
   return 0;

@@ -138,6 +138,33 @@ void AppendJsonValue(const Column& col, int64_t row, std::string* out) {
       out->push_back(']');
       return;
     }
+    case TypeId::kStruct: {
+      out->push_back('{');
+      const std::vector<Field>& members = col.type.children();
+      for (size_t i = 0; i < members.size(); ++i) {
+        if (i > 0) out->push_back(',');
+        AppendJsonString(members[i].name, out);
+        out->push_back(':');
+        AppendJsonValue(col.members[i], row, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    case TypeId::kMap: {
+      // An array of entries: keys need not be strings, and order is kept.
+      out->push_back('[');
+      const int64_t begin = col.offsets[row];
+      const int64_t end = col.offsets[row + 1];
+      for (int64_t k = begin; k < end; ++k) {
+        out->append(k > begin ? ",{\"key\":" : "{\"key\":");
+        AppendJsonValue(col.members[0], k, out);
+        out->append(",\"value\":");
+        AppendJsonValue(col.members[1], k, out);
+        out->push_back('}');
+      }
+      out->push_back(']');
+      return;
+    }
     default:
       // Every other type renders as its canonical text, which never needs escaping.
       out->push_back('"');

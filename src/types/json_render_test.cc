@@ -39,6 +39,44 @@ std::string JsonString(std::string_view text) {
   return s;
 }
 
+TEST(JsonValueTest, StructsAndMaps) {
+  // STRUCT<a: INT64, tags: ARRAY<VARCHAR>>: rows {1, ["x"]}, null, {null, []}.
+  Column s(*DataType::Parse("STRUCT<a: INT64, \"t\"\"q\": ARRAY<VARCHAR>>"));
+  s.members[0].AppendFixed<int64_t>(1);
+  s.members[1].child->AppendBytes("x");
+  s.members[1].AppendArrayRow();
+  s.AppendStructRow();
+  s.AppendNull();
+  s.members[0].AppendNull();
+  s.members[1].AppendArrayRow();
+  s.AppendStructRow();
+  ASSERT_EQ(s.length, 3);
+  ASSERT_EQ(s.members[0].length, 3);  // the null row holds a null in every member
+  EXPECT_EQ(Json(s, 0), R"({"a":1,"t\"q":["x"]})");
+  EXPECT_EQ(Json(s, 1), "null");
+  EXPECT_EQ(Json(s, 2), R"({"a":null,"t\"q":[]})");
+  EXPECT_EQ(ValueText(s, 0), R"({"a":1,"t\"q":["x"]})");
+
+  // MAP<INT32, VARCHAR>: entries keep their order; keys need not be strings.
+  Column m(*DataType::Parse("MAP<INT32, VARCHAR>"));
+  m.members[0].AppendFixed<int32_t>(2);
+  m.members[1].AppendBytes("two");
+  m.members[0].AppendFixed<int32_t>(1);
+  m.members[1].AppendNull();
+  m.AppendArrayRow();
+  m.AppendNull();
+  m.AppendArrayRow();
+  EXPECT_EQ(Json(m, 0), R"([{"key":2,"value":"two"},{"key":1,"value":null}])");
+  EXPECT_EQ(Json(m, 1), "null");
+  EXPECT_EQ(Json(m, 2), "[]");
+
+  Column copy = s.Clone();
+  EXPECT_EQ(Json(copy, 0), Json(s, 0));
+  Column nulls = Column::Nulls(s.type, 2);
+  EXPECT_EQ(nulls.members[1].length, 2);
+  EXPECT_EQ(Json(nulls, 1), "null");
+}
+
 TEST(JsonStringTest, Escaping) {
   EXPECT_EQ(JsonString(""), R"("")");
   EXPECT_EQ(JsonString("plain"), R"("plain")");

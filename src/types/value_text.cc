@@ -790,6 +790,8 @@ Status AppendParsedValue(std::string_view text, Column* out) {
       return Status::OK();
     }
     case TypeId::kArray:
+    case TypeId::kStruct:
+    case TypeId::kMap:
       break;
   }
   return Status::InvalidArgument("cannot parse a value of type " + type.ToString() + " from text");
@@ -1009,6 +1011,8 @@ void AppendValueText(const Column& col, int64_t row, std::string* out) {
       AppendIpv4(col.Value<uint32_t>(row), out);
       return;
     case TypeId::kArray:
+    case TypeId::kStruct:
+    case TypeId::kMap:
       AppendJsonValue(col, row, out);
       return;
   }

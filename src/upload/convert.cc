@@ -137,7 +137,7 @@ Result<Schema> ResolveSchema(const Input& first, const ConvertOptions& options,
       }
       Field f = ps.schema.fields[i];
       f.field_id = -1;
-      f.element_field_id = -1;
+      f.type = ClearNestedIds(f.type);
       schema.fields.push_back(std::move(f));
     }
   } else {

@@ -466,13 +466,13 @@ Result<Plan> ComputePlan(const PlanInput& in) {
       f.type = t.type;
       f.nullable = t.nullable;
       f.field_id = id++;
-      if (f.type.is_nested()) f.element_field_id = -1;
+      f.type = ClearNestedIds(f.type);
       plan.write_schema.fields.push_back(std::move(f));
     }
     int32_t last = 0;
     for (Field& f : plan.write_schema.fields) last = std::max(last, f.field_id);
     for (Field& f : plan.write_schema.fields) {
-      if (f.type.is_nested()) f.element_field_id = ++last;
+      TARN_ASSIGN_OR_RETURN(f.type, AssignNestedIds(f.type, &last));
     }
   }
 
