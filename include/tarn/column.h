@@ -87,6 +87,9 @@ struct Column {
   // STRUCT: closes a valid row whose member values the caller appended. (AppendNull appends a
   // null to every member.)
   void AppendStructRow();
+  // Appends every row of `src`, a column of the same type (whose ARRAY/MAP offsets start at 0,
+  // as every column built by appending does).
+  void AppendColumn(const Column& src);
 
  private:
   void MarkValid();

@@ -179,6 +179,9 @@ bool SameNestedFields(const DataType& a, const DataType& b);
 Result<DataType> AssignNestedIds(const DataType& type, int32_t* last_id);
 // The type with every nested field id set to -1 (unassigned).
 DataType ClearNestedIds(const DataType& type);
+// `shape` with the nested field ids and nullability of `fields` wherever the two have the same
+// nesting (a widened type keeps its ids; a file's recorded type names keep the file's ids).
+DataType WithNestedFieldsOf(const DataType& shape, const DataType& fields);
 // Visits every nested field below `type`, parents before children.
 template <typename F>
 void ForEachNestedField(const DataType& type, F&& visit);

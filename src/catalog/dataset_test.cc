@@ -127,6 +127,15 @@ TEST(SchemaChanges, Parse) {
   auto ren = ParseSchemaChange("rename a TO b");
   ASSERT_TRUE(ren.ok());
   EXPECT_EQ(ren->new_name, "b");
+  auto nested = ParseSchemaChange("add p STRUCT<a: INT64 NOT NULL, b: VARCHAR>");
+  ASSERT_TRUE(nested.ok()) << nested.status().ToString();
+  EXPECT_TRUE(nested->nullable);
+  EXPECT_EQ(nested->type->ToString(), "STRUCT<a: INT64 NOT NULL, b: VARCHAR>");
+  auto nn = ParseSchemaChange("add p.c ARRAY<INT8 NOT NULL> NOT NULL");
+  ASSERT_TRUE(nn.ok()) << nn.status().ToString();
+  EXPECT_FALSE(nn->nullable);
+  EXPECT_EQ(nn->column, "p.c");
+  EXPECT_EQ(nn->type->ToString(), "ARRAY<INT8 NOT NULL>");
   auto pro = ParseSchemaChange("promote n INT64");
   ASSERT_TRUE(pro.ok());
   EXPECT_EQ(pro->kind, SchemaChange::Kind::kPromoteColumn);
@@ -660,6 +669,40 @@ TEST_P(DatasetSuite, SchemaEvolutionReadsOldFilesByFieldId) {
   // DDL with a stale read snapshot conflicts.
   EXPECT_EQ(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("add y INT64")}, 1).status().kind(),
             ErrorKind::kConflict);
+}
+
+TEST_P(DatasetSuite, NestedFieldsEvolveByPath) {
+  Create("w.c.n", "id INT32 NOT NULL, tags ARRAY<INT32>");
+  Append("w.c.n", {{"1", "[1,null,3]"}, {"2", ""}});
+  auto before = cat_->LoadDataset("w.c.n");
+  ASSERT_TRUE(before.ok());
+  const int32_t element_id = before->schema.fields[1].type.element_field().field_id;
+  EXPECT_EQ(element_id, 3);
+  // An element is promoted by its path; its id stays, old files read widened.
+  auto ds = cat_->AlterSchema("w.c.n", {*ParseSchemaChange("promote tags.element INT64")});
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ(ds->schema.ToString(), "id INT32 NOT NULL, tags ARRAY<INT64>");
+  EXPECT_EQ(ds->schema.fields[1].type.element_field().field_id, element_id);
+  Append("w.c.n", {{"3", "[9223372036854775807]"}});
+  EXPECT_EQ(Rows("w.c.n"),
+            (std::vector<std::string>{"1|[1,null,3]", "2|", "3|[9223372036854775807]"}));
+  // Promoting the whole column keeps the element id too.
+  ds = cat_->AlterSchema("w.c.n", {*ParseSchemaChange("promote tags ARRAY<DECIMAL(30,0)>")});
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ(ds->schema.fields[1].type.element_field().field_id, element_id);
+  // Paths that name nothing, or ask what only a STRUCT can do, are refused by name.
+  EXPECT_EQ(
+      FieldOf(cat_->AlterSchema("w.c.n", {*ParseSchemaChange("promote tags.nope INT64")}).status(),
+              "code"),
+      "column_not_found");
+  EXPECT_EQ(FieldOf(cat_->AlterSchema("w.c.n", {*ParseSchemaChange("drop id.x")}).status(), "code"),
+            "column_not_found");
+  auto st = cat_->AlterSchema("w.c.n", {*ParseSchemaChange("add tags.x INT64")}).status();
+  EXPECT_EQ(st.kind(), ErrorKind::kInvalidArgument) << st.ToString();
+  EXPECT_NE(st.message().find("only a STRUCT takes new members"), std::string::npos);
+  EXPECT_FALSE(cat_->AlterSchema("w.c.n", {*ParseSchemaChange("drop tags.element")}).ok());
+  EXPECT_FALSE(cat_->AlterSchema("w.c.n", {*ParseSchemaChange("rename tags.element TO e")}).ok());
+  EXPECT_TRUE(cat_->AlterSchema("w.c.n", {*ParseSchemaChange("drop not null tags.element")}).ok());
 }
 
 TEST_P(DatasetSuite, PartitionedAppendAndPruning) {

@@ -2,6 +2,7 @@
 // order evolution (C6, C7).
 #include <algorithm>
 #include <cctype>
+#include <functional>
 
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
@@ -30,10 +31,27 @@ Status CheckStoredType(const std::string& column, const DataType& type) {
       .WithField("column", column);
 }
 
+// STRUCT member names follow the column name rule, so a dotted path (`payload.status`) names
+// one nested field.
+Status ValidateMemberNames(const std::string& column, const DataType& type) {
+  Status st = Status::OK();
+  auto check = [&](const DataType& t) {
+    if (t.id() != TypeId::kStruct || !st.ok()) return;
+    for (const Field& m : t.children()) {
+      Status valid = ValidateColumnName(m.name);
+      if (!valid.ok()) st = valid.WithContext("column '" + column + "'");
+    }
+  };
+  check(type);
+  ForEachNestedField(type, [&](const Field& f) { check(f.type); });
+  return st;
+}
+
 Status ValidateSchema(const Schema& schema) {
   if (schema.fields.empty()) return Status::InvalidArgument("a dataset needs at least one column");
   for (const Field& f : schema.fields) {
     TARN_RETURN_NOT_OK(ValidateColumnName(f.name));
+    TARN_RETURN_NOT_OK(ValidateMemberNames(f.name, f.type));
     TARN_RETURN_NOT_OK(CheckStoredType(f.name, f.type));
   }
   return Status::OK();
@@ -65,9 +83,187 @@ bool SortUses(const SortOrder& order, int32_t field_id) {
   return false;
 }
 
+// True when `field_id` or a nested field below `type` is a partition or sort source.
+bool SubtreeUsed(const DatasetInfo& ds, int32_t field_id, const DataType& type) {
+  bool used = PartitionUses(ds.spec, field_id) || SortUses(ds.sort_order, field_id);
+  ForEachNestedField(type, [&](const Field& f) {
+    used = used || PartitionUses(ds.spec, f.field_id) || SortUses(ds.sort_order, f.field_id);
+  });
+  return used;
+}
+
+// Index of the nested field named `name` among `parent`'s (STRUCT members case-insensitively
+// like columns; "element", "key", "value" for ARRAY and MAP); -1 when absent.
+int ChildIndex(const DataType& parent, std::string_view name) {
+  Schema members;
+  members.fields = parent.children();
+  return members.FieldIndex(name);
+}
+
+// `parent` with other nested fields (a STRUCT may gain or lose members).
+DataType Rebuilt(const DataType& parent, std::vector<Field> children) {
+  if (parent.id() == TypeId::kStruct) return DataType::Struct(std::move(children));
+  return parent.WithChildren(std::move(children));
+}
+
+// A change to a nested field named by a dotted path: `payload.status`, `items.element.sku`,
+// `attrs.value.unit`. The last step is edited within its parent's nested fields.
+Status ApplyNestedChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema,
+                         int32_t* last_field_id) {
+  std::vector<std::string> path;
+  for (size_t start = 0;;) {
+    size_t dot = ch.column.find('.', start);
+    path.push_back(ch.column.substr(start, dot == std::string::npos ? dot : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  const std::string& leaf = path.back();
+  auto missing = [&](const std::string& what) {
+    return Status::Of(codes::kColumnNotFound, "column '" + ch.column + "' does not exist in '" +
+                                                  ds.name.ToString() + "': no " + what)
+        .WithField("column", ch.column);
+  };
+  auto refuse = [&](const std::string& why) {
+    return Status::InvalidArgument("cannot change '" + ch.column + "': " + why)
+        .WithField("column", ch.column);
+  };
+  const int top = schema->FieldIndex(path[0]);
+  if (top < 0) return missing("column '" + path[0] + "'");
+
+  // Edits `siblings` (the nested fields of `parent`, which holds the last step).
+  auto edit = [&](const DataType& parent, std::vector<Field>* siblings) -> Status {
+    const bool is_struct = parent.id() == TypeId::kStruct;
+    const int at = ChildIndex(parent, leaf);
+    auto place = [&](Field f) -> Status {
+      if (ch.first) {
+        siblings->insert(siblings->begin(), std::move(f));
+      } else if (ch.after) {
+        Schema s;
+        s.fields = *siblings;
+        int after = s.FieldIndex(*ch.after);
+        if (after < 0) return missing("member '" + *ch.after + "' beside it");
+        siblings->insert(siblings->begin() + after + 1, std::move(f));
+      } else {
+        siblings->push_back(std::move(f));
+      }
+      return Status::OK();
+    };
+    if (ch.kind == SchemaChange::Kind::kAddColumn) {
+      if (!is_struct) return refuse("only a STRUCT takes new members");
+      TARN_RETURN_NOT_OK(ValidateColumnName(leaf));
+      if (at >= 0) {
+        return Status::AlreadyExists("column '" + ch.column + "' already exists")
+            .WithField("column", ch.column);
+      }
+      if (!ch.type) return refuse("an added member needs a type");
+      TARN_RETURN_NOT_OK(ValidateMemberNames(ch.column, *ch.type));
+      if (!ch.nullable) return refuse("an added member must be nullable: existing rows have none");
+      Field f;
+      f.name = leaf;
+      f.nullable = true;
+      if (*last_field_id == INT32_MAX) return Status::InvalidArgument("field ids exhausted");
+      f.field_id = ++*last_field_id;
+      TARN_ASSIGN_OR_RETURN(f.type, AssignNestedIds(ClearNestedIds(*ch.type), last_field_id));
+      return place(std::move(f));
+    }
+    if (at < 0) return missing("nested field '" + leaf + "'");
+    Field& target = (*siblings)[at];
+    switch (ch.kind) {
+      case SchemaChange::Kind::kDropColumn:
+        if (!is_struct) return refuse("only STRUCT members can be dropped");
+        if (siblings->size() == 1) return refuse("a STRUCT keeps at least one member");
+        if (SubtreeUsed(ds, target.field_id, target.type)) {
+          return Status::FailedPrecondition("'" + ch.column +
+                                            "' is a partition or sort source; change the "
+                                            "partition spec or sort order first")
+              .WithField("column", ch.column);
+        }
+        siblings->erase(siblings->begin() + at);
+        return Status::OK();
+      case SchemaChange::Kind::kRenameColumn: {
+        if (!is_struct) return refuse("only STRUCT members can be renamed");
+        TARN_RETURN_NOT_OK(ValidateColumnName(ch.new_name));
+        const int other = ChildIndex(parent, ch.new_name);
+        if (other >= 0 && other != at) {
+          return Status::AlreadyExists("member '" + ch.new_name + "' already exists")
+              .WithField("column", ch.column);
+        }
+        target.name = ch.new_name;
+        return Status::OK();
+      }
+      case SchemaChange::Kind::kPromoteColumn: {
+        if (!ch.type) return refuse("promote needs a type");
+        if (target.type == *ch.type) return Status::OK();
+        if (!IsLosslessWidening(target.type, *ch.type)) {
+          return Status::Of(codes::kPromotionNotLossless,
+                            "cannot promote '" + ch.column + "' from " + target.type.ToString() +
+                                " to " + ch.type->ToString() +
+                                ": only lossless widenings are allowed")
+              .WithField("column", ch.column);
+        }
+        if (PartitionUses(ds.spec, target.field_id)) {
+          return Status::FailedPrecondition("'" + ch.column +
+                                            "' is a partition source; its type cannot change")
+              .WithField("column", ch.column);
+        }
+        // A widening keeps the shape, so the nested ids carry over.
+        target.type = WithNestedFieldsOf(*ch.type, target.type);
+        return Status::OK();
+      }
+      case SchemaChange::Kind::kMoveColumn: {
+        if (!is_struct) return refuse("only STRUCT members can move");
+        if (ch.after && ChildIndex(parent, *ch.after) == at) {
+          return Status::InvalidArgument("cannot move a column after itself");
+        }
+        Field f = std::move(target);
+        siblings->erase(siblings->begin() + at);
+        return place(std::move(f));
+      }
+      case SchemaChange::Kind::kSetNullable:
+        if (!ch.nullable) {
+          return Status::InvalidArgument(
+                     "a column cannot become NOT NULL: existing rows may hold nulls")
+              .WithField("column", ch.column);
+        }
+        if (parent.id() == TypeId::kMap && at == 0) return refuse("a MAP key is never null");
+        target.nullable = true;
+        return Status::OK();
+      case SchemaChange::Kind::kAddColumn:
+        break;
+    }
+    return Status::Internal("unknown schema change");
+  };
+
+  // Walks down to the parent of the last step, then rebuilds the types on the way up.
+  std::function<Status(DataType*, size_t)> descend = [&](DataType* type, size_t step) -> Status {
+    if (!type->is_nested()) {
+      return missing("nested field '" + path[step] + "' (" + path[step - 1] + " is " +
+                     type->ToString() + ")");
+    }
+    std::vector<Field> children = type->children();
+    if (step + 1 == path.size()) {
+      TARN_RETURN_NOT_OK(edit(*type, &children));
+    } else {
+      const int at = ChildIndex(*type, path[step]);
+      if (at < 0) return missing("nested field '" + path[step] + "'");
+      TARN_RETURN_NOT_OK(descend(&children[at].type, step + 1));
+    }
+    *type = Rebuilt(*type, std::move(children));
+    return Status::OK();
+  };
+  DataType type = schema->fields[top].type;
+  TARN_RETURN_NOT_OK(descend(&type, 1));
+  TARN_RETURN_NOT_OK(CheckStoredType(path[0], type));
+  schema->fields[top].type = std::move(type);
+  return Status::OK();
+}
+
 // Applies one change to `schema` (the dataset's current one in `ds`, being edited).
 Status ApplyChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema,
                    int32_t* last_field_id) {
+  if (ch.column.find('.') != std::string::npos) {
+    return ApplyNestedChange(ds, ch, schema, last_field_id);
+  }
   int idx = schema->FieldIndex(ch.column);
   auto missing = [&] {
     return Status::Of(codes::kColumnNotFound,
@@ -160,7 +356,8 @@ Status ApplyChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema
                                           "' is a partition source; its type cannot change")
             .WithField("column", ch.column);
       }
-      schema->fields[idx].type = *ch.type;
+      // A widening keeps the shape, so the nested ids (an ARRAY's element id) carry over.
+      schema->fields[idx].type = WithNestedFieldsOf(*ch.type, schema->fields[idx].type);
       return Status::OK();
     }
     case SchemaChange::Kind::kMoveColumn: {

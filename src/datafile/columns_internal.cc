@@ -24,6 +24,91 @@ std::vector<int> MatchFileFields(const parquet::ParquetSchema& file, const Schem
   return out;
 }
 
+namespace {
+
+// The file member of a STRUCT that holds `want`: by field id when the file's members carry
+// ids, else by name; -1 when the file has none.
+int FileMember(const DataType& file, const Field& want) {
+  bool by_id = false;
+  for (const Field& m : file.children()) by_id = by_id || m.field_id >= 0;
+  for (size_t i = 0; i < file.children().size(); ++i) {
+    const Field& m = file.children()[i];
+    if (by_id ? (want.field_id >= 0 && m.field_id == want.field_id) : m.name == want.name) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+bool ScalarReads(const DataType& from, const DataType& to) {
+  if (from == to || IsLosslessWidening(from, to)) return true;
+  // A TIME file in a TIME[ns] column: every value fits, read and bounds are cast exactly (not a
+  // schema widening, which would reinterpret stored microsecond bounds: types/cast.h).
+  return from.id() == TypeId::kTime && to.id() == TypeId::kTime &&
+         from.unit() == TimeUnit::kMicro && to.unit() == TimeUnit::kNano;
+}
+
+}  // namespace
+
+std::string NestedReadMismatch(const DataType& from, const DataType& to) {
+  if (!to.is_nested() || !from.is_nested()) {
+    if (to.is_nested() != from.is_nested() || !ScalarReads(from, to)) {
+      return from.ToString() + " does not widen to " + to.ToString();
+    }
+    return {};
+  }
+  if (from.id() != to.id()) return from.ToString() + " is not " + to.ToString();
+  if (to.id() != TypeId::kStruct) {  // ARRAY element, MAP key and value, position by position
+    for (size_t i = 0; i < to.children().size(); ++i) {
+      std::string why = NestedReadMismatch(from.children()[i].type, to.children()[i].type);
+      if (!why.empty()) return to.children()[i].name + ": " + why;
+    }
+    return {};
+  }
+  for (const Field& want : to.children()) {
+    int at = FileMember(from, want);
+    if (at < 0) {
+      if (!want.nullable) return "NOT NULL member " + want.name + " is missing from the file";
+      continue;
+    }
+    std::string why = NestedReadMismatch(from.children()[at].type, want.type);
+    if (!why.empty()) return want.name + ": " + why;
+  }
+  return {};
+}
+
+Result<Column> ConformColumn(Column src, const DataType& to) {
+  if (!to.is_nested()) {
+    if (src.type == to) return src;
+    return CastColumn(src, to);
+  }
+  Column out(to);
+  out.length = src.length;
+  out.validity = std::move(src.validity);
+  if (to.is_repeated()) out.offsets = std::move(src.offsets);
+  if (to.id() == TypeId::kArray) {
+    TARN_ASSIGN_OR_RETURN(*out.child, ConformColumn(std::move(*src.child), to.element()));
+  } else if (to.id() == TypeId::kMap) {
+    for (size_t i = 0; i < 2; ++i) {
+      TARN_ASSIGN_OR_RETURN(out.members[i],
+                            ConformColumn(std::move(src.members[i]), to.children()[i].type));
+    }
+  } else {
+    for (size_t i = 0; i < to.children().size(); ++i) {
+      const Field& want = to.children()[i];
+      int at = FileMember(src.type, want);
+      if (at < 0) {
+        out.members[i] = Column::Nulls(want.type, src.length);
+        continue;
+      }
+      Result<Column> member = ConformColumn(std::move(src.members[at]), want.type);
+      if (!member.ok()) return member.status().WithContext("member " + want.name);
+      out.members[i] = std::move(member).value();
+    }
+  }
+  return out;
+}
+
 Status CheckFileColumn(const parquet::ParquetSchema& file, int file_field, const Field& to) {
   if (!file.unsupported[file_field].empty()) {
     return Status::InvalidArgument("column '" + to.name + "' cannot be read from the file: " +
@@ -31,16 +116,14 @@ Status CheckFileColumn(const parquet::ParquetSchema& file, int file_field, const
         .WithField("column", to.name);
   }
   const DataType& from = file.schema.fields[file_field].type;
-  if (from == to.type || IsLosslessWidening(from, to.type)) return Status::OK();
-  // A TIME file in a TIME[ns] column: every value fits, read and bounds are cast exactly (not a
-  // schema widening, which would reinterpret stored microsecond bounds: types/cast.h).
-  if (from.id() == TypeId::kTime && to.type.id() == TypeId::kTime &&
-      from.unit() == TimeUnit::kMicro && to.type.unit() == TimeUnit::kNano) {
+  if (!from.is_nested() && !to.type.is_nested() && ScalarReads(from, to.type)) {
     return Status::OK();
   }
+  const std::string why = NestedReadMismatch(from, to.type);
+  if (why.empty()) return Status::OK();
   return Status::InvalidArgument("column '" + to.name + "' has type " + from.ToString() +
                                  " in the file, which does not widen to the dataset's " +
-                                 to.type.ToString())
+                                 to.type.ToString() + (from.is_nested() ? " (" + why + ")" : ""))
       .WithField("column", to.name);
 }
 

@@ -19,6 +19,17 @@ std::vector<int> MatchFileFields(const parquet::ParquetSchema& file, const Schem
 // kInvalidArgument naming the column otherwise (also for a column tarn cannot read).
 Status CheckFileColumn(const parquet::ParquetSchema& file, int file_field, const Field& to);
 
+// Whether a file column of type `from` reads as `to`: equal or a lossless widening, and for
+// nested types level by level, STRUCT members matched by field id (by name when the file's
+// members carry none): a member the file lacks must be nullable (it reads as nulls), a member
+// only the file has is skipped (dropped). So renamed, added, dropped and promoted nested fields
+// read right. Empty when it does, else why not.
+std::string NestedReadMismatch(const DataType& from, const DataType& to);
+
+// `src` (a file column, type with the file's nested ids) as a column of `to`, which
+// NestedReadMismatch accepted (or CheckFileColumn, for top-level columns).
+Result<Column> ConformColumn(Column src, const DataType& to);
+
 // Appends row `row` of scalar column `src` (a valid row) to `dst` of the same type.
 void AppendScalarRow(const Column& src, int64_t row, Column* dst);
 

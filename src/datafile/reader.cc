@@ -16,6 +16,7 @@ namespace tarn {
 namespace {
 
 using datafile_internal::CheckFileColumn;
+using datafile_internal::ConformColumn;
 using datafile_internal::MatchFileFields;
 
 int SchemaIndexOf(const Schema& schema, int32_t field_id) {
@@ -152,10 +153,11 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     // A file field used twice is only possible with duplicate ids in the schema; copy then.
     const bool shared = std::count(read_pos.begin(), read_pos.end(), read_pos[k]) > 1;
     Column& src = raw.columns[read_pos[k]];
-    if (src.type == f.type) {
+    if (src.type == f.type && !f.type.is_nested()) {
       work.columns.push_back(shared ? src.Clone() : std::move(src));
     } else {
-      Result<Column> cast = CastColumn(src, f.type);
+      // Nested columns always conform: their members are matched by field id.
+      Result<Column> cast = ConformColumn(shared ? src.Clone() : std::move(src), f.type);
       if (!cast.ok()) return cast.status().WithContext("column '" + f.name + "'");
       work.columns.push_back(std::move(cast).value());
     }

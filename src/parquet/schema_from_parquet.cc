@@ -360,20 +360,6 @@ bool CompatibleOverride(const DataType& recorded, const DataType& derived) {
   return false;
 }
 
-// `shape` with the nested field ids and nullability of `file` (same nesting): the recorded
-// tarn schema restores type names, the file's schema elements keep ids and repetition.
-DataType WithNestedFieldsOf(const DataType& shape, const DataType& file) {
-  if (!shape.is_nested() || shape.children().size() != file.children().size()) return shape;
-  std::vector<Field> children = shape.children();
-  for (size_t i = 0; i < children.size(); ++i) {
-    const Field& f = file.children()[i];
-    children[i].field_id = f.field_id;
-    children[i].nullable = f.nullable;
-    children[i].type = WithNestedFieldsOf(children[i].type, f.type);
-  }
-  return shape.WithChildren(std::move(children));
-}
-
 }  // namespace
 
 Result<ParquetSchema> SchemaFromParquet(const FileMetaData& md) {

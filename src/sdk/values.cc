@@ -159,9 +159,13 @@ Result<SchemaChange> ParseSchemaChange(std::string_view text) {
       ch.after = t.substr(at + 7);
       t.resize(at);
     }
-    if (Lower(t).find("not null") != std::string::npos) ch.nullable = false;
+    // A trailing NOT NULL is the column's; one inside STRUCT<...> belongs to the type.
     std::string lt2 = Lower(t);
-    if (size_t nn = lt2.find(" not null"); nn != std::string::npos) t.resize(nn);
+    while (!lt2.empty() && lt2.back() == ' ') lt2.pop_back();
+    if (lt2.size() > 9 && lt2.compare(lt2.size() - 9, 9, " not null") == 0) {
+      ch.nullable = false;
+      t.resize(lt2.size() - 9);
+    }
     auto dt = DataType::Parse(t);
     if (!dt.ok()) return bad(dt.status().message());
     ch.type = *dt;

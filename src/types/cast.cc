@@ -485,6 +485,7 @@ Status CastImpl(const Column& in, const DataType& to, Column* out) {
     return FormatToText(in, to, out);
   }
   if (from.id() == TypeId::kVarchar) return ParseFromText(in, to, out);
+  if (from.id() == TypeId::kJson && to.is_nested()) return ParseFromText(in, to, out);
   if (IsNumeric(from) && IsNumeric(to)) return CastNumeric(in, to, out);
   if (IsTemporal(from.id()) && IsTemporal(to.id())) return CastTemporal(in, to, out);
   if (from.id() == TypeId::kTime && to.id() == TypeId::kTime) return CastTemporal(in, to, out);
@@ -555,7 +556,7 @@ bool CanCast(const DataType& from, const DataType& to) {
     }
     return true;
   }
-  if (to.is_nested()) return false;
+  if (to.is_nested()) return from.id() == TypeId::kVarchar || from.id() == TypeId::kJson;
   if (to.id() == TypeId::kVarchar || from.id() == TypeId::kVarchar) return true;
   if (IsNumeric(from) && IsNumeric(to)) return true;
   if (IsTemporal(from.id()) && IsTemporal(to.id())) return true;

@@ -188,7 +188,9 @@ TEST(CanCastTest, Table) {
   EXPECT_FALSE(CanCast(T("TIME"), T("TIMESTAMP")));
   EXPECT_FALSE(CanCast(T("BLOB"), T("UUID")));
   EXPECT_FALSE(CanCast(T("JSON"), T("INT32")));
-  EXPECT_FALSE(CanCast(T("VARCHAR"), T("ARRAY<INT32>")));
+  EXPECT_TRUE(CanCast(T("VARCHAR"), T("ARRAY<INT32>")));
+  EXPECT_TRUE(CanCast(T("JSON"), T("ARRAY<INT32>")));
+  EXPECT_FALSE(CanCast(T("INT32"), T("ARRAY<INT32>")));
   EXPECT_FALSE(CanCast(T("ARRAY<UUID>"), T("ARRAY<INT32>")));
   EXPECT_FALSE(CanCast(T("ARRAY<INT32>"), T("INT32")));
 
@@ -447,7 +449,8 @@ TEST(CastTest, StructsAndMaps) {
   EXPECT_FALSE(CanCast(T("MAP<VARCHAR, VARCHAR>"), T("ARRAY<VARCHAR>")));
   EXPECT_TRUE(CanCast(T("MAP<VARCHAR, VARCHAR>"), T("MAP<VARCHAR, INT8>")));
   EXPECT_TRUE(CanCast(T("STRUCT<a: INT8>"), T("JSON")));
-  EXPECT_FALSE(CanCast(T("VARCHAR"), T("STRUCT<a: INT8>")));
+  EXPECT_TRUE(CanCast(T("VARCHAR"), T("STRUCT<a: INT8>")));
+  EXPECT_FALSE(CanCast(T("UUID"), T("STRUCT<a: INT8>")));
 
   Column s(T("STRUCT<a: VARCHAR, b: INT32>"));
   s.members[0].AppendBytes("7");

@@ -80,6 +80,46 @@ void Column::AppendArrayRow() {
   ++length;
 }
 
+void Column::AppendColumn(const Column& src) {
+  if (!src.validity.empty() || !validity.empty()) {
+    if (validity.empty()) validity.assign(static_cast<size_t>(length), 1);
+    if (src.validity.empty()) {
+      validity.insert(validity.end(), static_cast<size_t>(src.length), 1);
+    } else {
+      validity.insert(validity.end(), src.validity.begin(), src.validity.end());
+    }
+  }
+  auto append_offsets = [&](int64_t base) {
+    for (int64_t i = 1; i <= src.length; ++i) {
+      offsets.push_back(base + src.offsets[i] - src.offsets[0]);
+    }
+  };
+  switch (type.id()) {
+    case TypeId::kArray:
+      append_offsets(child->length);
+      child->AppendColumn(*src.child);
+      break;
+    case TypeId::kMap:
+      append_offsets(members[0].length);
+      members[0].AppendColumn(src.members[0]);
+      members[1].AppendColumn(src.members[1]);
+      break;
+    case TypeId::kStruct:
+      for (size_t i = 0; i < members.size(); ++i) members[i].AppendColumn(src.members[i]);
+      break;
+    default:
+      if (type.is_variable_width()) {
+        append_offsets(static_cast<int64_t>(data.size()));
+        data.insert(data.end(), src.data.begin() + src.offsets[0],
+                    src.data.begin() + src.offsets[src.length]);
+      } else {
+        data.insert(data.end(), src.data.begin(), src.data.end());
+      }
+      break;
+  }
+  length += src.length;
+}
+
 void Column::AppendStructRow() {
   MarkValid();
   ++length;

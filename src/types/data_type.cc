@@ -105,6 +105,21 @@ DataType ClearNestedIds(const DataType& type) {
   return type.WithChildren(std::move(children));
 }
 
+DataType WithNestedFieldsOf(const DataType& shape, const DataType& fields) {
+  if (!shape.is_nested() || shape.id() != fields.id() ||
+      shape.children().size() != fields.children().size()) {
+    return shape;
+  }
+  std::vector<Field> children = shape.children();
+  for (size_t i = 0; i < children.size(); ++i) {
+    const Field& f = fields.children()[i];
+    children[i].field_id = f.field_id;
+    children[i].nullable = f.nullable;
+    children[i].type = WithNestedFieldsOf(children[i].type, f.type);
+  }
+  return shape.WithChildren(std::move(children));
+}
+
 bool SameNestedFields(const DataType& a, const DataType& b) {
   if (!(a == b)) return false;
   const std::vector<Field>& ac = a.children();

@@ -77,6 +77,45 @@ TEST(JsonValueTest, StructsAndMaps) {
   EXPECT_EQ(Json(nulls, 1), "null");
 }
 
+TEST(JsonValueTest, NestedTextParsesBackExactly) {
+  const char* type =
+      "STRUCT<id: INT64, at: TIMESTAMP[ns], d: DECIMAL(10,2), f: FLOAT64, "
+      "items: ARRAY<STRUCT<sku: VARCHAR, qty: INT32 NOT NULL>>, "
+      "attrs: MAP<VARCHAR, ARRAY<INT8>>, j: JSON, b: BLOB>";
+  std::vector<std::string_view> rows = {
+      R"({"id":1,"at":"2024-01-02T03:04:05.123456789","d":"-0.50","f":"NaN","items":[{"sku":"a\"b","qty":2},null],"attrs":[{"key":"x","value":[1,null]},{"key":"y","value":null}],"j":"{\"k\":[1]}","b":"AAE="})",
+      R"({"id":null,"at":null,"d":null,"f":0.1,"items":[],"attrs":[],"j":null,"b":null})",
+      "<null>"};
+  Column c = Col(type, rows);
+  ASSERT_EQ(c.length, 3);
+  for (int64_t i = 0; i < 3; ++i) {
+    std::string expected(rows[i] == "<null>" ? "null" : rows[i]);
+    EXPECT_EQ(Json(c, i), expected);
+  }
+  // Members may be absent (null) and in any order; a MAP also reads an object with text keys.
+  Column s = Col("STRUCT<a: INT8, b: VARCHAR>", {R"({"b":"x"})", R"( {"b":null,"a":3} )"});
+  EXPECT_EQ(Json(s, 0), R"({"a":null,"b":"x"})");
+  EXPECT_EQ(Json(s, 1), R"({"a":3,"b":null})");
+  Column m = Col("MAP<INT32, FLOAT64>", {R"({"2":1.5,"1":null})"});
+  EXPECT_EQ(Json(m, 0), R"([{"key":2,"value":1.5},{"key":1,"value":null}])");
+
+  // Errors append nothing.
+  Column bad(*DataType::Parse("STRUCT<a: INT8, l: ARRAY<INT8>>"));
+  for (std::string_view text : {R"({"a":1,"zz":2})", R"({"a":300})", R"({"l":[1,"x"]})",
+                                R"({"l":{}})", R"([1])", "null", "{", R"({"a":[1]})"}) {
+    EXPECT_FALSE(AppendParsedValue(text, &bad).ok()) << text;
+  }
+  EXPECT_EQ(bad.length, 0);
+  EXPECT_EQ(bad.members[0].length, 0);
+  EXPECT_EQ(bad.members[1].child->length, 0);
+  Column bad_map(*DataType::Parse("MAP<VARCHAR, INT8>"));
+  for (std::string_view text : {R"([{"key":null,"value":1}])", R"([{"value":1}])", R"([1])",
+                                R"([{"key":"a","value":1,"x":2}])", R"("s")"}) {
+    EXPECT_FALSE(AppendParsedValue(text, &bad_map).ok()) << text;
+  }
+  EXPECT_EQ(bad_map.length, 0);
+}
+
 TEST(JsonStringTest, Escaping) {
   EXPECT_EQ(JsonString(""), R"("")");
   EXPECT_EQ(JsonString("plain"), R"("plain")");

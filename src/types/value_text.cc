@@ -707,8 +707,97 @@ bool IsValidUtf8(std::string_view bytes) {
   return true;
 }
 
+namespace {
+
+// One JSON node (of a nested value's text) appended to `out`: the inverse of json_render.h.
+Status AppendJsonNode(const nlohmann::ordered_json& j, Column* out) {
+  if (j.is_null()) {
+    out->AppendNull();
+    return Status::OK();
+  }
+  const DataType& type = out->type;
+  auto wrong = [&](std::string_view expected) {
+    std::string shown = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    if (shown.size() > 80) shown = shown.substr(0, 80) + "...";
+    return Status::InvalidArgument("'" + shown + "' is not a valid " + type.ToString() +
+                                   ": expected " + std::string(expected));
+  };
+  switch (type.id()) {
+    case TypeId::kArray:
+      if (!j.is_array()) return wrong("a JSON array");
+      for (const nlohmann::ordered_json& e : j) TARN_RETURN_NOT_OK(AppendJsonNode(e, out->child.get()));
+      out->AppendArrayRow();
+      return Status::OK();
+    case TypeId::kMap:
+      // [{"key": k, "value": v}, ...] (the rendering), or {"k": v, ...} for text keys.
+      if (j.is_object()) {
+        for (const auto& [key, value] : j.items()) {
+          TARN_RETURN_NOT_OK(AppendParsedValue(key, &out->members[0]));
+          TARN_RETURN_NOT_OK(AppendJsonNode(value, &out->members[1]));
+        }
+      } else if (j.is_array()) {
+        for (const nlohmann::ordered_json& e : j) {
+          auto k = e.is_object() ? e.find("key") : e.end();
+          if (k == e.end() || k->is_null() || e.size() > 2) {
+            return wrong("entries {\"key\": .., \"value\": ..} with a non-null key");
+          }
+          TARN_RETURN_NOT_OK(AppendJsonNode(*k, &out->members[0]));
+          auto v = e.find("value");
+          if (v == e.end()) {
+            out->members[1].AppendNull();
+          } else {
+            TARN_RETURN_NOT_OK(AppendJsonNode(*v, &out->members[1]));
+          }
+        }
+      } else {
+        return wrong("a JSON array of entries or an object");
+      }
+      out->AppendArrayRow();
+      return Status::OK();
+    case TypeId::kStruct: {
+      if (!j.is_object()) return wrong("a JSON object");
+      const std::vector<Field>& members = type.children();
+      for (const auto& [key, value] : j.items()) {
+        bool known = false;
+        for (const Field& m : members) known = known || m.name == key;
+        if (!known) return wrong("no member named '" + key + "'");
+      }
+      for (size_t i = 0; i < members.size(); ++i) {
+        auto it = j.find(members[i].name);
+        if (it == j.end()) {
+          out->members[i].AppendNull();
+        } else {
+          TARN_RETURN_NOT_OK(AppendJsonNode(*it, &out->members[i]));
+        }
+      }
+      out->AppendStructRow();
+      return Status::OK();
+    }
+    default:
+      if (j.is_string()) return AppendParsedValue(j.get_ref<const std::string&>(), out);
+      if (j.is_structured() && type.id() != TypeId::kJson) return wrong("a scalar");
+      // Numbers and booleans by their text; a JSON member may also hold a JSON value as such.
+      return AppendParsedValue(j.dump(), out);
+  }
+}
+
+}  // namespace
+
 Status AppendParsedValue(std::string_view text, Column* out) {
   const DataType& type = out->type;
+  if (type.is_nested()) {
+    // Ordered: a MAP read from an object keeps its entries in text order.
+    nlohmann::ordered_json j =
+        nlohmann::ordered_json::parse(text.begin(), text.end(), nullptr, false);
+    if (j.is_discarded()) return NotValid(text, type.ToString(), "not valid JSON");
+    if (j.is_null()) return NotValid(text, type.ToString(), "null is not a value");
+    // Built aside, so a failure appends nothing.
+    Column one(type);
+    Status st = AppendJsonNode(j, &one);
+    if (!st.ok()) return st;
+    out->AppendColumn(one);
+    return Status::OK();
+  }
   switch (type.id()) {
     case TypeId::kBoolean: {
       TARN_ASSIGN_OR_RETURN(bool v, ParseBoolean(text));

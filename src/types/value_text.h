@@ -91,7 +91,9 @@ bool IsValidUtf8(std::string_view bytes);
 
 // Parses `text` as a value of out->type and appends it to `out`. VARCHAR and JSON are taken
 // as they are (not trimmed) after checking UTF-8 (and, for JSON, syntax); BLOB is base64.
-// ARRAY is not parsed from text. On error nothing is appended.
+// ARRAY, STRUCT and MAP are parsed from their JSON rendering (json_render.h; a MAP also from a
+// JSON object with text keys); a STRUCT refuses unknown members, absent members are null. On
+// error nothing is appended.
 Status AppendParsedValue(std::string_view text, Column* out);
 
 // ---- Value -> text ----

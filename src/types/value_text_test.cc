@@ -743,8 +743,11 @@ TEST(AppendParsedValueTest, ErrorsAppendNothing) {
   EXPECT_EQ(json.length, 0);
 
   Column array(DataType::Array(DataType::Int32()));
-  EXPECT_FALSE(AppendParsedValue("[1]", &array).ok());
+  EXPECT_FALSE(AppendParsedValue("[1,\"x\"]", &array).ok());
   EXPECT_EQ(array.length, 0);
+  EXPECT_EQ(array.child->length, 0);
+  EXPECT_TRUE(AppendParsedValue("[1,null]", &array).ok());
+  EXPECT_EQ(array.length, 1);
 }
 
 TEST(ParsersTest, SurviveArbitraryBytes) {
