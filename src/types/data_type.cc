@@ -35,13 +35,23 @@ DataType DataType::TimestampTz(TimeUnit unit) {
   return t;
 }
 
+namespace {
+
+Field NestedField(const char* name, DataType type, bool nullable, int32_t id) {
+  Field f;
+  f.name = name;
+  f.type = std::move(type);
+  f.nullable = nullable;
+  f.field_id = id;
+  return f;
+}
+
+}  // namespace
+
 DataType DataType::Array(DataType element, int32_t element_id, bool element_nullable) {
+  std::vector<Field> children;
+  children.push_back(NestedField("element", std::move(element), element_nullable, element_id));
   DataType t(TypeId::kArray);
-  std::vector<Field> children(1);
-  children[0].name = "element";
-  children[0].type = std::move(element);
-  children[0].nullable = element_nullable;
-  children[0].field_id = element_id;
   t.children_ = std::make_shared<const std::vector<Field>>(std::move(children));
   return t;
 }
@@ -54,16 +64,11 @@ DataType DataType::Struct(std::vector<Field> members) {
 
 DataType DataType::Map(DataType key, DataType value, int32_t key_id, int32_t value_id,
                        bool value_nullable) {
+  std::vector<Field> children;
+  children.reserve(2);
+  children.push_back(NestedField("key", std::move(key), false, key_id));
+  children.push_back(NestedField("value", std::move(value), value_nullable, value_id));
   DataType t(TypeId::kMap);
-  std::vector<Field> children(2);
-  children[0].name = "key";
-  children[0].type = std::move(key);
-  children[0].nullable = false;
-  children[0].field_id = key_id;
-  children[1].name = "value";
-  children[1].type = std::move(value);
-  children[1].nullable = value_nullable;
-  children[1].field_id = value_id;
   t.children_ = std::make_shared<const std::vector<Field>>(std::move(children));
   return t;
 }
