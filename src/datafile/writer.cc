@@ -302,7 +302,7 @@ Result<FooterColumn> ReadFooterColumn(const parquet::FileMetaData& md,
   // Logical type UNKNOWN (Arrow's Null type) reads as nulls whatever the statistics say (arrow-rs
   // writes min = max = 0 and no nulls for a required one).
   const parquet::SchemaElement& element = md.schema[leaf.schema_index];
-  const bool all_null = leaf.lists.empty() && element.logical_type &&
+  const bool all_null = leaf.nodes.size() == 1 && element.logical_type &&
                         element.logical_type->kind == parquet::LogicalType::UNKNOWN;
   for (size_t g = 0; g < md.row_groups.size(); ++g) {
     const parquet::RowGroup& rg = md.row_groups[g];

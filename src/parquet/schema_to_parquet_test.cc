@@ -197,7 +197,7 @@ TEST(SchemaToParquet, RejectsEmptyAndDuplicateNames) {
 
 TEST(SchemaToParquet, RejectsExcessiveNesting) {
   DataType t = DataType::Int32();
-  for (int i = 0; i < kMaxArrayNesting + 1; ++i) t = DataType::Array(t);
+  for (int i = 0; i < kMaxNesting + 1; ++i) t = DataType::Array(t);
   Schema s;
   s.fields.push_back(MakeField("deep", t));
   EXPECT_EQ(SchemaToParquet(s).status().kind(), ErrorKind::kInvalidArgument);
