@@ -18,23 +18,10 @@ using namespace catalog_internal;  // NOLINT: this file is part of the catalog
 
 namespace {
 
-// STRUCT and MAP are in the type vocabulary, but data files cannot hold them yet (issue 21).
-Status CheckStoredType(const std::string& column, const DataType& type) {
-  bool unsupported = type.id() == TypeId::kStruct || type.id() == TypeId::kMap;
-  ForEachNestedField(type, [&](const Field& f) {
-    unsupported = unsupported || f.type.id() == TypeId::kStruct || f.type.id() == TypeId::kMap;
-  });
-  if (!unsupported) return Status::OK();
-  return Status::InvalidArgument("column '" + column + "': " + type.ToString() +
-                                 ": datasets cannot hold STRUCT or MAP columns yet")
-      .WithField("column", column);
-}
-
 Status ValidateSchema(const Schema& schema) {
   if (schema.fields.empty()) return Status::InvalidArgument("a dataset needs at least one column");
   for (const Field& f : schema.fields) {
     TARN_RETURN_NOT_OK(ValidateColumnName(f.name));
-    TARN_RETURN_NOT_OK(CheckStoredType(f.name, f.type));
   }
   return Status::OK();
 }
@@ -97,7 +84,6 @@ Status ApplyChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema
             .WithField("column", ch.column);
       }
       if (!ch.type) return Status::InvalidArgument("add column '" + ch.column + "' needs a type");
-      TARN_RETURN_NOT_OK(CheckStoredType(ch.column, *ch.type));
       if (!ch.nullable) {
         return Status::InvalidArgument(
                    "an added column must be nullable: existing rows have no "
