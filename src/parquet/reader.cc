@@ -100,15 +100,6 @@ Status Validate(const FileMetaData& md, const ParquetSchema& ps, uint64_t file_s
   return Status::OK();
 }
 
-// The tarn type of a leaf's own column, below the top-level type `t`.
-const DataType& LeafType(const DataType& t, const LeafColumn& leaf) {
-  const DataType* p = &t;
-  for (size_t i = 1; i < leaf.nodes.size(); ++i) {
-    p = &p->children()[static_cast<size_t>(leaf.nodes[i].member)].type;
-  }
-  return *p;
-}
-
 // Runs task(k, worker) for k in [0, n) on up to `threads` threads (the caller's included);
 // `worker` (in [0, threads)) identifies the thread, for per-thread buffers.
 template <typename Task>
@@ -260,7 +251,7 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
     const Field& field = ps.schema.fields[selected[k]];
     for (int leaf_index : ps.field_leaves[selected[k]]) {
       const LeafColumn& leaf = ps.leaves[leaf_index];
-      auto plan = PlanLeaf(req.md->schema[leaf.schema_index], leaf, LeafType(field.type, leaf));
+      auto plan = PlanLeaf(req.md->schema[leaf.schema_index], leaf, LeafTypeOf(field.type, leaf));
       if (!plan.ok()) {
         return plan.status().WithContext(name + ": column '" + JoinPath(leaf.path) + "'");
       }

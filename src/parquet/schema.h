@@ -87,6 +87,10 @@ struct ParquetSchema {
   std::vector<std::string> unsupported;
 };
 
+// The tarn type of a leaf's own column, below its top-level field's type `field_type` (the type
+// itself for a flat field). Precondition: the field is supported (leaf.nodes is not empty).
+const DataType& LeafTypeOf(const DataType& field_type, const LeafColumn& leaf);
+
 // Resolves a file's schema. kCorruption for a malformed schema tree.
 Result<ParquetSchema> SchemaFromParquet(const FileMetaData& md);
 // The Parquet schema elements (root first) for a tarn schema. kInvalidArgument if a field

@@ -463,6 +463,14 @@ DataType WithNestedFieldsOf(const DataType& shape, const DataType& file) {
 
 }  // namespace
 
+const DataType& LeafTypeOf(const DataType& field_type, const LeafColumn& leaf) {
+  const DataType* t = &field_type;
+  for (size_t i = 1; i < leaf.nodes.size(); ++i) {
+    t = &t->children()[static_cast<size_t>(leaf.nodes[i].member)].type;
+  }
+  return *t;
+}
+
 Result<ParquetSchema> SchemaFromParquet(const FileMetaData& md) {
   std::vector<std::vector<int>> children;
   TARN_RETURN_NOT_OK(BuildTree(md.schema, &children));
