@@ -494,9 +494,10 @@ Result<ParquetSchema> SchemaFromParquet(const FileMetaData& md) {
     for (size_t k = 0; k < leaves.size() && why.empty(); ++k) {
       const LeafColumn& leaf = ps.leaves[leaves[k]];
       const std::vector<PathNode>& p = b.leaf_paths[k];
-      int16_t rep = 0;
-      for (const PathNode& n : p)
-        rep = n.kind == PathNode::Kind::kList || n.kind == PathNode::Kind::kMap ? n.rep : rep;
+      int16_t rep = 0;  // the innermost list's or map's
+      for (const PathNode& n : p) {
+        if (n.kind == PathNode::Kind::kList || n.kind == PathNode::Kind::kMap) rep = n.rep;
+      }
       if (p.back().def != leaf.max_def_level || rep != leaf.max_rep_level) {
         why = "levels out of step";
       }
@@ -508,7 +509,7 @@ Result<ParquetSchema> SchemaFromParquet(const FileMetaData& md) {
     if (!why.empty()) {
       field.name = e.name;
       field.field_id = e.field_id.value_or(-1);
-      field.nullable = RepetitionOf(e) != Repetition::REQUIRED;
+      field.nullable = RepetitionOf(e) == Repetition::OPTIONAL;
       field.type = DataType::Blob();
       ps.unsupported[f] = why;
       continue;

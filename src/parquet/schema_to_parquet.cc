@@ -203,6 +203,9 @@ Status AppendField(const std::string& path, const Field& field, int depth,
     AnnotateLeaf(type, &e);
     out->push_back(std::move(e));
   } else if (type.id() == TypeId::kStruct) {
+    if (type.children().empty()) {
+      return Status::InvalidArgument("field " + path + ": a STRUCT without members");
+    }
     out->push_back(GroupElement(field.name, repetition, type.children().size()));
     std::unordered_set<std::string> names;
     for (const Field& m : type.children()) {

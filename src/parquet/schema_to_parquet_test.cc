@@ -251,11 +251,17 @@ TEST(SchemaToParquet, RejectsEmptyAndDuplicateNames) {
   EXPECT_NE(r.status().message().find("a"), std::string::npos);
 }
 
-TEST(SchemaToParquet, RejectsExcessiveNesting) {
+TEST(SchemaToParquet, RejectsExcessiveNestingAndEmptyStructs) {
   DataType t = DataType::Int32();
   for (int i = 0; i < kMaxNesting + 1; ++i) t = DataType::Array(t);
   Schema s;
   s.fields.push_back(MakeField("deep", t));
+  EXPECT_EQ(SchemaToParquet(s).status().kind(), ErrorKind::kInvalidArgument);
+  DataType st = DataType::Int32();
+  for (int i = 0; i < kMaxNesting + 1; ++i) st = DataType::Struct({MakeField("m", st)});
+  s.fields[0] = MakeField("deep", st);
+  EXPECT_EQ(SchemaToParquet(s).status().kind(), ErrorKind::kInvalidArgument);
+  s.fields[0] = MakeField("empty", DataType::Struct({}));
   EXPECT_EQ(SchemaToParquet(s).status().kind(), ErrorKind::kInvalidArgument);
 }
 
