@@ -821,7 +821,8 @@ Status AssembleNested(const ChunkDecoder& dec, const LeafColumn& leaf, const Lea
   std::vector<int64_t> base(depth);
   for (size_t i = 0; i < depth; ++i) {
     TARN_ASSIGN_OR_RETURN(cols[i], NodeColumn(top, leaf, i));
-    base[i] = cols[i]->length;
+    // Another leaf may be building a column this one is not the first below: never touch it.
+    if (nodes[i].first) base[i] = cols[i]->length;
   }
   // start[r]: the first column an entry of repetition level r gives a slot to; list[r]: the
   // list or map whose elements repeat at level r.
