@@ -21,7 +21,7 @@ inline constexpr int kMaxNesting = 32;
 inline constexpr const char* kListRepeatedName = "list";
 inline constexpr const char* kMapRepeatedName = "key_value";
 
-// How a (non-ARRAY) tarn type is stored.
+// How a scalar (non-nested) tarn type is stored.
 struct PhysicalMapping {
   Type type = Type::BOOLEAN;
   int32_t type_length = 0;  // FIXED_LEN_BYTE_ARRAY width
