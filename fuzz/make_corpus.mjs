@@ -52,6 +52,14 @@ const dict = `
 // DuckDB cuts row groups at multiples of 2048 rows: 3 row groups of small dictionary pages.
 const rowgroups = `SELECT (i % 5)::INTEGER AS k FROM range(5000) t(i)`;
 const tiny = `SELECT i::BIGINT AS a, 'v' || (i % 3)::VARCHAR AS b FROM range(16) t(i)`;
+// STRUCT, MAP, a list of structs and a map of lists, with nulls and empty containers.
+const nested = `
+  SELECT
+    CASE WHEN i % 5 = 1 THEN NULL ELSE {'a': CASE WHEN i % 3 = 0 THEN NULL ELSE i::INTEGER END,
+                                        'tags': CASE WHEN i % 4 = 0 THEN [] ELSE ['t', NULL] END} END AS s,
+    CASE WHEN i % 6 = 1 THEN NULL ELSE MAP(['k' || i::VARCHAR], [[i::BIGINT, NULL]]) END AS m,
+    CASE WHEN i % 7 = 1 THEN NULL ELSE [{'x': i, 'y': NULL}, NULL] END AS ls
+  FROM range(20) t(i)`;
 
 const files = [
   ['scalars_v1_plain', scalars, 'COMPRESSION uncompressed, PARQUET_VERSION V1'],
@@ -66,6 +74,8 @@ const files = [
   ['tiny_gzip', tiny, 'COMPRESSION gzip'],
   ['tiny_lz4_raw', tiny, 'COMPRESSION lz4_raw'],
   ['tiny_brotli', tiny, 'COMPRESSION brotli'],
+  ['nested_v1', nested, "COMPRESSION uncompressed, PARQUET_VERSION V1, FIELD_IDS 'auto'"],
+  ['nested_v2', nested, 'COMPRESSION uncompressed, PARQUET_VERSION V2'],
 ];
 
 for (const [name, query, options] of files) {

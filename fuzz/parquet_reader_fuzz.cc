@@ -9,6 +9,7 @@
 
 #include "common/io.h"
 #include "parquet/reader.h"
+#include "tarn/column.h"
 
 namespace {
 
@@ -20,6 +21,37 @@ void Require(bool ok, const char* what) {
   if (!ok) {
     std::fprintf(stderr, "parquet_reader_fuzz: invariant violated: %s\n", what);
     std::abort();
+  }
+}
+
+// The structure every decoded column must have, at every nesting level.
+void RequireWellFormed(const tarn::Column& c) {
+  Require(c.validity.empty() || static_cast<int64_t>(c.validity.size()) == c.length,
+          "validity size differs from length");
+  const tarn::DataType& t = c.type;
+  if (t.is_variable_width() || t.is_repeated()) {
+    Require(static_cast<int64_t>(c.offsets.size()) == c.length + 1, "offsets size");
+    for (int64_t i = 0; i < c.length; ++i) {
+      Require(c.offsets[i] <= c.offsets[i + 1], "offsets decrease");
+    }
+    const int64_t end = c.offsets.empty() ? 0 : c.offsets.back();
+    if (t.is_variable_width()) {
+      Require(end <= static_cast<int64_t>(c.data.size()), "offsets past the data");
+    } else if (t.id() == tarn::TypeId::kArray) {
+      Require(c.child != nullptr && end <= c.child->length, "offsets past the elements");
+      RequireWellFormed(*c.child);
+    }
+  }
+  if (t.id() == tarn::TypeId::kStruct || t.id() == tarn::TypeId::kMap) {
+    Require(c.members.size() == t.children().size(), "member count");
+    const int64_t want = t.id() == tarn::TypeId::kMap ? c.offsets.back() : c.length;
+    for (const tarn::Column& m : c.members) {
+      Require(m.length == want, "member length differs from its struct or map");
+      RequireWellFormed(m);
+    }
+  }
+  if (t.PhysicalWidth() > 0) {
+    Require(static_cast<int64_t>(c.data.size()) >= c.length * t.PhysicalWidth(), "data size");
   }
 }
 
@@ -46,8 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             "batch has a different number of columns than fields");
     for (const auto& col : batch->columns) {
       Require(col.length == batch->num_rows, "column length differs from num_rows");
-      Require(col.validity.empty() || static_cast<int64_t>(col.validity.size()) == col.length,
-              "validity size differs from length");
+      RequireWellFormed(col);
     }
   }
   auto all = r.ReadAll();

@@ -14,7 +14,10 @@
 #include "datafile/reader.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
+#include "parquet/reader.h"
+#include "parquet/schema.h"
 #include "types/batch.h"
+#include "types/json_render.h"
 #include "types/value_text.h"
 
 namespace tarn {
@@ -919,6 +922,110 @@ TEST_P(DatasetSuite, ConcurrentAppendsAreDenseAndGrouped) {
   EXPECT_EQ(first_rows.size(), static_cast<size_t>(kThreads * kEach));
   EXPECT_EQ(*first_rows.rbegin(), 10 * (kThreads * kEach - 1));
   EXPECT_EQ(cat_->LoadDataset("w.c.t")->total_records, 10 * kThreads * kEach);
+}
+
+TEST_P(DatasetSuite, StructAndMapColumnsEndToEnd) {
+  const char* kSchema =
+      "id INT64 NOT NULL, p STRUCT<a: INT64, tags: ARRAY<VARCHAR>>, m MAP<VARCHAR, INT64>";
+  Create("w.c.n", kSchema, "bucket(2, id)", "id DESC");
+  auto ds = cat_->LoadDataset("w.c.n");
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  RecordBatch b;
+  b.schema = ds->schema;
+  for (const Field& f : ds->schema.fields) b.columns.emplace_back(f.type);
+  Column& id = b.columns[0];
+  Column& p = b.columns[1];
+  Column& m = b.columns[2];
+  Column& tags = p.members[1];
+  auto entry = [&](const char* k, std::optional<int64_t> v) {
+    m.members[0].AppendBytes(k);
+    if (v) {
+      m.members[1].AppendFixed<int64_t>(*v);
+    } else {
+      m.members[1].AppendNull();
+    }
+  };
+  id.AppendFixed<int64_t>(1);
+  p.members[0].AppendFixed<int64_t>(10);
+  tags.child->AppendBytes("x");
+  tags.child->AppendBytes("y");
+  tags.AppendArrayRow();
+  p.AppendStructRow();
+  entry("k", 1);
+  entry("j", 2);
+  m.AppendArrayRow();
+  id.AppendFixed<int64_t>(2);
+  p.AppendNull();
+  m.AppendNull();
+  id.AppendFixed<int64_t>(3);
+  p.members[0].AppendNull();
+  tags.AppendArrayRow();
+  p.AppendStructRow();
+  m.AppendArrayRow();
+  id.AppendFixed<int64_t>(4);
+  p.members[0].AppendFixed<int64_t>(4);
+  tags.AppendNull();
+  p.AppendStructRow();
+  entry("z", std::nullopt);
+  m.AppendArrayRow();
+  b.num_rows = 4;
+  auto snap = cat_->Append("w.c.n", One(std::move(b)), Meta());
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->added_records, 4);
+
+  auto json_rows = [&](const std::string& name) {
+    std::vector<std::string> out;
+    Status st = cat_->Scan(name, {}, "", false, [&](const RecordBatch& batch) {
+      for (int64_t r = 0; r < batch.num_rows; ++r) out.push_back(RenderRowJson(batch, r));
+      return Status::OK();
+    });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const std::vector<std::string> want = {
+      R"({"id":1,"p":{"a":10,"tags":["x","y"]},"m":[{"key":"k","value":1},{"key":"j","value":2}]})",
+      R"({"id":2,"p":null,"m":null})",
+      R"({"id":3,"p":{"a":null,"tags":[]},"m":[]})",
+      R"({"id":4,"p":{"a":4,"tags":null},"m":[{"key":"z","value":null}]})",
+  };
+  EXPECT_EQ(json_rows("w.c.n"), want);
+  EXPECT_EQ(Rows("w.c.n", {}, "id >= 3").size(), 2u);
+
+  // Each file holds the dataset's field ids at every nested level.
+  auto files = Files("w.c.n");
+  ASSERT_EQ(files.size(), 2u);  // one per bucket
+  for (const PlannedFile& f : files) {
+    auto bytes = cat_->warehouse().Get(f.file.path);
+    ASSERT_TRUE(bytes.ok());
+    auto footer = parquet::FileReader::ReadFooter(*MemoryFile(*bytes, f.file.path));
+    ASSERT_TRUE(footer.ok()) << footer.status().ToString();
+    auto ps = parquet::SchemaFromParquet(*footer);
+    ASSERT_TRUE(ps.ok());
+    for (size_t i = 0; i < ds->schema.fields.size(); ++i) {
+      EXPECT_EQ(ps->schema.fields[i].field_id, ds->schema.fields[i].field_id);
+      EXPECT_TRUE(SameNestedFields(ps->schema.fields[i].type, ds->schema.fields[i].type))
+          << ds->schema.fields[i].name;
+    }
+    // Top-level scalars keep their statistics; nested columns have counts only.
+    const ColumnStats* st = f.file.FindStats(ds->schema.fields[0].field_id);
+    ASSERT_NE(st, nullptr);
+    EXPECT_TRUE(st->lower.has_value());
+  }
+
+  // The same files registered in another dataset read back the same.
+  Create("w.c.n2", kSchema);
+  ASSERT_OK(cat_->GrantLocation("w.c.n2", "landing"));
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto bytes = cat_->warehouse().Get(files[i].file.path);
+    ASSERT_TRUE(bytes.ok());
+    paths.push_back("landing/n" + std::to_string(i) + ".parquet");
+    ASSERT_OK(cat_->warehouse().Put(paths.back(), *bytes));
+  }
+  auto added = cat_->AddFiles("w.c.n2", paths, Meta());
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  EXPECT_EQ(json_rows("w.c.n2"), want);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DatasetSuite, ::testing::Values("sqlite", "postgres"),

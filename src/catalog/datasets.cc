@@ -19,18 +19,6 @@ using namespace catalog_internal;  // NOLINT: this file is part of the catalog
 
 namespace {
 
-// STRUCT and MAP are in the type vocabulary, but data files cannot hold them yet (issue 21).
-Status CheckStoredType(const std::string& column, const DataType& type) {
-  bool unsupported = type.id() == TypeId::kStruct || type.id() == TypeId::kMap;
-  ForEachNestedField(type, [&](const Field& f) {
-    unsupported = unsupported || f.type.id() == TypeId::kStruct || f.type.id() == TypeId::kMap;
-  });
-  if (!unsupported) return Status::OK();
-  return Status::InvalidArgument("column '" + column + "': " + type.ToString() +
-                                 ": datasets cannot hold STRUCT or MAP columns yet")
-      .WithField("column", column);
-}
-
 // STRUCT member names follow the column name rule, so a dotted path (`payload.status`) names
 // one nested field.
 Status ValidateMemberNames(const std::string& column, const DataType& type) {
@@ -52,7 +40,6 @@ Status ValidateSchema(const Schema& schema) {
   for (const Field& f : schema.fields) {
     TARN_RETURN_NOT_OK(ValidateColumnName(f.name));
     TARN_RETURN_NOT_OK(ValidateMemberNames(f.name, f.type));
-    TARN_RETURN_NOT_OK(CheckStoredType(f.name, f.type));
   }
   return Status::OK();
 }
@@ -253,7 +240,6 @@ Status ApplyNestedChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* 
   };
   DataType type = schema->fields[top].type;
   TARN_RETURN_NOT_OK(descend(&type, 1));
-  TARN_RETURN_NOT_OK(CheckStoredType(path[0], type));
   schema->fields[top].type = std::move(type);
   return Status::OK();
 }
@@ -293,7 +279,6 @@ Status ApplyChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema
             .WithField("column", ch.column);
       }
       if (!ch.type) return Status::InvalidArgument("add column '" + ch.column + "' needs a type");
-      TARN_RETURN_NOT_OK(CheckStoredType(ch.column, *ch.type));
       if (!ch.nullable) {
         return Status::InvalidArgument(
                    "an added column must be nullable: existing rows have no "

@@ -80,6 +80,8 @@ Status SchemaCommand(const std::string& path, const GlobalOptions& g) {
       if (field.type.id() == TypeId::kArray && field.type.element_field().field_id >= 0) {
         c["element_field_id"] = field.type.element_field().field_id;
       }
+      // Below a STRUCT or MAP, the id of the leaf's own field (a member, key or value).
+      if (field.type.is_nested() && e.field_id) c["leaf_field_id"] = *e.field_id;
       cols.push_back(c);
       rows.push_back({field.name, type, physical, LogicalString(e),
                       field.field_id >= 0 ? std::to_string(field.field_id) : "",
@@ -144,8 +146,9 @@ Status MetaCommand(const std::string& path, const GlobalOptions& g) {
       if (!chunk.meta_data) continue;
       const auto& cm = *chunk.meta_data;
       const pq::LeafColumn& leaf = ps.leaves[c];
-      DataType type = leaf.field >= 0 ? ps.schema.fields[leaf.field].type : DataType::Blob();
-      while (type.is_nested()) type = type.element();
+      DataType type = leaf.field >= 0 && !leaf.nodes.empty()
+                          ? pq::LeafTypeOf(ps.schema.fields[leaf.field].type, leaf)
+                          : DataType::Blob();
       std::string encodings;
       json enc = json::array();
       for (auto e : cm.encodings) {

@@ -107,12 +107,21 @@ void AppendColumn(const Column& src, Column* dst) {
       dst->validity.insert(dst->validity.end(), src.validity.begin(), src.validity.end());
     }
   }
-  if (src.type.is_variable_width() || src.type.is_nested()) {
-    const int64_t base =
-        src.type.is_nested() ? dst->child->length : static_cast<int64_t>(dst->data.size());
+  if (src.type.id() == TypeId::kStruct) {
+    for (size_t m = 0; m < src.members.size(); ++m) AppendColumn(src.members[m], &dst->members[m]);
+  } else if (src.type.is_variable_width() || src.type.is_repeated()) {
+    const bool map = src.type.id() == TypeId::kMap;
+    const int64_t base = map                    ? dst->members[0].length
+                         : src.type.is_nested() ? dst->child->length
+                                                : static_cast<int64_t>(dst->data.size());
     const int64_t first = src.offsets[0];
     for (int64_t i = 1; i <= src.length; ++i) dst->offsets.push_back(base + src.offsets[i] - first);
-    if (src.type.is_nested()) {
+    if (map) {
+      // Whole member columns: offsets of a batch's column start where its entries do.
+      for (size_t m = 0; m < src.members.size(); ++m) {
+        AppendColumn(src.members[m], &dst->members[m]);
+      }
+    } else if (src.type.is_nested()) {
       AppendColumn(*src.child, dst->child.get());
     } else {
       dst->data.insert(dst->data.end(), src.data.begin() + first,
@@ -302,7 +311,7 @@ Result<FooterColumn> ReadFooterColumn(const parquet::FileMetaData& md,
   // Logical type UNKNOWN (Arrow's Null type) reads as nulls whatever the statistics say (arrow-rs
   // writes min = max = 0 and no nulls for a required one).
   const parquet::SchemaElement& element = md.schema[leaf.schema_index];
-  const bool all_null = leaf.lists.empty() && element.logical_type &&
+  const bool all_null = leaf.nodes.size() == 1 && element.logical_type &&
                         element.logical_type->kind == parquet::LogicalType::UNKNOWN;
   for (size_t g = 0; g < md.row_groups.size(); ++g) {
     const parquet::RowGroup& rg = md.row_groups[g];

@@ -783,8 +783,8 @@ Result<InferredSchema> InferParquet(std::string_view name, std::string_view byte
     }
     const int leaf_index = ps->field_leaves[i][0];
     const parquet::LeafColumn& leaf = ps->leaves[leaf_index];
-    // Null counts: top-level scalars only (for lists they count elements).
-    bool counted = leaf.max_rep_level == 0;
+    // Null counts: top-level scalars only (for nested fields they count their leaf's nulls).
+    bool counted = leaf.nodes.size() == 1;
     int64_t nulls = 0;
     for (const parquet::RowGroup& rg : md->row_groups) {
       if (static_cast<size_t>(leaf_index) >= rg.columns.size() ||

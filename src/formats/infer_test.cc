@@ -577,6 +577,30 @@ TEST(InferParquet, FooterTail) {
   EXPECT_EQ(RenderRows(*rows).size(), 3u);
 }
 
+TEST(InferParquet, NestedColumnsAreNotCountedByTheirFirstLeaf) {
+  // A struct whose member is null in a present row: the member's null count is not the
+  // struct's.
+  Schema schema = testing::MustSchema("s STRUCT<a: INT64>, n INT64");
+  auto sink = std::make_unique<MemoryOutputStream>();
+  MemoryOutputStream* mem = sink.get();
+  auto writer = parquet::FileWriter::Open(std::move(sink), schema);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  RecordBatch b;
+  b.schema = schema;
+  for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
+  b.columns[0].members[0].AppendNull();
+  b.columns[0].AppendStructRow();
+  b.columns[1].AppendNull();
+  b.num_rows = 1;
+  ASSERT_TRUE((*writer)->Write(b).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  auto inferred = MustInfer("s.parquet", mem->bytes(), false);
+  EXPECT_EQ(Types(inferred), "s STRUCT<a: INT64>, n INT64");
+  EXPECT_EQ(Col(inferred, "s").nulls, 0);
+  EXPECT_FALSE(Col(inferred, "s").all_null);
+  EXPECT_EQ(Col(inferred, "n").nulls, 1);
+}
+
 TEST(InferParquet, BrokenTails) {
   const std::string file = ParquetFile();
   for (const std::string& tail : {file.substr(file.size() - 20), std::string("PAR1"), std::string(),

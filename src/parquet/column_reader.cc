@@ -793,29 +793,62 @@ Status FinishFlat(const ChunkDecoder& dec, const LeafColumn& leaf, const LeafPla
   return Status::OK();
 }
 
-Status AssembleLists(const ChunkDecoder& dec, const LeafColumn& leaf, const LeafPlan& plan,
-                     int64_t num_rows, Column* top, DecodeScratch* s) {
-  const size_t levels = leaf.lists.size();
-  std::vector<Column*> cols(levels + 1);
-  cols[0] = top;
-  for (size_t i = 0; i < levels; ++i) cols[i + 1] = cols[i]->child.get();
-  std::vector<int64_t> base(levels + 1);
-  for (size_t i = 0; i <= levels; ++i) base[i] = cols[i]->length;
-  s->list_valid.resize(levels);
+// The column of leaf.nodes[depth] below the top-level column `top`.
+Result<Column*> NodeColumn(Column* top, const LeafColumn& leaf, size_t depth) {
+  Column* c = top;
+  for (size_t i = 1; i <= depth; ++i) {
+    if (leaf.nodes[i - 1].kind == PathNode::Kind::kList) {
+      c = c->child.get();
+    } else {
+      const size_t m = static_cast<size_t>(leaf.nodes[i].member);
+      c = m < c->members.size() ? &c->members[m] : nullptr;
+    }
+    if (c == nullptr) return Status::Internal("column without the nested column of its type");
+  }
+  return c;
+}
+
+// Dremel record assembly of one leaf: each level entry gives a slot to the columns from the one
+// its repetition level continues down to the first that is null or an empty list or map (and,
+// below a null, to the struct members under it, which hold a null too). The leaf builds the
+// validity and offsets of the columns it is the first leaf of, and its own values.
+Status AssembleNested(const ChunkDecoder& dec, const LeafColumn& leaf, const LeafPlan& plan,
+                      int64_t num_rows, Column* top, DecodeScratch* s) {
+  using Kind = PathNode::Kind;
+  const std::vector<PathNode>& nodes = leaf.nodes;
+  const size_t depth = nodes.size();
+  std::vector<Column*> cols(depth);
+  std::vector<int64_t> base(depth);
+  for (size_t i = 0; i < depth; ++i) {
+    TARN_ASSIGN_OR_RETURN(cols[i], NodeColumn(top, leaf, i));
+    // Another leaf may be building a column this one is not the first below: never touch it.
+    if (nodes[i].first) base[i] = cols[i]->length;
+  }
+  // start[r]: the first column an entry of repetition level r gives a slot to; list[r]: the
+  // list or map whose elements repeat at level r.
+  const size_t max_rep = static_cast<size_t>(leaf.max_rep_level);
+  std::vector<size_t> start(max_rep + 1, 0), list(max_rep + 1, 0);
+  for (size_t i = 0; i < depth; ++i) {
+    if (nodes[i].kind == Kind::kList || nodes[i].kind == Kind::kMap) {
+      const size_t r = static_cast<size_t>(nodes[i].rep);
+      if (r == 0 || r > max_rep) return Status::Internal("repetition levels out of step");
+      start[r] = i + 1;
+      list[r] = i;
+    }
+  }
+  s->list_valid.resize(depth);
   for (auto& v : s->list_valid) v.clear();
-  std::vector<char> any_null(levels + 1, 0);
-  ByteBuffer& leaf_valid = s->valid;
-  leaf_valid.clear();
+  std::vector<char> any_null(depth, 0);
 
   const int64_t n = dec.num_levels();
   const int16_t* def = s->def.data();
   const int16_t* rep = s->rep.data();
-  const int16_t max_def = leaf.max_def_level;
+  const bool has_def = leaf.max_def_level > 0;
   int64_t rows = 0;
-  size_t open = 0;  // list levels holding an open element after the previous entry
+  size_t open = 0;  // deepest repetition level whose list holds an element after the last entry
   for (int64_t j = 0; j < n; ++j) {
-    const int16_t d = leaf.max_def_level > 0 ? def[j] : 0;
-    const size_t r = static_cast<size_t>(rep[j]);
+    const int16_t d = has_def ? def[j] : 0;
+    const size_t r = max_rep > 0 ? static_cast<size_t>(rep[j]) : 0;
     if (r > open) {
       return Status::Corruption("repetition level " + std::to_string(r) + " at value " +
                                 std::to_string(j) + " continues a list that is not open");
@@ -823,43 +856,51 @@ Status AssembleLists(const ChunkDecoder& dec, const LeafColumn& leaf, const Leaf
     if (r == 0) {
       ++rows;
     } else {
-      ++cols[r - 1]->offsets.back();
+      if (d < nodes[list[r]].def_element) {
+        return Status::Corruption("definition level " + std::to_string(d) + " at value " +
+                                  std::to_string(j) + " is below the list it continues");
+      }
+      if (nodes[list[r]].first) ++cols[list[r]]->offsets.back();  // one more element
     }
-    size_t i = r;
-    for (; i < levels; ++i) {
-      const ListLevel& ll = leaf.lists[i];
-      std::vector<int64_t>& offs = cols[i]->offsets;
-      offs.push_back(offs.back());
-      if (d < ll.def_present) {
-        s->list_valid[i].push_back(0);
-        any_null[i] = 1;
+    open = r;
+    for (size_t i = start[r]; i < depth; ++i) {
+      const PathNode& node = nodes[i];
+      if (d < node.def) {
+        // Null here, and in the struct members down to the next list or the leaf.
+        for (;; ++i) {
+          const PathNode& nd = nodes[i];
+          if (nd.first) {
+            s->list_valid[i].push_back(0);
+            any_null[i] = 1;
+            if (nd.kind == Kind::kList || nd.kind == Kind::kMap) {
+              cols[i]->offsets.push_back(cols[i]->offsets.back());
+            }
+          }
+          if (nd.kind != Kind::kStruct) break;
+        }
         break;
       }
-      s->list_valid[i].push_back(1);
-      if (d < ll.def_nonempty) break;  // an empty list
-      ++offs.back();                   // its first element
-    }
-    open = i;
-    if (i == levels) {
-      const bool valid = d == max_def;
-      leaf_valid.push_back(valid);
-      any_null[levels] |= !valid;
+      if (node.first) s->list_valid[i].push_back(1);
+      if (node.kind == Kind::kList || node.kind == Kind::kMap) {
+        const bool element = d >= node.def_element;
+        if (node.first) cols[i]->offsets.push_back(cols[i]->offsets.back() + (element ? 1 : 0));
+        if (!element) break;  // an empty list or map
+        open = static_cast<size_t>(node.rep);
+      }
     }
   }
   if (rows != num_rows) {
     return Status::Corruption("column chunk holds " + std::to_string(rows) + " rows, expected " +
                               std::to_string(num_rows));
   }
-  for (size_t i = 0; i < levels; ++i) {
-    const int64_t slots = static_cast<int64_t>(s->list_valid[i].size());
-    AppendValidity(cols[i], base[i], s->list_valid[i].data(), slots, any_null[i]);
+  for (size_t i = 0; i < depth; ++i) {
+    if (!nodes[i].first) continue;
+    const ByteBuffer& valid = s->list_valid[i];
+    const int64_t slots = static_cast<int64_t>(valid.size());
+    AppendValidity(cols[i], base[i], valid.data(), slots, any_null[i]);
+    if (i + 1 == depth) Spread(cols[i], plan.out_width, base[i], dec.dense(), valid.data(), slots);
     cols[i]->length = base[i] + slots;
   }
-  Column* lc = cols[levels];
-  const int64_t slots = static_cast<int64_t>(leaf_valid.size());
-  AppendValidity(lc, base[levels], leaf_valid.data(), slots, any_null[levels]);
-  Spread(lc, plan.out_width, base[levels], dec.dense(), leaf_valid.data(), slots);
-  lc->length = base[levels] + slots;
   return Status::OK();
 }
 
@@ -996,17 +1037,32 @@ Status DecodeColumnChunk(const uint8_t* data, size_t len, const ColumnMetaData& 
                          int64_t num_rows, const LeafColumn& leaf, const LeafPlan& plan,
                          Column* out, DecodeScratch* scratch) {
   TARN_ASSIGN_OR_RETURN(CompressionCodec codec, MapCodec(meta.codec));
-  Column* values = out;
-  for (size_t i = 0; i < leaf.lists.size(); ++i) {
-    if (!values->child) return Status::Internal("list column without a child column");
-    values = values->child.get();
-  }
+  if (leaf.nodes.empty()) return Status::Internal("a leaf of an unsupported field");
+  TARN_ASSIGN_OR_RETURN(Column * values, NodeColumn(out, leaf, leaf.nodes.size() - 1));
   ChunkDecoder dec(leaf, plan, codec, scratch, values);
   TARN_RETURN_NOT_OK(dec.Run(data, len, meta.num_values));
   const int64_t base = values->length;
-  TARN_RETURN_NOT_OK(leaf.lists.empty() ? FinishFlat(dec, leaf, plan, num_rows, out, scratch)
-                                        : AssembleLists(dec, leaf, plan, num_rows, out, scratch));
+  TARN_RETURN_NOT_OK(leaf.nodes.size() == 1
+                         ? FinishFlat(dec, leaf, plan, num_rows, out, scratch)
+                         : AssembleNested(dec, leaf, plan, num_rows, out, scratch));
   if (plan.all_null) SetNull(values, base, plan.out_width);
+  return Status::OK();
+}
+
+Status CheckAssembled(const Column& c) {
+  if (c.type.id() == TypeId::kArray) return CheckAssembled(*c.child);
+  if (c.type.id() == TypeId::kStruct || c.type.id() == TypeId::kMap) {
+    const int64_t want = c.type.id() == TypeId::kMap ? c.offsets.back() : c.length;
+    for (const Column& m : c.members) {
+      if (m.length != want) {
+        return Status::Corruption("the leaf columns of a " +
+                                  std::string(c.type.id() == TypeId::kMap ? "MAP" : "STRUCT") +
+                                  " disagree on its structure (" + std::to_string(m.length) +
+                                  " values where another leaf has " + std::to_string(want) + ")");
+      }
+      TARN_RETURN_NOT_OK(CheckAssembled(m));
+    }
+  }
   return Status::OK();
 }
 

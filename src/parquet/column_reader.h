@@ -1,5 +1,5 @@
 // Decoding of one column chunk into a tarn Column: pages, levels, values, conversion to tarn's
-// physical form, and record assembly for lists. Internal to the Parquet reader.
+// physical form, and record assembly for nested columns. Internal to the Parquet reader.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,7 @@ enum class Conversion : uint8_t {
 struct LeafPlan {
   Type physical = Type::BOOLEAN;
   int raw_width = 0;  // bytes of one Parquet value (fixed-width physical types), else 0
-  DataType target;    // the leaf's tarn type (innermost element type for lists)
+  DataType target;    // the leaf column's tarn type
   int out_width = 0;  // target.PhysicalWidth(); 0 for variable width
   Conversion conv = Conversion::kCopy;
   int64_t factor = 1;  // for the scale conversions
@@ -68,14 +68,21 @@ struct DecodeScratch {
   ByteBuffer ints;
   std::vector<int32_t> lens;
   ByteBuffer valid;
-  std::vector<ByteBuffer> list_valid;
+  std::vector<ByteBuffer> list_valid;  // per column on a leaf's path: the validity of new slots
 };
 
 // Decodes the chunk bytes `data` (the whole column chunk, starting at its first page) holding
-// `num_rows` rows and appends them to *out, whose type is the leaf's field type. Errors name
-// the page; the caller adds file, row group and column.
+// `num_rows` rows and appends them to *out, whose type is the leaf's top-level field type.
+// A field of several leaves (STRUCT, MAP) is decoded leaf by leaf into the same *out: each leaf
+// appends to the columns it is the first leaf of (PathNode::first) and to its own, so the
+// leaves of a field may be decoded concurrently; CheckAssembled then checks that they agree.
+// Errors name the page; the caller adds file, row group and column.
 Status DecodeColumnChunk(const uint8_t* data, size_t len, const ColumnMetaData& meta,
                          int64_t num_rows, const LeafColumn& leaf, const LeafPlan& plan,
                          Column* out, DecodeScratch* scratch);
+
+// kCorruption when the leaves of a nested column assembled different structures (STRUCT
+// members or MAP values not as long as the struct or the keys): a malformed file.
+Status CheckAssembled(const Column& column);
 
 }  // namespace tarn::parquet

@@ -131,48 +131,94 @@ inline void PutBigEndian(int128 v, int width, uint8_t* dst) {
   }
 }
 
+// One column on the path from a field down to a leaf column, with the levels it is written at.
 struct LevelNode {
+  enum class Kind : uint8_t { kLeaf, kStruct, kList, kMap };
+  Kind kind = Kind::kLeaf;
+  int member = 0;  // which of the parent's members (STRUCT; MAP: 0 keys, 1 values)
   const Column* col = nullptr;
-  bool leaf = false;
   uint8_t def_null = 0;   // def level of a null at this node
-  uint8_t def_empty = 0;  // lists: an empty list; leaves: a present value
-  uint8_t elem_rep = 0;   // lists: rep level of the second and later elements
+  uint8_t def_valid = 0;  // leaves: a present value; lists and maps: an empty one
+  uint8_t elem_rep = 0;   // lists and maps: rep level of the second and later elements
 };
+
+// The path from a field to one of its leaves (the leaf-th in SchemaToParquet's order).
+struct LeafPath {
+  std::vector<LevelNode> nodes;
+  std::vector<std::string> names;  // path_in_schema
+  DataType leaf_type;
+  uint8_t max_def = 0, max_rep = 0;
+};
+
+Result<LeafPath> LeafPathOf(const Field& field, int leaf) {
+  LeafPath p;
+  p.names.push_back(field.name);
+  const DataType* t = &field.type;
+  bool nullable = field.nullable;
+  uint8_t def = 0, rep = 0;
+  int member = 0;
+  for (int depth = 0;; ++depth) {
+    if (depth > kMaxNesting) {
+      return Status::InvalidArgument("field " + field.name + ": nested too deeply");
+    }
+    LevelNode n;
+    n.member = member;
+    n.def_null = def;
+    n.def_valid = static_cast<uint8_t>(def + (nullable ? 1 : 0));
+    if (!t->is_nested()) {
+      n.kind = LevelNode::Kind::kLeaf;
+      p.nodes.push_back(n);
+      p.leaf_type = *t;
+      p.max_def = n.def_valid;
+      p.max_rep = rep;
+      return p;
+    }
+    if (t->id() == TypeId::kStruct || t->id() == TypeId::kMap) {
+      // The member holding the leaf.
+      const std::vector<Field>& kids = t->children();
+      member = 0;
+      while (member + 1 < static_cast<int>(kids.size()) && leaf >= LeafCount(kids[member].type)) {
+        leaf -= LeafCount(kids[member].type);
+        ++member;
+      }
+      if (t->id() == TypeId::kMap) {
+        n.kind = LevelNode::Kind::kMap;
+        n.elem_rep = ++rep;
+        def = static_cast<uint8_t>(n.def_valid + 1);
+        p.names.push_back(kMapRepeatedName);
+      } else {
+        n.kind = LevelNode::Kind::kStruct;
+        def = n.def_valid;
+      }
+      p.names.push_back(kids[member].name);
+      nullable = kids[member].nullable;
+      t = &kids[member].type;
+    } else {
+      n.kind = LevelNode::Kind::kList;
+      n.elem_rep = ++rep;
+      def = static_cast<uint8_t>(n.def_valid + 1);
+      p.names.push_back(kListRepeatedName);
+      p.names.push_back(t->element_field().name);
+      nullable = t->element_field().nullable;
+      t = &t->element();
+      member = 0;
+    }
+    p.nodes.push_back(n);
+  }
+}
 
 // The parts of a column writer that do not depend on the value type: levels, pages, chunk
 // bookkeeping.
 class ColumnWriterBase : public ColumnChunkWriter {
  protected:
-  ColumnWriterBase(const Field& field, const ColumnWriterOptions& options, PhysicalMapping pm,
+  ColumnWriterBase(LeafPath path, const ColumnWriterOptions& options, PhysicalMapping pm,
                    Codec codec)
       : options_(options), pm_(pm), codec_(codec) {
     page_type_ = options.data_page_version == 2 ? PageType::DATA_PAGE_V2 : PageType::DATA_PAGE;
-    path_.push_back(field.name);
-    // Level structure: one node per ARRAY, then the leaf.
-    DataType t = field.type;
-    bool nullable = field.nullable;
-    uint8_t def = 0, rep = 0;
-    while (true) {
-      LevelNode n;
-      n.def_null = def;
-      if (t.id() != TypeId::kArray) {
-        n.leaf = true;
-        n.def_empty = def + (nullable ? 1 : 0);
-        max_def_ = n.def_empty;
-        nodes_.push_back(n);
-        break;
-      }
-      n.def_empty = def + (nullable ? 1 : 0);
-      ++rep;
-      n.elem_rep = rep;
-      def = n.def_empty + 1;
-      nodes_.push_back(n);
-      nullable = t.element_field().nullable;
-      t = t.element();
-      path_.push_back("list");
-      path_.push_back("element");
-    }
-    max_rep_ = rep;
+    path_ = std::move(path.names);
+    nodes_ = std::move(path.nodes);
+    max_def_ = path.max_def;
+    max_rep_ = path.max_rep;
     def_bits_ = BitWidth(max_def_);
     rep_bits_ = BitWidth(max_rep_);
   }
@@ -197,7 +243,12 @@ class ColumnWriterBase : public ColumnChunkWriter {
  public:
   Status WriteRows(const Column& column, int64_t begin, int64_t end) override {
     nodes_[0].col = &column;
-    for (size_t k = 1; k < nodes_.size(); ++k) nodes_[k].col = nodes_[k - 1].col->child.get();
+    for (size_t k = 1; k < nodes_.size(); ++k) {
+      const LevelNode& parent = nodes_[k - 1];
+      nodes_[k].col = parent.kind == LevelNode::Kind::kList
+                          ? parent.col->child.get()
+                          : &parent.col->members[static_cast<size_t>(nodes_[k].member)];
+    }
     const Column& leaf = *nodes_.back().col;
     bool flat = nodes_.size() == 1;
     for (int64_t b = begin; b < end;) {
@@ -362,24 +413,26 @@ class ColumnWriterBase : public ColumnChunkWriter {
 
   // Dremel striping of one value at nodes_[depth].
   void Stripe(size_t depth, int64_t i, uint8_t rep) {
-    const LevelNode& n = nodes_[depth];
-    const Column& c = *n.col;
+    const LevelNode* n = &nodes_[depth];
+    // Down through valid struct rows: the member's value is at the same index.
+    while (n->kind == LevelNode::Kind::kStruct && n->col->IsValid(i)) n = &nodes_[++depth];
+    const Column& c = *n->col;
     if (!c.IsValid(i)) {
-      Level(n.def_null, rep);
+      Level(n->def_null, rep);
       return;
     }
-    if (n.leaf) {
-      Level(n.def_empty, rep);
+    if (n->kind == LevelNode::Kind::kLeaf) {
+      Level(n->def_valid, rep);
       leaf_rows_.push_back(i);
       return;
     }
     int64_t s = c.offsets[i], e = c.offsets[i + 1];
     if (s >= e) {
-      Level(n.def_empty, rep);
+      Level(n->def_valid, rep);
       return;
     }
     Stripe(depth + 1, s, rep);
-    for (int64_t j = s + 1; j < e; ++j) Stripe(depth + 1, j, n.elem_rep);
+    for (int64_t j = s + 1; j < e; ++j) Stripe(depth + 1, j, n->elem_rep);
   }
 
   void Level(uint8_t def, uint8_t rep) {
@@ -503,9 +556,9 @@ class ColumnWriterBase : public ColumnChunkWriter {
 template <typename V>
 class TypedColumnWriter final : public ColumnWriterBase {
  public:
-  TypedColumnWriter(const Field& field, const ColumnWriterOptions& options, PhysicalMapping pm,
+  TypedColumnWriter(LeafPath path, const ColumnWriterOptions& options, PhysicalMapping pm,
                     Codec codec)
-      : ColumnWriterBase(field, options, pm, codec), dict_(MakeDict<V>(pm)) {
+      : ColumnWriterBase(std::move(path), options, pm, codec), dict_(MakeDict<V>(pm)) {
     dict_enabled_ = options.enable_dictionary && !std::is_same_v<V, uint8_t>;
     use_dict_ = dict_enabled_;
     page_stats_.order = chunk_stats_.order = pm.order;
@@ -854,13 +907,32 @@ int64_t TypedColumnWriter<std::string_view>::Gather(const Column& c, int64_t b, 
 
 namespace {
 
+// The first row that is null in `c` though `reach` (the rows whose parents are all present;
+// null means every row) says it is written, or -1.
+int64_t FirstWrittenNull(const Column& c, const uint8_t* reach) {
+  if (c.validity.empty()) return -1;
+  const uint8_t* v = c.validity.data();
+  const size_t n = c.validity.size();
+  if (reach == nullptr) {
+    const void* z = std::memchr(v, 0, n);
+    return z == nullptr ? -1 : static_cast<const uint8_t*>(z) - v;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (v[i] == 0 && reach[i] != 0) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+// Validates `c` against `type`. `reach` (one byte per row, or null for all rows) marks the rows
+// the writer reaches: those of a STRUCT member whose struct rows are present. `what` names a
+// row for messages ("row ", "element ").
 Status ValidateColumn(const std::string& name, const DataType& type, bool nullable, const Column& c,
-                      bool top) {
+                      const char* what, const uint8_t* reach) {
   if (c.type != type) {
     return Status::InvalidArgument("field " + name + ": column of type " + c.type.ToString() +
                                    " where the schema says " + type.ToString());
   }
-  const char* what = top ? "row " : "element ";
+  const bool top = std::strcmp(what, "row ") == 0;
   if (c.length < 0) return Status::InvalidArgument("field " + name + ": negative length");
   uint64_t len = static_cast<uint64_t>(c.length);
   if (!c.validity.empty() && c.validity.size() != len) {
@@ -868,16 +940,45 @@ Status ValidateColumn(const std::string& name, const DataType& type, bool nullab
                                    std::to_string(c.validity.size()) + " entries for " +
                                    std::to_string(len) + " values");
   }
-  if (!nullable && !c.validity.empty()) {
-    const void* z = std::memchr(c.validity.data(), 0, c.validity.size());
-    if (z != nullptr) {
-      size_t row = static_cast<const uint8_t*>(z) - c.validity.data();
+  if (!nullable) {
+    const int64_t row = FirstWrittenNull(c, reach);
+    if (row >= 0) {
       return Status::InvalidArgument("field " + name + ": " + what + std::to_string(row) +
                                      " is null but the " + (top ? "field" : "element") +
                                      " is NOT NULL")
           .WithField("column", name)
           .WithField("row", std::to_string(row));
     }
+  }
+  auto written = [&](uint64_t i) {
+    return c.IsValid(static_cast<int64_t>(i)) && (reach == nullptr || reach[i] != 0);
+  };
+  if (type.id() == TypeId::kStruct) {
+    const std::vector<Field>& kids = type.children();
+    if (c.members.size() != kids.size()) {
+      return Status::InvalidArgument("field " + name + ": " + std::to_string(c.members.size()) +
+                                     " member columns for " + std::to_string(kids.size()) +
+                                     " members");
+    }
+    // Members are written where the struct row is.
+    ByteBuffer member_reach;
+    const uint8_t* mr = reach;
+    if (!c.validity.empty()) {
+      member_reach.resize(len);
+      for (uint64_t i = 0; i < len; ++i) member_reach[i] = written(i);
+      mr = member_reach.data();
+    }
+    for (size_t k = 0; k < kids.size(); ++k) {
+      const std::string member = name + "." + kids[k].name;
+      if (c.members[k].length != c.length) {
+        return Status::InvalidArgument("field " + member + ": " +
+                                       std::to_string(c.members[k].length) + " values for " +
+                                       std::to_string(len) + " struct rows");
+      }
+      TARN_RETURN_NOT_OK(
+          ValidateColumn(member, kids[k].type, kids[k].nullable, c.members[k], what, mr));
+    }
+    return Status::OK();
   }
   if (type.is_nested() || type.is_variable_width()) {
     if (c.offsets.size() != len + 1) {
@@ -903,11 +1004,31 @@ Status ValidateColumn(const std::string& name, const DataType& type, bool nullab
       }
       return Status::OK();
     }
+    if (type.id() == TypeId::kMap) {
+      if (c.members.size() != 2) {
+        return Status::InvalidArgument("field " + name + ": a MAP column needs keys and values");
+      }
+      if (c.members[0].length != c.members[1].length) {
+        return Status::InvalidArgument("field " + name + ": " +
+                                       std::to_string(c.members[0].length) + " keys and " +
+                                       std::to_string(c.members[1].length) + " values");
+      }
+      if (c.offsets[len] > c.members[0].length) {
+        return Status::InvalidArgument("field " + name + ": offsets past the end of the entries");
+      }
+      const Field& key = type.key_field();
+      const Field& value = type.value_field();
+      TARN_RETURN_NOT_OK(
+          ValidateColumn(name + ".key", key.type, false, c.members[0], "entry ", nullptr));
+      return ValidateColumn(name + ".value", value.type, value.nullable, c.members[1], "entry ",
+                            nullptr);
+    }
     if (c.child == nullptr) return Status::InvalidArgument("field " + name + ": no element column");
     if (c.offsets[len] > c.child->length) {
       return Status::InvalidArgument("field " + name + ": offsets past the end of the elements");
     }
-    return ValidateColumn(name, type.element(), type.element_field().nullable, *c.child, false);
+    return ValidateColumn(name, type.element(), type.element_field().nullable, *c.child, "element ",
+                          nullptr);
   }
   uint64_t width = static_cast<uint64_t>(type.PhysicalWidth());
   if (c.data.size() / width < len) {
@@ -919,7 +1040,7 @@ Status ValidateColumn(const std::string& name, const DataType& type, bool nullab
     for (int i = 0; i < type.precision(); ++i) limit *= 10;
     const int128* v = c.values<int128>();
     for (uint64_t i = 0; i < len; ++i) {
-      if ((v[i] >= limit || v[i] <= -limit) && c.IsValid(static_cast<int64_t>(i))) {
+      if ((v[i] >= limit || v[i] <= -limit) && written(i)) {
         return Status::InvalidArgument("field " + name + ": " + what + std::to_string(i) +
                                        " does not fit " + type.ToString())
             .WithField("column", name)
@@ -932,7 +1053,7 @@ Status ValidateColumn(const std::string& name, const DataType& type, bool nullab
     constexpr int64_t kMax = std::numeric_limits<int64_t>::max() / 1000;
     const int64_t* v = c.values<int64_t>();
     for (uint64_t i = 0; i < len; ++i) {
-      if ((v[i] > kMax || v[i] < -kMax) && c.IsValid(static_cast<int64_t>(i))) {
+      if ((v[i] > kMax || v[i] < -kMax) && written(i)) {
         return Status::InvalidArgument("field " + name + ": " + what + std::to_string(i) +
                                        " is out of the range of milliseconds")
             .WithField("column", name)
@@ -946,11 +1067,7 @@ Status ValidateColumn(const std::string& name, const DataType& type, bool nullab
 }  // namespace
 
 Status ValidateColumnForWrite(const Field& field, const Column& column) {
-  if (field.type.id() == TypeId::kStruct || field.type.id() == TypeId::kMap) {
-    return Status::InvalidArgument("field " + field.name + ": writing " + field.type.ToString() +
-                                   " to Parquet is not supported yet");
-  }
-  return ValidateColumn(field.name, field.type, field.nullable, column, true);
+  return ValidateColumn(field.name, field.type, field.nullable, column, "row ", nullptr);
 }
 
 Result<Codec> ParquetCodecFor(CompressionCodec codec) {
@@ -974,38 +1091,42 @@ Result<Codec> ParquetCodecFor(CompressionCodec codec) {
                                  std::string(CompressionCodecName(codec)) + "; use lz4_raw");
 }
 
+int LeafCount(const DataType& type) {
+  if (!type.is_nested()) return 1;
+  int n = 0;
+  for (const Field& f : type.children()) n += LeafCount(f.type);
+  return n;
+}
+
 Result<std::unique_ptr<ColumnChunkWriter>> ColumnChunkWriter::Make(
-    const Field& field, const ColumnWriterOptions& options) {
+    const Field& field, int leaf, const ColumnWriterOptions& options) {
   TARN_ASSIGN_OR_RETURN(Codec codec, ParquetCodecFor(options.codec));
-  DataType leaf = field.type;
-  int depth = 0;
-  while (leaf.id() == TypeId::kArray) {
-    if (++depth > kMaxArrayNesting) {
-      return Status::InvalidArgument("field " + field.name + ": arrays nested too deeply");
-    }
-    leaf = leaf.element();
+  if (leaf < 0 || leaf >= LeafCount(field.type)) {
+    return Status::InvalidArgument("field " + field.name + " has no leaf " + std::to_string(leaf));
   }
-  PhysicalMapping pm = PhysicalFor(leaf);
+  TARN_ASSIGN_OR_RETURN(LeafPath path, LeafPathOf(field, leaf));
+  PhysicalMapping pm = PhysicalFor(path.leaf_type);
   std::unique_ptr<ColumnChunkWriter> w;
   switch (pm.type) {
     case Type::BOOLEAN:
-      w = std::make_unique<TypedColumnWriter<uint8_t>>(field, options, pm, codec);
+      w = std::make_unique<TypedColumnWriter<uint8_t>>(std::move(path), options, pm, codec);
       break;
     case Type::INT32:
-      w = std::make_unique<TypedColumnWriter<int32_t>>(field, options, pm, codec);
+      w = std::make_unique<TypedColumnWriter<int32_t>>(std::move(path), options, pm, codec);
       break;
     case Type::INT64:
-      w = std::make_unique<TypedColumnWriter<int64_t>>(field, options, pm, codec);
+      w = std::make_unique<TypedColumnWriter<int64_t>>(std::move(path), options, pm, codec);
       break;
     case Type::FLOAT:
-      w = std::make_unique<TypedColumnWriter<float>>(field, options, pm, codec);
+      w = std::make_unique<TypedColumnWriter<float>>(std::move(path), options, pm, codec);
       break;
     case Type::DOUBLE:
-      w = std::make_unique<TypedColumnWriter<double>>(field, options, pm, codec);
+      w = std::make_unique<TypedColumnWriter<double>>(std::move(path), options, pm, codec);
       break;
     case Type::BYTE_ARRAY:
     case Type::FIXED_LEN_BYTE_ARRAY:
-      w = std::make_unique<TypedColumnWriter<std::string_view>>(field, options, pm, codec);
+      w = std::make_unique<TypedColumnWriter<std::string_view>>(std::move(path), options, pm,
+                                                                codec);
       break;
     case Type::INT96:
       return Status::Internal("INT96 is never written");

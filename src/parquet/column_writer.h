@@ -15,10 +15,13 @@
 
 namespace tarn::parquet {
 
-// Deepest ARRAY nesting the writer accepts (levels are stored in one byte).
-inline constexpr int kMaxArrayNesting = 32;
+// Deepest nesting of ARRAY, STRUCT and MAP the writer accepts (levels are stored in one byte).
+inline constexpr int kMaxNesting = 32;
+// Names of the repeated groups of LIST and MAP (and so of their leaves' path_in_schema).
+inline constexpr const char* kListRepeatedName = "list";
+inline constexpr const char* kMapRepeatedName = "key_value";
 
-// How a (non-ARRAY) tarn type is stored.
+// How a scalar (non-nested) tarn type is stored.
 struct PhysicalMapping {
   Type type = Type::BOOLEAN;
   int32_t type_length = 0;  // FIXED_LEN_BYTE_ARRAY width
@@ -56,7 +59,12 @@ struct EncodedChunk {
   ColumnMetaData meta;
 };
 
-// Encodes one top-level field (for ARRAY fields: its single leaf column). Pages are encoded by
+// The Parquet leaf columns of a field of this type: 1 for scalars and lists of scalars, the sum
+// over the nested fields for STRUCT and MAP.
+int LeafCount(const DataType& type);
+
+// Encodes one leaf column of a top-level field (the only one of a scalar or a list of scalars;
+// one of several for a STRUCT or MAP, which get one writer per leaf). Pages are encoded by
 // WriteRows/CloseChunk and compressed separately, so that a caller can compress the pages of
 // all columns in parallel:
 //   WriteRows... [CloseChunk]; CompressPage(0..pending_pages()-1); SettlePages(); [TakeChunk]
@@ -64,11 +72,17 @@ struct EncodedChunk {
 // different pages.
 class ColumnChunkWriter {
  public:
-  static Result<std::unique_ptr<ColumnChunkWriter>> Make(const Field& field,
+  // The writer of leaf `leaf` (0 <= leaf < LeafCount(field.type), in SchemaToParquet's order) of
+  // `field`.
+  static Result<std::unique_ptr<ColumnChunkWriter>> Make(const Field& field, int leaf,
                                                          const ColumnWriterOptions& options);
+  static Result<std::unique_ptr<ColumnChunkWriter>> Make(const Field& field,
+                                                         const ColumnWriterOptions& options) {
+    return Make(field, 0, options);
+  }
   virtual ~ColumnChunkWriter() = default;
-  // Appends rows [begin, end) of `column`, which the caller has validated against the field
-  // (type, structure, nullability, value ranges).
+  // Appends rows [begin, end) of `column` (the whole top-level field's column), which the caller
+  // has validated against the field (type, structure, nullability, value ranges).
   virtual Status WriteRows(const Column& column, int64_t begin, int64_t end) = 0;
   // Ends the chunk: queues its last data page and its dictionary page.
   virtual Status CloseChunk() = 0;

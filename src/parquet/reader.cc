@@ -100,12 +100,6 @@ Status Validate(const FileMetaData& md, const ParquetSchema& ps, uint64_t file_s
   return Status::OK();
 }
 
-const DataType& LeafType(const DataType& t) {
-  const DataType* p = &t;
-  while (p->id() == TypeId::kArray) p = &p->element();
-  return *p;
-}
-
 // Runs task(k, worker) for k in [0, n) on up to `threads` threads (the caller's included);
 // `worker` (in [0, threads)) identifies the thread, for per-thread buffers.
 template <typename Task>
@@ -243,29 +237,40 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
   for (int g : groups) total_rows += req.md->row_groups[g].num_rows;
   batch.num_rows = total_rows;
   const int n = static_cast<int>(selected.size());
-  std::vector<LeafPlan> plans(n);
   batch.schema.fields.reserve(n);
   batch.columns.reserve(n);
+  // One task per leaf column: a STRUCT or MAP field is decoded by several, each into the
+  // columns of the batch column it owns (DecodeColumnChunk).
+  struct LeafTask {
+    int column;  // in the batch
+    int leaf;    // in ps.leaves
+    LeafPlan plan;
+  };
+  std::vector<LeafTask> tasks;
   for (int k = 0; k < n; ++k) {
     const Field& field = ps.schema.fields[selected[k]];
-    const LeafColumn& leaf = ps.leaves[ps.field_leaves[selected[k]][0]];
-    auto plan = PlanLeaf(req.md->schema[leaf.schema_index], leaf, LeafType(field.type));
-    if (!plan.ok()) return plan.status().WithContext(name + ": column '" + field.name + "'");
-    plans[k] = std::move(plan).value();
+    for (int leaf_index : ps.field_leaves[selected[k]]) {
+      const LeafColumn& leaf = ps.leaves[leaf_index];
+      auto plan = PlanLeaf(req.md->schema[leaf.schema_index], leaf, LeafTypeOf(field.type, leaf));
+      if (!plan.ok()) {
+        return plan.status().WithContext(name + ": column '" + JoinPath(leaf.path) + "'");
+      }
+      tasks.push_back({k, leaf_index, std::move(plan).value()});
+    }
     batch.schema.fields.push_back(field);
     batch.columns.emplace_back(field.type);
   }
 
-  std::vector<Status> status(n);
+  const int ntasks = static_cast<int>(tasks.size());
+  std::vector<Status> status(ntasks);
   std::vector<DecodeScratch> scratches(
-      static_cast<size_t>(std::max(1, std::min(req.options->threads, n))));
-  ParallelFor(n, req.options->threads, [&](int k, int worker) {
+      static_cast<size_t>(std::max(1, std::min(req.options->threads, ntasks))));
+  ParallelFor(ntasks, req.options->threads, [&](int t, int worker) {
     DecodeScratch& scratch = scratches[worker];
-    const int f = selected[k];
-    const int leaf_index = ps.field_leaves[f][0];
+    const int leaf_index = tasks[t].leaf;
     const LeafColumn& leaf = ps.leaves[leaf_index];
-    const LeafPlan& plan = plans[k];
-    Column* out = &batch.columns[k];
+    const LeafPlan& plan = tasks[t].plan;
+    Column* out = &batch.columns[tasks[t].column];
     // Reserve from the metadata (capped: it is untrusted).
     int64_t values = 0, bytes = 0;
     for (int g : groups) {
@@ -274,7 +279,11 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
       bytes += m.total_uncompressed_size;
     }
     Column* leaf_col = out;
-    while (leaf_col->child) leaf_col = leaf_col->child.get();
+    for (size_t i = 1; i < leaf.nodes.size(); ++i) {
+      leaf_col = leaf.nodes[i - 1].kind == PathNode::Kind::kList
+                     ? leaf_col->child.get()
+                     : &leaf_col->members[static_cast<size_t>(leaf.nodes[i].member)];
+    }
     values = std::min(values, kMaxReserveValues);
     if (plan.out_width > 0) {
       leaf_col->data.reserve(static_cast<size_t>(values) * plan.out_width);
@@ -303,7 +312,7 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
         st = Status::TooLarge("the column chunk decodes to more than a buffer can hold");
       }
       if (!st.ok()) {
-        status[k] = st.WithContext(name + ": row group " + std::to_string(g) + ", column '" +
+        status[t] = st.WithContext(name + ": row group " + std::to_string(g) + ", column '" +
                                    JoinPath(leaf.path) + "'");
         return;
       }
@@ -311,6 +320,13 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
   });
   for (auto& st : status) {
     if (!st.ok()) return st;
+  }
+  for (int k = 0; k < n; ++k) {
+    if (ps.field_leaves[selected[k]].size() < 2) continue;
+    Status st = CheckAssembled(batch.columns[k]);
+    if (!st.ok()) {
+      return st.WithContext(name + ": field '" + ps.schema.fields[selected[k]].name + "'");
+    }
   }
   return batch;
 }

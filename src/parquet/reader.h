@@ -18,8 +18,8 @@ namespace tarn::parquet {
 struct ReaderOptions {
   // Threads used to decode the columns of a row group in parallel (1 = calling thread only).
   int threads = 2;
-  // With an empty field list, leave out fields tarn cannot read (MAP, struct) instead of
-  // failing with kInvalidArgument.
+  // With an empty field list, leave out fields tarn cannot read (a MAP without values, ...)
+  // instead of failing with kInvalidArgument.
   bool skip_unsupported = false;
 };
 

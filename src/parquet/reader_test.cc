@@ -234,7 +234,7 @@ void ExpectWellFormed(const Column& c, const std::string& name) {
   if (w > 0) {
     EXPECT_EQ(static_cast<int64_t>(c.data.size()), c.length * w) << name;
   }
-  if (c.type.is_variable_width() || c.type.is_nested()) {
+  if (c.type.is_variable_width() || c.type.is_repeated()) {
     ASSERT_EQ(static_cast<int64_t>(c.offsets.size()), c.length + 1) << name;
     for (int64_t i = 0; i < c.length; ++i) {
       ASSERT_LE(c.offsets[i], c.offsets[i + 1]) << name;
@@ -245,9 +245,24 @@ void ExpectWellFormed(const Column& c, const std::string& name) {
     if (c.type.is_variable_width()) {
       EXPECT_EQ(c.offsets.back(), static_cast<int64_t>(c.data.size()));
     }
-    if (c.type.is_nested()) {
+    if (c.type.id() == TypeId::kArray) {
       EXPECT_EQ(c.offsets.back(), c.child->length) << name;
       ExpectWellFormed(*c.child, name + ".element");
+    }
+  }
+  if (c.type.id() == TypeId::kMap || c.type.id() == TypeId::kStruct) {
+    const int64_t want = c.type.id() == TypeId::kMap ? c.offsets.back() : c.length;
+    ASSERT_EQ(c.members.size(), c.type.children().size()) << name;
+    for (size_t m = 0; m < c.members.size(); ++m) {
+      const std::string member = name + "." + c.type.children()[m].name;
+      EXPECT_EQ(c.members[m].length, want) << member;
+      ExpectWellFormed(c.members[m], member);
+      // A null struct row holds a null in every member.
+      for (int64_t i = 0; c.type.id() == TypeId::kStruct && i < c.length; ++i) {
+        if (!c.IsValid(i)) {
+          EXPECT_FALSE(c.members[m].IsValid(i)) << member << " row " << i;
+        }
+      }
     }
   }
 }
@@ -1048,18 +1063,17 @@ TEST(CraftedFiles, DeltaLengthStringsAndByteStreamSplitDoublesWithNulls) {
 TEST(CraftedFiles, UnsupportedFieldsAndEmptyFiles) {
   SchemaElement map = Group("m", 1, Repetition::OPTIONAL);
   map.converted_type = ConvertedType::MAP;
-  std::vector<SchemaElement> schema = {Root(2),
-                                       Leaf("a", Type::INT32, Repetition::REQUIRED),
-                                       map,
-                                       Group("key_value", 2, Repetition::REPEATED),
-                                       Leaf("key", Type::INT32, Repetition::REQUIRED),
-                                       Leaf("value", Type::INT32, Repetition::OPTIONAL)};
+  // A MAP whose entries have keys only (a set): tarn has no type for it.
+  std::vector<SchemaElement> schema = {Root(2), Leaf("a", Type::INT32, Repetition::REQUIRED), map,
+                                       Group("key_value", 1, Repetition::REPEATED),
+                                       Leaf("key", Type::INT32, Repetition::REQUIRED)};
   std::string file = BuildFile(schema, {}, {});
   auto reader = FileReader::Open(MemoryFile(file, "map.parquet"));
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   auto all = (*reader)->ReadAll();
   EXPECT_EQ(all.status().kind(), ErrorKind::kInvalidArgument);
-  EXPECT_NE(all.status().message().find("MAP is not supported"), std::string::npos);
+  EXPECT_NE(all.status().message().find("keys without values"), std::string::npos)
+      << all.status().ToString();
   EXPECT_EQ((*reader)->ReadAll({1}).status().kind(), ErrorKind::kInvalidArgument);
   auto only_a = (*reader)->ReadAll({0});
   ASSERT_TRUE(only_a.ok());
@@ -1255,6 +1269,90 @@ TEST(MalformedFiles, RandomByteFlipsNeverCrash) {
       }
     }
   }
+}
+
+TEST(MalformedFiles, NestedLevelCorruption) {
+  // s STRUCT<a INT32, b LIST<INT32>>: the leaves must agree on the struct's rows.
+  SchemaElement list = Group("b", 1, Repetition::OPTIONAL);
+  list.converted_type = ConvertedType::LIST;
+  std::vector<SchemaElement> schema = {Root(1),
+                                       Group("s", 2, Repetition::OPTIONAL),
+                                       Leaf("a", Type::INT32, Repetition::OPTIONAL),
+                                       list,
+                                       Group("list", 1, Repetition::REPEATED),
+                                       Leaf("element", Type::INT32, Repetition::OPTIONAL)};
+  auto read = [&](const std::string& a_page, int64_t a_values, const std::string& b_page,
+                  int64_t b_values, int64_t rows) {
+    std::string file = BuildFile(schema,
+                                 {{{{"s", "a"}, Type::INT32, a_values, a_page},
+                                   {{"s", "b", "list", "element"}, Type::INT32, b_values, b_page}}},
+                                 {rows});
+    auto reader = FileReader::Open(MemoryFile(file, "nested.parquet"));
+    if (!reader.ok()) return reader.status();
+    auto b = (*reader)->ReadAll();
+    if (b.ok()) {
+      ExpectWellFormed(b->columns[0], "s");
+      return Status::OK();
+    }
+    return b.status();
+  };
+  // Rows: {a: 1, b: [5, null]}, null, {a: null, b: []}, {a: 2, b: null}.
+  std::string a_good =
+      DataPageV1(4, Encoding::PLAIN, DefLevels({2, 0, 1, 2}, 2) + PlainValues<int32_t>({1, 2}));
+  std::string b_levels =
+      Prefixed(BitPackedRun({0, 1, 0, 0, 0}, 1)) + Prefixed(BitPackedRun({4, 3, 0, 2, 1}, 3));
+  std::string b_good = DataPageV1(5, Encoding::PLAIN, b_levels + PlainValues<int32_t>({5}));
+  Status ok = read(a_good, 4, b_good, 5, 4);
+  ASSERT_TRUE(ok.ok()) << ok.ToString();
+
+  // The list leaf holds a row fewer than the row group.
+  std::string b_short_levels =
+      Prefixed(BitPackedRun({0, 1, 0, 0}, 1)) + Prefixed(BitPackedRun({4, 3, 0, 2}, 3));
+  Status st = read(
+      a_good, 4, DataPageV1(4, Encoding::PLAIN, b_short_levels + PlainValues<int32_t>({5})), 4, 4);
+  EXPECT_EQ(st.kind(), ErrorKind::kCorruption) << st.ToString();
+  EXPECT_NE(st.message().find("rows, expected 4"), std::string::npos) << st.ToString();
+
+  // A continuation (rep 1) whose definition level says the list itself is missing.
+  std::string b_bad_def =
+      Prefixed(BitPackedRun({0, 1, 0, 0, 0}, 1)) + Prefixed(BitPackedRun({4, 1, 0, 2, 1}, 3));
+  st = read(a_good, 4, DataPageV1(5, Encoding::PLAIN, b_bad_def + PlainValues<int32_t>({5})), 5, 4);
+  EXPECT_EQ(st.kind(), ErrorKind::kCorruption) << st.ToString();
+  EXPECT_NE(st.message().find("below the list it continues"), std::string::npos) << st.ToString();
+
+  // A repetition level opening nothing: the first entry continues a list.
+  std::string b_bad_rep =
+      Prefixed(BitPackedRun({1, 1, 0, 0, 0}, 1)) + Prefixed(BitPackedRun({4, 3, 0, 2, 1}, 3));
+  st = read(a_good, 4, DataPageV1(5, Encoding::PLAIN, b_bad_rep + PlainValues<int32_t>({5})), 5, 4);
+  EXPECT_EQ(st.kind(), ErrorKind::kCorruption) << st.ToString();
+}
+
+TEST(MalformedFiles, LeavesThatDisagreeOnAMapAreCorruption) {
+  // m MAP<INT32, INT32>: the key leaf has 3 entries in its row, the value leaf 2.
+  SchemaElement map = Group("m", 1, Repetition::OPTIONAL);
+  map.converted_type = ConvertedType::MAP;
+  std::vector<SchemaElement> schema = {Root(1), map, Group("key_value", 2, Repetition::REPEATED),
+                                       Leaf("key", Type::INT32, Repetition::REQUIRED),
+                                       Leaf("value", Type::INT32, Repetition::OPTIONAL)};
+  std::string keys =
+      DataPageV1(3, Encoding::PLAIN,
+                 Prefixed(BitPackedRun({0, 1, 1}, 1)) + Prefixed(BitPackedRun({2, 2, 2}, 2)) +
+                     PlainValues<int32_t>({1, 2, 3}));
+  std::string values =
+      DataPageV1(2, Encoding::PLAIN,
+                 Prefixed(BitPackedRun({0, 1}, 1)) + Prefixed(BitPackedRun({3, 3}, 2)) +
+                     PlainValues<int32_t>({10, 20}));
+  std::string file = BuildFile(schema,
+                               {{{{"m", "key_value", "key"}, Type::INT32, 3, keys},
+                                 {{"m", "key_value", "value"}, Type::INT32, 2, values}}},
+                               {1});
+  auto reader = FileReader::Open(MemoryFile(file, "map.parquet"));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto b = (*reader)->ReadAll();
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().kind(), ErrorKind::kCorruption);
+  EXPECT_NE(b.status().message().find("disagree"), std::string::npos) << b.status().ToString();
+  EXPECT_NE(b.status().message().find("field 'm'"), std::string::npos) << b.status().ToString();
 }
 
 }  // namespace

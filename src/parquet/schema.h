@@ -8,8 +8,14 @@
 //   TIME INT64 TIME(MICROS,false) | TIME[ns] INT64 TIME(NANOS,false), no converted type
 //   TIMESTAMP[u] INT64 TIMESTAMP(u,false), [s] stored as MILLIS
 //   TIMESTAMPTZ[u] INT64 TIMESTAMP(u,true) | UUID FIXED_LEN_BYTE_ARRAY(16) UUID
-//   IPV4 INT32 INT(32,false) | ARRAY<T> 3-level LIST (optional group (LIST) / repeated group
-//   list / element).
+//   IPV4 INT32 INT(32,false)
+//   ARRAY<T>     <rep> group name (LIST) { repeated group list { <rep> T element; } }
+//   STRUCT<...>  <rep> group name { <rep> member ...; }   (no annotation)
+//   MAP<K, V>    <rep> group name (MAP) { repeated group key_value { required K key;
+//                                                                    <rep> V value; } }
+// nested to any depth (kMaxNesting levels), <rep> optional or required by each Field's
+// nullability, and every Field's id written as the element's field_id (members, list elements,
+// map keys and values included).
 // Legacy converted types are written alongside logical types. The exact tarn schema is also
 // stored in key-value metadata "tarn.schema" so types Parquet cannot name (IPV4, TIMESTAMP[s])
 // come back as written.
@@ -18,9 +24,12 @@
 // without logical types, INT96 (-> TIMESTAMP[ns]; values outside it are refused by name),
 // UNKNOWN (Arrow's Null type -> the physical type's tarn type, nullable, every value null),
 // ENUM (-> VARCHAR), BSON/unannotated BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY (-> BLOB), FLOAT16
-// (-> FLOAT32), legacy 2-level lists and bare repeated fields (-> ARRAY). MAP and struct groups
-// are not representable: such a field is listed with `unsupported` set and can only be skipped
-// by projection.
+// (-> FLOAT32), and nested groups by LogicalTypes.md's backward-compatibility rules: legacy
+// 2-level lists, repeated groups named "array" or "<name>_tuple" (-> a struct element), bare
+// repeated fields (-> ARRAY of NOT NULL elements), MAP_KEY_VALUE in place of MAP, key_value
+// groups of any name. A field tarn cannot represent (a MAP without values or with a nullable
+// key, struct members whose names differ only in case, an empty group) is listed with
+// `unsupported` set and can only be skipped by projection.
 #pragma once
 
 #include <string>
@@ -34,10 +43,24 @@ namespace tarn::parquet {
 
 inline constexpr const char* kTarnSchemaKey = "tarn.schema";
 
-// One repeated node (one ARRAY level) on the path from a top-level field to its leaf.
-struct ListLevel {
-  int16_t def_present = 0;   // definition level from which the list is not null
-  int16_t def_nonempty = 0;  // definition level from which it has an element (its repeated node)
+// One tarn column on the path from a top-level field down to a leaf column: the top-level
+// column, then each nested column (STRUCT member, ARRAY element, MAP key or value) down to the
+// leaf's own. A leaf's definition and repetition levels say, entry by entry, which of these
+// columns get a slot and whether it is null, empty or holds a value (Dremel record assembly).
+struct PathNode {
+  enum class Kind : uint8_t { kLeaf, kStruct, kList, kMap };
+  Kind kind = Kind::kLeaf;
+  // Its index among its parent's nested columns (Column::members for a STRUCT member, 0 for a
+  // MAP key and 1 for its value); 0 for the top-level column and an ARRAY element.
+  int member = 0;
+  int16_t def = 0;  // definition level from which it is not null (its parent's when NOT NULL)
+  // ARRAY and MAP: the definition level from which it holds an element, and the repetition
+  // level of its second and later elements.
+  int16_t def_element = 0;
+  int16_t rep = 0;
+  // This leaf is the first leaf below the column, so its levels build the column's validity
+  // and offsets (the other leaves below it repeat the same structure).
+  bool first = false;
 };
 
 // One leaf (primitive) column of a Parquet file, in file order.
@@ -48,18 +71,25 @@ struct LeafColumn {
   int32_t type_length = 0;  // FIXED_LEN_BYTE_ARRAY width
   int16_t max_def_level = 0;
   int16_t max_rep_level = 0;
-  int field = -1;                // top-level field of ParquetSchema::schema it belongs to
-  std::vector<ListLevel> lists;  // one per repeated node on the path, outermost first
+  int field = -1;  // top-level field of ParquetSchema::schema it belongs to
+  // The tarn columns from the top-level field to this leaf (kLeaf last); empty when the field
+  // is unsupported. A flat column has one node.
+  std::vector<PathNode> nodes;
 };
 
 struct ParquetSchema {
   Schema schema;  // one tarn field per top-level Parquet field
   std::vector<LeafColumn> leaves;
-  // For each top-level field: the leaf indices it spans (one for scalars and lists of scalars).
+  // For each top-level field: the leaf indices it spans, in file order (one for scalars and lists
+  // of scalars, one per primitive below a STRUCT or MAP).
   std::vector<std::vector<int>> field_leaves;
   // For each top-level field: empty if tarn can read it, else why not ("MAP is not supported").
   std::vector<std::string> unsupported;
 };
+
+// The tarn type of a leaf's own column, below its top-level field's type `field_type` (the type
+// itself for a flat field). Precondition: the field is supported (leaf.nodes is not empty).
+const DataType& LeafTypeOf(const DataType& field_type, const LeafColumn& leaf);
 
 // Resolves a file's schema. kCorruption for a malformed schema tree.
 Result<ParquetSchema> SchemaFromParquet(const FileMetaData& md);

@@ -1,7 +1,9 @@
 // Parquet schema -> tarn schema (the reader's half of schema.h).
 #include <string>
+#include <unordered_set>
 #include <vector>
 
+#include "common/text.h"
 #include "parquet/schema.h"
 
 namespace tarn::parquet {
@@ -80,14 +82,12 @@ struct Builder {
   const std::vector<std::vector<int>>& children;
   ParquetSchema* out;
 
-  void CollectLeaves(int node, int field, std::vector<std::string>* path, int16_t def, int16_t rep,
-                     std::vector<ListLevel>* lists) {
+  void CollectLeaves(int node, int field, std::vector<std::string>* path, int16_t def,
+                     int16_t rep) {
     const SchemaElement& e = el[node];
     const Repetition r = RepetitionOf(e);
-    size_t lists_before = lists->size();
     if (r == Repetition::OPTIONAL) ++def;
     if (r == Repetition::REPEATED) {
-      lists->push_back({def, static_cast<int16_t>(def + 1)});
       ++def;
       ++rep;
     }
@@ -101,14 +101,12 @@ struct Builder {
       leaf.max_def_level = def;
       leaf.max_rep_level = rep;
       leaf.field = field;
-      leaf.lists = *lists;
       out->field_leaves[field].push_back(static_cast<int>(out->leaves.size()));
       out->leaves.push_back(std::move(leaf));
     } else {
-      for (int c : children[node]) CollectLeaves(c, field, path, def, rep, lists);
+      for (int c : children[node]) CollectLeaves(c, field, path, def, rep);
     }
     path->pop_back();
-    lists->resize(lists_before);
   }
 
   // The tarn type of a primitive element, or why it has none.
@@ -260,97 +258,186 @@ struct Builder {
     return "unknown physical type";
   }
 
-  // Type of the values at `node`, ignoring the node's own repetition.
-  std::string InnerType(int node, int depth, DataType* type, int32_t* elem_id,
-                        bool* elem_nullable) const {
+  // The tarn field of Parquet node `node` (name, type, nullability, id), whose parent holds it
+  // from definition level `def` and repetition level `rep`; `member` is its index among the
+  // parent's nested columns. Appends the path of every leaf below it to `leaf_paths` (`path`
+  // holds the nodes above). Returns why the node cannot be represented, or "".
+  std::string Convert(int node, int16_t def, int16_t rep, int member, int depth, Field* out,
+                      std::vector<PathNode>* path) {
     const SchemaElement& e = el[node];
-    if (depth > static_cast<int>(kMaxSchemaDepth)) return "nested too deeply";
-    if (!KnownRepetition(e))
+    if (!KnownRepetition(e)) {
       return "repetition " + std::to_string(static_cast<int>(RepetitionOf(e))) + " of '" + e.name +
              "' is not supported";
-    if (IsPrimitive(e)) return ScalarType(e, type);
+    }
+    out->name = e.name;
+    out->field_id = e.field_id.value_or(-1);
+    bool all_null = false;
+    if (RepetitionOf(e) == Repetition::REPEATED) {
+      // A bare repeated field: a NOT NULL list of NOT NULL elements.
+      PathNode list;
+      list.kind = PathNode::Kind::kList;
+      list.member = member;
+      list.def = def;
+      list.def_element = static_cast<int16_t>(def + 1);
+      list.rep = static_cast<int16_t>(rep + 1);
+      path->push_back(list);
+      DataType element;
+      std::string why =
+          Inner(node, list.def_element, list.rep, 0, depth + 1, &element, &all_null, path);
+      path->pop_back();
+      if (!why.empty()) return why;
+      out->type = DataType::Array(std::move(element), -1, all_null);
+      out->nullable = false;
+      return "";
+    }
+    const bool optional = RepetitionOf(e) == Repetition::OPTIONAL;
+    std::string why = Inner(node, static_cast<int16_t>(def + (optional ? 1 : 0)), rep, member,
+                            depth, &out->type, &all_null, path);
+    out->nullable = optional || all_null;
+    return why;
+  }
+
+  // The tarn type of the values at `node`, ignoring the node's own repetition: they are not null
+  // from definition level `def`. Sets *all_null for logical type UNKNOWN (Arrow's Null type,
+  // which reads as nulls whatever the levels say).
+  std::string Inner(int node, int16_t def, int16_t rep, int member, int depth, DataType* type,
+                    bool* all_null, std::vector<PathNode>* path) {
+    const SchemaElement& e = el[node];
+    if (depth > static_cast<int>(kMaxSchemaDepth)) return "nested too deeply";
+    PathNode self;
+    self.member = member;
+    self.def = def;
+    if (IsPrimitive(e)) {
+      std::string why = ScalarType(e, type);
+      if (!why.empty()) return why;
+      *all_null = e.logical_type && e.logical_type->kind == LogicalType::UNKNOWN;
+      self.kind = PathNode::Kind::kLeaf;
+      path->push_back(self);
+      leaf_paths.push_back(*path);
+      path->pop_back();
+      return "";
+    }
+    const auto& kids = children[node];
     const bool is_list = (e.logical_type && e.logical_type->kind == LogicalType::LIST) ||
                          (!e.logical_type && e.converted_type == ConvertedType::LIST);
+    // MAP_KEY_VALUE where MAP belongs is read as MAP (LogicalTypes.md, maps, compatibility).
     const bool is_map = (e.logical_type && e.logical_type->kind == LogicalType::MAP) ||
                         e.converted_type == ConvertedType::MAP ||
                         e.converted_type == ConvertedType::MAP_KEY_VALUE;
-    if (is_map) return "MAP is not supported";
-    if (!is_list) return "struct (group) fields are not supported";
-    const auto& kids = children[node];
-    if (kids.size() != 1) return "LIST group '" + e.name + "' must have exactly one child";
-    const int rep = kids[0];
-    const SchemaElement& r = el[rep];
-    if (RepetitionOf(r) != Repetition::REPEATED) {
-      return "LIST group '" + e.name + "' has no repeated child";
-    }
-    DataType elem;
-    int element_node;
-    bool nullable;
-    if (IsPrimitive(r)) {
-      // Legacy 2-level list: the repeated field is the (required) element.
-      element_node = rep;
-      nullable = false;
-      std::string why = ScalarType(r, &elem);
-      if (!why.empty()) return why;
-    } else {
-      const auto& rkids = children[rep];
-      if (rkids.size() != 1 || r.name == "array" || r.name == e.name + "_tuple") {
-        return "LIST of struct elements is not supported";
+    if (is_list || is_map) {
+      const char* what = is_list ? "LIST" : "MAP";
+      if (kids.size() != 1) {
+        return std::string(what) + " group '" + e.name + "' must have exactly one child";
       }
-      // 3-level list: the repeated group's only child is the element.
-      element_node = rkids[0];
-      const SchemaElement& x = el[element_node];
-      nullable = RepetitionOf(x) == Repetition::OPTIONAL;
-      int32_t unused_id;
-      bool unused_nullable;
-      std::string why = NodeType(element_node, depth + 1, &elem, &unused_id, &unused_nullable);
-      if (!why.empty()) return why;
+      const int r = kids[0];
+      const SchemaElement& re = el[r];
+      if (RepetitionOf(re) != Repetition::REPEATED) {
+        return std::string(what) + " group '" + e.name + "' has no repeated child";
+      }
+      self.kind = is_list ? PathNode::Kind::kList : PathNode::Kind::kMap;
+      self.def_element = static_cast<int16_t>(def + 1);
+      self.rep = static_cast<int16_t>(rep + 1);
+      path->push_back(self);
+      std::string why = is_list ? ListElement(e, r, self, depth, type, path)
+                                : MapEntries(e, r, self, depth, type, path);
+      path->pop_back();
+      return why;
     }
-    *type = DataType::Array(elem);
-    *elem_id = el[element_node].field_id.value_or(-1);
-    *elem_nullable = nullable;
-    return "";
-  }
-
-  // Type of the values at `node` including its repetition (a bare repeated field is an ARRAY).
-  std::string NodeType(int node, int depth, DataType* type, int32_t* elem_id,
-                       bool* elem_nullable) const {
-    const SchemaElement& e = el[node];
-    if (RepetitionOf(e) != Repetition::REPEATED) {
-      return InnerType(node, depth, type, elem_id, elem_nullable);
+    // Any other group is a struct of its fields.
+    if (kids.empty()) return "group '" + e.name + "' has no fields";
+    self.kind = PathNode::Kind::kStruct;
+    path->push_back(self);
+    std::vector<Field> members(kids.size());
+    std::unordered_set<std::string> names;
+    std::string why;
+    for (size_t k = 0; k < kids.size() && why.empty(); ++k) {
+      why = Convert(kids[k], def, rep, static_cast<int>(k), depth + 1, &members[k], path);
+      if (why.empty() && members[k].name.empty()) why = "a member of '" + e.name + "' has no name";
+      if (why.empty() && !names.insert(AsciiLower(members[k].name)).second) {
+        why = "members of '" + e.name + "' named '" + members[k].name + "' differ only in case";
+      }
     }
-    DataType inner;
-    int32_t unused_id;
-    bool unused_nullable;
-    std::string why = InnerType(node, depth + 1, &inner, &unused_id, &unused_nullable);
+    path->pop_back();
     if (!why.empty()) return why;
-    *type = DataType::Array(inner);
-    *elem_id = -1;
-    *elem_nullable = false;
+    *type = DataType::Struct(std::move(members));
     return "";
   }
-};
 
-int ArrayDepth(const DataType& t) {
-  int d = 0;
-  for (const DataType* p = &t; p->id() == TypeId::kArray; p = &p->element()) ++d;
-  return d;
-}
+  // The element of a LIST group `e` whose repeated child is `r` (LogicalTypes.md's
+  // backward-compatibility rules): a primitive, a group of several fields, or a one-field group
+  // named "array" or "<list>_tuple" is itself the (NOT NULL) element; otherwise its only field
+  // is, with that field's repetition.
+  std::string ListElement(const SchemaElement& e, int r, const PathNode& list, int depth,
+                          DataType* type, std::vector<PathNode>* path) {
+    const SchemaElement& re = el[r];
+    Field element;
+    std::string why;
+    if (IsPrimitive(re) || children[r].size() != 1 || re.name == "array" ||
+        re.name == e.name + "_tuple") {
+      bool all_null = false;
+      why = Inner(r, list.def_element, list.rep, 0, depth + 1, &element.type, &all_null, path);
+      element.nullable = all_null;
+      element.field_id = re.field_id.value_or(-1);
+    } else {
+      why = Convert(children[r][0], list.def_element, list.rep, 0, depth + 1, &element, path);
+    }
+    if (!why.empty()) return why;
+    *type = DataType::Array(std::move(element.type), element.field_id, element.nullable);
+    return "";
+  }
+
+  // The entries of a MAP group `e` whose repeated child is `kv`: its key (required) and value.
+  std::string MapEntries(const SchemaElement& e, int kv, const PathNode& map, int depth,
+                         DataType* type, std::vector<PathNode>* path) {
+    if (IsPrimitive(el[kv])) return "MAP group '" + e.name + "' has no key_value group";
+    const auto& kids = children[kv];
+    if (kids.size() == 1) return "MAP '" + e.name + "' has keys without values";
+    if (kids.size() != 2) {
+      return "MAP '" + e.name + "' has " + std::to_string(kids.size()) +
+             " fields per entry (a key and a value expected)";
+    }
+    if (RepetitionOf(el[kids[0]]) != Repetition::REQUIRED) {
+      return "MAP '" + e.name + "' has keys that are not required";
+    }
+    Field key, value;
+    std::string why = Convert(kids[0], map.def_element, map.rep, 0, depth + 1, &key, path);
+    if (why.empty() && key.nullable) why = "MAP '" + e.name + "' has keys of logical type UNKNOWN";
+    if (why.empty()) why = Convert(kids[1], map.def_element, map.rep, 1, depth + 1, &value, path);
+    if (!why.empty()) return why;
+    *type = DataType::Map(std::move(key.type), std::move(value.type), key.field_id, value.field_id,
+                          value.nullable);
+    return "";
+  }
+
+  // Every leaf's path, in file order, for the field being converted.
+  std::vector<std::vector<PathNode>> leaf_paths;
+};
 
 // Whether a derived type is one a recorded tarn type may refine (see CompatibleOverride).
 bool Refinable(const DataType& t) {
-  if (t.id() == TypeId::kArray) return Refinable(t.element());
+  for (const Field& f : t.children()) {
+    if (Refinable(f.type)) return true;
+  }
   return t.id() == TypeId::kUInt32 ||
          ((t.id() == TypeId::kTimestamp || t.id() == TypeId::kTimestampTz) &&
           t.unit() == TimeUnit::kMilli);
 }
 
 // Whether the tarn type recorded by tarn's writer may replace the one derived from Parquet:
-// same type, or one Parquet cannot name stored in the layout tarn's writer uses for it.
+// same type, or one Parquet cannot name stored in the layout tarn's writer uses for it (at any
+// nesting level; nested fields must match by name and position).
 bool CompatibleOverride(const DataType& recorded, const DataType& derived) {
   if (recorded == derived) return true;
-  if (recorded.id() == TypeId::kArray && derived.id() == TypeId::kArray) {
-    return CompatibleOverride(recorded.element(), derived.element());
+  if (recorded.is_nested() || derived.is_nested()) {
+    if (recorded.id() != derived.id() || recorded.children().size() != derived.children().size()) {
+      return false;
+    }
+    for (size_t i = 0; i < recorded.children().size(); ++i) {
+      const Field& r = recorded.children()[i];
+      const Field& d = derived.children()[i];
+      if (r.name != d.name || !CompatibleOverride(r.type, d.type)) return false;
+    }
+    return true;
   }
   if (recorded.id() == TypeId::kIpv4) return derived.id() == TypeId::kUInt32;
   if ((recorded.id() == TypeId::kTimestamp || recorded.id() == TypeId::kTimestampTz) &&
@@ -362,11 +449,19 @@ bool CompatibleOverride(const DataType& recorded, const DataType& derived) {
 
 }  // namespace
 
+const DataType& LeafTypeOf(const DataType& field_type, const LeafColumn& leaf) {
+  const DataType* t = &field_type;
+  for (size_t i = 1; i < leaf.nodes.size(); ++i) {
+    t = &t->children()[static_cast<size_t>(leaf.nodes[i].member)].type;
+  }
+  return *t;
+}
+
 Result<ParquetSchema> SchemaFromParquet(const FileMetaData& md) {
   std::vector<std::vector<int>> children;
   TARN_RETURN_NOT_OK(BuildTree(md.schema, &children));
   ParquetSchema ps;
-  Builder b{md.schema, children, &ps};
+  Builder b{md.schema, children, &ps, {}};
   const auto& fields = children[0];
   ps.schema.fields.resize(fields.size());
   ps.field_leaves.resize(fields.size());
@@ -374,41 +469,51 @@ Result<ParquetSchema> SchemaFromParquet(const FileMetaData& md) {
   for (size_t f = 0; f < fields.size(); ++f) {
     const int node = fields[f];
     const SchemaElement& e = md.schema[node];
-    Field& field = ps.schema.fields[f];
-    field.name = e.name;
-    field.field_id = e.field_id.value_or(-1);
-    field.nullable = RepetitionOf(e) == Repetition::OPTIONAL;
     std::vector<std::string> path;
-    std::vector<ListLevel> lists;
-    b.CollectLeaves(node, static_cast<int>(f), &path, 0, 0, &lists);
-    DataType type;
-    int32_t elem_id = -1;
-    bool elem_nullable = true;
-    std::string why = b.NodeType(node, 0, &type, &elem_id, &elem_nullable);
-    if (why.empty() && ps.field_leaves[f].size() != 1) why = "fields with several leaves";
-    if (why.empty() &&
-        ArrayDepth(type) != static_cast<int>(ps.leaves[ps.field_leaves[f][0]].lists.size())) {
-      why = "unsupported nesting of repeated fields";
-    }
-    if (why.empty()) {
-      const LeafColumn& leaf = ps.leaves[ps.field_leaves[f][0]];
+    b.CollectLeaves(node, static_cast<int>(f), &path, 0, 0);
+    Field& field = ps.schema.fields[f];
+    std::vector<PathNode> nodes;
+    b.leaf_paths.clear();
+    std::string why = b.Convert(node, 0, 0, 0, 0, &field, &nodes);
+    const std::vector<int>& leaves = ps.field_leaves[f];
+    if (why.empty() && b.leaf_paths.size() != leaves.size()) why = "leaves out of step";
+    for (size_t k = 0; k < leaves.size() && why.empty(); ++k) {
+      const LeafColumn& leaf = ps.leaves[leaves[k]];
+      const std::vector<PathNode>& p = b.leaf_paths[k];
+      int16_t rep = 0;  // the innermost list's or map's
+      for (const PathNode& n : p) {
+        if (n.kind == PathNode::Kind::kList || n.kind == PathNode::Kind::kMap) rep = n.rep;
+      }
+      if (p.back().def != leaf.max_def_level || rep != leaf.max_rep_level) {
+        why = "levels out of step";
+      }
       if (leaf.physical == Type::FIXED_LEN_BYTE_ARRAY && leaf.type_length <= 0) {
         return Status::Corruption("FIXED_LEN_BYTE_ARRAY column '" + e.name +
                                   "' has no positive type_length");
       }
-      // Logical type UNKNOWN (Arrow's Null type): the values are all null, whatever the
-      // repetition says; the type is the physical type's.
-      const SchemaElement& le = md.schema[leaf.schema_index];
-      const bool unknown = le.logical_type && le.logical_type->kind == LogicalType::UNKNOWN;
-      field.type = type;
-      if (type.id() == TypeId::kArray) {
-        field.type = DataType::Array(type.element(), elem_id, elem_nullable || unknown);
-      } else if (unknown) {
-        field.nullable = true;
-      }
-    } else {
+    }
+    if (!why.empty()) {
+      field.name = e.name;
+      field.field_id = e.field_id.value_or(-1);
+      field.nullable = RepetitionOf(e) == Repetition::OPTIONAL;
       field.type = DataType::Blob();
       ps.unsupported[f] = why;
+      continue;
+    }
+    // A leaf is the first below a column unless the previous leaf shares the column (the same
+    // members all the way down to it).
+    for (size_t k = leaves.size(); k-- > 0;) {
+      std::vector<PathNode>& p = b.leaf_paths[k];
+      size_t shared = 0;
+      if (k > 0) {
+        const std::vector<PathNode>& prev = b.leaf_paths[k - 1];
+        while (shared < p.size() && shared < prev.size() &&
+               prev[shared].member == p[shared].member) {
+          ++shared;
+        }
+      }
+      for (size_t i = 0; i < p.size(); ++i) p[i].first = i >= shared;
+      ps.leaves[leaves[k]].nodes = std::move(p);  // leaf k - 1, still to do, does not look at k
     }
   }
 

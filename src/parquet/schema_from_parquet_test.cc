@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -217,9 +218,13 @@ TEST(SchemaFromParquetTest, ThreeLevelListWithFieldIds) {
   EXPECT_EQ(leaf.path, (std::vector<std::string>{"tags", "list", "element"}));
   EXPECT_EQ(leaf.max_def_level, 3);
   EXPECT_EQ(leaf.max_rep_level, 1);
-  ASSERT_EQ(leaf.lists.size(), 1u);
-  EXPECT_EQ(leaf.lists[0].def_present, 1);
-  EXPECT_EQ(leaf.lists[0].def_nonempty, 2);
+  ASSERT_EQ(leaf.nodes.size(), 2u);
+  EXPECT_EQ(leaf.nodes[0].kind, PathNode::Kind::kList);
+  EXPECT_EQ(leaf.nodes[0].def, 1);
+  EXPECT_EQ(leaf.nodes[0].def_element, 2);
+  EXPECT_EQ(leaf.nodes[0].rep, 1);
+  EXPECT_EQ(leaf.nodes[1].kind, PathNode::Kind::kLeaf);
+  EXPECT_EQ(leaf.nodes[1].def, 3);
 }
 
 TEST(SchemaFromParquetTest, NestedLists) {
@@ -232,15 +237,17 @@ TEST(SchemaFromParquetTest, NestedLists) {
       Leaf("element", Type::INT64, Repetition::REQUIRED),
   }));
   ASSERT_TRUE(ps.ok()) << ps.status().ToString();
-  EXPECT_EQ(ps->schema.fields[0].type.ToString(), "ARRAY<ARRAY<INT64>>");
+  EXPECT_EQ(ps->schema.fields[0].type.ToString(), "ARRAY<ARRAY<INT64 NOT NULL>>");
   const LeafColumn& leaf = ps->leaves[0];
   EXPECT_EQ(leaf.max_def_level, 4);
   EXPECT_EQ(leaf.max_rep_level, 2);
-  ASSERT_EQ(leaf.lists.size(), 2u);
-  EXPECT_EQ(leaf.lists[0].def_present, 1);
-  EXPECT_EQ(leaf.lists[0].def_nonempty, 2);
-  EXPECT_EQ(leaf.lists[1].def_present, 3);
-  EXPECT_EQ(leaf.lists[1].def_nonempty, 4);
+  ASSERT_EQ(leaf.nodes.size(), 3u);
+  EXPECT_EQ(leaf.nodes[0].def, 1);
+  EXPECT_EQ(leaf.nodes[0].def_element, 2);
+  EXPECT_EQ(leaf.nodes[1].def, 3);
+  EXPECT_EQ(leaf.nodes[1].def_element, 4);
+  EXPECT_EQ(leaf.nodes[1].rep, 2);
+  EXPECT_EQ(leaf.nodes[2].def, 4);  // a required element
 }
 
 TEST(SchemaFromParquetTest, LegacyListsPerBackwardCompatibilityRules) {
@@ -276,37 +283,58 @@ TEST(SchemaFromParquetTest, LegacyListsPerBackwardCompatibilityRules) {
   EXPECT_EQ(ps->leaves[0].max_def_level, 2);
   EXPECT_EQ(f[1].type.ToString(), "ARRAY<VARCHAR NOT NULL>");
   EXPECT_FALSE(f[1].type.element_field().nullable);
-  EXPECT_FALSE(ps->unsupported[2].empty());
-  EXPECT_FALSE(ps->unsupported[3].empty());
+  // "array" and "<name>_tuple": the repeated group is a (NOT NULL) struct element.
+  EXPECT_EQ(f[2].type.ToString(), "ARRAY<STRUCT<str: VARCHAR NOT NULL> NOT NULL>");
+  EXPECT_EQ(f[3].type.ToString(), "ARRAY<STRUCT<str: VARCHAR NOT NULL> NOT NULL>");
+  EXPECT_EQ(ps->leaves[2].nodes.size(), 3u);
+  EXPECT_EQ(ps->leaves[2].nodes[1].kind, PathNode::Kind::kStruct);
+  EXPECT_EQ(ps->leaves[2].nodes[1].def, 2);
   EXPECT_EQ(f[4].type.ToString(), "ARRAY<INT64 NOT NULL>");
   EXPECT_FALSE(f[4].nullable);
-  ASSERT_EQ(ps->leaves[4].lists.size(), 1u);
-  EXPECT_EQ(ps->leaves[4].lists[0].def_present, 0);
-  EXPECT_EQ(ps->leaves[4].lists[0].def_nonempty, 1);
+  ASSERT_EQ(ps->leaves[4].nodes.size(), 2u);
+  EXPECT_EQ(ps->leaves[4].nodes[0].def, 0);
+  EXPECT_EQ(ps->leaves[4].nodes[0].def_element, 1);
   EXPECT_EQ(f[5].type.ToString(), "ARRAY<FLOAT64>");
   EXPECT_FALSE(f[5].nullable);
-  EXPECT_EQ(ps->leaves[5].lists[0].def_present, 0);
+  EXPECT_EQ(ps->leaves[5].nodes[0].def, 0);
   EXPECT_EQ(ps->leaves[5].max_def_level, 2);
 }
 
-TEST(SchemaFromParquetTest, MapsAndStructsAreFlaggedButKeepTheirLeaves) {
+TEST(SchemaFromParquetTest, MapsAndStructsWithTheirLeavesAndLevels) {
   SchemaElement map = Group("m", 1, Repetition::OPTIONAL);
   map.converted_type = ConvertedType::MAP;
+  map.field_id = 2;
+  SchemaElement key = Converted("key", Type::BYTE_ARRAY, ConvertedType::UTF8, Repetition::REQUIRED);
+  key.field_id = 4;
+  SchemaElement value = Leaf("value", Type::INT32, Repetition::OPTIONAL);
+  value.field_id = 5;
+  SchemaElement s = Group("s", 2, Repetition::OPTIONAL);
+  s.field_id = 3;
+  SchemaElement y = Leaf("y", Type::INT32, Repetition::REQUIRED);
+  y.field_id = 7;
   auto ps = SchemaFromParquet(WithSchema({
       Root(3),
       Leaf("a", Type::INT32, Repetition::OPTIONAL),
       map,
       Group("key_value", 2, Repetition::REPEATED),
-      Leaf("key", Type::BYTE_ARRAY, Repetition::REQUIRED),
-      Leaf("value", Type::INT32, Repetition::OPTIONAL),
-      Group("s", 2, Repetition::OPTIONAL),
+      key,
+      value,
+      s,
       Leaf("x", Type::INT32, Repetition::OPTIONAL),
-      Leaf("y", Type::INT32, Repetition::OPTIONAL),
+      y,
   }));
   ASSERT_TRUE(ps.ok()) << ps.status().ToString();
-  EXPECT_TRUE(ps->unsupported[0].empty());
-  EXPECT_NE(ps->unsupported[1].find("MAP"), std::string::npos);
-  EXPECT_NE(ps->unsupported[2].find("struct"), std::string::npos);
+  for (const std::string& why : ps->unsupported) EXPECT_TRUE(why.empty()) << why;
+  const Field& m = ps->schema.fields[1];
+  EXPECT_EQ(m.type.ToString(), "MAP<VARCHAR, INT32>");
+  EXPECT_EQ(m.field_id, 2);
+  EXPECT_EQ(m.type.key_field().field_id, 4);
+  EXPECT_EQ(m.type.value_field().field_id, 5);
+  EXPECT_TRUE(m.type.value_field().nullable);
+  const Field& st = ps->schema.fields[2];
+  EXPECT_EQ(st.type.ToString(), "STRUCT<x: INT32, y: INT32 NOT NULL>");
+  EXPECT_EQ(st.field_id, 3);
+  EXPECT_EQ(st.type.children()[1].field_id, 7);
   ASSERT_EQ(ps->leaves.size(), 5u);
   EXPECT_EQ(ps->field_leaves[1], (std::vector<int>{1, 2}));
   EXPECT_EQ(ps->field_leaves[2], (std::vector<int>{3, 4}));
@@ -314,6 +342,110 @@ TEST(SchemaFromParquetTest, MapsAndStructsAreFlaggedButKeepTheirLeaves) {
   EXPECT_EQ(ps->leaves[2].max_def_level, 3);
   EXPECT_EQ(ps->leaves[2].max_rep_level, 1);
   EXPECT_EQ(ps->leaves[4].field, 2);
+  // The map's levels; the key leaf builds the map column, the value leaf only its own.
+  const std::vector<PathNode>& kn = ps->leaves[1].nodes;
+  ASSERT_EQ(kn.size(), 2u);
+  EXPECT_EQ(kn[0].kind, PathNode::Kind::kMap);
+  EXPECT_EQ(kn[0].def, 1);
+  EXPECT_EQ(kn[0].def_element, 2);
+  EXPECT_EQ(kn[0].rep, 1);
+  EXPECT_TRUE(kn[0].first);
+  EXPECT_EQ(kn[1].member, 0);
+  EXPECT_EQ(kn[1].def, 2);
+  const std::vector<PathNode>& vn = ps->leaves[2].nodes;
+  EXPECT_FALSE(vn[0].first);
+  EXPECT_TRUE(vn[1].first);
+  EXPECT_EQ(vn[1].member, 1);
+  EXPECT_EQ(vn[1].def, 3);
+  // The struct: x builds the struct column; y is NOT NULL, defined wherever the struct is.
+  const std::vector<PathNode>& yn = ps->leaves[4].nodes;
+  ASSERT_EQ(yn.size(), 2u);
+  EXPECT_EQ(yn[0].kind, PathNode::Kind::kStruct);
+  EXPECT_TRUE(ps->leaves[3].nodes[0].first);
+  EXPECT_FALSE(yn[0].first);
+  EXPECT_EQ(yn[1].member, 1);
+  EXPECT_EQ(yn[1].def, 1);
+  EXPECT_EQ(ps->leaves[3].nodes[1].def, 2);
+}
+
+TEST(SchemaFromParquetTest, LegacyMapsAndNestedShapes) {
+  auto group = [](const std::string& name, int n, Repetition r, std::optional<ConvertedType> ct) {
+    SchemaElement g = Group(name, n, r);
+    g.converted_type = ct;
+    return g;
+  };
+  SchemaElement str = Converted("key", Type::BYTE_ARRAY, ConvertedType::UTF8, Repetition::REQUIRED);
+  auto ps = SchemaFromParquet(WithSchema({
+      Root(6),
+      // parquet-mr before 1.11: MAP, then a repeated "map" group annotated MAP_KEY_VALUE.
+      group("old", 1, Repetition::REQUIRED, ConvertedType::MAP),
+      group("map", 2, Repetition::REPEATED, ConvertedType::MAP_KEY_VALUE),
+      str,
+      Leaf("value", Type::INT64, Repetition::REQUIRED),
+      // MAP_KEY_VALUE in place of MAP, entries of other names.
+      group("kv", 1, Repetition::OPTIONAL, ConvertedType::MAP_KEY_VALUE),
+      group("entries", 2, Repetition::REPEATED, std::nullopt),
+      Leaf("k", Type::INT32, Repetition::REQUIRED),
+      Leaf("v", Type::DOUBLE, Repetition::OPTIONAL),
+      // A list of structs holding a map of lists.
+      ListGroup("ls"),
+      Group("list", 1, Repetition::REPEATED),
+      Group("element", 2, Repetition::OPTIONAL),
+      Leaf("id", Type::INT64, Repetition::REQUIRED),
+      group("tags", 1, Repetition::OPTIONAL, ConvertedType::MAP),
+      Group("key_value", 2, Repetition::REPEATED),
+      str,
+      ListGroup("value"),
+      Group("list", 1, Repetition::REPEATED),
+      Leaf("element", Type::INT32, Repetition::OPTIONAL),
+      // Keys that may be null, and a map without values: not representable.
+      group("nullkeys", 1, Repetition::OPTIONAL, ConvertedType::MAP),
+      Group("key_value", 2, Repetition::REPEATED),
+      Leaf("key", Type::INT32, Repetition::OPTIONAL),
+      Leaf("value", Type::INT32, Repetition::OPTIONAL),
+      group("set", 1, Repetition::OPTIONAL, ConvertedType::MAP),
+      Group("key_value", 1, Repetition::REPEATED),
+      Leaf("key", Type::INT32, Repetition::REQUIRED),
+      // Struct members that differ only in case.
+      Group("cased", 2, Repetition::OPTIONAL),
+      Leaf("a", Type::INT32, Repetition::OPTIONAL),
+      Leaf("A", Type::INT32, Repetition::OPTIONAL),
+  }));
+  ASSERT_TRUE(ps.ok()) << ps.status().ToString();
+  const auto& f = ps->schema.fields;
+  ASSERT_EQ(f.size(), 6u);
+  EXPECT_EQ(f[0].type.ToString(), "MAP<VARCHAR, INT64 NOT NULL>");
+  EXPECT_FALSE(f[0].nullable);
+  EXPECT_EQ(f[1].type.ToString(), "MAP<INT32, FLOAT64>");
+  EXPECT_EQ(f[2].type.ToString(),
+            "ARRAY<STRUCT<id: INT64 NOT NULL, tags: MAP<VARCHAR, ARRAY<INT32>>>>");
+  EXPECT_TRUE(ps->unsupported[0].empty()) << ps->unsupported[0];
+  EXPECT_TRUE(ps->unsupported[1].empty()) << ps->unsupported[1];
+  EXPECT_TRUE(ps->unsupported[2].empty()) << ps->unsupported[2];
+  EXPECT_NE(ps->unsupported[3].find("not required"), std::string::npos) << ps->unsupported[3];
+  EXPECT_NE(ps->unsupported[4].find("without values"), std::string::npos) << ps->unsupported[4];
+  EXPECT_NE(ps->unsupported[5].find("case"), std::string::npos) << ps->unsupported[5];
+  // ls.list.element.tags.key_value.value.list.element: every level on the way.
+  const LeafColumn& deep = ps->leaves[ps->field_leaves[2][2]];
+  EXPECT_EQ(deep.max_def_level, 8);
+  EXPECT_EQ(deep.max_rep_level, 3);
+  ASSERT_EQ(deep.nodes.size(), 5u);
+  const PathNode::Kind kinds[] = {PathNode::Kind::kList, PathNode::Kind::kStruct,
+                                  PathNode::Kind::kMap, PathNode::Kind::kList,
+                                  PathNode::Kind::kLeaf};
+  const int16_t defs[] = {1, 3, 4, 6, 8};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(deep.nodes[i].kind, kinds[i]) << i;
+    EXPECT_EQ(deep.nodes[i].def, defs[i]) << i;
+  }
+  EXPECT_EQ(deep.nodes[2].member, 1);
+  EXPECT_EQ(deep.nodes[2].rep, 2);
+  EXPECT_EQ(deep.nodes[3].member, 1);
+  EXPECT_EQ(deep.nodes[3].def_element, 7);
+  EXPECT_EQ(deep.nodes[3].rep, 3);
+  // Unsupported fields keep their leaves, so the file's columns still line up.
+  EXPECT_EQ(ps->field_leaves[4].size(), 1u);
+  EXPECT_EQ(ps->leaves.size(), 12u);
 }
 
 TEST(SchemaFromParquetTest, MalformedTreesAreCorruption) {

@@ -178,36 +178,59 @@ void AnnotateLeaf(const DataType& t, SchemaElement* e) {
   }
 }
 
-Status AppendField(const std::string& name, const DataType& type, bool nullable, int32_t field_id,
-                   int depth, std::vector<SchemaElement>* out) {
-  if (depth > kMaxArrayNesting) {
-    return Status::InvalidArgument("field " + name + ": arrays nested deeper than " +
-                                   std::to_string(kMaxArrayNesting) + " levels");
-  }
+SchemaElement GroupElement(std::string name, Repetition repetition, size_t children) {
   SchemaElement e;
-  e.name = name;
-  e.repetition_type = nullable ? Repetition::OPTIONAL : Repetition::REQUIRED;
-  if (field_id >= 0) e.field_id = field_id;
-  if (type.id() == TypeId::kStruct || type.id() == TypeId::kMap) {
-    return Status::InvalidArgument("field " + name + ": writing " + type.ToString() +
-                                   " to Parquet is not supported yet");
+  e.name = std::move(name);
+  e.repetition_type = repetition;
+  e.num_children = static_cast<int32_t>(children);
+  return e;
+}
+
+// Appends the elements of one field (a top-level field or a nested one) depth first.
+Status AppendField(const std::string& path, const Field& field, int depth,
+                   std::vector<SchemaElement>* out) {
+  if (depth > kMaxNesting) {
+    return Status::InvalidArgument("field " + path + ": nested deeper than " +
+                                   std::to_string(kMaxNesting) + " levels");
   }
-  if (type.id() != TypeId::kArray) {
+  const DataType& type = field.type;
+  const Repetition repetition = field.nullable ? Repetition::OPTIONAL : Repetition::REQUIRED;
+  const size_t at = out->size();
+  if (!type.is_nested()) {
+    SchemaElement e;
+    e.name = field.name;
+    e.repetition_type = repetition;
     AnnotateLeaf(type, &e);
     out->push_back(std::move(e));
-    return Status::OK();
+  } else if (type.id() == TypeId::kStruct) {
+    if (type.children().empty()) {
+      return Status::InvalidArgument("field " + path + ": a STRUCT without members");
+    }
+    out->push_back(GroupElement(field.name, repetition, type.children().size()));
+    std::unordered_set<std::string> names;
+    for (const Field& m : type.children()) {
+      if (m.name.empty())
+        return Status::InvalidArgument("field " + path + ": a member has no name");
+      if (!names.insert(m.name).second) {
+        return Status::InvalidArgument("field " + path + ": duplicate member name " + m.name);
+      }
+      TARN_RETURN_NOT_OK(AppendField(path + "." + m.name, m, depth + 1, out));
+    }
+  } else {
+    // LIST and MAP: an annotated group, a repeated group, the element or the key and value.
+    const bool list = type.id() == TypeId::kArray;
+    SchemaElement e = GroupElement(field.name, repetition, 1);
+    e.converted_type = list ? ConvertedType::LIST : ConvertedType::MAP;
+    e.logical_type = KindOnly(list ? LogicalType::LIST : LogicalType::MAP);
+    out->push_back(std::move(e));
+    out->push_back(GroupElement(list ? kListRepeatedName : kMapRepeatedName, Repetition::REPEATED,
+                                type.children().size()));
+    for (const Field& c : type.children()) {
+      TARN_RETURN_NOT_OK(AppendField(path + "." + c.name, c, depth + 1, out));
+    }
   }
-  e.num_children = 1;
-  e.converted_type = ConvertedType::LIST;
-  e.logical_type = KindOnly(LogicalType::LIST);
-  out->push_back(std::move(e));
-  SchemaElement list;
-  list.name = "list";
-  list.repetition_type = Repetition::REPEATED;
-  list.num_children = 1;
-  out->push_back(std::move(list));
-  const Field& element = type.element_field();
-  return AppendField("element", element.type, element.nullable, element.field_id, depth + 1, out);
+  if (field.field_id >= 0) (*out)[at].field_id = field.field_id;
+  return Status::OK();
 }
 
 }  // namespace
@@ -224,7 +247,7 @@ Result<std::vector<SchemaElement>> SchemaToParquet(const Schema& schema) {
     if (!names.insert(f.name).second) {
       return Status::InvalidArgument("duplicate field name: " + f.name);
     }
-    TARN_RETURN_NOT_OK(AppendField(f.name, f.type, f.nullable, f.field_id, 0, &out));
+    TARN_RETURN_NOT_OK(AppendField(f.name, f, 0, &out));
   }
   return out;
 }

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <optional>
+
 #include "parquet/column_writer.h"
 #include "parquet/schema.h"
 
@@ -183,6 +186,59 @@ TEST(SchemaToParquet, NestedListsNest) {
   EXPECT_FALSE((*r)[5].field_id.has_value());
 }
 
+TEST(SchemaToParquet, StructAndMapGroupsWithIdsAtEveryLevel) {
+  auto schema = Schema::Parse(
+      "p STRUCT<a: INT64 NOT NULL, tags: ARRAY<VARCHAR>>, m MAP<VARCHAR, STRUCT<x: DOUBLE>> NOT "
+      "NULL");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  auto r = SchemaToParquet(*schema);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  struct Want {
+    const char* name;
+    Repetition repetition;
+    int children;  // -1: a leaf
+    std::optional<ConvertedType> converted;
+    int field_id;  // -1: none
+  };
+  // Schema::Parse numbers p 1, m 2, then p's a 3, tags 4 and tags' element 5, then m's key 6,
+  // value 7 and the value's x 8.
+  const Want want[] = {
+      {"p", Repetition::OPTIONAL, 2, std::nullopt, 1},
+      {"a", Repetition::REQUIRED, -1, std::nullopt, 3},
+      {"tags", Repetition::OPTIONAL, 1, ConvertedType::LIST, 4},
+      {"list", Repetition::REPEATED, 1, std::nullopt, -1},
+      {"element", Repetition::OPTIONAL, -1, ConvertedType::UTF8, 5},
+      {"m", Repetition::REQUIRED, 1, ConvertedType::MAP, 2},
+      {"key_value", Repetition::REPEATED, 2, std::nullopt, -1},
+      {"key", Repetition::REQUIRED, -1, ConvertedType::UTF8, 6},
+      {"value", Repetition::OPTIONAL, 1, std::nullopt, 7},
+      {"x", Repetition::OPTIONAL, -1, std::nullopt, 8},
+  };
+  ASSERT_EQ(r->size(), std::size(want) + 1);
+  for (size_t i = 0; i < std::size(want); ++i) {
+    const SchemaElement& e = (*r)[i + 1];
+    SCOPED_TRACE(want[i].name);
+    EXPECT_EQ(e.name, want[i].name);
+    EXPECT_EQ(e.repetition_type, want[i].repetition);
+    EXPECT_EQ(e.num_children.value_or(-1), want[i].children);
+    EXPECT_EQ(e.type.has_value(), want[i].children < 0);
+    EXPECT_EQ(e.converted_type, want[i].converted);
+    EXPECT_EQ(e.field_id.value_or(-1), want[i].field_id);
+  }
+  EXPECT_EQ((*r)[6].logical_type->kind, LogicalType::MAP);
+  EXPECT_FALSE((*r)[1].logical_type.has_value());  // a struct group has no annotation
+  // And back, ids and nullability at every level.
+  FileMetaData md;
+  md.schema = *r;
+  auto back = SchemaFromParquet(md);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  for (size_t i = 0; i < schema->fields.size(); ++i) {
+    EXPECT_TRUE(SameNestedFields(back->schema.fields[i].type, schema->fields[i].type))
+        << back->schema.fields[i].type.ToString();
+    EXPECT_EQ(back->schema.fields[i].nullable, schema->fields[i].nullable);
+  }
+}
+
 TEST(SchemaToParquet, RejectsEmptyAndDuplicateNames) {
   Schema s;
   s.fields.push_back(MakeField("", DataType::Int32()));
@@ -195,11 +251,17 @@ TEST(SchemaToParquet, RejectsEmptyAndDuplicateNames) {
   EXPECT_NE(r.status().message().find("a"), std::string::npos);
 }
 
-TEST(SchemaToParquet, RejectsExcessiveNesting) {
+TEST(SchemaToParquet, RejectsExcessiveNestingAndEmptyStructs) {
   DataType t = DataType::Int32();
-  for (int i = 0; i < kMaxArrayNesting + 1; ++i) t = DataType::Array(t);
+  for (int i = 0; i < kMaxNesting + 1; ++i) t = DataType::Array(t);
   Schema s;
   s.fields.push_back(MakeField("deep", t));
+  EXPECT_EQ(SchemaToParquet(s).status().kind(), ErrorKind::kInvalidArgument);
+  DataType st = DataType::Int32();
+  for (int i = 0; i < kMaxNesting + 1; ++i) st = DataType::Struct({MakeField("m", st)});
+  s.fields[0] = MakeField("deep", st);
+  EXPECT_EQ(SchemaToParquet(s).status().kind(), ErrorKind::kInvalidArgument);
+  s.fields[0] = MakeField("empty", DataType::Struct({}));
   EXPECT_EQ(SchemaToParquet(s).status().kind(), ErrorKind::kInvalidArgument);
 }
 

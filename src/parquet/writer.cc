@@ -129,9 +129,15 @@ class FileWriter::Impl {
     co.enable_dictionary = options_.enable_dictionary;
     co.write_statistics = options_.write_statistics;
     co.data_page_version = options_.data_page_version;
-    for (const Field& f : schema_.fields) {
-      TARN_ASSIGN_OR_RETURN(std::unique_ptr<ColumnChunkWriter> w, ColumnChunkWriter::Make(f, co));
-      columns_.push_back(std::move(w));
+    // One writer per leaf column, in file order: a STRUCT or MAP field has several.
+    for (size_t i = 0; i < schema_.fields.size(); ++i) {
+      const Field& f = schema_.fields[i];
+      for (int leaf = 0; leaf < LeafCount(f.type); ++leaf) {
+        TARN_ASSIGN_OR_RETURN(std::unique_ptr<ColumnChunkWriter> w,
+                              ColumnChunkWriter::Make(f, leaf, co));
+        columns_.push_back(std::move(w));
+        column_field_.push_back(i);
+      }
     }
     statuses_.resize(columns_.size());
     return Emit(kMagic, 4);
@@ -144,7 +150,7 @@ class FileWriter::Impl {
                                      " columns, the schema " +
                                      std::to_string(schema_.fields.size()));
     }
-    for (size_t i = 0; i < columns_.size(); ++i) {
+    for (size_t i = 0; i < batch.columns.size(); ++i) {
       const Column& c = batch.columns[i];
       if (c.length != batch.num_rows) {
         return Status::InvalidArgument("field " + schema_.fields[i].name + ": " +
@@ -162,8 +168,9 @@ class FileWriter::Impl {
       int64_t n =
           std::min({batch.num_rows - done, options_.row_group_rows - row_group_rows_, slice_rows});
       int64_t begin = done;
-      RunColumns(
-          [&](size_t i) { return columns_[i]->WriteRows(batch.columns[i], begin, begin + n); });
+      RunColumns([&](size_t i) {
+        return columns_[i]->WriteRows(batch.columns[column_field_[i]], begin, begin + n);
+      });
       TARN_RETURN_NOT_OK(Sticky());
       TARN_RETURN_NOT_OK(CompressPending());
       done += n;
@@ -248,6 +255,7 @@ class FileWriter::Impl {
   static int64_t ColumnBytes(const Column& c) {
     int64_t n = static_cast<int64_t>(c.data.size() + c.validity.size() + c.offsets.size() * 4);
     if (c.child) n += ColumnBytes(*c.child);
+    for (const Column& m : c.members) n += ColumnBytes(m);
     return n;
   }
   static int64_t BatchBytes(const RecordBatch& b) {
@@ -321,7 +329,8 @@ class FileWriter::Impl {
   Schema schema_;
   WriterOptions options_;
   TaskPool pool_;
-  std::vector<std::unique_ptr<ColumnChunkWriter>> columns_;
+  std::vector<std::unique_ptr<ColumnChunkWriter>> columns_;  // one per leaf column
+  std::vector<size_t> column_field_;                         // the schema field of each
   std::vector<Status> statuses_;
   std::vector<std::pair<size_t, int>> tasks_;  // (column, pending page) to compress
   std::vector<Status> task_statuses_;

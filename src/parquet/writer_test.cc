@@ -9,9 +9,12 @@
 #include <random>
 
 #include "common/io.h"
+#include "parquet/decoding.h"
 #include "parquet/reader.h"
 #include "parquet/schema.h"
 #include "parquet/stat_value.h"
+#include "parquet/statistics.h"
+#include "types/json_render.h"
 
 namespace tarn::parquet {
 namespace {
@@ -142,20 +145,39 @@ void AppendRandom(Column& c, std::mt19937_64& rng) {
   }
 }
 
-// Appends one row: null with probability null_pct/100 when nullable; arrays of 0..4 elements.
-void AppendRandomRow(Column& c, bool nullable, bool element_nullable, int null_pct,
-                     std::mt19937_64& rng) {
+// Appends one row: null with probability null_pct/100 when nullable; arrays and maps of 0..4
+// elements; nested fields nullable as their types say.
+void AppendRandomRow(Column& c, bool nullable, int null_pct, std::mt19937_64& rng) {
   if (nullable && static_cast<int>(rng() % 100) < null_pct) {
     c.AppendNull();
     return;
   }
-  if (c.type.id() != TypeId::kArray) {
-    AppendRandom(c, rng);
-    return;
+  const std::vector<Field>& kids = c.type.children();
+  switch (c.type.id()) {
+    case TypeId::kArray: {
+      int n = static_cast<int>(rng() % 5);
+      for (int i = 0; i < n; ++i) AppendRandomRow(*c.child, kids[0].nullable, null_pct, rng);
+      c.AppendArrayRow();
+      return;
+    }
+    case TypeId::kMap: {
+      int n = static_cast<int>(rng() % 5);
+      for (int i = 0; i < n; ++i) {
+        AppendRandomRow(c.members[0], false, null_pct, rng);
+        AppendRandomRow(c.members[1], kids[1].nullable, null_pct, rng);
+      }
+      c.AppendArrayRow();
+      return;
+    }
+    case TypeId::kStruct:
+      for (size_t k = 0; k < kids.size(); ++k) {
+        AppendRandomRow(c.members[k], kids[k].nullable, null_pct, rng);
+      }
+      c.AppendStructRow();
+      return;
+    default:
+      AppendRandom(c, rng);
   }
-  int n = static_cast<int>(rng() % 5);
-  for (int i = 0; i < n; ++i) AppendRandomRow(*c.child, element_nullable, true, null_pct, rng);
-  c.AppendArrayRow();
 }
 
 RecordBatch RandomBatch(const Schema& schema, int64_t rows, int null_pct, uint64_t seed) {
@@ -163,12 +185,7 @@ RecordBatch RandomBatch(const Schema& schema, int64_t rows, int null_pct, uint64
   RecordBatch b = EmptyBatch(schema);
   for (size_t f = 0; f < schema.fields.size(); ++f) {
     const Field& field = schema.fields[f];
-    for (int64_t r = 0; r < rows; ++r) {
-      AppendRandomRow(
-          b.columns[f], field.nullable,
-          field.type.id() == TypeId::kArray ? field.type.element_field().nullable : true, null_pct,
-          rng);
-    }
+    for (int64_t r = 0; r < rows; ++r) AppendRandomRow(b.columns[f], field.nullable, null_pct, rng);
   }
   b.num_rows = rows;
   return b;
@@ -180,6 +197,26 @@ RecordBatch RandomBatch(const Schema& schema, int64_t rows, int null_pct, uint64
     return ::testing::AssertionFailure() << "validity differs at " << i;
   }
   if (!a.IsValid(i)) return ::testing::AssertionSuccess();
+  if (a.type.id() == TypeId::kStruct) {
+    for (size_t k = 0; k < a.members.size(); ++k) {
+      auto r = SameValue(a.members[k], i, b.members[k], j);
+      if (!r) return r << " (member " << a.type.children()[k].name << " of row " << i << ")";
+    }
+    return ::testing::AssertionSuccess();
+  }
+  if (a.type.id() == TypeId::kMap) {
+    int64_t na = a.offsets[i + 1] - a.offsets[i], nb = b.offsets[j + 1] - b.offsets[j];
+    if (na != nb) {
+      return ::testing::AssertionFailure() << "map size " << na << " vs " << nb << " at " << i;
+    }
+    for (int64_t k = 0; k < na; ++k) {
+      for (int m = 0; m < 2; ++m) {
+        auto r = SameValue(a.members[m], a.offsets[i] + k, b.members[m], b.offsets[j] + k);
+        if (!r) return r << " (" << (m ? "value" : "key") << " " << k << " of row " << i << ")";
+      }
+    }
+    return ::testing::AssertionSuccess();
+  }
   if (a.type.id() == TypeId::kArray) {
     int64_t na = a.offsets[i + 1] - a.offsets[i], nb = b.offsets[j + 1] - b.offsets[j];
     if (na != nb) {
@@ -814,6 +851,363 @@ TEST(FileWriter, WritesToALocalFile) {
   ASSERT_TRUE(back.ok());
   ExpectBatchesEqual({&b}, *back);
   std::remove(path.c_str());
+}
+
+// ---- nested columns --------------------------------------------------------------------------
+
+const char* kNestedShapes =
+    "p STRUCT<a: INT64, tags: ARRAY<VARCHAR>>, m MAP<VARCHAR, INT64>, "
+    "ls ARRAY<STRUCT<x: INT32, y: VARCHAR NOT NULL>>, "
+    "sl STRUCT<l: ARRAY<INT64 NOT NULL> NOT NULL, s: STRUCT<d: DECIMAL(20,2), u: UUID>>, "
+    "mal MAP<VARCHAR, ARRAY<STRUCT<k: INT64, v: ARRAY<VARCHAR>>>>, "
+    "req STRUCT<a: INT32 NOT NULL, b: BOOLEAN> NOT NULL, mm MAP<INT32, MAP<VARCHAR, FLOAT64>>, "
+    "am ARRAY<MAP<VARCHAR, TIMESTAMP[s]> NOT NULL>, flat INT64";
+
+TEST(NestedWriter, RoundTripsEveryShapeWithNullsAtEveryLevel) {
+  auto schema = Schema::Parse(kNestedShapes);
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  for (int null_pct : {0, 25, 60}) {
+    for (int version : {1, 2}) {
+      for (bool dict : {true, false}) {
+        SCOPED_TRACE("nulls " + std::to_string(null_pct) + "% v" + std::to_string(version) +
+                     (dict ? " dict" : ""));
+        RecordBatch b1 = RandomBatch(*schema, 900, null_pct, 100 + null_pct);
+        RecordBatch b2 = RandomBatch(*schema, 300, null_pct, 200 + null_pct);
+        WriterOptions o;
+        o.data_page_version = version;
+        o.enable_dictionary = dict;
+        o.data_page_bytes = 700;
+        o.row_group_rows = 500;
+        auto w = WriteBatches(*schema, {&b1, &b2}, o);
+        ASSERT_TRUE(w.ok()) << w.status().ToString();
+        auto back = ReadBack(*w);
+        ASSERT_TRUE(back.ok()) << back.status().ToString();
+        ExpectBatchesEqual({&b1, &b2}, *back);
+        // Ids and nullability at every level come back too.
+        for (size_t f = 0; f < schema->fields.size(); ++f) {
+          EXPECT_TRUE(SameNestedFields(back->schema.fields[f].type, schema->fields[f].type))
+              << schema->fields[f].name;
+          EXPECT_EQ(back->schema.fields[f].field_id, schema->fields[f].field_id);
+        }
+      }
+    }
+  }
+}
+
+TEST(NestedWriter, OutputDoesNotDependOnThreads) {
+  auto schema = Schema::Parse(kNestedShapes);
+  ASSERT_TRUE(schema.ok());
+  RecordBatch b = RandomBatch(*schema, 3000, 20, 5);
+  WriterOptions o;
+  o.row_group_rows = 1100;
+  o.data_page_bytes = 2000;
+  o.threads = 1;
+  auto one = WriteBatches(*schema, {&b}, o);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  o.threads = 4;
+  auto four = WriteBatches(*schema, {&b}, o);
+  ASSERT_TRUE(four.ok());
+  EXPECT_TRUE(one->bytes == four->bytes);
+  // Reading with one thread or several gives the same batch.
+  for (int threads : {1, 3}) {
+    ReaderOptions ro;
+    ro.threads = threads;
+    auto reader = FileReader::Open(MemoryFile(one->bytes), ro);
+    ASSERT_TRUE(reader.ok());
+    auto back = (*reader)->ReadAll();
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ExpectBatchesEqual({&b}, *back);
+  }
+}
+
+// The levels of one column chunk of a file written without compression or dictionary (v1).
+struct ChunkLevels {
+  std::vector<int> rep, def;
+};
+
+ChunkLevels LevelsOf(const Written& w, size_t column) {
+  ChunkLevels out;
+  auto ps = SchemaFromParquet(w.md);
+  EXPECT_TRUE(ps.ok());
+  if (!ps.ok()) return out;
+  const LeafColumn& leaf = ps->leaves[column];
+  const ColumnMetaData& m = *w.md.row_groups[0].columns[column].meta_data;
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(w.bytes.data()) + m.data_page_offset;
+  size_t header_len = 0;
+  auto h = DecodePageHeader(p, static_cast<size_t>(m.total_compressed_size), &header_len);
+  EXPECT_TRUE(h.ok() && h->data_page_header);
+  if (!h.ok() || !h->data_page_header) return out;
+  const int64_t n = h->data_page_header->num_values;
+  p += header_len;
+  auto levels = [&](int max, std::vector<int>* dst) {
+    uint32_t len;
+    std::memcpy(&len, p, 4);
+    RleBitPackedDecoder dec(p + 4, len, BitWidthOf(static_cast<uint64_t>(max)));
+    std::vector<int16_t> v(static_cast<size_t>(n));
+    EXPECT_EQ(dec.GetBatch(v.data(), n), n);
+    dst->assign(v.begin(), v.end());
+    p += 4 + len;
+  };
+  if (leaf.max_rep_level > 0) levels(leaf.max_rep_level, &out.rep);
+  if (leaf.max_def_level > 0) levels(leaf.max_def_level, &out.def);
+  return out;
+}
+
+// The Document example of the Dremel paper (Melnik et al., 2010), in tarn's types: Parquet's
+// 3-level lists of NOT NULL lists and elements have the paper's levels exactly.
+TEST(NestedWriter, DremelPaperLevels) {
+  auto schema = Schema::Parse(
+      "DocId INT64 NOT NULL, "
+      "Links STRUCT<Backward: ARRAY<INT64 NOT NULL> NOT NULL, "
+      "Forward: ARRAY<INT64 NOT NULL> NOT NULL>, "
+      "Name ARRAY<STRUCT<Language: ARRAY<STRUCT<Code: VARCHAR NOT NULL, Country: VARCHAR> "
+      "NOT NULL> NOT NULL, Url: VARCHAR> NOT NULL> NOT NULL");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  RecordBatch b = EmptyBatch(*schema);
+  Column& doc = b.columns[0];
+  Column& links = b.columns[1];
+  Column& backward = links.members[0];
+  Column& forward = links.members[1];
+  Column& name = b.columns[2];
+  Column& entry = *name.child;
+  Column& language = entry.members[0];
+  Column& code = language.child->members[0];
+  Column& country = language.child->members[1];
+  Column& url = entry.members[1];
+  auto lang = [&](const char* c, const char* k) {
+    code.AppendBytes(c);
+    if (k) {
+      country.AppendBytes(k);
+    } else {
+      country.AppendNull();
+    }
+    language.child->AppendStructRow();
+  };
+  auto name_entry = [&](const char* u) {
+    language.AppendArrayRow();
+    if (u) {
+      url.AppendBytes(u);
+    } else {
+      url.AppendNull();
+    }
+    entry.AppendStructRow();
+  };
+  // r1
+  doc.AppendFixed<int64_t>(10);
+  backward.AppendArrayRow();
+  for (int64_t v : {20, 40, 60}) forward.child->AppendFixed<int64_t>(v);
+  forward.AppendArrayRow();
+  links.AppendStructRow();
+  lang("en-us", "us");
+  lang("en", nullptr);
+  name_entry("http://A");
+  name_entry("http://B");
+  lang("en-gb", "gb");
+  name_entry(nullptr);
+  name.AppendArrayRow();
+  // r2
+  doc.AppendFixed<int64_t>(20);
+  for (int64_t v : {10, 30}) backward.child->AppendFixed<int64_t>(v);
+  backward.AppendArrayRow();
+  forward.child->AppendFixed<int64_t>(80);
+  forward.AppendArrayRow();
+  links.AppendStructRow();
+  name_entry("http://C");
+  name.AppendArrayRow();
+  b.num_rows = 2;
+
+  WriterOptions o;
+  o.codec = CompressionCodec::kNone;
+  o.enable_dictionary = false;
+  auto w = WriteBatches(*schema, {&b}, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const std::vector<SchemaElement>& el = w->md.schema;
+  ASSERT_EQ(w->md.row_groups[0].columns.size(), 6u);
+  struct Expect {
+    std::vector<std::string> path;
+    int max_def, max_rep;
+    std::vector<int> rep, def;
+    int64_t nulls;
+  };
+  const Expect want[] = {
+      {{"DocId"}, 0, 0, {}, {}, 0},
+      {{"Links", "Backward", "list", "element"}, 2, 1, {0, 0, 1}, {1, 2, 2}, 1},
+      {{"Links", "Forward", "list", "element"}, 2, 1, {0, 1, 1, 0}, {2, 2, 2, 2}, 0},
+      {{"Name", "list", "element", "Language", "list", "element", "Code"},
+       2,
+       2,
+       {0, 2, 1, 1, 0},
+       {2, 2, 1, 2, 1},
+       2},
+      {{"Name", "list", "element", "Language", "list", "element", "Country"},
+       3,
+       2,
+       {0, 2, 1, 1, 0},
+       {3, 2, 1, 3, 1},
+       3},
+      {{"Name", "list", "element", "Url"}, 2, 1, {0, 1, 1, 0}, {2, 2, 1, 2}, 1},
+  };
+  auto ps = SchemaFromParquet(w->md);
+  ASSERT_TRUE(ps.ok());
+  for (size_t c = 0; c < 6; ++c) {
+    SCOPED_TRACE(c);
+    const ColumnMetaData& m = *w->md.row_groups[0].columns[c].meta_data;
+    EXPECT_EQ(m.path_in_schema, want[c].path);
+    EXPECT_EQ(ps->leaves[c].max_def_level, want[c].max_def);
+    EXPECT_EQ(ps->leaves[c].max_rep_level, want[c].max_rep);
+    ChunkLevels l = LevelsOf(*w, c);
+    EXPECT_EQ(l.rep, want[c].rep);
+    EXPECT_EQ(l.def, want[c].def);
+    ASSERT_TRUE(m.statistics && m.statistics->null_count);
+    EXPECT_EQ(*m.statistics->null_count, want[c].nulls);  // entries below the max def level
+  }
+  // Leaf statistics: min and max of each leaf's values.
+  const ColumnMetaData& code_meta = *w->md.row_groups[0].columns[3].meta_data;
+  EXPECT_EQ(code_meta.statistics->min_value, "en");
+  EXPECT_EQ(code_meta.statistics->max_value, "en-us");
+  const ColumnMetaData& fwd = *w->md.row_groups[0].columns[2].meta_data;
+  EXPECT_EQ(fwd.statistics->min_value, StatBytes<int64_t>(20));
+  EXPECT_EQ(fwd.statistics->max_value, StatBytes<int64_t>(80));
+  // The schema: groups with ids at every level (Schema::Parse numbered them).
+  EXPECT_EQ(el[2].name, "Links");
+  EXPECT_FALSE(el[2].converted_type.has_value());
+  EXPECT_EQ(el[2].num_children, 2);
+  EXPECT_TRUE(el[3].field_id.has_value());
+  auto back = ReadBack(*w);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ExpectBatchesEqual({&b}, *back);
+  EXPECT_EQ(RenderRowJson(*back, 0),
+            R"({"DocId":10,"Links":{"Backward":[],"Forward":[20,40,60]},"Name":[)"
+            R"({"Language":[{"Code":"en-us","Country":"us"},{"Code":"en","Country":null}],)"
+            R"("Url":"http://A"},{"Language":[],"Url":"http://B"},)"
+            R"({"Language":[{"Code":"en-gb","Country":"gb"}],"Url":null}]})");
+}
+
+TEST(NestedWriter, MapOfListsOfStructsWithEmptyAndNullAtEveryLevel) {
+  auto schema = Schema::Parse("m MAP<VARCHAR, ARRAY<STRUCT<k: INT64, v: ARRAY<VARCHAR>>>>");
+  ASSERT_TRUE(schema.ok());
+  RecordBatch b = EmptyBatch(*schema);
+  Column& m = b.columns[0];
+  Column& keys = m.members[0];
+  Column& lists = m.members[1];
+  Column& st = *lists.child;
+  Column& k = st.members[0];
+  Column& v = st.members[1];
+  m.AppendNull();      // null map
+  m.AppendArrayRow();  // empty map
+  keys.AppendBytes("a");
+  lists.AppendNull();  // null value
+  keys.AppendBytes("b");
+  lists.AppendArrayRow();  // empty list
+  keys.AppendBytes("c");
+  st.AppendNull();  // null struct
+  k.AppendNull();   // a null member
+  v.AppendArrayRow();
+  st.AppendStructRow();
+  k.AppendFixed<int64_t>(7);  // empty inner list
+  v.AppendArrayRow();
+  st.AppendStructRow();
+  k.AppendFixed<int64_t>(8);
+  v.child->AppendNull();
+  v.child->AppendBytes("x");
+  v.AppendArrayRow();
+  st.AppendStructRow();
+  v.AppendNull();
+  k.AppendFixed<int64_t>(9);
+  st.AppendStructRow();
+  lists.AppendArrayRow();
+  m.AppendArrayRow();
+  b.num_rows = 3;
+  auto w = WriteBatches(*schema, {&b});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  auto back = ReadBack(*w);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ExpectBatchesEqual({&b}, *back);
+  EXPECT_EQ(RenderRowJson(*back, 0), R"({"m":null})");
+  EXPECT_EQ(RenderRowJson(*back, 1), R"({"m":[]})");
+  EXPECT_EQ(RenderRowJson(*back, 2),
+            R"({"m":[{"key":"a","value":null},{"key":"b","value":[]},{"key":"c","value":[null,)"
+            R"({"k":null,"v":[]},{"k":7,"v":[]},{"k":8,"v":[null,"x"]},{"k":9,"v":null}]}]})");
+  // A null struct's members hold nulls after reading, as in memory.
+  const Column& rst = *back->columns[0].members[1].child;
+  ASSERT_EQ(rst.length, 5);
+  EXPECT_FALSE(rst.IsValid(0));
+  EXPECT_FALSE(rst.members[0].IsValid(0));
+  EXPECT_FALSE(rst.members[1].IsValid(0));
+  EXPECT_EQ(rst.members[1].offsets[0], rst.members[1].offsets[1]);
+}
+
+TEST(NestedWriter, ProjectionOfOneNestedField) {
+  auto schema = Schema::Parse(kNestedShapes);
+  ASSERT_TRUE(schema.ok());
+  RecordBatch b = RandomBatch(*schema, 400, 20, 8);
+  auto w = WriteBatches(*schema, {&b});
+  ASSERT_TRUE(w.ok());
+  auto reader = FileReader::Open(MemoryFile(w->bytes));
+  ASSERT_TRUE(reader.ok());
+  auto part = (*reader)->ReadAll({4, 8, 0});
+  ASSERT_TRUE(part.ok()) << part.status().ToString();
+  ASSERT_EQ(part->columns.size(), 3u);
+  RecordBatch want;
+  want.schema.fields = {schema->fields[4], schema->fields[8], schema->fields[0]};
+  want.columns.push_back(b.columns[4].Clone());
+  want.columns.push_back(b.columns[8].Clone());
+  want.columns.push_back(b.columns[0].Clone());
+  want.num_rows = b.num_rows;
+  ExpectBatchesEqual({&want}, *part);
+}
+
+TEST(NestedWriter, ValidationOfNestedColumns) {
+  auto schema = Schema::Parse("s STRUCT<a: INT64 NOT NULL, b: VARCHAR>, m MAP<VARCHAR, INT32>");
+  ASSERT_TRUE(schema.ok());
+  auto make = [&] {
+    RecordBatch b = EmptyBatch(*schema);
+    Column& s = b.columns[0];
+    s.members[0].AppendFixed<int64_t>(1);
+    s.members[1].AppendBytes("x");
+    s.AppendStructRow();
+    s.AppendNull();  // a null struct: its NOT NULL member holds a null, which is fine
+    Column& m = b.columns[1];
+    m.members[0].AppendBytes("k");
+    m.members[1].AppendFixed<int32_t>(3);
+    m.AppendArrayRow();
+    m.AppendNull();
+    b.num_rows = 2;
+    return b;
+  };
+  auto write = [&](const RecordBatch& b) {
+    auto w = WriteBatches(*schema, {&b});
+    return w.ok() ? Status::OK() : w.status();
+  };
+  EXPECT_TRUE(write(make()).ok()) << write(make()).ToString();
+  {
+    RecordBatch b = make();  // a null in the NOT NULL member of a present struct
+    b.columns[0].members[0].validity = {0, 0};
+    Status st = write(b);
+    EXPECT_EQ(st.kind(), ErrorKind::kInvalidArgument);
+    EXPECT_NE(st.message().find("field s.a: row 0 is null"), std::string::npos) << st.ToString();
+  }
+  {
+    RecordBatch b = make();  // a member shorter than the struct
+    b.columns[0].members[1] = Column(DataType::Varchar());
+    Status st = write(b);
+    EXPECT_NE(st.message().find("s.b: 0 values for 2 struct rows"), std::string::npos)
+        << st.ToString();
+  }
+  {
+    RecordBatch b = make();  // a null key
+    b.columns[1].members[0].AppendNull();
+    b.columns[1].members[1].AppendFixed<int32_t>(4);
+    b.columns[1].offsets.back() = 2;
+    Status st = write(b);
+    EXPECT_NE(st.message().find("m.key: entry 1 is null"), std::string::npos) << st.ToString();
+  }
+  {
+    RecordBatch b = make();  // more values than keys
+    b.columns[1].members[1].AppendFixed<int32_t>(4);
+    Status st = write(b);
+    EXPECT_NE(st.message().find("1 keys and 2 values"), std::string::npos) << st.ToString();
+  }
 }
 
 }  // namespace

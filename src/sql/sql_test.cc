@@ -240,6 +240,37 @@ TEST_F(SqlTest, ArraysBothWays) {
             (Table{{"[3,null,1]"}, {"[7,8]"}, {"NULL"}}));
 }
 
+// Until SQL maps them to DuckDB's STRUCT and MAP, such columns read as tarn's JSON rendering.
+TEST_F(SqlTest, StructAndMapColumnsReadAsJsonText) {
+  Create("shop.sales.nested", "id INT32, p STRUCT<a: INT64, b: VARCHAR>, m MAP<VARCHAR, INT64>");
+  auto ds = cat_->LoadDataset("shop.sales.nested");
+  RecordBatch b;
+  b.schema = ds->schema;
+  for (const Field& f : b.schema.fields) b.columns.emplace_back(f.type);
+  b.columns[0].AppendFixed<int32_t>(0);
+  b.columns[0].AppendFixed<int32_t>(1);
+  Column& p = b.columns[1];
+  p.members[0].AppendFixed<int64_t>(7);
+  p.members[1].AppendNull();
+  p.AppendStructRow();
+  p.AppendNull();
+  Column& m = b.columns[2];
+  m.members[0].AppendBytes("k");
+  m.members[1].AppendFixed<int64_t>(1);
+  m.AppendArrayRow();
+  m.AppendArrayRow();
+  b.num_rows = 2;
+  CommitMeta meta;
+  meta.author = "test";
+  std::vector<RecordBatch> batches;
+  batches.push_back(std::move(b));
+  ASSERT_OK(cat_->Append("shop.sales.nested", batches, meta).status());
+  EXPECT_EQ(
+      Must("SELECT id, p, m FROM shop.sales.nested ORDER BY id"),
+      (Table{{"0", R"({"a":7,"b":null})", R"([{"key":"k","value":1}])"}, {"1", "NULL", "[]"}}));
+  EXPECT_EQ(Must("SELECT p::JSON->>'a' FROM shop.sales.nested WHERE id = 0"), (Table{{"7"}}));
+}
+
 TEST_F(SqlTest, TimeTravelDeletesAndRowIds) {
   Create("shop.sales.t", "id INT64, v VARCHAR");
   int64_t s1 = Append("shop.sales.t", {{"1", "a"}, {"2", "b"}});

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sql/error_codes.h"
+#include "types/json_render.h"
 #include "types/value_text.h"
 
 namespace tarn::sql {
@@ -154,9 +155,9 @@ duckdb_logical_type DuckTypeOf(const DuckDbApi& api, const DataType& type) {
       api.duckdb_destroy_logical_type(&child);
       return list;
     }
-    case TypeId::kStruct:  // TODO(issue 21): STRUCT and MAP in SQL
+    case TypeId::kStruct:  // TODO(issue 21): STRUCT and MAP as DuckDB's own types
     case TypeId::kMap:
-      break;
+      break;  // VARCHAR holding tarn's JSON rendering (WriteVector)
   }
   return simple(DUCKDB_TYPE_VARCHAR);
 }
@@ -173,6 +174,17 @@ void WriteVector(const DuckDbApi& api, duckdb_vector vec, const Column& col, int
     case TypeId::kJson:
       WriteStrings(api, vec, col, from, n);
       return;
+    case TypeId::kStruct:
+    case TypeId::kMap: {
+      std::string text;
+      for (int64_t i = 0; i < n; ++i) {
+        if (!col.IsValid(from + i)) continue;
+        text.clear();
+        AppendJsonValue(col, from + i, &text);
+        api.duckdb_vector_assign_string_element_len(vec, i, text.data(), text.size());
+      }
+      return;
+    }
     case TypeId::kIpv4: {
       std::string text;
       for (int64_t i = 0; i < n; ++i) {

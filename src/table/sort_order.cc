@@ -449,7 +449,13 @@ Column TakeColumn(const Column& col, const std::vector<int64_t>& rows) {
     out.validity.resize(n);
     for (size_t i = 0; i < n; ++i) out.validity[i] = col.validity[rows[i]];
   }
-  if (col.type.is_variable_width() || col.type.is_nested()) {
+  if (col.type.id() == TypeId::kStruct) {
+    for (size_t m = 0; m < col.members.size(); ++m) {
+      out.members[m] = TakeColumn(col.members[m], rows);
+    }
+    return out;
+  }
+  if (col.type.is_variable_width() || col.type.is_repeated()) {
     out.offsets.resize(n + 1);
     out.offsets[0] = 0;
     int64_t total = 0;
@@ -457,7 +463,7 @@ Column TakeColumn(const Column& col, const std::vector<int64_t>& rows) {
       total += col.offsets[rows[i] + 1] - col.offsets[rows[i]];
       out.offsets[i + 1] = total;
     }
-    if (col.type.is_nested()) {
+    if (col.type.is_repeated()) {
       std::vector<int64_t> child_rows;
       child_rows.reserve(total);
       for (size_t i = 0; i < n; ++i) {
@@ -465,7 +471,13 @@ Column TakeColumn(const Column& col, const std::vector<int64_t>& rows) {
           child_rows.push_back(k);
         }
       }
-      out.child = std::make_unique<Column>(TakeColumn(*col.child, child_rows));
+      if (col.type.id() == TypeId::kMap) {
+        for (size_t m = 0; m < col.members.size(); ++m) {
+          out.members[m] = TakeColumn(col.members[m], child_rows);
+        }
+      } else {
+        out.child = std::make_unique<Column>(TakeColumn(*col.child, child_rows));
+      }
     } else {
       out.data.resize(total);
       uint8_t* dst = out.data.data();

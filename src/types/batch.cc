@@ -6,6 +6,7 @@ int64_t ColumnBytes(const Column& c) {
   int64_t n =
       static_cast<int64_t>(c.data.size() + c.validity.size() + c.offsets.size() * sizeof(int64_t));
   if (c.child) n += ColumnBytes(*c.child);
+  for (const Column& m : c.members) n += ColumnBytes(m);
   return n;
 }
 

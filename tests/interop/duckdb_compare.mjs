@@ -75,6 +75,47 @@ export async function compareWithJson(parquetFile, ndjsonFile, columns, limit = 
   return { rows: Number(counts[0].p), mismatches };
 }
 
+// A value of tarn's `parquet cat --json` or of DuckDB's JSON rendering (getRowObjectsJson, which
+// gives STRUCT as an object and MAP as an array of {key, value} like tarn) in one form: scalars
+// as their text (DuckDB gives BIGINT and DECIMAL as strings, tarn integers as numbers) and
+// timestamps with a space before the time (tarn writes a 'T').
+export function canonicalJson(v) {
+  if (v === null || v === undefined) return null;
+  if (Array.isArray(v)) return v.map(canonicalJson);
+  if (typeof v === 'object') {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, canonicalJson(x)]));
+  }
+  if (typeof v === 'string' && /^-?\d{4,}-\d\d-\d\dT\d\d:/.test(v)) return v.replace('T', ' ');
+  return String(v);
+}
+
+// Rows of a Parquet file as DuckDB reads them, in file order, in canonicalJson form.
+export async function duckDbRows(parquetFile, orderBy = '') {
+  const rows = await query(`SELECT * FROM read_parquet(${quote(parquetFile)})
+                            ${orderBy ? `ORDER BY ${orderBy}` : ''}`);
+  return rows.map(canonicalJson);
+}
+
+// Compares tarn's `parquet cat --json` of a file with DuckDB's read of it, value by value and
+// in row order (nested values included): {rows, mismatches: [{row, column, tarn, duckdb}]}.
+export async function compareNestedWithDuckDb(parquetFile, limit = 20) {
+  const duck = await duckDbRows(parquetFile);
+  const mine = tarn(['parquet', 'cat', parquetFile, '--json']).split('\n').filter(Boolean)
+    .map((l) => canonicalJson(JSON.parse(l)));
+  const mismatches = [];
+  if (duck.length !== mine.length) {
+    mismatches.push({ row: null, column: '*', tarn: `${mine.length} rows`, duckdb: `${duck.length} rows` });
+  }
+  for (let r = 0; r < Math.min(duck.length, mine.length) && mismatches.length < limit; ++r) {
+    for (const col of new Set([...Object.keys(duck[r]), ...Object.keys(mine[r])])) {
+      const a = JSON.stringify(mine[r][col]);
+      const b = JSON.stringify(duck[r][col]);
+      if (a !== b) mismatches.push({ row: r, column: col, tarn: a, duckdb: b });
+    }
+  }
+  return { rows: duck.length, mismatches };
+}
+
 // DuckDB's view of a Parquet file's columns: {name: type}.
 export async function describe(parquetFile) {
   const rows = await query(`DESCRIBE SELECT * FROM read_parquet(${quote(parquetFile)})`);

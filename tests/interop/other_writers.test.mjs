@@ -8,6 +8,8 @@
 //   - optional footer fields tarn does not use with another wire type than parquet.thrift's
 //     (bloom_filter_length as an i64; tarn refused the footer).
 //   - TIME(NANOS) (Arrow's Time64<NANOSECOND>): read as TIME[ns] (tarn cut it to microseconds).
+//   - nested columns: Arrow's Struct, List<Struct>, Struct<List> and Map (its key_value group is
+//     named "entries", its list elements "item"), nulls at every level.
 // INT96 timestamps past TIMESTAMP[ns] are covered by src/parquet/reader_test.cc (neither writer
 // writes INT96).
 import { test, describe as suite } from 'node:test';
@@ -17,7 +19,9 @@ import path from 'node:path';
 import * as arrow from 'apache-arrow';
 import * as parquetWasm from 'parquet-wasm';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
-import { compareWithJson, describe, query, quote, scratch, tarn } from './duckdb_compare.mjs';
+import {
+  compareNestedWithDuckDb, compareWithJson, describe, query, quote, scratch, tarn,
+} from './duckdb_compare.mjs';
 
 const ROWS = 2500;
 
@@ -152,6 +156,44 @@ suite('tarn reads what arrow-rs (parquet-wasm) writes', () => {
     // count() of the REQUIRED one trusts the repetition and counts every row.
     const duck = await query(`SELECT DISTINCT nothing, nothing_required FROM read_parquet(${quote(file)})`);
     assert.deepEqual(duck, [{ nothing: null, nothing_required: null }]);
+  });
+
+  test('nested columns: structs, lists of structs, maps, nulls at every level', async () => {
+    const n = ROWS;
+    const pick = (f) => Array.from({ length: n }, (_, i) => f(i));
+    const F = (name, type, nullable = true) => new arrow.Field(name, type, nullable);
+    const point = new arrow.Struct([F('a', new arrow.Int32()), F('b', new arrow.Utf8()),
+      F('tags', new arrow.List(F('item', new arrow.Utf8())))]);
+    const entries = new arrow.Struct([F('key', new arrow.Utf8(), false),
+      F('value', new arrow.List(F('item', new arrow.Int64())))]);
+    const columns = {
+      s: arrow.vectorFromArray(pick((i) => (i % 4 === 1 ? null
+        : { a: i % 3 ? i : null, b: `v${i}`, tags: i % 5 === 0 ? null : i % 5 === 1 ? [] : ['x', null] })),
+      point),
+      ls: arrow.vectorFromArray(pick((i) => (i % 5 === 1 ? null : i % 5 === 2 ? []
+        : [{ a: i, b: null, tags: [`t${i}`] }, null])), new arrow.List(F('item', point))),
+      m: arrow.vectorFromArray(pick((i) => (i % 3 === 1 ? null : i % 3 === 2 ? new Map()
+        : new Map([[`k${i}`, [BigInt(i), null]], ['z', null]]))),
+      new arrow.Map_(F('entries', entries, false))),
+    };
+    const table = new arrow.Table(columns);
+    for (const [name, configure] of [
+      ['nested-v1', (b) => b.setCompression(C.SNAPPY)],
+      ['nested-v2-small-pages', (b) => b.setCompression(C.ZSTD)
+        .setWriterVersion(parquetWasm.WriterVersion.V2).setDataPageSizeLimit(1024)
+        .setMaxRowGroupSize(900)],
+    ]) {
+      const file = path.join(dir, `${name}.parquet`);
+      writeWithArrowRs(file, table, configure);
+      assert.deepEqual(tarnSchema(file), {
+        s: 'STRUCT<a: INT32, b: VARCHAR, tags: ARRAY<VARCHAR>>',
+        ls: 'ARRAY<STRUCT<a: INT32, b: VARCHAR, tags: ARRAY<VARCHAR>>>',
+        m: 'MAP<VARCHAR, ARRAY<INT64>>',
+      });
+      const r = await compareNestedWithDuckDb(file);
+      assert.equal(r.rows, n, name);
+      assert.deepEqual(r.mismatches, [], `${name}: values differ (first mismatches shown)`);
+    }
   });
 
   // arrow-rs writes an empty dictionary page for a Null column; gzip-compressed, its empty

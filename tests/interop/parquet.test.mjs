@@ -1,13 +1,18 @@
 // Interop with DuckDB, both directions:
 //   - files tarn writes are read by DuckDB with identical values and sensible DuckDB types;
 //   - files DuckDB writes (every codec, PARQUET_VERSION V1 and V2, field ids, lists, every
-//     scalar type) are read by tarn with identical values.
-// Values are compared inside DuckDB, typed, row by row (duckdb_compare.mjs).
+//     scalar type) are read by tarn with identical values;
+//   - nested columns (STRUCT, MAP, lists of structs, structs of lists, maps of lists of structs,
+//     nulls at every level) both ways, field ids at every level included.
+// Scalar values are compared inside DuckDB, typed, row by row; nested ones as JSON against
+// DuckDB's own rendering of them (duckdb_compare.mjs).
 import { test, describe as suite } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { compareWithJson, describe, query, quote, scratch, tarn } from './duckdb_compare.mjs';
+import {
+  canonicalJson, compareNestedWithDuckDb, compareWithJson, describe, duckDbRows, query, quote, scratch, tarn,
+} from './duckdb_compare.mjs';
 
 const CODECS = ['zstd', 'snappy', 'gzip', 'lz4_raw', 'brotli', 'none'];
 
@@ -202,5 +207,158 @@ suite('tarn reads what DuckDB writes', () => {
     const lines = out.trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(lines.length, 3);
     assert.deepEqual(Object.keys(lines[0]), ['u64', 's', 'ls']);
+  });
+});
+
+// Nested columns of every shape, with nulls and empty containers at every level.
+const NESTED_TABLE = `
+  SELECT
+    i::BIGINT AS id,
+    CASE WHEN i % 7 = 1 THEN NULL
+         ELSE {'a': CASE WHEN i % 5 = 2 THEN NULL ELSE i::INTEGER END, 'b': 'v' || i,
+               'inner': CASE WHEN i % 9 = 3 THEN NULL
+                             ELSE {'d': DATE '2024-01-01' + i::INTEGER,
+                                   'w': (i / 4)::DECIMAL(10,2)} END} END AS s,
+    CASE WHEN i % 6 = 1 THEN NULL WHEN i % 6 = 2 THEN MAP {}::MAP(VARCHAR, INTEGER)
+         ELSE MAP(['k' || i, 'z'], [i::INTEGER, CASE WHEN i % 4 = 0 THEN NULL ELSE 7 END]) END
+      AS m,
+    CASE WHEN i % 5 = 1 THEN NULL WHEN i % 5 = 2 THEN []
+         ELSE [{'x': i, 'y': 'p' || i}, NULL, {'x': NULL, 'y': NULL}] END AS ls,
+    CASE WHEN i % 4 = 1 THEN NULL
+         ELSE {'tags': CASE WHEN i % 3 = 0 THEN NULL WHEN i % 3 = 1 THEN []
+                            ELSE ['t' || i, NULL] END, 'n': i::INTEGER} END AS sl,
+    CASE WHEN i % 8 = 1 THEN NULL
+         ELSE MAP(['a', 'b'], [{'p': i * 0.5, 'q': [i::INTEGER, NULL]}, NULL]) END AS ms,
+    CASE WHEN i % 10 = 1 THEN NULL
+         ELSE MAP([i::INTEGER, i::INTEGER + 100000],
+                  [[{'k': i, 'v': ['x', NULL]}], []]) END AS deep,
+    [MAP(['u'], [i::BIGINT]), NULL] AS lm,
+    TIMESTAMP '2024-01-01 10:00:00' + INTERVAL (i) SECOND AS ts
+  FROM range(N) t(i)`;
+
+const NESTED_DUCKDB_TYPES = {
+  id: 'BIGINT', s: 'STRUCT(a INTEGER, b VARCHAR, "inner" STRUCT(d DATE, w DECIMAL(10,2)))',
+  m: 'MAP(VARCHAR, INTEGER)', ls: 'STRUCT(x BIGINT, y VARCHAR)[]',
+  sl: 'STRUCT(tags VARCHAR[], n INTEGER)', ms: 'MAP(VARCHAR, STRUCT(p DECIMAL(21,1), q INTEGER[]))',
+  deep: 'MAP(INTEGER, STRUCT(k BIGINT, v VARCHAR[])[])', lm: 'MAP(VARCHAR, BIGINT)[]',
+  ts: 'TIMESTAMP',
+};
+
+const NESTED_TARN_TYPES = {
+  id: 'INT64', s: 'STRUCT<a: INT32, b: VARCHAR, inner: STRUCT<d: DATE, w: DECIMAL(10,2)>>',
+  m: 'MAP<VARCHAR, INT32>', ls: 'ARRAY<STRUCT<x: INT64, y: VARCHAR>>',
+  sl: 'STRUCT<tags: ARRAY<VARCHAR>, n: INT32>',
+  ms: 'MAP<VARCHAR, STRUCT<p: DECIMAL(21,1), q: ARRAY<INT32>>>',
+  deep: 'MAP<INT32, ARRAY<STRUCT<k: INT64, v: ARRAY<VARCHAR>>>>', lm: 'ARRAY<MAP<VARCHAR, INT64>>',
+  ts: 'TIMESTAMP[us]',
+};
+
+// The elements of a file's Parquet schema that carry a field id, in schema order: [name, id].
+async function schemaIds(file) {
+  const rows = await query(`SELECT name, field_id FROM parquet_schema(${quote(file)})
+                            WHERE field_id IS NOT NULL`);
+  return rows.map((r) => [r.name, Number(r.field_id)]);
+}
+
+// The same from tarn's schema JSON (`dataset show --json`): each field, then its nested fields
+// ("children"), depth first, as SchemaToParquet writes them.
+function datasetIds(schema) {
+  const out = [];
+  const walk = (f) => {
+    out.push([f.name, f.id]);
+    for (const c of f.children ?? []) walk(c);
+  };
+  for (const f of schema) walk(f);
+  return out;
+}
+
+suite('nested columns, both ways', () => {
+  const dir = scratch('nested');
+  const rows = 3000;
+
+  for (const version of ['V1', 'V2']) {
+    test(`tarn reads DuckDB's nested columns (${version})`, async () => {
+      const file = path.join(dir, `duckdb-${version}.parquet`);
+      await query(`COPY (${NESTED_TABLE.replace('range(N)', `range(${rows})`)}) TO ${quote(file)}
+                   (FORMAT parquet, PARQUET_VERSION ${version}, FIELD_IDS 'auto',
+                    ROW_GROUP_SIZE 1000)`);
+      assert.deepEqual(await describe(file), NESTED_DUCKDB_TYPES);
+      const schema = JSON.parse(tarn(['parquet', 'schema', file, '--json']));
+      const types = {};
+      for (const col of schema.columns) types[col.name] = col.type;
+      assert.deepEqual(types, NESTED_TARN_TYPES);
+      // Every leaf's own field id is DuckDB's (members, list elements, map keys and values).
+      const ids = await query(`SELECT name, field_id, num_children FROM parquet_schema(${quote(file)})`);
+      const leafIds = ids.filter((r) => r.num_children === null && r.field_id !== null)
+        .map((r) => Number(r.field_id));
+      const tarnLeafIds = schema.columns.map((c) => c.leaf_field_id ?? c.field_id);
+      assert.deepEqual(tarnLeafIds, leafIds);
+      const r = await compareNestedWithDuckDb(file);
+      assert.equal(r.rows, rows);
+      assert.deepEqual(r.mismatches, [], `${version}: values differ (first mismatches shown)`);
+    });
+  }
+
+  test('DuckDB reads the nested columns tarn writes, with their statistics', async () => {
+    const src = path.join(dir, 'duckdb-V1.parquet');
+    const file = path.join(dir, 'tarn.parquet');
+    tarn(['convert', src, file]);
+    assert.deepEqual(await describe(file), NESTED_DUCKDB_TYPES);
+    assert.deepEqual(await duckDbRows(file), await duckDbRows(src));
+    const r = await compareNestedWithDuckDb(file);
+    assert.equal(r.rows, rows);
+    assert.deepEqual(r.mismatches, []);
+    // The 3-level MAP and LIST and the plain struct groups, as DuckDB names them.
+    const [m] = await query(`SELECT converted_type, logical_type FROM parquet_schema(${quote(file)})
+                             WHERE name = 'm'`);
+    assert.equal(m.converted_type, 'MAP');
+    assert.match(m.logical_type, /Map/i);
+    // Statistics per leaf: DuckDB's own aggregates over the leaf's values.
+    const stats = async (leafPath) => {
+      const [s] = await query(`SELECT min(stats_min_value) AS mn, max(stats_max_value) AS mx,
+          sum(stats_null_count) AS nulls FROM parquet_metadata(${quote(file)})
+          WHERE path_in_schema = ${quote(leafPath)}`);
+      return s;
+    };
+    const scalarLeaf = async (leafPath, expr) => {
+      const s = await stats(leafPath);
+      const [a] = await query(`SELECT min(${expr})::VARCHAR AS mn, max(${expr})::VARCHAR AS mx,
+          count(*) - count(${expr}) AS nulls FROM read_parquet(${quote(file)})`);
+      assert.deepEqual([s.mn, s.mx, Number(s.nulls)], [a.mn, a.mx, Number(a.nulls)], leafPath);
+    };
+    await scalarLeaf('s, a', 's.a');
+    await scalarLeaf('s, b', 's.b');
+    await scalarLeaf('s, inner, d', 's.inner.d');
+    await scalarLeaf('sl, n', 'sl.n');
+    // A repeated leaf: min and max of every key; nulls are the entries below the leaf's max
+    // definition level (null and empty maps here: keys are never null).
+    const k = await stats('m, key_value, key');
+    const [a] = await query(`SELECT min(k) AS mn, max(k) AS mx FROM
+        (SELECT unnest(map_keys(m)) AS k FROM read_parquet(${quote(file)}))`);
+    const [e] = await query(`SELECT count(*) FILTER (WHERE m IS NULL OR cardinality(m) = 0) AS n
+                             FROM read_parquet(${quote(file)})`);
+    assert.deepEqual([k.mn, k.mx, Number(k.nulls)], [a.mn, a.mx, Number(e.n)]);
+  });
+
+  test('a dataset with nested columns: files DuckDB reads, field ids at every level', async () => {
+    const catalog = path.join(dir, 'catalog');
+    const src = path.join(dir, 'duckdb-V2.parquet');
+    const cli = (args) => tarn(['--catalog', catalog, ...args]);
+    cli(['workspace', 'create', 'w']);
+    cli(['collection', 'create', 'w.c']);
+    const schemaText = Object.entries(NESTED_TARN_TYPES).map(([n, t]) => `${n} ${t}`).join(', ');
+    cli(['dataset', 'create', 'w.c.events', '--schema', schemaText, '--sort', 'id DESC']);
+    cli(['append', 'w.c.events', src]);
+    const show = JSON.parse(cli(['dataset', 'show', 'w.c.events', '--json']));
+    const files = JSON.parse(cli(['files', 'w.c.events', '--json']));
+    assert.equal(files.length, 1);
+    const dataFile = path.join(catalog, 'warehouse', files[0].path);
+    assert.ok(fs.existsSync(dataFile), dataFile);
+    assert.deepEqual(await schemaIds(dataFile), datasetIds(show.schema));
+    assert.deepEqual(await duckDbRows(dataFile, 'id'), await duckDbRows(src, 'id'));
+    // tarn's scan of the dataset is what DuckDB read from the source.
+    const scanned = cli(['scan', 'w.c.events', '--json']).split('\n').filter(Boolean)
+      .map((l) => JSON.parse(l)).sort((x, y) => x.id - y.id);
+    assert.deepEqual(scanned.map(canonicalJson), await duckDbRows(src, 'id'));
   });
 });
