@@ -289,7 +289,7 @@ TEST_F(SqlTest, ListsOfListsBothWays) {
     QueryResult result;
     auto rows = Rows(sql, &result, direct);
     ASSERT_TRUE(rows.ok()) << rows.status().ToString();
-    EXPECT_EQ(*rows, want) << (direct ? "direct" : "tarn_scan");
+    EXPECT_EQ(*rows, want) << "direct_reads " << direct;
     EXPECT_EQ(result.schema.fields[1].type.ToString(), "ARRAY<ARRAY<INT32>>");
   }
 }
