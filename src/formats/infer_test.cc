@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -552,6 +553,77 @@ TEST(InferNdjson, TextThatIsNotUtf8InsideObjectsIsRefused) {
     EXPECT_EQ(FieldOf(r.status(), "column"), "a");
     EXPECT_EQ(FieldOf(r.status(), "row"), "1");
   }
+}
+
+// Random nested NDJSON (a few keys so shapes recur, conflicts, sparse and many keys, deep
+// values) always reads back with what inference made of it.
+TEST(InferRoundTrip, RandomNestedNdjson) {
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&](uint64_t n) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state % n;
+  };
+  const char* const kScalars[] = {"1",
+                                  "-2",
+                                  "2.50",
+                                  "1e3",
+                                  "\"x\"",
+                                  "\"2024-01-02\"",
+                                  "true",
+                                  "null",
+                                  "\"a\\u00e9\"",
+                                  "12345678901234567890"};
+  // The kind of a value follows its place (key and depth) in a file, with the odd conflict.
+  uint64_t salt = 0;
+  std::function<std::string(int, uint64_t)> value = [&](int depth, uint64_t place) {
+    uint64_t kind = (place * 0x2545f4914f6cdd1dull + salt) % 10;
+    if (place == 1) kind = 6 + salt % 4;  // p: objects
+    if (next(80) == 0) kind = next(10);
+    if (depth > 12) kind = 0;
+    if (kind < 4) return std::string(kScalars[(kind * 3 + next(2)) % 10]);
+    if (kind < 6) {
+      std::string out = "[";
+      for (uint64_t i = 0, n = next(4); i < n; ++i) {
+        out += (i ? "," : "") + value(depth + 1, place * 31 + 7);
+      }
+      return out + "]";
+    }
+    std::string out = "{";
+    const uint64_t n = next(5);
+    const bool wide = kind == 9;  // keys that look like data
+    std::vector<std::string> used;
+    for (uint64_t i = 0; i < n; ++i) {
+      std::string key = wide ? "k" + std::to_string(next(1000)) : std::string(1, "abcdE"[next(5)]);
+      if (std::find(used.begin(), used.end(), key) != used.end()) continue;
+      used.push_back(key);
+      const uint64_t sub = wide ? place * 31 + 3 : place * 31 + static_cast<uint64_t>(key[0]);
+      out += (used.size() > 1 ? "," : "") + ("\"" + key + "\":") + value(depth + 1, sub);
+    }
+    return out + "}";
+  };
+  std::map<std::string, int> kinds;  // first letters of the column types
+  for (int file = 0; file < 300; ++file) {
+    std::string bytes;
+    salt = next(1000);
+    for (uint64_t r = 0, rows = 1 + next(40); r < rows; ++r) {
+      bytes += "{\"p\":" + value(1, 1) + ",\"q\":" + value(1, 2) + "}\n";
+    }
+    auto s = InferSample("r.ndjson", bytes, true);
+    ASSERT_TRUE(s.ok()) << s.status().ToString() << "\n" << bytes;
+    for (const InferredColumn& c : s->columns) ++kinds[c.type.ToString().substr(0, 3)];
+    auto batches = ReadInferred("r.ndjson", bytes, *s);
+    ASSERT_TRUE(batches.ok()) << batches.status().ToString() << "\n" << Types(*s) << "\n" << bytes;
+    // The inferred types print as text the stored contracts parse back.
+    for (const InferredColumn& c : s->columns) {
+      auto again = DataType::Parse(c.type.ToString());
+      ASSERT_TRUE(again.ok()) << c.type.ToString();
+      EXPECT_EQ(*again, c.type);
+    }
+  }
+  // Every outcome was met, more than once.
+  for (const char* k : {"STR", "MAP", "ARR", "JSO"}) EXPECT_GT(kinds[k], 10) << k;
 }
 
 TEST(InferNdjson, Malformed) {
