@@ -16,7 +16,9 @@ const tarn::Schema& TheSchema() {
   static const tarn::Schema* schema = [] {
     auto s = tarn::Schema::Parse(
         "id INT64, name VARCHAR, amount DECIMAL(10,2), ts TIMESTAMP[us], ok BOOLEAN, "
-        "score FLOAT64, doc JSON, tags ARRAY<INT32>, day DATE, u UUID");
+        "score FLOAT64, doc JSON, tags ARRAY<INT32>, day DATE, u UUID, "
+        "rec STRUCT<a: INT64 NOT NULL, b: ARRAY<STRUCT<c: VARCHAR, d: DECIMAL(10,2)>>, "
+        "j: JSON>, m MAP<VARCHAR, ARRAY<INT64>>");
     if (!s.ok()) std::abort();
     return new tarn::Schema(*s);
   }();

@@ -280,6 +280,20 @@ std::string IssuesBlock(const Contract& c, const render::Style& st) {
   return out;
 }
 
+// The types a table cut (nested types run long), each in full on its own line.
+std::string FullTypesBlock(const Contract& c, const render::Style& st) {
+  std::string out;
+  for (const PlanEntry& e : c.plan) {
+    const std::string& type = e.to.empty() ? e.from : e.to;
+    const bool from_cut = !e.to.empty() && e.from != e.to && Utf8CodePointCount(e.from) > 40;
+    if (Utf8CodePointCount(type) <= 40 && !from_cut) continue;
+    out += "    " + e.column + "  " + type;
+    if (from_cut) out += st.dim("  (from " + e.from + ")");
+    out += "\n";
+  }
+  return out.empty() ? out : "  " + st.dim("in full:") + "\n" + out;
+}
+
 // The plan as the table of a new dataset: column, sample, type, note.
 std::string PlanTable(const Contract& c, const render::Style& st) {
   std::vector<std::vector<std::string>> rows = render::PlanRows(c);
@@ -304,7 +318,7 @@ std::string PlanTable(const Contract& c, const render::Style& st) {
         return text;
       },
       &out);
-  return out;
+  return out + FullTypesBlock(c, st);
 }
 
 std::string TargetLine(const Contract& c, const render::Style& st) {
@@ -632,6 +646,7 @@ Status ShowContract(const Contract& c, bool as_json) {
         return t;
       },
       &out);
+  out += FullTypesBlock(c, st);
   out += IssuesBlock(c, st);
   if (!c.parts.empty()) {
     out += "\n";

@@ -409,7 +409,7 @@ Status CsvReader::ConvertVariable(int t, int c, int64_t n, Column* out, int64_t*
 
 Status CsvReader::ConvertGeneric(int t, int c, int64_t n, Column* out, int64_t* bad_row) {
   const bool nullable = target_.fields[t].nullable;
-  const bool is_array = out->type.is_nested();
+  const bool is_nested = out->type.is_nested();  // JSON text: formats/json_append.h
   FieldRef* fields = fields_.data();
   for (int64_t r = 0; r < n; ++r) {
     FieldRef& f = fields[r * ncols_ + c];
@@ -422,7 +422,7 @@ Status CsvReader::ConvertGeneric(int t, int c, int64_t n, Column* out, int64_t* 
       continue;
     }
     std::string_view text = Text(&f);
-    Status st = is_array ? AppendJsonText(text, out) : AppendParsedValue(text, out);
+    Status st = is_nested ? AppendJsonText(text, out) : AppendParsedValue(text, out);
     if (!st.ok()) {
       *bad_row = r;
       return BadValue(t, r, text, st.message());

@@ -214,6 +214,21 @@ TEST(CsvReader, ArrayColumnsFromJsonText) {
   EXPECT_EQ(FieldOf(bad.status(), "column"), "n");
 }
 
+TEST(CsvReader, StructAndMapColumnsFromJsonText) {
+  auto rows = ReadRows(
+      "id,p,m\n1,\"{\"\"a\"\": 1, \"\"b\"\": [\"\"x\"\"]}\",\"{\"\"k\"\": 2}\"\n"
+      "2,,\"[{\"\"key\"\": \"\"j\"\", \"\"value\"\": 3}]\"\n",
+      "t.csv", "id INT32, p STRUCT<a: INT64, b: ARRAY<VARCHAR>>, m MAP<VARCHAR, INT64>");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (V{"1|{\"a\":1,\"b\":[\"x\"]}|[{\"key\":\"k\",\"value\":2}]",
+                      "2|NULL|[{\"key\":\"j\",\"value\":3}]"}));
+  auto bad = ReadRows("id,p\n1,\"{\"\"zz\"\": 1}\"\n", "t.csv", "id INT32, p STRUCT<a: INT64>");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(FieldOf(bad.status(), "code"), "value_not_castable");
+  EXPECT_EQ(FieldOf(bad.status(), "column"), "p");
+  EXPECT_EQ(FieldOf(bad.status(), "row"), "1");
+}
+
 TEST(CsvReader, BatchesAndRowNumbersAcrossBatches) {
   std::string csv = "a,b\n";
   for (int i = 1; i <= 10; ++i) csv += std::to_string(i) + ",\"v" + std::to_string(i) + "\"\n";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
@@ -199,6 +200,7 @@ bool Parses(std::string_view text, const DataType& type) {
 class TextColumn {
  public:
   explicit TextColumn(int64_t max_values) : max_values_(max_values) {}
+  int64_t max_values() const { return max_values_; }
 
   void AddNull() { ++nulls_; }
   void Add(std::string_view text) {
@@ -221,6 +223,26 @@ class TextColumn {
 
   // Restricts the candidates (NDJSON numbers may only be numeric).
   void Restrict(uint32_t mask) { mask_ &= mask; }
+
+  // Takes in the values `other` looked at, as if this column had seen them too (the values of
+  // several STRUCT members become one MAP value). The views `other` kept stay valid.
+  void Merge(const TextColumn& other) {
+    nulls_ += other.nulls_;
+    if (other.values_ == 0) return;
+    if (values_ == 0) sample_ = other.sample_;
+    values_ += other.values_;
+    mask_ &= other.mask_;
+    if ((mask_ & kCDecimal) && other.scale_ >= 0) {
+      if (scale_ < 0) scale_ = other.scale_;
+      if (other.scale_ != scale_) {
+        mask_ &= ~kCDecimal;
+      } else {
+        int_digits_ = std::max(int_digits_, other.int_digits_);
+      }
+    }
+    nanos_ = nanos_ || other.nanos_;
+    if (mask_ != 0) kept_.insert(kept_.end(), other.kept_.begin(), other.kept_.end());
+  }
 
   int64_t values() const { return values_; }
   int64_t nulls() const { return nulls_; }
@@ -593,15 +615,364 @@ Result<InferredSchema> InferCsv(std::string_view name, std::string_view stem, st
 // ---------------------------------------------------------------------------------------------
 // NDJSON
 
-enum Kind : uint8_t { kKBool = 1, kKNumber = 2, kKString = 4, kKNested = 8 };
+enum Kind : uint8_t { kKBool = 1, kKNumber = 2, kKString = 4, kKObject = 8, kKArray = 16 };
+constexpr uint8_t kKNested = kKObject | kKArray;
 
-struct JsonColumn {
-  explicit JsonColumn(std::string n, int64_t max_values) : name(std::move(n)), text(max_values) {}
-  std::string name;
+// The limits of the nested rules of infer.h.
+constexpr int kMaxNestedLevels = 10;
+constexpr size_t kMaxStructMembers = 64;
+constexpr double kMinKeyAppearance = 0.1;
+
+// What the values at one place of a column have shown: the column's own values, one member's
+// over every object, or every element of every array. Objects and arrays keep a node for what
+// is inside them.
+struct JsonNode {
+  explicit JsonNode(int64_t max_values) : text(max_values) {}
+
+  struct Member {
+    std::string name;
+    int64_t present = 0;       // objects holding the key
+    int64_t last_object = -1;  // the object that last held it (a key given twice in one)
+    std::unique_ptr<JsonNode> node;
+  };
+
   uint8_t kinds = 0;
-  int64_t values = 0;
-  std::string sample;
+  int64_t values = 0;  // non-null
+  int64_t nulls = 0;
   TextColumn text;  // strings and numbers
+  // Objects: the keys in first-seen order, until there are more than kMaxStructMembers; then
+  // every value of every key goes to `any_value` (the keys are data: MAP or JSON).
+  int64_t objects = 0;
+  int64_t keys_used = 0;  // keys over all objects
+  std::vector<Member> members;
+  std::unique_ptr<JsonNode> any_value;
+  std::string repeated_key;  // a key some object holds twice
+  // Arrays.
+  int64_t arrays = 0;
+  std::unique_ptr<JsonNode> element;
+  // Objects or arrays below kMaxNestedLevels: delimited and checked, not looked into.
+  bool too_deep = false;
+
+  JsonNode* Element() {
+    if (!element) element = std::make_unique<JsonNode>(text.max_values());
+    return element.get();
+  }
+
+  // Takes in what `other` saw (the values of several members become one MAP value).
+  void Merge(JsonNode&& other) {
+    kinds |= other.kinds;
+    values += other.values;
+    nulls += other.nulls;
+    text.Merge(other.text);
+    objects += other.objects;
+    keys_used += other.keys_used;
+    if (repeated_key.empty()) repeated_key = std::move(other.repeated_key);
+    too_deep = too_deep || other.too_deep;
+    arrays += other.arrays;
+    if (other.element) Element()->Merge(std::move(*other.element));
+    if (other.any_value) {
+      KeysAreData();
+      any_value->Merge(std::move(*other.any_value));
+    }
+    for (Member& m : other.members) {
+      if (any_value) {
+        any_value->Merge(std::move(*m.node));
+        continue;
+      }
+      Member* mine = nullptr;
+      for (Member& x : members) {
+        if (x.name == m.name) mine = &x;
+      }
+      if (mine == nullptr && members.size() == kMaxStructMembers) {
+        KeysAreData();
+        any_value->Merge(std::move(*m.node));
+        continue;
+      }
+      if (mine == nullptr) {
+        members.push_back(std::move(m));
+        members.back().last_object = -1;
+        continue;
+      }
+      mine->present += m.present;
+      mine->node->Merge(std::move(*m.node));
+    }
+  }
+
+  // From now on every value of every key goes to one node.
+  void KeysAreData() {
+    if (any_value) return;
+    any_value = std::make_unique<JsonNode>(text.max_values());
+    for (Member& m : members) any_value->Merge(std::move(*m.node));
+    members.clear();
+  }
+};
+
+// Scans JSON values into nodes. Strings whose unescaped text lives in the scratch buffer are
+// copied to the arena, so the text columns' views stay valid.
+struct JsonWalk {
+  std::string scratch, key_scratch;
+  std::deque<std::string>* arena;
+  bool not_utf8 = false;
+
+  // Adds the value at the cursor to `node`; `level` is its nesting level (1: a column's value).
+  // Returns why the JSON is not well formed (not_utf8 set for text that is not UTF-8).
+  const char* Add(internal::LineScanner& sc, JsonNode* node, int level) {
+    const char c = sc.Peek();
+    if (c == 'n') {
+      if (!sc.Literal("null")) return "a bad literal";
+      ++node->nulls;
+      return nullptr;
+    }
+    ++node->values;
+    std::string_view raw;
+    if (c == '"') {
+      std::string_view value;
+      if (const char* why = sc.String(&raw, &value, &scratch)) return why;
+      if (!IsValidUtf8(value)) return Utf8();
+      node->kinds |= kKString;
+      if (value.data() == scratch.data()) value = arena->emplace_back(value);
+      node->text.Add(value);
+      return nullptr;
+    }
+    if (c == 't' || c == 'f') {
+      if (!sc.Literal(c == 't' ? "true" : "false")) return "a bad literal";
+      node->kinds |= kKBool;
+      return nullptr;
+    }
+    if (c != '{' && c != '[') {
+      if (const char* why = sc.Number(&raw)) return why;
+      node->kinds |= kKNumber;
+      node->text.Add(raw);
+      return nullptr;
+    }
+    node->kinds |= c == '{' ? kKObject : kKArray;
+    if (level > kMaxNestedLevels) {
+      node->too_deep = true;
+      if (const char* why = sc.Nested(&raw, internal::kMaxJsonDepth - (level - 1))) return why;
+      if (!ValidateJson(raw).ok()) return "a nested value is not valid JSON";
+      return nullptr;
+    }
+    if (c == '[') {
+      sc.Consume('[');
+      ++node->arrays;
+      if (sc.Consume(']')) return nullptr;
+      JsonNode* element = node->Element();
+      while (true) {
+        if (const char* why = Add(sc, element, level + 1)) return why;
+        if (sc.Consume(',')) continue;
+        if (sc.Consume(']')) return nullptr;
+        return "expected ',' or ']'";
+      }
+    }
+    sc.Consume('{');
+    const int64_t object = node->objects++;
+    if (sc.Consume('}')) return nullptr;
+    size_t hint = 0;
+    // Keys of this object once they are data (the check for a key given twice).
+    std::vector<std::string> data_keys;
+    while (true) {
+      sc.SkipWs();
+      std::string_view raw_key, key;
+      if (const char* why = sc.String(&raw_key, &key, &key_scratch)) return why;
+      if (!sc.Consume(':')) return "expected ':' after a key";
+      if (!IsValidUtf8(key)) return Utf8();
+      ++node->keys_used;
+      JsonNode* into = nullptr;
+      if (!node->any_value) {
+        JsonNode::Member* m = nullptr;
+        if (hint < node->members.size() && node->members[hint].name == key) {
+          m = &node->members[hint];
+        } else {
+          for (JsonNode::Member& x : node->members) {
+            if (x.name == key) m = &x;
+          }
+        }
+        if (m == nullptr && node->members.size() == kMaxStructMembers) {
+          for (const JsonNode::Member& x : node->members) {
+            if (x.last_object == object) data_keys.push_back(x.name);
+          }
+          node->KeysAreData();
+        } else {
+          if (m == nullptr) {
+            node->members.push_back(
+                {std::string(key), 0, -1, std::make_unique<JsonNode>(node->text.max_values())});
+            m = &node->members.back();
+          }
+          if (m->last_object == object && node->repeated_key.empty()) {
+            node->repeated_key.assign(key);
+          }
+          m->last_object = object;
+          ++m->present;
+          hint = static_cast<size_t>(m - node->members.data()) + 1;
+          into = m->node.get();
+        }
+      }
+      if (node->any_value) {
+        if (std::find(data_keys.begin(), data_keys.end(), key) != data_keys.end()) {
+          if (node->repeated_key.empty()) node->repeated_key.assign(key);
+        } else {
+          data_keys.emplace_back(key);
+        }
+        into = node->any_value.get();
+      }
+      if (const char* why = Add(sc, into, level + 1)) return why;
+      if (sc.Consume(',')) continue;
+      if (sc.Consume('}')) return nullptr;
+      return "expected ',' or '}'";
+    }
+  }
+
+  const char* Utf8() {
+    not_utf8 = true;
+    return "the text is not valid UTF-8";
+  }
+};
+
+std::string KindsText(uint8_t kinds) {
+  std::vector<std::string> parts;
+  if (kinds & kKObject) parts.push_back("objects");
+  if (kinds & kKArray) parts.push_back("arrays");
+  if (kinds & kKString) parts.push_back("strings");
+  if (kinds & kKNumber) parts.push_back("numbers");
+  if (kinds & kKBool) parts.push_back("booleans");
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += i + 1 == parts.size() ? " and " : ", ";
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string Percent(double fraction) {
+  const int tenths = static_cast<int>(fraction * 1000 + 0.5);
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + "%";
+}
+
+// Types the values of `node` by the rules of infer.h; `path` names the place in the column
+// ("" for the column itself, "items[].sku"). Adds to `notes` why objects became STRUCT, MAP or
+// JSON, and why other values were kept as JSON.
+class NodeTyper {
+ public:
+  NodeTyper(const InferOptions& options, std::vector<std::string>* notes)
+      : options_(options), notes_(notes) {}
+
+  DataType Type(JsonNode& node, const std::string& path) {
+    if (node.values == 0) {
+      if (!path.empty()) Note(path, "only nulls: VARCHAR");
+      return DataType::Varchar();
+    }
+    const uint8_t nested = node.kinds & kKNested;
+    if (nested == 0) {
+      switch (node.kinds) {
+        case kKBool:
+          return DataType::Boolean();
+        case kKNumber:
+          node.text.Restrict(kNumeric);
+          return node.text.Type();
+        case kKString:
+          return node.text.Type();
+        default:
+          return DataType::Varchar();
+      }
+    }
+    if (node.kinds != nested || nested == kKNested) {
+      return Json(path, KindsText(node.kinds) + " in different rows");
+    }
+    if (node.too_deep) {
+      return Json(path, "nested more than " + std::to_string(kMaxNestedLevels) + " levels deep");
+    }
+    if (nested == kKArray) {
+      if (!node.element) return Json(path, "only empty arrays");
+      return DataType::Array(Type(*node.element, path + "[]"));
+    }
+    return Object(node, path);
+  }
+
+ private:
+  DataType Object(JsonNode& node, const std::string& path) {
+    if (!node.repeated_key.empty()) {
+      return Json(path, "an object holds the key '" + node.repeated_key + "' twice");
+    }
+    if (!node.any_value && node.members.empty()) return Json(path, "only empty objects");
+    if (node.any_value) {
+      return KeysAsData(node, path,
+                        "more than " + std::to_string(kMaxStructMembers) + " distinct keys");
+    }
+    const double appearance =
+        static_cast<double>(node.keys_used) /
+        (static_cast<double>(node.members.size()) * static_cast<double>(node.objects));
+    if (appearance < kMinKeyAppearance) {
+      node.KeysAreData();
+      return KeysAsData(node, path,
+                        std::to_string(node.keys_used) + " keys over " +
+                            std::to_string(node.objects) + " objects, each in " +
+                            Percent(appearance) + " of the objects on average (under " +
+                            Percent(kMinKeyAppearance) + ")");
+    }
+    std::unordered_set<std::string> lower;
+    for (const JsonNode::Member& m : node.members) {
+      if (m.name.empty()) return Json(path, "a key is empty, which no STRUCT member can be");
+      if (options_.member_name) {
+        Status valid = options_.member_name(m.name);
+        if (!valid.ok()) {
+          return Json(path, "the key '" + m.name + "' is not a valid column name (" +
+                                valid.message() + ")");
+        }
+      }
+      std::string key = m.name;
+      for (char& ch : key) ch = ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch + 32) : ch;
+      if (!lower.insert(key).second) {
+        return Json(path, "two keys differ only in case ('" + m.name +
+                              "'), as STRUCT members "
+                              "may not");
+      }
+    }
+    std::string missing;
+    for (const JsonNode::Member& m : node.members) {
+      if (m.present < node.objects) missing += (missing.empty() ? "" : ", ") + m.name;
+    }
+    std::string why = "objects of one shape: STRUCT of " + std::to_string(node.members.size()) +
+                      (node.members.size() == 1 ? " member" : " members");
+    if (!missing.empty()) why += " (not in every object, so null there: " + missing + ")";
+    Note(path, why);
+    std::vector<Field> fields;
+    for (JsonNode::Member& m : node.members) {
+      Field f;
+      f.name = m.name;
+      f.type = Type(*m.node, path.empty() ? m.name : path + "." + m.name);
+      fields.push_back(std::move(f));
+    }
+    return DataType::Struct(std::move(fields));
+  }
+
+  // MAP<VARCHAR, T> when the values give one type, else JSON.
+  DataType KeysAsData(JsonNode& node, const std::string& path, const std::string& why) {
+    JsonNode& values = *node.any_value;
+    const uint8_t nested = values.kinds & kKNested;
+    if (nested != 0 && (values.kinds != nested || nested == kKNested)) {
+      return Json(path, why + ": the keys look like data, but their values are " +
+                            KindsText(values.kinds) + ", not one type");
+    }
+    const size_t at = notes_->size();
+    notes_->emplace_back();
+    DataType value = Type(values, path + "[*]");
+    DataType map = DataType::Map(DataType::Varchar(), value);
+    (*notes_)[at] = Prefix(path) + map.ToString() + ": " + why + ": the keys look like data";
+    return map;
+  }
+
+  DataType Json(const std::string& path, const std::string& why) {
+    Note(path, "JSON: " + why);
+    return DataType::Json();
+  }
+
+  static std::string Prefix(const std::string& path) { return path.empty() ? "" : path + ": "; }
+  void Note(const std::string& path, const std::string& text) {
+    notes_->push_back(Prefix(path) + text);
+  }
+
+  const InferOptions& options_;
+  std::vector<std::string>* notes_;
 };
 
 std::string CompactJson(std::string_view raw) {
@@ -614,15 +985,25 @@ std::string CompactJson(std::string_view raw) {
   }
 }
 
+struct JsonColumn {
+  JsonColumn(std::string n, int64_t max_values) : name(std::move(n)), node(max_values) {}
+  std::string name;
+  std::string sample;
+  JsonNode node;
+};
+
 Result<InferredSchema> InferNdjson(std::string_view name, std::string_view s, size_t bom,
                                    bool at_end, const InferOptions& options,
                                    InferredSchema result) {
   const int64_t max_rows = std::max<int64_t>(1, options.max_rows);
-  std::vector<JsonColumn> cols;
+  // Columns stay put (nodes point into them while a line is walked).
+  std::deque<JsonColumn> cols;
   std::vector<std::pair<std::string, int>> index;  // key -> column, in first-seen order
   std::vector<uint8_t> seen;
-  std::string scratch, key_scratch;
+  std::string key_scratch, sample_scratch;
   std::deque<std::string> arena;  // unescaped string values the columns look at
+  JsonWalk walk;
+  walk.arena = &arena;
   int64_t rows = 0;
   int64_t looked = 0;
   size_t pos = bom;
@@ -670,35 +1051,24 @@ Result<InferredSchema> InferNdjson(std::string_view name, std::string_view s, si
         seen[c] = 1;
         JsonColumn& col = cols[c];
         const char ch = sc.Peek();
-        std::string_view raw;
-        bool is_null = false;
-        if (ch == '"') {
-          std::string_view value;
-          if (const char* why = sc.String(&raw, &value, &scratch)) return malformed(why);
-          if (!IsValidUtf8(value)) return NotUtf8(name, col.name, rows);
-          col.kinds |= kKString;
-          if (col.values == 0) col.sample.assign(value);
-          if (value.data() == scratch.data()) value = arena.emplace_back(value);
-          col.text.Add(value);
-        } else if (ch == '{' || ch == '[') {
-          if (const char* why = sc.Nested(&raw)) return malformed(why);
-          if (!ValidateJson(raw).ok()) return malformed("a nested value is not valid JSON");
-          col.kinds |= kKNested;
-          if (col.values == 0) col.sample = CompactJson(raw);
-        } else if (ch == 'n') {
-          if (!sc.Literal("null")) return malformed("a bad literal");
-          is_null = true;
-        } else if (ch == 't' || ch == 'f') {
-          if (!sc.Literal(ch == 't' ? "true" : "false")) return malformed("a bad literal");
-          col.kinds |= kKBool;
-          if (col.values == 0) col.sample = ch == 't' ? "true" : "false";
-        } else {
-          if (const char* why = sc.Number(&raw)) return malformed(why);
-          col.kinds |= kKNumber;
-          if (col.values == 0) col.sample.assign(raw);
-          col.text.Add(raw);
+        const size_t begin = sc.pos();
+        const int64_t before = col.node.values;
+        if (const char* why = walk.Add(sc, &col.node, 1)) {
+          if (walk.not_utf8) return NotUtf8(name, col.name, rows);
+          return malformed(why);
         }
-        if (!is_null) col.values += 1;
+        if (before == 0 && col.node.values == 1) {
+          const std::string_view raw = line.substr(begin, sc.pos() - begin);
+          if (ch == '"') {
+            internal::LineScanner text(raw);
+            std::string_view r, value;
+            if (text.String(&r, &value, &sample_scratch) == nullptr) col.sample.assign(value);
+          } else if (ch == '{' || ch == '[') {
+            col.sample = CompactJson(raw);
+          } else {
+            col.sample.assign(raw);
+          }
+        }
         if (sc.Consume(',')) continue;
         if (sc.Consume('}')) break;
         return malformed("expected ',' or '}'");
@@ -713,31 +1083,13 @@ Result<InferredSchema> InferNdjson(std::string_view name, std::string_view s, si
   for (JsonColumn& col : cols) {
     InferredColumn out;
     out.name = col.name;
-    out.values = col.values;
-    out.nulls = looked - col.values;
-    out.all_null = col.values == 0;
+    out.values = col.node.values;
+    out.nulls = looked - col.node.values;
+    out.all_null = col.node.values == 0;
     out.sample = col.sample;
-    switch (col.kinds) {
-      case 0:
-        out.type = DataType::Varchar();
-        break;
-      case kKBool:
-        out.type = DataType::Boolean();
-        break;
-      case kKNumber:
-        col.text.Restrict(kNumeric);
-        out.type = col.text.Type();
-        break;
-      case kKString:
-        out.type = col.text.Type();
-        break;
-      case kKNested:
-        out.type = DataType::Json();
-        break;
-      default:
-        out.type = DataType::Varchar();
-        break;
-    }
+    std::vector<std::string> notes;
+    out.type = NodeTyper(options, &notes).Type(col.node, "");
+    for (const std::string& n : notes) out.note += (out.note.empty() ? "" : "; ") + n;
     result.columns.push_back(std::move(out));
   }
   return result;

@@ -20,15 +20,31 @@
 //   IPV4        dotted quad, each part 0..255
 //   VARCHAR     anything else
 // NDJSON values: JSON booleans BOOLEAN, integers INT64, numbers with a fraction by the numeric
-// rules above, strings by the text rules, objects/arrays JSON; a column mixing JSON kinds
-// (e.g. number and string) is VARCHAR unless all are numbers. Nulls: empty CSV fields,
-// null/NULL (CSV, unquoted), JSON null; a column with only nulls is VARCHAR (all_null = true).
+// rules above, strings by the text rules; a column mixing scalar kinds (e.g. number and string)
+// is VARCHAR unless all are numbers. Objects and arrays, in a column and again at every level
+// inside them (each member, element or map value typed over all its values like a column):
+//   arrays      ARRAY<T>, T over every element of every array (only empty arrays: JSON)
+//   objects     STRUCT<...>: a member per key in first-seen order; a key missing from some
+//               objects is a member like the others, null where missing
+//   objects whose keys look like data: more than 64 distinct keys, or keys that appear in under
+//               10% of the objects on average (keys_used / (distinct keys * objects)) ->
+//               MAP<VARCHAR, T> when the values give one type T (scalars widening as for a
+//               column), else JSON
+//   JSON instead of the above for the values at one place: objects, arrays and scalars mixed
+//               there (objects in some rows, strings or arrays in others); only empty objects;
+//               an object holding one key twice; keys that cannot be STRUCT members (empty, two
+//               equal ignoring ASCII case, or refused by InferOptions::member_name); objects or
+//               arrays more than 10 levels deep
+// InferredColumn::note says which of these happened where, and why.
+// Nulls: empty CSV fields, null/NULL (CSV, unquoted), JSON null; a column with only nulls is
+// VARCHAR (all_null = true).
 // Parquet: the file's own types (parquet/schema_from_parquet.h); the sample value comes from the
 // first row group's min statistic when present.
 // Integers are never inferred narrower than INT64: narrower types only when declared.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +64,10 @@ struct InferOptions {
   std::optional<char> delimiter;                // CSV; unset: detected
   std::optional<bool> header;                   // CSV; unset: detected (see InferredSchema)
   std::optional<InputCompression> compression;  // unset: by suffix of the name
+  // NDJSON: a rule for STRUCT member names besides non-empty and unique ignoring case (the
+  // upload service passes the dataset column-name rule); an object with a key it refuses is
+  // typed JSON, its message in the note. Unset: any name.
+  std::function<Status(std::string_view)> member_name;
 };
 
 struct InferredColumn {
@@ -57,6 +77,11 @@ struct InferredColumn {
   int64_t values = 0;  // non-null values looked at
   int64_t nulls = 0;
   bool all_null = false;
+  // NDJSON: why the type is what it is where values were objects, or were kept as JSON, one
+  // "path: decision: reason" per place joined by "; " ("objects of one shape: STRUCT of 3
+  // members; items[]: objects of one shape: ...; attrs: MAP<VARCHAR, INT64>: ..."); "" for
+  // other columns.
+  std::string note;
 };
 
 struct InferredSchema {

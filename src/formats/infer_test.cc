@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -360,8 +361,14 @@ TEST(InferNdjson, NestedAndMixedKinds) {
   auto s = MustInfer("nested.ndjson", ReadCorpus("nested.ndjson"));
   EXPECT_EQ(s.format, Format::kNdjson);
   EXPECT_EQ(Types(s),
-            "id INT64, user JSON, vals JSON, mixed VARCHAR, when TIMESTAMPTZ[us], amount "
-            "DECIMAL(18,2), opt VARCHAR, n FLOAT64, flag BOOLEAN, ip IPV4");
+            "id INT64, user STRUCT<name: VARCHAR, tags: ARRAY<VARCHAR>>, vals ARRAY<INT64>, "
+            "mixed VARCHAR, when TIMESTAMPTZ[us], amount DECIMAL(18,2), opt VARCHAR, n FLOAT64, "
+            "flag BOOLEAN, ip IPV4");
+  EXPECT_EQ(Col(s, "user").note,
+            "objects of one shape: STRUCT of 2 members (not in every object, so null there: "
+            "tags)");
+  EXPECT_EQ(Col(s, "vals").note, "");  // arrays of scalars need no word
+  EXPECT_EQ(Col(s, "id").note, "");
   EXPECT_EQ(s.rows, 3);
   EXPECT_EQ(Col(s, "user").sample, R"({"name":"a","tags":["x"]})");
   EXPECT_EQ(Col(s, "user").nulls, 1);
@@ -394,13 +401,229 @@ TEST(InferNdjson, NumbersAndStrings) {
             "a FLOAT64, b INT64");
   // Number and string mixed: text.
   EXPECT_EQ(Types(MustInfer("a.ndjson", "{\"a\":1}\n{\"a\":\"x\"}\n")), "a VARCHAR");
-  // Object and array are both JSON.
+  // Objects in some rows and arrays in others: JSON.
   EXPECT_EQ(Types(MustInfer("a.ndjson", "{\"a\":{}}\n{\"a\":[1]}\n")), "a JSON");
   // Integers beyond int64 are floats.
   EXPECT_EQ(Types(MustInfer("a.ndjson", "{\"a\":18446744073709551616}\n")), "a FLOAT64");
   // Strings that look like numbers are typed by the text rules.
   EXPECT_EQ(Types(MustInfer("a.ndjson", "{\"a\":\"1.25\"}\n{\"a\":\"7.50\"}\n")),
             "a DECIMAL(18,2)");
+}
+
+TEST(InferNdjson, ObjectsOfOneShapeAreStructsToAnyDepth) {
+  auto s =
+      MustInfer("a.ndjson", R"({"p":{"u":{"n":"a","age":1},"items":[{"sku":"x","q":1}],"t":1}})"
+                            "\n"
+                            R"({"p":{"items":[{"sku":"y","q":2.5,"tags":["a"]},{"q":3}],"t":"2"}})"
+                            "\n"
+                            R"({"p":null})"
+                            "\n");
+  // Members in first-seen order; a member missing from some objects is nullable like any
+  // other; numbers widen as for a column (INT64 + FLOAT64), numbers and strings are VARCHAR.
+  EXPECT_EQ(Types(s),
+            "p STRUCT<u: STRUCT<n: VARCHAR, age: INT64>, items: ARRAY<STRUCT<sku: VARCHAR, q: "
+            "FLOAT64, tags: ARRAY<VARCHAR>>>, t: VARCHAR>");
+  EXPECT_EQ(Col(s, "p").note,
+            "objects of one shape: STRUCT of 3 members (not in every object, so null there: u); "
+            "u: objects of one shape: STRUCT of 2 members; items[]: objects of one shape: STRUCT "
+            "of 3 members (not in every object, so null there: sku, tags)");
+  EXPECT_EQ(Col(s, "p").nulls, 1);
+  EXPECT_EQ(Col(s, "p").sample, R"({"items":[{"q":1,"sku":"x"}],"t":1,"u":{"age":1,"n":"a"}})");
+  // The reader takes the rows as inferred.
+  auto rows = testing::ReadRows(
+      "{\"p\":{\"u\":{\"n\":\"a\",\"age\":1},\"items\":[{\"sku\":\"x\",\"q\":1}],\"t\":1}}\n",
+      "a.ndjson", s.ToSchema().ToString());
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ((*rows)[0],
+            R"({"u":{"n":"a","age":1},"items":[{"sku":"x","q":1,"tags":null}],"t":"1"})");
+  // Arrays of objects at the top are ARRAY<STRUCT>; arrays of arrays nest.
+  EXPECT_EQ(Types(MustInfer("a.ndjson", "{\"a\":[{\"x\":1}],\"m\":[[1],[2,3]]}\n{\"a\":[]}\n")),
+            "a ARRAY<STRUCT<x: INT64>>, m ARRAY<ARRAY<INT64>>");
+}
+
+TEST(InferNdjson, NestedEventsCorpus) {
+  auto s = MustInfer("events_nested.ndjson", ReadCorpus("events_nested.ndjson"));
+  EXPECT_EQ(Types(s),
+            "id INT64, payload STRUCT<user: STRUCT<email: VARCHAR, age: INT64>, items: "
+            "ARRAY<STRUCT<sku: VARCHAR, qty: INT64, price: DECIMAL(18,2)>>, total: FLOAT64, note: "
+            "VARCHAR>, shape JSON, extra STRUCT<x: INT64>");
+  EXPECT_EQ(Col(s, "shape").note, "JSON: objects and arrays in different rows");
+}
+
+TEST(InferNdjson, ShapesThatDisagreeAreJsonWhereTheyDisagree) {
+  auto note = [](const std::string& bytes, const std::string& column) {
+    return Col(MustInfer("a.ndjson", bytes), column).note;
+  };
+  // At the top: objects in some rows, strings in others.
+  auto s = MustInfer("a.ndjson", "{\"a\":{\"x\":1}}\n{\"a\":\"no\"}\n{\"a\":[1]}\n");
+  EXPECT_EQ(Types(s), "a JSON");
+  EXPECT_EQ(Col(s, "a").note, "JSON: objects, arrays and strings in different rows");
+  // In a member: that member only.
+  s = MustInfer("a.ndjson", "{\"a\":{\"x\":{\"y\":1},\"z\":1}}\n{\"a\":{\"x\":5,\"z\":2}}\n");
+  EXPECT_EQ(Types(s), "a STRUCT<x: JSON, z: INT64>");
+  EXPECT_EQ(Col(s, "a").note,
+            "objects of one shape: STRUCT of 2 members; x: JSON: objects and numbers in "
+            "different rows");
+  // Elements of one array mixing objects and numbers.
+  EXPECT_EQ(Types(MustInfer("a.ndjson", "{\"a\":[{\"x\":1},2]}\n")), "a ARRAY<JSON>");
+  EXPECT_EQ(note("{\"a\":{}}\n{\"a\":null}\n", "a"), "JSON: only empty objects");
+  EXPECT_EQ(note("{\"a\":[]}\n", "a"), "JSON: only empty arrays");
+  EXPECT_EQ(note("{\"a\":{\"x\":1,\"y\":2,\"x\":3}}\n", "a"),
+            "JSON: an object holds the key 'x' twice");
+  EXPECT_EQ(note("{\"a\":{\"x\":1,\"X\":2}}\n", "a"),
+            "JSON: two keys differ only in case ('X'), as STRUCT members may not");
+  EXPECT_EQ(note("{\"a\":{\"\":1}}\n", "a"), "JSON: a key is empty, which no STRUCT member can be");
+  EXPECT_EQ(note("{\"a\":{\"x\":null}}\n", "a"),
+            "objects of one shape: STRUCT of 1 member; x: only nulls: VARCHAR");
+  // Deeper than 10 levels: the 11th level is kept as JSON.
+  std::string deep = "{\"a\":";
+  for (int i = 0; i < 12; ++i) deep += "{\"b\":";
+  deep += "1" + std::string(13, '}') + "\n";
+  s = MustInfer("a.ndjson", deep);
+  EXPECT_EQ(Types(s),
+            "a STRUCT<b: STRUCT<b: STRUCT<b: STRUCT<b: STRUCT<b: STRUCT<b: STRUCT<b: STRUCT<b: "
+            "STRUCT<b: STRUCT<b: JSON>>>>>>>>>>");
+  EXPECT_NE(Col(s, "a").note.find("b.b.b.b.b.b.b.b.b.b: JSON: nested more than 10 levels deep"),
+            std::string::npos)
+      << Col(s, "a").note;
+}
+
+TEST(InferNdjson, KeysThatLookLikeDataAreMapsOrJson) {
+  // More than 64 distinct keys whose values are all numbers: MAP<VARCHAR, INT64>.
+  std::string many;
+  for (int r = 0; r < 3; ++r) {
+    many += "{\"counts\":{";
+    for (int k = 0; k < 30; ++k) {
+      many += (k ? "," : "") + std::string("\"user") + std::to_string(r * 30 + k) +
+              "\":" + std::to_string(k);
+    }
+    many += "}}\n";
+  }
+  auto s = MustInfer("a.ndjson", many);
+  EXPECT_EQ(Types(s), "counts MAP<VARCHAR, INT64>");
+  EXPECT_EQ(Col(s, "counts").note,
+            "MAP<VARCHAR, INT64>: more than 64 distinct keys: the keys look like data");
+  ASSERT_TRUE(testing::ReadRows(many, "a.ndjson", s.ToSchema().ToString()).ok());
+  // A few keys each, different in most rows (under 10% of the objects per key on average),
+  // their values one shape of object: MAP of STRUCT.
+  std::string sparse;
+  for (int r = 0; r < 40; ++r) {
+    sparse += "{\"by_day\":{\"2024-01-" + std::to_string(10 + r % 20) +
+              "\":{\"n\":" + std::to_string(r) + "}}}\n";
+  }
+  s = MustInfer("a.ndjson", sparse);
+  EXPECT_EQ(Types(s), "by_day MAP<VARCHAR, STRUCT<n: INT64>>");
+  EXPECT_EQ(Col(s, "by_day").note,
+            "MAP<VARCHAR, STRUCT<n: INT64>>: 40 keys over 40 objects, each in 5.0% of the "
+            "objects on average (under 10.0%): the keys look like data; [*]: objects of one "
+            "shape: STRUCT of 1 member");
+  ASSERT_TRUE(testing::ReadRows(sparse, "a.ndjson", s.ToSchema().ToString()).ok());
+  // Values of different shapes: JSON.
+  std::string mixed = many + "{\"counts\":{\"x\":{\"y\":1}}}\n";
+  s = MustInfer("a.ndjson", mixed);
+  EXPECT_EQ(Types(s), "counts JSON");
+  EXPECT_EQ(Col(s, "counts").note,
+            "JSON: more than 64 distinct keys: the keys look like data, but their values are "
+            "objects and numbers, not one type");
+  // A key given twice in one object of a MAP's keys: JSON (a MAP holds a key once).
+  s = MustInfer("a.ndjson", many + "{\"counts\":{\"q\":1,\"q\":2}}\n");
+  EXPECT_EQ(Types(s), "counts JSON");
+}
+
+TEST(InferNdjson, MemberNamesTheTargetRefusesKeepTheColumnJson) {
+  const std::string bytes = "{\"a\":{\"first name\":\"x\",\"ok\":1},\"b\":{\"ok\":2}}\n";
+  // Without a rule, any non-empty name is a member (quoted in the type's text).
+  auto s = MustInfer("a.ndjson", bytes);
+  EXPECT_EQ(Types(s), "a STRUCT<\"first name\": VARCHAR, ok: INT64>, b STRUCT<ok: INT64>");
+  InferOptions o;
+  o.member_name = [](std::string_view name) {
+    return name.find(' ') == std::string_view::npos ? Status::OK()
+                                                    : Status::InvalidArgument("no spaces");
+  };
+  s = MustInfer("a.ndjson", bytes, true, o);
+  EXPECT_EQ(Types(s), "a JSON, b STRUCT<ok: INT64>");
+  EXPECT_EQ(Col(s, "a").note, "JSON: the key 'first name' is not a valid column name (no spaces)");
+}
+
+TEST(InferNdjson, TextThatIsNotUtf8InsideObjectsIsRefused) {
+  for (const char* bad : {"{\"a\":{\"x\":\"\xFF\"}}\n", "{\"a\":[{\"\xFF\":1}]}\n"}) {
+    auto r = InferSample("a.ndjson", bad, true);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(FieldOf(r.status(), "code"), "format_unreadable");
+    EXPECT_EQ(FieldOf(r.status(), "column"), "a");
+    EXPECT_EQ(FieldOf(r.status(), "row"), "1");
+  }
+}
+
+// Random nested NDJSON (a few keys so shapes recur, conflicts, sparse and many keys, deep
+// values) always reads back with what inference made of it.
+TEST(InferRoundTrip, RandomNestedNdjson) {
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&](uint64_t n) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state % n;
+  };
+  const char* const kScalars[] = {"1",
+                                  "-2",
+                                  "2.50",
+                                  "1e3",
+                                  "\"x\"",
+                                  "\"2024-01-02\"",
+                                  "true",
+                                  "null",
+                                  "\"a\\u00e9\"",
+                                  "12345678901234567890"};
+  // The kind of a value follows its place (key and depth) in a file, with the odd conflict.
+  uint64_t salt = 0;
+  std::function<std::string(int, uint64_t)> value = [&](int depth, uint64_t place) {
+    uint64_t kind = (place * 0x2545f4914f6cdd1dull + salt) % 10;
+    if (place == 1) kind = 6 + salt % 4;  // p: objects
+    if (next(80) == 0) kind = next(10);
+    if (depth > 12) kind = 0;
+    if (kind < 4) return std::string(kScalars[(kind * 3 + next(2)) % 10]);
+    if (kind < 6) {
+      std::string out = "[";
+      for (uint64_t i = 0, n = next(4); i < n; ++i) {
+        out += (i ? "," : "") + value(depth + 1, place * 31 + 7);
+      }
+      return out + "]";
+    }
+    std::string out = "{";
+    const uint64_t n = next(5);
+    const bool wide = kind == 9;  // keys that look like data
+    std::vector<std::string> used;
+    for (uint64_t i = 0; i < n; ++i) {
+      std::string key = wide ? "k" + std::to_string(next(1000)) : std::string(1, "abcdE"[next(5)]);
+      if (std::find(used.begin(), used.end(), key) != used.end()) continue;
+      used.push_back(key);
+      const uint64_t sub = wide ? place * 31 + 3 : place * 31 + static_cast<uint64_t>(key[0]);
+      out += (used.size() > 1 ? "," : "") + ("\"" + key + "\":") + value(depth + 1, sub);
+    }
+    return out + "}";
+  };
+  std::map<std::string, int> kinds;  // first letters of the column types
+  for (int file = 0; file < 300; ++file) {
+    std::string bytes;
+    salt = next(1000);
+    for (uint64_t r = 0, rows = 1 + next(40); r < rows; ++r) {
+      bytes += "{\"p\":" + value(1, 1) + ",\"q\":" + value(1, 2) + "}\n";
+    }
+    auto s = InferSample("r.ndjson", bytes, true);
+    ASSERT_TRUE(s.ok()) << s.status().ToString() << "\n" << bytes;
+    for (const InferredColumn& c : s->columns) ++kinds[c.type.ToString().substr(0, 3)];
+    auto batches = ReadInferred("r.ndjson", bytes, *s);
+    ASSERT_TRUE(batches.ok()) << batches.status().ToString() << "\n" << Types(*s) << "\n" << bytes;
+    // The inferred types print as text the stored contracts parse back.
+    for (const InferredColumn& c : s->columns) {
+      auto again = DataType::Parse(c.type.ToString());
+      ASSERT_TRUE(again.ok()) << c.type.ToString();
+      EXPECT_EQ(*again, c.type);
+    }
+  }
+  // Every outcome was met, more than once.
+  for (const char* k : {"STR", "MAP", "ARR", "JSO"}) EXPECT_GT(kinds[k], 10) << k;
 }
 
 TEST(InferNdjson, Malformed) {

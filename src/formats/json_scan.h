@@ -15,6 +15,7 @@ namespace tarn::formats::internal {
 
 // Deepest nesting of objects/arrays accepted.
 inline constexpr int kMaxJsonDepth = 256;
+inline constexpr const char* kTooDeep = "JSON nested more than 256 levels deep";
 
 inline bool IsJsonWs(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
@@ -172,7 +173,9 @@ class LineScanner {
   }
 
   // An object or array at the cursor: its raw text (validated later by the JSON parser).
-  const char* Nested(std::string_view* raw) {
+  // `max_depth` is the nesting allowed inside it (less than kMaxJsonDepth for a value that is
+  // itself nested in others: the limit holds for a column's whole value).
+  const char* Nested(std::string_view* raw, int max_depth = kMaxJsonDepth) {
     const size_t begin = i_;
     int depth = 0;
     bool in_string = false;
@@ -187,7 +190,7 @@ class LineScanner {
       } else if (c == '"') {
         in_string = true;
       } else if (c == '[' || c == '{') {
-        if (++depth > kMaxJsonDepth) return "JSON nested more than 256 levels deep";
+        if (++depth > max_depth) return kTooDeep;
       } else if (c == ']' || c == '}') {
         if (--depth == 0) {
           ++i_;

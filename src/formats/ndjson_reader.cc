@@ -1,13 +1,10 @@
 #include "formats/ndjson_reader.h"
 
-#include <charconv>
 #include <cstring>
-#include <nlohmann/json.hpp>
 
-#include "common/utf8.h"
 #include "formats/error_codes.h"
+#include "formats/json_append.h"
 #include "formats/json_scan.h"
-#include "types/value_text.h"
 
 namespace tarn::formats {
 
@@ -16,98 +13,23 @@ namespace {
 constexpr size_t kReadChunk = 1 << 20;
 constexpr size_t kMaxLineBytes = 256u << 20;
 constexpr size_t kMaxBatchBytes = 32u << 20;
-constexpr int kMaxDepth = 256;
-
-using Json = nlohmann::json;
 using internal::LineScanner;
 
 inline bool IsWs(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-// Whether brackets in `text` (outside strings) nest at most kMaxDepth deep.
-bool DepthOk(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth) return false;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return true;
-}
-
-Result<Json> ParseJson(std::string_view text) {
-  if (!DepthOk(text)) return Status::InvalidArgument("JSON nested more than 256 levels deep");
-  Json j;
-  try {
-    j = Json::parse(text.begin(), text.end(), nullptr, false);
-  } catch (...) {
-    return Status::InvalidArgument("invalid JSON");
-  }
-  if (j.is_discarded()) return Status::InvalidArgument("invalid JSON");
-  return j;
-}
-
-std::string Compact(const Json& j) {
-  try {
-    return j.dump(-1, ' ', false, Json::error_handler_t::replace);
-  } catch (...) {
-    return "null";
-  }
-}
-
-Status AppendJson(const Json& j, Column* out) {
-  const TypeId id = out->type.id();
-  if (j.is_null()) {
-    out->AppendNull();
-    return Status::OK();
-  }
-  if (id == TypeId::kJson) {
-    out->AppendBytes(Compact(j));
-    return Status::OK();
-  }
-  if (id == TypeId::kArray) {
-    if (!j.is_array()) {
-      return Status::InvalidArgument("expected a JSON array for " + out->type.ToString());
-    }
-    for (const Json& e : j) TARN_RETURN_NOT_OK(AppendJson(e, out->child.get()));
-    out->AppendArrayRow();
-    return Status::OK();
-  }
-  switch (j.type()) {
-    case Json::value_t::string:
-      return AppendParsedValue(j.get_ref<const std::string&>(), out);
-    case Json::value_t::boolean:
-      return AppendParsedValue(j.get<bool>() ? "true" : "false", out);
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float:
-      return AppendParsedValue(Compact(j), out);
-    default:
-      if (id == TypeId::kVarchar) {
-        out->AppendBytes(Compact(j));
-        return Status::OK();
-      }
-      return Status::InvalidArgument("a JSON " + std::string(j.type_name()) +
-                                     " is not a value of " + out->type.ToString());
-  }
-}
-
 }  // namespace
 
 Status AppendJsonText(std::string_view text, Column* out) {
-  TARN_ASSIGN_OR_RETURN(Json j, ParseJson(text));
-  return AppendJson(j, out);
+  internal::JsonAppender appender;
+  LineScanner sc(text);
+  if (!appender.Append(sc, out, /*nullable=*/true)) {
+    if (appender.failure() == internal::JsonAppender::Failure::kMalformed) {
+      return Status::InvalidArgument("invalid JSON: " + appender.message());
+    }
+    return Status::InvalidArgument(appender.message());
+  }
+  if (!sc.AtEnd()) return Status::InvalidArgument("invalid JSON: text after the value");
+  return Status::OK();
 }
 
 NdjsonReader::~NdjsonReader() = default;
@@ -169,62 +91,11 @@ Status NdjsonReader::ParseLine(std::string_view line, int64_t row, std::vector<C
       const Field& field = target_.fields[t];
       if (seen_[t]) return malformed("the key '" + std::string(key) + "' appears twice");
       seen_[t] = 1;
-      Column* col = &(*cols)[t];
-      const TypeId id = col->type.id();
-      auto bad = [&](std::string_view text, std::string_view why) {
-        return internal::ValueNotCastable(field.name, row, text, why);
-      };
-      const char c = sc.Peek();
-      std::string_view raw;
-      if (c == '"') {
-        std::string_view value;
-        if (const char* why = sc.String(&raw, &value, &scratch_)) return malformed(why);
-        Status st;
-        if (id == TypeId::kJson) {
-          if (!IsValidUtf8(raw)) return bad(raw, "the value is not valid UTF-8");
-          col->AppendBytes(raw);
-        } else if (id == TypeId::kArray) {
-          st = AppendJsonText(value, col);
-        } else {
-          st = AppendParsedValue(value, col);
+      if (!values_.Append(sc, &(*cols)[t], field.nullable)) {
+        if (values_.failure() == internal::JsonAppender::Failure::kMalformed) {
+          return malformed(values_.message());
         }
-        if (!st.ok()) return bad(value, st.message());
-      } else if (c == '{' || c == '[') {
-        if (const char* why = sc.Nested(&raw)) return malformed(why);
-        auto parsed = ParseJson(raw);
-        if (!parsed.ok()) return malformed(parsed.status().message());
-        Status st;
-        if (id == TypeId::kJson || id == TypeId::kVarchar) {
-          col->AppendBytes(Compact(*parsed));
-        } else if (id == TypeId::kArray || c == '{') {
-          st = AppendJson(*parsed, col);
-        } else {
-          st = Status::InvalidArgument("an array is not a value of " + col->type.ToString());
-        }
-        if (!st.ok()) return bad(raw, st.message());
-      } else if (c == 'n') {
-        if (!sc.Literal("null")) return malformed("a bad literal");
-        if (!field.nullable) return internal::NullNotAllowed(field.name, row, "null");
-        col->AppendNull();
-      } else if (c == 't' || c == 'f') {
-        if (!sc.Literal(c == 't' ? "true" : "false")) return malformed("a bad literal");
-        raw = c == 't' ? "true" : "false";
-        Status st;
-        if (id == TypeId::kJson) {
-          col->AppendBytes(raw);
-        } else {
-          st = AppendParsedValue(raw, col);
-        }
-        if (!st.ok()) return bad(raw, st.message());
-      } else {
-        if (const char* why = sc.Number(&raw)) return malformed(why);
-        Status st;
-        if (id == TypeId::kJson) {
-          col->AppendBytes(raw);
-        } else {
-          st = AppendParsedValue(raw, col);
-        }
-        if (!st.ok()) return bad(raw, st.message());
+        return internal::ValueNotCastable(field.name, row, values_.value(), values_.message());
       }
       if (sc.Consume(',')) continue;
       if (sc.Consume('}')) break;

@@ -3,10 +3,15 @@
 // target does not declare is column_undeclared, a row without a NOT NULL column's key is
 // column_missing (with the row), a missing nullable key is null.
 //
-// Values: null is null; strings, numbers and booleans are parsed as text in the column's type
-// (types/value_text.h; numbers keep their exact text, so DECIMAL columns are exact); objects
-// and arrays go into JSON and VARCHAR columns as compact JSON text, arrays into ARRAY<T>
-// columns element by element. A JSON column stores each value's JSON text ("abc" with quotes).
+// Values go into their columns by the rules of formats/json_append.h: null is null; strings,
+// numbers and booleans are parsed as text in the column's type (types/value_text.h; numbers
+// keep their exact text, so DECIMAL columns are exact at any depth); objects and arrays go into
+// JSON and VARCHAR columns as compact JSON text, and into ARRAY, STRUCT and MAP columns (to any
+// depth) as they are scanned, without building a document. A JSON column stores each value's
+// JSON text ("abc" with quotes). A value that does not convert is value_not_castable with the
+// column, row and value, its message naming the path inside a nested value
+// ("items[2].qty: ..."); a STRUCT member the type lacks is one too (as an undeclared key is an
+// error for a line).
 #pragma once
 
 #include <memory>
@@ -17,13 +22,15 @@
 
 #include "formats/decompress.h"
 #include "formats/format.h"
+#include "formats/json_append.h"
 #include "formats/reader_common.h"
 
 namespace tarn::formats {
 
-// Parses the JSON document `text` and appends it as one value of `out`: JSON columns take its
-// compact text, ARRAY columns a JSON array (or null), scalar columns a scalar. Nesting deeper
-// than 256 levels is refused. Errors are kInvalidArgument.
+// Parses the JSON document `text` and appends it as one value of `out` (formats/json_append.h):
+// JSON columns take its compact text, ARRAY, STRUCT and MAP columns an array or object (or
+// null), scalar columns a scalar. Nesting deeper than 256 levels is refused. Errors are
+// kInvalidArgument, the message naming the path inside the value.
 Status AppendJsonText(std::string_view text, Column* out);
 
 class NdjsonReader final : public BatchReader {
@@ -53,7 +60,7 @@ class NdjsonReader final : public BatchReader {
   int64_t rows_before_ = 0;
   std::vector<std::pair<std::string, int>> keys_;  // keys seen so far and their fields
   std::vector<uint8_t> seen_;                      // per field, in the current row
-  std::string scratch_;
+  internal::JsonAppender values_;
   std::string key_scratch_;
 };
 

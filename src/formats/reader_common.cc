@@ -30,12 +30,17 @@ std::string Shortened(std::string_view value) {
 }  // namespace
 
 int MatchField(const Schema& target, std::string_view name) {
-  for (size_t i = 0; i < target.fields.size(); ++i) {
-    if (target.fields[i].name == name) return static_cast<int>(i);
+  return MatchName(target.fields, name);
+}
+
+int MatchName(const std::vector<Field>& fields, std::string_view name, size_t hint) {
+  if (hint < fields.size() && fields[hint].name == name) return static_cast<int>(hint);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name == name) return static_cast<int>(i);
   }
   int found = -1;
-  for (size_t i = 0; i < target.fields.size(); ++i) {
-    if (EqualsIgnoreCase(target.fields[i].name, name)) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (EqualsIgnoreCase(fields[i].name, name)) {
       if (found >= 0) return -1;
       found = static_cast<int>(i);
     }

@@ -14,6 +14,9 @@ namespace tarn::formats::internal {
 // The target field for an input column name: exact match, else a case-insensitive match when
 // exactly one field has it; -1 when none.
 int MatchField(const Schema& target, std::string_view name);
+// The same over any fields (a STRUCT's members); `hint` is tried first (an index that is often
+// right, such as the one after the previous match).
+int MatchName(const std::vector<Field>& fields, std::string_view name, size_t hint = 0);
 
 // For input columns `names`: input_to_target[i] is the target field of names[i];
 // target_to_input[t] is the input column of field t or -1. Unknown names are

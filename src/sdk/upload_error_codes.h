@@ -15,6 +15,10 @@ TARN_ERROR_CODE(kSchemaSourceRequired,
 TARN_ERROR_CODE(kSourcesDisagree,
                 ErrorCode("sources_disagree", ErrorKind::kInvalidArgument, "column files").Exit(3));
 TARN_ERROR_CODE(kAllNull, ErrorCode("all_null", ErrorKind::kInvalidArgument, "column"));
+// A warning of a plan: how inference typed a column whose values hold objects (STRUCT, MAP or
+// JSON) or that it kept as JSON, and why (formats/infer.h).
+TARN_ERROR_CODE(kInferredNested,
+                ErrorCode("inferred_nested", ErrorKind::kInvalidArgument, "column"));
 TARN_ERROR_CODE(kUnsupportedConversion,
                 ErrorCode("unsupported_conversion", ErrorKind::kInvalidArgument, "column"));
 TARN_ERROR_CODE(kContractStale,

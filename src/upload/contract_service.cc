@@ -26,6 +26,7 @@
 #include "formats/sample.h"
 #include "objectstore/object_store.h"
 #include "sdk/upload_error_codes.h"
+#include "table/schema_json.h"
 #include "types/batch.h"
 #include "upload/plan.h"
 #include "upload/store.h"
@@ -775,6 +776,9 @@ Result<Contract> ContractService::Negotiate(const NegotiateRequest& request) {
     // Infer every sample.
     for (const UploadSample& s : request.samples) {
       formats::InferOptions options;
+      // STRUCT members become dataset fields: a key that is no valid column name keeps its
+      // objects JSON.
+      options.member_name = [](std::string_view n) { return ValidateColumnName(n); };
       if (!s.content_encoding.empty()) {
         TARN_ASSIGN_OR_RETURN(options.compression, CompressionFromEncoding(s.content_encoding));
       }

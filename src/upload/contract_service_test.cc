@@ -1112,6 +1112,67 @@ TEST_P(UploadSuite, SampleValuesThatDoNotCastBlockAtNegotiation) {
   EXPECT_TRUE(Samples(d->id).empty());
 }
 
+TEST_P(UploadSuite, NestedNdjsonIsPlannedAsStructsAndItsSampleChecked) {
+  const std::string nd =
+      "{\"id\":1,\"p\":{\"a\":1,\"items\":[{\"q\":1}]},\"h\":{\"first name\":\"x\"}}\n"
+      "{\"id\":2,\"p\":{\"a\":3000000000,\"items\":[]},\"h\":null}\n";
+  const std::string p_type = "STRUCT<a: INT64, items: ARRAY<STRUCT<q: INT64>>>";
+  auto c = svc_->Negotiate(Request("acme.sec.nest", SchemaSource::Inferred(), {{"e.ndjson", nd}}));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_EQ(c->plan.size(), 3u);
+  EXPECT_EQ(c->plan[1].to, p_type);
+  EXPECT_EQ(c->plan[2].to, "JSON");
+  const ContractIssue* p = FindIssue(*c, "inferred_nested", "p");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->severity, IssueSeverity::kWarning);
+  EXPECT_EQ(p->detail,
+            "objects of one shape: STRUCT of 2 members; items[]: objects of one shape: STRUCT "
+            "of 1 member");
+  // A key that is no column name keeps the objects JSON, and the plan says why.
+  const ContractIssue* h = FindIssue(*c, "inferred_nested", "h");
+  ASSERT_NE(h, nullptr);
+  EXPECT_NE(h->detail.find("JSON: the key 'first name' is not a valid column name"),
+            std::string::npos)
+      << h->detail;
+  EXPECT_FALSE(c->blocking());
+  // The stored record keeps the notes: a retype recomputes the plan from it.
+  auto r = svc_->Retype(c->id, {{"p", "JSON"}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->plan[1].to, "JSON");
+  EXPECT_EQ(r->plan[1].action, PlanAction::kCast);
+  EXPECT_FALSE(r->blocking());
+  ASSERT_NE(FindIssue(*r, "inferred_nested", "p"), nullptr);
+  auto back = svc_->Retype(c->id, {{"p", p_type}});
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->plan[1].action, PlanAction::kKeep);
+  EXPECT_EQ(back->fingerprint, c->fingerprint);
+  ASSERT_OK(svc_->Abandon(c->id));
+
+  // Declared STRUCT and MAP types are planned against the data; the sample check reads the
+  // sample with them and names the row and the path of a value that does not fit.
+  auto declared =
+      SchemaSource::Declared({{"id", "INT64"},
+                              {"p", "STRUCT<a: INT32, items: ARRAY<STRUCT<q: INT64, r: VARCHAR>>>"},
+                              {"h", "MAP<VARCHAR, VARCHAR>"}});
+  auto d = svc_->Negotiate(Request("acme.sec.nest", declared, {{"e.ndjson", nd}}));
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->plan[1].action, PlanAction::kCast);  // INT64 -> INT32 inside
+  EXPECT_EQ(d->plan[2].action, PlanAction::kCast);  // JSON text parsed as a MAP
+  const ContractIssue* v = FindIssue(*d, "value_not_castable", "p");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->fields.at("row"), "2");
+  EXPECT_EQ(v->fields.at("value"), "3000000000");
+  EXPECT_NE(v->detail.find("a: "), std::string::npos) << v->detail;
+  EXPECT_EQ(FindIssue(*d, "inferred_nested", "p"), nullptr);  // the declared types rule
+  EXPECT_TRUE(d->blocking());
+  ASSERT_OK(svc_->Abandon(d->id));
+  declared.declared[1].second = "STRUCT<a: INT64, items: ARRAY<STRUCT<q: INT64, r: VARCHAR>>>";
+  auto e = svc_->Negotiate(Request("acme.sec.nest", declared, {{"e.ndjson", nd}}));
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ(e->plan[1].action, PlanAction::kWiden);  // r: written as nulls
+  EXPECT_FALSE(e->blocking());
+}
+
 TEST_P(UploadSuite, SampleCheckFindsEveryFailingColumnAndFollowsIgnore) {
   // Two columns fail (and a null in a NOT NULL column); one issue each, at its first row.
   const std::string csv = "id,score,name,tag\n1,1.5,a,t\n2,abc,,t\nzz,2.5,c,t\nyy,q,d,t\n";

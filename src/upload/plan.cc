@@ -42,6 +42,11 @@ struct DataColumn {
   std::optional<DataType> unified;                      // nullopt: all null, or no unification
   bool disagree = false;
   std::string sample;
+  // Inference's notes on objects (formats/infer.h), by file.
+  std::vector<std::pair<std::string, std::string>> notes;
+  // Every file holding it is read by the CSV or NDJSON reader (JSON text for nested columns),
+  // none through a Parquet file's own types.
+  bool text_read = true;
   bool all_null() const { return typed.empty(); }
   DataType from() const {
     if (unified) return *unified;
@@ -108,6 +113,139 @@ Status UnknownColumn(const std::string& column, std::string_view what) {
       .WithField("column", column);
 }
 
+int Rank(PlanAction a) {
+  switch (a) {
+    case PlanAction::kKeep:
+      return 0;
+    case PlanAction::kRetag:
+      return 1;
+    case PlanAction::kWiden:
+      return 2;
+    case PlanAction::kCast:
+      return 3;
+    default:
+      return 4;
+  }
+}
+
+PlanAction Stronger(PlanAction a, PlanAction b) { return Rank(a) >= Rank(b) ? a : b; }
+
+// The member of `fields` the readers match `name` to (exact, else the one equal ignoring ASCII
+// case); -1 when none.
+int MatchMember(const std::vector<Field>& fields, std::string_view name) {
+  std::vector<std::string> names;
+  for (const Field& f : fields) names.push_back(f.name);
+  return MatchColumn(names, name);
+}
+
+// The action of reading values inferred as `from` into `to` with the CSV and NDJSON readers,
+// when either type is nested: they parse JSON text (VARCHAR, JSON) into nested columns, match
+// STRUCT members by name (a member missing from the data is null) and take an object as a MAP
+// (formats/json_append.h). `why` gets the reason of kUnsupported.
+PlanAction ClassifyTextRead(const DataType& from, const DataType& to, std::string_view sample,
+                            std::string* why) {
+  if (from == to) return PlanAction::kKeep;
+  if (!to.is_nested()) {
+    PlanAction a = ClassifyConversion(from, to, sample);
+    if (a == PlanAction::kUnsupported && why->empty()) {
+      *why = "no conversion from " + from.ToString() + " to " + to.ToString();
+    }
+    return a;
+  }
+  const TypeId f = from.id();
+  const TypeId t = to.id();
+  if (f == TypeId::kVarchar || f == TypeId::kJson) return PlanAction::kCast;  // parsed JSON text
+  auto unsupported = [&](std::string text) {
+    if (why->empty()) *why = std::move(text);
+    return PlanAction::kUnsupported;
+  };
+  if (f == TypeId::kArray && t == TypeId::kArray) {
+    return ClassifyTextRead(from.element(), to.element(), "", why);
+  }
+  if (f == TypeId::kMap && t == TypeId::kMap) {
+    return Stronger(ClassifyTextRead(from.key_field().type, to.key_field().type, "", why),
+                    ClassifyTextRead(from.value_field().type, to.value_field().type, "", why));
+  }
+  if (f == TypeId::kStruct && t == TypeId::kStruct) {
+    PlanAction action = PlanAction::kKeep;
+    std::vector<bool> matched(to.children().size(), false);
+    int last = -1;
+    for (const Field& m : from.children()) {
+      const int i = MatchMember(to.children(), m.name);
+      if (i < 0)
+        return unsupported("the data's member '" + m.name + "' is not in " + to.ToString());
+      matched[i] = true;
+      if (i < last) action = Stronger(action, PlanAction::kRetag);  // another order
+      last = i;
+      action = Stronger(action, ClassifyTextRead(m.type, to.children()[i].type, "", why));
+    }
+    for (size_t i = 0; i < matched.size(); ++i) {
+      if (matched[i]) continue;
+      if (!to.children()[i].nullable) {
+        return unsupported("member '" + to.children()[i].name +
+                           "' is NOT NULL and not in the data");
+      }
+      action = Stronger(action, PlanAction::kWiden);  // written as nulls
+    }
+    return action;
+  }
+  if (f == TypeId::kStruct && t == TypeId::kMap) {  // its members become entries
+    PlanAction action = Stronger(
+        PlanAction::kCast, ClassifyTextRead(DataType::Varchar(), to.key_field().type, "", why));
+    for (const Field& m : from.children()) {
+      action = Stronger(action, ClassifyTextRead(m.type, to.value_field().type, "", why));
+    }
+    return action;
+  }
+  if (f == TypeId::kMap && t == TypeId::kStruct && from.key_field().type.id() == TypeId::kVarchar) {
+    // Keys that name no member fail the read: the sample check finds them.
+    PlanAction action = PlanAction::kCast;
+    for (const Field& m : to.children()) {
+      action = Stronger(action, ClassifyTextRead(from.value_field().type, m.type, "", why));
+    }
+    return action;
+  }
+  return unsupported("no conversion from " + from.ToString() + " to " + to.ToString());
+}
+
+std::string NotesText(const DataColumn& d) {
+  std::vector<std::string> distinct;
+  for (const auto& [file, note] : d.notes) {
+    if (std::find(distinct.begin(), distinct.end(), note) == distinct.end()) {
+      distinct.push_back(note);
+    }
+  }
+  if (distinct.size() == 1) return distinct[0];
+  std::vector<std::string> parts;
+  for (const auto& [file, note] : d.notes) parts.push_back(file + ": " + note);
+  return Join(parts, " | ");
+}
+
+// The STRUCT two files' types of one column unify to: every member of either, in first-seen
+// order, each unified; nullopt when two members differ only in case or do not unify.
+std::optional<DataType> UnifyStructs(const DataType& a, const DataType& b) {
+  std::vector<Field> members = a.children();
+  for (const Field& m : b.children()) {
+    auto same = std::find_if(members.begin(), members.end(),
+                             [&](const Field& x) { return x.name == m.name; });
+    if (same == members.end()) {
+      if (std::any_of(members.begin(), members.end(),
+                      [&](const Field& x) { return EqualsIgnoreCase(x.name, m.name); })) {
+        return std::nullopt;
+      }
+      Field f = m;
+      f.nullable = true;  // missing from the other file's rows
+      members.push_back(std::move(f));
+      continue;
+    }
+    auto t = UnifyTypes(same->type, m.type);
+    if (!t) return std::nullopt;
+    same->type = *t;
+    same->nullable = same->nullable && m.nullable;
+  }
+  return DataType::Struct(std::move(members));
+}
+
 }  // namespace
 
 bool Plan::blocking() const {
@@ -135,6 +273,22 @@ int MatchColumn(const std::vector<std::string>& names, std::string_view name) {
 
 std::optional<DataType> UnifyTypes(const DataType& a, const DataType& b) {
   if (a == b) return a;
+  if (a.is_nested() || b.is_nested()) {
+    // A file whose values inference kept as JSON makes the column JSON.
+    if (a.id() == TypeId::kJson || b.id() == TypeId::kJson) return DataType::Json();
+    if (a.id() != b.id()) return std::nullopt;
+    if (a.id() == TypeId::kArray) {
+      auto e = UnifyTypes(a.element(), b.element());
+      if (!e) return std::nullopt;
+      return DataType::Array(*e);
+    }
+    if (a.id() == TypeId::kMap) {
+      auto v = UnifyTypes(a.value_field().type, b.value_field().type);
+      if (!v || a.key_field().type != b.key_field().type) return std::nullopt;
+      return DataType::Map(a.key_field().type, *v);
+    }
+    return UnifyStructs(a, b);
+  }
   if (IsTimestamp(a) && a.id() == b.id()) return a.unit() > b.unit() ? a : b;
   auto int_float = [](const DataType& i, const DataType& f) {
     return i.is_integer() && f.is_floating();
@@ -246,6 +400,8 @@ Result<Plan> ComputePlan(const PlanInput& in) {
       if (std::find(d.present.begin(), d.present.end(), f.name) == d.present.end()) {
         d.present.push_back(f.name);
       }
+      if (f.schema.format == formats::Format::kParquet) d.text_read = false;
+      if (!c.note.empty()) d.notes.emplace_back(f.name, c.note);
       if (c.all_null) continue;
       if (d.sample.empty()) d.sample = c.sample;
       if (d.typed.empty()) {
@@ -331,6 +487,14 @@ Result<Plan> ComputePlan(const PlanInput& in) {
 
   // ---- entries and issues ----
   Plan plan;
+  // The action of writing data column i's values of type `from` as `to`, with why it is
+  // unsupported when it is.
+  auto classify = [&](size_t i, const DataType& from, const DataType& to, std::string* why) {
+    if (data[i].text_read && (from.is_nested() || to.is_nested())) {
+      return ClassifyTextRead(from, to, data[i].sample, why);
+    }
+    return ClassifyConversion(from, to, data[i].sample);
+  };
   auto data_entry = [&](size_t i, PlanEntry* e) {
     const DataColumn& d = data[i];
     e->column = d.name;
@@ -345,8 +509,8 @@ Result<Plan> ComputePlan(const PlanInput& in) {
       bool castable = t != nullptr;
       for (const auto& [file, type] : d.typed) {
         parts.push_back(file + ": " + type.ToString());
-        if (t && ClassifyConversion(type, t->type, d.sample) == PlanAction::kUnsupported)
-          castable = false;
+        std::string why;
+        if (t && classify(i, type, t->type, &why) == PlanAction::kUnsupported) castable = false;
       }
       // Inferred types that do not unify stop the write unless a person chose the type (retype)
       // or the target's type takes every file's values.
@@ -367,6 +531,9 @@ Result<Plan> ComputePlan(const PlanInput& in) {
                                   "not in every file (missing from " + Join(absent, ", ") +
                                       (not_null ? ")" : "; written as nulls there)"),
                                   not_null));
+    }
+    if (!d.notes.empty() && in.source == SchemaSourceKind::kInferred) {
+      plan.issues.push_back(Issue(codes::kInferredNested, d.name, NotesText(d), false));
     }
     if (d.all_null()) {
       plan.issues.push_back(Issue(codes::kAllNull, d.name,
@@ -419,12 +586,14 @@ Result<Plan> ComputePlan(const PlanInput& in) {
     }
     data_entry(i, &e);
     e.column = t.name;
-    e.action = ClassifyConversion(data[i].from(), t.type, data[i].sample);
+    std::string why;
+    e.action = classify(i, data[i].from(), t.type, &why);
     e.changes_values = e.action == PlanAction::kCast;
     plan.entries.push_back(e);
     if (e.action == PlanAction::kUnsupported) {
-      plan.issues.push_back(Issue(codes::kUnsupportedConversion, t.name,
-                                  "no conversion from " + e.from + " to " + e.to, true));
+      std::string detail = "no conversion from " + e.from + " to " + e.to;
+      if (!why.empty() && why != detail) detail += ": " + why;
+      plan.issues.push_back(Issue(codes::kUnsupportedConversion, t.name, detail, true));
     }
     data_issues(i, &t);
   };

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "upload/store.h"
 
 namespace tarn::upload {
@@ -438,6 +440,147 @@ TEST(Plan, Unify) {
   EXPECT_FALSE(UnifyTypes(DataType::Date(), DataType::Boolean()));
 }
 
+SampledFile Ndjson(std::string name, const std::vector<Col>& cols,
+                   const std::map<std::string, std::string>& notes = {}) {
+  SampledFile f = File(std::move(name), cols);
+  f.schema.format = formats::Format::kNdjson;
+  for (auto& c : f.schema.columns) {
+    auto it = notes.find(c.name);
+    if (it != notes.end()) c.note = it->second;
+  }
+  return f;
+}
+
+TEST(Plan, NestedColumnsSayHowInferenceTypedThem) {
+  auto in = Inferred(
+      {Ndjson("a.ndjson",
+              {{"id", "INT64", "1"},
+               {"p", "STRUCT<u: STRUCT<n: VARCHAR>, items: ARRAY<STRUCT<q: INT64>>>", "{}"},
+               {"tags", "ARRAY<VARCHAR>", "[]"}},
+              {{"p", "objects of one shape: STRUCT of 2 members"}})});
+  auto plan = ComputePlan(in);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const PlanEntry* p = EntryOf(*plan, "p");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->to, "STRUCT<u: STRUCT<n: VARCHAR>, items: ARRAY<STRUCT<q: INT64>>>");
+  EXPECT_EQ(p->action, PlanAction::kKeep);
+  auto issues = IssuesOf(*plan, "p");
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].code, "inferred_nested");
+  EXPECT_EQ(issues[0].detail, "objects of one shape: STRUCT of 2 members");
+  EXPECT_FALSE(issues[0].blocking());
+  EXPECT_TRUE(IssuesOf(*plan, "tags").empty());
+  EXPECT_FALSE(plan->blocking());
+  // Nested fields get ids after the columns, Iceberg's order.
+  const Field& f = plan->write_schema.fields[1];
+  EXPECT_EQ(f.field_id, 2);
+  EXPECT_EQ(f.type.children()[0].field_id, 4);
+  EXPECT_EQ(f.type.children()[1].field_id, 5);
+  EXPECT_EQ(f.type.children()[0].type.children()[0].field_id, 6);  // u.n
+  EXPECT_EQ(f.type.children()[1].type.children()[0].field_id, 7);  // items.element
+  // Ignored: no word about its inference.
+  in.ignore = {"p"};
+  plan = ComputePlan(in);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(IssuesOf(*plan, "p").empty());
+}
+
+TEST(Plan, StructColumnsRetypeToJsonAndBack) {
+  const std::string type = "STRUCT<a: INT64, b: ARRAY<VARCHAR>>";
+  auto in = Inferred({Ndjson("a.ndjson", {{"p", type, "{\"a\":1}"}})});
+  in.retype = {{"p", "JSON"}};
+  auto plan = ComputePlan(in);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(EntryOf(*plan, "p")->action, PlanAction::kCast);
+  EXPECT_EQ(EntryOf(*plan, "p")->to, "JSON");
+  EXPECT_FALSE(plan->blocking());
+  in.retype = {{"p", type}};
+  plan = ComputePlan(in);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(EntryOf(*plan, "p")->action, PlanAction::kKeep);
+  // A column inference kept as JSON (keys that look like data, values of several kinds)
+  // retyped to a MAP: the text readers parse the JSON (the sample check finds what does not fit).
+  in = Inferred({Ndjson("a.ndjson", {{"m", "JSON", "{}"}})});
+  in.retype = {{"m", "MAP<VARCHAR, JSON>"}};
+  plan = ComputePlan(in);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(EntryOf(*plan, "m")->action, PlanAction::kCast);
+  EXPECT_FALSE(plan->blocking());
+  // A Parquet file's JSON column is cast by types, and JSON -> MAP is no cast.
+  auto pq = File("b.parquet", {{"m", "JSON", "{}"}});
+  pq.schema.format = formats::Format::kParquet;
+  in.files.push_back(pq);
+  plan = ComputePlan(in);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(EntryOf(*plan, "m")->action, PlanAction::kUnsupported);
+  EXPECT_TRUE(plan->blocking());
+}
+
+TEST(Plan, DeclaredStructsAndMapsMatchMembersAsTheReadersDo) {
+  auto in = Inferred({Ndjson("a.ndjson", {{"p", "STRUCT<a: INT64, b: VARCHAR>", "{}"}})});
+  in.source = SchemaSourceKind::kDeclared;
+  auto action = [&](const std::string& declared, std::string* detail = nullptr) {
+    in.declared = {{"p", declared}};
+    auto plan = ComputePlan(in);
+    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    if (!plan.ok()) return PlanAction::kMissing;
+    if (detail) {
+      auto issues = IssuesOf(*plan, "p");
+      *detail = issues.empty() ? "" : issues[0].detail;
+    }
+    return EntryOf(*plan, "p")->action;
+  };
+  EXPECT_EQ(action("STRUCT<a: INT64, b: VARCHAR>"), PlanAction::kKeep);
+  // A member the data lacks is written as nulls; members by name, in any case and order.
+  EXPECT_EQ(action("STRUCT<A: INT64, b: VARCHAR, c: DATE>"), PlanAction::kWiden);
+  EXPECT_EQ(action("STRUCT<b: VARCHAR, a: INT64>"), PlanAction::kRetag);
+  EXPECT_EQ(action("STRUCT<a: DECIMAL(38,0), b: VARCHAR>"), PlanAction::kWiden);
+  EXPECT_EQ(action("STRUCT<a: INT32, b: VARCHAR>"), PlanAction::kCast);
+  std::string detail;
+  EXPECT_EQ(action("STRUCT<a: INT64, b: VARCHAR, c: DATE NOT NULL>", &detail),
+            PlanAction::kUnsupported);
+  EXPECT_NE(detail.find("member 'c' is NOT NULL and not in the data"), std::string::npos) << detail;
+  EXPECT_EQ(action("STRUCT<a: INT64>", &detail), PlanAction::kUnsupported);
+  EXPECT_NE(detail.find("the data's member 'b' is not in STRUCT<a: INT64>"), std::string::npos)
+      << detail;
+  EXPECT_EQ(action("STRUCT<a: INT64, b: DATE NOT NULL>"), PlanAction::kCast);
+  EXPECT_EQ(action("STRUCT<a: DATE, b: VARCHAR>"), PlanAction::kUnsupported);
+  // An object of one shape read as a MAP.
+  EXPECT_EQ(action("MAP<VARCHAR, VARCHAR>"), PlanAction::kCast);
+  EXPECT_EQ(action("MAP<VARCHAR, DATE>"), PlanAction::kUnsupported);
+  EXPECT_EQ(action("ARRAY<VARCHAR>"), PlanAction::kUnsupported);
+  EXPECT_EQ(action("JSON"), PlanAction::kCast);
+}
+
+TEST(Plan, NestedTypesUnifyAcrossFiles) {
+  EXPECT_EQ(UnifyTypes(*DataType::Parse("STRUCT<a: INT64, s: STRUCT<x: INT64>>"),
+                       *DataType::Parse("STRUCT<b: VARCHAR, s: STRUCT<x: FLOAT64, y: DATE>, a: "
+                                        "DECIMAL(18,2)>"))
+                ->ToString(),
+            "STRUCT<a: DECIMAL(21,2), s: STRUCT<x: FLOAT64, y: DATE>, b: VARCHAR>");
+  EXPECT_EQ(UnifyTypes(*DataType::Parse("ARRAY<STRUCT<a: INT64>>"),
+                       *DataType::Parse("ARRAY<STRUCT<a: FLOAT64>>"))
+                ->ToString(),
+            "ARRAY<STRUCT<a: FLOAT64>>");
+  EXPECT_EQ(
+      UnifyTypes(*DataType::Parse("MAP<VARCHAR, INT64>"), *DataType::Parse("MAP<VARCHAR, FLOAT64>"))
+          ->ToString(),
+      "MAP<VARCHAR, FLOAT64>");
+  EXPECT_EQ(UnifyTypes(*DataType::Parse("STRUCT<a: INT64>"), DataType::Json())->ToString(), "JSON");
+  EXPECT_FALSE(UnifyTypes(*DataType::Parse("STRUCT<a: INT64>"), *DataType::Parse("STRUCT<A: "
+                                                                                 "INT64>")));
+  EXPECT_FALSE(
+      UnifyTypes(*DataType::Parse("STRUCT<a: INT64>"), *DataType::Parse("MAP<VARCHAR, INT64>")));
+  EXPECT_FALSE(UnifyTypes(*DataType::Parse("STRUCT<a: INT64>"), DataType::Varchar()));
+  // In a plan: no disagreement, the file with fewer members reads its rows with nulls there.
+  auto in = Inferred({Ndjson("a.ndjson", {{"p", "STRUCT<a: INT64>", "{}"}}),
+                      Ndjson("b.ndjson", {{"p", "STRUCT<a: INT64, b: VARCHAR>", "{}"}})});
+  auto plan = ComputePlan(in);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(EntryOf(*plan, "p")->to, "STRUCT<a: INT64, b: VARCHAR>");
+  EXPECT_TRUE(IssuesOf(*plan, "p").empty());
+}
+
 TEST(Store, BodyRoundTrips) {
   internal::ContractRecord r;
   r.id = "ct_20260819180247_b47d7241786f";
@@ -455,6 +598,7 @@ TEST(Store, BodyRoundTrips) {
   a.spec_text = "id";
   r.dataset = a;
   r.files = {File("a.csv", {{"id", "INT64", "1"}, {"e", "", ""}})};
+  r.files[0].schema.columns[0].note = "objects of one shape: STRUCT of 1 member";
   r.files[0].schema.delimiter = ';';
   r.files[0].schema.header = false;
   r.file_info = {ContractFile{"a.csv", "csv", "gzip", 100, 10, 50}};
@@ -471,6 +615,9 @@ TEST(Store, BodyRoundTrips) {
   EXPECT_EQ(back.files[0].schema.delimiter, ';');
   EXPECT_FALSE(back.files[0].schema.header);
   EXPECT_TRUE(back.files[0].schema.columns[1].all_null);
+  EXPECT_EQ(back.files[0].schema.columns[0].note, "objects of one shape: STRUCT of 1 member");
+  EXPECT_EQ(back.files[0].schema.columns[1].note, "");
+  EXPECT_EQ(body.find("\"note\":\"\""), std::string::npos);  // only written when there is one
   EXPECT_EQ(back.dataset->schema.ToString(), a.schema.ToString());
   EXPECT_EQ(back.plan.ignored, std::vector<std::string>({"e"}));
   internal::ContractRecord bad;

@@ -188,6 +188,7 @@ Status BodyFromJsonImpl(const json& j, ContractRecord* r) {
       col.values = c.at("values").get<int64_t>();
       col.nulls = c.at("nulls").get<int64_t>();
       col.all_null = c.at("all_null").get<bool>();
+      if (c.contains("note")) col.note = c.at("note").get<std::string>();
       s.schema.columns.push_back(std::move(col));
     }
     r->file_info.push_back(std::move(info));
@@ -328,12 +329,10 @@ std::string BodyToJson(const ContractRecord& r) {
     const formats::InferredSchema& s = r.files[i].schema;
     json cols = json::array();
     for (const auto& c : s.columns) {
-      cols.push_back(json{{"name", c.name},
-                          {"type", c.type.ToString()},
-                          {"sample", c.sample},
-                          {"values", c.values},
-                          {"nulls", c.nulls},
-                          {"all_null", c.all_null}});
+      json col{{"name", c.name},     {"type", c.type.ToString()}, {"sample", c.sample},
+               {"values", c.values}, {"nulls", c.nulls},          {"all_null", c.all_null}};
+      if (!c.note.empty()) col["note"] = c.note;  // absent in records from before notes
+      cols.push_back(std::move(col));
     }
     files.push_back(
         json{{"name", info.name},
