@@ -153,11 +153,6 @@ Result<Schema> ResolveSchema(const Input& first, const ConvertOptions& options,
       Field f;
       f.name = c.name;
       f.type = options.infer ? c.type : DataType::Varchar();
-      // Objects inferred as STRUCT or MAP stay JSON while the Parquet writer cannot write those
-      // (issue 21); the check asks the writer's schema mapping, so it lapses when it can.
-      if (f.type.is_nested() && !parquet::SchemaToParquet(Schema{{f}}).ok()) {
-        f.type = DataType::Json();
-      }
       schema.fields.push_back(std::move(f));
     }
     if (first.format == formats::Format::kCsv) {

@@ -253,7 +253,8 @@ TEST_F(ConvertTest, NdjsonInput) {
   o.infer = true;
   auto res = Convert({in}, o);
   ASSERT_TRUE(res.ok()) << res.status().ToString();
-  EXPECT_EQ(Types(res->schema), "id INT64, score DECIMAL(18,2), tag VARCHAR, at DATE, meta JSON");
+  EXPECT_EQ(Types(res->schema),
+            "id INT64, score DECIMAL(18,2), tag VARCHAR, at DATE, meta STRUCT<k: ARRAY<INT64>>");
   std::vector<std::string> rows = ReadBack();
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0], "1|1.25|a|2024-05-01|{\"k\":[1,2]}");

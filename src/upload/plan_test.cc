@@ -506,14 +506,14 @@ TEST(Plan, StructColumnsRetypeToJsonAndBack) {
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(EntryOf(*plan, "m")->action, PlanAction::kCast);
   EXPECT_FALSE(plan->blocking());
-  // A Parquet file's JSON column is cast by types, and JSON -> MAP is no cast.
+  // A Parquet file's JSON column is cast by types, which parse JSON into a MAP too.
   auto pq = File("b.parquet", {{"m", "JSON", "{}"}});
   pq.schema.format = formats::Format::kParquet;
   in.files.push_back(pq);
   plan = ComputePlan(in);
   ASSERT_TRUE(plan.ok());
-  EXPECT_EQ(EntryOf(*plan, "m")->action, PlanAction::kUnsupported);
-  EXPECT_TRUE(plan->blocking());
+  EXPECT_EQ(EntryOf(*plan, "m")->action, PlanAction::kCast);
+  EXPECT_FALSE(plan->blocking());
 }
 
 TEST(Plan, DeclaredStructsAndMapsMatchMembersAsTheReadersDo) {
