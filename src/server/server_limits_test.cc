@@ -282,14 +282,20 @@ TEST_F(ServerLimits, MetricsAreValidPrometheusText) {
   for (int i = 0; i < 3; ++i) Get(port_, "/livez", "");
   Get(port_, "/v2/missing", "");
   Get(port_, "/v1/whoami", "");  // 401
-  // A request is counted when its log line is written, just after its response went out.
+  // A request is counted when its log line is written, just after its response went out, on
+  // its connection's thread: a later request may be counted first, so wait for every one.
   Reply m;
   Eventually([&] {
     m = Get(port_, "/metrics", token);
-    return m.body.find(
-               R"(tarn_http_requests_total{route="/v1/whoami",method="GET",status="401"} 1)") !=
-               std::string::npos &&
-           m.body.find(R"(route="/livez",method="GET",status="200"} 3)") != std::string::npos;
+    for (const char* counted :
+         {R"(tarn_http_requests_total{route="/v1/whoami",method="GET",status="401"} 1)",
+          R"(route="/livez",method="GET",status="200"} 3)",
+          R"(tarn_http_requests_total{route="unmatched",method="GET",status="404"} 1)",
+          R"(tarn_errors_total{code="route_not_found"} 1)",
+          R"(tarn_errors_total{code="unauthenticated"} 1)"}) {
+      if (m.body.find(counted) == std::string::npos) return false;
+    }
+    return true;
   });
   ASSERT_EQ(m.status, 200) << m;
   EXPECT_EQ(m.Header("Content-Type").rfind("text/plain; version=0.0.4", 0), 0u);
