@@ -22,6 +22,7 @@
 #include "cli/error_codes.h"
 #include "formats/format.h"
 #include "objectstore/object_store.h"
+#include "render/cell_text.h"
 #include "types/json_render.h"
 #include "types/value_text.h"
 
@@ -686,7 +687,7 @@ Status ScanCommand(Client& cat, const std::string& name, const ScanOptions& opti
       for (int64_t r = 0; r < n; ++r) {
         std::vector<std::string> cells;
         for (const Column& c : batch.columns) {
-          cells.push_back(c.IsValid(r) ? ValueText(c, r) : "NULL");
+          cells.push_back(render::CellText(c, r));
         }
         rows.push_back(std::move(cells));
       }

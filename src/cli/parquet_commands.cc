@@ -14,6 +14,7 @@
 #include "parquet/reader.h"
 #include "parquet/stat_value.h"
 #include "parquet/writer.h"
+#include "render/cell_text.h"
 #include "types/json_render.h"
 #include "types/value_text.h"
 
@@ -250,7 +251,7 @@ Status CatCommand(const std::string& path, const GlobalOptions& g, int64_t limit
       } else {
         std::vector<std::string> cells;
         for (const Column& c : batch->columns) {
-          cells.push_back(c.IsValid(r) ? ValueText(c, r) : "NULL");
+          cells.push_back(render::CellText(c, r));
         }
         rows.push_back(std::move(cells));
       }

@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "objectstore/object_store.h"
 #include "parquet/writer.h"
+#include "render/cell_text.h"
 #include "sql/engine.h"
 #include "types/json_render.h"
 #include "types/value_text.h"
@@ -287,7 +288,7 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
       }
       std::vector<std::string> cells;
       for (const Column& c : batch.columns) {
-        cells.push_back(c.IsValid(r) ? ValueText(c, r) : "NULL");
+        cells.push_back(render::CellText(c, r));
       }
       rows.push_back(std::move(cells));
     }

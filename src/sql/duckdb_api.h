@@ -55,8 +55,11 @@ namespace tarn::sql {
   X(duckdb_list_vector_get_size)                        \
   X(duckdb_list_vector_set_size)                        \
   X(duckdb_list_vector_reserve)                         \
+  X(duckdb_struct_vector_get_child)                     \
   X(duckdb_create_logical_type)                         \
   X(duckdb_create_list_type)                            \
+  X(duckdb_create_struct_type)                          \
+  X(duckdb_create_map_type)                             \
   X(duckdb_create_decimal_type)                         \
   X(duckdb_destroy_logical_type)                        \
   X(duckdb_logical_type_set_alias)                      \
@@ -69,6 +72,11 @@ namespace tarn::sql {
   X(duckdb_enum_dictionary_size)                        \
   X(duckdb_enum_dictionary_value)                       \
   X(duckdb_list_type_child_type)                        \
+  X(duckdb_struct_type_child_count)                     \
+  X(duckdb_struct_type_child_name)                      \
+  X(duckdb_struct_type_child_type)                      \
+  X(duckdb_map_type_key_type)                           \
+  X(duckdb_map_type_value_type)                         \
   X(duckdb_create_table_function)                       \
   X(duckdb_destroy_table_function)                      \
   X(duckdb_table_function_set_name)                     \

@@ -346,9 +346,11 @@ void Function(duckdb_function_info info, duckdb_data_chunk output) {
       for (size_t c = 0; c < local->columns.size(); ++c) {
         duckdb_vector vec = api.duckdb_data_chunk_get_vector(output, c);
         if (local->columns[c] == kNullColumn) {
-          api.duckdb_vector_ensure_validity_writable(vec);
-          uint64_t* mask = api.duckdb_vector_get_validity(vec);
-          for (int64_t r = 0; r < n; ++r) mask[r >> 6] &= ~(uint64_t{1} << (r & 63));
+          // Nulls at every nested level: DuckDB reads a null struct's members too.
+          const std::vector<Field>& fields = bind->dataset->info.schema.fields;
+          auto f = std::find_if(fields.begin(), fields.end(),
+                                [&](const Field& x) { return x.field_id == *global->outputs[c]; });
+          WriteVector(api, vec, Column::Nulls(f->type, n), 0, n);
           continue;
         }
         if (local->columns[c] < 0) {

@@ -240,6 +240,60 @@ TEST_F(SqlTest, ArraysBothWays) {
             (Table{{"[3,null,1]"}, {"[7,8]"}, {"NULL"}}));
 }
 
+TEST_F(SqlTest, NestedResultsFromDuckDb) {
+  QueryResult result;
+  auto rows =
+      Rows("SELECT {'a': 1, 'b': [1, 2]} AS s, MAP {'k': 1} AS m, [[1, 2], [3]] AS ll", &result);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(result.schema.ToString(),
+            "s STRUCT<a: INT32, b: ARRAY<INT32>>, m MAP<VARCHAR, INT32>, ll ARRAY<ARRAY<INT32>>");
+  EXPECT_EQ(*rows, (Table{{R"({"a":1,"b":[1,2]})", R"([{"key":"k","value":1}])", "[[1,2],[3]]"}}));
+  EXPECT_EQ(Must("SELECT CASE WHEN i = 1 THEN NULL ELSE {'i': i, 'm': MAP {i: [i]}} END AS s "
+                 "FROM range(3) t(i) ORDER BY i"),
+            (Table{{R"({"i":0,"m":[{"key":0,"value":[0]}]})"},
+                   {"NULL"},
+                   {R"({"i":2,"m":[{"key":2,"value":[2]}]})"}}));
+}
+
+TEST_F(SqlTest, ListsOfListsBothWays) {
+  Create("shop.sales.ll", "id INT32, ll ARRAY<ARRAY<INT32>>");
+  auto ds = cat_->LoadDataset("shop.sales.ll");
+  RecordBatch b;
+  b.schema = ds->schema;
+  for (const Field& f : b.schema.fields) b.columns.emplace_back(f.type);
+  // Row 0: [[1, NULL], [], NULL]; row 1: NULL; row 2: [[7]].
+  Column& ll = b.columns[1];
+  Column& inner = *ll.child;
+  inner.child->AppendFixed<int32_t>(1);
+  inner.child->AppendNull();
+  inner.AppendArrayRow();
+  inner.AppendArrayRow();
+  inner.AppendNull();
+  ll.AppendArrayRow();
+  ll.AppendNull();
+  inner.child->AppendFixed<int32_t>(7);
+  inner.AppendArrayRow();
+  ll.AppendArrayRow();
+  for (int32_t i = 0; i < 3; ++i) b.columns[0].AppendFixed<int32_t>(i);
+  b.num_rows = 3;
+  CommitMeta meta;
+  meta.author = "test";
+  std::vector<RecordBatch> batches;
+  batches.push_back(std::move(b));
+  ASSERT_OK(cat_->Append("shop.sales.ll", batches, meta).status());
+  const Table want = {{"0", "[[1,null],[],null]", "1", "3"},
+                      {"1", "NULL", "NULL", "NULL"},
+                      {"2", "[[7]]", "7", "1"}};
+  const std::string sql = "SELECT id, ll, ll[1][1], len(ll) FROM shop.sales.ll ORDER BY id";
+  for (bool direct : {true, false}) {
+    QueryResult result;
+    auto rows = Rows(sql, &result, direct);
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    EXPECT_EQ(*rows, want) << "direct_reads " << direct;
+    EXPECT_EQ(result.schema.fields[1].type.ToString(), "ARRAY<ARRAY<INT32>>");
+  }
+}
+
 TEST_F(SqlTest, TimeTravelDeletesAndRowIds) {
   Create("shop.sales.t", "id INT64, v VARCHAR");
   int64_t s1 = Append("shop.sales.t", {{"1", "a"}, {"2", "b"}});
@@ -500,7 +554,8 @@ TEST_F(SqlTest, ErrorsAreTyped) {
   EXPECT_EQ(code("SELECT 1; SELECT 2"), "sql_not_a_query");
   EXPECT_EQ(code("SELECT * FROM read_csv('/etc/passwd')"), "sql_error");
   EXPECT_EQ(code("SELECT CAST('abc' AS INTEGER)"), "sql_error");
-  EXPECT_EQ(code("SELECT {'a': 1} AS s"), "sql_unsupported_type");
+  EXPECT_EQ(code("SELECT INTERVAL 1 DAY AS i"), "sql_unsupported_type");
+  EXPECT_EQ(code("SELECT {'a': [INTERVAL 1 DAY]} AS s"), "sql_unsupported_type");
   EXPECT_EQ(code("SELECT * FROM tarn_scan('shop.sales.x', filter := 'id = ''a''')"),
             "predicate_type_mismatch");
 }

@@ -88,6 +88,37 @@ void WriteStrings(const DuckDbApi& api, duckdb_vector vec, const Column& col, in
   }
 }
 
+// Owns a logical type the C API returned (destroyed at scope end).
+class OwnedType {
+ public:
+  OwnedType(const DuckDbApi& api, duckdb_logical_type type) : api_(&api), type_(type) {}
+  OwnedType(OwnedType&& o) noexcept : api_(o.api_), type_(o.type_) { o.type_ = nullptr; }
+  OwnedType(const OwnedType&) = delete;
+  OwnedType& operator=(const OwnedType&) = delete;
+  OwnedType& operator=(OwnedType&&) = delete;
+  ~OwnedType() {
+    if (type_) api_->duckdb_destroy_logical_type(&type_);
+  }
+  duckdb_logical_type get() const { return type_; }
+
+ private:
+  const DuckDbApi* api_;
+  duckdb_logical_type type_;
+};
+
+// Marks row `row` of `vec` (of tarn type `type`) null, and, for a STRUCT, the row of every
+// member: DuckDB expects a null struct to hold nulls.
+void SetNullDeep(const DuckDbApi& api, duckdb_vector vec, const DataType& type, int64_t row) {
+  api.duckdb_vector_ensure_validity_writable(vec);
+  uint64_t* mask = api.duckdb_vector_get_validity(vec);
+  mask[row >> 6] &= ~(uint64_t{1} << (row & 63));
+  if (type.id() != TypeId::kStruct) return;
+  const std::vector<Field>& members = type.children();
+  for (size_t k = 0; k < members.size(); ++k) {
+    SetNullDeep(api, api.duckdb_struct_vector_get_child(vec, k), members[k].type, row);
+  }
+}
+
 }  // namespace
 
 duckdb_logical_type DuckTypeOf(const DuckDbApi& api, const DataType& type) {
@@ -154,9 +185,26 @@ duckdb_logical_type DuckTypeOf(const DuckDbApi& api, const DataType& type) {
       api.duckdb_destroy_logical_type(&child);
       return list;
     }
-    case TypeId::kStruct:  // TODO(issue 21): STRUCT and MAP in SQL
-    case TypeId::kMap:
-      break;
+    case TypeId::kStruct: {
+      std::vector<duckdb_logical_type> types;
+      std::vector<const char*> names;
+      for (const Field& m : type.children()) {
+        types.push_back(DuckTypeOf(api, m.type));
+        names.push_back(m.name.c_str());
+      }
+      duckdb_logical_type t = api.duckdb_create_struct_type(types.data(), names.data(),
+                                                            static_cast<idx_t>(types.size()));
+      for (duckdb_logical_type& m : types) api.duckdb_destroy_logical_type(&m);
+      return t;
+    }
+    case TypeId::kMap: {
+      duckdb_logical_type key = DuckTypeOf(api, type.key_field().type);
+      duckdb_logical_type value = DuckTypeOf(api, type.value_field().type);
+      duckdb_logical_type map = api.duckdb_create_map_type(key, value);
+      api.duckdb_destroy_logical_type(&key);
+      api.duckdb_destroy_logical_type(&value);
+      return map;
+    }
   }
   return simple(DUCKDB_TYPE_VARCHAR);
 }
@@ -219,8 +267,10 @@ void WriteVector(const DuckDbApi& api, duckdb_vector vec, const Column& col, int
       }
       return;
     }
-    case TypeId::kArray: {
-      // A chunk's vectors are fresh (the list's child is empty) when the scan fills them.
+    case TypeId::kArray:
+    case TypeId::kMap: {
+      // A chunk's vectors are fresh (the list's child is empty) when the scan fills them. A
+      // MAP is a list of STRUCT(key, value).
       auto* entries = static_cast<duckdb_list_entry*>(out);
       const int64_t* off = col.offsets.data() + from;
       const int64_t first = off[0];
@@ -230,8 +280,30 @@ void WriteVector(const DuckDbApi& api, duckdb_vector vec, const Column& col, int
         entries[i].offset = static_cast<uint64_t>(off[i] - first);
         entries[i].length = static_cast<uint64_t>(off[i + 1] - off[i]);
       }
-      WriteVector(api, api.duckdb_list_vector_get_child(vec), *col.child, first, total);
+      duckdb_vector child = api.duckdb_list_vector_get_child(vec);
+      if (type.id() == TypeId::kArray) {
+        WriteVector(api, child, *col.child, first, total);
+      } else {
+        WriteVector(api, api.duckdb_struct_vector_get_child(child, 0), col.members[0], first,
+                    total);
+        WriteVector(api, api.duckdb_struct_vector_get_child(child, 1), col.members[1], first,
+                    total);
+      }
       if (api.duckdb_list_vector_set_size(vec, static_cast<idx_t>(total)) != DuckDBSuccess) return;
+      return;
+    }
+    case TypeId::kStruct: {
+      const std::vector<Field>& members = type.children();
+      for (size_t k = 0; k < members.size(); ++k) {
+        WriteVector(api, api.duckdb_struct_vector_get_child(vec, k), col.members[k], from, n);
+      }
+      if (col.validity.empty()) return;
+      for (int64_t i = 0; i < n; ++i) {
+        if (col.IsValid(from + i)) continue;
+        for (size_t k = 0; k < members.size(); ++k) {
+          SetNullDeep(api, api.duckdb_struct_vector_get_child(vec, k), members[k].type, i);
+        }
+      }
       return;
     }
     default: {
@@ -244,8 +316,12 @@ void WriteVector(const DuckDbApi& api, duckdb_vector vec, const Column& col, int
   }
 }
 
-Result<DataType> TarnTypeOf(const DuckDbApi& api, duckdb_logical_type type,
-                            std::string_view column) {
+namespace {
+
+// TarnTypeOf for the value at `path` of result column `column` (the column itself, or a nested
+// field of it: "s.a", "l[]", "m.key").
+Result<DataType> TarnTypeAt(const DuckDbApi& api, duckdb_logical_type type, std::string_view column,
+                            const std::string& path) {
   duckdb_type id = api.duckdb_get_type_id(type);
   switch (id) {
     case DUCKDB_TYPE_BOOLEAN:
@@ -304,17 +380,34 @@ Result<DataType> TarnTypeOf(const DuckDbApi& api, duckdb_logical_type type,
     case DUCKDB_TYPE_UUID:
       return DataType::Uuid();
     case DUCKDB_TYPE_LIST: {
-      duckdb_logical_type child = api.duckdb_list_type_child_type(type);
-      auto element = TarnTypeOf(api, child, column);
-      api.duckdb_destroy_logical_type(&child);
-      TARN_RETURN_NOT_OK(element.status());
-      if (element->is_nested()) {
-        return Status::Of(codes::kSqlUnsupportedType,
-                          "column '" + std::string(column) +
-                              "' is a list of lists, which tarn has no type for yet")
-            .WithField("column", std::string(column));
+      OwnedType child(api, api.duckdb_list_type_child_type(type));
+      TARN_ASSIGN_OR_RETURN(DataType element, TarnTypeAt(api, child.get(), column, path + "[]"));
+      return DataType::Array(std::move(element));
+    }
+    case DUCKDB_TYPE_STRUCT: {
+      const idx_t count = api.duckdb_struct_type_child_count(type);
+      std::vector<Field> members;
+      members.reserve(count);
+      for (idx_t k = 0; k < count; ++k) {
+        Field f;
+        char* name = api.duckdb_struct_type_child_name(type, k);
+        f.name = name ? name : "";
+        if (name) api.duckdb_free(name);
+        // An unnamed struct (ROW(1, 2), (1, 2)): its members by position, as v1, v2 ...
+        if (f.name.empty()) f.name = "v" + std::to_string(k + 1);
+        OwnedType member(api, api.duckdb_struct_type_child_type(type, k));
+        TARN_ASSIGN_OR_RETURN(f.type, TarnTypeAt(api, member.get(), column, path + "." + f.name));
+        members.push_back(std::move(f));
       }
-      return DataType::Array(*element);
+      return DataType::Struct(std::move(members));
+    }
+    case DUCKDB_TYPE_MAP: {
+      OwnedType key_type(api, api.duckdb_map_type_key_type(type));
+      OwnedType value_type(api, api.duckdb_map_type_value_type(type));
+      TARN_ASSIGN_OR_RETURN(DataType key, TarnTypeAt(api, key_type.get(), column, path + ".key"));
+      TARN_ASSIGN_OR_RETURN(DataType value,
+                            TarnTypeAt(api, value_type.get(), column, path + ".value"));
+      return DataType::Map(std::move(key), std::move(value));
     }
     default:
       break;
@@ -359,11 +452,21 @@ Result<DataType> TarnTypeOf(const DuckDbApi& api, duckdb_logical_type type,
   std::string name = id >= 0 && static_cast<size_t>(id) < std::size(kNames)
                          ? kNames[id]
                          : "type " + std::to_string(static_cast<int>(id));
+  const std::string where =
+      path == column ? "column '" + std::string(column) + "' is of"
+                     : "column '" + std::string(column) + "' holds at " + path + " a value of";
   return Status::Of(codes::kSqlUnsupportedType,
-                    "column '" + std::string(column) + "' is of DuckDB type " + name +
+                    where + " DuckDB type " + name +
                         ", which tarn has no type for yet: cast it in the query (e.g. " +
                         std::string(column) + "::VARCHAR)")
       .WithField("column", std::string(column));
+}
+
+}  // namespace
+
+Result<DataType> TarnTypeOf(const DuckDbApi& api, duckdb_logical_type type,
+                            std::string_view column) {
+  return TarnTypeAt(api, type, column, std::string(column));
 }
 
 namespace {
@@ -372,51 +475,46 @@ bool RowValid(const uint64_t* mask, idx_t row) {
   return !mask || (mask[row >> 6] >> (row & 63)) & 1;
 }
 
-void AppendValidity(const uint64_t* mask, int64_t n, int64_t before, Column* out) {
+// Appends the validity of rows [from, from + n) of a vector to `out` (which held `before` rows).
+void AppendValidity(const uint64_t* mask, int64_t from, int64_t n, int64_t before, Column* out) {
+  auto valid = [&](int64_t i) { return RowValid(mask, static_cast<idx_t>(from + i)); };
   if (!mask) {
     if (!out->validity.empty()) out->validity.resize(before + n, 1);
     return;
   }
   bool any_null = false;
-  for (int64_t i = 0; i < n && !any_null; ++i) any_null = !RowValid(mask, i);
+  for (int64_t i = 0; i < n && !any_null; ++i) any_null = !valid(i);
   if (!any_null && out->validity.empty()) return;
   if (out->validity.empty()) out->validity.assign(before, 1);
   out->validity.resize(before + n);
-  for (int64_t i = 0; i < n; ++i) out->validity[before + i] = RowValid(mask, i) ? 1 : 0;
+  for (int64_t i = 0; i < n; ++i) out->validity[before + i] = valid(i) ? 1 : 0;
 }
 
-void AppendStringRows(const duckdb_string_t* src, const uint64_t* mask, int64_t n, Column* out) {
+void AppendStringRows(const duckdb_string_t* src, const uint64_t* mask, int64_t from, int64_t n,
+                      Column* out) {
   if (out->offsets.empty()) out->offsets.push_back(0);
   for (int64_t i = 0; i < n; ++i) {
-    if (RowValid(mask, i)) {
-      std::string_view v = StringOf(src[i]);
+    if (RowValid(mask, static_cast<idx_t>(from + i))) {
+      std::string_view v = StringOf(src[from + i]);
       out->data.insert(out->data.end(), v.begin(), v.end());
     }
     out->offsets.push_back(static_cast<int64_t>(out->data.size()));
   }
 }
 
-}  // namespace
-
-std::string_view StringOf(const duckdb_string_t& s) {
-  uint32_t len = s.value.inlined.length;
-  if (len <= 12) return {s.value.inlined.inlined, len};
-  return {s.value.pointer.ptr, len};
-}
-
-Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type logical, int64_t n,
-                  Column* out) {
+// Appends rows [from, from + n) of `vec` (of `logical`, as TarnTypeOf mapped it to out->type)
+// to `out`. Nested vectors recurse: a list's or map's elements are read in runs of rows whose
+// elements follow one another in the child vector (usually one run), a struct's members in runs
+// of valid rows (a null struct row appends a null to every member).
+Status ReadRows(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type logical, int64_t from,
+                int64_t n, Column* out) {
   const int64_t before = out->length;
   if (n == 0) return Status::OK();
   const uint64_t* mask = api.duckdb_vector_get_validity(vec);
-  const void* src = api.duckdb_vector_get_data(vec);
+  auto valid = [&](int64_t i) { return RowValid(mask, static_cast<idx_t>(from + i)); };
+  const void* data = api.duckdb_vector_get_data(vec);
   const DataType& type = out->type;
   duckdb_type id = api.duckdb_get_type_id(logical);
-  auto append_fixed = [&](const void* bytes, size_t width) {
-    size_t at = out->data.size();
-    out->data.resize(at + n * width);
-    std::memcpy(out->data.data() + at, bytes, n * width);
-  };
   switch (type.id()) {
     case TypeId::kVarchar:
     case TypeId::kJson:
@@ -425,11 +523,12 @@ Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type l
         duckdb_type storage = api.duckdb_enum_internal_type(logical);
         if (out->offsets.empty()) out->offsets.push_back(0);
         for (int64_t i = 0; i < n; ++i) {
-          if (RowValid(mask, i)) {
-            uint64_t code = storage == DUCKDB_TYPE_UTINYINT ? static_cast<const uint8_t*>(src)[i]
+          if (valid(i)) {
+            const int64_t r = from + i;
+            uint64_t code = storage == DUCKDB_TYPE_UTINYINT ? static_cast<const uint8_t*>(data)[r]
                             : storage == DUCKDB_TYPE_USMALLINT
-                                ? static_cast<const uint16_t*>(src)[i]
-                                : static_cast<const uint32_t*>(src)[i];
+                                ? static_cast<const uint16_t*>(data)[r]
+                                : static_cast<const uint32_t*>(data)[r];
             char* v = api.duckdb_enum_dictionary_value(logical, code);
             std::string_view text(v ? v : "");
             out->data.insert(out->data.end(), text.begin(), text.end());
@@ -438,7 +537,7 @@ Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type l
           out->offsets.push_back(static_cast<int64_t>(out->data.size()));
         }
       } else {
-        AppendStringRows(static_cast<const duckdb_string_t*>(src), mask, n, out);
+        AppendStringRows(static_cast<const duckdb_string_t*>(data), mask, from, n, out);
       }
       break;
     case TypeId::kDecimal: {
@@ -446,7 +545,7 @@ Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type l
       out->data.resize(at + n * 16);
       uint8_t* dst = out->data.data() + at;
       if (id == DUCKDB_TYPE_HUGEINT || id == DUCKDB_TYPE_UHUGEINT) {
-        const auto* h = static_cast<const duckdb_hugeint*>(src);
+        const auto* h = static_cast<const duckdb_hugeint*>(data) + from;
         static const uint128 kLimit = [] {
           uint128 v = 1;
           for (int i = 0; i < 38; ++i) v *= 10;
@@ -456,7 +555,7 @@ Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type l
           int128 v = FromHuge(h[i]);
           bool unsigned_big = id == DUCKDB_TYPE_UHUGEINT && (h[i].upper < 0);
           uint128 magnitude = v < 0 ? static_cast<uint128>(-(v + 1)) + 1 : static_cast<uint128>(v);
-          if (RowValid(mask, i) && (unsigned_big || magnitude >= kLimit)) {
+          if (valid(i) && (unsigned_big || magnitude >= kLimit)) {
             return Status::Of(codes::kSqlError,
                               "a HUGEINT value does not fit DECIMAL(38,0), tarn's widest "
                               "integer: cast it in the query (e.g. ::DOUBLE or ::VARCHAR)")
@@ -467,7 +566,7 @@ Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type l
       } else {
         WithDecimalStorage(type.precision(), [&](auto storage) {
           using T = decltype(storage);
-          const T* s = static_cast<const T*>(src);
+          const T* s = static_cast<const T*>(data) + from;
           for (int64_t i = 0; i < n; ++i) {
             int128 v;
             if constexpr (std::is_same_v<T, duckdb_hugeint>) {
@@ -485,78 +584,112 @@ Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type l
       size_t at = out->data.size();
       out->data.resize(at + n * 16);
       uint8_t* dst = out->data.data() + at;
-      const auto* h = static_cast<const duckdb_hugeint*>(src);
+      const auto* h = static_cast<const duckdb_hugeint*>(data) + from;
       for (int64_t i = 0; i < n; ++i) {
         StoreBigEndian64(static_cast<uint64_t>(h[i].upper) ^ kUuidSignBit, dst + i * 16);
         StoreBigEndian64(h[i].lower, dst + i * 16 + 8);
       }
       break;
     }
-    case TypeId::kArray: {
-      const auto* entries = static_cast<const duckdb_list_entry*>(src);
+    case TypeId::kArray:
+    case TypeId::kMap: {
+      const auto* entries = static_cast<const duckdb_list_entry*>(data) + from;
       duckdb_vector child = api.duckdb_list_vector_get_child(vec);
-      duckdb_logical_type child_type = api.duckdb_list_type_child_type(logical);
+      const bool is_map = type.id() == TypeId::kMap;
       if (out->offsets.empty()) out->offsets.push_back(0);
-      if (!out->child) out->child = std::make_unique<Column>(type.element());
-      // Usually the rows' lists lie one after another from the child's start: the child is
-      // then copied once. Otherwise each row's elements are copied in row order.
-      bool in_order = true;
-      uint64_t end = 0;
-      for (int64_t i = 0; i < n && in_order; ++i) {
-        if (!RowValid(mask, i)) continue;
-        in_order = entries[i].offset == end;
-        end = entries[i].offset + entries[i].length;
-      }
-      Status st;
-      const int64_t child_before = out->child->length;
-      if (in_order) {
-        st = ReadVector(api, child, child_type, static_cast<int64_t>(end), out->child.get());
-        for (int64_t i = 0; i < n; ++i) {
-          out->offsets.push_back(
-              RowValid(mask, i)
-                  ? child_before + static_cast<int64_t>(entries[i].offset + entries[i].length)
-                  : out->offsets.back());
-        }
+      if (!is_map && !out->child) out->child = std::make_unique<Column>(type.element());
+      // ARRAY: the element type; MAP: the key and value types (the child is STRUCT(key, value)).
+      std::vector<OwnedType> types;
+      if (is_map) {
+        types.emplace_back(api, api.duckdb_map_type_key_type(logical));
+        types.emplace_back(api, api.duckdb_map_type_value_type(logical));
       } else {
-        Column all(type.element());
-        st = ReadVector(api, child, child_type,
-                        static_cast<int64_t>(api.duckdb_list_vector_get_size(vec)), &all);
-        for (int64_t i = 0; i < n && st.ok(); ++i) {
-          if (RowValid(mask, i)) {
-            for (uint64_t k = 0; k < entries[i].length; ++k) {
-              const int64_t r = static_cast<int64_t>(entries[i].offset + k);
-              Column& c = *out->child;
-              if (!all.IsValid(r)) {
-                c.AppendNull();
-              } else if (all.type.is_variable_width()) {
-                c.AppendBytes(all.StringAt(r));
-              } else {
-                c.AppendFixedBytes(all.data.data() + r * all.type.PhysicalWidth(),
-                                   all.type.PhysicalWidth());
-              }
-            }
-          }
-          out->offsets.push_back(out->child->length);
-        }
+        types.emplace_back(api, api.duckdb_list_type_child_type(logical));
       }
-      api.duckdb_destroy_logical_type(&child_type);
-      TARN_RETURN_NOT_OK(st);
+      auto read_elements = [&](uint64_t start, uint64_t count) -> Status {
+        if (count == 0) return Status::OK();
+        if (!is_map) {
+          return ReadRows(api, child, types[0].get(), static_cast<int64_t>(start),
+                          static_cast<int64_t>(count), out->child.get());
+        }
+        for (idx_t k = 0; k < 2; ++k) {
+          TARN_RETURN_NOT_OK(ReadRows(api, api.duckdb_struct_vector_get_child(child, k),
+                                      types[k].get(), static_cast<int64_t>(start),
+                                      static_cast<int64_t>(count), &out->members[k]));
+        }
+        return Status::OK();
+      };
+      uint64_t run_start = 0;
+      uint64_t run_end = 0;
+      int64_t end = out->offsets.back();
+      for (int64_t i = 0; i < n; ++i) {
+        if (valid(i) && entries[i].length > 0) {
+          if (entries[i].offset != run_end) {
+            TARN_RETURN_NOT_OK(read_elements(run_start, run_end - run_start));
+            run_start = entries[i].offset;
+          }
+          run_end = entries[i].offset + entries[i].length;
+          end += static_cast<int64_t>(entries[i].length);
+        }
+        out->offsets.push_back(end);
+      }
+      TARN_RETURN_NOT_OK(read_elements(run_start, run_end - run_start));
+      break;
+    }
+    case TypeId::kStruct: {
+      const idx_t count = api.duckdb_struct_type_child_count(logical);
+      std::vector<OwnedType> types;
+      for (idx_t k = 0; k < count; ++k) {
+        types.emplace_back(api, api.duckdb_struct_type_child_type(logical, k));
+      }
+      for (int64_t i = 0; i < n;) {
+        if (!valid(i)) {
+          for (Column& m : out->members) m.AppendNull();
+          ++i;
+          continue;
+        }
+        int64_t j = i + 1;
+        while (j < n && valid(j)) ++j;
+        for (idx_t k = 0; k < count; ++k) {
+          TARN_RETURN_NOT_OK(ReadRows(api, api.duckdb_struct_vector_get_child(vec, k),
+                                      types[k].get(), from + i, j - i, &out->members[k]));
+        }
+        i = j;
+      }
       break;
     }
     case TypeId::kBoolean: {
       size_t at = out->data.size();
       out->data.resize(at + n);
-      const auto* b = static_cast<const bool*>(src);
+      const auto* b = static_cast<const bool*>(data) + from;
       for (int64_t i = 0; i < n; ++i) out->data[at + i] = b[i] ? 1 : 0;
       break;
     }
-    default:
-      append_fixed(src, static_cast<size_t>(type.PhysicalWidth()));
+    default: {
+      const size_t width = static_cast<size_t>(type.PhysicalWidth());
+      size_t at = out->data.size();
+      out->data.resize(at + n * width);
+      std::memcpy(out->data.data() + at, static_cast<const uint8_t*>(data) + from * width,
+                  n * width);
       break;
+    }
   }
-  AppendValidity(mask, n, before, out);
+  AppendValidity(mask, from, n, before, out);
   out->length = before + n;
   return Status::OK();
+}
+
+}  // namespace
+
+std::string_view StringOf(const duckdb_string_t& s) {
+  uint32_t len = s.value.inlined.length;
+  if (len <= 12) return {s.value.inlined.inlined, len};
+  return {s.value.pointer.ptr, len};
+}
+
+Status ReadVector(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type logical, int64_t n,
+                  Column* out) {
+  return ReadRows(api, vec, logical, 0, n, out);
 }
 
 }  // namespace tarn::sql
