@@ -24,6 +24,9 @@ struct WriterOptions {
   int64_t dictionary_page_bytes = 1 << 20;  // dictionary falls back to PLAIN past this
   bool enable_dictionary = true;
   bool write_statistics = true;
+  // Write the page index (an OffsetIndex for every column chunk, and a ColumnIndex where every
+  // page with values has bounds) after the last row group; readers use it to skip pages.
+  bool page_index = true;
   int threads = 2;  // columns encoded in parallel
   // 1: DATA_PAGE with PLAIN after a dictionary falls back. 2: DATA_PAGE_V2 (uncompressed levels),
   // and DELTA_BINARY_PACKED / DELTA_LENGTH_BYTE_ARRAY / BYTE_STREAM_SPLIT instead of PLAIN.
