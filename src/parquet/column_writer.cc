@@ -10,8 +10,8 @@
 namespace tarn::parquet {
 namespace {
 
-// Rows handled per step: levels and values of a step go into the same page, so pages end on
-// row boundaries and overshoot the target size by at most one step.
+// Rows handled per step (at most): levels and values of a step go into the same page, so pages
+// end on row boundaries and overshoot the target size by at most one step.
 constexpr int64_t kStepRows = 4096;
 // The dictionary is dropped when, after this many values, more than half were distinct.
 constexpr int64_t kDictCheckValues = 16384;
@@ -205,7 +205,9 @@ class ColumnWriterBase : public ColumnChunkWriter {
     const Column& leaf = *nodes_.back().col;
     bool flat = nodes_.size() == 1;
     for (int64_t b = begin; b < end;) {
-      int64_t e = std::min(end, b + kStepRows);
+      // A step never takes the page past data_page_rows.
+      int64_t e = std::min({end, b + kStepRows,
+                            b + std::max<int64_t>(1, options_.data_page_rows - page_rows_)});
       if (flat && !column.offsets.empty()) {
         // Byte strings: keep a step within one page's worth of bytes.
         while (e - b > 1 && column.offsets[e] - column.offsets[b] > options_.data_page_bytes) {
@@ -238,7 +240,8 @@ class ColumnWriterBase : public ColumnChunkWriter {
       page_nulls_ += levels - values;
       page_rows_ += e - b;
       TARN_RETURN_NOT_OK(AfterStep());
-      if (EstimatedPageBytes() >= options_.data_page_bytes) {
+      if (EstimatedPageBytes() >= options_.data_page_bytes ||
+          page_rows_ >= options_.data_page_rows) {
         TARN_RETURN_NOT_OK(BeforePageFull());
         TARN_RETURN_NOT_OK(FlushPage());
       }

@@ -35,6 +35,7 @@ struct ColumnWriterOptions {
   CompressionCodec codec = CompressionCodec::kZstd;
   int compression_level = -1;
   int64_t data_page_bytes = 1 << 20;
+  int64_t data_page_rows = 20000;  // > 0
   int64_t dictionary_page_bytes = 1 << 20;
   bool enable_dictionary = true;
   bool write_statistics = true;

@@ -389,6 +389,26 @@ TEST(PageIndexWriter, EveryChunkGetsBothIndexesMatchingItsPages) {
   }
 }
 
+TEST(PageIndexWriter, PagesHoldAtMostDataPageRowsRows) {
+  std::vector<std::optional<int64_t>> values;
+  for (int64_t i = 0; i < 100000; ++i) values.push_back(i);
+  auto bytes = WriteFile(Int64Batch(values));  // 1 MiB pages: the row limit cuts them
+  ASSERT_TRUE(bytes.ok());
+  auto idx = AllIndexes(*Open(*bytes));
+  ASSERT_TRUE(idx[0].offset_index.has_value());
+  const auto& locs = idx[0].offset_index->page_locations;
+  ASSERT_EQ(locs.size(), 5u);
+  for (size_t p = 0; p < locs.size(); ++p) EXPECT_EQ(locs[p].first_row_index, 20000 * p);
+  WriterOptions o;
+  o.data_page_rows = 30000;
+  bytes = WriteFile(Int64Batch(values), o);
+  ASSERT_TRUE(bytes.ok());
+  idx = AllIndexes(*Open(*bytes));
+  EXPECT_EQ(idx[0].offset_index->page_locations.size(), 4u);
+  o.data_page_rows = 0;
+  EXPECT_EQ(WriteFile(Int64Batch(values), o).status().kind(), ErrorKind::kInvalidArgument);
+}
+
 TEST(PageIndexWriter, NullsAllNullPagesAndDescendingOrder) {
   // Descending values; rows 8192..32767 all null (whole pages of nulls), a few nulls elsewhere.
   std::vector<std::optional<int64_t>> values;

@@ -111,7 +111,8 @@ class FileWriter::Impl {
 
   Status Init() {
     if (options_.row_group_rows <= 0 || options_.row_group_bytes <= 0 ||
-        options_.data_page_bytes <= 0 || options_.dictionary_page_bytes < 0) {
+        options_.data_page_bytes <= 0 || options_.data_page_rows <= 0 ||
+        options_.dictionary_page_bytes < 0) {
       return Status::InvalidArgument("writer options: sizes must be positive");
     }
     if (options_.data_page_version != 1 && options_.data_page_version != 2) {
@@ -125,6 +126,7 @@ class FileWriter::Impl {
     co.codec = options_.codec;
     co.compression_level = options_.compression_level;
     co.data_page_bytes = options_.data_page_bytes;
+    co.data_page_rows = options_.data_page_rows;
     co.dictionary_page_bytes = options_.dictionary_page_bytes;
     co.enable_dictionary = options_.enable_dictionary;
     co.write_statistics = options_.write_statistics;
