@@ -206,8 +206,8 @@ class ColumnWriterBase : public ColumnChunkWriter {
     bool flat = nodes_.size() == 1;
     for (int64_t b = begin; b < end;) {
       // A step never takes the page past data_page_rows.
-      int64_t e = std::min({end, b + kStepRows,
-                            b + std::max<int64_t>(1, options_.data_page_rows - page_rows_)});
+      int64_t e = std::min(
+          {end, b + kStepRows, b + std::max<int64_t>(1, options_.data_page_rows - page_rows_)});
       if (flat && !column.offsets.empty()) {
         // Byte strings: keep a step within one page's worth of bytes.
         while (e - b > 1 && column.offsets[e] - column.offsets[b] > options_.data_page_bytes) {

@@ -17,10 +17,10 @@ namespace tarn::parquet {
 
 struct WriterOptions {
   CompressionCodec codec = CompressionCodec::kZstd;
-  int compression_level = -1;               // codec default
-  int64_t row_group_rows = 1 << 20;         // flush a row group at this many rows...
-  int64_t row_group_bytes = 128ll << 20;    // ...or at this many buffered (encoded) bytes
-  int64_t data_page_bytes = 1 << 20;        // target uncompressed data page size...
+  int compression_level = -1;             // codec default
+  int64_t row_group_rows = 1 << 20;       // flush a row group at this many rows...
+  int64_t row_group_bytes = 128ll << 20;  // ...or at this many buffered (encoded) bytes
+  int64_t data_page_bytes = 1 << 20;      // target uncompressed data page size...
   // ...and at most this many rows in a data page (parquet-mr's and arrow-rs's default): what a
   // point lookup through the page index reads of each column.
   int64_t data_page_rows = 20000;
