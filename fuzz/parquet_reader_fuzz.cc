@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/io.h"
 #include "parquet/reader.h"
@@ -52,5 +54,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto all = r.ReadAll();
   (void)all;
+
+  // The page index, and reads through it: the middle row of each row group and its last one
+  // (pages skipped around them), checked like the batches above.
+  std::vector<std::pair<int, int>> chunks;
+  tarn::parquet::RowSelection selection(static_cast<size_t>(r.num_row_groups()));
+  int64_t selected = 0;
+  for (int rg = 0; rg < r.num_row_groups(); ++rg) {
+    const int64_t n = r.metadata().row_groups[rg].num_rows;
+    for (size_t c = 0; c < r.metadata().row_groups[rg].columns.size(); ++c) {
+      chunks.emplace_back(rg, static_cast<int>(c));
+    }
+    if (n >= 3) {
+      selection[rg] = {{n / 2, n / 2 + 1}, {n - 1, n}};
+      selected += 2;
+    }
+  }
+  auto indexes = r.ReadPageIndex(chunks, true);
+  if (indexes.ok()) {
+    for (const auto& ix : *indexes) {
+      Require(!ix.column_index || ix.offset_index, "a column index without an offset index");
+    }
+  }
+  auto rows = r.ReadRows(selection);
+  if (rows.ok()) {
+    Require(rows->num_rows == selected, "ReadRows returned another number of rows");
+    for (const auto& col : rows->columns) {
+      Require(col.length == rows->num_rows, "column length differs from num_rows");
+    }
+  }
   return 0;
 }

@@ -740,6 +740,191 @@ TEST(ReadDataFile, FiltersRowsAfterDeletions) {
   EXPECT_EQ(Cells(back), (std::vector<std::string>{"3", "2", "5", "4"}));
 }
 
+// ---- Page index pruning ----
+
+// 60,000 rows in row groups of 20,000 and pages of 4,096 rows: a sorted id, a descending column
+// with nulls, strings whose bounds are truncated, a float with a NaN (its row group has no
+// column index), a stretch of nulls (all-null pages), unsigned, decimal, seconds and a list.
+const char* kPruneSchema =
+    "id INT64 NOT NULL, dsc INT32, s VARCHAR, f FLOAT64, n INT32, u UINT64, d DECIMAL(38,2), "
+    "t TIMESTAMP[s], tags ARRAY<INT32>";
+
+RecordBatch PruneBatch(int64_t rows) {
+  Schema schema = MustSchema(kPruneSchema);
+  RecordBatch b;
+  b.schema = schema;
+  for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
+  char pad[16];
+  for (int64_t i = 0; i < rows; ++i) {
+    b.columns[0].AppendFixed<int64_t>(i);
+    if (i % 1000 == 7) {
+      b.columns[1].AppendNull();
+    } else {
+      b.columns[1].AppendFixed<int32_t>(static_cast<int32_t>(100000 - i));
+    }
+    std::snprintf(pad, sizeof(pad), "%06lld", static_cast<long long>(i));
+    b.columns[2].AppendBytes(std::string(i < rows / 2 ? "a" : "b") + std::string(70, 'x') + pad);
+    b.columns[3].AppendFixed<double>(i == 12345 ? NAN : static_cast<double>(i) * 0.5);
+    if (i >= 20000 && i < 36384) {  // one all-null page (16,384 rows of levels)
+      b.columns[4].AppendNull();
+    } else {
+      b.columns[4].AppendFixed<int32_t>(static_cast<int32_t>(i % 100));
+    }
+    b.columns[5].AppendFixed<uint64_t>(static_cast<uint64_t>(i) * 1000000000000000ull);
+    b.columns[6].AppendFixed<int128>(static_cast<int128>(i - 30000) * 100);
+    b.columns[7].AppendFixed<int64_t>(i);
+    b.columns[8].child->AppendFixed<int32_t>(static_cast<int32_t>(i % 3));
+    b.columns[8].AppendArrayRow();
+  }
+  b.num_rows = rows;
+  return b;
+}
+
+DataFile WritePruneFile(ObjectStore& store, bool page_index) {
+  DataWriteOptions opts;
+  opts.parquet.row_group_rows = 20000;
+  opts.parquet.data_page_bytes = 2048;
+  opts.parquet.page_index = page_index;
+  auto files = WriteDataFiles(store, MustSchema(kPruneSchema), PartitionSpec{}, SortOrder{},
+                              Vec(PruneBatch(60000)), opts);
+  EXPECT_TRUE(files.ok()) << files.status().ToString();
+  DataFile f = files.ok() ? (*files)[0] : DataFile{};
+  f.first_row_id = 1000000;
+  return f;
+}
+
+TEST(ReadDataFile, PointLookupReadsOnePagePerColumn) {
+  MemoryObjectStore store;
+  const Schema schema = MustSchema(kPruneSchema);
+  ASSERT_OK_AND_ASSIGN(BoundPredicate pred, ParseAndBindPredicate("id = 45678", schema));
+  ReadOptions ro;
+  ro.field_ids = {1, 7};  // id and d: both in pages of 4,096 rows
+  for (bool page_index : {true, false}) {
+    SCOPED_TRACE(page_index ? "with page index" : "without page index");
+    DataFile f = WritePruneFile(store, page_index);
+    parquet::ReadStats pruned, full;
+    ro.prune_pages = true;
+    ro.stats = &pruned;
+    RecordBatch back = Read(store, f, schema, {}, &pred, ro);
+    ASSERT_EQ(back.num_rows, 1);
+    EXPECT_EQ(ColumnCells(back, 0), (std::vector<std::string>{"45678"}));
+    ro.prune_pages = false;
+    ro.stats = &full;
+    RecordBatch all = Read(store, f, schema, {}, &pred, ro);
+    EXPECT_EQ(Cells(all), Cells(back));
+    // Without pruning every page of both columns is decoded.
+    EXPECT_EQ(full.row_groups_skipped, 0);
+    EXPECT_EQ(pruned.row_groups_skipped, 2);  // row group statistics, either way
+    if (page_index) {
+      EXPECT_EQ(pruned.data_pages_read, 2);  // one page of id, one of d
+      EXPECT_GT(pruned.data_pages_skipped, 0);
+      EXPECT_GT(full.data_pages_read, 20);
+    } else {
+      EXPECT_EQ(pruned.data_pages_skipped, 0);
+      EXPECT_EQ(pruned.data_pages_read * 3, full.data_pages_read);  // one row group of three
+    }
+  }
+}
+
+// Whatever the predicate, reading with pruning gives the rows of a full read and filter, with
+// deletions and row ids in place.
+TEST(ReadDataFile, PrunedReadsEqualFullReads) {
+  MemoryObjectStore store;
+  const Schema schema = MustSchema(kPruneSchema);
+  DataFile with = WritePruneFile(store, true);
+  DataFile without = WritePruneFile(store, false);
+  const std::vector<uint64_t> deleted = {0, 5, 4100, 12345, 20000, 45678, 59999};
+  const char* predicates[] = {
+      "id = 12345",
+      "id = -1",
+      "id < 100",
+      "id >= 59990",
+      "id > 20000 AND id < 20010",
+      "id IN (5, 4100, 40000, 59999)",
+      "id NOT IN (1, 2)",
+      "id <> 5",
+      "id < 10 OR id > 59995",
+      "NOT (id < 59000)",
+      "dsc > 99990",
+      "dsc <= 40001",
+      "dsc IS NULL",
+      "dsc = 99993",
+      "s < 'b'",
+      "s >= 'b'",
+      "s = 'a'",
+      "s > 'axxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx030000'",
+      "f > 29000",
+      "f < 1",
+      "f <> 3",
+      "f = 'NaN'",
+      "f IS NULL",
+      "n IS NULL",
+      "n IS NOT NULL AND id > 19000 AND id < 37000",
+      "n = 5",
+      "n IN (1, 2) AND id >= 30000",
+      "u >= 18000000000000000000",
+      "u < 5000000000000000000",
+      "d < -299.5",
+      "d = 0",
+      "t >= '1970-01-01 16:00:00'",
+      "t < '1970-01-01 00:00:10'",
+      "id = 100 AND s = 'zz'",
+      "tags IS NULL",
+  };
+  ReadOptions ro;
+  ro.with_row_ids = true;
+  for (const DataFile* f : {&with, &without}) {
+    int64_t skipped = 0;
+    for (const char* text : predicates) {
+      SCOPED_TRACE(std::string(text) + (f == &with ? " (page index)" : " (no page index)"));
+      ASSERT_OK_AND_ASSIGN(BoundPredicate pred, ParseAndBindPredicate(text, schema));
+      parquet::ReadStats st;
+      ro.prune_pages = true;
+      ro.stats = &st;
+      RecordBatch pruned = Read(store, *f, schema, deleted, &pred, ro);
+      ro.prune_pages = false;
+      ro.stats = nullptr;
+      RecordBatch full = Read(store, *f, schema, deleted, &pred, ro);
+      ASSERT_EQ(pruned.num_rows, full.num_rows);
+      EXPECT_EQ(Cells(pruned), Cells(full));
+      skipped += st.data_pages_skipped + st.row_groups_skipped;
+    }
+    EXPECT_GT(skipped, 0);
+  }
+}
+
+// A file column of a narrower type than the dataset's (schema evolution): its page bounds are
+// widened like its values.
+TEST(ReadDataFile, PrunesOnWidenedColumns) {
+  MemoryObjectStore store;
+  const Schema narrow = MustSchema("v INT32, s VARCHAR");
+  RecordBatch b;
+  b.schema = narrow;
+  for (const Field& f : narrow.fields) b.columns.emplace_back(f.type);
+  for (int i = 0; i < 30000; ++i) {
+    b.columns[0].AppendFixed<int32_t>(i - 15000);
+    b.columns[1].AppendBytes(std::to_string(i));
+  }
+  b.num_rows = 30000;
+  DataWriteOptions opts;
+  opts.parquet.data_page_bytes = 1024;
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, narrow, PartitionSpec{}, SortOrder{},
+                                                  Vec(std::move(b)), opts));
+  const Schema wide = MustSchema("v INT64, s VARCHAR");
+  ASSERT_OK_AND_ASSIGN(BoundPredicate pred, ParseAndBindPredicate("v = -14990", wide));
+  parquet::ReadStats st, full;
+  ReadOptions ro;
+  ro.stats = &st;
+  RecordBatch back = Read(store, files[0], wide, {}, &pred, ro);
+  EXPECT_EQ(Cells(back), (std::vector<std::string>{"-14990", "10"}));
+  // The first page of v (4,096 rows) and the smaller pages of s over the same rows.
+  EXPECT_GT(st.data_pages_skipped, 0);
+  ro.stats = &full;
+  ro.prune_pages = false;
+  EXPECT_EQ(Cells(Read(store, files[0], wide, {}, &pred, ro)), Cells(back));
+  EXPECT_LT(st.data_pages_read * 4, full.data_pages_read);
+}
+
 // ---- Footer statistics ----
 
 void ExpectSameStats(const std::vector<ColumnStats>& got, const std::vector<ColumnStats>& want) {

@@ -7,6 +7,7 @@
 
 #include "datafile/columns_internal.h"
 #include "datafile/error_codes.h"
+#include "datafile/page_pruning.h"
 #include "parquet/reader.h"
 #include "tarn/sort_order.h"
 #include "types/cast.h"
@@ -16,7 +17,9 @@ namespace tarn {
 namespace {
 
 using datafile_internal::CheckFileColumn;
+using datafile_internal::FilterColumn;
 using datafile_internal::MatchFileFields;
+using datafile_internal::SelectRows;
 
 int SchemaIndexOf(const Schema& schema, int32_t field_id) {
   for (size_t i = 0; i < schema.fields.size(); ++i) {
@@ -130,23 +133,70 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     stored_ids_pos = static_cast<int>(file_fields.size());
     file_fields.push_back(id_match[0]);
   }
+  // With a filter, only the rows its columns' page (or row group) statistics do not rule out:
+  // `spans` are the file positions [begin, end) read, in order.
+  std::optional<parquet::RowSelection> selection;
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  int64_t rows = num_rows;
+  if (filter != nullptr && options.prune_pages) {
+    std::vector<FilterColumn> columns;
+    for (int32_t id : ReferencedFieldIds(*filter)) {
+      for (size_t k = 0; k < needed.size(); ++k) {
+        if (needed_schema.fields[k].field_id == id) {
+          columns.push_back({needed_schema.fields[k], match[k]});
+          break;
+        }
+      }
+    }
+    TARN_ASSIGN_OR_RETURN(parquet::RowSelection sel, SelectRows(*reader, *filter, columns));
+    int64_t start = 0, kept = 0;
+    for (size_t g = 0; g < sel.size(); ++g) {
+      for (const parquet::RowRange& r : sel[g]) {
+        if (!spans.empty() && spans.back().second == start + r.begin) {
+          spans.back().second = start + r.end;
+        } else {
+          spans.emplace_back(start + r.begin, start + r.end);
+        }
+        kept += r.end - r.begin;
+      }
+      start += reader->metadata().row_groups[g].num_rows;
+    }
+    if (kept < num_rows) {
+      selection = std::move(sel);
+      rows = kept;
+    } else {
+      spans.clear();
+    }
+  }
+  if (!selection) spans.emplace_back(0, num_rows);
+
   RecordBatch raw;
   if (!file_fields.empty()) {
-    TARN_ASSIGN_OR_RETURN(raw, reader->ReadAll(file_fields));
-    if (raw.num_rows != num_rows) {
-      return Status::Corruption("the row groups hold " + std::to_string(raw.num_rows) +
-                                " rows, the footer says " + std::to_string(num_rows));
+    if (selection) {
+      TARN_ASSIGN_OR_RETURN(raw, reader->ReadRows(*selection, file_fields));
+    } else {
+      TARN_ASSIGN_OR_RETURN(raw, reader->ReadAll(file_fields));
     }
+    if (raw.num_rows != rows) {
+      return Status::Corruption("the row groups hold " + std::to_string(raw.num_rows) +
+                                " rows, the footer says " + std::to_string(rows));
+    }
+  }
+  if (options.stats != nullptr) {
+    const parquet::ReadStats st = reader->stats();
+    options.stats->data_pages_read += st.data_pages_read;
+    options.stats->data_pages_skipped += st.data_pages_skipped;
+    options.stats->row_groups_skipped += st.row_groups_skipped;
   }
 
   RecordBatch work;
   work.schema = needed_schema;
-  work.num_rows = num_rows;
+  work.num_rows = rows;
   work.columns.reserve(needed.size());
   for (size_t k = 0; k < needed.size(); ++k) {
     const Field& f = needed_schema.fields[k];
     if (read_pos[k] < 0) {
-      work.columns.push_back(Column::Nulls(f.type, num_rows));
+      work.columns.push_back(Column::Nulls(f.type, rows));
       continue;
     }
     // A file field used twice is only possible with duplicate ids in the schema; copy then.
@@ -167,19 +217,27 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     TARN_ASSIGN_OR_RETURN(mask, EvaluatePredicate(*filter, work));
   }
   if (!deleted.empty()) {
-    if (mask.empty()) mask.assign(static_cast<size_t>(num_rows), 1);
+    if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
+    // Positions are the file's; a row not read has no place in the mask.
+    size_t s = 0;
+    int64_t before = 0;  // rows read before spans[s]
     for (uint64_t p : deleted) {
       if (p >= static_cast<uint64_t>(num_rows)) {
         return Status::Corruption("deleted position " + std::to_string(p) +
                                   " is past the end of the file (" + std::to_string(num_rows) +
                                   " rows)");
       }
-      mask[p] = 0;
+      const int64_t pos = static_cast<int64_t>(p);
+      while (s < spans.size() && spans[s].second <= pos) {
+        before += spans[s].second - spans[s].first;
+        ++s;
+      }
+      if (s < spans.size() && spans[s].first <= pos) mask[before + pos - spans[s].first] = 0;
     }
   }
 
   RecordBatch out;
-  out.num_rows = num_rows;
+  out.num_rows = rows;
   for (size_t k = 0; k < out_fields.size(); ++k) {
     out.schema.fields.push_back(work.schema.fields[k]);
     out.columns.push_back(std::move(work.columns[k]));
@@ -201,17 +259,19 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
                                 std::to_string(file.first_row_id));
     }
     Column ids(DataType::Int64());
-    ids.data.resize(static_cast<size_t>(num_rows) * sizeof(int64_t));
+    ids.data.resize(static_cast<size_t>(rows) * sizeof(int64_t));
     int64_t* v = ids.mutable_values<int64_t>();
-    for (int64_t i = 0; i < num_rows; ++i) v[i] = file.first_row_id + i;
-    ids.length = num_rows;
+    for (const auto& [begin, end] : spans) {
+      for (int64_t i = begin; i < end; ++i) *v++ = file.first_row_id + i;
+    }
+    ids.length = rows;
     out.schema.fields.push_back(RowIdField());
     out.columns.push_back(std::move(ids));
   }
   if (options.min_row_id) {
     const int64_t* ids = out.columns.back().values<int64_t>();
-    if (mask.empty()) mask.assign(static_cast<size_t>(num_rows), 1);
-    for (int64_t i = 0; i < num_rows; ++i) {
+    if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
+    for (int64_t i = 0; i < rows; ++i) {
       if (ids[i] < *options.min_row_id) mask[i] = 0;
     }
   }
@@ -236,6 +296,21 @@ Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const
   Result<RecordBatch> r = ReadImpl(store, file, schema, deleted, filter, options);
   if (!r.ok()) return r.status().WithContext("reading data file " + file.path);
   return r;
+}
+
+Result<parquet::RowSelection> SelectRowsByStatistics(const parquet::FileReader& reader,
+                                                     const BoundPredicate& filter,
+                                                     const Schema& schema) {
+  const std::vector<int> match = MatchFileFields(reader.schema(), schema);
+  std::vector<FilterColumn> columns;
+  for (int32_t id : ReferencedFieldIds(filter)) {
+    const int idx = SchemaIndexOf(schema, id);
+    if (idx < 0) continue;
+    const bool usable =
+        match[idx] >= 0 && CheckFileColumn(reader.schema(), match[idx], schema.fields[idx]).ok();
+    columns.push_back({schema.fields[idx], usable ? match[idx] : -1});
+  }
+  return SelectRows(reader, filter, columns);
 }
 
 Result<FileColumns> InspectDataFile(ObjectStore& store, const DataFile& file,

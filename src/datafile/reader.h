@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "objectstore/object_store.h"
+#include "parquet/reader.h"
 #include "table/predicate.h"
 #include "tarn/column.h"
 #include "tarn/data_file.h"
@@ -27,6 +28,11 @@ struct ReadOptions {
   // snapshot, whose watermark this is; rows a compaction rewrote keep their older ids).
   std::optional<int64_t> min_row_id;
   int threads = 1;  // Parquet decoding threads
+  // With a filter: read only the rows whose pages (Parquet page index) or row groups
+  // (statistics) the filter does not rule out. The result is the same either way.
+  bool prune_pages = true;
+  // When set, what the Parquet reader read is added here (pages read and skipped).
+  parquet::ReadStats* stats = nullptr;
 };
 
 // Reads one data file as `schema` (the snapshot's schema): columns resolved by Parquet field id
@@ -35,7 +41,8 @@ struct ReadOptions {
 // `filter` (may be null; it may reference columns outside field_ids). With with_row_ids,
 // appends a NOT NULL INT64 column kRowIdColumnName: the file's stored ids when it stores them
 // (DataFile::StoresRowIds, compaction output), else file.first_row_id + position in the file.
-// With min_row_id, rows with a lower id are dropped too.
+// With min_row_id, rows with a lower id are dropped too. With a filter, pages and row groups
+// whose statistics rule the filter out are not read (ReadOptions::prune_pages).
 // Errors: kInvalidArgument for an unknown field id, a missing NOT NULL column, a file column of
 // a type that does not widen to the schema's, or row ids asked of a file without first_row_id;
 // kCorruption for a malformed file, a record count that disagrees with the file, or a deleted
@@ -43,6 +50,16 @@ struct ReadOptions {
 Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const Schema& schema,
                                  const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
                                  const ReadOptions& options);
+
+// The rows of an open Parquet file that may satisfy `filter` (bound to `schema`, whose fields
+// are matched to the file's as ReadDataFile matches them), from page bounds and null counts
+// (the page index's column index) or row group statistics where a chunk has none: a superset
+// of the matching rows, to read with FileReader::ReadRows and filter. A column the file lacks
+// or holds in a type that does not widen to the schema's never prunes. Errors: I/O errors
+// reading the page index.
+Result<parquet::RowSelection> SelectRowsByStatistics(const parquet::FileReader& reader,
+                                                     const BoundPredicate& filter,
+                                                     const Schema& schema);
 
 // How one field of a schema is found in a data file (InspectDataFile).
 enum class FileColumnMatch : uint8_t {

@@ -243,8 +243,12 @@ class ChunkDecoder {
       : leaf_(leaf), plan_(plan), codec_(codec), s_(s), values_(values), dict_(plan.target) {}
 
   Status Run(const uint8_t* data, size_t len, int64_t expected);
+  // Decodes every page in data[0, len) (at most `expected` levels in all, counting earlier
+  // calls); unlike Run, ending with fewer levels is not an error.
+  Status RunSome(const uint8_t* data, size_t len, int64_t expected);
   int64_t num_levels() const { return num_levels_; }
   int64_t dense() const { return dense_; }
+  int64_t data_pages() const { return data_pages_; }
 
  private:
   Status Page(const PageHeader& h, const uint8_t* body, size_t body_len, int64_t expected);
@@ -283,9 +287,19 @@ class ChunkDecoder {
   uint32_t dict_size_ = 0;
   int64_t num_levels_ = 0;
   int64_t dense_ = 0;
+  int64_t data_pages_ = 0;
 };
 
 Status ChunkDecoder::Run(const uint8_t* data, size_t len, int64_t expected) {
+  TARN_RETURN_NOT_OK(RunSome(data, len, expected));
+  if (num_levels_ < expected) {
+    return Status::Corruption("column chunk ends after " + std::to_string(num_levels_) + " of " +
+                              std::to_string(expected) + " values");
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::RunSome(const uint8_t* data, size_t len, int64_t expected) {
   size_t pos = 0;
   int page = 0;
   while (num_levels_ < expected && pos < len) {
@@ -304,10 +318,6 @@ Status ChunkDecoder::Run(const uint8_t* data, size_t len, int64_t expected) {
     if (!st.ok()) return st.WithContext("page " + std::to_string(page));
     pos += static_cast<size_t>(h.compressed_page_size);
     ++page;
-  }
-  if (num_levels_ < expected) {
-    return Status::Corruption("column chunk ends after " + std::to_string(num_levels_) + " of " +
-                              std::to_string(expected) + " values");
   }
   return Status::OK();
 }
@@ -329,6 +339,7 @@ Status ChunkDecoder::Page(const PageHeader& h, const uint8_t* body, size_t body_
                                   " values, the column chunk has " +
                                   std::to_string(expected - num_levels_) + " left");
       }
+      ++data_pages_;
       return DataPageV1(h, body, body_len, n);
     }
     case PageType::DATA_PAGE_V2: {
@@ -341,6 +352,7 @@ Status ChunkDecoder::Page(const PageHeader& h, const uint8_t* body, size_t body_
                                   " values, the column chunk has " +
                                   std::to_string(expected - num_levels_) + " left");
       }
+      ++data_pages_;
       return DataPageV2(h, body, body_len, n);
     }
     default:
@@ -1003,11 +1015,87 @@ Status DecodeColumnChunk(const uint8_t* data, size_t len, const ColumnMetaData& 
   }
   ChunkDecoder dec(leaf, plan, codec, scratch, values);
   TARN_RETURN_NOT_OK(dec.Run(data, len, meta.num_values));
+  scratch->data_pages += dec.data_pages();
   const int64_t base = values->length;
   TARN_RETURN_NOT_OK(leaf.lists.empty() ? FinishFlat(dec, leaf, plan, num_rows, out, scratch)
                                         : AssembleLists(dec, leaf, plan, num_rows, out, scratch));
   if (plan.all_null) SetNull(values, base, plan.out_width);
   return Status::OK();
+}
+
+Status DecodeColumnPages(const uint8_t* head, size_t head_len, const std::vector<PageSpan>& pages,
+                         const ColumnMetaData& meta, const LeafColumn& leaf, const LeafPlan& plan,
+                         Column* out, DecodeScratch* scratch) {
+  TARN_ASSIGN_OR_RETURN(CompressionCodec codec, MapCodec(meta.codec));
+  Column* values = out;
+  for (size_t i = 0; i < leaf.lists.size(); ++i) {
+    if (!values->child) return Status::Internal("list column without a child column");
+    values = values->child.get();
+  }
+  ChunkDecoder dec(leaf, plan, codec, scratch, values);
+  TARN_RETURN_NOT_OK(dec.RunSome(head, head_len, meta.num_values).WithContext("dictionary"));
+  if (dec.num_levels() > 0) {
+    return Status::Corruption("a data page precedes the first page of the offset index");
+  }
+  int64_t rows = 0;
+  for (size_t p = 0; p < pages.size(); ++p) {
+    const PageSpan& span = pages[p];
+    const int64_t before = dec.num_levels();
+    const int64_t pages_before = dec.data_pages();
+    Status st = dec.RunSome(span.data, span.len, meta.num_values);
+    if (!st.ok()) return st.WithContext("page " + std::to_string(span.index));
+    const int64_t levels = dec.num_levels() - before;
+    int64_t got = levels;
+    if (leaf.max_rep_level > 0) {
+      got = 0;
+      const int16_t* rep = scratch->rep.data() + before;
+      for (int64_t j = 0; j < levels; ++j) got += rep[j] == 0;
+    }
+    if (dec.data_pages() - pages_before != 1 || got != span.rows ||
+        (leaf.max_rep_level > 0 && levels > 0 && scratch->rep[before] != 0)) {
+      return Status::Corruption("page " + std::to_string(span.index) +
+                                " disagrees with the offset index (" + std::to_string(got) +
+                                " rows, the index says " + std::to_string(span.rows) + ")");
+    }
+    rows += span.rows;
+  }
+  scratch->data_pages += dec.data_pages();
+  const int64_t base = values->length;
+  TARN_RETURN_NOT_OK(leaf.lists.empty() ? FinishFlat(dec, leaf, plan, rows, out, scratch)
+                                        : AssembleLists(dec, leaf, plan, rows, out, scratch));
+  if (plan.all_null) SetNull(values, base, plan.out_width);
+  return Status::OK();
+}
+
+void AppendRows(const Column& src, int64_t begin, int64_t end, Column* dst) {
+  if (end <= begin) return;
+  const size_t b = static_cast<size_t>(begin), e = static_cast<size_t>(end);
+  if (!src.validity.empty()) {
+    const bool any_null = std::find(src.validity.begin() + b, src.validity.begin() + e, 0) !=
+                          src.validity.begin() + e;
+    const bool had = !dst->validity.empty();
+    if (any_null && !had) dst->validity.assign(static_cast<size_t>(dst->length), 1);
+    if (any_null || had) {
+      dst->validity.insert(dst->validity.end(), src.validity.begin() + b, src.validity.begin() + e);
+    }
+  } else if (!dst->validity.empty()) {
+    dst->validity.resize(dst->validity.size() + (e - b), 1);
+  }
+  const int width = src.type.PhysicalWidth();
+  if (src.type.is_nested()) {
+    const int64_t first = src.offsets[b];
+    const int64_t base = dst->child->length;
+    for (size_t i = b + 1; i <= e; ++i) dst->offsets.push_back(base + src.offsets[i] - first);
+    AppendRows(*src.child, first, src.offsets[e], dst->child.get());
+  } else if (width > 0) {
+    dst->data.insert(dst->data.end(), src.data.begin() + b * width, src.data.begin() + e * width);
+  } else {
+    const int64_t first = src.offsets[b];
+    const int64_t base = static_cast<int64_t>(dst->data.size());
+    for (size_t i = b + 1; i <= e; ++i) dst->offsets.push_back(base + src.offsets[i] - first);
+    dst->data.insert(dst->data.end(), src.data.begin() + first, src.data.begin() + src.offsets[e]);
+  }
+  dst->length += end - begin;
 }
 
 }  // namespace tarn::parquet

@@ -8,6 +8,7 @@
 
 #include "common/compression.h"
 #include "parquet/metadata.h"
+#include "parquet/page_index.h"
 #include "parquet/statistics.h"
 #include "tarn/buffer.h"
 #include "tarn/column.h"
@@ -34,9 +35,11 @@ struct ColumnWriterOptions {
   CompressionCodec codec = CompressionCodec::kZstd;
   int compression_level = -1;
   int64_t data_page_bytes = 1 << 20;
+  int64_t data_page_rows = 20000;  // > 0
   int64_t dictionary_page_bytes = 1 << 20;
   bool enable_dictionary = true;
   bool write_statistics = true;
+  bool page_index = true;     // record PageIndexEntry per data page (EncodedChunk)
   int data_page_version = 1;  // 1 or 2
 };
 
@@ -54,6 +57,10 @@ struct EncodedPage {
 struct EncodedChunk {
   std::vector<EncodedPage> pages;  // the dictionary page first, when there is one
   ColumnMetaData meta;
+  // With ColumnWriterOptions::page_index: one entry per data page, in order (sizes set), and
+  // the chunk's column index when one may be written.
+  std::vector<PageIndexEntry> page_entries;
+  std::optional<ColumnIndex> column_index;
 };
 
 // Encodes one top-level field (for ARRAY fields: its single leaf column). Pages are encoded by

@@ -111,7 +111,8 @@ class FileWriter::Impl {
 
   Status Init() {
     if (options_.row_group_rows <= 0 || options_.row_group_bytes <= 0 ||
-        options_.data_page_bytes <= 0 || options_.dictionary_page_bytes < 0) {
+        options_.data_page_bytes <= 0 || options_.data_page_rows <= 0 ||
+        options_.dictionary_page_bytes < 0) {
       return Status::InvalidArgument("writer options: sizes must be positive");
     }
     if (options_.data_page_version != 1 && options_.data_page_version != 2) {
@@ -125,9 +126,11 @@ class FileWriter::Impl {
     co.codec = options_.codec;
     co.compression_level = options_.compression_level;
     co.data_page_bytes = options_.data_page_bytes;
+    co.data_page_rows = options_.data_page_rows;
     co.dictionary_page_bytes = options_.dictionary_page_bytes;
     co.enable_dictionary = options_.enable_dictionary;
     co.write_statistics = options_.write_statistics;
+    co.page_index = options_.page_index;
     co.data_page_version = options_.data_page_version;
     for (const Field& f : schema_.fields) {
       TARN_ASSIGN_OR_RETURN(std::unique_ptr<ColumnChunkWriter> w, ColumnChunkWriter::Make(f, co));
@@ -179,6 +182,7 @@ class FileWriter::Impl {
   Status Close() {
     TARN_RETURN_NOT_OK(CheckUsable());
     if (row_group_rows_ > 0) TARN_RETURN_NOT_OK(FlushRowGroup());
+    TARN_RETURN_NOT_OK(WritePageIndex());
     metadata_.version = options_.data_page_version;
     metadata_.num_rows = rows_written_;
     metadata_.created_by = options_.created_by;
@@ -302,6 +306,7 @@ class FileWriter::Impl {
       ColumnChunk cc;
       cc.file_offset = start;
       ColumnMetaData m = std::move(ch.meta);
+      KeepPageIndex(metadata_.row_groups.size(), rg.columns.size(), start + m.data_page_offset, ch);
       m.data_page_offset += start;
       if (m.dictionary_page_offset) *m.dictionary_page_offset += start;
       rg.total_byte_size += m.total_uncompressed_size;
@@ -317,6 +322,45 @@ class FileWriter::Impl {
     return Status::OK();
   }
 
+  // The page index of a chunk just written (its first data page at file offset `first_page`),
+  // encoded and held until Close writes it.
+  void KeepPageIndex(size_t row_group, size_t column, int64_t first_page, const EncodedChunk& ch) {
+    if (ch.page_entries.empty()) return;
+    PendingPageIndex p;
+    p.row_group = row_group;
+    p.column = column;
+    if (ch.column_index) EncodeColumnIndex(*ch.column_index, &p.column_index);
+    EncodeOffsetIndex(BuildOffsetIndex(first_page, ch.page_entries), &p.offset_index);
+    page_indexes_.push_back(std::move(p));
+  }
+
+  // Writes every column index, then every offset index (the layout of parquet-mr and Arrow),
+  // and points the column chunks at them.
+  Status WritePageIndex() {
+    constexpr size_t kMaxIndex = static_cast<size_t>(std::numeric_limits<int32_t>::max());
+    for (bool offsets : {false, true}) {
+      for (PendingPageIndex& p : page_indexes_) {
+        ByteBuffer& bytes = offsets ? p.offset_index : p.column_index;
+        if (bytes.empty() || bytes.size() > kMaxIndex) continue;  // none, or not describable
+        ColumnChunk& cc = metadata_.row_groups[p.row_group].columns[p.column];
+        const int64_t at = static_cast<int64_t>(sink_->Tell());
+        TARN_RETURN_NOT_OK(Emit(bytes));
+        (offsets ? cc.offset_index_offset : cc.column_index_offset) = at;
+        (offsets ? cc.offset_index_length : cc.column_index_length) =
+            static_cast<int32_t>(bytes.size());
+        bytes = ByteBuffer();
+      }
+    }
+    page_indexes_.clear();
+    return Status::OK();
+  }
+
+  struct PendingPageIndex {
+    size_t row_group = 0, column = 0;
+    ByteBuffer column_index;  // empty: the chunk has none
+    ByteBuffer offset_index;
+  };
+
   std::unique_ptr<OutputStream> sink_;
   Schema schema_;
   WriterOptions options_;
@@ -326,6 +370,7 @@ class FileWriter::Impl {
   std::vector<std::pair<size_t, int>> tasks_;  // (column, pending page) to compress
   std::vector<Status> task_statuses_;
   FileMetaData metadata_;
+  std::vector<PendingPageIndex> page_indexes_;
   int64_t row_group_rows_ = 0;
   int64_t rows_written_ = 0;
   bool closed_ = false;

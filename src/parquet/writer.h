@@ -17,13 +17,19 @@ namespace tarn::parquet {
 
 struct WriterOptions {
   CompressionCodec codec = CompressionCodec::kZstd;
-  int compression_level = -1;               // codec default
-  int64_t row_group_rows = 1 << 20;         // flush a row group at this many rows...
-  int64_t row_group_bytes = 128ll << 20;    // ...or at this many buffered (encoded) bytes
-  int64_t data_page_bytes = 1 << 20;        // target uncompressed data page size
+  int compression_level = -1;             // codec default
+  int64_t row_group_rows = 1 << 20;       // flush a row group at this many rows...
+  int64_t row_group_bytes = 128ll << 20;  // ...or at this many buffered (encoded) bytes
+  int64_t data_page_bytes = 1 << 20;      // target uncompressed data page size...
+  // ...and at most this many rows in a data page (parquet-mr's and arrow-rs's default): what a
+  // point lookup through the page index reads of each column.
+  int64_t data_page_rows = 20000;
   int64_t dictionary_page_bytes = 1 << 20;  // dictionary falls back to PLAIN past this
   bool enable_dictionary = true;
   bool write_statistics = true;
+  // Write the page index (an OffsetIndex for every column chunk, and a ColumnIndex where every
+  // page with values has bounds) after the last row group; readers use it to skip pages.
+  bool page_index = true;
   int threads = 2;  // columns encoded in parallel
   // 1: DATA_PAGE with PLAIN after a dictionary falls back. 2: DATA_PAGE_V2 (uncompressed levels),
   // and DELTA_BINARY_PACKED / DELTA_LENGTH_BYTE_ARRAY / BYTE_STREAM_SPLIT instead of PLAIN.

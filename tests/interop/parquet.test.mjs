@@ -5,8 +5,10 @@
 // Values are compared inside DuckDB, typed, row by row (duckdb_compare.mjs).
 import { test, describe as suite } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { parquetMetadata, parquetReadObjects, readColumnIndex, readOffsetIndex } from 'hyparquet';
 import { compareWithJson, describe, query, quote, scratch, tarn } from './duckdb_compare.mjs';
 
 const CODECS = ['zstd', 'snappy', 'gzip', 'lz4_raw', 'brotli', 'none'];
@@ -32,6 +34,9 @@ suite('DuckDB reads what tarn writes', () => {
   variants.push({ name: 'small-row-groups', args: ['--row-group-rows', '700'] });
   variants.push({ name: 'no-dictionary', args: ['--no-dictionary'] });
   variants.push({ name: 'small-pages', args: ['--page-bytes', '4096'] });
+  // The page index is written by default (every variant above has one); and without it.
+  variants.push({ name: 'small-pages-by-rows', args: ['--page-rows', '300'] });
+  variants.push({ name: 'no-page-index', args: ['--no-page-index'] });
   for (const v of variants) {
     test(v.name, async () => {
       const file = path.join(dir, `${v.name}.parquet`);
@@ -202,5 +207,133 @@ suite('tarn reads what DuckDB writes', () => {
     const lines = out.trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(lines.length, 3);
     assert.deepEqual(Object.keys(lines[0]), ['u64', 's', 'ls']);
+  });
+});
+
+// ---- the page index ---------------------------------------------------------------------------
+
+// The column and offset indexes of every chunk of `file`, decoded by hyparquet (an independent
+// Thrift decoder): [{rg, column, offset: OffsetIndex, column: ColumnIndex | undefined}].
+function pageIndexes(file) {
+  const buf = fs.readFileSync(file);
+  const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+  const md = parquetMetadata(ab);
+  const leaves = md.schema.filter((e) => !e.num_children);
+  const out = [];
+  md.row_groups.forEach((rg, g) => rg.columns.forEach((ch, c) => {
+    const at = (off, len) => ({ view: new DataView(ab, Number(off), len), offset: 0 });
+    out.push({
+      rg: g,
+      rows: Number(rg.num_rows),
+      path: ch.meta_data.path_in_schema.join('.'),
+      offsetIndex: ch.offset_index_offset === undefined ? undefined
+        : readOffsetIndex(at(ch.offset_index_offset, ch.offset_index_length)),
+      columnIndex: ch.column_index_offset === undefined ? undefined
+        : readColumnIndex(at(ch.column_index_offset, ch.column_index_length), leaves[c]),
+    });
+  }));
+  return { ab, md, out };
+}
+
+// Reads `file` with `tarn parquet cat --where` and checks the rows against DuckDB's
+// `SELECT * ... WHERE` (the predicate is valid in both); returns the pages tarn read and skipped.
+async function sameWhereAsDuckDb(dir, file, where, types, name) {
+  const expected = path.join(dir, `${name}.parquet`);
+  const got = path.join(dir, `${name}.ndjson`);
+  await query(`COPY (SELECT * FROM read_parquet(${quote(file)}) WHERE ${where})
+               TO ${quote(expected)} (FORMAT parquet)`);
+  const r = spawnSync(process.env.TARN_BINARY || path.resolve('../../build/tarn'),
+    ['parquet', 'cat', file, '--json', '--where', where, '--stats'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  assert.equal(r.status, 0, r.stderr);
+  fs.writeFileSync(got, r.stdout);
+  const cmp = await compareWithJson(expected, got, types);
+  assertNoMismatch(cmp, `${name}: ${where}`);
+  const m = r.stderr.match(/data pages read (\d+), skipped (\d+); row groups skipped (\d+)/);
+  assert.ok(m, r.stderr);
+  return { rows: cmp.rows, read: Number(m[1]), skipped: Number(m[2]), groupsSkipped: Number(m[3]) };
+}
+
+suite('the page index', () => {
+  const dir = scratch('page-index');
+
+  test("tarn's indexes decode with another reader and describe each page exactly", async () => {
+    const file = path.join(dir, 'sample.parquet');
+    // Snappy: hyparquet reads it without a codec plugin.
+    tarn(['parquet', 'write-sample', file, '--rows', '50000', '--row-group-rows', '20000',
+      '--page-rows', '3000', '--compression', 'snappy']);
+    const { ab, out } = pageIndexes(file);
+    const checked = { id: 0, city: 0, qty: 0, price: 0 };
+    let start = 0;
+    for (const chunk of out) {
+      if (chunk.path === 'id' && chunk.rg > 0) start += out.find((c) => c.rg === chunk.rg - 1).rows;
+      assert.ok(chunk.offsetIndex, `${chunk.path}: every chunk has an offset index`);
+      if (!(chunk.path in checked)) continue;
+      const ci = chunk.columnIndex;
+      assert.ok(ci, `${chunk.path}: a column index`);
+      const locs = chunk.offsetIndex.page_locations;
+      assert.equal(ci.null_pages.length, locs.length);
+      if (chunk.path === 'id') assert.equal(ci.boundary_order, 'ASCENDING');
+      for (let p = 0; p < locs.length; ++p) {
+        const first = start + Number(locs[p].first_row_index);
+        const end = start + (p + 1 < locs.length ? Number(locs[p + 1].first_row_index) : chunk.rows);
+        const col = chunk.path;
+        const [d] = await query(`SELECT min(${col})::VARCHAR AS lo, max(${col})::VARCHAR AS hi,
+            (count(*) - count(${col}))::BIGINT AS nulls
+          FROM (SELECT ${col}, row_number() OVER () - 1 AS rn FROM read_parquet(${quote(file)}))
+          WHERE rn >= ${first} AND rn < ${end}`);
+        assert.equal(Number(ci.null_counts[p]), Number(d.nulls), `${col} page ${p} nulls`);
+        assert.equal(ci.null_pages[p], d.lo === null, `${col} page ${p} null page`);
+        if (col === 'price') {
+          assert.equal(Number(ci.min_values[p]), Number(d.lo), `${col} page ${p} min`);
+          assert.equal(Number(ci.max_values[p]), Number(d.hi), `${col} page ${p} max`);
+        } else {
+          assert.equal(String(ci.min_values[p]), d.lo, `${col} page ${p} min`);
+          assert.equal(String(ci.max_values[p]), d.hi, `${col} page ${p} max`);
+        }
+        checked[col] += 1;
+      }
+    }
+    for (const [col, pages] of Object.entries(checked)) assert.ok(pages >= 17, `${col}: ${pages} pages`);
+    // hyparquet reads rows through the offset index alone.
+    const rows = await parquetReadObjects({ file: ab, rowStart: 31234, rowEnd: 31237,
+      columns: ['id', 'city'], useOffsetIndex: true });
+    const duck = await query(`SELECT id, city FROM read_parquet(${quote(file)}) WHERE id BETWEEN 31235 AND 31237 ORDER BY id`);
+    assert.deepEqual(rows.map((r) => [String(r.id), r.city]), duck.map((r) => [String(r.id), r.city]));
+    // tarn parquet meta reports both indexes.
+    const meta = JSON.parse(tarn(['parquet', 'meta', file, '--json']));
+    for (const rg of meta.row_groups) {
+      for (const c of rg.columns) {
+        assert.ok(c.offset_index && c.offset_index.length > 0, c.path);
+        assert.ok(c.column_index && c.column_index.length > 0, c.path);
+      }
+    }
+  });
+
+  test('all-null pages, and reads through the index equal DuckDB reads', async () => {
+    // n is empty (null) for the first 45,000 rows: whole pages of nulls.
+    const csv = path.join(dir, 'nulls.csv');
+    const file = path.join(dir, 'nulls.parquet');
+    const lines = ['id,n,s'];
+    for (let i = 0; i < 70000; ++i) lines.push(`${i},${i < 45000 ? '' : i % 100},k${String(i).padStart(6, '0')}`);
+    fs.writeFileSync(csv, lines.join('\n') + '\n');
+    tarn(['convert', csv, file, '--type', 'id=INT64', '--type', 'n=INT32', '--type', 's=VARCHAR']);
+    const { out } = pageIndexes(file);
+    const n = out.find((c) => c.path === 'n');
+    assert.deepEqual(n.columnIndex.null_pages.slice(0, 2), [true, true]);
+    assert.equal(n.columnIndex.min_values[0].length, 0);  // empty bytes for a null page
+    const types = { id: 'BIGINT', n: 'INTEGER', s: 'VARCHAR' };
+    const lookups = [
+      ['id = 54321', 'point'],
+      ['s = \'k012345\'', 'string'],
+      ['n IS NULL AND id > 44990', 'is-null'],
+      ['n = 7', 'in-values'],
+      ['id IN (3, 69999)', 'in'],
+      ['id >= 69990 OR id < 3', 'or'],
+    ];
+    for (const [where, name] of lookups) {
+      const r = await sameWhereAsDuckDb(dir, file, where, types, name);
+      assert.ok(r.rows > 0, `${where}: rows`);
+      if (name !== 'in-values') assert.ok(r.skipped > 0, `${where}: pages skipped (${JSON.stringify(r)})`);
+    }
   });
 });
