@@ -1,4 +1,4 @@
-// `tarn parquet schema|meta|cat|write-sample`: inspect and produce Parquet files.
+// `tarn parquet schema|meta|cat|probe|write-sample`: inspect and produce Parquet files.
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -11,6 +11,7 @@
 #include "common/hex.h"
 #include "common/io.h"
 #include "objectstore/object_store.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/reader.h"
 #include "parquet/stat_value.h"
 #include "parquet/writer.h"
@@ -116,10 +117,24 @@ json StatsJson(const pq::FileMetaData& md, const pq::Statistics& st, const pq::L
   return j;
 }
 
+// A chunk's bloom filter as `meta` shows it: where it is, its length (header and bitset, when
+// the footer says) and its bitset's size (read from its header), or why it cannot be read.
+json BloomFilterJson(const RandomAccessFile& file, const pq::ColumnMetaData& cm) {
+  json j = {{"offset", *cm.bloom_filter_offset}};
+  if (cm.bloom_filter_length) j["length"] = *cm.bloom_filter_length;
+  auto filter = pq::ReadBloomFilter(file, cm);
+  if (!filter.ok()) {
+    j["error"] = filter.status().message();
+  } else if (filter->has_value()) {
+    j["bitset_bytes"] = (*filter)->num_bytes();
+  }
+  return j;
+}
+
 Status MetaCommand(const std::string& path, const GlobalOptions& g) {
-  TARN_ASSIGN_OR_RETURN(auto file, OpenInputFile(path));
+  TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> file, OpenInputFile(path));
   uint64_t size = file->Size();
-  auto opened = pq::FileReader::Open(std::move(file));
+  auto opened = pq::FileReader::Open(file);
   TARN_RETURN_NOT_OK(opened.status());
   auto reader = std::move(opened).value();
   const auto& md = reader->metadata();
@@ -169,11 +184,18 @@ Status MetaCommand(const std::string& path, const GlobalOptions& g) {
         if (sj.contains("max")) max = sj["max"].get<std::string>();
         if (sj.contains("null_count")) nulls = std::to_string(sj["null_count"].get<int64_t>());
       }
+      std::string bloom;
+      if (cm.bloom_filter_offset) {
+        json bj = BloomFilterJson(*file, cm);
+        bloom = bj.contains("bitset_bytes") ? std::to_string(bj["bitset_bytes"].get<int64_t>())
+                                            : "unreadable";
+        cj["bloom_filter"] = std::move(bj);
+      }
       cols.push_back(cj);
       rows.push_back({std::to_string(r), PathString(cm.path_in_schema), pq::TypeName(cm.type),
                       pq::CodecName(cm.codec), encodings, std::to_string(cm.num_values),
                       std::to_string(cm.total_compressed_size),
-                      std::to_string(cm.total_uncompressed_size), nulls, min, max});
+                      std::to_string(cm.total_uncompressed_size), nulls, min, max, bloom});
     }
     rgs.push_back({{"index", r},
                    {"num_rows", rg.num_rows},
@@ -191,7 +213,7 @@ Status MetaCommand(const std::string& path, const GlobalOptions& g) {
       path.c_str(), static_cast<unsigned long long>(size), md.created_by.value_or("").c_str(),
       static_cast<long long>(md.num_rows), md.row_groups.size(), ps.leaves.size());
   PrintTable({"rg", "column", "physical", "codec", "encodings", "values", "compressed",
-              "uncompressed", "nulls", "min", "max"},
+              "uncompressed", "nulls", "min", "max", "bloom"},
              rows);
   return Status::OK();
 }
@@ -221,6 +243,52 @@ Result<std::vector<int>> ResolveColumns(const pq::ParquetSchema& ps, const std::
     start = comma + 1;
   }
   return fields;
+}
+
+// What each row group's bloom filter of a flat column says of each value: "absent" (certain),
+// "maybe", or "none" (the chunk has no filter, or one tarn cannot ask about this type).
+Status ProbeCommand(const std::string& path, const GlobalOptions& g, const std::string& column,
+                    const std::vector<std::string>& values) {
+  TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> file, OpenInputFile(path));
+  TARN_ASSIGN_OR_RETURN(auto reader, pq::FileReader::Open(file));
+  const pq::ParquetSchema& ps = reader->schema();
+  TARN_ASSIGN_OR_RETURN(std::vector<int> fields, ResolveColumns(ps, column));
+  const Field& field = ps.schema.fields[fields[0]];
+  if (ps.field_leaves[fields[0]].size() != 1 || field.type.is_nested()) {
+    return Status::InvalidArgument("column '" + column + "' is not a flat column");
+  }
+  const int leaf = ps.field_leaves[fields[0]][0];
+  Column parsed(field.type);
+  for (const std::string& v : values) {
+    Status st = AppendParsedValue(v, &parsed);
+    if (!st.ok()) return st.WithContext("value '" + v + "' of " + field.type.ToString());
+  }
+  const bool applies = pq::BloomFilterApplies(field.type, ps.leaves[leaf]);
+  json results = json::array();
+  std::vector<std::vector<std::string>> rows;
+  const auto& md = reader->metadata();
+  for (size_t r = 0; r < md.row_groups.size(); ++r) {
+    const auto& chunk = md.row_groups[r].columns[leaf];
+    std::optional<pq::BloomFilter> filter;
+    if (chunk.meta_data && applies) {
+      TARN_ASSIGN_OR_RETURN(filter, pq::ReadBloomFilter(*file, *chunk.meta_data));
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      std::string answer = "none";
+      if (filter) {
+        answer = pq::BloomFilterMightContain(*filter, parsed, static_cast<int64_t>(i)) ? "maybe"
+                                                                                       : "absent";
+      }
+      results.push_back({{"row_group", r}, {"value", values[i]}, {"result", answer}});
+      rows.push_back({std::to_string(r), values[i], answer});
+    }
+  }
+  if (g.json) {
+    std::cout << Dump(json{{"file", path}, {"column", field.name}, {"results", results}}) << "\n";
+  } else {
+    PrintTable({"rg", "value", "bloom filter"}, rows);
+  }
+  return Status::OK();
 }
 
 Status CatCommand(const std::string& path, const GlobalOptions& g, int64_t limit,
@@ -268,6 +336,7 @@ struct SampleOptions {
   int64_t row_group_rows = 1 << 20;
   int64_t page_bytes = 1 << 20;
   bool no_dictionary = false;
+  std::vector<std::string> bloom_filter;  // columns with bloom filters
 };
 
 Status WriteSampleCommand(const SampleOptions& o, const GlobalOptions& g) {
@@ -282,6 +351,7 @@ Status WriteSampleCommand(const SampleOptions& o, const GlobalOptions& g) {
   opts.row_group_rows = o.row_group_rows;
   opts.data_page_bytes = o.page_bytes;
   opts.enable_dictionary = !o.no_dictionary;
+  opts.bloom_filter_columns = o.bloom_filter;
   RecordBatch batch = MakeSampleBatch(rows);
   TARN_ASSIGN_OR_RETURN(auto sink, CreateOutputFile(path));
   TARN_ASSIGN_OR_RETURN(auto writer, pq::FileWriter::Open(std::move(sink), batch.schema, opts));
@@ -327,6 +397,16 @@ void RegisterParquetCommands(CLI::App* app, GlobalOptions* g) {
   cat->add_option("--columns", cat_columns, "Comma-separated column names");
   SetCommand(cat, [g] { return CatCommand(cat_file, *g, cat_limit, cat_columns); });
 
+  auto* probe = pq->add_subcommand(
+      "probe", "Ask each row group's bloom filter of a column about values (absent or maybe)");
+  static std::string probe_file, probe_column;
+  static std::vector<std::string> probe_values;
+  probe->add_option("FILE", probe_file, "Parquet file")->required();
+  probe->add_option("COLUMN", probe_column, "A flat column")->required();
+  probe->add_option("VALUES", probe_values, "Values, as text of the column's type")->required();
+  probe->add_flag("--json", g->json, "JSON output");
+  SetCommand(probe, [g] { return ProbeCommand(probe_file, *g, probe_column, probe_values); });
+
   auto* sample = pq->add_subcommand("write-sample", "Write a sample file with every tarn type");
   static SampleOptions so;
   sample->add_option("FILE", so.file, "Output path")->required();
@@ -337,6 +417,8 @@ void RegisterParquetCommands(CLI::App* app, GlobalOptions* g) {
       ->capture_default_str();
   sample->add_option("--page-bytes", so.page_bytes, "Target data page size")->capture_default_str();
   sample->add_flag("--no-dictionary", so.no_dictionary, "Plain encoding only");
+  sample->add_option("--bloom-filter", so.bloom_filter,
+                     "A column to write bloom filters for (repeatable)");
   sample->add_flag("--json", g->json, "JSON output");
   SetCommand(sample, [g] { return WriteSampleCommand(so, *g); });
 }

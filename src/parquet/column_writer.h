@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/compression.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/metadata.h"
 #include "parquet/statistics.h"
 #include "tarn/buffer.h"
@@ -38,6 +39,8 @@ struct ColumnWriterOptions {
   bool enable_dictionary = true;
   bool write_statistics = true;
   int data_page_version = 1;  // 1 or 2
+  // A bloom filter per chunk (flat, non-BOOLEAN fields only: BloomFilterSupports).
+  std::optional<BloomFilterOptions> bloom_filter;
 };
 
 // One encoded page: its header and (compressed) body, contiguous in `bytes` from `offset` (room
@@ -54,6 +57,7 @@ struct EncodedPage {
 struct EncodedChunk {
   std::vector<EncodedPage> pages;  // the dictionary page first, when there is one
   ColumnMetaData meta;
+  std::optional<BloomFilter> bloom_filter;  // of the chunk's values, when asked for
 };
 
 // Encodes one top-level field (for ARRAY fields: its single leaf column). Pages are encoded by
