@@ -740,6 +740,91 @@ TEST(ReadDataFile, FiltersRowsAfterDeletions) {
   EXPECT_EQ(Cells(back), (std::vector<std::string>{"3", "2", "5", "4"}));
 }
 
+TEST(ReadDataFile, BloomFiltersSkipRowGroupsAndKeepPositions) {
+  // Row groups of 4 rows whose ids interleave (0..3 are 10, 90, 20, 80; ...), so every row
+  // group's min/max covers every probe below and only the bloom filters can rule one out.
+  Schema schema = MustSchema("id INT64 NOT NULL, s VARCHAR, ok BOOLEAN");
+  const int64_t ids[12] = {10, 90, 20, 80, 11, 91, 21, 81, 12, 92, 22, 82};
+  std::vector<std::vector<const char*>> rows;
+  std::vector<std::string> texts;
+  for (int64_t id : ids) texts.push_back(std::to_string(id));
+  for (int i = 0; i < 12; ++i) rows.push_back({texts[i].c_str(), i % 2 ? "odd" : "even", "true"});
+  MemoryObjectStore store;
+  DataWriteOptions opts;
+  opts.parquet.row_group_rows = 4;
+  opts.parquet.bloom_filter_columns = {"id", "s"};
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{},
+                                                  Vec(BatchOf(schema, rows)), opts));
+  DataFile f = files[0];
+  f.first_row_id = 1000;
+  ReadOptions ro;
+  ro.with_row_ids = true;
+  auto scan = [&](const std::string& where, const std::vector<uint64_t>& deleted,
+                  ReadStats* stats) {
+    Result<BoundPredicate> pred = ParseAndBindPredicate(where, schema);
+    EXPECT_TRUE(pred.ok()) << pred.status().ToString();
+    ReadOptions o = ro;
+    o.stats = stats;
+    RecordBatch b = Read(store, f, schema, deleted, &*pred, o);
+    std::vector<std::string> out;
+    for (int64_t r = 0; r < b.num_rows; ++r) {
+      out.push_back(ValueText(b.columns[0], r) + "@" + ValueText(b.columns[3], r));
+    }
+    return out;
+  };
+  // id = 21 is in the third row group only: its rows keep their file positions (row ids).
+  ReadStats stats;
+  EXPECT_EQ(scan("id = 21", {}, &stats), (std::vector<std::string>{"21@1006"}));
+  EXPECT_EQ(stats.files, 1);
+  EXPECT_EQ(stats.row_groups, 3);
+  EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 2);
+  EXPECT_EQ(stats.files_skipped_by_bloom_filter, 0);
+  EXPECT_EQ(stats.bloom_filters_read, 3);
+  // Deleted positions map into the row groups read; those of skipped groups are ignored.
+  stats = {};
+  EXPECT_EQ(scan("id IN (21, 12, 50)", {6, 3}, &stats), (std::vector<std::string>{"12@1008"}));
+  EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 1);
+  EXPECT_EQ(scan("id IN (21, 12)", {0, 11}, nullptr),
+            (std::vector<std::string>{"21@1006", "12@1008"}));
+  // Nothing matches: no row group is read; the batch is empty but typed.
+  stats = {};
+  Result<BoundPredicate> none = ParseAndBindPredicate("id = 50 OR s = 'nope'", schema);
+  ASSERT_TRUE(none.ok());
+  ReadOptions counted = ro;
+  counted.stats = &stats;
+  RecordBatch empty = Read(store, f, schema, {1}, &*none, counted);
+  EXPECT_EQ(empty.num_rows, 0);
+  EXPECT_EQ(empty.schema.ToString(), "id INT64 NOT NULL, s VARCHAR, ok BOOLEAN, " +
+                                         std::string(kRowIdColumnName) + " INT64 NOT NULL");
+  ASSERT_EQ(empty.columns.size(), 4u);
+  for (const Column& c : empty.columns) EXPECT_EQ(c.length, 0);
+  EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 3);
+  EXPECT_EQ(stats.files_skipped_by_bloom_filter, 1);
+  // What bloom filters cannot answer reads every row group: ranges, <>, a column without
+  // filters, an OR with such a side.
+  for (const char* where : {"id > 85", "id <> 21", "ok = false", "id = 50 OR ok = false"}) {
+    stats = {};
+    scan(where, {}, &stats);
+    EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 0) << where;
+  }
+  EXPECT_EQ(scan("id > 85 AND s = 'even'", {}, nullptr), (std::vector<std::string>{}));
+  EXPECT_EQ(scan("s = 'odd' AND id = 91", {}, nullptr), (std::vector<std::string>{"91@1005"}));
+  // A schema where the column was promoted (INT32 file -> INT64 dataset) is not asked: the
+  // file's values are not the schema's type.
+  Schema narrow = MustSchema("id INT32 NOT NULL, s VARCHAR, ok BOOLEAN");
+  ASSERT_OK_AND_ASSIGN(auto nfiles, WriteDataFiles(store, narrow, PartitionSpec{}, SortOrder{},
+                                                   Vec(BatchOf(narrow, rows)), opts));
+  DataFile nf = nfiles[0];
+  Result<BoundPredicate> p21 = ParseAndBindPredicate("id = 21", schema);
+  ASSERT_TRUE(p21.ok());
+  stats = {};
+  ReadOptions plain;
+  plain.stats = &stats;
+  RecordBatch widened = Read(store, nf, schema, {}, &*p21, plain);
+  EXPECT_EQ(widened.num_rows, 1);
+  EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 0);
+}
+
 // ---- Footer statistics ----
 
 void ExpectSameStats(const std::vector<ColumnStats>& got, const std::vector<ColumnStats>& want) {

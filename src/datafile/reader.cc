@@ -7,6 +7,7 @@
 
 #include "datafile/columns_internal.h"
 #include "datafile/error_codes.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/reader.h"
 #include "tarn/sort_order.h"
 #include "types/cast.h"
@@ -27,9 +28,11 @@ int SchemaIndexOf(const Schema& schema, int32_t field_id) {
 
 // Opens `file` and checks it against what the catalog says of it (size, rows): a file that
 // disagrees is reported, never served as if it held what the catalog says.
-Result<std::unique_ptr<parquet::FileReader>> OpenChecked(ObjectStore& store, const DataFile& file,
-                                                         int threads) {
+Result<std::unique_ptr<parquet::FileReader>> OpenChecked(
+    ObjectStore& store, const DataFile& file, int threads,
+    std::shared_ptr<RandomAccessFile>* opened = nullptr) {
   TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> in, store.OpenRead(file.path));
+  if (opened != nullptr) *opened = in;
   auto mismatch = [&](const std::string& what, int64_t registered, int64_t actual) {
     return Status::Of(codes::kFileMetadataMismatch,
                       "data file '" + file.path +
@@ -48,6 +51,57 @@ Result<std::unique_ptr<parquet::FileReader>> OpenChecked(ObjectStore& store, con
     return mismatch("rows", file.record_count, reader->num_rows());
   }
   return reader;
+}
+
+// The row groups of `reader` that `filter` may match by the bloom filters of the columns its
+// equality and IN leaves compare (`needed` fields, found as `match` says), ascending; every row
+// group when no leaf can ask one. A filter that cannot be read (or a file column of another type
+// than the schema's) rules nothing out.
+std::vector<int> RowGroupsByBloomFilters(const RandomAccessFile& in,
+                                         const parquet::FileReader& reader, const Schema& needed,
+                                         const std::vector<int>& match,
+                                         const BoundPredicate& filter, ReadStats* stats) {
+  const parquet::ParquetSchema& ps = reader.schema();
+  std::vector<int> all(static_cast<size_t>(reader.num_row_groups()));
+  for (size_t g = 0; g < all.size(); ++g) all[g] = static_cast<int>(g);
+  // Field id -> the file's leaf column whose filter can be asked about the schema's values.
+  std::vector<std::pair<int32_t, int>> leaves;
+  for (size_t k = 0; k < needed.fields.size(); ++k) {
+    const Field& f = needed.fields[k];
+    if (match[k] < 0 || ps.field_leaves[match[k]].size() != 1) continue;
+    const int leaf = ps.field_leaves[match[k]][0];
+    if (ps.schema.fields[match[k]].type != f.type ||
+        !parquet::BloomFilterApplies(f.type, ps.leaves[leaf])) {
+      continue;
+    }
+    leaves.emplace_back(f.field_id, leaf);
+  }
+  if (leaves.empty()) return all;
+  std::vector<int> kept;
+  for (int g : all) {
+    const parquet::RowGroup& rg = reader.metadata().row_groups[g];
+    // The filters of this row group, read when first asked (nullopt: none, or unreadable).
+    std::vector<std::optional<std::optional<parquet::BloomFilter>>> filters(leaves.size());
+    auto might_contain = [&](int32_t field_id, const Column& literals, int64_t i) {
+      size_t j = 0;
+      while (j < leaves.size() && leaves[j].first != field_id) ++j;
+      if (j == leaves.size()) return true;
+      if (!filters[j]) {
+        const auto& chunk = rg.columns[leaves[j].second];
+        std::optional<parquet::BloomFilter> read;
+        if (chunk.meta_data && chunk.meta_data->bloom_filter_offset) {
+          auto r = parquet::ReadBloomFilter(in, *chunk.meta_data);
+          if (r.ok()) read = std::move(*r);
+          if (stats != nullptr) ++stats->bloom_filters_read;
+        }
+        filters[j] = std::move(read);
+      }
+      const std::optional<parquet::BloomFilter>& f = *filters[j];
+      return !f || parquet::BloomFilterMightContain(*f, literals, i);
+    };
+    if (MightMatchMembership(filter, might_contain)) kept.push_back(g);
+  }
+  return kept;
 }
 
 Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
@@ -88,9 +142,10 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     }
   }
 
+  std::shared_ptr<RandomAccessFile> in;
   TARN_ASSIGN_OR_RETURN(std::unique_ptr<parquet::FileReader> reader,
-                        OpenChecked(store, file, options.threads));
-  const int64_t num_rows = reader->num_rows();
+                        OpenChecked(store, file, options.threads, &in));
+  const int64_t file_rows = reader->num_rows();
 
   // Resolve each needed schema field to a file field.
   const Schema needed_schema = [&] {
@@ -130,9 +185,48 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     stored_ids_pos = static_cast<int>(file_fields.size());
     file_fields.push_back(id_match[0]);
   }
+  // The row groups to read: all of them, or those the filter's bloom filters leave.
+  const int groups_in_file = reader->num_row_groups();
+  std::vector<int> groups;
+  if (filter != nullptr) {
+    groups = RowGroupsByBloomFilters(*in, *reader, needed_schema, match, *filter, options.stats);
+  }
+  const bool every_group = filter == nullptr || static_cast<int>(groups.size()) == groups_in_file;
+  // Without every row group: the file position of each row read (deletion vectors and row ids
+  // are by position in the file).
+  std::vector<int64_t> positions;
+  int64_t num_rows = file_rows;
+  if (!every_group) {
+    const auto& rgs = reader->metadata().row_groups;
+    int64_t at = 0;
+    size_t next = 0;
+    for (int g = 0; g < groups_in_file; ++g) {
+      if (next < groups.size() && groups[next] == g) {
+        for (int64_t r = 0; r < rgs[g].num_rows; ++r) positions.push_back(at + r);
+        ++next;
+      }
+      at += rgs[g].num_rows;
+    }
+    num_rows = static_cast<int64_t>(positions.size());
+  }
+  if (options.stats != nullptr) {
+    ReadStats& st = *options.stats;
+    ++st.files;
+    st.row_groups += groups_in_file;
+    if (!every_group) {
+      st.row_groups_skipped_by_bloom_filter += groups_in_file - static_cast<int64_t>(groups.size());
+      if (groups.empty() && groups_in_file > 0) ++st.files_skipped_by_bloom_filter;
+    }
+  }
   RecordBatch raw;
   if (!file_fields.empty()) {
-    TARN_ASSIGN_OR_RETURN(raw, reader->ReadAll(file_fields));
+    if (every_group) {
+      TARN_ASSIGN_OR_RETURN(raw, reader->ReadAll(file_fields));
+    } else if (!groups.empty()) {
+      TARN_ASSIGN_OR_RETURN(raw, reader->ReadRowGroupSubset(groups, file_fields));
+    } else {  // nothing to read: empty columns of the file's types
+      for (int ff : file_fields) raw.columns.emplace_back(reader->schema().schema.fields[ff].type);
+    }
     if (raw.num_rows != num_rows) {
       return Status::Corruption("the row groups hold " + std::to_string(raw.num_rows) +
                                 " rows, the footer says " + std::to_string(num_rows));
@@ -169,12 +263,17 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
   if (!deleted.empty()) {
     if (mask.empty()) mask.assign(static_cast<size_t>(num_rows), 1);
     for (uint64_t p : deleted) {
-      if (p >= static_cast<uint64_t>(num_rows)) {
+      if (p >= static_cast<uint64_t>(file_rows)) {
         return Status::Corruption("deleted position " + std::to_string(p) +
-                                  " is past the end of the file (" + std::to_string(num_rows) +
+                                  " is past the end of the file (" + std::to_string(file_rows) +
                                   " rows)");
       }
-      mask[p] = 0;
+      if (every_group) {
+        mask[p] = 0;
+        continue;
+      }
+      auto it = std::lower_bound(positions.begin(), positions.end(), static_cast<int64_t>(p));
+      if (it != positions.end() && *it == static_cast<int64_t>(p)) mask[it - positions.begin()] = 0;
     }
   }
 
@@ -196,14 +295,16 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     if (file.first_row_id < 0) {
       return Status::InvalidArgument("the file has no row ids assigned (first_row_id unset)");
     }
-    if (file.first_row_id > std::numeric_limits<int64_t>::max() - num_rows) {
+    if (file.first_row_id > std::numeric_limits<int64_t>::max() - file_rows) {
       return Status::Corruption("row ids overflow: first_row_id " +
                                 std::to_string(file.first_row_id));
     }
     Column ids(DataType::Int64());
     ids.data.resize(static_cast<size_t>(num_rows) * sizeof(int64_t));
     int64_t* v = ids.mutable_values<int64_t>();
-    for (int64_t i = 0; i < num_rows; ++i) v[i] = file.first_row_id + i;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      v[i] = file.first_row_id + (every_group ? i : positions[i]);
+    }
     ids.length = num_rows;
     out.schema.fields.push_back(RowIdField());
     out.columns.push_back(std::move(ids));

@@ -20,13 +20,25 @@ inline constexpr const char* kRowIdColumnName = "_tarn_row_id";
 // That column as a field: kRowIdColumnName, NOT NULL INT64, field id kRowIdFieldId.
 Field RowIdField();
 
+// What reads did, added up over every read given the same ReadStats (ReadOptions::stats).
+struct ReadStats {
+  int64_t files = 0;       // files opened
+  int64_t row_groups = 0;  // their row groups
+  // Row groups the filter's equality and IN leaves ruled out by their bloom filters (no column
+  // of them read), and files all of whose row groups they ruled out.
+  int64_t row_groups_skipped_by_bloom_filter = 0;
+  int64_t files_skipped_by_bloom_filter = 0;
+  int64_t bloom_filters_read = 0;
+};
+
 struct ReadOptions {
   std::vector<int32_t> field_ids;  // columns wanted, in this order; empty = all of `schema`
   bool with_row_ids = false;
   // Only rows whose row id is at least this (an incremental read: the rows given out after a
   // snapshot, whose watermark this is; rows a compaction rewrote keep their older ids).
   std::optional<int64_t> min_row_id;
-  int threads = 1;  // Parquet decoding threads
+  int threads = 1;             // Parquet decoding threads
+  ReadStats* stats = nullptr;  // when set, what the read did is added to it
 };
 
 // Reads one data file as `schema` (the snapshot's schema): columns resolved by Parquet field id
@@ -35,7 +47,10 @@ struct ReadOptions {
 // `filter` (may be null; it may reference columns outside field_ids). With with_row_ids,
 // appends a NOT NULL INT64 column kRowIdColumnName: the file's stored ids when it stores them
 // (DataFile::StoresRowIds, compaction output), else file.first_row_id + position in the file.
-// With min_row_id, rows with a lower id are dropped too.
+// With min_row_id, rows with a lower id are dropped too. With a filter, the bloom filters of the
+// columns its equality and IN leaves compare (parquet/bloom_filter.h; only where the file's
+// column has the schema's type) rule out row groups before any column of them is read; a filter
+// that cannot be read rules nothing out.
 // Errors: kInvalidArgument for an unknown field id, a missing NOT NULL column, a file column of
 // a type that does not widen to the schema's, or row ids asked of a file without first_row_id;
 // kCorruption for a malformed file, a record count that disagrees with the file, or a deleted

@@ -42,6 +42,9 @@ class FileReader {
   Result<RecordBatch> ReadRowGroup(int row_group, const std::vector<int>& fields = {}) const;
   // All row groups concatenated.
   Result<RecordBatch> ReadAll(const std::vector<int>& fields = {}) const;
+  // The listed row groups (ascending indices), concatenated in that order.
+  Result<RecordBatch> ReadRowGroupSubset(const std::vector<int>& row_groups,
+                                         const std::vector<int>& fields = {}) const;
 
  private:
   FileReader() = default;
