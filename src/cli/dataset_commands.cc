@@ -660,6 +660,30 @@ Status FilesCommand(Client& cat, const std::string& name, const SnapshotSelector
   return Status::OK();
 }
 
+// What a scan read (`tarn scan --stats`): the difference of the catalog's totals, on stderr.
+void PrintScanStats(const ReadStats& before, const ReadStats& after, bool as_json) {
+  const int64_t files = after.files - before.files;
+  const int64_t groups = after.row_groups - before.row_groups;
+  const int64_t skipped =
+      after.row_groups_skipped_by_bloom_filter - before.row_groups_skipped_by_bloom_filter;
+  const int64_t files_skipped =
+      after.files_skipped_by_bloom_filter - before.files_skipped_by_bloom_filter;
+  const int64_t filters = after.bloom_filters_read - before.bloom_filters_read;
+  if (as_json) {
+    std::cerr << Dump(json{{"scan_stats",
+                            {{"files", files},
+                             {"row_groups", groups},
+                             {"row_groups_skipped_by_bloom_filter", skipped},
+                             {"files_skipped_by_bloom_filter", files_skipped},
+                             {"bloom_filters_read", filters}}}})
+              << "\n";
+    return;
+  }
+  std::cerr << "scanned " << files << " files, " << groups << " row groups; bloom filters ("
+            << filters << " read) ruled out " << skipped << " row groups and " << files_skipped
+            << " whole files\n";
+}
+
 Status ScanCommand(Client& cat, const std::string& name, const ScanOptions& options, int64_t limit,
                    bool as_json) {
   if (limit < 0) return Status::InvalidArgument("--limit must be >= 0");
@@ -792,6 +816,7 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       bool row_ids = false;
       int64_t limit = 0;
       std::vector<std::string> columns;
+      bool stats = false;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app->add_subcommand(
@@ -805,6 +830,9 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
                     "Only these columns, in this order (comma-separated); only their column "
                     "chunks are read")
         ->delimiter(',');
+    cmd->add_flag("--stats", a->stats,
+                  "Then, on stderr, the files and row groups read and those bloom filters "
+                  "ruled out (embedded catalogs)");
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
       ScanOptions options;
@@ -813,7 +841,16 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       options.with_row_ids = a->row_ids;
       options.columns = a->columns;
       TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
-      return ScanCommand(*cat, a->name, options, a->limit, g->json);
+      auto* catalog = dynamic_cast<Catalog*>(cat.get());
+      if (a->stats && catalog == nullptr) {
+        return Status::Of(codes::kUsage,
+                          "--stats counts the reads of an embedded catalog; a server's scans "
+                          "read on the server");
+      }
+      const ReadStats before = catalog != nullptr ? catalog->scan_stats() : ReadStats{};
+      TARN_RETURN_NOT_OK(ScanCommand(*cat, a->name, options, a->limit, g->json));
+      if (a->stats) PrintScanStats(before, catalog->scan_stats(), g->json);
+      return Status::OK();
     });
   }
 
