@@ -1,4 +1,5 @@
-// Fuzzes the Parquet reader end to end: footer, schema resolution, pages, decoding.
+// Fuzzes the Parquet reader end to end: footer, schema resolution, pages, decoding, bloom
+// filters.
 // Any input must give either a batch or an error Status; crashes, sanitizer reports, leaks and
 // timeouts are bugs. A batch that comes back must be internally consistent.
 #include <cstddef>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "common/io.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/reader.h"
 
 namespace {
@@ -52,5 +54,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto all = r.ReadAll();
   (void)all;
+
+  // Every chunk's bloom filter: read (bounded by the input) or refused, then asked about a value.
+  tarn::Column probe(tarn::DataType::Int64());
+  probe.AppendFixed<int64_t>(static_cast<int64_t>(size));
+  for (const auto& rg : r.metadata().row_groups) {
+    for (const auto& chunk : rg.columns) {
+      if (!chunk.meta_data) continue;
+      auto filter = tarn::parquet::ReadBloomFilter(*file, *chunk.meta_data);
+      if (!filter.ok() || !filter->has_value()) continue;
+      Require((*filter)->num_bytes() >= 32 && (*filter)->num_bytes() <= static_cast<int64_t>(size),
+              "a bloom filter larger than the file");
+      (void)tarn::parquet::BloomFilterMightContain(**filter, probe, 0);
+    }
+  }
   return 0;
 }
