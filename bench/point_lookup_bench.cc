@@ -227,7 +227,7 @@ void Lookup(const Args& a) {
           (total / m.lookups) * k + (k * 7919) % std::max<int64_t>(1, total / m.lookups);
       auto pred = tarn::ParseAndBindPredicate("id = " + std::to_string(id), schema);
       Check(pred.status(), "predicate");
-      tarn::parquet::ReadStats st;
+      tarn::ReadStats st;
       tarn::ReadOptions ro;
       ro.prune_pages = m.prune;
       ro.stats = &st;
@@ -247,7 +247,7 @@ void Lookup(const Args& a) {
       rows_found += found;
       pages += st.data_pages_read;
       skipped += st.data_pages_skipped;
-      groups_skipped += st.row_groups_skipped;
+      groups_skipped += st.row_groups_skipped_by_statistics;
     }
     Json line = {
         {"engine", "tarn"},

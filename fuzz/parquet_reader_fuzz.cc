@@ -1,4 +1,5 @@
-// Fuzzes the Parquet reader end to end: footer, schema resolution, pages, decoding.
+// Fuzzes the Parquet reader end to end: footer, schema resolution, pages, the page index,
+// decoding, bloom filters.
 // Any input must give either a batch or an error Status; crashes, sanitizer reports, leaks and
 // timeouts are bugs. A batch that comes back must be internally consistent.
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "common/io.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/reader.h"
 
 namespace {
@@ -81,6 +83,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Require(rows->num_rows == selected, "ReadRows returned another number of rows");
     for (const auto& col : rows->columns) {
       Require(col.length == rows->num_rows, "column length differs from num_rows");
+    }
+  }
+
+  // Every chunk's bloom filter: read (bounded by the input) or refused, then asked about a value.
+  tarn::Column probe(tarn::DataType::Int64());
+  probe.AppendFixed<int64_t>(static_cast<int64_t>(size));
+  for (const auto& rg : r.metadata().row_groups) {
+    for (const auto& chunk : rg.columns) {
+      if (!chunk.meta_data) continue;
+      auto filter = tarn::parquet::ReadBloomFilter(*file, *chunk.meta_data);
+      if (!filter.ok() || !filter->has_value()) continue;
+      Require((*filter)->num_bytes() >= 32 && (*filter)->num_bytes() <= static_cast<int64_t>(size),
+              "a bloom filter larger than the file");
+      (void)tarn::parquet::BloomFilterMightContain(**filter, probe, 0);
     }
   }
   return 0;

@@ -1,4 +1,4 @@
-// `tarn parquet schema|meta|cat|write-sample`: inspect and produce Parquet files.
+// `tarn parquet schema|meta|cat|probe|write-sample`: inspect and produce Parquet files.
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -12,6 +12,7 @@
 #include "common/io.h"
 #include "datafile/reader.h"
 #include "objectstore/object_store.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/reader.h"
 #include "parquet/stat_value.h"
 #include "parquet/writer.h"
@@ -136,10 +137,24 @@ std::string PageIndexJson(const pq::ColumnChunk& chunk, json* cj) {
   return cell.empty() ? "-" : cell;
 }
 
+// A chunk's bloom filter as `meta` shows it: where it is, its length (header and bitset, when
+// the footer says) and its bitset's size (read from its header), or why it cannot be read.
+json BloomFilterJson(const RandomAccessFile& file, const pq::ColumnMetaData& cm) {
+  json j = {{"offset", *cm.bloom_filter_offset}};
+  if (cm.bloom_filter_length) j["length"] = *cm.bloom_filter_length;
+  auto filter = pq::ReadBloomFilter(file, cm);
+  if (!filter.ok()) {
+    j["error"] = filter.status().message();
+  } else if (filter->has_value()) {
+    j["bitset_bytes"] = (*filter)->num_bytes();
+  }
+  return j;
+}
+
 Status MetaCommand(const std::string& path, const GlobalOptions& g) {
-  TARN_ASSIGN_OR_RETURN(auto file, OpenInputFile(path));
+  TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> file, OpenInputFile(path));
   uint64_t size = file->Size();
-  auto opened = pq::FileReader::Open(std::move(file));
+  auto opened = pq::FileReader::Open(file);
   TARN_RETURN_NOT_OK(opened.status());
   auto reader = std::move(opened).value();
   const auto& md = reader->metadata();
@@ -190,11 +205,19 @@ Status MetaCommand(const std::string& path, const GlobalOptions& g) {
         if (sj.contains("null_count")) nulls = std::to_string(sj["null_count"].get<int64_t>());
       }
       std::string page_index = PageIndexJson(chunk, &cj);
+      std::string bloom;
+      if (cm.bloom_filter_offset) {
+        json bj = BloomFilterJson(*file, cm);
+        bloom = bj.contains("bitset_bytes") ? std::to_string(bj["bitset_bytes"].get<int64_t>())
+                                            : "unreadable";
+        cj["bloom_filter"] = std::move(bj);
+      }
       cols.push_back(cj);
       rows.push_back({std::to_string(r), PathString(cm.path_in_schema), pq::TypeName(cm.type),
                       pq::CodecName(cm.codec), encodings, std::to_string(cm.num_values),
                       std::to_string(cm.total_compressed_size),
-                      std::to_string(cm.total_uncompressed_size), nulls, min, max, page_index});
+                      std::to_string(cm.total_uncompressed_size), nulls, min, max, page_index,
+                      bloom});
     }
     rgs.push_back({{"index", r},
                    {"num_rows", rg.num_rows},
@@ -212,7 +235,7 @@ Status MetaCommand(const std::string& path, const GlobalOptions& g) {
       path.c_str(), static_cast<unsigned long long>(size), md.created_by.value_or("").c_str(),
       static_cast<long long>(md.num_rows), md.row_groups.size(), ps.leaves.size());
   PrintTable({"rg", "column", "physical", "codec", "encodings", "values", "compressed",
-              "uncompressed", "nulls", "min", "max", "page index"},
+              "uncompressed", "nulls", "min", "max", "page index", "bloom"},
              rows);
   return Status::OK();
 }
@@ -278,6 +301,52 @@ Result<RecordBatch> ReadCatGroup(const pq::FileReader& reader, int rg,
   batch.schema.fields.resize(fields.size());
   batch.columns.resize(fields.size());
   return FilterRows(batch, mask);
+}
+
+// What each row group's bloom filter of a flat column says of each value: "absent" (certain),
+// "maybe", or "none" (the chunk has no filter, or one tarn cannot ask about this type).
+Status ProbeCommand(const std::string& path, const GlobalOptions& g, const std::string& column,
+                    const std::vector<std::string>& values) {
+  TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> file, OpenInputFile(path));
+  TARN_ASSIGN_OR_RETURN(auto reader, pq::FileReader::Open(file));
+  const pq::ParquetSchema& ps = reader->schema();
+  TARN_ASSIGN_OR_RETURN(std::vector<int> fields, ResolveColumns(ps, column));
+  const Field& field = ps.schema.fields[fields[0]];
+  if (ps.field_leaves[fields[0]].size() != 1 || field.type.is_nested()) {
+    return Status::InvalidArgument("column '" + column + "' is not a flat column");
+  }
+  const int leaf = ps.field_leaves[fields[0]][0];
+  Column parsed(field.type);
+  for (const std::string& v : values) {
+    Status st = AppendParsedValue(v, &parsed);
+    if (!st.ok()) return st.WithContext("value '" + v + "' of " + field.type.ToString());
+  }
+  const bool applies = pq::BloomFilterApplies(field.type, ps.leaves[leaf]);
+  json results = json::array();
+  std::vector<std::vector<std::string>> rows;
+  const auto& md = reader->metadata();
+  for (size_t r = 0; r < md.row_groups.size(); ++r) {
+    const auto& chunk = md.row_groups[r].columns[leaf];
+    std::optional<pq::BloomFilter> filter;
+    if (chunk.meta_data && applies) {
+      TARN_ASSIGN_OR_RETURN(filter, pq::ReadBloomFilter(*file, *chunk.meta_data));
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      std::string answer = "none";
+      if (filter) {
+        answer = pq::BloomFilterMightContain(*filter, parsed, static_cast<int64_t>(i)) ? "maybe"
+                                                                                       : "absent";
+      }
+      results.push_back({{"row_group", r}, {"value", values[i]}, {"result", answer}});
+      rows.push_back({std::to_string(r), values[i], answer});
+    }
+  }
+  if (g.json) {
+    std::cout << Dump(json{{"file", path}, {"column", field.name}, {"results", results}}) << "\n";
+  } else {
+    PrintTable({"rg", "value", "bloom filter"}, rows);
+  }
+  return Status::OK();
 }
 
 Status CatCommand(const CatOptions& o, const GlobalOptions& g) {
@@ -359,6 +428,7 @@ struct SampleOptions {
   int64_t page_rows = 20000;
   bool no_dictionary = false;
   bool no_page_index = false;
+  std::vector<std::string> bloom_filter;  // columns with bloom filters
 };
 
 Status WriteSampleCommand(const SampleOptions& o, const GlobalOptions& g) {
@@ -376,6 +446,7 @@ Status WriteSampleCommand(const SampleOptions& o, const GlobalOptions& g) {
   opts.data_page_rows = o.page_rows;
   opts.enable_dictionary = !o.no_dictionary;
   opts.page_index = !o.no_page_index;
+  opts.bloom_filter_columns = o.bloom_filter;
   RecordBatch batch = MakeSampleBatch(rows);
   TARN_ASSIGN_OR_RETURN(auto sink, CreateOutputFile(path));
   TARN_ASSIGN_OR_RETURN(auto writer, pq::FileWriter::Open(std::move(sink), batch.schema, opts));
@@ -424,6 +495,16 @@ void RegisterParquetCommands(CLI::App* app, GlobalOptions* g) {
   cat->add_flag("--stats", co.stats, "Print the data pages read and skipped to stderr");
   SetCommand(cat, [g] { return CatCommand(co, *g); });
 
+  auto* probe = pq->add_subcommand(
+      "probe", "Ask each row group's bloom filter of a column about values (absent or maybe)");
+  static std::string probe_file, probe_column;
+  static std::vector<std::string> probe_values;
+  probe->add_option("FILE", probe_file, "Parquet file")->required();
+  probe->add_option("COLUMN", probe_column, "A flat column")->required();
+  probe->add_option("VALUES", probe_values, "Values, as text of the column's type")->required();
+  probe->add_flag("--json", g->json, "JSON output");
+  SetCommand(probe, [g] { return ProbeCommand(probe_file, *g, probe_column, probe_values); });
+
   auto* sample = pq->add_subcommand("write-sample", "Write a sample file with every tarn type");
   static SampleOptions so;
   sample->add_option("FILE", so.file, "Output path")->required();
@@ -437,6 +518,8 @@ void RegisterParquetCommands(CLI::App* app, GlobalOptions* g) {
       ->capture_default_str();
   sample->add_flag("--no-dictionary", so.no_dictionary, "Plain encoding only");
   sample->add_flag("--no-page-index", so.no_page_index, "Write no column or offset index");
+  sample->add_option("--bloom-filter", so.bloom_filter,
+                     "A column to write bloom filters for (repeatable)");
   sample->add_flag("--json", g->json, "JSON output");
   SetCommand(sample, [g] { return WriteSampleCommand(so, *g); });
 }

@@ -98,7 +98,8 @@ std::optional<ColumnStats> ChunkStats(const parquet::FileMetaData& md,
 
 Result<parquet::RowSelection> SelectRows(const parquet::FileReader& reader,
                                          const BoundPredicate& filter,
-                                         const std::vector<FilterColumn>& columns) {
+                                         const std::vector<FilterColumn>& columns,
+                                         const std::vector<int>* row_groups) {
   const parquet::FileMetaData& md = reader.metadata();
   const parquet::ParquetSchema& ps = reader.schema();
   const int groups = reader.num_row_groups();
@@ -123,8 +124,17 @@ Result<parquet::RowSelection> SelectRows(const parquet::FileReader& reader,
     }
     usable.push_back({&c, leaf});
   }
+  // The row groups looked at, ascending.
+  std::vector<int> looked;
+  if (row_groups != nullptr) {
+    for (int g : *row_groups) {
+      if (g >= 0 && g < groups && (looked.empty() || g > looked.back())) looked.push_back(g);
+    }
+  } else {
+    for (int g = 0; g < groups; ++g) looked.push_back(g);
+  }
   std::vector<std::pair<int, int>> chunks;
-  for (int g = 0; g < groups; ++g) {
+  for (int g : looked) {
     for (const Usable& u : usable) chunks.emplace_back(g, u.leaf);
   }
   std::vector<parquet::ChunkPageIndex> indexes;
@@ -134,7 +144,8 @@ Result<parquet::RowSelection> SelectRows(const parquet::FileReader& reader,
   }
 
   const PartitionSpec no_partitions;
-  for (int g = 0; g < groups; ++g) {
+  for (size_t gi = 0; gi < looked.size(); ++gi) {
+    const int g = looked[gi];
     const parquet::RowGroup& rg = md.row_groups[g];
     const int64_t rows = rg.num_rows;
     if (rows == 0) continue;
@@ -146,7 +157,7 @@ Result<parquet::RowSelection> SelectRows(const parquet::FileReader& reader,
       const parquet::LeafColumn& lc = ps.leaves[leaf];
       const DataType& file_type = ps.schema.fields[c.file_field].type;
       const parquet::ChunkPageIndex* pi =
-          indexes.empty() ? nullptr : &indexes[static_cast<size_t>(g) * usable.size() + u];
+          indexes.empty() ? nullptr : &indexes[gi * usable.size() + u];
       ColumnSegments cs;
       if (pi != nullptr && pi->column_index) {
         const parquet::OffsetIndex& oi = *pi->offset_index;

@@ -22,9 +22,12 @@ struct FilterColumn {
 // Per row group of `reader`'s file, the row ranges that may hold rows satisfying `filter`: every
 // row whose page (or row group) bounds and null counts MightMatch (table/predicate.h) allows,
 // for the flat columns of `columns`. A superset of the matching rows; a row group about which
-// nothing is known is kept whole. Errors: I/O errors reading the page index.
+// nothing is known is kept whole. With `row_groups` (ascending indices), only those row groups
+// are looked at (and their page index read): the others get no rows. Errors: I/O errors reading
+// the page index.
 Result<parquet::RowSelection> SelectRows(const parquet::FileReader& reader,
                                          const BoundPredicate& filter,
-                                         const std::vector<FilterColumn>& columns);
+                                         const std::vector<FilterColumn>& columns,
+                                         const std::vector<int>* row_groups = nullptr);
 
 }  // namespace tarn::datafile_internal

@@ -8,6 +8,7 @@
 #include "datafile/columns_internal.h"
 #include "datafile/error_codes.h"
 #include "datafile/page_pruning.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/reader.h"
 #include "tarn/sort_order.h"
 #include "types/cast.h"
@@ -30,9 +31,11 @@ int SchemaIndexOf(const Schema& schema, int32_t field_id) {
 
 // Opens `file` and checks it against what the catalog says of it (size, rows): a file that
 // disagrees is reported, never served as if it held what the catalog says.
-Result<std::unique_ptr<parquet::FileReader>> OpenChecked(ObjectStore& store, const DataFile& file,
-                                                         int threads) {
+Result<std::unique_ptr<parquet::FileReader>> OpenChecked(
+    ObjectStore& store, const DataFile& file, int threads,
+    std::shared_ptr<RandomAccessFile>* opened = nullptr) {
   TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> in, store.OpenRead(file.path));
+  if (opened != nullptr) *opened = in;
   auto mismatch = [&](const std::string& what, int64_t registered, int64_t actual) {
     return Status::Of(codes::kFileMetadataMismatch,
                       "data file '" + file.path +
@@ -51,6 +54,57 @@ Result<std::unique_ptr<parquet::FileReader>> OpenChecked(ObjectStore& store, con
     return mismatch("rows", file.record_count, reader->num_rows());
   }
   return reader;
+}
+
+// The row groups of `reader` that `filter` may match by the bloom filters of the columns its
+// equality and IN leaves compare (`needed` fields, found as `match` says), ascending; every row
+// group when no leaf can ask one. A filter that cannot be read (or a file column of another type
+// than the schema's) rules nothing out.
+std::vector<int> RowGroupsByBloomFilters(const RandomAccessFile& in,
+                                         const parquet::FileReader& reader, const Schema& needed,
+                                         const std::vector<int>& match,
+                                         const BoundPredicate& filter, ReadStats* stats) {
+  const parquet::ParquetSchema& ps = reader.schema();
+  std::vector<int> all(static_cast<size_t>(reader.num_row_groups()));
+  for (size_t g = 0; g < all.size(); ++g) all[g] = static_cast<int>(g);
+  // Field id -> the file's leaf column whose filter can be asked about the schema's values.
+  std::vector<std::pair<int32_t, int>> leaves;
+  for (size_t k = 0; k < needed.fields.size(); ++k) {
+    const Field& f = needed.fields[k];
+    if (match[k] < 0 || ps.field_leaves[match[k]].size() != 1) continue;
+    const int leaf = ps.field_leaves[match[k]][0];
+    if (ps.schema.fields[match[k]].type != f.type ||
+        !parquet::BloomFilterApplies(f.type, ps.leaves[leaf])) {
+      continue;
+    }
+    leaves.emplace_back(f.field_id, leaf);
+  }
+  if (leaves.empty()) return all;
+  std::vector<int> kept;
+  for (int g : all) {
+    const parquet::RowGroup& rg = reader.metadata().row_groups[g];
+    // The filters of this row group, read when first asked (nullopt: none, or unreadable).
+    std::vector<std::optional<std::optional<parquet::BloomFilter>>> filters(leaves.size());
+    auto might_contain = [&](int32_t field_id, const Column& literals, int64_t i) {
+      size_t j = 0;
+      while (j < leaves.size() && leaves[j].first != field_id) ++j;
+      if (j == leaves.size()) return true;
+      if (!filters[j]) {
+        const auto& chunk = rg.columns[leaves[j].second];
+        std::optional<parquet::BloomFilter> read;
+        if (chunk.meta_data && chunk.meta_data->bloom_filter_offset) {
+          auto r = parquet::ReadBloomFilter(in, *chunk.meta_data);
+          if (r.ok()) read = std::move(*r);
+          if (stats != nullptr) ++stats->bloom_filters_read;
+        }
+        filters[j] = std::move(read);
+      }
+      const std::optional<parquet::BloomFilter>& f = *filters[j];
+      return !f || parquet::BloomFilterMightContain(*f, literals, i);
+    };
+    if (MightMatchMembership(filter, might_contain)) kept.push_back(g);
+  }
+  return kept;
 }
 
 Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
@@ -91,9 +145,10 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     }
   }
 
+  std::shared_ptr<RandomAccessFile> in;
   TARN_ASSIGN_OR_RETURN(std::unique_ptr<parquet::FileReader> reader,
-                        OpenChecked(store, file, options.threads));
-  const int64_t num_rows = reader->num_rows();
+                        OpenChecked(store, file, options.threads, &in));
+  const int64_t file_rows = reader->num_rows();
 
   // Resolve each needed schema field to a file field.
   const Schema needed_schema = [&] {
@@ -133,22 +188,41 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     stored_ids_pos = static_cast<int>(file_fields.size());
     file_fields.push_back(id_match[0]);
   }
-  // With a filter, only the rows its columns' page (or row group) statistics do not rule out:
-  // `spans` are the file positions [begin, end) read, in order.
+  // With a filter, the rows to read: those of the row groups its bloom filters leave, and of
+  // those (with prune_pages) the rows their page (or row group) statistics do not rule out.
+  // `spans` are the file positions [begin, end) read, in order (deletion vectors and row ids
+  // are by position in the file).
+  const int groups_in_file = reader->num_row_groups();
+  const std::vector<parquet::RowGroup>& rgs = reader->metadata().row_groups;
   std::optional<parquet::RowSelection> selection;
   std::vector<std::pair<int64_t, int64_t>> spans;
-  int64_t rows = num_rows;
-  if (filter != nullptr && options.prune_pages) {
-    std::vector<FilterColumn> columns;
-    for (int32_t id : ReferencedFieldIds(*filter)) {
-      for (size_t k = 0; k < needed.size(); ++k) {
-        if (needed_schema.fields[k].field_id == id) {
-          columns.push_back({needed_schema.fields[k], match[k]});
-          break;
+  int64_t rows = file_rows;
+  int64_t skipped_by_bloom = 0, skipped_by_statistics = 0;
+  if (filter != nullptr) {
+    const std::vector<int> groups =
+        RowGroupsByBloomFilters(*in, *reader, needed_schema, match, *filter, options.stats);
+    skipped_by_bloom = groups_in_file - static_cast<int64_t>(groups.size());
+    parquet::RowSelection sel(static_cast<size_t>(groups_in_file));
+    if (options.prune_pages) {
+      std::vector<FilterColumn> columns;
+      for (int32_t id : ReferencedFieldIds(*filter)) {
+        for (size_t k = 0; k < needed.size(); ++k) {
+          if (needed_schema.fields[k].field_id == id) {
+            columns.push_back({needed_schema.fields[k], match[k]});
+            break;
+          }
         }
       }
+      // Only the row groups the bloom filters left (nor is the page index of others read).
+      TARN_ASSIGN_OR_RETURN(sel, SelectRows(*reader, *filter, columns, &groups));
+    } else {
+      for (int g : groups) {
+        if (rgs[g].num_rows > 0) sel[g].push_back({0, rgs[g].num_rows});
+      }
     }
-    TARN_ASSIGN_OR_RETURN(parquet::RowSelection sel, SelectRows(*reader, *filter, columns));
+    for (int g : groups) {
+      if (sel[g].empty() && rgs[g].num_rows > 0) ++skipped_by_statistics;
+    }
     int64_t start = 0, kept = 0;
     for (size_t g = 0; g < sel.size(); ++g) {
       for (const parquet::RowRange& r : sel[g]) {
@@ -159,16 +233,16 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
         }
         kept += r.end - r.begin;
       }
-      start += reader->metadata().row_groups[g].num_rows;
+      start += rgs[g].num_rows;
     }
-    if (kept < num_rows) {
+    if (kept < file_rows) {
       selection = std::move(sel);
       rows = kept;
     } else {
       spans.clear();
     }
   }
-  if (!selection) spans.emplace_back(0, num_rows);
+  if (!selection) spans.emplace_back(0, file_rows);
 
   RecordBatch raw;
   if (!file_fields.empty()) {
@@ -183,10 +257,17 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     }
   }
   if (options.stats != nullptr) {
-    const parquet::ReadStats st = reader->stats();
-    options.stats->data_pages_read += st.data_pages_read;
-    options.stats->data_pages_skipped += st.data_pages_skipped;
-    options.stats->row_groups_skipped += st.row_groups_skipped;
+    ReadStats& st = *options.stats;
+    const parquet::ReadStats pages = reader->stats();
+    ++st.files;
+    st.row_groups += groups_in_file;
+    st.row_groups_skipped_by_bloom_filter += skipped_by_bloom;
+    if (groups_in_file > 0 && skipped_by_bloom == groups_in_file) {
+      ++st.files_skipped_by_bloom_filter;
+    }
+    st.row_groups_skipped_by_statistics += skipped_by_statistics;
+    st.data_pages_read += pages.data_pages_read;
+    st.data_pages_skipped += pages.data_pages_skipped;
   }
 
   RecordBatch work;
@@ -222,9 +303,9 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     size_t s = 0;
     int64_t before = 0;  // rows read before spans[s]
     for (uint64_t p : deleted) {
-      if (p >= static_cast<uint64_t>(num_rows)) {
+      if (p >= static_cast<uint64_t>(file_rows)) {
         return Status::Corruption("deleted position " + std::to_string(p) +
-                                  " is past the end of the file (" + std::to_string(num_rows) +
+                                  " is past the end of the file (" + std::to_string(file_rows) +
                                   " rows)");
       }
       const int64_t pos = static_cast<int64_t>(p);
@@ -254,7 +335,7 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     if (file.first_row_id < 0) {
       return Status::InvalidArgument("the file has no row ids assigned (first_row_id unset)");
     }
-    if (file.first_row_id > std::numeric_limits<int64_t>::max() - num_rows) {
+    if (file.first_row_id > std::numeric_limits<int64_t>::max() - file_rows) {
       return Status::Corruption("row ids overflow: first_row_id " +
                                 std::to_string(file.first_row_id));
     }
@@ -280,6 +361,34 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
 }
 
 }  // namespace
+
+ReadStats& ReadStats::operator+=(const ReadStats& o) {
+  files += o.files;
+  row_groups += o.row_groups;
+  row_groups_skipped_by_bloom_filter += o.row_groups_skipped_by_bloom_filter;
+  files_skipped_by_bloom_filter += o.files_skipped_by_bloom_filter;
+  bloom_filters_read += o.bloom_filters_read;
+  row_groups_skipped_by_statistics += o.row_groups_skipped_by_statistics;
+  data_pages_read += o.data_pages_read;
+  data_pages_skipped += o.data_pages_skipped;
+  return *this;
+}
+
+ReadStats ReadStats::operator-(const ReadStats& earlier) const {
+  ReadStats d;
+  d.files = files - earlier.files;
+  d.row_groups = row_groups - earlier.row_groups;
+  d.row_groups_skipped_by_bloom_filter =
+      row_groups_skipped_by_bloom_filter - earlier.row_groups_skipped_by_bloom_filter;
+  d.files_skipped_by_bloom_filter =
+      files_skipped_by_bloom_filter - earlier.files_skipped_by_bloom_filter;
+  d.bloom_filters_read = bloom_filters_read - earlier.bloom_filters_read;
+  d.row_groups_skipped_by_statistics =
+      row_groups_skipped_by_statistics - earlier.row_groups_skipped_by_statistics;
+  d.data_pages_read = data_pages_read - earlier.data_pages_read;
+  d.data_pages_skipped = data_pages_skipped - earlier.data_pages_skipped;
+  return d;
+}
 
 Field RowIdField() {
   Field f;

@@ -193,6 +193,7 @@ class ColumnWriterBase : public ColumnChunkWriter {
   virtual Encoding EncodePageValues(ByteBuffer* body) = 0;
   virtual std::optional<Statistics> PageStatistics(int64_t nulls) = 0;  // and merge into chunk
   virtual std::optional<Statistics> ChunkStatistics(int64_t nulls) = 0;
+  virtual std::optional<BloomFilter> ChunkBloomFilter() = 0;  // and start the next chunk's
   virtual Status BeforeFinish() = 0;
   // Dictionary page body, if the chunk has dictionary-encoded pages; resets value state.
   virtual bool TakeDictionary(ByteBuffer* body, int32_t* count) = 0;
@@ -350,6 +351,7 @@ class ColumnWriterBase : public ColumnChunkWriter {
     }
     if (options_.write_statistics) m.statistics = ChunkStatistics(chunk_nulls_);
     TakePageIndex(out);
+    out->bloom_filter = ChunkBloomFilter();
     for (EncodedPage& p : data_pages_) out->pages.push_back(std::move(p));
     data_pages_.clear();
     chunk_rows_ = chunk_values_ = chunk_nulls_ = chunk_uncompressed_ = dict_uncompressed_ = 0;
@@ -542,6 +544,7 @@ class TypedColumnWriter final : public ColumnWriterBase {
                     Codec codec)
       : ColumnWriterBase(field, options, pm, codec), dict_(MakeDict<V>(pm)) {
     dict_enabled_ = options.enable_dictionary && !std::is_same_v<V, uint8_t>;
+    if (options.bloom_filter && !std::is_same_v<V, uint8_t>) bloom_.emplace(*options.bloom_filter);
     use_dict_ = dict_enabled_;
     page_stats_.order = chunk_stats_.order = pm.order;
     if constexpr (std::is_same_v<V, std::string_view>) {
@@ -557,6 +560,9 @@ class TypedColumnWriter final : public ColumnWriterBase {
     int64_t n = Gather(leaf, begin, end, idx, n_idx, values_.data());
     const V* v = values_.data();
     if (track_stats_) page_stats_.Update(v, n);
+    if constexpr (!std::is_same_v<V, uint8_t>) {
+      if (bloom_) bloom_->Add(v, n);
+    }
     if (use_dict_) {
       size_t at = page_indices_.size();
       page_indices_.resize(at + n);
@@ -645,6 +651,11 @@ class TypedColumnWriter final : public ColumnWriterBase {
     Statistics s = chunk_stats_.Make(nulls);
     chunk_stats_.Reset();
     return s;
+  }
+
+  std::optional<BloomFilter> ChunkBloomFilter() override {
+    if (!bloom_) return std::nullopt;
+    return bloom_->Finish();
   }
 
   Status BeforeFinish() override {
@@ -755,6 +766,7 @@ class TypedColumnWriter final : public ColumnWriterBase {
   std::vector<std::string_view> scratch_views_;
   ByteBuffer decimal_bytes_;
   ValueStats<V> page_stats_, chunk_stats_;
+  std::optional<BloomFilterBuilder> bloom_;
 };
 
 template <>

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/compression.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/metadata.h"
 #include "parquet/page_index.h"
 #include "parquet/statistics.h"
@@ -41,6 +42,8 @@ struct ColumnWriterOptions {
   bool write_statistics = true;
   bool page_index = true;     // record PageIndexEntry per data page (EncodedChunk)
   int data_page_version = 1;  // 1 or 2
+  // A bloom filter per chunk (flat, non-BOOLEAN fields only: BloomFilterSupports).
+  std::optional<BloomFilterOptions> bloom_filter;
 };
 
 // One encoded page: its header and (compressed) body, contiguous in `bytes` from `offset` (room
@@ -61,6 +64,7 @@ struct EncodedChunk {
   // the chunk's column index when one may be written.
   std::vector<PageIndexEntry> page_entries;
   std::optional<ColumnIndex> column_index;
+  std::optional<BloomFilter> bloom_filter;  // of the chunk's values, when asked for
 };
 
 // Encodes one top-level field (for ARRAY fields: its single leaf column). Pages are encoded by

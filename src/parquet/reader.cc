@@ -537,6 +537,20 @@ Result<RecordBatch> FileReader::ReadRowGroup(int row_group, const std::vector<in
   return ReadRowGroups(req, {row_group}, fields);
 }
 
+Result<RecordBatch> FileReader::ReadRowGroupSubset(const std::vector<int>& row_groups,
+                                                   const std::vector<int>& fields) const {
+  for (size_t i = 0; i < row_groups.size(); ++i) {
+    const int g = row_groups[i];
+    if (g < 0 || g >= num_row_groups() || (i > 0 && g <= row_groups[i - 1])) {
+      return Status::InvalidArgument(file_->name() +
+                                     ": row groups must be ascending indices below " +
+                                     std::to_string(num_row_groups()));
+    }
+  }
+  ReadRequest req{file_.get(), &metadata_, &schema_, &options_, &pages_read_, &pages_skipped_};
+  return ReadRowGroups(req, row_groups, fields);
+}
+
 Result<RecordBatch> FileReader::ReadAll(const std::vector<int>& fields) const {
   std::vector<int> groups(metadata_.row_groups.size());
   for (size_t g = 0; g < groups.size(); ++g) groups[g] = static_cast<int>(g);

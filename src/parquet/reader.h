@@ -62,6 +62,9 @@ class FileReader {
   Result<RecordBatch> ReadRowGroup(int row_group, const std::vector<int>& fields = {}) const;
   // All row groups concatenated.
   Result<RecordBatch> ReadAll(const std::vector<int>& fields = {}) const;
+  // The listed row groups (ascending indices), concatenated in that order.
+  Result<RecordBatch> ReadRowGroupSubset(const std::vector<int>& row_groups,
+                                         const std::vector<int>& fields = {}) const;
   // The selected rows of every row group, concatenated (fields as for ReadRowGroup). In a row
   // group read in part, a column with a usable offset index reads and decodes only its data
   // pages that hold selected rows (and its dictionary page); one without reads its whole chunk.

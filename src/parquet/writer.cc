@@ -132,8 +132,12 @@ class FileWriter::Impl {
     co.write_statistics = options_.write_statistics;
     co.page_index = options_.page_index;
     co.data_page_version = options_.data_page_version;
-    for (const Field& f : schema_.fields) {
-      TARN_ASSIGN_OR_RETURN(std::unique_ptr<ColumnChunkWriter> w, ColumnChunkWriter::Make(f, co));
+    TARN_ASSIGN_OR_RETURN(std::vector<bool> bloom, BloomFilterFields());
+    for (size_t i = 0; i < schema_.fields.size(); ++i) {
+      ColumnWriterOptions field_options = co;
+      if (bloom[i]) field_options.bloom_filter = options_.bloom_filter;
+      TARN_ASSIGN_OR_RETURN(std::unique_ptr<ColumnChunkWriter> w,
+                            ColumnChunkWriter::Make(schema_.fields[i], field_options));
       columns_.push_back(std::move(w));
     }
     statuses_.resize(columns_.size());
@@ -220,6 +224,49 @@ class FileWriter::Impl {
     return Status::OK();
   }
 
+  // Which fields get bloom filters (WriterOptions::bloom_filter_columns).
+  Result<std::vector<bool>> BloomFilterFields() const {
+    std::vector<bool> out(schema_.fields.size(), false);
+    if (options_.bloom_filter_columns.empty()) return out;
+    if (!(options_.bloom_filter.fpp > 0 && options_.bloom_filter.fpp < 1) ||
+        options_.bloom_filter.max_bytes < kBloomFilterMinBytes) {
+      return Status::InvalidArgument(
+          "writer options: a bloom filter's fpp is in (0, 1) and max_bytes at least 32");
+    }
+    for (const std::string& name : options_.bloom_filter_columns) {
+      const int i = schema_.FieldIndex(name);
+      if (i < 0) {
+        return Status::InvalidArgument("bloom filter column '" + name + "' is not in the schema")
+            .WithField("column", name);
+      }
+      if (!BloomFilterSupports(schema_.fields[i].type)) {
+        return Status::InvalidArgument("bloom filter column '" + name + "' is " +
+                                       schema_.fields[i].type.ToString() +
+                                       ": only flat, non-BOOLEAN columns get bloom filters")
+            .WithField("column", name);
+      }
+      out[i] = true;
+    }
+    return out;
+  }
+
+  // Writes the row group's bloom filters after its chunks, in column order, and points their
+  // chunks at them.
+  Status EmitBloomFilters(std::vector<std::optional<BloomFilter>>& filters, RowGroup* rg) {
+    ByteBuffer bytes;
+    for (size_t i = 0; i < filters.size(); ++i) {
+      if (!filters[i]) continue;
+      bytes.clear();
+      EncodeBloomFilter(*filters[i], &bytes);
+      filters[i].reset();
+      ColumnMetaData& m = *rg->columns[i].meta_data;
+      m.bloom_filter_offset = static_cast<int64_t>(sink_->Tell());
+      m.bloom_filter_length = static_cast<int32_t>(bytes.size());
+      TARN_RETURN_NOT_OK(Emit(bytes));
+    }
+    return Status::OK();
+  }
+
   Status Fail(Status st) {
     error_ = st;
     return st;
@@ -298,6 +345,8 @@ class FileWriter::Impl {
       rg.ordinal = static_cast<int16_t>(metadata_.row_groups.size());
     }
     int64_t compressed = 0;
+    std::vector<std::optional<BloomFilter>> filters(chunks.size());
+    for (size_t i = 0; i < chunks.size(); ++i) filters[i] = std::move(chunks[i].bloom_filter);
     for (EncodedChunk& ch : chunks) {
       int64_t start = static_cast<int64_t>(sink_->Tell());
       for (const EncodedPage& p : ch.pages) {
@@ -316,6 +365,7 @@ class FileWriter::Impl {
       ch = EncodedChunk();  // release the pages
     }
     rg.total_compressed_size = compressed;
+    TARN_RETURN_NOT_OK(EmitBloomFilters(filters, &rg));
     metadata_.row_groups.push_back(std::move(rg));
     rows_written_ += row_group_rows_;
     row_group_rows_ = 0;

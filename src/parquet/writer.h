@@ -10,6 +10,7 @@
 
 #include "common/compression.h"
 #include "common/io.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/metadata.h"
 #include "tarn/column.h"
 
@@ -36,12 +37,17 @@ struct WriterOptions {
   int data_page_version = 1;
   std::vector<KeyValue> key_value_metadata;
   std::string created_by = "tarn version 0.1.0";
+  // Top-level fields that get a split block bloom filter per column chunk (flat, not BOOLEAN),
+  // sized for the chunk's distinct values at `bloom_filter.fpp`, at most `max_bytes`. Each
+  // filter is written after its row group's chunks (bloom_filter.h).
+  std::vector<std::string> bloom_filter_columns;
+  BloomFilterOptions bloom_filter;
 };
 
 class FileWriter {
  public:
   // The sink is owned by the writer and closed by Close(). kInvalidArgument for a schema that
-  // cannot be written.
+  // cannot be written, or a bloom filter column that is not a flat, non-BOOLEAN field.
   static Result<std::unique_ptr<FileWriter>> Open(std::unique_ptr<OutputStream> sink, Schema schema,
                                                   WriterOptions options = {});
   ~FileWriter();
