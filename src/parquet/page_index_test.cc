@@ -572,6 +572,25 @@ TEST(PageIndexReader, ReadRowsReadsOnlyThePagesItNeeds) {
   EXPECT_EQ(r.stats().data_pages_read - st.data_pages_read, st.data_pages_skipped + 1);
 }
 
+// Every read counts its pages, ReadRowGroupSubset (the bloom filters' read) too.
+TEST(PageIndexReader, ReadRowGroupSubsetCountsPages) {
+  std::vector<std::optional<int64_t>> values;
+  for (int64_t i = 0; i < 30000; ++i) values.push_back(i);
+  WriterOptions o = SmallPages(4096);
+  o.row_group_rows = 10000;
+  auto bytes = WriteFile(Int64Batch(values), o);
+  ASSERT_TRUE(bytes.ok());
+  auto opened = FileReader::Open(MemoryFile(*bytes));
+  ASSERT_TRUE(opened.ok());
+  const FileReader& r = **opened;
+  ASSERT_EQ(r.num_row_groups(), 3);
+  auto got = r.ReadRowGroupSubset({0, 2});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->num_rows, 20000);
+  EXPECT_EQ(got->columns[0].Value<int64_t>(10000), 20000);
+  EXPECT_GT(r.stats().data_pages_read, 2);
+}
+
 // Every type, lists, nulls, dictionary and plain, V1 and V2 pages, several row groups: reading a
 // random selection gives exactly the selected rows of a full read.
 TEST(PageIndexReader, RandomSelectionsEqualTheFullReadCut) {
