@@ -87,3 +87,15 @@ if [[ "${BENCH_COMPACTION:-1}" == 1 ]]; then
     env -u TARN_BENCH_DIR "$root/bench/compaction_run.sh"
   fi
 fi
+
+# Point lookups on 100,000,000 rows with and without the page index, beside DuckDB
+# (bench/point_lookup_run.sh, about 3 minutes and ~1.3 GB of files). BENCH_LOOKUP=0 skips it.
+if [[ "${BENCH_LOOKUP:-1}" == 1 ]]; then
+  echo
+  echo "bench: point lookups and the page index (bench/point_lookup_run.sh)"
+  if [[ -n "${TARN_BENCH_DIR:-}" ]]; then
+    TARN_BENCH_DIR="$dir/lookup" "$root/bench/point_lookup_run.sh"
+  else
+    env -u TARN_BENCH_DIR "$root/bench/point_lookup_run.sh"
+  fi
+fi

@@ -1,6 +1,7 @@
-// Fuzzes the Thrift compact decoders of the Parquet footer (FileMetaData) and page headers
-// directly, without the file framing around them. Whatever decodes must re-encode to bytes that
-// decode again to the same encoding (tarn must be able to read every footer it writes).
+// Fuzzes the Thrift compact decoders of the Parquet footer (FileMetaData), page headers and the
+// page index (ColumnIndex, OffsetIndex) directly, without the file framing around them. Whatever
+// decodes must re-encode to bytes that decode again to the same encoding (tarn must be able to read
+// every footer it writes).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -49,6 +50,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Require(len2 == once.size(), "a re-encoded PageHeader decodes to a different length");
     pq::EncodePageHeader(*again, &twice);
     Require(SameBytes(once, twice), "PageHeader encoding is not stable");
+  }
+
+  if (auto ci = pq::DecodeColumnIndex(data, size); ci.ok()) {
+    tarn::ByteBuffer once, twice;
+    pq::EncodeColumnIndex(*ci, &once);
+    auto again = pq::DecodeColumnIndex(once.data(), once.size());
+    Require(again.ok(), "a re-encoded ColumnIndex does not decode");
+    pq::EncodeColumnIndex(*again, &twice);
+    Require(SameBytes(once, twice), "ColumnIndex encoding is not stable");
+  }
+  if (auto oi = pq::DecodeOffsetIndex(data, size); oi.ok()) {
+    tarn::ByteBuffer once, twice;
+    pq::EncodeOffsetIndex(*oi, &once);
+    auto again = pq::DecodeOffsetIndex(once.data(), once.size());
+    Require(again.ok(), "a re-encoded OffsetIndex does not decode");
+    pq::EncodeOffsetIndex(*again, &twice);
+    Require(SameBytes(once, twice), "OffsetIndex encoding is not stable");
   }
   return 0;
 }

@@ -1,4 +1,5 @@
-// Fuzzes the Parquet reader end to end: footer, schema resolution, pages, decoding.
+// Fuzzes the Parquet reader end to end: footer, schema resolution, pages, the page index,
+// decoding, bloom filters.
 // Any input must give either a batch or an error Status; crashes, sanitizer reports, leaks and
 // timeouts are bugs. A batch that comes back must be internally consistent.
 #include <cstddef>
@@ -6,8 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/io.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/reader.h"
 #include "tarn/column.h"
 
@@ -83,5 +87,48 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto all = r.ReadAll();
   (void)all;
+
+  // The page index, and reads through it: the middle row of each row group and its last one
+  // (pages skipped around them), checked like the batches above.
+  std::vector<std::pair<int, int>> chunks;
+  tarn::parquet::RowSelection selection(static_cast<size_t>(r.num_row_groups()));
+  int64_t selected = 0;
+  for (int rg = 0; rg < r.num_row_groups(); ++rg) {
+    const int64_t n = r.metadata().row_groups[rg].num_rows;
+    for (size_t c = 0; c < r.metadata().row_groups[rg].columns.size(); ++c) {
+      chunks.emplace_back(rg, static_cast<int>(c));
+    }
+    if (n >= 3) {
+      selection[rg] = {{n / 2, n / 2 + 1}, {n - 1, n}};
+      selected += 2;
+    }
+  }
+  auto indexes = r.ReadPageIndex(chunks, true);
+  if (indexes.ok()) {
+    for (const auto& ix : *indexes) {
+      Require(!ix.column_index || ix.offset_index, "a column index without an offset index");
+    }
+  }
+  auto rows = r.ReadRows(selection);
+  if (rows.ok()) {
+    Require(rows->num_rows == selected, "ReadRows returned another number of rows");
+    for (const auto& col : rows->columns) {
+      Require(col.length == rows->num_rows, "column length differs from num_rows");
+    }
+  }
+
+  // Every chunk's bloom filter: read (bounded by the input) or refused, then asked about a value.
+  tarn::Column probe(tarn::DataType::Int64());
+  probe.AppendFixed<int64_t>(static_cast<int64_t>(size));
+  for (const auto& rg : r.metadata().row_groups) {
+    for (const auto& chunk : rg.columns) {
+      if (!chunk.meta_data) continue;
+      auto filter = tarn::parquet::ReadBloomFilter(*file, *chunk.meta_data);
+      if (!filter.ok() || !filter->has_value()) continue;
+      Require((*filter)->num_bytes() >= 32 && (*filter)->num_bytes() <= static_cast<int64_t>(size),
+              "a bloom filter larger than the file");
+      (void)tarn::parquet::BloomFilterMightContain(**filter, probe, 0);
+    }
+  }
   return 0;
 }

@@ -90,6 +90,8 @@ struct Column {
   // Appends every row of `src`, a column of the same type (whose ARRAY/MAP offsets start at 0,
   // as every column built by appending does).
   void AppendColumn(const Column& src);
+  // Appends rows [begin, end) of `src`, a column of the same type (nested values with them).
+  void AppendRows(const Column& src, int64_t begin, int64_t end);
 
  private:
   void MarkValid();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "datafile/reader.h"
 #include "tarn/client.h"
 #include "tarn/dataset.h"
 #include "tarn/integrity.h"
@@ -46,6 +47,16 @@ inline constexpr char kDescriptionProperty[] = "description";
 // valid key is kInvalidArgument, code=path_outside_warehouse (the message does not name the
 // root). Symbolic links are not resolved here: the stores never follow them (objectstore/).
 Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view path);
+
+// The dataset property naming the columns whose data files get Parquet bloom filters (one per
+// column chunk; equality and IN predicates on them skip row groups and files when scanning):
+// comma-separated top-level column names, each flat and not BOOLEAN (invalid_property
+// otherwise, when set). Renames and drops of those columns carry over to it.
+inline constexpr char kBloomFilterColumnsProperty[] = "parquet.bloom-filter-columns";
+// The names of the columns of `schema` that the data files written under `properties` carry
+// bloom filters for (the property's names as `schema` spells them; names it no longer holds, or
+// no longer as a column that supports a filter, are left out).
+std::vector<std::string> BloomFilterColumns(const PropertyMap& properties, const Schema& schema);
 
 // The field ids of `columns` (names, in that order) in `schema`, as a scan reads them:
 // kInvalidArgument, code=column_not_found (field column) for a name `dataset` lacks.
@@ -206,6 +217,11 @@ class Catalog : public Client {
   // Manifests manifest.on_commit failed to write since this catalog was opened (each also
   // raised as the alert manifest_write_failed).
   int64_t manifest_write_failures() const;
+  // What Scan read since this catalog was opened, added up: the files and row groups it
+  // opened, those the bloom filters of a `where`'s equality and IN columns ruled out
+  // (kBloomFilterColumnsProperty) so that none of their columns was read, and of the rest the
+  // row groups and data pages the statistics (Parquet page index) ruled out (ReadStats).
+  ReadStats scan_stats() const;
   // Writes the manifest of the dataset's current snapshot at ManifestKey when its
   // manifest.on_commit is on and the object is missing (`rewrite`: whatever is there, e.g.
   // after hydration changed what the files' statistics say). True when it wrote one. A failure
@@ -510,6 +526,9 @@ class Catalog : public Client {
   std::shared_ptr<alerts::Alerter> alerter_;  // after metastore_: it writes the cool-off table
   std::unique_ptr<CommitQueue> commit_queue_;
   std::shared_ptr<ManifestSettings> manifest_settings_ = NewManifestSettings();
+  struct ScanCounters;  // scan_stats() (planning.cc)
+  static std::shared_ptr<ScanCounters> NewScanCounters();
+  std::shared_ptr<ScanCounters> scan_counters_ = NewScanCounters();
 };
 
 }  // namespace tarn

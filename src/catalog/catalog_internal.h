@@ -9,6 +9,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/views_store.h"
+#include "datafile/writer.h"
 #include "metastore/metastore.h"
 
 namespace tarn::catalog_internal {
@@ -85,6 +86,17 @@ bool MayBeRegistered(Metastore& ms, const std::vector<DataFile>& files);
 
 // The warehouse key prefix of a dataset's files: "datasets/<uuid>/".
 std::string DatasetPrefix(std::string_view uuid);
+
+// invalid_property (field property) when `props` sets kBloomFilterColumnsProperty to a name
+// that is not a flat, non-BOOLEAN column of `schema` (datasets.cc).
+Status ValidateBloomFilterSetting(const PropertyMap& props, const Schema& schema);
+// The bloom filter property of `props` after a schema change from `before` to `after`: renamed
+// columns under their new names, dropped ones left out (nullopt: nothing to change).
+std::optional<std::string> BloomFilterSettingAfter(const PropertyMap& props, const Schema& before,
+                                                   const Schema& after);
+// How the catalog writes data files of `ds` as `schema` (its current one, or the one a
+// compaction writes): under the dataset's prefix, with the bloom filters its property names.
+DataWriteOptions DataWriteOptionsFor(const DatasetInfo& ds, const Schema& schema);
 
 // Streams the live files of `ds` at `snapshot_id` (`current`: the dataset's current snapshot)
 // that `pred` may match (every one without a predicate), each with its live deletion vector and

@@ -304,8 +304,7 @@ Result<CompactionResult> Catalog::RunCompaction(CompactionPlan plan, CommitMeta 
     // Writes what is held as one file. A bin larger than the memory budget becomes several.
     auto flush = [&]() -> Status {
       if (held.empty()) return Status::OK();
-      DataWriteOptions options;
-      options.prefix = DatasetPrefix(ds.uuid) + "data/";
+      const DataWriteOptions options = DataWriteOptionsFor(ds, schema);
       TARN_ASSIGN_OR_RETURN(auto files,
                             WriteDataFiles(*warehouse_, schema, *spec, sort, held, options));
       for (auto& f : files) {

@@ -1028,6 +1028,105 @@ TEST_P(DatasetSuite, StructAndMapColumnsEndToEnd) {
   EXPECT_EQ(json_rows("w.c.n2"), want);
 }
 
+// The chunks of a data file's footer that carry a bloom filter, as "column" per row group.
+std::vector<std::string> BloomFilterChunks(ObjectStore& store, const std::string& path) {
+  std::vector<std::string> out;
+  auto in = store.OpenRead(path);
+  EXPECT_TRUE(in.ok()) << in.status().ToString();
+  if (!in.ok()) return out;
+  auto md = parquet::FileReader::ReadFooter(**in);
+  EXPECT_TRUE(md.ok()) << md.status().ToString();
+  if (!md.ok()) return out;
+  for (const auto& rg : md->row_groups) {
+    for (const auto& c : rg.columns) {
+      if (c.meta_data && c.meta_data->bloom_filter_offset) {
+        out.push_back(c.meta_data->path_in_schema[0]);
+      }
+    }
+  }
+  return out;
+}
+
+TEST_P(DatasetSuite, BloomFilterColumnsPropertyIsCheckedAndFollowsRenames) {
+  Create("w.c.b", "id INT64 NOT NULL, name VARCHAR, ok BOOLEAN, tags ARRAY<VARCHAR>, n INT32");
+  auto refused = [&](const std::string& value, const std::string& why) {
+    Status st = cat_->SetDatasetProperties("w.c.b", {{kBloomFilterColumnsProperty, value}});
+    EXPECT_EQ(FieldOf(st, "code"), "invalid_property") << value;
+    EXPECT_EQ(FieldOf(st, "property"), kBloomFilterColumnsProperty) << value;
+    EXPECT_NE(st.message().find(why), std::string::npos) << st.ToString();
+  };
+  refused("id, nope", "no column 'nope'");
+  refused("ok", "column 'ok' is BOOLEAN");
+  refused("tags", "column 'tags' is ARRAY<VARCHAR>");
+  ASSERT_OK(cat_->SetDatasetProperties("w.c.b", {{kBloomFilterColumnsProperty, " id ,NAME,,n"}}));
+  auto ds = cat_->LoadDataset("w.c.b");
+  ASSERT_TRUE(ds.ok());
+  EXPECT_EQ(BloomFilterColumns(ds->properties, ds->schema),
+            (std::vector<std::string>{"id", "name", "n"}));
+  // Renames and drops carry over to the property; other changes leave it as it was.
+  std::vector<SchemaChange> changes;
+  changes.push_back(*ParseSchemaChange("rename name TO label"));
+  changes.push_back(*ParseSchemaChange("drop n"));
+  ds = cat_->AlterSchema("w.c.b", changes);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ(ds->properties.at(kBloomFilterColumnsProperty), "id,label");
+  ds = cat_->AlterSchema("w.c.b", {*ParseSchemaChange("add note VARCHAR")});
+  ASSERT_TRUE(ds.ok());
+  EXPECT_EQ(ds->properties.at(kBloomFilterColumnsProperty), "id,label");
+  // Create checks it too.
+  DatasetDefinition def;
+  def.schema = *Schema::Parse("id INT64, flag BOOLEAN");
+  def.properties[kBloomFilterColumnsProperty] = "flag";
+  EXPECT_EQ(FieldOf(cat_->CreateDataset("w.c.b2", def).status(), "code"), "invalid_property");
+  def.properties[kBloomFilterColumnsProperty] = "id";
+  EXPECT_TRUE(cat_->CreateDataset("w.c.b2", def).ok());
+}
+
+TEST_P(DatasetSuite, BloomFiltersSkipFilesTheirBoundsCannot) {
+  Create("w.c.bf", "id INT64 NOT NULL, name VARCHAR, score FLOAT64");
+  ASSERT_OK(cat_->SetDatasetProperties("w.c.bf", {{kBloomFilterColumnsProperty, "id,name"}}));
+  // Two files whose id bounds both cover 50 and whose names both cover 'm'.
+  Append("w.c.bf", {{"1", "a", "1"}, {"100", "z", "2"}});
+  Append("w.c.bf", {{"2", "b", "3"}, {"50", "m", "4"}, {"99", "y", "5"}});
+  ASSERT_EQ(Files("w.c.bf", {}, "id = 50").size(), 2u);  // planning cannot tell them apart
+  for (const auto& f : Files("w.c.bf")) {
+    EXPECT_EQ(BloomFilterChunks(cat_->warehouse(), f.file.path),
+              (std::vector<std::string>{"id", "name"}));
+  }
+  const ReadStats before = cat_->scan_stats();
+  EXPECT_EQ(Rows("w.c.bf", {}, "id = 50"), (std::vector<std::string>{"50|m|4"}));
+  ReadStats after = cat_->scan_stats();
+  EXPECT_EQ(after.files - before.files, 2);
+  EXPECT_EQ(after.row_groups - before.row_groups, 2);
+  EXPECT_EQ(after.row_groups_skipped_by_bloom_filter - before.row_groups_skipped_by_bloom_filter,
+            1);
+  EXPECT_EQ(after.files_skipped_by_bloom_filter - before.files_skipped_by_bloom_filter, 1);
+  // Absent from both: neither file's columns are read.
+  EXPECT_EQ(Rows("w.c.bf", {}, "id IN (3, 60) OR name = 'n'"), (std::vector<std::string>{}));
+  ReadStats last = cat_->scan_stats();
+  EXPECT_EQ(last.files_skipped_by_bloom_filter - after.files_skipped_by_bloom_filter, 2);
+  // A predicate filters cannot answer reads both.
+  EXPECT_EQ(Rows("w.c.bf", {}, "id >= 50 AND score < 5").size(), 2u);
+  EXPECT_EQ(cat_->scan_stats().row_groups_skipped_by_bloom_filter,
+            last.row_groups_skipped_by_bloom_filter);
+
+  // Compaction writes its output with the filters too; the property off, new files have none.
+  auto compacted = cat_->Compact("w.c.bf", {}, Meta());
+  ASSERT_TRUE(compacted.ok()) << compacted.status().ToString();
+  auto files = Files("w.c.bf");
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(BloomFilterChunks(cat_->warehouse(), files[0].file.path),
+            (std::vector<std::string>{"id", "name"}));
+  EXPECT_EQ(Rows("w.c.bf", {}, "name = 'm'"), (std::vector<std::string>{"50|m|4"}));
+  ASSERT_OK(cat_->SetDatasetProperties("w.c.bf", {}, {kBloomFilterColumnsProperty}));
+  Append("w.c.bf", {{"7", "q", "1"}});
+  for (const auto& f : Files("w.c.bf")) {
+    if (f.file.path != files[0].file.path) {
+      EXPECT_TRUE(BloomFilterChunks(cat_->warehouse(), f.file.path).empty());
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, DatasetSuite, ::testing::Values("sqlite", "postgres"),
                          [](const auto& info) { return info.param; });
 

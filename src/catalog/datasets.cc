@@ -10,6 +10,7 @@
 #include "catalog/store.h"
 #include "common/random.h"
 #include "metastore/metastore.h"
+#include "parquet/bloom_filter.h"
 #include "table/schema_json.h"
 #include "types/cast.h"
 
@@ -371,6 +372,94 @@ Status ApplyChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* schema
 
 }  // namespace
 
+namespace {
+
+// The names a column list property holds: comma-separated, spaces around them ignored, empty
+// entries dropped.
+std::vector<std::string> ColumnList(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string_view name = text.substr(start, comma - start);
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front()))) {
+      name.remove_prefix(1);
+    }
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
+      name.remove_suffix(1);
+    }
+    if (!name.empty()) out.emplace_back(name);
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> BloomFilterColumns(const PropertyMap& properties, const Schema& schema) {
+  std::vector<std::string> out;
+  auto it = properties.find(kBloomFilterColumnsProperty);
+  if (it == properties.end()) return out;
+  for (const std::string& name : ColumnList(it->second)) {
+    const int i = schema.FieldIndex(name);
+    if (i < 0 || !parquet::BloomFilterSupports(schema.fields[i].type)) continue;
+    if (std::find(out.begin(), out.end(), schema.fields[i].name) == out.end()) {
+      out.push_back(schema.fields[i].name);
+    }
+  }
+  return out;
+}
+
+Status catalog_internal::ValidateBloomFilterSetting(const PropertyMap& props,
+                                                    const Schema& schema) {
+  auto it = props.find(kBloomFilterColumnsProperty);
+  if (it == props.end()) return Status::OK();
+  auto bad = [&](const std::string& why) {
+    return Status::Of(codes::kInvalidProperty, "property " +
+                                                   std::string(kBloomFilterColumnsProperty) +
+                                                   " is '" + it->second + "': " + why)
+        .WithField("property", kBloomFilterColumnsProperty);
+  };
+  for (const std::string& name : ColumnList(it->second)) {
+    const int i = schema.FieldIndex(name);
+    if (i < 0) return bad("no column '" + name + "'");
+    if (!parquet::BloomFilterSupports(schema.fields[i].type)) {
+      return bad("column '" + name + "' is " + schema.fields[i].type.ToString() +
+                 "; bloom filters are for flat columns other than BOOLEAN");
+    }
+  }
+  return Status::OK();
+}
+
+std::optional<std::string> catalog_internal::BloomFilterSettingAfter(const PropertyMap& props,
+                                                                     const Schema& before,
+                                                                     const Schema& after) {
+  auto it = props.find(kBloomFilterColumnsProperty);
+  if (it == props.end()) return std::nullopt;
+  std::string now;
+  for (const std::string& name : ColumnList(it->second)) {
+    const int i = before.FieldIndex(name);
+    std::string keep = name;  // a name that matched nothing before stays as it was
+    if (i >= 0) {
+      const Field* f = FindFieldById(after, before.fields[i].field_id);
+      if (f == nullptr) continue;  // dropped
+      keep = f->name;
+    }
+    now += (now.empty() ? "" : ",") + keep;
+  }
+  if (now == it->second) return std::nullopt;
+  return now;
+}
+
+DataWriteOptions catalog_internal::DataWriteOptionsFor(const DatasetInfo& ds,
+                                                       const Schema& schema) {
+  DataWriteOptions options;
+  options.prefix = DatasetPrefix(ds.uuid) + "data/";
+  options.parquet.bloom_filter_columns = BloomFilterColumns(ds.properties, schema);
+  return options;
+}
+
 Result<DatasetInfo> Catalog::DoCreateDataset(std::string_view qualified, DatasetDefinition def,
                                              bool exists_ok) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
@@ -379,6 +468,7 @@ Result<DatasetInfo> Catalog::DoCreateDataset(std::string_view qualified, Dataset
   TARN_RETURN_NOT_OK(ValidateManifestSetting(def.properties));
   int32_t last_field_id = MaxFieldId(def.schema);
   TARN_RETURN_NOT_OK(AssignFieldIds(&def.schema, &last_field_id));
+  TARN_RETURN_NOT_OK(ValidateBloomFilterSetting(def.properties, def.schema));
   TARN_ASSIGN_OR_RETURN(auto spec, PartitionSpec::Parse(def.partition_spec, def.schema, 0));
   TARN_ASSIGN_OR_RETURN(auto sort, SortOrder::Parse(def.sort_order, def.schema));
   catalog_store::NewDataset row;
@@ -526,6 +616,7 @@ Status Catalog::DoSetDatasetProperties(std::string_view qualified, const Propert
   TARN_RETURN_NOT_OK(ValidateRetentionSetting(set));
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
+    TARN_RETURN_NOT_OK(ValidateBloomFilterSetting(set, ds.schema));
     std::string description = ds.description;
     for (const auto& k : unset) {
       if (k == kDescriptionProperty) description.clear();
@@ -561,6 +652,12 @@ Result<DatasetInfo> Catalog::DoAlterSchema(std::string_view qualified,
         }
         TARN_ASSIGN_OR_RETURN(int64_t max_id, catalog_store::MaxSchemaId(tx, ds.id));
         int64_t now = clock_->NowMicros();
+        if (auto bloom = BloomFilterSettingAfter(ds.properties, ds.schema, schema)) {
+          // The columns that get bloom filters follow their renames and drops.
+          ds.properties[kBloomFilterColumnsProperty] = *bloom;
+          TARN_RETURN_NOT_OK(catalog_store::UpdateDatasetProperties(tx, ds.id, ds.properties,
+                                                                    ds.description, now));
+        }
         TARN_RETURN_NOT_OK(catalog_store::InsertSchema(tx, ds.id, max_id + 1, schema, now));
         return catalog_store::SetCurrentSchema(tx, ds.id, max_id + 1, last_field_id, now);
       },

@@ -137,8 +137,7 @@ Result<DatasetInfo> PrepareAppend(Catalog& cat, std::string_view qualified, cons
 
 Status WriteChunk(Catalog& cat, const DatasetInfo& ds, const std::vector<RecordBatch>& batches,
                   bool defer_stats, std::vector<DataFile>* files) {
-  DataWriteOptions options;
-  options.prefix = DatasetPrefix(ds.uuid) + "data/";
+  DataWriteOptions options = DataWriteOptionsFor(ds, ds.schema);
   options.defer_stats = defer_stats;
   TARN_ASSIGN_OR_RETURN(auto written, WriteDataFiles(cat.warehouse(), ds.schema, ds.spec,
                                                      ds.sort_order, batches, options));

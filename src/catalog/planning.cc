@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <mutex>
 
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
@@ -176,6 +177,20 @@ Result<std::vector<int32_t>> ScanFieldIds(const Schema& schema,
   return ids;
 }
 
+struct Catalog::ScanCounters {
+  std::mutex mu;
+  ReadStats totals;
+};
+
+std::shared_ptr<Catalog::ScanCounters> Catalog::NewScanCounters() {
+  return std::make_shared<ScanCounters>();
+}
+
+ReadStats Catalog::scan_stats() const {
+  std::lock_guard<std::mutex> lock(scan_counters_->mu);
+  return scan_counters_->totals;
+}
+
 Status Catalog::DoScan(std::string_view qualified, const ScanOptions& options,
                        const std::function<Status(const RecordBatch&)>& fn) {
   // Both use the same rule for the schema: the selected snapshot's, or the current one.
@@ -200,6 +215,17 @@ Status Catalog::DoScan(std::string_view qualified, const ScanOptions& options,
     }
     return Status::OK();
   }));
+  // What the reads did, added to scan_stats() however the scan ends.
+  ReadStats stats;
+  read.stats = &stats;
+  struct AddUp {
+    ScanCounters& counters;
+    const ReadStats& stats;
+    ~AddUp() {
+      std::lock_guard<std::mutex> lock(counters.mu);
+      counters.totals += stats;
+    }
+  } add_up{*scan_counters_, stats};
   for (const PlannedFile& f : files) {
     std::vector<uint64_t> deleted;
     if (f.deletion_vector) {

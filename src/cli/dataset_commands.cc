@@ -661,6 +661,31 @@ Status FilesCommand(Client& cat, const std::string& name, const SnapshotSelector
   return Status::OK();
 }
 
+// What a scan read (`tarn scan --stats`): the difference of the catalog's totals, on stderr.
+void PrintScanStats(const ReadStats& before, const ReadStats& after, bool as_json) {
+  const ReadStats d = after - before;
+  if (as_json) {
+    std::cerr << Dump(json{
+                     {"scan_stats",
+                      {{"files", d.files},
+                       {"row_groups", d.row_groups},
+                       {"row_groups_skipped_by_bloom_filter", d.row_groups_skipped_by_bloom_filter},
+                       {"files_skipped_by_bloom_filter", d.files_skipped_by_bloom_filter},
+                       {"bloom_filters_read", d.bloom_filters_read},
+                       {"row_groups_skipped_by_statistics", d.row_groups_skipped_by_statistics},
+                       {"data_pages_read", d.data_pages_read},
+                       {"data_pages_skipped", d.data_pages_skipped}}}})
+              << "\n";
+    return;
+  }
+  std::cerr << "scanned " << d.files << " files, " << d.row_groups << " row groups; bloom filters ("
+            << d.bloom_filters_read << " read) ruled out " << d.row_groups_skipped_by_bloom_filter
+            << " row groups and " << d.files_skipped_by_bloom_filter
+            << " whole files; statistics ruled out " << d.row_groups_skipped_by_statistics
+            << " more row groups; " << d.data_pages_read << " data pages read, "
+            << d.data_pages_skipped << " skipped\n";
+}
+
 Status ScanCommand(Client& cat, const std::string& name, const ScanOptions& options, int64_t limit,
                    bool as_json) {
   if (limit < 0) return Status::InvalidArgument("--limit must be >= 0");
@@ -793,6 +818,7 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       bool row_ids = false;
       int64_t limit = 0;
       std::vector<std::string> columns;
+      bool stats = false;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app->add_subcommand(
@@ -806,6 +832,9 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
                     "Only these columns, in this order (comma-separated); only their column "
                     "chunks are read")
         ->delimiter(',');
+    cmd->add_flag("--stats", a->stats,
+                  "Then, on stderr, the files and row groups read and those bloom filters "
+                  "ruled out (embedded catalogs)");
     SetCommand(cmd, [=]() -> Status {
       TARN_RETURN_NOT_OK(CheckDatasetName(a->name));
       ScanOptions options;
@@ -814,7 +843,16 @@ void RegisterReads(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
       options.with_row_ids = a->row_ids;
       options.columns = a->columns;
       TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
-      return ScanCommand(*cat, a->name, options, a->limit, g->json);
+      auto* catalog = dynamic_cast<Catalog*>(cat.get());
+      if (a->stats && catalog == nullptr) {
+        return Status::Of(codes::kUsage,
+                          "--stats counts the reads of an embedded catalog; a server's scans "
+                          "read on the server");
+      }
+      const ReadStats before = catalog != nullptr ? catalog->scan_stats() : ReadStats{};
+      TARN_RETURN_NOT_OK(ScanCommand(*cat, a->name, options, a->limit, g->json));
+      if (a->stats) PrintScanStats(before, catalog->scan_stats(), g->json);
+      return Status::OK();
     });
   }
 

@@ -1,4 +1,4 @@
-// `tarn parquet schema|meta|cat|write-sample`: inspect and produce Parquet files.
+// `tarn parquet schema|meta|cat|probe|write-sample`: inspect and produce Parquet files.
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -10,11 +10,15 @@
 #include "cli/sample_data.h"
 #include "common/hex.h"
 #include "common/io.h"
+#include "datafile/reader.h"
 #include "objectstore/object_store.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/reader.h"
 #include "parquet/stat_value.h"
 #include "parquet/writer.h"
 #include "render/cell_text.h"
+#include "table/predicate.h"
+#include "tarn/sort_order.h"
 #include "types/json_render.h"
 #include "types/value_text.h"
 
@@ -119,10 +123,40 @@ json StatsJson(const pq::FileMetaData& md, const pq::Statistics& st, const pq::L
   return j;
 }
 
+// The chunk's page index as the footer locates it: "column_index"/"offset_index" objects
+// ({"offset", "length"}) added to *cj when present; returns the table cell ("column 57 B,
+// offset 24 B", "-" when there is none).
+std::string PageIndexJson(const pq::ColumnChunk& chunk, json* cj) {
+  std::string cell;
+  auto add = [&](const char* key, const char* label, const std::optional<int64_t>& offset,
+                 const std::optional<int32_t>& length) {
+    if (!offset || !length) return;
+    (*cj)[key] = {{"offset", *offset}, {"length", *length}};
+    cell += (cell.empty() ? "" : ", ") + std::string(label) + " " + std::to_string(*length) + " B";
+  };
+  add("column_index", "column", chunk.column_index_offset, chunk.column_index_length);
+  add("offset_index", "offset", chunk.offset_index_offset, chunk.offset_index_length);
+  return cell.empty() ? "-" : cell;
+}
+
+// A chunk's bloom filter as `meta` shows it: where it is, its length (header and bitset, when
+// the footer says) and its bitset's size (read from its header), or why it cannot be read.
+json BloomFilterJson(const RandomAccessFile& file, const pq::ColumnMetaData& cm) {
+  json j = {{"offset", *cm.bloom_filter_offset}};
+  if (cm.bloom_filter_length) j["length"] = *cm.bloom_filter_length;
+  auto filter = pq::ReadBloomFilter(file, cm);
+  if (!filter.ok()) {
+    j["error"] = filter.status().message();
+  } else if (filter->has_value()) {
+    j["bitset_bytes"] = (*filter)->num_bytes();
+  }
+  return j;
+}
+
 Status MetaCommand(const std::string& path, const GlobalOptions& g) {
-  TARN_ASSIGN_OR_RETURN(auto file, OpenInputFile(path));
+  TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> file, OpenInputFile(path));
   uint64_t size = file->Size();
-  auto opened = pq::FileReader::Open(std::move(file));
+  auto opened = pq::FileReader::Open(file);
   TARN_RETURN_NOT_OK(opened.status());
   auto reader = std::move(opened).value();
   const auto& md = reader->metadata();
@@ -173,11 +207,20 @@ Status MetaCommand(const std::string& path, const GlobalOptions& g) {
         if (sj.contains("max")) max = sj["max"].get<std::string>();
         if (sj.contains("null_count")) nulls = std::to_string(sj["null_count"].get<int64_t>());
       }
+      std::string page_index = PageIndexJson(chunk, &cj);
+      std::string bloom;
+      if (cm.bloom_filter_offset) {
+        json bj = BloomFilterJson(*file, cm);
+        bloom = bj.contains("bitset_bytes") ? std::to_string(bj["bitset_bytes"].get<int64_t>())
+                                            : "unreadable";
+        cj["bloom_filter"] = std::move(bj);
+      }
       cols.push_back(cj);
       rows.push_back({std::to_string(r), PathString(cm.path_in_schema), pq::TypeName(cm.type),
                       pq::CodecName(cm.codec), encodings, std::to_string(cm.num_values),
                       std::to_string(cm.total_compressed_size),
-                      std::to_string(cm.total_uncompressed_size), nulls, min, max});
+                      std::to_string(cm.total_uncompressed_size), nulls, min, max, page_index,
+                      bloom});
     }
     rgs.push_back({{"index", r},
                    {"num_rows", rg.num_rows},
@@ -195,7 +238,7 @@ Status MetaCommand(const std::string& path, const GlobalOptions& g) {
       path.c_str(), static_cast<unsigned long long>(size), md.created_by.value_or("").c_str(),
       static_cast<long long>(md.num_rows), md.row_groups.size(), ps.leaves.size());
   PrintTable({"rg", "column", "physical", "codec", "encodings", "values", "compressed",
-              "uncompressed", "nulls", "min", "max"},
+              "uncompressed", "nulls", "min", "max", "page index", "bloom"},
              rows);
   return Status::OK();
 }
@@ -227,19 +270,126 @@ Result<std::vector<int>> ResolveColumns(const pq::ParquetSchema& ps, const std::
   return fields;
 }
 
-Status CatCommand(const std::string& path, const GlobalOptions& g, int64_t limit,
-                  const std::string& columns) {
+struct CatOptions {
+  std::string file, columns, where;
+  int64_t limit = 0;
+  bool stats = false;
+};
+
+// The file's fields as a schema predicates bind to: its field ids, or 1..N when it has none.
+Schema BindableSchema(const pq::ParquetSchema& ps) {
+  Schema s = ps.schema;
+  bool ids = false;
+  for (const Field& f : s.fields) ids = ids || f.field_id >= 0;
+  if (!ids) {
+    for (size_t i = 0; i < s.fields.size(); ++i) s.fields[i].field_id = static_cast<int32_t>(i + 1);
+  }
+  return s;
+}
+
+// Reads row group `rg`: every row, or with a filter only the rows of `selection` that satisfy
+// it (columns `fields`, then the filter's own columns `extra`, which are dropped).
+Result<RecordBatch> ReadCatGroup(const pq::FileReader& reader, int rg,
+                                 const std::vector<int>& fields, const std::vector<int>& extra,
+                                 const BoundPredicate* filter, const pq::RowSelection& selection,
+                                 const Schema& bindable) {
+  if (filter == nullptr) return reader.ReadRowGroup(rg, fields);
+  pq::RowSelection one(selection.size());
+  one[rg] = selection[rg];
+  std::vector<int> all = fields;
+  all.insert(all.end(), extra.begin(), extra.end());
+  TARN_ASSIGN_OR_RETURN(RecordBatch batch, reader.ReadRows(one, all));
+  for (size_t k = 0; k < all.size(); ++k) batch.schema.fields[k] = bindable.fields[all[k]];
+  TARN_ASSIGN_OR_RETURN(std::vector<uint8_t> mask, EvaluatePredicate(*filter, batch));
+  batch.schema.fields.resize(fields.size());
+  batch.columns.resize(fields.size());
+  return FilterRows(batch, mask);
+}
+
+// What each row group's bloom filter of a flat column says of each value: "absent" (certain),
+// "maybe", or "none" (the chunk has no filter, or one tarn cannot ask about this type).
+Status ProbeCommand(const std::string& path, const GlobalOptions& g, const std::string& column,
+                    const std::vector<std::string>& values) {
+  TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> file, OpenInputFile(path));
+  TARN_ASSIGN_OR_RETURN(auto reader, pq::FileReader::Open(file));
+  const pq::ParquetSchema& ps = reader->schema();
+  TARN_ASSIGN_OR_RETURN(std::vector<int> fields, ResolveColumns(ps, column));
+  const Field& field = ps.schema.fields[fields[0]];
+  if (ps.field_leaves[fields[0]].size() != 1 || field.type.is_nested()) {
+    return Status::InvalidArgument("column '" + column + "' is not a flat column");
+  }
+  const int leaf = ps.field_leaves[fields[0]][0];
+  Column parsed(field.type);
+  for (const std::string& v : values) {
+    Status st = AppendParsedValue(v, &parsed);
+    if (!st.ok()) return st.WithContext("value '" + v + "' of " + field.type.ToString());
+  }
+  const bool applies = pq::BloomFilterApplies(field.type, ps.leaves[leaf]);
+  json results = json::array();
+  std::vector<std::vector<std::string>> rows;
+  const auto& md = reader->metadata();
+  for (size_t r = 0; r < md.row_groups.size(); ++r) {
+    const auto& chunk = md.row_groups[r].columns[leaf];
+    std::optional<pq::BloomFilter> filter;
+    if (chunk.meta_data && applies) {
+      TARN_ASSIGN_OR_RETURN(filter, pq::ReadBloomFilter(*file, *chunk.meta_data));
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      std::string answer = "none";
+      if (filter) {
+        answer = pq::BloomFilterMightContain(*filter, parsed, static_cast<int64_t>(i)) ? "maybe"
+                                                                                       : "absent";
+      }
+      results.push_back({{"row_group", r}, {"value", values[i]}, {"result", answer}});
+      rows.push_back({std::to_string(r), values[i], answer});
+    }
+  }
+  if (g.json) {
+    std::cout << Dump(json{{"file", path}, {"column", field.name}, {"results", results}}) << "\n";
+  } else {
+    PrintTable({"rg", "value", "bloom filter"}, rows);
+  }
+  return Status::OK();
+}
+
+Status CatCommand(const CatOptions& o, const GlobalOptions& g) {
+  const int64_t limit = o.limit;
   if (limit < 0) return Status::InvalidArgument("--limit must be >= 0");
-  TARN_ASSIGN_OR_RETURN(auto reader, OpenParquet(path));
-  TARN_ASSIGN_OR_RETURN(std::vector<int> fields, ResolveColumns(reader->schema(), columns));
+  TARN_ASSIGN_OR_RETURN(auto reader, OpenParquet(o.file));
+  TARN_ASSIGN_OR_RETURN(std::vector<int> fields, ResolveColumns(reader->schema(), o.columns));
+  // --where: rows whose page (or row group) statistics rule the predicate out are not read.
+  std::optional<BoundPredicate> filter;
+  pq::RowSelection selection;
+  std::vector<int> extra;
+  const Schema bindable = BindableSchema(reader->schema());
+  if (!o.where.empty()) {
+    TARN_ASSIGN_OR_RETURN(filter, ParseAndBindPredicate(o.where, bindable));
+    TARN_ASSIGN_OR_RETURN(selection, SelectRowsByStatistics(*reader, *filter, bindable));
+    for (int32_t id : ReferencedFieldIds(*filter)) {
+      for (size_t f = 0; f < bindable.fields.size(); ++f) {
+        const int fi = static_cast<int>(f);
+        if (bindable.fields[f].field_id == id &&
+            std::find(fields.begin(), fields.end(), fi) == fields.end() &&
+            std::find(extra.begin(), extra.end(), fi) == extra.end()) {
+          extra.push_back(fi);
+        }
+      }
+    }
+  }
   int64_t remaining = limit > 0 ? limit : INT64_MAX;
   std::vector<std::string> header;
   for (int f : fields) header.push_back(reader->schema().schema.fields[f].name);
   std::vector<std::vector<std::string>> rows;
   std::string line;
   std::optional<JsonRowWriter> json_rows;
+  int64_t groups_skipped = 0;
   for (int rg = 0; rg < reader->num_row_groups() && remaining > 0; ++rg) {
-    auto batch = reader->ReadRowGroup(rg, fields);
+    if (filter && selection[rg].empty()) {
+      ++groups_skipped;
+      continue;
+    }
+    auto batch =
+        ReadCatGroup(*reader, rg, fields, extra, filter ? &*filter : nullptr, selection, bindable);
     if (!batch.ok()) return batch.status();
     int64_t n = std::min<int64_t>(batch->num_rows, remaining);
     for (int64_t r = 0; r < n; ++r) {
@@ -262,6 +412,13 @@ Status CatCommand(const std::string& path, const GlobalOptions& g, int64_t limit
     remaining -= n;
   }
   if (!g.json) PrintTable(header, rows);
+  if (o.stats) {
+    const pq::ReadStats st = reader->stats();
+    std::fprintf(stderr, "data pages read %lld, skipped %lld; row groups skipped %lld\n",
+                 static_cast<long long>(st.data_pages_read),
+                 static_cast<long long>(st.data_pages_skipped),
+                 static_cast<long long>(groups_skipped));
+  }
   return Status::OK();
 }
 
@@ -271,13 +428,17 @@ struct SampleOptions {
   int64_t rows = 1000;
   int64_t row_group_rows = 1 << 20;
   int64_t page_bytes = 1 << 20;
+  int64_t page_rows = 20000;
   bool no_dictionary = false;
+  bool no_page_index = false;
+  std::vector<std::string> bloom_filter;  // columns with bloom filters
 };
 
 Status WriteSampleCommand(const SampleOptions& o, const GlobalOptions& g) {
   if (o.rows < 0) return Status::InvalidArgument("--rows must be >= 0");
   if (o.row_group_rows < 1) return Status::InvalidArgument("--row-group-rows must be >= 1");
   if (o.page_bytes < 1) return Status::InvalidArgument("--page-bytes must be >= 1");
+  if (o.page_rows < 1) return Status::InvalidArgument("--page-rows must be >= 1");
   const std::string& path = o.file;
   const std::string& codec = o.codec;
   int64_t rows = o.rows;
@@ -285,7 +446,10 @@ Status WriteSampleCommand(const SampleOptions& o, const GlobalOptions& g) {
   TARN_ASSIGN_OR_RETURN(opts.codec, ParseCompressionCodec(codec));
   opts.row_group_rows = o.row_group_rows;
   opts.data_page_bytes = o.page_bytes;
+  opts.data_page_rows = o.page_rows;
   opts.enable_dictionary = !o.no_dictionary;
+  opts.page_index = !o.no_page_index;
+  opts.bloom_filter_columns = o.bloom_filter;
   RecordBatch batch = MakeSampleBatch(rows);
   TARN_ASSIGN_OR_RETURN(auto sink, CreateOutputFile(path));
   TARN_ASSIGN_OR_RETURN(auto writer, pq::FileWriter::Open(std::move(sink), batch.schema, opts));
@@ -323,13 +487,26 @@ void RegisterParquetCommands(CLI::App* app, GlobalOptions* g) {
   SetCommand(meta, [g] { return MetaCommand(meta_file, *g); });
 
   auto* cat = pq->add_subcommand("cat", "Rows (with --json one object per line)");
-  static std::string cat_file, cat_columns;
-  static int64_t cat_limit = 0;
-  cat->add_option("FILE", cat_file, "Parquet file")->required();
+  static CatOptions co;
+  cat->add_option("FILE", co.file, "Parquet file")->required();
   cat->add_flag("--json", g->json, "One JSON object per row");
-  cat->add_option("--limit", cat_limit, "At most N rows (0: all)");
-  cat->add_option("--columns", cat_columns, "Comma-separated column names");
-  SetCommand(cat, [g] { return CatCommand(cat_file, *g, cat_limit, cat_columns); });
+  cat->add_option("--limit", co.limit, "At most N rows (0: all)");
+  cat->add_option("--columns", co.columns, "Comma-separated column names");
+  cat->add_option("--where", co.where,
+                  "Only rows satisfying this predicate (pages and row groups whose statistics "
+                  "rule it out are not read)");
+  cat->add_flag("--stats", co.stats, "Print the data pages read and skipped to stderr");
+  SetCommand(cat, [g] { return CatCommand(co, *g); });
+
+  auto* probe = pq->add_subcommand(
+      "probe", "Ask each row group's bloom filter of a column about values (absent or maybe)");
+  static std::string probe_file, probe_column;
+  static std::vector<std::string> probe_values;
+  probe->add_option("FILE", probe_file, "Parquet file")->required();
+  probe->add_option("COLUMN", probe_column, "A flat column")->required();
+  probe->add_option("VALUES", probe_values, "Values, as text of the column's type")->required();
+  probe->add_flag("--json", g->json, "JSON output");
+  SetCommand(probe, [g] { return ProbeCommand(probe_file, *g, probe_column, probe_values); });
 
   auto* sample = pq->add_subcommand("write-sample", "Write a sample file with every tarn type");
   static SampleOptions so;
@@ -340,7 +517,12 @@ void RegisterParquetCommands(CLI::App* app, GlobalOptions* g) {
   sample->add_option("--row-group-rows", so.row_group_rows, "Rows per row group")
       ->capture_default_str();
   sample->add_option("--page-bytes", so.page_bytes, "Target data page size")->capture_default_str();
+  sample->add_option("--page-rows", so.page_rows, "At most this many rows in a data page")
+      ->capture_default_str();
   sample->add_flag("--no-dictionary", so.no_dictionary, "Plain encoding only");
+  sample->add_flag("--no-page-index", so.no_page_index, "Write no column or offset index");
+  sample->add_option("--bloom-filter", so.bloom_filter,
+                     "A column to write bloom filters for (repeatable)");
   sample->add_flag("--json", g->json, "JSON output");
   SetCommand(sample, [g] { return WriteSampleCommand(so, *g); });
 }

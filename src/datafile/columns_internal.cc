@@ -1,5 +1,6 @@
 #include "datafile/columns_internal.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "types/cast.h"
@@ -134,6 +135,61 @@ void AppendScalarRow(const Column& src, int64_t row, Column* dst) {
   } else {
     dst->AppendBytes(src.StringAt(row));
   }
+}
+
+namespace {
+
+bool IsUnsignedType(const DataType& t) {
+  switch (t.id()) {
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64:
+    case TypeId::kIpv4:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool LegacyStatsUsable(const parquet::LeafColumn& leaf, const DataType& type) {
+  switch (leaf.physical) {
+    case parquet::Type::BOOLEAN:
+    case parquet::Type::INT32:
+    case parquet::Type::INT64:
+    case parquet::Type::FLOAT:
+    case parquet::Type::DOUBLE:
+      return !IsUnsignedType(type);
+    default:
+      return false;
+  }
+}
+
+bool WidenFloatBounds(Column* mins, Column* maxes) {
+  const bool f32 = mins->type.id() == TypeId::kFloat32;
+  bool usable = true;
+  for (int64_t i = 0; i < mins->length; ++i) {
+    double lo = f32 ? mins->Value<float>(i) : mins->Value<double>(i);
+    double hi = f32 ? maxes->Value<float>(i) : maxes->Value<double>(i);
+    if (std::isnan(lo) || std::isnan(hi)) usable = false;
+    if (lo == 0 && !std::signbit(lo)) {
+      if (f32) {
+        mins->mutable_values<float>()[i] = -0.0f;
+      } else {
+        mins->mutable_values<double>()[i] = -0.0;
+      }
+    }
+    if (hi == 0 && std::signbit(hi)) {
+      if (f32) {
+        maxes->mutable_values<float>()[i] = 0.0f;
+      } else {
+        maxes->mutable_values<double>()[i] = 0.0;
+      }
+    }
+  }
+  return usable;
 }
 
 }  // namespace tarn::datafile_internal

@@ -33,4 +33,13 @@ Result<Column> ConformColumn(Column src, const DataType& to);
 // Appends row `row` of scalar column `src` (a valid row) to `dst` of the same type.
 void AppendScalarRow(const Column& src, int64_t row, Column* dst);
 
+// Whether the deprecated (signed-order) Statistics.min/max of a file column of tarn type `type`
+// are valid bounds.
+bool LegacyStatsUsable(const parquet::LeafColumn& leaf, const DataType& type);
+
+// Parquet bounds of a float column (mins[i], maxes[i]) made safe for pruning, in place: a +0
+// minimum may hide -0 values and a -0 maximum +0 ones, so those zeros widen. False when a bound
+// is NaN (the bounds are then useless).
+bool WidenFloatBounds(Column* mins, Column* maxes);
+
 }  // namespace tarn::datafile_internal

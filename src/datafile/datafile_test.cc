@@ -740,6 +740,372 @@ TEST(ReadDataFile, FiltersRowsAfterDeletions) {
   EXPECT_EQ(Cells(back), (std::vector<std::string>{"3", "2", "5", "4"}));
 }
 
+// ---- Page index pruning ----
+
+// 60,000 rows in row groups of 20,000 and pages of 4,096 rows: a sorted id, a descending column
+// with nulls, strings whose bounds are truncated, a float with a NaN (its row group has no
+// column index), a stretch of nulls (all-null pages), unsigned, decimal, seconds and a list.
+const char* kPruneSchema =
+    "id INT64 NOT NULL, dsc INT32, s VARCHAR, f FLOAT64, n INT32, u UINT64, d DECIMAL(38,2), "
+    "t TIMESTAMP[s], tags ARRAY<INT32>";
+
+RecordBatch PruneBatch(int64_t rows) {
+  Schema schema = MustSchema(kPruneSchema);
+  RecordBatch b;
+  b.schema = schema;
+  for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
+  char pad[16];
+  for (int64_t i = 0; i < rows; ++i) {
+    b.columns[0].AppendFixed<int64_t>(i);
+    if (i % 1000 == 7) {
+      b.columns[1].AppendNull();
+    } else {
+      b.columns[1].AppendFixed<int32_t>(static_cast<int32_t>(100000 - i));
+    }
+    std::snprintf(pad, sizeof(pad), "%06lld", static_cast<long long>(i));
+    b.columns[2].AppendBytes(std::string(i < rows / 2 ? "a" : "b") + std::string(70, 'x') + pad);
+    b.columns[3].AppendFixed<double>(i == 12345 ? NAN : static_cast<double>(i) * 0.5);
+    if (i >= 20000 && i < 36384) {  // one all-null page (16,384 rows of levels)
+      b.columns[4].AppendNull();
+    } else {
+      b.columns[4].AppendFixed<int32_t>(static_cast<int32_t>(i % 100));
+    }
+    b.columns[5].AppendFixed<uint64_t>(static_cast<uint64_t>(i) * 1000000000000000ull);
+    b.columns[6].AppendFixed<int128>(static_cast<int128>(i - 30000) * 100);
+    b.columns[7].AppendFixed<int64_t>(i);
+    b.columns[8].child->AppendFixed<int32_t>(static_cast<int32_t>(i % 3));
+    b.columns[8].AppendArrayRow();
+  }
+  b.num_rows = rows;
+  return b;
+}
+
+DataFile WritePruneFile(ObjectStore& store, bool page_index) {
+  DataWriteOptions opts;
+  opts.parquet.row_group_rows = 20000;
+  opts.parquet.data_page_bytes = 2048;
+  opts.parquet.page_index = page_index;
+  auto files = WriteDataFiles(store, MustSchema(kPruneSchema), PartitionSpec{}, SortOrder{},
+                              Vec(PruneBatch(60000)), opts);
+  EXPECT_TRUE(files.ok()) << files.status().ToString();
+  DataFile f = files.ok() ? (*files)[0] : DataFile{};
+  f.first_row_id = 1000000;
+  return f;
+}
+
+TEST(ReadDataFile, PointLookupReadsOnePagePerColumn) {
+  MemoryObjectStore store;
+  const Schema schema = MustSchema(kPruneSchema);
+  ASSERT_OK_AND_ASSIGN(BoundPredicate pred, ParseAndBindPredicate("id = 45678", schema));
+  ReadOptions ro;
+  ro.field_ids = {1, 7};  // id and d: both in pages of 4,096 rows
+  for (bool page_index : {true, false}) {
+    SCOPED_TRACE(page_index ? "with page index" : "without page index");
+    DataFile f = WritePruneFile(store, page_index);
+    ReadStats pruned, full;
+    ro.prune_pages = true;
+    ro.stats = &pruned;
+    RecordBatch back = Read(store, f, schema, {}, &pred, ro);
+    ASSERT_EQ(back.num_rows, 1);
+    EXPECT_EQ(ColumnCells(back, 0), (std::vector<std::string>{"45678"}));
+    ro.prune_pages = false;
+    ro.stats = &full;
+    RecordBatch all = Read(store, f, schema, {}, &pred, ro);
+    EXPECT_EQ(Cells(all), Cells(back));
+    // Without pruning every page of both columns is decoded.
+    EXPECT_EQ(full.row_groups_skipped_by_statistics, 0);
+    EXPECT_EQ(pruned.row_groups_skipped_by_statistics, 2);  // row group statistics, either way
+    if (page_index) {
+      EXPECT_EQ(pruned.data_pages_read, 2);  // one page of id, one of d
+      EXPECT_GT(pruned.data_pages_skipped, 0);
+      EXPECT_GT(full.data_pages_read, 20);
+    } else {
+      EXPECT_EQ(pruned.data_pages_skipped, 0);
+      EXPECT_EQ(pruned.data_pages_read * 3, full.data_pages_read);  // one row group of three
+    }
+  }
+}
+
+// Whatever the predicate, reading with pruning gives the rows of a full read and filter, with
+// deletions and row ids in place.
+TEST(ReadDataFile, PrunedReadsEqualFullReads) {
+  MemoryObjectStore store;
+  const Schema schema = MustSchema(kPruneSchema);
+  DataFile with = WritePruneFile(store, true);
+  DataFile without = WritePruneFile(store, false);
+  const std::vector<uint64_t> deleted = {0, 5, 4100, 12345, 20000, 45678, 59999};
+  const char* predicates[] = {
+      "id = 12345",
+      "id = -1",
+      "id < 100",
+      "id >= 59990",
+      "id > 20000 AND id < 20010",
+      "id IN (5, 4100, 40000, 59999)",
+      "id NOT IN (1, 2)",
+      "id <> 5",
+      "id < 10 OR id > 59995",
+      "NOT (id < 59000)",
+      "dsc > 99990",
+      "dsc <= 40001",
+      "dsc IS NULL",
+      "dsc = 99993",
+      "s < 'b'",
+      "s >= 'b'",
+      "s = 'a'",
+      "s > 'axxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx030000'",
+      "f > 29000",
+      "f < 1",
+      "f <> 3",
+      "f = 'NaN'",
+      "f IS NULL",
+      "n IS NULL",
+      "n IS NOT NULL AND id > 19000 AND id < 37000",
+      "n = 5",
+      "n IN (1, 2) AND id >= 30000",
+      "u >= 18000000000000000000",
+      "u < 5000000000000000000",
+      "d < -299.5",
+      "d = 0",
+      "t >= '1970-01-01 16:00:00'",
+      "t < '1970-01-01 00:00:10'",
+      "id = 100 AND s = 'zz'",
+      "tags IS NULL",
+  };
+  ReadOptions ro;
+  ro.with_row_ids = true;
+  for (const DataFile* f : {&with, &without}) {
+    int64_t skipped = 0;
+    for (const char* text : predicates) {
+      SCOPED_TRACE(std::string(text) + (f == &with ? " (page index)" : " (no page index)"));
+      ASSERT_OK_AND_ASSIGN(BoundPredicate pred, ParseAndBindPredicate(text, schema));
+      ReadStats st;
+      ro.prune_pages = true;
+      ro.stats = &st;
+      RecordBatch pruned = Read(store, *f, schema, deleted, &pred, ro);
+      ro.prune_pages = false;
+      ro.stats = nullptr;
+      RecordBatch full = Read(store, *f, schema, deleted, &pred, ro);
+      ASSERT_EQ(pruned.num_rows, full.num_rows);
+      EXPECT_EQ(Cells(pruned), Cells(full));
+      skipped += st.data_pages_skipped + st.row_groups_skipped_by_statistics;
+    }
+    EXPECT_GT(skipped, 0);
+  }
+}
+
+// A file column of a narrower type than the dataset's (schema evolution): its page bounds are
+// widened like its values.
+TEST(ReadDataFile, PrunesOnWidenedColumns) {
+  MemoryObjectStore store;
+  const Schema narrow = MustSchema("v INT32, s VARCHAR");
+  RecordBatch b;
+  b.schema = narrow;
+  for (const Field& f : narrow.fields) b.columns.emplace_back(f.type);
+  for (int i = 0; i < 30000; ++i) {
+    b.columns[0].AppendFixed<int32_t>(i - 15000);
+    b.columns[1].AppendBytes(std::to_string(i));
+  }
+  b.num_rows = 30000;
+  DataWriteOptions opts;
+  opts.parquet.data_page_bytes = 1024;
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, narrow, PartitionSpec{}, SortOrder{},
+                                                  Vec(std::move(b)), opts));
+  const Schema wide = MustSchema("v INT64, s VARCHAR");
+  ASSERT_OK_AND_ASSIGN(BoundPredicate pred, ParseAndBindPredicate("v = -14990", wide));
+  ReadStats st, full;
+  ReadOptions ro;
+  ro.stats = &st;
+  RecordBatch back = Read(store, files[0], wide, {}, &pred, ro);
+  EXPECT_EQ(Cells(back), (std::vector<std::string>{"-14990", "10"}));
+  // The first page of v (4,096 rows) and the smaller pages of s over the same rows.
+  EXPECT_GT(st.data_pages_skipped, 0);
+  ro.stats = &full;
+  ro.prune_pages = false;
+  EXPECT_EQ(Cells(Read(store, files[0], wide, {}, &pred, ro)), Cells(back));
+  EXPECT_LT(st.data_pages_read * 4, full.data_pages_read);
+}
+
+TEST(ReadDataFile, BloomFiltersSkipRowGroupsAndKeepPositions) {
+  // Row groups of 4 rows whose ids interleave (0..3 are 10, 90, 20, 80; ...), so every row
+  // group's min/max covers every probe below and only the bloom filters can rule one out.
+  Schema schema = MustSchema("id INT64 NOT NULL, s VARCHAR, ok BOOLEAN");
+  const int64_t ids[12] = {10, 90, 20, 80, 11, 91, 21, 81, 12, 92, 22, 82};
+  std::vector<std::vector<const char*>> rows;
+  std::vector<std::string> texts;
+  for (int64_t id : ids) texts.push_back(std::to_string(id));
+  for (int i = 0; i < 12; ++i) rows.push_back({texts[i].c_str(), i % 2 ? "odd" : "even", "true"});
+  MemoryObjectStore store;
+  DataWriteOptions opts;
+  opts.parquet.row_group_rows = 4;
+  opts.parquet.bloom_filter_columns = {"id", "s"};
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{},
+                                                  Vec(BatchOf(schema, rows)), opts));
+  DataFile f = files[0];
+  f.first_row_id = 1000;
+  ReadOptions ro;
+  ro.with_row_ids = true;
+  auto scan = [&](const std::string& where, const std::vector<uint64_t>& deleted,
+                  ReadStats* stats) {
+    Result<BoundPredicate> pred = ParseAndBindPredicate(where, schema);
+    EXPECT_TRUE(pred.ok()) << pred.status().ToString();
+    ReadOptions o = ro;
+    o.stats = stats;
+    RecordBatch b = Read(store, f, schema, deleted, &*pred, o);
+    std::vector<std::string> out;
+    for (int64_t r = 0; r < b.num_rows; ++r) {
+      out.push_back(ValueText(b.columns[0], r) + "@" + ValueText(b.columns[3], r));
+    }
+    return out;
+  };
+  // id = 21 is in the third row group only: its rows keep their file positions (row ids).
+  ReadStats stats;
+  EXPECT_EQ(scan("id = 21", {}, &stats), (std::vector<std::string>{"21@1006"}));
+  EXPECT_EQ(stats.files, 1);
+  EXPECT_EQ(stats.row_groups, 3);
+  EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 2);
+  EXPECT_EQ(stats.files_skipped_by_bloom_filter, 0);
+  EXPECT_EQ(stats.bloom_filters_read, 3);
+  // Deleted positions map into the row groups read; those of skipped groups are ignored.
+  stats = {};
+  EXPECT_EQ(scan("id IN (21, 12, 50)", {6, 3}, &stats), (std::vector<std::string>{"12@1008"}));
+  EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 1);
+  EXPECT_EQ(scan("id IN (21, 12)", {0, 11}, nullptr),
+            (std::vector<std::string>{"21@1006", "12@1008"}));
+  // Nothing matches: no row group is read; the batch is empty but typed.
+  stats = {};
+  Result<BoundPredicate> none = ParseAndBindPredicate("id = 50 OR s = 'nope'", schema);
+  ASSERT_TRUE(none.ok());
+  ReadOptions counted = ro;
+  counted.stats = &stats;
+  RecordBatch empty = Read(store, f, schema, {1}, &*none, counted);
+  EXPECT_EQ(empty.num_rows, 0);
+  EXPECT_EQ(empty.schema.ToString(), "id INT64 NOT NULL, s VARCHAR, ok BOOLEAN, " +
+                                         std::string(kRowIdColumnName) + " INT64 NOT NULL");
+  ASSERT_EQ(empty.columns.size(), 4u);
+  for (const Column& c : empty.columns) EXPECT_EQ(c.length, 0);
+  EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 3);
+  EXPECT_EQ(stats.files_skipped_by_bloom_filter, 1);
+  // What bloom filters cannot answer reads every row group: ranges, <>, a column without
+  // filters, an OR with such a side.
+  for (const char* where : {"id > 85", "id <> 21", "ok = false", "id = 50 OR ok = false"}) {
+    stats = {};
+    scan(where, {}, &stats);
+    EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 0) << where;
+  }
+  EXPECT_EQ(scan("id > 85 AND s = 'even'", {}, nullptr), (std::vector<std::string>{}));
+  EXPECT_EQ(scan("s = 'odd' AND id = 91", {}, nullptr), (std::vector<std::string>{"91@1005"}));
+  // A schema where the column was promoted (INT32 file -> INT64 dataset) is not asked: the
+  // file's values are not the schema's type.
+  Schema narrow = MustSchema("id INT32 NOT NULL, s VARCHAR, ok BOOLEAN");
+  ASSERT_OK_AND_ASSIGN(auto nfiles, WriteDataFiles(store, narrow, PartitionSpec{}, SortOrder{},
+                                                   Vec(BatchOf(narrow, rows)), opts));
+  DataFile nf = nfiles[0];
+  Result<BoundPredicate> p21 = ParseAndBindPredicate("id = 21", schema);
+  ASSERT_TRUE(p21.ok());
+  stats = {};
+  ReadOptions plain;
+  plain.stats = &stats;
+  RecordBatch widened = Read(store, nf, schema, {}, &*p21, plain);
+  EXPECT_EQ(widened.num_rows, 1);
+  EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 0);
+}
+
+// Bloom filters rule out row groups first; the page index then prunes pages of the row groups
+// left (and is not asked about the others). Deletions and row ids keep their file positions.
+TEST(ReadDataFile, BloomFiltersAndPageIndexCompose) {
+  // Three row groups of 1,000 rows in pages of 100: a sorted id, and k alternating between two
+  // values per row group (10/90, 20/80, 11/91) so that every row group's bounds cover 10 and 20
+  // and only the bloom filters can rule one out.
+  const Schema schema = MustSchema("id INT64 NOT NULL, k INT64 NOT NULL");
+  const int64_t kvals[3][2] = {{10, 90}, {20, 80}, {11, 91}};
+  RecordBatch b;
+  b.schema = schema;
+  for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
+  for (int64_t i = 0; i < 3000; ++i) {
+    b.columns[0].AppendFixed<int64_t>(i);
+    b.columns[1].AppendFixed<int64_t>(kvals[i / 1000][i % 2]);
+  }
+  b.num_rows = 3000;
+  MemoryObjectStore store;
+  DataWriteOptions opts;
+  opts.parquet.row_group_rows = 1000;
+  opts.parquet.data_page_rows = 100;
+  opts.parquet.bloom_filter_columns = {"k"};
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{},
+                                                  Vec(std::move(b)), opts));
+  DataFile f = files[0];
+  f.first_row_id = 0;
+  const std::vector<uint64_t> deleted = {0, 2, 600, 1500, 1502, 2950};
+  ReadOptions ro;
+  ro.with_row_ids = true;
+  auto read = [&](const char* where, bool prune_pages, ReadStats* stats) {
+    Result<BoundPredicate> pred = ParseAndBindPredicate(where, schema);
+    EXPECT_TRUE(pred.ok()) << pred.status().ToString();
+    ReadOptions o = ro;
+    o.prune_pages = prune_pages;
+    o.stats = stats;
+    RecordBatch got = Read(store, f, schema, deleted, &*pred, o);
+    std::vector<std::string> out;
+    for (int64_t r = 0; r < got.num_rows; ++r) {
+      out.push_back(ValueText(got.columns[0], r) + "@" + ValueText(got.columns[2], r));
+    }
+    return out;
+  };
+  // The rows the filter keeps, by brute force.
+  auto expected = [&](auto keep) {
+    std::vector<std::string> out;
+    for (int64_t i = 0; i < 3000; ++i) {
+      if (std::find(deleted.begin(), deleted.end(), static_cast<uint64_t>(i)) != deleted.end()) {
+        continue;
+      }
+      if (keep(i, kvals[i / 1000][i % 2]))
+        out.push_back(std::to_string(i) + "@" + std::to_string(i));
+    }
+    return out;
+  };
+
+  // Statistics keep every row group (the id ranges touch each); the bloom filters of k rule out
+  // the third; the page index keeps one page of id and one of k in each of the other two.
+  const char* where =
+      "(k = 20 OR k = 10) AND (id < 50 OR (id >= 1500 AND id < 1550) OR id >= 2900)";
+  const auto want = expected([](int64_t id, int64_t k) {
+    return (k == 20 || k == 10) && (id < 50 || (id >= 1500 && id < 1550) || id >= 2900);
+  });
+  ASSERT_EQ(want.size(), 46u);
+  ReadStats st;
+  EXPECT_EQ(read(where, true, &st), want);
+  EXPECT_EQ(st.files, 1);
+  EXPECT_EQ(st.row_groups, 3);
+  EXPECT_EQ(st.row_groups_skipped_by_bloom_filter, 1);
+  EXPECT_EQ(st.files_skipped_by_bloom_filter, 0);
+  EXPECT_EQ(st.bloom_filters_read, 3);
+  EXPECT_EQ(st.row_groups_skipped_by_statistics, 0);
+  EXPECT_EQ(st.data_pages_read, 4);
+  EXPECT_EQ(st.data_pages_skipped, 36);
+  // Without page pruning the bloom filters still rule out the third row group.
+  ReadStats full;
+  EXPECT_EQ(read(where, false, &full), want);
+  EXPECT_EQ(full.row_groups_skipped_by_bloom_filter, 1);
+  EXPECT_EQ(full.row_groups_skipped_by_statistics, 0);
+  EXPECT_EQ(full.data_pages_read, 40);
+  EXPECT_EQ(full.data_pages_skipped, 0);
+
+  // A row group ruled out both ways is counted once, by the bloom filters (asked first).
+  st = {};
+  EXPECT_EQ(read("(k = 20 OR k = 10) AND id < 50", true, &st),
+            expected([](int64_t id, int64_t k) { return (k == 20 || k == 10) && id < 50; }));
+  EXPECT_EQ(st.row_groups_skipped_by_bloom_filter, 1);
+  EXPECT_EQ(st.row_groups_skipped_by_statistics, 1);
+  EXPECT_EQ(st.data_pages_read, 2);
+  // Everything ruled out: by the bloom filters in one row group, the statistics in the others.
+  st = {};
+  EXPECT_EQ(read("k = 11 AND id < 1000", true, &st), std::vector<std::string>{});
+  EXPECT_EQ(st.row_groups_skipped_by_bloom_filter, 2);
+  EXPECT_EQ(st.row_groups_skipped_by_statistics, 1);
+  EXPECT_EQ(st.files_skipped_by_bloom_filter, 0);
+  EXPECT_EQ(st.data_pages_read, 0);
+}
+
 // ---- Footer statistics ----
 
 void ExpectSameStats(const std::vector<ColumnStats>& got, const std::vector<ColumnStats>& want) {

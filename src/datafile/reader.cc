@@ -7,6 +7,8 @@
 
 #include "datafile/columns_internal.h"
 #include "datafile/error_codes.h"
+#include "datafile/page_pruning.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/reader.h"
 #include "tarn/sort_order.h"
 #include "types/cast.h"
@@ -17,7 +19,9 @@ namespace {
 
 using datafile_internal::CheckFileColumn;
 using datafile_internal::ConformColumn;
+using datafile_internal::FilterColumn;
 using datafile_internal::MatchFileFields;
+using datafile_internal::SelectRows;
 
 int SchemaIndexOf(const Schema& schema, int32_t field_id) {
   for (size_t i = 0; i < schema.fields.size(); ++i) {
@@ -28,9 +32,11 @@ int SchemaIndexOf(const Schema& schema, int32_t field_id) {
 
 // Opens `file` and checks it against what the catalog says of it (size, rows): a file that
 // disagrees is reported, never served as if it held what the catalog says.
-Result<std::unique_ptr<parquet::FileReader>> OpenChecked(ObjectStore& store, const DataFile& file,
-                                                         int threads) {
+Result<std::unique_ptr<parquet::FileReader>> OpenChecked(
+    ObjectStore& store, const DataFile& file, int threads,
+    std::shared_ptr<RandomAccessFile>* opened = nullptr) {
   TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> in, store.OpenRead(file.path));
+  if (opened != nullptr) *opened = in;
   auto mismatch = [&](const std::string& what, int64_t registered, int64_t actual) {
     return Status::Of(codes::kFileMetadataMismatch,
                       "data file '" + file.path +
@@ -49,6 +55,57 @@ Result<std::unique_ptr<parquet::FileReader>> OpenChecked(ObjectStore& store, con
     return mismatch("rows", file.record_count, reader->num_rows());
   }
   return reader;
+}
+
+// The row groups of `reader` that `filter` may match by the bloom filters of the columns its
+// equality and IN leaves compare (`needed` fields, found as `match` says), ascending; every row
+// group when no leaf can ask one. A filter that cannot be read (or a file column of another type
+// than the schema's) rules nothing out.
+std::vector<int> RowGroupsByBloomFilters(const RandomAccessFile& in,
+                                         const parquet::FileReader& reader, const Schema& needed,
+                                         const std::vector<int>& match,
+                                         const BoundPredicate& filter, ReadStats* stats) {
+  const parquet::ParquetSchema& ps = reader.schema();
+  std::vector<int> all(static_cast<size_t>(reader.num_row_groups()));
+  for (size_t g = 0; g < all.size(); ++g) all[g] = static_cast<int>(g);
+  // Field id -> the file's leaf column whose filter can be asked about the schema's values.
+  std::vector<std::pair<int32_t, int>> leaves;
+  for (size_t k = 0; k < needed.fields.size(); ++k) {
+    const Field& f = needed.fields[k];
+    if (match[k] < 0 || ps.field_leaves[match[k]].size() != 1) continue;
+    const int leaf = ps.field_leaves[match[k]][0];
+    if (ps.schema.fields[match[k]].type != f.type ||
+        !parquet::BloomFilterApplies(f.type, ps.leaves[leaf])) {
+      continue;
+    }
+    leaves.emplace_back(f.field_id, leaf);
+  }
+  if (leaves.empty()) return all;
+  std::vector<int> kept;
+  for (int g : all) {
+    const parquet::RowGroup& rg = reader.metadata().row_groups[g];
+    // The filters of this row group, read when first asked (nullopt: none, or unreadable).
+    std::vector<std::optional<std::optional<parquet::BloomFilter>>> filters(leaves.size());
+    auto might_contain = [&](int32_t field_id, const Column& literals, int64_t i) {
+      size_t j = 0;
+      while (j < leaves.size() && leaves[j].first != field_id) ++j;
+      if (j == leaves.size()) return true;
+      if (!filters[j]) {
+        const auto& chunk = rg.columns[leaves[j].second];
+        std::optional<parquet::BloomFilter> read;
+        if (chunk.meta_data && chunk.meta_data->bloom_filter_offset) {
+          auto r = parquet::ReadBloomFilter(in, *chunk.meta_data);
+          if (r.ok()) read = std::move(*r);
+          if (stats != nullptr) ++stats->bloom_filters_read;
+        }
+        filters[j] = std::move(read);
+      }
+      const std::optional<parquet::BloomFilter>& f = *filters[j];
+      return !f || parquet::BloomFilterMightContain(*f, literals, i);
+    };
+    if (MightMatchMembership(filter, might_contain)) kept.push_back(g);
+  }
+  return kept;
 }
 
 Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
@@ -89,9 +146,10 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     }
   }
 
+  std::shared_ptr<RandomAccessFile> in;
   TARN_ASSIGN_OR_RETURN(std::unique_ptr<parquet::FileReader> reader,
-                        OpenChecked(store, file, options.threads));
-  const int64_t num_rows = reader->num_rows();
+                        OpenChecked(store, file, options.threads, &in));
+  const int64_t file_rows = reader->num_rows();
 
   // Resolve each needed schema field to a file field.
   const Schema needed_schema = [&] {
@@ -131,23 +189,96 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     stored_ids_pos = static_cast<int>(file_fields.size());
     file_fields.push_back(id_match[0]);
   }
+  // With a filter, the rows to read: those of the row groups its bloom filters leave, and of
+  // those (with prune_pages) the rows their page (or row group) statistics do not rule out.
+  // `spans` are the file positions [begin, end) read, in order (deletion vectors and row ids
+  // are by position in the file).
+  const int groups_in_file = reader->num_row_groups();
+  const std::vector<parquet::RowGroup>& rgs = reader->metadata().row_groups;
+  std::optional<parquet::RowSelection> selection;
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  int64_t rows = file_rows;
+  int64_t skipped_by_bloom = 0, skipped_by_statistics = 0;
+  if (filter != nullptr) {
+    const std::vector<int> groups =
+        RowGroupsByBloomFilters(*in, *reader, needed_schema, match, *filter, options.stats);
+    skipped_by_bloom = groups_in_file - static_cast<int64_t>(groups.size());
+    parquet::RowSelection sel(static_cast<size_t>(groups_in_file));
+    if (options.prune_pages) {
+      std::vector<FilterColumn> columns;
+      for (int32_t id : ReferencedFieldIds(*filter)) {
+        for (size_t k = 0; k < needed.size(); ++k) {
+          if (needed_schema.fields[k].field_id == id) {
+            columns.push_back({needed_schema.fields[k], match[k]});
+            break;
+          }
+        }
+      }
+      // Only the row groups the bloom filters left (nor is the page index of others read).
+      TARN_ASSIGN_OR_RETURN(sel, SelectRows(*reader, *filter, columns, &groups));
+    } else {
+      for (int g : groups) {
+        if (rgs[g].num_rows > 0) sel[g].push_back({0, rgs[g].num_rows});
+      }
+    }
+    for (int g : groups) {
+      if (sel[g].empty() && rgs[g].num_rows > 0) ++skipped_by_statistics;
+    }
+    int64_t start = 0, kept = 0;
+    for (size_t g = 0; g < sel.size(); ++g) {
+      for (const parquet::RowRange& r : sel[g]) {
+        if (!spans.empty() && spans.back().second == start + r.begin) {
+          spans.back().second = start + r.end;
+        } else {
+          spans.emplace_back(start + r.begin, start + r.end);
+        }
+        kept += r.end - r.begin;
+      }
+      start += rgs[g].num_rows;
+    }
+    if (kept < file_rows) {
+      selection = std::move(sel);
+      rows = kept;
+    } else {
+      spans.clear();
+    }
+  }
+  if (!selection) spans.emplace_back(0, file_rows);
+
   RecordBatch raw;
   if (!file_fields.empty()) {
-    TARN_ASSIGN_OR_RETURN(raw, reader->ReadAll(file_fields));
-    if (raw.num_rows != num_rows) {
-      return Status::Corruption("the row groups hold " + std::to_string(raw.num_rows) +
-                                " rows, the footer says " + std::to_string(num_rows));
+    if (selection) {
+      TARN_ASSIGN_OR_RETURN(raw, reader->ReadRows(*selection, file_fields));
+    } else {
+      TARN_ASSIGN_OR_RETURN(raw, reader->ReadAll(file_fields));
     }
+    if (raw.num_rows != rows) {
+      return Status::Corruption("the row groups hold " + std::to_string(raw.num_rows) +
+                                " rows, the footer says " + std::to_string(rows));
+    }
+  }
+  if (options.stats != nullptr) {
+    ReadStats& st = *options.stats;
+    const parquet::ReadStats pages = reader->stats();
+    ++st.files;
+    st.row_groups += groups_in_file;
+    st.row_groups_skipped_by_bloom_filter += skipped_by_bloom;
+    if (groups_in_file > 0 && skipped_by_bloom == groups_in_file) {
+      ++st.files_skipped_by_bloom_filter;
+    }
+    st.row_groups_skipped_by_statistics += skipped_by_statistics;
+    st.data_pages_read += pages.data_pages_read;
+    st.data_pages_skipped += pages.data_pages_skipped;
   }
 
   RecordBatch work;
   work.schema = needed_schema;
-  work.num_rows = num_rows;
+  work.num_rows = rows;
   work.columns.reserve(needed.size());
   for (size_t k = 0; k < needed.size(); ++k) {
     const Field& f = needed_schema.fields[k];
     if (read_pos[k] < 0) {
-      work.columns.push_back(Column::Nulls(f.type, num_rows));
+      work.columns.push_back(Column::Nulls(f.type, rows));
       continue;
     }
     // A file field used twice is only possible with duplicate ids in the schema; copy then.
@@ -169,19 +300,27 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     TARN_ASSIGN_OR_RETURN(mask, EvaluatePredicate(*filter, work));
   }
   if (!deleted.empty()) {
-    if (mask.empty()) mask.assign(static_cast<size_t>(num_rows), 1);
+    if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
+    // Positions are the file's; a row not read has no place in the mask.
+    size_t s = 0;
+    int64_t before = 0;  // rows read before spans[s]
     for (uint64_t p : deleted) {
-      if (p >= static_cast<uint64_t>(num_rows)) {
+      if (p >= static_cast<uint64_t>(file_rows)) {
         return Status::Corruption("deleted position " + std::to_string(p) +
-                                  " is past the end of the file (" + std::to_string(num_rows) +
+                                  " is past the end of the file (" + std::to_string(file_rows) +
                                   " rows)");
       }
-      mask[p] = 0;
+      const int64_t pos = static_cast<int64_t>(p);
+      while (s < spans.size() && spans[s].second <= pos) {
+        before += spans[s].second - spans[s].first;
+        ++s;
+      }
+      if (s < spans.size() && spans[s].first <= pos) mask[before + pos - spans[s].first] = 0;
     }
   }
 
   RecordBatch out;
-  out.num_rows = num_rows;
+  out.num_rows = rows;
   for (size_t k = 0; k < out_fields.size(); ++k) {
     out.schema.fields.push_back(work.schema.fields[k]);
     out.columns.push_back(std::move(work.columns[k]));
@@ -198,22 +337,24 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     if (file.first_row_id < 0) {
       return Status::InvalidArgument("the file has no row ids assigned (first_row_id unset)");
     }
-    if (file.first_row_id > std::numeric_limits<int64_t>::max() - num_rows) {
+    if (file.first_row_id > std::numeric_limits<int64_t>::max() - file_rows) {
       return Status::Corruption("row ids overflow: first_row_id " +
                                 std::to_string(file.first_row_id));
     }
     Column ids(DataType::Int64());
-    ids.data.resize(static_cast<size_t>(num_rows) * sizeof(int64_t));
+    ids.data.resize(static_cast<size_t>(rows) * sizeof(int64_t));
     int64_t* v = ids.mutable_values<int64_t>();
-    for (int64_t i = 0; i < num_rows; ++i) v[i] = file.first_row_id + i;
-    ids.length = num_rows;
+    for (const auto& [begin, end] : spans) {
+      for (int64_t i = begin; i < end; ++i) *v++ = file.first_row_id + i;
+    }
+    ids.length = rows;
     out.schema.fields.push_back(RowIdField());
     out.columns.push_back(std::move(ids));
   }
   if (options.min_row_id) {
     const int64_t* ids = out.columns.back().values<int64_t>();
-    if (mask.empty()) mask.assign(static_cast<size_t>(num_rows), 1);
-    for (int64_t i = 0; i < num_rows; ++i) {
+    if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
+    for (int64_t i = 0; i < rows; ++i) {
       if (ids[i] < *options.min_row_id) mask[i] = 0;
     }
   }
@@ -222,6 +363,34 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
 }
 
 }  // namespace
+
+ReadStats& ReadStats::operator+=(const ReadStats& o) {
+  files += o.files;
+  row_groups += o.row_groups;
+  row_groups_skipped_by_bloom_filter += o.row_groups_skipped_by_bloom_filter;
+  files_skipped_by_bloom_filter += o.files_skipped_by_bloom_filter;
+  bloom_filters_read += o.bloom_filters_read;
+  row_groups_skipped_by_statistics += o.row_groups_skipped_by_statistics;
+  data_pages_read += o.data_pages_read;
+  data_pages_skipped += o.data_pages_skipped;
+  return *this;
+}
+
+ReadStats ReadStats::operator-(const ReadStats& earlier) const {
+  ReadStats d;
+  d.files = files - earlier.files;
+  d.row_groups = row_groups - earlier.row_groups;
+  d.row_groups_skipped_by_bloom_filter =
+      row_groups_skipped_by_bloom_filter - earlier.row_groups_skipped_by_bloom_filter;
+  d.files_skipped_by_bloom_filter =
+      files_skipped_by_bloom_filter - earlier.files_skipped_by_bloom_filter;
+  d.bloom_filters_read = bloom_filters_read - earlier.bloom_filters_read;
+  d.row_groups_skipped_by_statistics =
+      row_groups_skipped_by_statistics - earlier.row_groups_skipped_by_statistics;
+  d.data_pages_read = data_pages_read - earlier.data_pages_read;
+  d.data_pages_skipped = data_pages_skipped - earlier.data_pages_skipped;
+  return d;
+}
 
 Field RowIdField() {
   Field f;
@@ -238,6 +407,21 @@ Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const
   Result<RecordBatch> r = ReadImpl(store, file, schema, deleted, filter, options);
   if (!r.ok()) return r.status().WithContext("reading data file " + file.path);
   return r;
+}
+
+Result<parquet::RowSelection> SelectRowsByStatistics(const parquet::FileReader& reader,
+                                                     const BoundPredicate& filter,
+                                                     const Schema& schema) {
+  const std::vector<int> match = MatchFileFields(reader.schema(), schema);
+  std::vector<FilterColumn> columns;
+  for (int32_t id : ReferencedFieldIds(filter)) {
+    const int idx = SchemaIndexOf(schema, id);
+    if (idx < 0) continue;
+    const bool usable =
+        match[idx] >= 0 && CheckFileColumn(reader.schema(), match[idx], schema.fields[idx]).ok();
+    columns.push_back({schema.fields[idx], usable ? match[idx] : -1});
+  }
+  return SelectRows(reader, filter, columns);
 }
 
 Result<FileColumns> InspectDataFile(ObjectStore& store, const DataFile& file,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "objectstore/object_store.h"
+#include "parquet/reader.h"
 #include "table/predicate.h"
 #include "tarn/column.h"
 #include "tarn/data_file.h"
@@ -20,6 +21,29 @@ inline constexpr const char* kRowIdColumnName = "_tarn_row_id";
 // That column as a field: kRowIdColumnName, NOT NULL INT64, field id kRowIdFieldId.
 Field RowIdField();
 
+// What reads did, added up over every read given the same ReadStats (ReadOptions::stats). A read
+// with a filter first asks the bloom filters, then the statistics (page index, or row group
+// bounds) of the row groups they leave, and reads only the rows both allow.
+struct ReadStats {
+  int64_t files = 0;       // files opened
+  int64_t row_groups = 0;  // their row groups
+  // Row groups the filter's equality and IN leaves ruled out by their bloom filters (no column
+  // of them read), and files all of whose row groups they ruled out.
+  int64_t row_groups_skipped_by_bloom_filter = 0;
+  int64_t files_skipped_by_bloom_filter = 0;
+  int64_t bloom_filters_read = 0;
+  // Of the row groups the bloom filters left, those whose page or row group statistics rule the
+  // filter out (ReadOptions::prune_pages; no column of them read).
+  int64_t row_groups_skipped_by_statistics = 0;
+  // Data pages decoded, and data pages of the row groups read left unread (page index).
+  int64_t data_pages_read = 0;
+  int64_t data_pages_skipped = 0;
+
+  ReadStats& operator+=(const ReadStats& o);
+  // What happened between two readings of the same running totals (`*this` the later one).
+  ReadStats operator-(const ReadStats& earlier) const;
+};
+
 struct ReadOptions {
   std::vector<int32_t> field_ids;  // columns wanted, in this order; empty = all of `schema`
   bool with_row_ids = false;
@@ -27,6 +51,11 @@ struct ReadOptions {
   // snapshot, whose watermark this is; rows a compaction rewrote keep their older ids).
   std::optional<int64_t> min_row_id;
   int threads = 1;  // Parquet decoding threads
+  // With a filter: read only the rows whose pages (Parquet page index) or row groups
+  // (statistics) the filter does not rule out. The result is the same either way. (Bloom
+  // filters rule out row groups whatever this says.)
+  bool prune_pages = true;
+  ReadStats* stats = nullptr;  // when set, what the read did is added to it
 };
 
 // Reads one data file as `schema` (the snapshot's schema): columns resolved by Parquet field id
@@ -35,7 +64,11 @@ struct ReadOptions {
 // `filter` (may be null; it may reference columns outside field_ids). With with_row_ids,
 // appends a NOT NULL INT64 column kRowIdColumnName: the file's stored ids when it stores them
 // (DataFile::StoresRowIds, compaction output), else file.first_row_id + position in the file.
-// With min_row_id, rows with a lower id are dropped too.
+// With min_row_id, rows with a lower id are dropped too. With a filter, the bloom filters of the
+// columns its equality and IN leaves compare (parquet/bloom_filter.h; only where the file's
+// column has the schema's type) rule out row groups before any column of them is read; a filter
+// that cannot be read rules nothing out. Then, of the row groups left, pages and row groups
+// whose statistics rule the filter out are not read (ReadOptions::prune_pages).
 // Errors: kInvalidArgument for an unknown field id, a missing NOT NULL column, a file column of
 // a type that does not widen to the schema's, or row ids asked of a file without first_row_id;
 // kCorruption for a malformed file, a record count that disagrees with the file, or a deleted
@@ -43,6 +76,16 @@ struct ReadOptions {
 Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const Schema& schema,
                                  const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
                                  const ReadOptions& options);
+
+// The rows of an open Parquet file that may satisfy `filter` (bound to `schema`, whose fields
+// are matched to the file's as ReadDataFile matches them), from page bounds and null counts
+// (the page index's column index) or row group statistics where a chunk has none: a superset
+// of the matching rows, to read with FileReader::ReadRows and filter. A column the file lacks
+// or holds in a type that does not widen to the schema's never prunes. Errors: I/O errors
+// reading the page index.
+Result<parquet::RowSelection> SelectRowsByStatistics(const parquet::FileReader& reader,
+                                                     const BoundPredicate& filter,
+                                                     const Schema& schema);
 
 // How one field of a schema is found in a data file (InspectDataFile).
 enum class FileColumnMatch : uint8_t {

@@ -23,7 +23,9 @@ namespace {
 
 using datafile_internal::AppendScalarRow;
 using datafile_internal::CheckFileColumn;
+using datafile_internal::LegacyStatsUsable;
 using datafile_internal::MatchFileFields;
+using datafile_internal::WidenFloatBounds;
 
 // Forwards to a sink and counts the bytes, so the file size is known without a Head.
 class CountingStream : public OutputStream {
@@ -260,33 +262,6 @@ Result<std::vector<DataFile>> WriteImpl(FileWrite& fw, const Schema& schema,
 
 // ---- Footer statistics ----
 
-bool IsUnsignedType(const DataType& t) {
-  switch (t.id()) {
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-    case TypeId::kUInt32:
-    case TypeId::kUInt64:
-    case TypeId::kIpv4:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Whether the deprecated (signed-order) min/max of a column are valid bounds.
-bool LegacyStatsUsable(const parquet::LeafColumn& leaf, const DataType& type) {
-  switch (leaf.physical) {
-    case parquet::Type::BOOLEAN:
-    case parquet::Type::INT32:
-    case parquet::Type::INT64:
-    case parquet::Type::FLOAT:
-    case parquet::Type::DOUBLE:
-      return !IsUnsignedType(type);
-    default:
-      return false;
-  }
-}
-
 // What the footer tells about one column, in the dataset's type.
 struct FooterColumn {
   int32_t field_id = 0;
@@ -368,28 +343,8 @@ Result<FooterColumn> ReadFooterColumn(const parquet::FileMetaData& md,
     TARN_ASSIGN_OR_RETURN(fc.mins, CastColumn(fc.mins, field.type));
     TARN_ASSIGN_OR_RETURN(fc.maxes, CastColumn(fc.maxes, field.type));
   }
-  // Parquet: a +0 minimum may hide -0 values and a -0 maximum +0 ones. NaN bounds are useless.
-  if (field.type.is_floating()) {
-    const bool f32 = field.type.id() == TypeId::kFloat32;
-    for (int64_t i = 0; i < fc.mins.length; ++i) {
-      double lo = f32 ? fc.mins.Value<float>(i) : fc.mins.Value<double>(i);
-      double hi = f32 ? fc.maxes.Value<float>(i) : fc.maxes.Value<double>(i);
-      if (std::isnan(lo) || std::isnan(hi)) fc.bounds_known = false;
-      if (lo == 0 && !std::signbit(lo)) {
-        if (f32) {
-          fc.mins.mutable_values<float>()[i] = -0.0f;
-        } else {
-          fc.mins.mutable_values<double>()[i] = -0.0;
-        }
-      }
-      if (hi == 0 && std::signbit(hi)) {
-        if (f32) {
-          fc.maxes.mutable_values<float>()[i] = 0.0f;
-        } else {
-          fc.maxes.mutable_values<double>()[i] = 0.0;
-        }
-      }
-    }
+  if (field.type.is_floating() && !WidenFloatBounds(&fc.mins, &fc.maxes)) {
+    fc.bounds_known = false;
   }
   return fc;
 }

@@ -243,8 +243,12 @@ class ChunkDecoder {
       : leaf_(leaf), plan_(plan), codec_(codec), s_(s), values_(values), dict_(plan.target) {}
 
   Status Run(const uint8_t* data, size_t len, int64_t expected);
+  // Decodes every page in data[0, len) (at most `expected` levels in all, counting earlier
+  // calls); unlike Run, ending with fewer levels is not an error.
+  Status RunSome(const uint8_t* data, size_t len, int64_t expected);
   int64_t num_levels() const { return num_levels_; }
   int64_t dense() const { return dense_; }
+  int64_t data_pages() const { return data_pages_; }
 
  private:
   Status Page(const PageHeader& h, const uint8_t* body, size_t body_len, int64_t expected);
@@ -283,9 +287,19 @@ class ChunkDecoder {
   uint32_t dict_size_ = 0;
   int64_t num_levels_ = 0;
   int64_t dense_ = 0;
+  int64_t data_pages_ = 0;
 };
 
 Status ChunkDecoder::Run(const uint8_t* data, size_t len, int64_t expected) {
+  TARN_RETURN_NOT_OK(RunSome(data, len, expected));
+  if (num_levels_ < expected) {
+    return Status::Corruption("column chunk ends after " + std::to_string(num_levels_) + " of " +
+                              std::to_string(expected) + " values");
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::RunSome(const uint8_t* data, size_t len, int64_t expected) {
   size_t pos = 0;
   int page = 0;
   while (num_levels_ < expected && pos < len) {
@@ -304,10 +318,6 @@ Status ChunkDecoder::Run(const uint8_t* data, size_t len, int64_t expected) {
     if (!st.ok()) return st.WithContext("page " + std::to_string(page));
     pos += static_cast<size_t>(h.compressed_page_size);
     ++page;
-  }
-  if (num_levels_ < expected) {
-    return Status::Corruption("column chunk ends after " + std::to_string(num_levels_) + " of " +
-                              std::to_string(expected) + " values");
   }
   return Status::OK();
 }
@@ -329,6 +339,7 @@ Status ChunkDecoder::Page(const PageHeader& h, const uint8_t* body, size_t body_
                                   " values, the column chunk has " +
                                   std::to_string(expected - num_levels_) + " left");
       }
+      ++data_pages_;
       return DataPageV1(h, body, body_len, n);
     }
     case PageType::DATA_PAGE_V2: {
@@ -341,6 +352,7 @@ Status ChunkDecoder::Page(const PageHeader& h, const uint8_t* body, size_t body_
                                   " values, the column chunk has " +
                                   std::to_string(expected - num_levels_) + " left");
       }
+      ++data_pages_;
       return DataPageV2(h, body, body_len, n);
     }
     default:
@@ -1041,6 +1053,7 @@ Status DecodeColumnChunk(const uint8_t* data, size_t len, const ColumnMetaData& 
   TARN_ASSIGN_OR_RETURN(Column * values, NodeColumn(out, leaf, leaf.nodes.size() - 1));
   ChunkDecoder dec(leaf, plan, codec, scratch, values);
   TARN_RETURN_NOT_OK(dec.Run(data, len, meta.num_values));
+  scratch->data_pages += dec.data_pages();
   const int64_t base = values->length;
   TARN_RETURN_NOT_OK(leaf.nodes.size() == 1
                          ? FinishFlat(dec, leaf, plan, num_rows, out, scratch)
@@ -1063,6 +1076,48 @@ Status CheckAssembled(const Column& c) {
       TARN_RETURN_NOT_OK(CheckAssembled(m));
     }
   }
+  return Status::OK();
+}
+
+Status DecodeColumnPages(const uint8_t* head, size_t head_len, const std::vector<PageSpan>& pages,
+                         const ColumnMetaData& meta, const LeafColumn& leaf, const LeafPlan& plan,
+                         Column* out, DecodeScratch* scratch) {
+  TARN_ASSIGN_OR_RETURN(CompressionCodec codec, MapCodec(meta.codec));
+  if (leaf.nodes.empty()) return Status::Internal("a leaf of an unsupported field");
+  TARN_ASSIGN_OR_RETURN(Column * values, NodeColumn(out, leaf, leaf.nodes.size() - 1));
+  ChunkDecoder dec(leaf, plan, codec, scratch, values);
+  TARN_RETURN_NOT_OK(dec.RunSome(head, head_len, meta.num_values).WithContext("dictionary"));
+  if (dec.num_levels() > 0) {
+    return Status::Corruption("a data page precedes the first page of the offset index");
+  }
+  int64_t rows = 0;
+  for (size_t p = 0; p < pages.size(); ++p) {
+    const PageSpan& span = pages[p];
+    const int64_t before = dec.num_levels();
+    const int64_t pages_before = dec.data_pages();
+    Status st = dec.RunSome(span.data, span.len, meta.num_values);
+    if (!st.ok()) return st.WithContext("page " + std::to_string(span.index));
+    const int64_t levels = dec.num_levels() - before;
+    int64_t got = levels;
+    if (leaf.max_rep_level > 0) {
+      got = 0;
+      const int16_t* rep = scratch->rep.data() + before;
+      for (int64_t j = 0; j < levels; ++j) got += rep[j] == 0;
+    }
+    if (dec.data_pages() - pages_before != 1 || got != span.rows ||
+        (leaf.max_rep_level > 0 && levels > 0 && scratch->rep[before] != 0)) {
+      return Status::Corruption("page " + std::to_string(span.index) +
+                                " disagrees with the offset index (" + std::to_string(got) +
+                                " rows, the index says " + std::to_string(span.rows) + ")");
+    }
+    rows += span.rows;
+  }
+  scratch->data_pages += dec.data_pages();
+  const int64_t base = values->length;
+  TARN_RETURN_NOT_OK(leaf.nodes.size() == 1
+                         ? FinishFlat(dec, leaf, plan, rows, out, scratch)
+                         : AssembleNested(dec, leaf, plan, rows, out, scratch));
+  if (plan.all_null) SetNull(values, base, plan.out_width);
   return Status::OK();
 }
 

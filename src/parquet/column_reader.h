@@ -69,6 +69,7 @@ struct DecodeScratch {
   std::vector<int32_t> lens;
   ByteBuffer valid;
   std::vector<ByteBuffer> list_valid;  // per column on a leaf's path: the validity of new slots
+  int64_t data_pages = 0;  // data pages decoded (a counter for ReadStats)
 };
 
 // Decodes the chunk bytes `data` (the whole column chunk, starting at its first page) holding
@@ -84,5 +85,22 @@ Status DecodeColumnChunk(const uint8_t* data, size_t len, const ColumnMetaData& 
 // kCorruption when the leaves of a nested column assembled different structures (STRUCT
 // members or MAP values not as long as the struct or the keys): a malformed file.
 Status CheckAssembled(const Column& column);
+
+// One data page located by the offset index: exactly its header and body.
+struct PageSpan {
+  const uint8_t* data = nullptr;
+  size_t len = 0;
+  int64_t rows = 0;  // rows the offset index gives the page
+  size_t index = 0;  // its position in the offset index (for messages)
+};
+
+// Decodes some data pages of a chunk and appends their rows (in order) to *out: `head` holds the
+// chunk's bytes before its first data page (the dictionary page, when there is one; may be
+// empty), `pages` the pages to decode. kCorruption when a page holds another number of rows than
+// the offset index says (or does not start a row), or `head` holds a data page.
+Status DecodeColumnPages(const uint8_t* head, size_t head_len, const std::vector<PageSpan>& pages,
+                         const ColumnMetaData& meta, const LeafColumn& leaf, const LeafPlan& plan,
+                         Column* out, DecodeScratch* scratch);
+
 
 }  // namespace tarn::parquet

@@ -10,8 +10,8 @@
 namespace tarn::parquet {
 namespace {
 
-// Rows handled per step: levels and values of a step go into the same page, so pages end on
-// row boundaries and overshoot the target size by at most one step.
+// Rows handled per step (at most): levels and values of a step go into the same page, so pages
+// end on row boundaries and overshoot the target size by at most one step.
 constexpr int64_t kStepRows = 4096;
 // The dictionary is dropped when, after this many values, more than half were distinct.
 constexpr int64_t kDictCheckValues = 16384;
@@ -213,7 +213,10 @@ class ColumnWriterBase : public ColumnChunkWriter {
  protected:
   ColumnWriterBase(LeafPath path, const ColumnWriterOptions& options, PhysicalMapping pm,
                    Codec codec)
-      : options_(options), pm_(pm), codec_(codec) {
+      : options_(options),
+        pm_(pm),
+        codec_(codec),
+        track_stats_(options.write_statistics || options.page_index) {
     page_type_ = options.data_page_version == 2 ? PageType::DATA_PAGE_V2 : PageType::DATA_PAGE;
     path_ = std::move(path.names);
     nodes_ = std::move(path.nodes);
@@ -236,6 +239,7 @@ class ColumnWriterBase : public ColumnChunkWriter {
   virtual Encoding EncodePageValues(ByteBuffer* body) = 0;
   virtual std::optional<Statistics> PageStatistics(int64_t nulls) = 0;  // and merge into chunk
   virtual std::optional<Statistics> ChunkStatistics(int64_t nulls) = 0;
+  virtual std::optional<BloomFilter> ChunkBloomFilter() = 0;  // and start the next chunk's
   virtual Status BeforeFinish() = 0;
   // Dictionary page body, if the chunk has dictionary-encoded pages; resets value state.
   virtual bool TakeDictionary(ByteBuffer* body, int32_t* count) = 0;
@@ -252,7 +256,9 @@ class ColumnWriterBase : public ColumnChunkWriter {
     const Column& leaf = *nodes_.back().col;
     bool flat = nodes_.size() == 1;
     for (int64_t b = begin; b < end;) {
-      int64_t e = std::min(end, b + kStepRows);
+      // A step never takes the page past data_page_rows.
+      int64_t e = std::min(
+          {end, b + kStepRows, b + std::max<int64_t>(1, options_.data_page_rows - page_rows_)});
       if (flat && !column.offsets.empty()) {
         // Byte strings: keep a step within one page's worth of bytes.
         while (e - b > 1 && column.offsets[e] - column.offsets[b] > options_.data_page_bytes) {
@@ -285,7 +291,8 @@ class ColumnWriterBase : public ColumnChunkWriter {
       page_nulls_ += levels - values;
       page_rows_ += e - b;
       TARN_RETURN_NOT_OK(AfterStep());
-      if (EstimatedPageBytes() >= options_.data_page_bytes) {
+      if (EstimatedPageBytes() >= options_.data_page_bytes ||
+          page_rows_ >= options_.data_page_rows) {
         TARN_RETURN_NOT_OK(BeforePageFull());
         TARN_RETURN_NOT_OK(FlushPage());
       }
@@ -394,9 +401,11 @@ class ColumnWriterBase : public ColumnChunkWriter {
       m.encoding_stats.push_back({page_type_, static_cast<Encoding>(e), enc_pages_[e]});
     }
     if (options_.write_statistics) m.statistics = ChunkStatistics(chunk_nulls_);
+    TakePageIndex(out);
+    out->bloom_filter = ChunkBloomFilter();
     for (EncodedPage& p : data_pages_) out->pages.push_back(std::move(p));
     data_pages_.clear();
-    chunk_values_ = chunk_nulls_ = chunk_uncompressed_ = dict_uncompressed_ = 0;
+    chunk_rows_ = chunk_values_ = chunk_nulls_ = chunk_uncompressed_ = dict_uncompressed_ = 0;
     chunk_compressed_ = 0;
     has_dict_page_ = false;
     std::fill(std::begin(enc_pages_), std::end(enc_pages_), 0);
@@ -460,6 +469,7 @@ class ColumnWriterBase : public ColumnChunkWriter {
       return Status::TooLarge("column " + path_[0] + ": too many values in a page");
     }
     std::optional<Statistics> stats = PageStatistics(page_nulls_);
+    if (options_.page_index) RecordPageIndexEntry(stats);
     if (!options_.write_statistics) stats.reset();
     PageHeader h;
     h.type = page_type_;
@@ -498,6 +508,7 @@ class ColumnWriterBase : public ColumnChunkWriter {
                 static_cast<int64_t>(data_pages_.size()));
     }
     enc_pages_[static_cast<int>(enc)] += 1;
+    chunk_rows_ += page_rows_;
     chunk_values_ += page_levels_;
     chunk_nulls_ += page_nulls_;
     page_levels_ = page_nulls_ = page_rows_ = 0;
@@ -507,6 +518,30 @@ class ColumnWriterBase : public ColumnChunkWriter {
   }
 
   int32_t dict_pages() const { return enc_pages_[static_cast<int>(Encoding::RLE_DICTIONARY)]; }
+
+  // The page index entry of the page being flushed (its size is known after compression).
+  void RecordPageIndexEntry(const std::optional<Statistics>& stats) {
+    PageIndexEntry e;
+    e.first_row = chunk_rows_;
+    e.null_count = page_nulls_;
+    e.null_page = page_nulls_ == page_levels_;
+    if (!e.null_page && stats && stats->min_value && stats->max_value) {
+      e.min = stats->min_value;
+      e.max = stats->max_value;
+    }
+    page_entries_.push_back(std::move(e));
+  }
+
+  // Hands the chunk's page index entries to *out, with the sizes of the data pages.
+  void TakePageIndex(EncodedChunk* out) {
+    if (!options_.page_index) return;
+    for (size_t i = 0; i < page_entries_.size() && i < data_pages_.size(); ++i) {
+      page_entries_[i].size = static_cast<int32_t>(data_pages_[i].size());
+    }
+    out->column_index = BuildColumnIndex(page_entries_, pm_.type, pm_.order);
+    out->page_entries = std::move(page_entries_);
+    page_entries_.clear();
+  }
 
   // Hands the page body over to a pending page; the next body starts with the same capacity.
   ByteBuffer TakeBody() {
@@ -519,6 +554,7 @@ class ColumnWriterBase : public ColumnChunkWriter {
   ColumnWriterOptions options_;
   PhysicalMapping pm_;
   Codec codec_;
+  bool track_stats_;  // page min/max are needed (statistics or the column index)
   std::vector<std::string> path_;
   std::vector<LevelNode> nodes_;
   uint8_t max_def_ = 0, max_rep_ = 0;
@@ -543,7 +579,8 @@ class ColumnWriterBase : public ColumnChunkWriter {
   EncodedPage dict_page_;
   bool has_dict_page_ = false;
   std::vector<EncodedPage> data_pages_;
-  int64_t chunk_values_ = 0, chunk_nulls_ = 0;
+  int64_t chunk_rows_ = 0, chunk_values_ = 0, chunk_nulls_ = 0;
+  std::vector<PageIndexEntry> page_entries_;  // one per data page, with ColumnIndex bounds
   int64_t chunk_uncompressed_ = 0, dict_uncompressed_ = 0, chunk_compressed_ = 0;
   static constexpr int kEncodings = 10;
   int32_t enc_pages_[kEncodings] = {};  // data pages written per Encoding value
@@ -560,6 +597,7 @@ class TypedColumnWriter final : public ColumnWriterBase {
                     Codec codec)
       : ColumnWriterBase(std::move(path), options, pm, codec), dict_(MakeDict<V>(pm)) {
     dict_enabled_ = options.enable_dictionary && !std::is_same_v<V, uint8_t>;
+    if (options.bloom_filter && !std::is_same_v<V, uint8_t>) bloom_.emplace(*options.bloom_filter);
     use_dict_ = dict_enabled_;
     page_stats_.order = chunk_stats_.order = pm.order;
     if constexpr (std::is_same_v<V, std::string_view>) {
@@ -574,7 +612,10 @@ class TypedColumnWriter final : public ColumnWriterBase {
     if (static_cast<int64_t>(values_.size()) < cap) values_.resize(cap);
     int64_t n = Gather(leaf, begin, end, idx, n_idx, values_.data());
     const V* v = values_.data();
-    if (options_.write_statistics) page_stats_.Update(v, n);
+    if (track_stats_) page_stats_.Update(v, n);
+    if constexpr (!std::is_same_v<V, uint8_t>) {
+      if (bloom_) bloom_->Add(v, n);
+    }
     if (use_dict_) {
       size_t at = page_indices_.size();
       page_indices_.resize(at + n);
@@ -652,7 +693,7 @@ class TypedColumnWriter final : public ColumnWriterBase {
   }
 
   std::optional<Statistics> PageStatistics(int64_t nulls) override {
-    if (!options_.write_statistics) return std::nullopt;
+    if (!track_stats_) return std::nullopt;
     Statistics s = page_stats_.Make(nulls);
     chunk_stats_.Merge(page_stats_);
     page_stats_.Reset();
@@ -663,6 +704,11 @@ class TypedColumnWriter final : public ColumnWriterBase {
     Statistics s = chunk_stats_.Make(nulls);
     chunk_stats_.Reset();
     return s;
+  }
+
+  std::optional<BloomFilter> ChunkBloomFilter() override {
+    if (!bloom_) return std::nullopt;
+    return bloom_->Finish();
   }
 
   Status BeforeFinish() override {
@@ -773,6 +819,7 @@ class TypedColumnWriter final : public ColumnWriterBase {
   std::vector<std::string_view> scratch_views_;
   ByteBuffer decimal_bytes_;
   ValueStats<V> page_stats_, chunk_stats_;
+  std::optional<BloomFilterBuilder> bloom_;
 };
 
 template <>

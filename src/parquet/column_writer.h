@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "common/compression.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/metadata.h"
+#include "parquet/page_index.h"
 #include "parquet/statistics.h"
 #include "tarn/buffer.h"
 #include "tarn/column.h"
@@ -37,10 +39,14 @@ struct ColumnWriterOptions {
   CompressionCodec codec = CompressionCodec::kZstd;
   int compression_level = -1;
   int64_t data_page_bytes = 1 << 20;
+  int64_t data_page_rows = 20000;  // > 0
   int64_t dictionary_page_bytes = 1 << 20;
   bool enable_dictionary = true;
   bool write_statistics = true;
+  bool page_index = true;     // record PageIndexEntry per data page (EncodedChunk)
   int data_page_version = 1;  // 1 or 2
+  // A bloom filter per chunk (flat, non-BOOLEAN fields only: BloomFilterSupports).
+  std::optional<BloomFilterOptions> bloom_filter;
 };
 
 // One encoded page: its header and (compressed) body, contiguous in `bytes` from `offset` (room
@@ -57,6 +63,11 @@ struct EncodedPage {
 struct EncodedChunk {
   std::vector<EncodedPage> pages;  // the dictionary page first, when there is one
   ColumnMetaData meta;
+  // With ColumnWriterOptions::page_index: one entry per data page, in order (sizes set), and
+  // the chunk's column index when one may be written.
+  std::vector<PageIndexEntry> page_entries;
+  std::optional<ColumnIndex> column_index;
+  std::optional<BloomFilter> bloom_filter;  // of the chunk's values, when asked for
 };
 
 // The Parquet leaf columns of a field of this type: 1 for scalars and lists of scalars, the sum

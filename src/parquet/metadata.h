@@ -236,13 +236,45 @@ struct PageHeader {
   std::optional<DataPageHeaderV2> data_page_header_v2;         // 8
 };
 
+// Page index (parquet.thrift; PageIndex.md of parquet-format): per column chunk, one entry per
+// data page. Written after the row groups, before the footer; located by the ColumnChunk's
+// offset_index_* and column_index_* fields.
+enum class BoundaryOrder : int32_t { UNORDERED = 0, ASCENDING = 1, DESCENDING = 2 };
+
+struct PageLocation {
+  int64_t offset = 0;                // 1: of the page header in the file
+  int32_t compressed_page_size = 0;  // 2: header + compressed body
+  int64_t first_row_index = 0;       // 3: within the row group
+};
+
+struct OffsetIndex {
+  std::vector<PageLocation> page_locations;  // 1
+  // 2 (unencoded_byte_array_data_bytes) is skipped.
+};
+
+struct ColumnIndex {
+  std::vector<bool> null_pages;                             // 1: the page holds only nulls
+  std::vector<std::string> min_values;                      // 2: empty for null pages
+  std::vector<std::string> max_values;                      // 3
+  BoundaryOrder boundary_order = BoundaryOrder::UNORDERED;  // 4
+  std::optional<std::vector<int64_t>> null_counts;          // 5
+  // 6..8 (level histograms, nan_counts) are skipped.
+};
+
 // Decodes a FileMetaData from `len` bytes (the footer without its length and magic).
 Result<FileMetaData> DecodeFileMetaData(const uint8_t* data, size_t len);
 // Decodes a PageHeader from at most `len` bytes; sets *header_len to the bytes it used.
 Result<PageHeader> DecodePageHeader(const uint8_t* data, size_t len, size_t* header_len);
+// Decode a ColumnIndex / OffsetIndex from exactly the `len` bytes the ColumnChunk names
+// (kCorruption for malformed bytes or a required field missing; list sizes that cannot fit in
+// `len` are refused before anything is allocated).
+Result<ColumnIndex> DecodeColumnIndex(const uint8_t* data, size_t len);
+Result<OffsetIndex> DecodeOffsetIndex(const uint8_t* data, size_t len);
 // Appends the Thrift compact encoding to *out.
 void EncodeFileMetaData(const FileMetaData& md, ByteBuffer* out);
 void EncodePageHeader(const PageHeader& header, ByteBuffer* out);
+void EncodeColumnIndex(const ColumnIndex& index, ByteBuffer* out);
+void EncodeOffsetIndex(const OffsetIndex& index, ByteBuffer* out);
 
 const char* TypeName(Type t);
 const char* EncodingName(Encoding e);

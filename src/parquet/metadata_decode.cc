@@ -421,7 +421,8 @@ bool DecodeColumnChunk(ThriftReader& r, ColumnChunk* c) {
       case 1:
         TRY_READ(ReadStringField(r, t, "ColumnChunk.file_path", &c->file_path.emplace()));
         break;
-      // Fields 2 (deprecated) and 4..7 (page index, not read yet) are not used: lenient.
+      // Field 2 (deprecated) is not used, and 4..7 (the page index) only save work (a chunk
+      // whose index is not usable is read whole): lenient.
       case 2:
         SKIP_UNLESS_WIRE(kThriftI64);
         TRY_READ(ReadI64Field(r, t, "ColumnChunk.file_offset", &c->file_offset));
@@ -732,6 +733,108 @@ bool DecodePageHeaderBody(ThriftReader& r, PageHeader& h) {
   return true;
 }
 
+// ---- page index ----
+
+bool DecodeColumnIndexBody(ThriftReader& r, ColumnIndex& ci) {
+  uint32_t seen = 0;
+  FOR_EACH_FIELD({
+    if (id > 0 && id < 32) seen |= 1u << id;
+    switch (id) {
+      case 1: {
+        EXPECT_WIRE(kThriftList, "ColumnIndex.null_pages");
+        uint8_t et = 0;
+        uint32_t n = 0;
+        TRY_READ(r.ReadListHeader(&et, &n));
+        if (n > 0 && et != kThriftTrue && et != kThriftFalse) {
+          return r.Fail("list ColumnIndex.null_pages has element type " + std::to_string(et));
+        }
+        ci.null_pages.resize(n);
+        for (uint32_t i = 0; i < n; ++i) {
+          // 1 is true; 2 (what the spec says) and 0 (what older libraries wrote) are false.
+          int8_t b = 0;
+          TRY_READ(r.ReadByte(&b));
+          if (b < 0 || b > 2) return r.Fail("bool list element " + std::to_string(b));
+          ci.null_pages[i] = b == 1;
+        }
+        break;
+      }
+      case 2:
+      case 3: {
+        const char* name = id == 2 ? "ColumnIndex.min_values" : "ColumnIndex.max_values";
+        std::vector<std::string>& out = id == 2 ? ci.min_values : ci.max_values;
+        uint32_t n = 0;
+        TRY_READ(ReadListHeaderField(r, t, name, kThriftBinary, &n));
+        out.resize(n);
+        for (uint32_t i = 0; i < n; ++i) TRY_READ(r.ReadString(&out[i]));
+        break;
+      }
+      case 4: {
+        int32_t v = 0;
+        TRY_READ(ReadI32Field(r, t, "ColumnIndex.boundary_order", &v));
+        // An order from the future promises nothing: treated as unordered.
+        ci.boundary_order = v == 1   ? BoundaryOrder::ASCENDING
+                            : v == 2 ? BoundaryOrder::DESCENDING
+                                     : BoundaryOrder::UNORDERED;
+        break;
+      }
+      case 5: {
+        uint32_t n = 0;
+        TRY_READ(ReadListHeaderField(r, t, "ColumnIndex.null_counts", kThriftI64, &n));
+        std::vector<int64_t>& out = ci.null_counts.emplace(n);
+        for (uint32_t i = 0; i < n; ++i) TRY_READ(r.ReadI64(&out[i]));
+        break;
+      }
+      default:  // level histograms and nan_counts are not used
+        TRY_READ(r.SkipField(t));
+    }
+  });
+  constexpr uint32_t kRequired = 0x1e;  // fields 1..4
+  if ((seen & kRequired) != kRequired) return Missing(r, "of ColumnIndex");
+  return true;
+}
+
+bool DecodePageLocation(ThriftReader& r, PageLocation* p) {
+  uint32_t seen = 0;
+  FOR_EACH_FIELD({
+    if (id > 0 && id < 32) seen |= 1u << id;
+    switch (id) {
+      case 1:
+        TRY_READ(ReadI64Field(r, t, "PageLocation.offset", &p->offset));
+        break;
+      case 2:
+        TRY_READ(ReadI32Field(r, t, "PageLocation.compressed_page_size", &p->compressed_page_size));
+        break;
+      case 3:
+        TRY_READ(ReadI64Field(r, t, "PageLocation.first_row_index", &p->first_row_index));
+        break;
+      default:
+        TRY_READ(r.SkipField(t));
+    }
+  });
+  if ((seen & 0xe) != 0xe) return Missing(r, "of PageLocation");
+  return true;
+}
+
+bool DecodeOffsetIndexBody(ThriftReader& r, OffsetIndex& oi) {
+  bool has_locations = false;
+  FOR_EACH_FIELD({
+    switch (id) {
+      case 1: {
+        uint32_t n = 0;
+        TRY_READ(ReadListHeaderField(r, t, "OffsetIndex.page_locations", kThriftStruct, &n));
+        oi.page_locations.resize(n);
+        for (uint32_t i = 0; i < n; ++i) TRY_READ(DecodePageLocation(r, &oi.page_locations[i]));
+        has_locations = true;
+        break;
+      }
+      default:  // unencoded_byte_array_data_bytes is not used
+        TRY_READ(r.SkipField(t));
+    }
+  });
+  if (!has_locations) return Missing(r, "OffsetIndex.page_locations");
+  return true;
+}
+
 }  // namespace
 
 Result<FileMetaData> DecodeFileMetaData(const uint8_t* data, size_t len) {
@@ -747,6 +850,20 @@ Result<PageHeader> DecodePageHeader(const uint8_t* data, size_t len, size_t* hea
   if (!DecodePageHeaderBody(r, h)) return r.status();
   *header_len = r.position();
   return h;
+}
+
+Result<ColumnIndex> DecodeColumnIndex(const uint8_t* data, size_t len) {
+  ThriftReader r(data, len);
+  ColumnIndex ci;
+  if (!DecodeColumnIndexBody(r, ci)) return r.status();
+  return ci;
+}
+
+Result<OffsetIndex> DecodeOffsetIndex(const uint8_t* data, size_t len) {
+  ThriftReader r(data, len);
+  OffsetIndex oi;
+  if (!DecodeOffsetIndexBody(r, oi)) return r.status();
+  return oi;
 }
 
 }  // namespace tarn::parquet

@@ -235,4 +235,33 @@ void EncodePageHeader(const PageHeader& h, ByteBuffer* out) {
   w.End();
 }
 
+void EncodeColumnIndex(const ColumnIndex& index, ByteBuffer* out) {
+  CompactWriter w(out);
+  w.BeginList(1, CType::kBoolTrue, static_cast<uint32_t>(index.null_pages.size()));
+  for (bool b : index.null_pages) w.ListBool(b);
+  w.BeginList(2, CType::kBinary, static_cast<uint32_t>(index.min_values.size()));
+  for (const std::string& v : index.min_values) w.ListBinary(v);
+  w.BeginList(3, CType::kBinary, static_cast<uint32_t>(index.max_values.size()));
+  for (const std::string& v : index.max_values) w.ListBinary(v);
+  w.I32(4, static_cast<int32_t>(index.boundary_order));
+  if (index.null_counts) {
+    w.BeginList(5, CType::kI64, static_cast<uint32_t>(index.null_counts->size()));
+    for (int64_t n : *index.null_counts) w.ListI64(n);
+  }
+  w.End();
+}
+
+void EncodeOffsetIndex(const OffsetIndex& index, ByteBuffer* out) {
+  CompactWriter w(out);
+  w.BeginList(1, CType::kStruct, static_cast<uint32_t>(index.page_locations.size()));
+  for (const PageLocation& p : index.page_locations) {
+    w.BeginListStruct();
+    w.I64(1, p.offset);
+    w.I32(2, p.compressed_page_size);
+    w.I64(3, p.first_row_index);
+    w.End();
+  }
+  w.End();
+}
+
 }  // namespace tarn::parquet

@@ -200,10 +200,177 @@ struct ReadRequest {
   const FileMetaData* md;
   const ParquetSchema* ps;
   const ReaderOptions* options;
+  std::atomic<int64_t>* pages_read;
+  std::atomic<int64_t>* pages_skipped;
 };
 
+// Page indexes larger than this are not read (a tarn file's is a few bytes per page).
+constexpr int64_t kMaxPageIndexBytes = int64_t{64} << 20;
+// Index ranges closer than this are read together.
+constexpr int64_t kPageIndexGap = int64_t{64} << 10;
+
+// A byte range of the file to read, and where its bytes land.
+struct Span {
+  int64_t begin = 0, end = 0;
+  size_t at = 0;  // offset in the buffer holding it
+};
+
+// Reads `spans` (sorted by begin; they may overlap) into *buf, one ranged read per run of spans
+// at most `gap` bytes apart; sets each span's `at`.
+Status ReadSpans(const RandomAccessFile& file, std::vector<Span>& spans, int64_t gap,
+                 ByteBuffer* buf) {
+  buf->clear();
+  for (size_t i = 0; i < spans.size();) {
+    int64_t end = spans[i].end;
+    size_t j = i + 1;
+    for (; j < spans.size() && spans[j].begin - end <= gap; ++j) end = std::max(end, spans[j].end);
+    const int64_t begin = spans[i].begin;
+    const size_t at = buf->size();
+    buf->resize(at + static_cast<size_t>(end - begin));
+    TARN_RETURN_NOT_OK(file.ReadAt(static_cast<uint64_t>(begin), static_cast<size_t>(end - begin),
+                                   buf->data() + at));
+    for (size_t k = i; k < j; ++k) spans[k].at = at + static_cast<size_t>(spans[k].begin - begin);
+    i = j;
+  }
+  return Status::OK();
+}
+
+Result<std::vector<ChunkPageIndex>> ReadPageIndexImpl(
+    const RandomAccessFile& file, const FileMetaData& md,
+    const std::vector<std::pair<int, int>>& chunks, bool with_column_index) {
+  const int64_t data_end = static_cast<int64_t>(file.Size()) - 8;
+  // Spans to read: per chunk, offset index (2k) and column index (2k + 1).
+  std::vector<Span> wanted(chunks.size() * 2);
+  std::vector<size_t> order;
+  auto want = [&](size_t slot, const std::optional<int64_t>& off,
+                  const std::optional<int32_t>& len) {
+    if (!off || !len || *off < 4 || *len <= 0 || *len > kMaxPageIndexBytes || *off > data_end ||
+        *len > data_end - *off) {
+      return;
+    }
+    wanted[slot] = {*off, *off + *len, 0};
+    order.push_back(slot);
+  };
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    const auto [g, leaf] = chunks[k];
+    if (g < 0 || static_cast<size_t>(g) >= md.row_groups.size() || leaf < 0 ||
+        static_cast<size_t>(leaf) >= md.row_groups[g].columns.size()) {
+      return Status::InvalidArgument("no column chunk " + std::to_string(leaf) + " in row group " +
+                                     std::to_string(g));
+    }
+    const ColumnChunk& cc = md.row_groups[g].columns[leaf];
+    want(2 * k, cc.offset_index_offset, cc.offset_index_length);
+    if (with_column_index && cc.offset_index_offset) {
+      want(2 * k + 1, cc.column_index_offset, cc.column_index_length);
+    }
+  }
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return wanted[a].begin < wanted[b].begin; });
+  std::vector<Span> spans;
+  std::vector<size_t> span_of(wanted.size(), SIZE_MAX);
+  for (size_t slot : order) {
+    span_of[slot] = spans.size();
+    spans.push_back(wanted[slot]);
+  }
+  ByteBuffer buf;
+  std::vector<ChunkPageIndex> out(chunks.size());
+  Status st = ReadSpans(file, spans, kPageIndexGap, &buf);
+  if (!st.ok()) return st.WithContext(file.name() + ": reading the page index");
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    const auto [g, leaf] = chunks[k];
+    const RowGroup& rg = md.row_groups[g];
+    const ColumnChunk& cc = rg.columns[leaf];
+    if (span_of[2 * k] == SIZE_MAX || !cc.meta_data) continue;
+    const Span& os = spans[span_of[2 * k]];
+    auto oi = DecodeOffsetIndex(buf.data() + os.at, static_cast<size_t>(os.end - os.begin));
+    if (!oi.ok()) continue;
+    const int64_t start = ChunkStart(*cc.meta_data);
+    if (!ValidateOffsetIndex(*oi, rg.num_rows, start, start + cc.meta_data->total_compressed_size)
+             .ok()) {
+      continue;
+    }
+    if (span_of[2 * k + 1] != SIZE_MAX) {
+      const Span& cs = spans[span_of[2 * k + 1]];
+      auto ci = DecodeColumnIndex(buf.data() + cs.at, static_cast<size_t>(cs.end - cs.begin));
+      if (ci.ok() && ValidateColumnIndex(*ci, oi->page_locations.size()).ok()) {
+        out[k].column_index = std::move(ci).value();
+      }
+    }
+    out[k].offset_index = std::move(oi).value();
+  }
+  return out;
+}
+
+bool WholeGroup(const std::vector<RowRange>& ranges, int64_t num_rows) {
+  return ranges.size() == 1 && ranges[0].begin == 0 && ranges[0].end == num_rows;
+}
+
+// Appends to *out the rows of `ranges` from `decoded`, which holds the rows of `held` (ranges of
+// the row group, in order, covering every range) one after the other.
+void AppendSelected(const Column& decoded, const std::vector<RowRange>& held,
+                    const std::vector<RowRange>& ranges, Column* out) {
+  int64_t slice_begin = -1, slice_end = -1;  // the pending slice of `decoded`
+  int64_t pos = 0;                           // where held[h] starts in `decoded`
+  size_t r = 0;
+  for (const RowRange& h : held) {
+    while (r < ranges.size() && ranges[r].end <= h.begin) ++r;
+    for (size_t q = r; q < ranges.size() && ranges[q].begin < h.end; ++q) {
+      const int64_t b = pos + std::max(ranges[q].begin, h.begin) - h.begin;
+      const int64_t e = pos + std::min(ranges[q].end, h.end) - h.begin;
+      if (b == slice_end) {
+        slice_end = e;
+      } else {
+        if (slice_end > slice_begin) out->AppendRows(decoded, slice_begin, slice_end);
+        slice_begin = b;
+        slice_end = e;
+      }
+    }
+    pos += h.end - h.begin;
+  }
+  if (slice_end > slice_begin) out->AppendRows(decoded, slice_begin, slice_end);
+}
+
+// Reads the pages of one chunk that hold rows of `ranges` (with its head: the dictionary page)
+// and decodes them into *tmp; *held gets the rows they hold.
+Status ReadSelectedPages(const ReadRequest& req, const RowGroup& rg, const ColumnMetaData& m,
+                         const OffsetIndex& oi, const std::vector<RowRange>& ranges,
+                         const LeafColumn& leaf, const LeafPlan& plan, Column* tmp,
+                         std::vector<RowRange>* held, DecodeScratch* scratch) {
+  const std::vector<size_t> pages = PagesForRanges(oi, rg.num_rows, ranges);
+  req.pages_skipped->fetch_add(static_cast<int64_t>(oi.page_locations.size() - pages.size()));
+  std::vector<Span> spans;
+  const int64_t start = ChunkStart(m);
+  const int64_t first = oi.page_locations[0].offset;
+  if (first > start) spans.push_back({start, first, 0});
+  for (size_t p : pages) {
+    const PageLocation& l = oi.page_locations[p];
+    spans.push_back({l.offset, l.offset + l.compressed_page_size, 0});
+  }
+  TARN_RETURN_NOT_OK(ReadSpans(*req.file, spans, 0, &scratch->chunk));
+  const uint8_t* base = scratch->chunk.data();
+  const size_t head = first > start ? 1 : 0;
+  std::vector<PageSpan> page_spans;
+  held->clear();
+  for (size_t i = 0; i < pages.size(); ++i) {
+    const Span& sp = spans[head + i];
+    const RowRange rows = PageRows(oi, pages[i], rg.num_rows);
+    page_spans.push_back(
+        {base + sp.at, static_cast<size_t>(sp.end - sp.begin), rows.end - rows.begin, pages[i]});
+    held->push_back(rows);
+  }
+  const uint8_t* head_data = head ? base + spans[0].at : nullptr;
+  const size_t head_len = head ? static_cast<size_t>(spans[0].end - spans[0].begin) : 0;
+  return DecodeColumnPages(head_data, head_len, page_spans, m, leaf, plan, tmp, scratch);
+}
+
+// Reads `groups` (with their rows in `selection`, or whole when it is null) concatenated.
+// A group read in part is decoded into a column of its own and cut to the selected rows: a
+// one-leaf field decodes only the pages holding them (through the offset index, when the file
+// has one); a field of several leaves (STRUCT, MAP) decodes its chunks whole, as its leaves'
+// pages start at different rows.
 Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>& groups,
-                                  const std::vector<int>& fields) {
+                                  const std::vector<int>& fields,
+                                  const RowSelection* selection = nullptr) {
   const ParquetSchema& ps = *req.ps;
   const std::string& name = req.file->name();
   const int nfields = static_cast<int>(ps.schema.fields.size());
@@ -234,9 +401,37 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
 
   RecordBatch batch;
   int64_t total_rows = 0;
-  for (int g : groups) total_rows += req.md->row_groups[g].num_rows;
+  for (int g : groups) {
+    if (selection == nullptr) {
+      total_rows += req.md->row_groups[g].num_rows;
+    } else {
+      for (const RowRange& r : (*selection)[g]) total_rows += r.end - r.begin;
+    }
+  }
   batch.num_rows = total_rows;
   const int n = static_cast<int>(selected.size());
+  auto single_leaf = [&](int k) { return ps.field_leaves[selected[k]].size() == 1; };
+  // Groups read in part: the offset indexes of their one-leaf fields' chunks, all read at once.
+  std::vector<bool> partial(groups.size(), false);
+  std::vector<std::vector<int>> index_slot(groups.size(), std::vector<int>(n, -1));
+  std::vector<std::pair<int, int>> partial_chunks;
+  if (selection != nullptr) {
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const int g = groups[gi];
+      if (WholeGroup((*selection)[g], req.md->row_groups[g].num_rows)) continue;
+      partial[gi] = true;
+      for (int k = 0; k < n; ++k) {
+        if (!single_leaf(k)) continue;
+        index_slot[gi][k] = static_cast<int>(partial_chunks.size());
+        partial_chunks.emplace_back(g, ps.field_leaves[selected[k]][0]);
+      }
+    }
+  }
+  std::vector<ChunkPageIndex> partial_index;
+  if (!partial_chunks.empty()) {
+    TARN_ASSIGN_OR_RETURN(partial_index,
+                          ReadPageIndexImpl(*req.file, *req.md, partial_chunks, false));
+  }
   batch.schema.fields.reserve(n);
   batch.columns.reserve(n);
   // One task per leaf column: a STRUCT or MAP field is decoded by several, each into the
@@ -247,6 +442,9 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
     LeafPlan plan;
   };
   std::vector<LeafTask> tasks;
+  // The partly read groups of fields of several leaves: [column][group] decoded whole, cut
+  // after every leaf is in.
+  std::vector<std::vector<Column>> whole(n);
   for (int k = 0; k < n; ++k) {
     const Field& field = ps.schema.fields[selected[k]];
     for (int leaf_index : ps.field_leaves[selected[k]]) {
@@ -259,6 +457,9 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
     }
     batch.schema.fields.push_back(field);
     batch.columns.emplace_back(field.type);
+    if (!single_leaf(k) && selection != nullptr) {
+      for (size_t gi = 0; gi < groups.size(); ++gi) whole[k].emplace_back(field.type);
+    }
   }
 
   const int ntasks = static_cast<int>(tasks.size());
@@ -267,10 +468,11 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
       static_cast<size_t>(std::max(1, std::min(req.options->threads, ntasks))));
   ParallelFor(ntasks, req.options->threads, [&](int t, int worker) {
     DecodeScratch& scratch = scratches[worker];
+    const int k = tasks[t].column;
     const int leaf_index = tasks[t].leaf;
     const LeafColumn& leaf = ps.leaves[leaf_index];
     const LeafPlan& plan = tasks[t].plan;
-    Column* out = &batch.columns[tasks[t].column];
+    Column* out = &batch.columns[k];
     // Reserve from the metadata (capped: it is untrusted).
     int64_t values = 0, bytes = 0;
     for (int g : groups) {
@@ -291,20 +493,41 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
       leaf_col->offsets.reserve(static_cast<size_t>(values) + 1);
       leaf_col->data.reserve(static_cast<size_t>(std::clamp<int64_t>(bytes, 0, kMaxReserveBytes)));
     }
-    for (int g : groups) {
+    auto read_chunk = [&](const RowGroup& rg, const ColumnMetaData& m, Column* into) {
+      const size_t len = static_cast<size_t>(m.total_compressed_size);
+      scratch.chunk.resize(len);
+      TARN_RETURN_NOT_OK(
+          req.file->ReadAt(static_cast<uint64_t>(ChunkStart(m)), len, scratch.chunk.data()));
+      return DecodeColumnChunk(scratch.chunk.data(), len, m, rg.num_rows, leaf, plan, into,
+                               &scratch);
+    };
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const int g = groups[gi];
       const RowGroup& rg = req.md->row_groups[g];
       const ColumnMetaData& m = *rg.columns[leaf_index].meta_data;
       if (EmptyChunk(rg, m)) continue;  // no rows, no pages (Validate checked nothing else)
-      const size_t len = static_cast<size_t>(m.total_compressed_size);
       Status st;
       // Counts in the metadata and runs in the pages may legitimately expand a small file into
       // a large batch; one that cannot be allocated is an error for this read, not a crash.
       try {
-        scratch.chunk.resize(len);
-        st = req.file->ReadAt(static_cast<uint64_t>(ChunkStart(m)), len, scratch.chunk.data());
-        if (st.ok()) {
-          st = DecodeColumnChunk(scratch.chunk.data(), len, m, rg.num_rows, leaf, plan, out,
-                                 &scratch);
+        if (!partial[gi]) {
+          st = read_chunk(rg, m, out);
+        } else if (!single_leaf(k)) {
+          st = read_chunk(rg, m, &whole[k][gi]);
+        } else {
+          // Decoded into a column of its own, then cut to the selected rows.
+          const std::vector<RowRange>& ranges = (*selection)[g];
+          const ChunkPageIndex& pi = partial_index[index_slot[gi][k]];
+          Column tmp(out->type);
+          std::vector<RowRange> held;
+          if (pi.offset_index) {
+            st = ReadSelectedPages(req, rg, m, *pi.offset_index, ranges, leaf, plan, &tmp, &held,
+                                   &scratch);
+          } else {
+            st = read_chunk(rg, m, &tmp);
+            held.push_back({0, rg.num_rows});
+          }
+          if (st.ok()) AppendSelected(tmp, held, ranges, out);
         }
       } catch (const std::bad_alloc&) {
         st = Status::TooLarge("out of memory decoding the column chunk");
@@ -318,15 +541,44 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
       }
     }
   });
+  int64_t pages = 0;
+  for (const DecodeScratch& sc : scratches) pages += sc.data_pages;
+  req.pages_read->fetch_add(pages);
   for (auto& st : status) {
     if (!st.ok()) return st;
   }
   for (int k = 0; k < n; ++k) {
-    if (ps.field_leaves[selected[k]].size() < 2) continue;
-    Status st = CheckAssembled(batch.columns[k]);
-    if (!st.ok()) {
-      return st.WithContext(name + ": field '" + ps.schema.fields[selected[k]].name + "'");
+    if (single_leaf(k)) continue;
+    const std::string context = name + ": field '" + ps.schema.fields[selected[k]].name + "'";
+    Status checked = CheckAssembled(batch.columns[k]);
+    if (!checked.ok()) return checked.WithContext(context);
+    if (selection == nullptr) continue;
+    // Groups read whole went straight to the batch; partly read ones are cut now, in order.
+    Column out(batch.columns[k].type);
+    int64_t at = 0;  // rows of the whole groups consumed from batch.columns[k]
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const int g = groups[gi];
+      const int64_t rows = req.md->row_groups[g].num_rows;
+      if (!partial[gi]) {
+        if (at + rows > batch.columns[k].length) {
+          return Status::Corruption("row group " + std::to_string(g) + " decoded to fewer rows " +
+                                    "than it holds").WithContext(context);
+        }
+        out.AppendRows(batch.columns[k], at, at + rows);
+        at += rows;
+        continue;
+      }
+      Status st = CheckAssembled(whole[k][gi]);
+      if (st.ok() && whole[k][gi].length != rows) {
+        st = Status::Corruption("row group " + std::to_string(g) + " decoded to " +
+                                std::to_string(whole[k][gi].length) + " rows, not " +
+                                std::to_string(rows));
+      }
+      if (!st.ok()) return st.WithContext(context);
+      AppendSelected(whole[k][gi], {{0, rows}}, (*selection)[g], &out);
+      whole[k][gi] = Column();
     }
+    batch.columns[k] = std::move(out);
   }
   return batch;
 }
@@ -339,15 +591,72 @@ Result<RecordBatch> FileReader::ReadRowGroup(int row_group, const std::vector<in
                                    " out of range (the file has " +
                                    std::to_string(num_row_groups()) + ")");
   }
-  ReadRequest req{file_.get(), &metadata_, &schema_, &options_};
+  ReadRequest req{file_.get(), &metadata_, &schema_, &options_, &pages_read_, &pages_skipped_};
   return ReadRowGroups(req, {row_group}, fields);
+}
+
+Result<RecordBatch> FileReader::ReadRowGroupSubset(const std::vector<int>& row_groups,
+                                                   const std::vector<int>& fields) const {
+  for (size_t i = 0; i < row_groups.size(); ++i) {
+    const int g = row_groups[i];
+    if (g < 0 || g >= num_row_groups() || (i > 0 && g <= row_groups[i - 1])) {
+      return Status::InvalidArgument(file_->name() +
+                                     ": row groups must be ascending indices below " +
+                                     std::to_string(num_row_groups()));
+    }
+  }
+  ReadRequest req{file_.get(), &metadata_, &schema_, &options_, &pages_read_, &pages_skipped_};
+  return ReadRowGroups(req, row_groups, fields);
 }
 
 Result<RecordBatch> FileReader::ReadAll(const std::vector<int>& fields) const {
   std::vector<int> groups(metadata_.row_groups.size());
   for (size_t g = 0; g < groups.size(); ++g) groups[g] = static_cast<int>(g);
-  ReadRequest req{file_.get(), &metadata_, &schema_, &options_};
+  ReadRequest req{file_.get(), &metadata_, &schema_, &options_, &pages_read_, &pages_skipped_};
   return ReadRowGroups(req, groups, fields);
+}
+
+Result<RecordBatch> FileReader::ReadRows(const RowSelection& rows,
+                                         const std::vector<int>& fields) const {
+  if (rows.size() != metadata_.row_groups.size()) {
+    return Status::InvalidArgument(file_->name() + ": a row selection for " +
+                                   std::to_string(rows.size()) + " row groups, the file has " +
+                                   std::to_string(metadata_.row_groups.size()));
+  }
+  std::vector<int> groups;
+  for (size_t g = 0; g < rows.size(); ++g) {
+    int64_t prev_end = 0;
+    for (const RowRange& r : rows[g]) {
+      if (r.begin < prev_end || r.end <= r.begin || r.end > metadata_.row_groups[g].num_rows) {
+        return Status::InvalidArgument(file_->name() + ": row group " + std::to_string(g) +
+                                       ": rows [" + std::to_string(r.begin) + ", " +
+                                       std::to_string(r.end) +
+                                       ") are out of order or outside its " +
+                                       std::to_string(metadata_.row_groups[g].num_rows) + " rows");
+      }
+      prev_end = r.end;
+    }
+    if (rows[g].empty()) {
+      groups_skipped_.fetch_add(1);
+    } else {
+      groups.push_back(static_cast<int>(g));
+    }
+  }
+  ReadRequest req{file_.get(), &metadata_, &schema_, &options_, &pages_read_, &pages_skipped_};
+  return ReadRowGroups(req, groups, fields, &rows);
+}
+
+Result<std::vector<ChunkPageIndex>> FileReader::ReadPageIndex(
+    const std::vector<std::pair<int, int>>& chunks, bool with_column_index) const {
+  return ReadPageIndexImpl(*file_, metadata_, chunks, with_column_index);
+}
+
+ReadStats FileReader::stats() const {
+  ReadStats s;
+  s.data_pages_read = pages_read_.load();
+  s.data_pages_skipped = pages_skipped_.load();
+  s.row_groups_skipped = groups_skipped_.load();
+  return s;
 }
 
 }  // namespace tarn::parquet

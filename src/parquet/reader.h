@@ -5,11 +5,14 @@
 // (file, row group, column, page), never a crash.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "common/io.h"
 #include "parquet/metadata.h"
+#include "parquet/page_index.h"
 #include "parquet/schema.h"
 #include "tarn/column.h"
 
@@ -21,6 +24,23 @@ struct ReaderOptions {
   // With an empty field list, leave out fields tarn cannot read (a MAP without values, ...)
   // instead of failing with kInvalidArgument.
   bool skip_unsupported = false;
+};
+
+// Per row group (all of the file's, in order): the rows to read, as sorted, disjoint,
+// non-empty ranges relative to the group's first row. A group without ranges is not read.
+using RowSelection = std::vector<std::vector<RowRange>>;
+
+// The page index of one column chunk, as far as the file has a usable one.
+struct ChunkPageIndex {
+  std::optional<OffsetIndex> offset_index;
+  std::optional<ColumnIndex> column_index;  // only set together with offset_index
+};
+
+// What a FileReader has read since Open (every thread's reads added up).
+struct ReadStats {
+  int64_t data_pages_read = 0;     // data pages decoded
+  int64_t data_pages_skipped = 0;  // data pages of read row groups left unread (page index)
+  int64_t row_groups_skipped = 0;  // row groups a RowSelection left out entirely
 };
 
 class FileReader {
@@ -42,6 +62,27 @@ class FileReader {
   Result<RecordBatch> ReadRowGroup(int row_group, const std::vector<int>& fields = {}) const;
   // All row groups concatenated.
   Result<RecordBatch> ReadAll(const std::vector<int>& fields = {}) const;
+  // The listed row groups (ascending indices), concatenated in that order.
+  Result<RecordBatch> ReadRowGroupSubset(const std::vector<int>& row_groups,
+                                         const std::vector<int>& fields = {}) const;
+  // The selected rows of every row group, concatenated (fields as for ReadRowGroup). In a row
+  // group read in part, a column with a usable offset index reads and decodes only its data
+  // pages that hold selected rows (and its dictionary page); one without reads its whole chunk.
+  // Either way the result holds exactly the selected rows. kInvalidArgument when `rows` does
+  // not have one entry per row group or its ranges are not sorted, disjoint and inside their
+  // group; kCorruption when a page disagrees with the offset index.
+  Result<RecordBatch> ReadRows(const RowSelection& rows, const std::vector<int>& fields = {}) const;
+
+  // The page indexes of the chunks (row group, leaf column index into schema().leaves), in that
+  // order, read with as few ranged reads as their layout allows (they lie together before the
+  // footer). A chunk without a page index, or whose index does not decode or does not agree with
+  // its chunk (pages outside it, rows out of order, lists of other lengths) gets an empty entry:
+  // the index only ever saves work. The column index is read only with `with_column_index`.
+  // Errors: I/O errors of the file, kInvalidArgument for a chunk out of range.
+  Result<std::vector<ChunkPageIndex>> ReadPageIndex(const std::vector<std::pair<int, int>>& chunks,
+                                                    bool with_column_index) const;
+
+  ReadStats stats() const;
 
  private:
   FileReader() = default;
@@ -49,6 +90,7 @@ class FileReader {
   ReaderOptions options_;
   FileMetaData metadata_;
   ParquetSchema schema_;
+  mutable std::atomic<int64_t> pages_read_{0}, pages_skipped_{0}, groups_skipped_{0};
 };
 
 }  // namespace tarn::parquet

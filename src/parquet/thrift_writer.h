@@ -54,6 +54,9 @@ class CompactWriter {
   void ListI32(int32_t v) { ZigZagVarint(v); }
   void ListI64(int64_t v) { ZigZagVarint(v); }
   void ListBinary(std::string_view v);
+  // A bool element (list element type kBoolTrue): 1 for true, 2 for false, as the Java and C++
+  // Thrift libraries write it.
+  void ListBool(bool v) { Byte(static_cast<uint8_t>(v ? CType::kBoolTrue : CType::kBoolFalse)); }
   void BeginListStruct();
 
   // Primitive encodings, exposed for tests.

@@ -111,7 +111,8 @@ class FileWriter::Impl {
 
   Status Init() {
     if (options_.row_group_rows <= 0 || options_.row_group_bytes <= 0 ||
-        options_.data_page_bytes <= 0 || options_.dictionary_page_bytes < 0) {
+        options_.data_page_bytes <= 0 || options_.data_page_rows <= 0 ||
+        options_.dictionary_page_bytes < 0) {
       return Status::InvalidArgument("writer options: sizes must be positive");
     }
     if (options_.data_page_version != 1 && options_.data_page_version != 2) {
@@ -125,16 +126,22 @@ class FileWriter::Impl {
     co.codec = options_.codec;
     co.compression_level = options_.compression_level;
     co.data_page_bytes = options_.data_page_bytes;
+    co.data_page_rows = options_.data_page_rows;
     co.dictionary_page_bytes = options_.dictionary_page_bytes;
     co.enable_dictionary = options_.enable_dictionary;
     co.write_statistics = options_.write_statistics;
+    co.page_index = options_.page_index;
     co.data_page_version = options_.data_page_version;
-    // One writer per leaf column, in file order: a STRUCT or MAP field has several.
+    TARN_ASSIGN_OR_RETURN(std::vector<bool> bloom, BloomFilterFields());
+    // One writer per leaf column, in file order: a STRUCT or MAP field has several. Bloom
+    // filters are for flat fields only (BloomFilterFields), so one leaf.
     for (size_t i = 0; i < schema_.fields.size(); ++i) {
       const Field& f = schema_.fields[i];
+      ColumnWriterOptions field_options = co;
+      if (bloom[i]) field_options.bloom_filter = options_.bloom_filter;
       for (int leaf = 0; leaf < LeafCount(f.type); ++leaf) {
         TARN_ASSIGN_OR_RETURN(std::unique_ptr<ColumnChunkWriter> w,
-                              ColumnChunkWriter::Make(f, leaf, co));
+                              ColumnChunkWriter::Make(f, leaf, field_options));
         columns_.push_back(std::move(w));
         column_field_.push_back(i);
       }
@@ -186,6 +193,7 @@ class FileWriter::Impl {
   Status Close() {
     TARN_RETURN_NOT_OK(CheckUsable());
     if (row_group_rows_ > 0) TARN_RETURN_NOT_OK(FlushRowGroup());
+    TARN_RETURN_NOT_OK(WritePageIndex());
     metadata_.version = options_.data_page_version;
     metadata_.num_rows = rows_written_;
     metadata_.created_by = options_.created_by;
@@ -219,6 +227,49 @@ class FileWriter::Impl {
     if (closed_) return Status::FailedPrecondition("the Parquet writer is closed");
     if (!error_.ok()) {
       return Status(error_.kind(), "the Parquet writer failed earlier: " + error_.message());
+    }
+    return Status::OK();
+  }
+
+  // Which fields get bloom filters (WriterOptions::bloom_filter_columns).
+  Result<std::vector<bool>> BloomFilterFields() const {
+    std::vector<bool> out(schema_.fields.size(), false);
+    if (options_.bloom_filter_columns.empty()) return out;
+    if (!(options_.bloom_filter.fpp > 0 && options_.bloom_filter.fpp < 1) ||
+        options_.bloom_filter.max_bytes < kBloomFilterMinBytes) {
+      return Status::InvalidArgument(
+          "writer options: a bloom filter's fpp is in (0, 1) and max_bytes at least 32");
+    }
+    for (const std::string& name : options_.bloom_filter_columns) {
+      const int i = schema_.FieldIndex(name);
+      if (i < 0) {
+        return Status::InvalidArgument("bloom filter column '" + name + "' is not in the schema")
+            .WithField("column", name);
+      }
+      if (!BloomFilterSupports(schema_.fields[i].type)) {
+        return Status::InvalidArgument("bloom filter column '" + name + "' is " +
+                                       schema_.fields[i].type.ToString() +
+                                       ": only flat, non-BOOLEAN columns get bloom filters")
+            .WithField("column", name);
+      }
+      out[i] = true;
+    }
+    return out;
+  }
+
+  // Writes the row group's bloom filters after its chunks, in column order, and points their
+  // chunks at them.
+  Status EmitBloomFilters(std::vector<std::optional<BloomFilter>>& filters, RowGroup* rg) {
+    ByteBuffer bytes;
+    for (size_t i = 0; i < filters.size(); ++i) {
+      if (!filters[i]) continue;
+      bytes.clear();
+      EncodeBloomFilter(*filters[i], &bytes);
+      filters[i].reset();
+      ColumnMetaData& m = *rg->columns[i].meta_data;
+      m.bloom_filter_offset = static_cast<int64_t>(sink_->Tell());
+      m.bloom_filter_length = static_cast<int32_t>(bytes.size());
+      TARN_RETURN_NOT_OK(Emit(bytes));
     }
     return Status::OK();
   }
@@ -302,6 +353,8 @@ class FileWriter::Impl {
       rg.ordinal = static_cast<int16_t>(metadata_.row_groups.size());
     }
     int64_t compressed = 0;
+    std::vector<std::optional<BloomFilter>> filters(chunks.size());
+    for (size_t i = 0; i < chunks.size(); ++i) filters[i] = std::move(chunks[i].bloom_filter);
     for (EncodedChunk& ch : chunks) {
       int64_t start = static_cast<int64_t>(sink_->Tell());
       for (const EncodedPage& p : ch.pages) {
@@ -310,6 +363,7 @@ class FileWriter::Impl {
       ColumnChunk cc;
       cc.file_offset = start;
       ColumnMetaData m = std::move(ch.meta);
+      KeepPageIndex(metadata_.row_groups.size(), rg.columns.size(), start + m.data_page_offset, ch);
       m.data_page_offset += start;
       if (m.dictionary_page_offset) *m.dictionary_page_offset += start;
       rg.total_byte_size += m.total_uncompressed_size;
@@ -319,11 +373,51 @@ class FileWriter::Impl {
       ch = EncodedChunk();  // release the pages
     }
     rg.total_compressed_size = compressed;
+    TARN_RETURN_NOT_OK(EmitBloomFilters(filters, &rg));
     metadata_.row_groups.push_back(std::move(rg));
     rows_written_ += row_group_rows_;
     row_group_rows_ = 0;
     return Status::OK();
   }
+
+  // The page index of a chunk just written (its first data page at file offset `first_page`),
+  // encoded and held until Close writes it.
+  void KeepPageIndex(size_t row_group, size_t column, int64_t first_page, const EncodedChunk& ch) {
+    if (ch.page_entries.empty()) return;
+    PendingPageIndex p;
+    p.row_group = row_group;
+    p.column = column;
+    if (ch.column_index) EncodeColumnIndex(*ch.column_index, &p.column_index);
+    EncodeOffsetIndex(BuildOffsetIndex(first_page, ch.page_entries), &p.offset_index);
+    page_indexes_.push_back(std::move(p));
+  }
+
+  // Writes every column index, then every offset index (the layout of parquet-mr and Arrow),
+  // and points the column chunks at them.
+  Status WritePageIndex() {
+    constexpr size_t kMaxIndex = static_cast<size_t>(std::numeric_limits<int32_t>::max());
+    for (bool offsets : {false, true}) {
+      for (PendingPageIndex& p : page_indexes_) {
+        ByteBuffer& bytes = offsets ? p.offset_index : p.column_index;
+        if (bytes.empty() || bytes.size() > kMaxIndex) continue;  // none, or not describable
+        ColumnChunk& cc = metadata_.row_groups[p.row_group].columns[p.column];
+        const int64_t at = static_cast<int64_t>(sink_->Tell());
+        TARN_RETURN_NOT_OK(Emit(bytes));
+        (offsets ? cc.offset_index_offset : cc.column_index_offset) = at;
+        (offsets ? cc.offset_index_length : cc.column_index_length) =
+            static_cast<int32_t>(bytes.size());
+        bytes = ByteBuffer();
+      }
+    }
+    page_indexes_.clear();
+    return Status::OK();
+  }
+
+  struct PendingPageIndex {
+    size_t row_group = 0, column = 0;
+    ByteBuffer column_index;  // empty: the chunk has none
+    ByteBuffer offset_index;
+  };
 
   std::unique_ptr<OutputStream> sink_;
   Schema schema_;
@@ -335,6 +429,7 @@ class FileWriter::Impl {
   std::vector<std::pair<size_t, int>> tasks_;  // (column, pending page) to compress
   std::vector<Status> task_statuses_;
   FileMetaData metadata_;
+  std::vector<PendingPageIndex> page_indexes_;
   int64_t row_group_rows_ = 0;
   int64_t rows_written_ = 0;
   bool closed_ = false;

@@ -10,6 +10,7 @@
 
 #include "common/compression.h"
 #include "common/io.h"
+#include "parquet/bloom_filter.h"
 #include "parquet/metadata.h"
 #include "tarn/column.h"
 
@@ -17,25 +18,36 @@ namespace tarn::parquet {
 
 struct WriterOptions {
   CompressionCodec codec = CompressionCodec::kZstd;
-  int compression_level = -1;               // codec default
-  int64_t row_group_rows = 1 << 20;         // flush a row group at this many rows...
-  int64_t row_group_bytes = 128ll << 20;    // ...or at this many buffered (encoded) bytes
-  int64_t data_page_bytes = 1 << 20;        // target uncompressed data page size
+  int compression_level = -1;             // codec default
+  int64_t row_group_rows = 1 << 20;       // flush a row group at this many rows...
+  int64_t row_group_bytes = 128ll << 20;  // ...or at this many buffered (encoded) bytes
+  int64_t data_page_bytes = 1 << 20;      // target uncompressed data page size...
+  // ...and at most this many rows in a data page (parquet-mr's and arrow-rs's default): what a
+  // point lookup through the page index reads of each column.
+  int64_t data_page_rows = 20000;
   int64_t dictionary_page_bytes = 1 << 20;  // dictionary falls back to PLAIN past this
   bool enable_dictionary = true;
   bool write_statistics = true;
+  // Write the page index (an OffsetIndex for every column chunk, and a ColumnIndex where every
+  // page with values has bounds) after the last row group; readers use it to skip pages.
+  bool page_index = true;
   int threads = 2;  // columns encoded in parallel
   // 1: DATA_PAGE with PLAIN after a dictionary falls back. 2: DATA_PAGE_V2 (uncompressed levels),
   // and DELTA_BINARY_PACKED / DELTA_LENGTH_BYTE_ARRAY / BYTE_STREAM_SPLIT instead of PLAIN.
   int data_page_version = 1;
   std::vector<KeyValue> key_value_metadata;
   std::string created_by = "tarn version 0.1.0";
+  // Top-level fields that get a split block bloom filter per column chunk (flat, not BOOLEAN),
+  // sized for the chunk's distinct values at `bloom_filter.fpp`, at most `max_bytes`. Each
+  // filter is written after its row group's chunks (bloom_filter.h).
+  std::vector<std::string> bloom_filter_columns;
+  BloomFilterOptions bloom_filter;
 };
 
 class FileWriter {
  public:
   // The sink is owned by the writer and closed by Close(). kInvalidArgument for a schema that
-  // cannot be written.
+  // cannot be written, or a bloom filter column that is not a flat, non-BOOLEAN field.
   static Result<std::unique_ptr<FileWriter>> Open(std::unique_ptr<OutputStream> sink, Schema schema,
                                                   WriterOptions options = {});
   ~FileWriter();

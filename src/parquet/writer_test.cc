@@ -339,6 +339,22 @@ TEST(FileWriter, FooterLayoutAndRowGroups) {
     }
     EXPECT_EQ(rg.total_compressed_size, compressed);
   }
+  // Then the page index: every column index, then every offset index, in chunk order.
+  for (bool offsets : {false, true}) {
+    for (const RowGroup& rg : md.row_groups) {
+      for (const ColumnChunk& cc : rg.columns) {
+        const auto& off = offsets ? cc.offset_index_offset : cc.column_index_offset;
+        const auto& len = offsets ? cc.offset_index_length : cc.column_index_length;
+        ASSERT_EQ(off.has_value(), len.has_value());
+        if (!off) {
+          EXPECT_FALSE(offsets) << "every chunk has an offset index";
+          continue;
+        }
+        EXPECT_EQ(*off, pos);
+        pos += *len;
+      }
+    }
+  }
   uint32_t footer_len;
   std::memcpy(&footer_len, w->bytes.data() + w->bytes.size() - 8, 4);
   EXPECT_EQ(static_cast<size_t>(pos), w->bytes.size() - 8 - footer_len);  // footer follows

@@ -1215,6 +1215,44 @@ bool MightMatch(const BoundPredicate& predicate, const DataFile& file, const Par
   return MightMatchNnf(ToNnf(predicate), file, spec);
 }
 
+namespace {
+
+bool MembershipNnf(
+    const BoundPredicate& p,
+    const std::function<bool(int32_t field_id, const Column& literals, int64_t i)>& might_contain) {
+  switch (p.op) {
+    case PredicateOp::kFalse:
+      return false;
+    case PredicateOp::kAnd:
+      for (const BoundPredicate& c : p.children) {
+        if (!MembershipNnf(c, might_contain)) return false;
+      }
+      return true;
+    case PredicateOp::kOr:
+      for (const BoundPredicate& c : p.children) {
+        if (MembershipNnf(c, might_contain)) return true;
+      }
+      return p.children.empty();
+    case PredicateOp::kEq:
+    case PredicateOp::kIn:
+      if (!p.literals) return true;
+      for (int64_t i = 0; i < p.literals->length; ++i) {
+        if (might_contain(p.field_id, *p.literals, i)) return true;
+      }
+      return false;
+    default:  // ranges, <>, NOT IN, nulls and what NNF left under NOT cannot be asked
+      return true;
+  }
+}
+
+}  // namespace
+
+bool MightMatchMembership(
+    const BoundPredicate& predicate,
+    const std::function<bool(int32_t field_id, const Column& literals, int64_t i)>& might_contain) {
+  return MembershipNnf(ToNnf(predicate), might_contain);
+}
+
 std::optional<KeyRange> PartitionKeyRange(const BoundPredicate& predicate,
                                           const PartitionSpec& spec, const Schema& schema) {
   (void)schema;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -106,6 +107,15 @@ Result<std::vector<uint8_t>> EvaluatePredicate(const BoundPredicate& predicate,
 // Missing or undecodable stats never prune.
 bool MightMatch(const BoundPredicate& predicate, const DataFile& file, const PartitionSpec& spec,
                 const Schema& schema);
+
+// Membership pruning (bloom filters): false only when the predicate needs a row to equal one
+// of some literals (`col = lit`, `col IN (...)`, also under AND/OR and negations that come to
+// that) and `might_contain(field_id, literals, i)` is false for every one of them.
+// `might_contain` gets the leaf's literal column (of the bound type) and a row of it; it says
+// true when it cannot tell. Calls it only for such leaves.
+bool MightMatchMembership(
+    const BoundPredicate& predicate,
+    const std::function<bool(int32_t field_id, const Column& literals, int64_t i)>& might_contain);
 
 // SQL pushdown on the first partition field of `spec` (identity/truncate/year/month/day/hour
 // are monotone -> a range; bucket -> equality / IN only): an inclusive range (or set) of

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "table/ordered_key.h"
 #include "table/test_util.h"
@@ -346,6 +350,40 @@ TEST(MightMatchTest, TruncatedStringBounds) {
   EXPECT_TRUE(MightMatch(Bind("s = '" + std::string(80, 'c') + "'", b.schema), f, none, b.schema));
   EXPECT_FALSE(MightMatch(Bind("s = 'n'", b.schema), f, none, b.schema));
   EXPECT_FALSE(MightMatch(Bind("s < 'c'", b.schema), f, none, b.schema));
+}
+
+TEST(MightMatchMembershipTest, EqualityAndInUnderAndOrNot) {
+  // A set of (field id, int64 value) pairs stands for what the bloom filters hold; name and
+  // ts are asked too, and never "contain" anything.
+  const std::set<std::pair<int32_t, int64_t>> held = {{1, 5}, {1, 7}};
+  std::vector<std::string> asked;
+  auto might = [&](int32_t field, const Column& lits, int64_t i) {
+    if (lits.type != DataType::Int64()) {
+      asked.push_back("field " + std::to_string(field));
+      return false;
+    }
+    asked.push_back(std::to_string(lits.Value<int64_t>(i)));
+    return held.count({field, lits.Value<int64_t>(i)}) > 0;
+  };
+  auto check = [&](std::string_view text) { return MightMatchMembership(Bind(text), might); };
+  EXPECT_TRUE(check("id = 5"));
+  EXPECT_FALSE(check("id = 6"));
+  EXPECT_TRUE(check("id IN (6, 7)"));
+  EXPECT_FALSE(check("id IN (6, 8, 9)"));
+  EXPECT_FALSE(check("id = 6 AND f > 1"));
+  EXPECT_TRUE(check("id = 6 OR f > 1"));  // the other side cannot be asked
+  EXPECT_FALSE(check("id = 6 OR id = 8"));
+  EXPECT_FALSE(check("NOT (id <> 6)"));  // negations that come to an equality
+  EXPECT_FALSE(check("NOT (id NOT IN (6, 8))"));
+  EXPECT_TRUE(check("id <> 6"));
+  EXPECT_TRUE(check("NOT (id = 6)"));
+  EXPECT_TRUE(check("id > 6"));
+  EXPECT_TRUE(check("id IS NULL"));
+  EXPECT_FALSE(check("FALSE"));
+  EXPECT_FALSE(check("name = 'x'"));
+  asked.clear();
+  EXPECT_TRUE(check("id > 1 OR d < '2024-01-01'"));
+  EXPECT_TRUE(asked.empty());  // no equality: nothing asked
 }
 
 TEST(MightMatchTest, PartitionValues) {

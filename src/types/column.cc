@@ -1,5 +1,8 @@
 #include "tarn/column.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace tarn {
 
 Column::Column(DataType t) : type(std::move(t)) {
@@ -80,44 +83,54 @@ void Column::AppendArrayRow() {
   ++length;
 }
 
-void Column::AppendColumn(const Column& src) {
-  if (!src.validity.empty() || !validity.empty()) {
-    if (validity.empty()) validity.assign(static_cast<size_t>(length), 1);
-    if (src.validity.empty()) {
-      validity.insert(validity.end(), static_cast<size_t>(src.length), 1);
-    } else {
-      validity.insert(validity.end(), src.validity.begin(), src.validity.end());
+void Column::AppendColumn(const Column& src) { AppendRows(src, 0, src.length); }
+
+void Column::AppendRows(const Column& src, int64_t begin, int64_t end) {
+  if (end <= begin) return;
+  const size_t b = static_cast<size_t>(begin), e = static_cast<size_t>(end);
+  if (!src.validity.empty()) {
+    const bool any_null = std::find(src.validity.begin() + b, src.validity.begin() + e, 0) !=
+                          src.validity.begin() + e;
+    const bool tracked = !validity.empty();  // (empty also when this column has no rows yet)
+    if (any_null && !tracked) validity.assign(static_cast<size_t>(length), 1);
+    if (any_null || tracked) {
+      validity.insert(validity.end(), src.validity.begin() + b, src.validity.begin() + e);
     }
+  } else if (!validity.empty()) {
+    validity.insert(validity.end(), e - b, 1);
   }
+  // Offsets of rows [b, e) rebased onto `base`; returns the source range they cover.
   auto append_offsets = [&](int64_t base) {
-    for (int64_t i = 1; i <= src.length; ++i) {
-      offsets.push_back(base + src.offsets[i] - src.offsets[0]);
-    }
+    const int64_t first = src.offsets[b];
+    for (size_t i = b + 1; i <= e; ++i) offsets.push_back(base + src.offsets[i] - first);
+    return std::pair<int64_t, int64_t>(first, src.offsets[e]);
   };
   switch (type.id()) {
-    case TypeId::kArray:
-      append_offsets(child->length);
-      child->AppendColumn(*src.child);
+    case TypeId::kArray: {
+      auto [first, last] = append_offsets(child->length);
+      child->AppendRows(*src.child, first, last);
       break;
-    case TypeId::kMap:
-      append_offsets(members[0].length);
-      members[0].AppendColumn(src.members[0]);
-      members[1].AppendColumn(src.members[1]);
+    }
+    case TypeId::kMap: {
+      auto [first, last] = append_offsets(members[0].length);
+      members[0].AppendRows(src.members[0], first, last);
+      members[1].AppendRows(src.members[1], first, last);
       break;
+    }
     case TypeId::kStruct:
-      for (size_t i = 0; i < members.size(); ++i) members[i].AppendColumn(src.members[i]);
+      for (size_t i = 0; i < members.size(); ++i) members[i].AppendRows(src.members[i], begin, end);
       break;
     default:
       if (type.is_variable_width()) {
-        append_offsets(static_cast<int64_t>(data.size()));
-        data.insert(data.end(), src.data.begin() + src.offsets[0],
-                    src.data.begin() + src.offsets[src.length]);
+        auto [first, last] = append_offsets(static_cast<int64_t>(data.size()));
+        data.insert(data.end(), src.data.begin() + first, src.data.begin() + last);
       } else {
-        data.insert(data.end(), src.data.begin(), src.data.end());
+        const size_t width = static_cast<size_t>(type.PhysicalWidth());
+        data.insert(data.end(), src.data.begin() + b * width, src.data.begin() + e * width);
       }
       break;
   }
-  length += src.length;
+  length += end - begin;
 }
 
 void Column::AppendStructRow() {

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "catalog/catalog.h"
 #include "catalog/error_codes.h"
 #include "common/bounded_queue.h"
 #include "common/clock.h"
@@ -1083,6 +1084,8 @@ Result<WriteResult> RunWrite(Catalog& cat, const ContractServiceOptions& options
     int64_t buffered_rows = 0, buffered_bytes = 0;
     DataWriteOptions wo;
     wo.prefix = StagingPrefix(r.id);
+    // The bloom filters the dataset asks for (a dataset the commit creates asks for none).
+    if (ds) wo.parquet.bloom_filter_columns = BloomFilterColumns(ds->properties, ws);
     auto flush = [&]() -> Status {
       if (buffer.empty()) return Status::OK();
       auto written = WriteDataFiles(cat.warehouse(), ws, spec, sort, buffer, wo);

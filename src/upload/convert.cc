@@ -13,6 +13,7 @@
 #include "formats/reader_common.h"
 #include "parquet/reader.h"
 #include "parquet/schema.h"
+#include "table/schema_json.h"
 #include "types/batch.h"
 
 namespace tarn::upload {
@@ -112,9 +113,71 @@ Result<Input> OpenInput(const std::string& path) {
   return in;
 }
 
-// The output schema from the first input, and how to read that input (CSV delimiter, header).
+// What inference makes of the start of a CSV or NDJSON input; sets how to read a CSV input
+// (delimiter, header) from it.
+Result<formats::InferredSchema> Sample(const Input& first, formats::ReadOptions* read) {
+  const bool whole = first.size <= kSampleBytes;
+  std::string sample(static_cast<size_t>(std::min<uint64_t>(first.size, kSampleBytes)), '\0');
+  TARN_RETURN_NOT_OK(
+      first.file->ReadAt(0, sample.size(), reinterpret_cast<uint8_t*>(sample.data())));
+  formats::InferOptions io;
+  auto sampled = formats::InferSample(first.path, sample, whole, io);
+  if (!sampled.ok()) return Annotate(std::move(sampled).status(), first.path, Schema{});
+  if (first.format == formats::Format::kCsv) {
+    read->delimiter = sampled->delimiter;
+    read->header = sampled->header;
+  }
+  return std::move(sampled).value();
+}
+
+// Field ids for a schema that has none: 1..N by position, then each column's nested fields
+// (AssignNestedIds), as Schema::Parse assigns them (so `tarn convert` and `tarn dataset create
+// --schema` number the same columns alike).
+Status AssignPositionalIds(Schema* schema) {
+  int32_t last = 0;
+  for (Field& f : schema->fields) f.field_id = ++last;
+  for (Field& f : schema->fields) {
+    TARN_ASSIGN_OR_RETURN(f.type, AssignNestedIds(ClearNestedIds(f.type), &last));
+  }
+  return Status::OK();
+}
+
+// The declared schema, with fresh ids for the fields that have none.
+Result<Schema> DeclaredSchema(const ConvertOptions& options) {
+  if (!options.types.empty() || options.infer) {
+    return Status::InvalidArgument(
+        "convert: a declared schema says every type; it takes neither --type nor --infer");
+  }
+  Schema schema = *options.schema;
+  if (schema.fields.empty())
+    return Status::InvalidArgument("convert: the declared schema is empty");
+  for (const Field& f : schema.fields) {
+    std::vector<int32_t> ids = {f.field_id};
+    ForEachNestedField(f.type, [&](const Field& n) { ids.push_back(n.field_id); });
+    for (int32_t id : ids) {
+      if (id == 0 || id < -1) {
+        return Status::InvalidArgument("convert: declared column " + f.name + " has the field id " +
+                                       std::to_string(id) + " (ids are positive)");
+      }
+    }
+  }
+  int32_t last = 0;
+  TARN_RETURN_NOT_OK(AssignFieldIds(&schema, &last).WithContext("convert: declared schema"));
+  return schema;
+}
+
+// The output schema from the first input (or the declared one), and how to read that input (CSV
+// delimiter, header).
 Result<Schema> ResolveSchema(const Input& first, const ConvertOptions& options,
                              formats::ReadOptions* read) {
+  if (options.schema.has_value()) {
+    TARN_ASSIGN_OR_RETURN(Schema declared, DeclaredSchema(options));
+    if (first.format == formats::Format::kCsv) {
+      // The delimiter and whether a header row names the columns, as inference sees them.
+      TARN_RETURN_NOT_OK(Sample(first, read).status());
+    }
+    return declared;
+  }
   Schema schema;
   if (first.format == formats::Format::kParquet) {
     auto unreadable = [&](Status st) {
@@ -141,23 +204,12 @@ Result<Schema> ResolveSchema(const Input& first, const ConvertOptions& options,
       schema.fields.push_back(std::move(f));
     }
   } else {
-    const bool whole = first.size <= kSampleBytes;
-    std::string sample(static_cast<size_t>(std::min<uint64_t>(first.size, kSampleBytes)), '\0');
-    TARN_RETURN_NOT_OK(
-        first.file->ReadAt(0, sample.size(), reinterpret_cast<uint8_t*>(sample.data())));
-    formats::InferOptions io;
-    auto sampled = formats::InferSample(first.path, sample, whole, io);
-    if (!sampled.ok()) return Annotate(std::move(sampled).status(), first.path, Schema{});
-    const formats::InferredSchema& inferred = *sampled;
+    TARN_ASSIGN_OR_RETURN(formats::InferredSchema inferred, Sample(first, read));
     for (const formats::InferredColumn& c : inferred.columns) {
       Field f;
       f.name = c.name;
       f.type = options.infer ? c.type : DataType::Varchar();
       schema.fields.push_back(std::move(f));
-    }
-    if (first.format == formats::Format::kCsv) {
-      read->delimiter = inferred.delimiter;
-      read->header = inferred.header;
     }
   }
   for (const auto& [name, text] : options.types) {
@@ -175,6 +227,7 @@ Result<Schema> ResolveSchema(const Input& first, const ConvertOptions& options,
     return Status::Of(codes::kFormatUnreadable, first.path + ": no columns")
         .WithField("file", first.path);
   }
+  TARN_RETURN_NOT_OK(AssignPositionalIds(&schema));
   return schema;
 }
 

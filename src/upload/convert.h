@@ -19,6 +19,13 @@
 namespace tarn::upload {
 
 struct ConvertOptions {
+  // A declared output schema: its columns (matched to the input's by name, as uploads match
+  // them: a nullable column the input lacks is all null, an input column it lacks is
+  // column_undeclared), types, nullability and field ids. Fields with id -1 get fresh ids above
+  // the largest given one (table/schema_json.h AssignFieldIds). Exclusive with `types` and
+  // `infer` (kInvalidArgument). Without it the output's field ids are 1..N by position, then
+  // the ARRAY element ids in field order (as Schema::Parse gives them).
+  std::optional<Schema> schema;
   // Column types. Without `infer`, every column not listed here is read as VARCHAR (CSV,
   // NDJSON) or keeps its Parquet type; with `infer`, unlisted columns get the types inferred
   // from the first file's sample (formats/infer.h).
@@ -30,7 +37,7 @@ struct ConvertOptions {
 };
 
 struct ConvertResult {
-  Schema schema;  // as written
+  Schema schema;  // as written, with its field ids
   int64_t rows = 0;
   int64_t input_bytes = 0;
   int64_t output_bytes = 0;

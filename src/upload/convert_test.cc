@@ -12,6 +12,7 @@
 #include "common/compression.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
+#include "table/schema_json.h"
 #include "types/value_text.h"
 
 namespace tarn::upload {
@@ -76,6 +77,18 @@ class ConvertTest : public ::testing::Test {
       if (k == name) return v;
     }
     return "<absent>";
+  }
+
+  // "name:id" per field, "name:id/element_id" for arrays.
+  static std::string Ids(const Schema& s) {
+    std::string out;
+    for (const Field& f : s.fields) {
+      if (!out.empty()) out += ", ";
+      out += f.name + ":" + std::to_string(f.field_id);
+      if (f.type.id() == TypeId::kArray)
+        out += "/" + std::to_string(f.type.element_field().field_id);
+    }
+    return out;
   }
 
   static std::string Types(const Schema& s) {
@@ -412,6 +425,107 @@ TEST_F(ConvertTest, CodecIsTheOneAsked) {
         << CompressionCodecName(codec);
     EXPECT_EQ(ReadBack().size(), 3u);
   }
+}
+
+TEST_F(ConvertTest, FieldIdsAreOneToNByPositionThenArrayElements) {
+  // As `tarn dataset create --schema` numbers the same columns (Schema::Parse).
+  std::string in = Write("e.ndjson",
+                         "{\"id\":1,\"tags\":[\"a\"],\"n\":2,\"more\":[1,2]}\n"
+                         "{\"id\":2,\"tags\":[],\"n\":3,\"more\":null}\n");
+  ConvertOptions o;
+  o.infer = true;
+  o.types = {{"tags", "ARRAY<VARCHAR>"}, {"more", "ARRAY<INT64>"}};
+  auto res = Convert({in}, o);
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  EXPECT_EQ(Ids(res->schema), "id:1, tags:2/5, n:3, more:4/6");
+  auto parsed = Schema::Parse("id INT64, tags ARRAY<VARCHAR>, n INT64, more ARRAY<INT64>");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(Ids(res->schema), Ids(*parsed));
+  Schema written;
+  ReadBack(&written);
+  EXPECT_EQ(Ids(written), Ids(res->schema));
+
+  // Without inference too (text columns).
+  res = Convert({Write("c.csv", "b,a\n1,2\n")}, {});
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  EXPECT_EQ(Ids(res->schema), "b:1, a:2");
+  ReadBack(&written);
+  EXPECT_EQ(Ids(written), "b:1, a:2");
+}
+
+TEST_F(ConvertTest, DeclaredSchemaGivesTypesAndFieldIds) {
+  // A dataset's schema (ids as evolution left them) applied to a CSV whose columns come in
+  // another order and lack one nullable column.
+  auto declared = SchemaFromJson(
+      R"j({"fields":[{"id":7,"name":"id","type":"INT64","nullable":false},)j"
+      R"j({"id":3,"name":"amount","type":"DECIMAL(10,2)","nullable":true},)j"
+      R"j({"id":12,"name":"tags","type":"ARRAY<VARCHAR>","nullable":true,"element_id":13,)j"
+      R"j("element_nullable":true},)j"
+      R"j({"id":9,"name":"note","type":"VARCHAR","nullable":true}]})j");
+  ASSERT_TRUE(declared.ok()) << declared.status().ToString();
+  std::string in = Write("d.csv", "AMOUNT;id;note\n1.5;1;x\n;2;\n");
+  ConvertOptions o;
+  o.schema = *declared;
+  auto res = Convert({in}, o);
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  EXPECT_EQ(Types(res->schema),
+            "id INT64, amount DECIMAL(10,2), tags ARRAY<VARCHAR>, note VARCHAR");
+  EXPECT_EQ(Ids(res->schema), "id:7, amount:3, tags:12/13, note:9");
+  Schema written;
+  std::vector<std::string> rows = ReadBack(&written);
+  EXPECT_EQ(Ids(written), "id:7, amount:3, tags:12/13, note:9");
+  EXPECT_FALSE(written.fields[0].nullable);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0], "1|1.50|NULL|x");
+  EXPECT_EQ(rows[1], "2|NULL|NULL|NULL");
+
+  // Converted again without a schema, that file's ids are not kept: 1..N by position.
+  std::string pq = (fs::path(dir_) / "declared.parquet").string();
+  ASSERT_TRUE(fs::copy_file(Out(), pq));
+  res = Convert({pq}, {});
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  EXPECT_EQ(Ids(res->schema), "id:1, amount:2, tags:3/5, note:4");
+
+  // Fields without ids get fresh ones above the largest given (Schema::Parse text: 1..N).
+  Schema partly = *declared;
+  partly.fields[1].field_id = -1;
+  {
+    std::vector<Field> element = partly.fields[2].type.children();
+    element[0].field_id = -1;
+    partly.fields[2].type = partly.fields[2].type.WithChildren(std::move(element));
+  }
+  o.schema = partly;
+  res = Convert({in}, o);
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  EXPECT_EQ(Ids(res->schema), "id:7, amount:13, tags:12/14, note:9");
+
+  // An input column the schema does not declare is refused, as uploads refuse it.
+  auto narrow = Schema::Parse("id INT64, note VARCHAR");
+  ASSERT_TRUE(narrow.ok());
+  o.schema = *narrow;
+  res = Convert({in}, o);
+  ASSERT_FALSE(res.ok());
+  EXPECT_EQ(FieldOf(res.status(), "code"), "column_undeclared");
+
+  // A declared schema says every type: --type and --infer are refused with it, as are
+  // duplicate and non-positive ids.
+  o.schema = *declared;
+  o.infer = true;
+  EXPECT_EQ(Convert({in}, o).status().kind(), ErrorKind::kInvalidArgument);
+  o.infer = false;
+  o.types = {{"id", "INT32"}};
+  EXPECT_EQ(Convert({in}, o).status().kind(), ErrorKind::kInvalidArgument);
+  o.types.clear();
+  Schema dup = *declared;
+  dup.fields[1].field_id = 7;
+  o.schema = dup;
+  res = Convert({in}, o);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("duplicate field id 7"), std::string::npos)
+      << res.status().ToString();
+  dup.fields[1].field_id = 0;
+  o.schema = dup;
+  EXPECT_FALSE(Convert({in}, o).ok());
 }
 
 }  // namespace

@@ -10,10 +10,13 @@
 //   - TIME(NANOS) (Arrow's Time64<NANOSECOND>): read as TIME[ns] (tarn cut it to microseconds).
 //   - nested columns: Arrow's Struct, List<Struct>, Struct<List> and Map (its key_value group is
 //     named "entries", its list elements "item"), nulls at every level.
+//   - arrow-rs writes a page index by default: tarn reads through it (`parquet cat --where`
+//     skips pages) and returns DuckDB's rows.
 // INT96 timestamps past TIMESTAMP[ns] are covered by src/parquet/reader_test.cc (neither writer
 // writes INT96).
 import { test, describe as suite } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as arrow from 'apache-arrow';
@@ -333,4 +336,66 @@ suite('tarn reads what hyparquet-writer writes', () => {
     assert.equal(meta.num_rows, ROWS);
     await sameAsDuckDb(file, HYPARQUET_DUCK_TYPES, ROWS, 'i64 lengths');
   });
+});
+
+// ---- arrow-rs's page index ----------------------------------------------------------------
+
+suite("tarn reads through arrow-rs's page index", () => {
+  const dir = scratch('arrow-rs-page-index');
+  const n = 60000;
+  const pick = (f) => Array.from({ length: n }, (_, i) => f(i));
+  const table = new arrow.Table({
+    id: arrow.vectorFromArray(pick((i) => BigInt(i)), new arrow.Int64()),
+    s: arrow.vectorFromArray(pick((i) => (i % 9 === 0 ? null : `s${String(i).padStart(6, '0')}`)),
+      new arrow.Utf8()),
+    // null for the first 25,000 rows: whole pages of nulls
+    n: arrow.vectorFromArray(pick((i) => (i < 25000 ? null : i % 50)), new arrow.Int32()),
+    f: arrow.vectorFromArray(pick((i) => i / 4), new arrow.Float64()),
+    u: arrow.vectorFromArray(pick((i) => 18446744073709551615n - BigInt(i)), new arrow.Uint64()),
+  });
+  const types = { id: 'BIGINT', s: 'VARCHAR', n: 'INTEGER', f: 'DOUBLE', u: 'UBIGINT' };
+  const variants = [
+    { name: 'v1-small-pages', configure: (b) => b.setDataPageSizeLimit(4096).setMaxRowGroupSize(25000) },
+    { name: 'v2-zstd', configure: (b) => b.setCompression(parquetWasm.Compression.ZSTD)
+      .setWriterVersion(parquetWasm.WriterVersion.V2).setDataPageSizeLimit(8192) },
+  ];
+  const lookups = [
+    'id = 43210',
+    "s = 's012345'",
+    'n IS NULL AND id > 24000',
+    'n = 7 AND id < 30000',
+    'f >= 14999.5',
+    'u < 18446744073709551600',
+    'id IN (1, 59999)',
+  ];
+  for (const v of variants) {
+    test(v.name, async () => {
+      const file = path.join(dir, `${v.name}.parquet`);
+      writeWithArrowRs(file, table, v.configure);
+      const meta = JSON.parse(tarn(['parquet', 'meta', file, '--json']));
+      for (const rg of meta.row_groups) {
+        for (const c of rg.columns) assert.ok(c.offset_index && c.column_index, `${c.path} has a page index`);
+      }
+      let skipped = 0;
+      for (const [k, where] of lookups.entries()) {
+        const expected = path.join(dir, `${v.name}-${k}.parquet`);
+        const got = path.join(dir, `${v.name}-${k}.ndjson`);
+        await query(`COPY (SELECT * FROM read_parquet(${quote(file)}) WHERE ${where})
+                     TO ${quote(expected)} (FORMAT parquet)`);
+        const r = spawnSync(process.env.TARN_BINARY || path.resolve('../../build/tarn'),
+          ['parquet', 'cat', file, '--json', '--where', where, '--stats'],
+          { encoding: 'utf8', maxBuffer: 1 << 30 });
+        assert.equal(r.status, 0, r.stderr);
+        fs.writeFileSync(got, r.stdout);
+        const cmp = await compareWithJson(expected, got, types);
+        assert.ok(cmp.rows > 0, `${where}: rows`);
+        assertNoMismatch(cmp, `${v.name}: ${where}`);
+        const m = r.stderr.match(/data pages read (\d+), skipped (\d+)/);
+        assert.ok(m, r.stderr);
+        skipped += Number(m[2]);
+        if (where === 'id = 43210') assert.ok(Number(m[2]) > 0, `${where}: ${r.stderr}`);
+      }
+      assert.ok(skipped > 0);
+    });
+  }
 });

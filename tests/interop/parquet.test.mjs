@@ -8,8 +8,10 @@
 // DuckDB's own rendering of them (duckdb_compare.mjs).
 import { test, describe as suite } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { parquetMetadata, parquetReadObjects, readColumnIndex, readOffsetIndex } from 'hyparquet';
 import {
   canonicalJson, compareNestedWithDuckDb, compareWithJson, describe, duckDbRows, query, quote, scratch, tarn,
 } from './duckdb_compare.mjs';
@@ -37,6 +39,9 @@ suite('DuckDB reads what tarn writes', () => {
   variants.push({ name: 'small-row-groups', args: ['--row-group-rows', '700'] });
   variants.push({ name: 'no-dictionary', args: ['--no-dictionary'] });
   variants.push({ name: 'small-pages', args: ['--page-bytes', '4096'] });
+  // The page index is written by default (every variant above has one); and without it.
+  variants.push({ name: 'small-pages-by-rows', args: ['--page-rows', '300'] });
+  variants.push({ name: 'no-page-index', args: ['--no-page-index'] });
   for (const v of variants) {
     test(v.name, async () => {
       const file = path.join(dir, `${v.name}.parquet`);
@@ -360,5 +365,331 @@ suite('nested columns, both ways', () => {
     const scanned = cli(['scan', 'w.c.events', '--json']).split('\n').filter(Boolean)
       .map((l) => JSON.parse(l)).sort((x, y) => x.id - y.id);
     assert.deepEqual(scanned.map(canonicalJson), await duckDbRows(src, 'id'));
+  });
+});
+
+// ---- the page index ---------------------------------------------------------------------------
+
+// The column and offset indexes of every chunk of `file`, decoded by hyparquet (an independent
+// Thrift decoder): [{rg, column, offset: OffsetIndex, column: ColumnIndex | undefined}].
+function pageIndexes(file) {
+  const buf = fs.readFileSync(file);
+  const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+  const md = parquetMetadata(ab);
+  const leaves = md.schema.filter((e) => !e.num_children);
+  const out = [];
+  md.row_groups.forEach((rg, g) => rg.columns.forEach((ch, c) => {
+    const at = (off, len) => ({ view: new DataView(ab, Number(off), len), offset: 0 });
+    out.push({
+      rg: g,
+      rows: Number(rg.num_rows),
+      path: ch.meta_data.path_in_schema.join('.'),
+      offsetIndex: ch.offset_index_offset === undefined ? undefined
+        : readOffsetIndex(at(ch.offset_index_offset, ch.offset_index_length)),
+      columnIndex: ch.column_index_offset === undefined ? undefined
+        : readColumnIndex(at(ch.column_index_offset, ch.column_index_length), leaves[c]),
+    });
+  }));
+  return { ab, md, out };
+}
+
+// Reads `file` with `tarn parquet cat --where` and checks the rows against DuckDB's
+// `SELECT * ... WHERE` (the predicate is valid in both); returns the pages tarn read and skipped.
+async function sameWhereAsDuckDb(dir, file, where, types, name) {
+  const expected = path.join(dir, `${name}.parquet`);
+  const got = path.join(dir, `${name}.ndjson`);
+  await query(`COPY (SELECT * FROM read_parquet(${quote(file)}) WHERE ${where})
+               TO ${quote(expected)} (FORMAT parquet)`);
+  const r = spawnSync(process.env.TARN_BINARY || path.resolve('../../build/tarn'),
+    ['parquet', 'cat', file, '--json', '--where', where, '--stats'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  assert.equal(r.status, 0, r.stderr);
+  fs.writeFileSync(got, r.stdout);
+  const cmp = await compareWithJson(expected, got, types);
+  assertNoMismatch(cmp, `${name}: ${where}`);
+  const m = r.stderr.match(/data pages read (\d+), skipped (\d+); row groups skipped (\d+)/);
+  assert.ok(m, r.stderr);
+  return { rows: cmp.rows, read: Number(m[1]), skipped: Number(m[2]), groupsSkipped: Number(m[3]) };
+}
+
+suite('the page index', () => {
+  const dir = scratch('page-index');
+
+  test("tarn's indexes decode with another reader and describe each page exactly", async () => {
+    const file = path.join(dir, 'sample.parquet');
+    // Snappy: hyparquet reads it without a codec plugin.
+    tarn(['parquet', 'write-sample', file, '--rows', '50000', '--row-group-rows', '20000',
+      '--page-rows', '3000', '--compression', 'snappy']);
+    const { ab, out } = pageIndexes(file);
+    const checked = { id: 0, city: 0, qty: 0, price: 0 };
+    let start = 0;
+    for (const chunk of out) {
+      if (chunk.path === 'id' && chunk.rg > 0) start += out.find((c) => c.rg === chunk.rg - 1).rows;
+      assert.ok(chunk.offsetIndex, `${chunk.path}: every chunk has an offset index`);
+      if (!(chunk.path in checked)) continue;
+      const ci = chunk.columnIndex;
+      assert.ok(ci, `${chunk.path}: a column index`);
+      const locs = chunk.offsetIndex.page_locations;
+      assert.equal(ci.null_pages.length, locs.length);
+      if (chunk.path === 'id') assert.equal(ci.boundary_order, 'ASCENDING');
+      for (let p = 0; p < locs.length; ++p) {
+        const first = start + Number(locs[p].first_row_index);
+        const end = start + (p + 1 < locs.length ? Number(locs[p + 1].first_row_index) : chunk.rows);
+        const col = chunk.path;
+        const [d] = await query(`SELECT min(${col})::VARCHAR AS lo, max(${col})::VARCHAR AS hi,
+            (count(*) - count(${col}))::BIGINT AS nulls
+          FROM (SELECT ${col}, row_number() OVER () - 1 AS rn FROM read_parquet(${quote(file)}))
+          WHERE rn >= ${first} AND rn < ${end}`);
+        assert.equal(Number(ci.null_counts[p]), Number(d.nulls), `${col} page ${p} nulls`);
+        assert.equal(ci.null_pages[p], d.lo === null, `${col} page ${p} null page`);
+        if (col === 'price') {
+          assert.equal(Number(ci.min_values[p]), Number(d.lo), `${col} page ${p} min`);
+          assert.equal(Number(ci.max_values[p]), Number(d.hi), `${col} page ${p} max`);
+        } else {
+          assert.equal(String(ci.min_values[p]), d.lo, `${col} page ${p} min`);
+          assert.equal(String(ci.max_values[p]), d.hi, `${col} page ${p} max`);
+        }
+        checked[col] += 1;
+      }
+    }
+    for (const [col, pages] of Object.entries(checked)) assert.ok(pages >= 17, `${col}: ${pages} pages`);
+    // hyparquet reads rows through the offset index alone.
+    const rows = await parquetReadObjects({ file: ab, rowStart: 31234, rowEnd: 31237,
+      columns: ['id', 'city'], useOffsetIndex: true });
+    const duck = await query(`SELECT id, city FROM read_parquet(${quote(file)}) WHERE id BETWEEN 31235 AND 31237 ORDER BY id`);
+    assert.deepEqual(rows.map((r) => [String(r.id), r.city]), duck.map((r) => [String(r.id), r.city]));
+    // tarn parquet meta reports both indexes.
+    const meta = JSON.parse(tarn(['parquet', 'meta', file, '--json']));
+    for (const rg of meta.row_groups) {
+      for (const c of rg.columns) {
+        assert.ok(c.offset_index && c.offset_index.length > 0, c.path);
+        assert.ok(c.column_index && c.column_index.length > 0, c.path);
+      }
+    }
+  });
+
+  test('all-null pages, and reads through the index equal DuckDB reads', async () => {
+    // n is empty (null) for the first 45,000 rows: whole pages of nulls.
+    const csv = path.join(dir, 'nulls.csv');
+    const file = path.join(dir, 'nulls.parquet');
+    const lines = ['id,n,s'];
+    for (let i = 0; i < 70000; ++i) lines.push(`${i},${i < 45000 ? '' : i % 100},k${String(i).padStart(6, '0')}`);
+    fs.writeFileSync(csv, lines.join('\n') + '\n');
+    tarn(['convert', csv, file, '--type', 'id=INT64', '--type', 'n=INT32', '--type', 's=VARCHAR']);
+    const { out } = pageIndexes(file);
+    const n = out.find((c) => c.path === 'n');
+    assert.deepEqual(n.columnIndex.null_pages.slice(0, 2), [true, true]);
+    assert.equal(n.columnIndex.min_values[0].length, 0);  // empty bytes for a null page
+    const types = { id: 'BIGINT', n: 'INTEGER', s: 'VARCHAR' };
+    const lookups = [
+      ['id = 54321', 'point'],
+      ['s = \'k012345\'', 'string'],
+      ['n IS NULL AND id > 44990', 'is-null'],
+      ['n = 7', 'in-values'],
+      ['id IN (3, 69999)', 'in'],
+      ['id >= 69990 OR id < 3', 'or'],
+    ];
+    for (const [where, name] of lookups) {
+      const r = await sameWhereAsDuckDb(dir, file, where, types, name);
+      assert.ok(r.rows > 0, `${where}: rows`);
+      if (name !== 'in-values') assert.ok(r.skipped > 0, `${where}: pages skipped (${JSON.stringify(r)})`);
+    }
+  });
+});
+
+// The unscaled integer of a decimal's text at `scale` ('14.75', 2 -> '1475').
+function unscaled(text, scale) {
+  const neg = text.startsWith('-');
+  const [whole, frac = ''] = text.replace('-', '').split('.');
+  const digits = (whole + frac.padEnd(scale, '0').slice(0, scale)).replace(/^0+(?=\d)/, '');
+  return (neg && digits !== '0' ? '-' : '') + digits;
+}
+
+// What DuckDB's parquet_bloom_probe says of `values` in each row group of column `col` of
+// `file`: "absent" where its bloom filter excludes a value, else "maybe"; one entry per
+// (row group, value) as "rg:value:answer". DuckDB's probe casts a value to the column's
+// physical type, so a DECIMAL's is given to it unscaled (`scale`); a DuckDB query filters
+// DECIMAL columns by their filters right all the same.
+async function duckdbProbe(file, col, values, scale = null) {
+  const out = [];
+  for (const v of values) {
+    const asked = scale === null ? v : unscaled(v, scale);
+    const rows = await query(`SELECT row_group_id, bloom_filter_excludes FROM
+        parquet_bloom_probe(${quote(file)}, ${quote(col)}, ${quote(asked)}) ORDER BY row_group_id`);
+    for (const r of rows) out.push(`${r.row_group_id}:${v}:${r.bloom_filter_excludes ? 'absent' : 'maybe'}`);
+  }
+  return out.sort();
+}
+
+// Columns whose values DuckDB's parquet_bloom_probe does not look up as its own reader and
+// writer store them: it never excludes a FIXED_LEN_BYTE_ARRAY value (UUID, DECIMAL of more than
+// 18 digits), and takes a TIMESTAMP of a millisecond column as microseconds. tarn's answers on
+// these are checked against the data instead.
+const NOT_PROBED_BY_DUCKDB = new Set(['created_s', 'updated', 'uid', 'wide', 'u']);
+
+// The same from `tarn parquet probe`.
+function tarnProbe(file, col, values) {
+  const r = JSON.parse(tarn(['parquet', 'probe', file, col, ...values, '--json']));
+  return r.results.map((x) => `${x.row_group}:${x.value}:${x.result}`).sort();
+}
+
+suite('bloom filters, both ways', () => {
+  const dir = scratch('bloom-filters');
+
+  test('DuckDB reads tarn files with bloom filters value for value; its probe agrees', async () => {
+    // Every column tarn writes a filter for and whose value DuckDB types alike (not UINT64 past
+    // 2^53 in JSON, IPV4 as text, JSON, BLOB, TIMESTAMPTZ[ns] that DuckDB reads in us).
+    const cols = ['id', 'city', 'amount', 'price', 'ratio', 'qty', 'level', 'grade', 'port',
+      'flags8', 'count32', 'day', 'at', 'created', 'created_s', 'updated', 'uid', 'wide'];
+    const file = path.join(dir, 'tarn.parquet');
+    const expected = path.join(dir, 'tarn.ndjson');
+    tarn(['parquet', 'write-sample', file, '--rows', '5000', '--row-group-rows', '2000',
+      ...cols.flatMap((c) => ['--bloom-filter', c]), '--bloom-filter', 'big',
+      '--bloom-filter', 'ip', '--bloom-filter', 'payload', '--bloom-filter', 'raw']);
+    fs.writeFileSync(expected, tarn(['parquet', 'cat', file, '--json']));
+    assert.deepEqual(await describe(file), SAMPLE_TYPES);
+    const r = await compareWithJson(file, expected, { ...SAMPLE_TYPES, ip: 'IPV4' });
+    assert.equal(r.rows, 5000);
+    assertNoMismatch(r, 'with bloom filters');
+
+    // tarn parquet meta reports each filter; DuckDB finds the same offsets and lengths.
+    const meta = JSON.parse(tarn(['parquet', 'meta', file, '--json']));
+    const duckMeta = await query(`SELECT row_group_id, column_id, path_in_schema, bloom_filter_offset,
+        bloom_filter_length FROM parquet_metadata(${quote(file)})`);
+    let filters = 0;
+    for (const d of duckMeta) {
+      const c = meta.row_groups[Number(d.row_group_id)].columns[Number(d.column_id)];
+      if (d.bloom_filter_offset === null) {
+        assert.equal(c.bloom_filter, undefined, d.path_in_schema);
+        continue;
+      }
+      ++filters;
+      assert.equal(c.bloom_filter.offset, Number(d.bloom_filter_offset), d.path_in_schema);
+      assert.equal(c.bloom_filter.length, Number(d.bloom_filter_length), d.path_in_schema);
+      assert.ok(c.bloom_filter.bitset_bytes >= 32 && c.bloom_filter.length > c.bloom_filter.bitset_bytes);
+    }
+    assert.equal(filters, 3 * (cols.length + 4));
+
+    // Present values (from each row group) and absent ones: DuckDB and tarn answer alike.
+    const rows = fs.readFileSync(expected, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const absent = { id: '987654321', city: 'Atlantis', amount: '0.03', price: '0.123', ratio: '0.0625',
+      qty: '123456', level: '-30001', grade: '-1', port: '1', flags8: '1', count32: '5', day: '1901-01-01',
+      at: '00:00:00.000001', created: '1990-01-01 00:00:00', created_s: '1990-01-01 00:00:00',
+      updated: '1990-01-01 00:00:00Z', uid: '00000000-0000-0000-0000-000000000001', wide: '0.5' };
+    let excluded = 0;
+    for (const col of cols) {
+      const values = [];
+      for (const i of [0, 2500, 4999]) {
+        if (rows[i][col] !== null) values.push(String(rows[i][col]));
+      }
+      values.push(absent[col]);
+      const t = tarnProbe(file, col, values);
+      const scale = { amount: 2, wide: 6 }[col] ?? null;
+      if (!NOT_PROBED_BY_DUCKDB.has(col)) {
+        assert.deepEqual(await duckdbProbe(file, col, values, scale), t, col);
+      }
+      // A value is never ruled out in the row group that holds it.
+      for (const [k, i] of [0, 2500, 4999].entries()) {
+        if (rows[i][col] === null) continue;
+        assert.ok(t.includes(`${Math.floor(i / 2000)}:${String(rows[i][col])}:maybe`), `${col} row ${i} (${k})`);
+      }
+      excluded += t.filter((x) => x.startsWith('0:' + absent[col] + ':absent')).length;
+    }
+    assert.ok(excluded >= cols.length - 2, `absent values ruled out in row group 0: ${excluded}`);
+  });
+
+  test('tarn reads the bloom filters DuckDB writes; its answers are DuckDB\'s', async () => {
+    const file = path.join(dir, 'duckdb.parquet');
+    await query(`COPY (SELECT i AS id, 'name' || (i % 100) AS name, (i % 50)::INTEGER AS small,
+        (i % 40)::BIGINT * 1000003 AS big, DATE '2024-01-01' + (i % 30)::INTEGER AS day,
+        ((i % 60) / 4)::DECIMAL(10,2) AS amount, (i % 25)::DOUBLE / 8 AS dbl,
+        ('00000000-0000-4000-8000-' || lpad((i % 20)::VARCHAR, 12, '0'))::UUID AS u,
+        TIMESTAMP '2024-05-01 00:00:00' + INTERVAL (i % 35) MINUTE AS ts
+      FROM range(6000) t(i)) TO ${quote(file)} (FORMAT parquet, ROW_GROUP_SIZE 2000)`);
+    const withFilters = await query(`SELECT DISTINCT path_in_schema FROM parquet_metadata(${quote(file)})
+        WHERE bloom_filter_offset IS NOT NULL ORDER BY 1`);
+    const cols = withFilters.map((r) => r.path_in_schema);
+    assert.ok(cols.includes('name') && cols.includes('small'), `DuckDB wrote filters for ${cols}`);
+    const meta = JSON.parse(tarn(['parquet', 'meta', file, '--json']));
+    for (const rg of meta.row_groups) {
+      for (const c of rg.columns) {
+        assert.equal(c.bloom_filter !== undefined, cols.includes(c.path), c.path);
+        if (c.bloom_filter) assert.ok(c.bloom_filter.bitset_bytes >= 32, JSON.stringify(c.bloom_filter));
+      }
+    }
+    const values = { name: ['name7', 'name99', 'name100', 'zzz'], small: ['7', '49', '50', '-1'],
+      big: ['0', '39000117', '40000120', '7'], day: ['2024-01-01', '2024-01-30', '2024-01-31'],
+      amount: ['0.25', '14.75', '15.00', '0.10'], dbl: ['0.125', '3', '3.125', '0.1'],
+      u: ['00000000-0000-4000-8000-000000000003', '00000000-0000-4000-8000-000000000020'],
+      ts: ['2024-05-01 00:34:00', '2024-05-01 00:35:00'] };
+    let absent = 0;
+    for (const col of cols) {
+      if (!values[col]) continue;
+      const t = tarnProbe(file, col, values[col]);
+      assert.ok(!t.some((x) => x.endsWith(':none')), `${col}: ${t}`);
+      if (NOT_PROBED_BY_DUCKDB.has(col)) {
+        // Every value of u is in every row group; '...020' in none.
+        assert.deepEqual(t, [0, 1, 2].flatMap((g) => [
+          `${g}:00000000-0000-4000-8000-000000000003:maybe`,
+          `${g}:00000000-0000-4000-8000-000000000020:absent`]).sort(), col);
+        continue;
+      }
+      assert.deepEqual(t, await duckdbProbe(file, col, values[col], col === 'amount' ? 2 : null), col);
+      absent += t.filter((x) => x.endsWith(':absent')).length;
+    }
+    assert.ok(absent >= 6, `values outside the data were ruled out (${absent})`);
+  });
+
+  test('a dataset with parquet.bloom-filter-columns: its files carry them, scans skip by them', async () => {
+    const cat = path.join(dir, 'catalog');
+    const run = (args) => tarn([...args, '--catalog', cat]);
+    run(['workspace', 'create', 'w']);
+    run(['collection', 'create', 'w.c']);
+    run(['dataset', 'create', 'w.c.d', '--schema', 'id INT64 NOT NULL, name VARCHAR, n INT32']);
+    run(['dataset', 'set', 'w.c.d', 'parquet.bloom-filter-columns=id,name']);
+    // Two files whose bounds both cover id 50 and name 'm'.
+    const a = path.join(dir, 'a.csv');
+    const b = path.join(dir, 'b.csv');
+    fs.writeFileSync(a, 'id,name,n\n1,a,1\n100,z,2\n');
+    fs.writeFileSync(b, 'id,name,n\n2,b,3\n50,m,4\n99,y,5\n');
+    run(['append', 'w.c.d', a]);
+    run(['append', 'w.c.d', b]);
+    const files = JSON.parse(run(['files', 'w.c.d', '--where', 'id = 50', '--json']));
+    assert.equal(files.length, 2);  // planning keeps both
+    for (const f of files) {
+      const p = path.join(cat, 'warehouse', f.path);
+      assert.deepEqual(tarnProbe(p, 'id', ['50']).length, 1);
+      const duck = await query(`SELECT path_in_schema FROM parquet_metadata(${quote(p)})
+          WHERE bloom_filter_offset IS NOT NULL ORDER BY 1`);
+      assert.deepEqual(duck.map((r) => r.path_in_schema), ['id', 'name']);
+      assert.deepEqual(await duckdbProbe(p, 'id', ['50', '1']), tarnProbe(p, 'id', ['50', '1']));
+    }
+    const r = spawnSync(process.env.TARN_BINARY || path.resolve('../../build/tarn'),
+      ['scan', 'w.c.d', '--where', "id = 50 OR name = 'nope'", '--stats', '--json', '--catalog', cat],
+      { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split('\n').map((l) => JSON.parse(l)), [{ id: 50, name: 'm', n: 4 }]);
+    const stats = JSON.parse(r.stderr.trim().split('\n').pop()).scan_stats;
+    assert.equal(stats.files, 2);
+    assert.equal(stats.row_groups_skipped_by_bloom_filter, 1);
+    assert.equal(stats.files_skipped_by_bloom_filter, 1);
+    // The page index counts too: of the row group left, one data page per column read.
+    assert.equal(stats.row_groups_skipped_by_statistics, 0);
+    assert.equal(stats.data_pages_read, 3);
+    // An upload into the dataset writes them too.
+    const c = path.join(dir, 'c.csv');
+    fs.writeFileSync(c, 'id,name,n\n7,q,6\n');
+    run(['push', c, '--to', 'w.c.d']);
+    const pushed = JSON.parse(run(['files', 'w.c.d', '--where', 'id = 7', '--json']))
+      .filter((f) => !files.some((g) => g.path === f.path));
+    assert.equal(pushed.length, 1);
+    assert.deepEqual(tarnProbe(path.join(cat, 'warehouse', pushed[0].path), 'name', ['q', 'nope']),
+      ['0:nope:absent', '0:q:maybe']);
+    // A bad property value is refused by name.
+    const bad = spawnSync(process.env.TARN_BINARY || path.resolve('../../build/tarn'),
+      ['dataset', 'set', 'w.c.d', 'parquet.bloom-filter-columns=n,nope', '--catalog', cat, '--json'],
+      { encoding: 'utf8' });
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stderr, /invalid_property/);
+    assert.match(bad.stderr, /no column 'nope'/);
   });
 });

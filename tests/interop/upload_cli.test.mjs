@@ -543,3 +543,50 @@ test('convert: CSV to Parquet (local path and file:// URI) that DuckDB reads bac
   fails(embeddedDir, ['convert', bad, out3, '--type', 'hosts=INT64'], 3, 'value_not_castable');
   assert.equal(fs.existsSync(out3), false);
 });
+
+test('convert: field ids 1..N by position, or a declared schema\'s', async () => {
+  const ids = (file) => ok(embeddedDir, ['parquet', 'schema', file]).columns
+    .map((c) => `${c.name}:${c.field_id}`).join(', ');
+  // By position, as `tarn dataset create --schema` numbers columns; DuckDB sees the same ids.
+  const out = path.join(dir, 'findings-ids.parquet');
+  const r = ok(embeddedDir, ['convert', findings, out, '--infer']);
+  assert.deepEqual(r.columns.map((c) => c.field_id), [1, 2, 3, 4, 5]);
+  assert.equal(ids(out), 'cve_id:1, published:2, source_ip:3, hosts:4, score:5');
+  const duck = await query(`SELECT name, field_id FROM parquet_schema(${quote(out)})
+    WHERE field_id IS NOT NULL ORDER BY field_id`);
+  assert.deepEqual(duck.map((c) => `${c.name}:${c.field_id}`).join(', '), ids(out));
+
+  // --schema: declared types and nullability, ids 1..N; a column it lacks is refused.
+  const out2 = path.join(dir, 'findings-declared.parquet');
+  const r2 = ok(embeddedDir, ['convert', findings, out2, '--schema',
+    'cve_id VARCHAR NOT NULL, score DOUBLE, hosts INT32, source_ip IPV4, published TIMESTAMPTZ']);
+  assert.deepEqual(r2.columns.map((c) => `${c.name} ${c.type}`),
+    ['cve_id VARCHAR', 'score FLOAT64', 'hosts INT32', 'source_ip IPV4', 'published TIMESTAMPTZ[us]']);
+  assert.equal(ids(out2), 'cve_id:1, score:2, hosts:3, source_ip:4, published:5');
+  fails(embeddedDir, ['convert', findings, path.join(dir, 'x.parquet'), '--schema', 'cve_id VARCHAR'],
+    3, 'column_undeclared');
+
+  // --schema-file with `tarn dataset show --json`: the dataset's own ids, so the file can be
+  // registered with add-files and read by id. The dataset dropped `hosts` and added `hosts`
+  // again, so its ids are not positional.
+  const D = 'acme.security.convertids';
+  ok(embeddedDir, ['dataset', 'create', D, '--schema',
+    'cve_id VARCHAR NOT NULL, published TIMESTAMPTZ, source_ip IPV4, hosts INT64, score DOUBLE']);
+  ok(embeddedDir, ['dataset', 'alter', D, 'drop hosts']);
+  ok(embeddedDir, ['dataset', 'alter', D, 'add hosts INT64']);
+  const show = run(embeddedDir, ['dataset', 'show', D, '--json']);
+  assert.equal(show.code, 0, show.err);
+  const schemaFile = path.join(dir, 'convertids.json');
+  fs.writeFileSync(schemaFile, show.out);
+  const want = JSON.parse(show.out).schema.map((f) => `${f.name}:${f.id}`).join(', ');
+  assert.equal(want, 'cve_id:1, published:2, source_ip:3, score:5, hosts:6');
+  const out3 = path.join(dir, 'findings-dataset.parquet');
+  ok(embeddedDir, ['convert', findings, more, out3, '--schema-file', schemaFile]);
+  assert.equal(ids(out3), want);
+  // Exclusive with --type and --infer, and with each other: usage (exit 2).
+  fails(embeddedDir, ['convert', findings, path.join(dir, 'y.parquet'), '--schema-file', schemaFile,
+    '--infer'], 2, 'usage');
+  fails(embeddedDir, ['convert', findings, path.join(dir, 'y.parquet'), '--schema', 'a INT64',
+    '--schema-file', schemaFile], 2, 'usage');
+  fails(embeddedDir, ['convert', findings, path.join(dir, 'y.parquet'), '--schema', 'a NOPE'], 2, 'usage');
+});
