@@ -58,8 +58,9 @@ struct PartitionSpec {
   bool unpartitioned() const { return fields.empty(); }
   // "bucket(16, id), month(ts), region, truncate(4, name), identity(x), day(ts), void(x)"; field
   // ids from 1000 up, names like Iceberg: id_bucket, ts_month, region, name_trunc, x, ts_day,
-  // x_null. Errors: kInvalidArgument for syntax, unknown columns, inapplicable transforms and
-  // duplicate partition fields.
+  // x_null. A source may be a STRUCT member by its dotted path (`bucket(8, p.user_id)`, named
+  // `p.user_id_bucket`). Errors: kInvalidArgument for syntax, unknown columns, inapplicable
+  // transforms and duplicate partition fields.
   static Result<PartitionSpec> Parse(std::string_view text, const Schema& schema,
                                      int32_t spec_id = 0);
   std::string ToString(const Schema& schema) const;  // the same syntax back

@@ -5,6 +5,7 @@
 
 #include "catalog/catalog_internal.h"
 #include "catalog/store.h"
+#include "table/field_path.h"
 #include "table/ordered_key.h"
 #include "table/schema_json.h"
 
@@ -21,11 +22,9 @@ namespace {
 Result<SqlValue> PartitionKey(const DataFile& f, const PartitionSpec& spec, const Schema& schema) {
   if (spec.fields.empty() || f.partition.empty() || !f.partition[0]) return SqlValue::Null();
   const PartitionField& pf = spec.fields[0];
-  const Field* source = nullptr;
-  for (const Field& fld : schema.fields) {
-    if (fld.field_id == pf.source_id) source = &fld;
-  }
-  if (!source) return SqlValue::Null();
+  const std::optional<FieldPath> path = FindFieldPath(schema, pf.source_id);
+  if (!path) return SqlValue::Null();
+  const Field* source = path->field;
   TARN_ASSIGN_OR_RETURN(DataType type, pf.transform.ResultType(source->type));
   TARN_ASSIGN_OR_RETURN(std::string key, OrderedKeyFromText(type, *f.partition[0]));
   return SqlValue::Blob(key);

@@ -19,6 +19,7 @@
 #include "datafile/writer.h"
 #include "objectstore/object_store.h"
 #include "table/deletion_vector.h"
+#include "table/field_path.h"
 #include "table/ordered_key.h"
 #include "table/predicate.h"
 #include "types/batch.h"
@@ -109,7 +110,7 @@ const Field* FieldById(const Schema& schema, int32_t id) {
 // Whether every source column of `spec` is still in `schema` (its files can be written again).
 bool Writable(const PartitionSpec& spec, const Schema& schema) {
   for (const PartitionField& pf : spec.fields) {
-    if (FieldById(schema, pf.source_id) == nullptr) return false;
+    if (!FindFieldPath(schema, pf.source_id)) return false;
   }
   return true;
 }
@@ -157,8 +158,8 @@ Result<Catalog::CompactionPlan> Catalog::PlanCompaction(std::string_view qualifi
       bool partition_source = false;
       for (const PartitionField& pf : ds.spec.fields) partition_source |= pf.source_id == id;
       if (!partition_source) {
-        const Field* f = FieldById(ds.schema, id);
-        const std::string name = f ? f->name : std::to_string(id);
+        const std::optional<FieldPath> path = FindFieldPath(ds.schema, id);
+        const std::string name = path ? path->Text() : std::to_string(id);
         return Status::Of(codes::kCompactionFilterNotPartition,
                           "--where of a compaction chooses partitions: '" + name +
                               "' is not a partition source column of '" + out.dataset + "'")

@@ -1028,6 +1028,102 @@ TEST_P(DatasetSuite, StructAndMapColumnsEndToEnd) {
   EXPECT_EQ(json_rows("w.c.n2"), want);
 }
 
+TEST_P(DatasetSuite, PredicatesOnStructMembersFilterAndPruneFiles) {
+  Create("w.c.ev", "id INT64 NOT NULL, p STRUCT<status: VARCHAR, n: INT64, u: STRUCT<c: VARCHAR>>");
+  Append("w.c.ev", {{"1", R"({"status":"ok","n":1,"u":{"c":"de"}})"},
+                    {"2", R"({"status":"ok","n":5,"u":null})"}});
+  Append("w.c.ev", {{"3", R"({"status":"failed","n":7,"u":{"c":"fr"}})"},
+                    {"4", ""},
+                    {"5", R"({"status":null,"n":9,"u":{"c":null}})"}});
+  auto ids = [&](const std::string& where) {
+    std::vector<std::string> out;
+    for (const std::string& row : Rows("w.c.ev", {}, where)) out.push_back(row.substr(0, 1));
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(ids("p.status = 'ok'"), (V{"1", "2"}));
+  EXPECT_EQ(ids("p.n > 4 AND p.status <> 'ok'"), (V{"3"}));  // row 5: null <> 'ok' is unknown
+  EXPECT_EQ(ids("p.status IS NULL"), (V{"4", "5"}));  // row 4: p itself is null
+  EXPECT_EQ(ids("p.u.c = 'fr' OR id = 1"), (V{"1", "3"}));
+  EXPECT_EQ(ids("p.u.c IS NULL"), (V{"2", "4", "5"}));
+  // Each file keeps statistics per STRUCT member, so planning prunes by them.
+  EXPECT_EQ(Files("w.c.ev", {}, "p.status = 'ok'").size(), 1u);
+  EXPECT_EQ(Files("w.c.ev", {}, "p.n >= 6").size(), 1u);
+  EXPECT_EQ(Files("w.c.ev", {}, "p.u.c = 'de'").size(), 1u);
+  EXPECT_EQ(Files("w.c.ev", {}, "p.n = 100").size(), 0u);
+  EXPECT_EQ(Files("w.c.ev", {}, "p.status IS NULL").size(), 1u);  // the first has no nulls
+  auto bad = cat_->PlanFiles("w.c.ev", {}, "p.nope = 1", [](const PlannedFile&) {
+    return Status::OK();
+  });
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("unknown member p.nope"), std::string::npos) << bad.ToString();
+  // A renamed member is still found by its id (the files store the old name).
+  auto renamed = cat_->AlterSchema("w.c.ev", {*ParseSchemaChange("rename p.status TO state")});
+  ASSERT_TRUE(renamed.ok()) << renamed.status().ToString();
+  EXPECT_EQ(ids("p.state = 'ok'"), (V{"1", "2"}));
+  EXPECT_EQ(Files("w.c.ev", {}, "p.state = 'failed'").size(), 1u);
+}
+
+TEST_P(DatasetSuite, PartitionedByAStructMemberAppendsAddsFilesAndPrunes) {
+  const char* kSchema = "id INT64 NOT NULL, p STRUCT<region: VARCHAR, user_id: INT64>";
+  Create("w.c.pp", kSchema, "p.region, bucket(2, p.user_id)");
+  auto ds = cat_->LoadDataset("w.c.pp");
+  ASSERT_TRUE(ds.ok());
+  EXPECT_EQ(ds->spec.ToString(ds->schema), "p.region, bucket(2, p.user_id)");
+  Append("w.c.pp", {{"1", R"({"region":"eu","user_id":1})"},
+                    {"2", R"({"region":"us","user_id":1})"},
+                    {"3", R"({"region":"eu","user_id":2})"},
+                    {"4", ""},
+                    {"5", R"({"region":null,"user_id":3})"}});
+  const auto files = Files("w.c.pp");
+  size_t eu = 0, nulls = 0;
+  for (const PlannedFile& f : files) {
+    ASSERT_EQ(f.file.partition.size(), 2u);
+    if (f.file.partition[0] == std::optional<std::string>("eu")) ++eu;
+    if (!f.file.partition[0]) ++nulls;
+    EXPECT_NE(f.file.path.find("p.region="), std::string::npos) << f.file.path;
+  }
+  EXPECT_GE(eu, 1u);
+  EXPECT_GE(nulls, 1u);  // rows 4 (a null struct) and 5
+  // Pruning by the partition value, and rows as written.
+  for (const PlannedFile& f : Files("w.c.pp", {}, "p.region = 'us'")) {
+    EXPECT_EQ(f.file.partition[0], std::optional<std::string>("us"));
+  }
+  EXPECT_EQ(Rows("w.c.pp", {}, "p.region = 'eu'").size(), 2u);
+  EXPECT_EQ(Rows("w.c.pp", {}, "p.region IS NULL").size(), 2u);
+
+  // add_files derives the partition of a file from its footer's member statistics.
+  Create("w.c.pp2", kSchema, "p.region");
+  ASSERT_OK(cat_->GrantLocation("w.c.pp2", "landing"));
+  Create("w.c.src", kSchema);
+  Append("w.c.src", {{"7", R"({"region":"ap","user_id":9})"}, {"8", R"({"region":"ap","user_id":4})"}});
+  const auto src = Files("w.c.src");
+  ASSERT_EQ(src.size(), 1u);
+  auto bytes = cat_->warehouse().Get(src[0].file.path);
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_OK(cat_->warehouse().Put("landing/pp.parquet", *bytes));
+  auto added = cat_->AddFiles("w.c.pp2", {"landing/pp.parquet"}, Meta());
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  const auto got = Files("w.c.pp2");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].file.partition, (PartitionValues{"ap"}));
+  const ColumnStats* user = got[0].file.FindStats(ds->schema.fields[1].type.children()[1].field_id);
+  ASSERT_NE(user, nullptr);  // member statistics read from the footer too
+  EXPECT_TRUE(user->lower.has_value());
+  EXPECT_EQ(Files("w.c.pp2", {}, "p.user_id > 9").size(), 0u);
+  // A file whose rows span two regions is refused: it has no single partition.
+  Create("w.c.src2", kSchema);
+  Append("w.c.src2", {{"1", R"({"region":"eu","user_id":1})"}, {"2", R"({"region":"us","user_id":1})"}});
+  auto mixed = cat_->warehouse().Get(Files("w.c.src2")[0].file.path);
+  ASSERT_TRUE(mixed.ok());
+  ASSERT_OK(cat_->warehouse().Put("landing/mixed.parquet", *mixed));
+  auto refused = cat_->AddFiles("w.c.pp2", {"landing/mixed.parquet"}, Meta());
+  EXPECT_FALSE(refused.ok());
+  // The member cannot be dropped while it is a partition source.
+  auto drop = cat_->AlterSchema("w.c.pp2", {*ParseSchemaChange("drop p.region")});
+  EXPECT_FALSE(drop.ok());
+}
+
 // The chunks of a data file's footer that carry a bloom filter, as "column" per row group.
 std::vector<std::string> BloomFilterChunks(ObjectStore& store, const std::string& path) {
   std::vector<std::string> out;

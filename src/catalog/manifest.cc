@@ -24,6 +24,7 @@
 #include "objectstore/object_store.h"
 #include "parquet/writer.h"
 #include "table/deletion_vector.h"
+#include "table/field_path.h"
 #include "table/schema_json.h"
 #include "types/iceberg.h"
 #include "types/json_render.h"
@@ -129,17 +130,18 @@ void AppendBound(const DataType& type, const std::optional<std::string>& bytes, 
 
 // {"<column>":{"field_id":..,"type":..,"value_count":..,"null_count":..,"nan_count":..,
 // "lower":..,"upper":..},...} in field-id order: the columns of `schema` (the snapshot's) and
-// the stored row id column; statistics of fields the schema no longer has are left out.
+// the stored row id column, STRUCT members by their dotted paths; statistics of fields the
+// schema no longer has are left out.
 std::string ColumnStatsJson(const DataFile& f, const Schema& schema) {
   static const DataType kInt64 = DataType::Int64();
   std::string out = "{";
   for (const ColumnStats& st : f.columns) {
-    const Field* field = FindFieldById(schema, st.field_id);
-    std::string_view name;
+    const std::optional<FieldPath> path = FindFieldPath(schema, st.field_id);
+    std::string name;
     const DataType* type = nullptr;
-    if (field != nullptr) {
-      name = field->name;
-      type = &field->type;
+    if (path) {
+      name = path->Text();  // a STRUCT member's as `payload.status`
+      type = &path->field->type;
     } else if (st.field_id == kRowIdFieldId) {
       name = kRowIdColumnName;
       type = &kInt64;

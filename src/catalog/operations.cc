@@ -253,7 +253,7 @@ Result<std::vector<FileDeletes>> PlanDeletes(Catalog& cat, const DatasetInfo& ds
     return Status::OK();
   }));
   ReadOptions options;
-  options.field_ids = ReferencedFieldIds(pred);
+  options.field_ids = ReferencedColumnIds(pred);
   if (options.field_ids.empty() && !ds.schema.fields.empty()) {
     options.field_ids.push_back(ds.schema.fields[0].field_id);
   }

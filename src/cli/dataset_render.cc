@@ -2,6 +2,7 @@
 
 #include "cli/catalog_common.h"
 #include "common/hex.h"
+#include "table/field_path.h"
 #include "table/schema_json.h"
 #include "types/iceberg.h"
 #include "types/json_render.h"
@@ -134,13 +135,14 @@ json FileJson(const DataFile& f, int64_t deleted_rows, const Schema& schema,
   row_id.type = DataType::Int64();
   row_id.field_id = kRowIdFieldId;
   for (const ColumnStats& st : f.columns) {
-    const Field* field =
-        st.field_id == kRowIdFieldId ? &row_id : FindFieldById(schema, st.field_id);
+    const std::optional<FieldPath> path = FindFieldPath(schema, st.field_id);
+    const Field* field = st.field_id == kRowIdFieldId ? &row_id : path ? path->field : nullptr;
     json c = {{"field_id", st.field_id}, {"values", st.value_count}, {"nulls", st.null_count}};
     if (st.nan_count) c["nans"] = *st.nan_count;
     if (st.lower) c["lower"] = field ? BoundJson(field->type, *st.lower) : json(Hex(*st.lower));
     if (st.upper) c["upper"] = field ? BoundJson(field->type, *st.upper) : json(Hex(*st.upper));
-    columns[field ? field->name : "#" + std::to_string(st.field_id)] = std::move(c);
+    columns[path ? path->Text() : field ? field->name : "#" + std::to_string(st.field_id)] =
+        std::move(c);
   }
   json j = {{"path", f.path},
             {"format", f.format},

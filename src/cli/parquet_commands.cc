@@ -365,7 +365,7 @@ Status CatCommand(const CatOptions& o, const GlobalOptions& g) {
   if (!o.where.empty()) {
     TARN_ASSIGN_OR_RETURN(filter, ParseAndBindPredicate(o.where, bindable));
     TARN_ASSIGN_OR_RETURN(selection, SelectRowsByStatistics(*reader, *filter, bindable));
-    for (int32_t id : ReferencedFieldIds(*filter)) {
+    for (int32_t id : ReferencedColumnIds(*filter)) {
       for (size_t f = 0; f < bindable.fields.size(); ++f) {
         const int fi = static_cast<int>(f);
         if (bindable.fields[f].field_id == id &&

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "parquet/column_writer.h"
 #include "types/cast.h"
 
 namespace tarn::datafile_internal {
@@ -50,6 +51,26 @@ bool ScalarReads(const DataType& from, const DataType& to) {
 }
 
 }  // namespace
+
+std::optional<FileLeaf> FindFileStructLeaf(const parquet::ParquetSchema& file, int file_field,
+                                           const Schema& schema, const FieldPath& path) {
+  if (!file.unsupported[file_field].empty()) return std::nullopt;
+  FileLeaf out;
+  out.leaf = file.field_leaves[file_field][0];
+  out.type = file.schema.fields[file_field].type;
+  const DataType* want = &schema.fields[path.indices[0]].type;
+  for (size_t level = 1; level < path.indices.size(); ++level) {
+    if (out.type.id() != TypeId::kStruct || want->id() != TypeId::kStruct) return std::nullopt;
+    const Field& member = want->children()[path.indices[level]];
+    const int at = FileMember(out.type, member);
+    if (at < 0) return std::nullopt;
+    for (int k = 0; k < at; ++k) out.leaf += parquet::LeafCount(out.type.children()[k].type);
+    out.type = out.type.children()[at].type;
+    want = &member.type;
+  }
+  if (out.type.is_nested()) return std::nullopt;
+  return out;
+}
 
 std::string NestedReadMismatch(const DataType& from, const DataType& to) {
   if (!to.is_nested() || !from.is_nested()) {

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "parquet/schema.h"
+#include "table/field_path.h"
 #include "tarn/column.h"
 #include "tarn/data_type.h"
 #include "tarn/status.h"
@@ -29,6 +31,17 @@ std::string NestedReadMismatch(const DataType& from, const DataType& to);
 // `src` (a file column, type with the file's nested ids) as a column of `to`, which
 // NestedReadMismatch accepted (or CheckFileColumn, for top-level columns).
 Result<Column> ConformColumn(Column src, const DataType& to);
+
+// The leaf column of a file holding STRUCT member `path` (of `schema`, reached through STRUCTs
+// only: table/field_path.h) below the file's top-level field `file_field`, each level matched
+// as ConformColumn matches members; with the member's type in the file. nullopt when the file
+// lacks the member or it is not a single leaf.
+struct FileLeaf {
+  int leaf = -1;  // index into ParquetSchema::leaves
+  DataType type;  // the member's type in the file
+};
+std::optional<FileLeaf> FindFileStructLeaf(const parquet::ParquetSchema& file, int file_field,
+                                           const Schema& schema, const FieldPath& path);
 
 // Appends row `row` of scalar column `src` (a valid row) to `dst` of the same type.
 void AppendScalarRow(const Column& src, int64_t row, Column* dst);

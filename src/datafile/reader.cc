@@ -136,7 +136,7 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
   }
   std::vector<int> needed = out_fields;
   if (filter != nullptr) {
-    for (int32_t id : ReferencedFieldIds(*filter)) {
+    for (int32_t id : ReferencedColumnIds(*filter)) {
       int idx = SchemaIndexOf(schema, id);
       if (idx < 0) {
         return Status::InvalidArgument("the filter reads field id " + std::to_string(id) +
@@ -206,7 +206,7 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     parquet::RowSelection sel(static_cast<size_t>(groups_in_file));
     if (options.prune_pages) {
       std::vector<FilterColumn> columns;
-      for (int32_t id : ReferencedFieldIds(*filter)) {
+      for (int32_t id : ReferencedColumnIds(*filter)) {
         for (size_t k = 0; k < needed.size(); ++k) {
           if (needed_schema.fields[k].field_id == id) {
             columns.push_back({needed_schema.fields[k], match[k]});
@@ -414,7 +414,7 @@ Result<parquet::RowSelection> SelectRowsByStatistics(const parquet::FileReader& 
                                                      const Schema& schema) {
   const std::vector<int> match = MatchFileFields(reader.schema(), schema);
   std::vector<FilterColumn> columns;
-  for (int32_t id : ReferencedFieldIds(filter)) {
+  for (int32_t id : ReferencedColumnIds(filter)) {
     const int idx = SchemaIndexOf(schema, id);
     if (idx < 0) continue;
     const bool usable =

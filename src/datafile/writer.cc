@@ -13,6 +13,7 @@
 #include "parquet/reader.h"
 #include "parquet/schema.h"
 #include "parquet/stat_value.h"
+#include "table/field_path.h"
 #include "table/ordered_key.h"
 #include "types/cast.h"
 #include "types/value_text.h"
@@ -23,6 +24,8 @@ namespace {
 
 using datafile_internal::AppendScalarRow;
 using datafile_internal::CheckFileColumn;
+using datafile_internal::FileLeaf;
+using datafile_internal::FindFileStructLeaf;
 using datafile_internal::LegacyStatsUsable;
 using datafile_internal::MatchFileFields;
 using datafile_internal::WidenFloatBounds;
@@ -174,16 +177,31 @@ struct FileWrite {
     df.spec_id = spec.spec_id;
     df.partition = values;
     df.stats_pending = options.defer_stats;
-    if (!df.stats_pending) df.columns.resize(schema.fields.size());
+    // Statistics of every column and every STRUCT member (by the member's field id, as
+    // Iceberg keeps them: a predicate on `payload.status` prunes by them).
+    std::vector<FieldPath> members;
+    if (!df.stats_pending) {
+      ForEachStructMember(schema, [&](const FieldPath& p) { members.push_back(p); });
+      df.columns.resize(schema.fields.size() + members.size());
+    }
     for (const RecordBatch* b : parts) {
       TARN_RETURN_NOT_OK(writer->Write(*b));
-      for (size_t i = 0; i < df.columns.size(); ++i) {
-        ColumnStats st = ComputeColumnStats(schema.fields[i].field_id, b->columns[i]);
+      auto add = [&](size_t i, const Field& f, const Column& values) {
+        ColumnStats st = ComputeColumnStats(f.field_id, values);
         if (df.record_count == 0) {
           df.columns[i] = std::move(st);
         } else {
-          MergeColumnStats(schema.fields[i].type, st, &df.columns[i]);
+          MergeColumnStats(f.type, st, &df.columns[i]);
         }
+      };
+      for (size_t i = 0; i < df.columns.size(); ++i) {
+        if (i < schema.fields.size()) {
+          add(i, schema.fields[i], b->columns[i]);
+          continue;
+        }
+        const FieldPath& p = members[i - schema.fields.size()];
+        Column scratch;
+        add(i, *p.field, FieldPathColumn(b->columns[p.indices[0]], p, &scratch));
       }
       df.record_count += b->num_rows;
     }
@@ -273,20 +291,20 @@ struct FooterColumn {
   Column mins, maxes;  // one row per row group with non-null values
 };
 
+// The statistics of leaf column `leaf_index` (of type `file_type` in the file) as `field`: a flat
+// top-level column or a STRUCT member (one value per row either way).
 Result<FooterColumn> ReadFooterColumn(const parquet::FileMetaData& md,
-                                      const parquet::ParquetSchema& ps, int file_field,
-                                      const Field& field) {
+                                      const parquet::ParquetSchema& ps, int leaf_index,
+                                      const DataType& file_type, const Field& field) {
   FooterColumn fc;
   fc.field_id = field.field_id;
-  const DataType& file_type = ps.schema.fields[file_field].type;
-  const int leaf_index = ps.field_leaves[file_field][0];
   const parquet::LeafColumn& leaf = ps.leaves[leaf_index];
   fc.mins = Column(file_type);
   fc.maxes = Column(file_type);
   // Logical type UNKNOWN (Arrow's Null type) reads as nulls whatever the statistics say (arrow-rs
   // writes min = max = 0 and no nulls for a required one).
   const parquet::SchemaElement& element = md.schema[leaf.schema_index];
-  const bool all_null = leaf.nodes.size() == 1 && element.logical_type &&
+  const bool all_null = element.logical_type &&
                         element.logical_type->kind == parquet::LogicalType::UNKNOWN;
   for (size_t g = 0; g < md.row_groups.size(); ++g) {
     const parquet::RowGroup& rg = md.row_groups[g];
@@ -454,7 +472,8 @@ Result<DataFile> FromFooterImpl(ObjectStore& store, std::string_view path, const
     TARN_RETURN_NOT_OK(CheckFileColumn(ps, match[i], f));
     if (f.type.is_nested()) continue;
     if (ps.field_leaves[match[i]].size() != 1) continue;
-    Result<FooterColumn> fc = ReadFooterColumn(md, ps, match[i], f);
+    Result<FooterColumn> fc = ReadFooterColumn(md, ps, ps.field_leaves[match[i]][0],
+                                               ps.schema.fields[match[i]].type, f);
     if (!fc.ok()) return fc.status().WithContext("column '" + f.name + "'");
     if (!f.nullable && fc->nulls_known && fc->nulls > 0) {
       return Status::InvalidArgument("NOT NULL column '" + f.name + "' has " +
@@ -464,24 +483,32 @@ Result<DataFile> FromFooterImpl(ObjectStore& store, std::string_view path, const
     if (fc->nulls_known) df.columns.push_back(StatsOf(*fc));
     by_id.emplace(f.field_id, std::move(fc).value());
   }
+  // STRUCT members: their leaf columns' statistics, as the writer keeps them (by member id).
+  std::vector<FieldPath> members;
+  ForEachStructMember(schema, [&](const FieldPath& p) { members.push_back(p); });
+  for (const FieldPath& p : members) {
+    const int file_field = match[p.indices[0]];
+    if (file_field < 0 || p.field->type.is_nested()) continue;
+    const std::optional<FileLeaf> fl = FindFileStructLeaf(ps, file_field, schema, p);
+    if (!fl) continue;
+    Result<FooterColumn> fc = ReadFooterColumn(md, ps, fl->leaf, fl->type, *p.field);
+    if (!fc.ok()) return fc.status().WithContext("column '" + p.Text() + "'");
+    if (fc->nulls_known) df.columns.push_back(StatsOf(*fc));
+    by_id.emplace(p.field->field_id, std::move(fc).value());
+  }
   std::sort(df.columns.begin(), df.columns.end(),
             [](const ColumnStats& a, const ColumnStats& b) { return a.field_id < b.field_id; });
 
   for (const PartitionField& pf : spec.fields) {
-    const int src = [&] {
-      for (size_t i = 0; i < schema.fields.size(); ++i) {
-        if (schema.fields[i].field_id == pf.source_id) return static_cast<int>(i);
-      }
-      return -1;
-    }();
-    if (src < 0) {
+    const std::optional<FieldPath> src = FindFieldPath(schema, pf.source_id);
+    if (!src) {
       return Status::InvalidArgument("partition field '" + pf.name + "' has source id " +
                                      std::to_string(pf.source_id) + ", not in the schema");
     }
     auto it = by_id.find(pf.source_id);
     TARN_ASSIGN_OR_RETURN(
         std::optional<std::string> v,
-        FooterPartitionValue(pf, schema.fields[src], it == by_id.end() ? nullptr : &it->second));
+        FooterPartitionValue(pf, *src->field, it == by_id.end() ? nullptr : &it->second));
     df.partition.push_back(std::move(v));
   }
   return df;

@@ -9,6 +9,7 @@
 #include "common/hex.h"
 #include "common/text.h"
 #include "common/utf8.h"
+#include "table/field_path.h"
 #include "table/ordered_key.h"
 #include "table/schema_json.h"
 #include "types/iceberg.h"
@@ -318,32 +319,46 @@ std::vector<std::string_view> SplitTopLevel(std::string_view text) {
 }
 
 // A column reference: a bare name or a "double-quoted" one.
-bool ParseName(std::string_view s, std::string* out) {
+// A column, or a STRUCT member by its dotted path (`p.user_id`, `"p"."odd name"`): each
+// segment bare (no spaces, dots, parentheses or quotes) or "double-quoted" ("" escapes).
+bool ParseNamePath(std::string_view s, std::vector<std::string>* out) {
   s = Trim(s);
-  if (s.empty()) return false;
-  if (s.front() == '"') {
-    if (s.size() < 2 || s.back() != '"') return false;
-    out->clear();
-    for (size_t i = 1; i + 1 < s.size(); ++i) {
-      if (s[i] == '"') {
-        if (i + 2 < s.size() && s[i + 1] == '"') {
-          out->push_back('"');
+  out->clear();
+  size_t i = 0;
+  while (true) {
+    std::string seg;
+    if (i < s.size() && s[i] == '"') {
+      ++i;
+      bool closed = false;
+      while (i < s.size()) {
+        if (s[i] == '"') {
+          if (i + 1 < s.size() && s[i + 1] == '"') {
+            seg.push_back('"');
+            i += 2;
+            continue;
+          }
           ++i;
-          continue;
+          closed = true;
+          break;
         }
-        return false;
+        seg.push_back(s[i++]);
       }
-      out->push_back(s[i]);
+      if (!closed) return false;
+    } else {
+      while (i < s.size() && s[i] != '.') {
+        const char c = s[i++];
+        if (std::isspace(static_cast<unsigned char>(c)) || c == '(' || c == ')' || c == '"') {
+          return false;
+        }
+        seg.push_back(c);
+      }
+      if (seg.empty()) return false;
     }
-    return true;
+    out->push_back(std::move(seg));
+    if (i == s.size()) return true;
+    if (s[i] != '.') return false;
+    ++i;
   }
-  for (char c : s) {
-    if (std::isspace(static_cast<unsigned char>(c)) || c == '(' || c == ')' || c == '"') {
-      return false;
-    }
-  }
-  *out = std::string(s);
-  return true;
 }
 
 std::string DefaultName(const std::string& source, const Transform& t) {
@@ -384,10 +399,10 @@ Result<PartitionSpec> PartitionSpec::Parse(std::string_view text, const Schema& 
     std::string_view it = Trim(item);
     if (it.empty()) return Status::InvalidArgument("partition spec: empty item");
     Transform tr;
-    std::string column;
+    std::vector<std::string> column;
     size_t open = it.front() == '"' ? std::string_view::npos : it.find('(');
     if (open == std::string_view::npos) {
-      if (!ParseName(it, &column)) return bad(item, "expected a column or transform(column)");
+      if (!ParseNamePath(it, &column)) return bad(item, "expected a column or transform(column)");
     } else {
       if (it.back() != ')') return bad(item, "missing ')'");
       std::string fn = Lower(Trim(it.substr(0, open)));
@@ -410,7 +425,7 @@ Result<PartitionSpec> PartitionSpec::Parse(std::string_view text, const Schema& 
         }
         tr.kind = fn == "bucket" ? TransformKind::kBucket : TransformKind::kTruncate;
         tr.param = p;
-        if (!ParseName(col_part, &column)) return bad(item, "bad column name");
+        if (!ParseNamePath(col_part, &column)) return bad(item, "bad column name");
       } else {
         if (parts.size() != 1) return bad(item, fn + " takes one column");
         if (fn == "identity")
@@ -427,18 +442,22 @@ Result<PartitionSpec> PartitionSpec::Parse(std::string_view text, const Schema& 
           tr.kind = TransformKind::kVoid;
         else
           return bad(item, "unknown transform " + fn);
-        if (!ParseName(parts[0], &column)) return bad(item, "bad column name");
+        if (!ParseNamePath(parts[0], &column)) return bad(item, "bad column name");
       }
     }
-    int idx = schema.FieldIndex(column);
-    if (idx < 0) return bad(item, "unknown column " + column);
-    const Field& f = schema.fields[idx];
+    // A source inside a STRUCT is allowed (Iceberg: any primitive reached through structs).
+    Result<FieldPath> path = ResolveFieldPath(schema, column);
+    if (!path.ok()) return bad(item, path.status().message());
+    const Field& f = *path->field;
     Result<DataType> rt = tr.ResultType(f.type);
     if (!rt.ok()) return bad(item, rt.status().message());
     PartitionField pf;
     pf.source_id = f.field_id;
     pf.field_id = next_id++;
-    pf.name = DefaultName(f.name, tr);
+    // Named like Iceberg's: the source's full dotted name (`p.user_id_bucket`).
+    std::string source_name;
+    for (const std::string& n : path->names) source_name += (source_name.empty() ? "" : ".") + n;
+    pf.name = DefaultName(source_name, tr);
     pf.transform = tr;
     for (const PartitionField& other : spec.fields) {
       if (other.source_id == pf.source_id && other.transform == pf.transform) {
@@ -458,8 +477,8 @@ std::string PartitionSpec::ToString(const Schema& schema) const {
   std::string out;
   for (const PartitionField& pf : fields) {
     if (!out.empty()) out += ", ";
-    const Field* f = FindFieldById(schema, pf.source_id);
-    std::string col = f ? QuoteColumnName(f->name) : "\"#" + std::to_string(pf.source_id) + "\"";
+    const std::optional<FieldPath> path = FindFieldPath(schema, pf.source_id);
+    std::string col = path ? path->Text() : "\"#" + std::to_string(pf.source_id) + "\"";
     switch (pf.transform.kind) {
       case TransformKind::kIdentity:
         out += col;
@@ -585,10 +604,8 @@ Result<std::vector<PartitionGroup>> GroupByPartition(const PartitionSpec& spec,
   }
   std::vector<Column> parts;
   for (const PartitionField& pf : spec.fields) {
-    const Column* src = nullptr;
-    for (size_t i = 0; i < batch.schema.fields.size() && i < batch.columns.size(); ++i) {
-      if (batch.schema.fields[i].field_id == pf.source_id) src = &batch.columns[i];
-    }
+    Column member;  // a source inside a STRUCT: its values
+    const Column* src = FindFieldColumn(batch, pf.source_id, &member);
     if (src == nullptr) {
       return Status::InvalidArgument("partition source column with field id " +
                                      std::to_string(pf.source_id) + " is not in the batch");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "table/schema_json.h"
 #include "table/test_util.h"
 
 namespace tarn {
@@ -194,6 +195,54 @@ TEST(GroupByPartitionTest, GroupsRowsByTuple) {
   PartitionSpec missing = spec;
   missing.fields[0].source_id = 77;
   EXPECT_EQ(GroupByPartition(missing, b).status().kind(), ErrorKind::kInvalidArgument);
+}
+
+TEST(PartitionSpecTest, SourcesInsideStructs) {
+  Schema s = S("id INT64, p STRUCT<user_id: INT64, \"odd name\": STRUCT<region: VARCHAR>>, "
+               "l ARRAY<STRUCT<x: INT32>>");
+  int32_t last = 0;
+  ASSERT_TRUE(AssignFieldIds(&s, &last).ok());
+  auto spec = PartitionSpec::Parse("bucket(4, p.user_id), \"p\".\"odd name\".region", s);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  const Field& user = s.fields[1].type.children()[0];
+  const Field& region = s.fields[1].type.children()[1].type.children()[0];
+  EXPECT_EQ(spec->fields[0].source_id, user.field_id);
+  EXPECT_EQ(spec->fields[0].name, "p.user_id_bucket");  // Iceberg's naming: the full name
+  EXPECT_EQ(spec->fields[1].source_id, region.field_id);
+  EXPECT_EQ(spec->fields[1].name, "p.odd name.region");
+  EXPECT_EQ(spec->ToString(s), "bucket(4, p.user_id), p.\"odd name\".region");
+  auto again = PartitionSpec::Parse(spec->ToString(s), s);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->fields, spec->fields);
+  for (const char* bad : {"p", "bucket(4, p.nope)", "day(id.x)", "l.x", "p..user_id", "p.",
+                          "bucket(4, p.\"odd name\")"}) {
+    EXPECT_FALSE(PartitionSpec::Parse(bad, s).ok()) << bad;
+  }
+
+  // Rows group by the member's values; a null struct is a null source value.
+  RecordBatch b;
+  b.schema = s;
+  b.columns.push_back(Col("INT64", {"1", "2", "3", "4"}));
+  b.columns.push_back(Col("STRUCT<user_id: INT64, \"odd name\": STRUCT<region: VARCHAR>>",
+                          {R"({"user_id":7,"odd name":{"region":"eu"}})", "NULL",
+                           R"({"user_id":7,"odd name":null})",
+                           R"({"user_id":8,"odd name":{"region":"eu"}})"}));
+  b.columns.push_back(Col("ARRAY<STRUCT<x: INT32>>", {"[]", "[]", "[]", "[]"}));
+  b.num_rows = 4;
+  auto by_region = PartitionSpec::Parse("p.\"odd name\".region", s);
+  ASSERT_TRUE(by_region.ok());
+  auto g = GroupByPartition(*by_region, b);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_EQ(g->size(), 2u);
+  EXPECT_EQ((*g)[0].values, (PartitionValues{"eu"}));
+  EXPECT_EQ((*g)[0].rows, (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ((*g)[1].values, (PartitionValues{std::nullopt}));
+  EXPECT_EQ(PartitionPath(*by_region, s, (*g)[0].values), "p.odd%20name.region=eu");
+  g = GroupByPartition(*spec, b);
+  ASSERT_TRUE(g.ok());
+  size_t total = 0;
+  for (const auto& grp : *g) total += grp.rows.size();
+  EXPECT_EQ(total, 4u);
 }
 
 TEST(PartitionPathTest, HumanTimeValuesAndEscapes) {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "table/error_codes.h"
+#include "table/field_path.h"
 #include "table/ordered_key.h"
 #include "table/schema_json.h"
 #include "types/iceberg.h"
@@ -19,6 +20,14 @@ namespace {
 
 std::string QuoteName(const std::string& name) {
   return QuoteColumnName(name, {"AND", "OR", "NOT", "IN", "IS", "NULL", "TRUE", "FALSE"});
+}
+
+// A leaf's column as the parser reads it back: `col`, `"p"."user".id`.
+template <typename Node>
+std::string ColumnText(const Node& p) {
+  std::string out = QuoteName(p.column);
+  for (const std::string& m : p.members) out += "." + QuoteName(m);
+  return out;
 }
 
 std::string QuoteString(std::string_view s) {
@@ -88,12 +97,12 @@ std::string TreeText(const Node& p, LeafText leaf) {
       return "(NOT " + (p.children.empty() ? std::string("TRUE") : TreeText(p.children[0], leaf)) +
              ")";
     case PredicateOp::kIsNull:
-      return QuoteName(p.column) + " IS NULL";
+      return ColumnText(p) + " IS NULL";
     case PredicateOp::kIsNotNull:
-      return QuoteName(p.column) + " IS NOT NULL";
+      return ColumnText(p) + " IS NOT NULL";
     case PredicateOp::kIn:
     case PredicateOp::kNotIn: {
-      std::string out = QuoteName(p.column) + " " + OpText(p.op) + " (";
+      std::string out = ColumnText(p) + " " + OpText(p.op) + " (";
       size_t n = leaf.count(p);
       for (size_t i = 0; i < n; ++i) {
         if (i) out += ", ";
@@ -102,7 +111,7 @@ std::string TreeText(const Node& p, LeafText leaf) {
       return out + ")";
     }
     default:
-      return QuoteName(p.column) + " " + OpText(p.op) + " " + leaf.text(p, 0);
+      return ColumnText(p) + " " + OpText(p.op) + " " + leaf.text(p, 0);
   }
 }
 
@@ -138,7 +147,7 @@ struct BoundLeafText {
 
 // ---- Tokenizer and parser ----
 
-enum class Tok { kEnd, kIdent, kQuotedIdent, kString, kNumber, kOp, kLParen, kRParen, kComma };
+enum class Tok { kEnd, kIdent, kQuotedIdent, kString, kNumber, kOp, kLParen, kRParen, kComma, kDot };
 
 struct Token {
   Tok kind = Tok::kEnd;
@@ -227,6 +236,10 @@ class Parser {
         t.upper = t.text;
         for (char& ch : t.upper)
           ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      } else if (c == '.') {
+        t.kind = Tok::kDot;
+        t.text = ".";
+        ++i;
       } else if (c == '(' || c == ')' || c == ',') {
         t.kind = c == '(' ? Tok::kLParen : (c == ')' ? Tok::kRParen : Tok::kComma);
         t.text = std::string(1, c);
@@ -352,14 +365,14 @@ class Parser {
     if (IsLiteralToken(t) && after.kind == Tok::kOp) {
       TARN_ASSIGN_OR_RETURN(PredicateLiteral lit, ParseLiteral());
       Token op = Next();
-      Token col = Next();
+      const Token& col = Peek();
       if (col.kind != Tok::kIdent && col.kind != Tok::kQuotedIdent) {
         return Error("expected a column name, found " + Describe(col), col.pos);
       }
       Predicate p;
       TARN_ASSIGN_OR_RETURN(p.op, CompareOp(op));
       p.op = Flip(p.op);
-      p.column = col.text;
+      TARN_RETURN_NOT_OK(ParseColumn(&p));
       p.literals.push_back(std::move(lit));
       return p;
     }
@@ -371,9 +384,8 @@ class Parser {
         if (t.upper == kw) return Error("expected a column name, found " + Describe(t), t.pos);
       }
     }
-    Token col = Next();
     Predicate p;
-    p.column = col.text;
+    TARN_RETURN_NOT_OK(ParseColumn(&p));
     const Token& k = Peek();
     if (IsKeyword(k, "IS")) {
       Next();
@@ -409,7 +421,7 @@ class Parser {
     }
     if (k.kind != Tok::kOp) {
       return Error(
-          "expected a comparison, IN or IS after column " + col.text + ", found " + Describe(k),
+          "expected a comparison, IN or IS after column " + ColumnText(p) + ", found " + Describe(k),
           k.pos);
     }
     Token op = Next();
@@ -420,6 +432,20 @@ class Parser {
     TARN_ASSIGN_OR_RETURN(PredicateLiteral lit, ParseLiteral());
     p.literals.push_back(std::move(lit));
     return p;
+  }
+
+  // A column name, then `.member` at each STRUCT level.
+  Status ParseColumn(Predicate* p) {
+    p->column = Next().text;
+    while (Peek().kind == Tok::kDot) {
+      Next();
+      const Token m = Next();
+      if (m.kind != Tok::kIdent && m.kind != Tok::kQuotedIdent) {
+        return Error("expected a member name after '.', found " + Describe(m), m.pos);
+      }
+      p->members.push_back(m.text);
+    }
+    return Status::OK();
   }
 
   Result<PredicateOp> CompareOp(const Token& op) const {
@@ -442,13 +468,6 @@ class Parser {
 
 // Three-valued results per row: 0 false, 1 unknown, 2 true. AND = min, OR = max, NOT = 2 - x.
 constexpr uint8_t kF = 0, kU = 1, kT = 2;
-
-const Column* FindColumn(const RecordBatch& batch, int32_t field_id) {
-  for (size_t i = 0; i < batch.schema.fields.size() && i < batch.columns.size(); ++i) {
-    if (batch.schema.fields[i].field_id == field_id) return &batch.columns[i];
-  }
-  return nullptr;
-}
 
 template <typename V, typename Get>
 void EvalCompare(PredicateOp op, int64_t n, Get get, const std::vector<V>& lits, uint8_t* out) {
@@ -600,7 +619,8 @@ Status Eval(const BoundPredicate& p, const RecordBatch& batch, uint8_t* out) {
     default:
       break;
   }
-  const Column* col = FindColumn(batch, p.field_id);
+  Column member;  // a STRUCT member's values, when the leaf is one
+  const Column* col = FindFieldColumn(batch, p.field_id, &member);
   if (col == nullptr) {
     return Status::InvalidArgument("predicate column " + p.column + " (field id " +
                                    std::to_string(p.field_id) + ") is not in the batch");
@@ -982,7 +1002,8 @@ std::optional<KeyRange> RangeOf(const BoundPredicate& p, const PartitionField& p
   }
 }
 
-void CollectIds(const BoundPredicate& p, std::vector<int32_t>* ids) {
+// The leaves' field ids, or (`columns`) the ids of the top-level columns holding them.
+void CollectIds(const BoundPredicate& p, bool columns, std::vector<int32_t>* ids) {
   switch (p.op) {
     case PredicateOp::kTrue:
     case PredicateOp::kFalse:
@@ -990,10 +1011,10 @@ void CollectIds(const BoundPredicate& p, std::vector<int32_t>* ids) {
     case PredicateOp::kAnd:
     case PredicateOp::kOr:
     case PredicateOp::kNot:
-      for (const BoundPredicate& c : p.children) CollectIds(c, ids);
+      for (const BoundPredicate& c : p.children) CollectIds(c, columns, ids);
       return;
     default:
-      ids->push_back(p.field_id);
+      ids->push_back(columns ? p.top_field_id : p.field_id);
   }
 }
 
@@ -1116,31 +1137,19 @@ Result<BoundPredicate> BindPredicate(const Predicate& predicate, const Schema& s
     default:
       break;
   }
-  int idx = schema.FieldIndex(predicate.column);
-  if (idx < 0) {
-    // Case-insensitive fallback, unambiguous matches only.
-    auto lower = [](std::string s) {
-      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return s;
-    };
-    std::string want = lower(predicate.column);
-    for (size_t i = 0; i < schema.fields.size(); ++i) {
-      if (lower(schema.fields[i].name) == want) {
-        if (idx >= 0) {
-          idx = -2;
-          break;
-        }
-        idx = static_cast<int>(i);
-      }
-    }
+  std::vector<std::string> names = {predicate.column};
+  names.insert(names.end(), predicate.members.begin(), predicate.members.end());
+  Result<FieldPath> path = ResolveFieldPath(schema, names);
+  if (!path.ok()) {
+    return Status::InvalidArgument("predicate: " + path.status().message())
+        .WithField("column", ColumnText(predicate));
   }
-  if (idx < 0) {
-    return Status::InvalidArgument("predicate: unknown column " + predicate.column)
-        .WithField("column", predicate.column);
-  }
-  const Field& f = schema.fields[idx];
+  Field f = *path->field;  // named by its path in messages
+  f.name = path->Text();
   b.field_id = f.field_id;
-  b.column = f.name;
+  b.top_field_id = path->top_field_id;
+  b.column = path->names[0];
+  b.members.assign(path->names.begin() + 1, path->names.end());
   b.type = f.type;
   if (predicate.op == PredicateOp::kIsNull || predicate.op == PredicateOp::kIsNotNull) return b;
   if (f.type.is_nested()) {
@@ -1262,7 +1271,15 @@ std::optional<KeyRange> PartitionKeyRange(const BoundPredicate& predicate,
 
 std::vector<int32_t> ReferencedFieldIds(const BoundPredicate& predicate) {
   std::vector<int32_t> ids;
-  CollectIds(predicate, &ids);
+  CollectIds(predicate, false, &ids);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+std::vector<int32_t> ReferencedColumnIds(const BoundPredicate& predicate) {
+  std::vector<int32_t> ids;
+  CollectIds(predicate, true, &ids);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;

@@ -3,7 +3,8 @@
 // Text syntax: comparisons `col = lit`, `<>`/`!=`, `<`, `<=`, `>`, `>=`, `col IN (lit, ...)`,
 // `col NOT IN (...)`, `col IS NULL`, `col IS NOT NULL`, AND, OR, NOT, parentheses, TRUE/FALSE.
 // Literals: numbers, 'strings' (SQL quoting, '' escapes), TRUE/FALSE; column names may be
-// "double-quoted" ("" escapes). Keywords are case-insensitive. A literal may also stand on the
+// "double-quoted" ("" escapes); a STRUCT member is named by a dotted path (`payload.status`,
+// `"p"."user".id`), at any depth of STRUCTs. Keywords are case-insensitive. A literal may also stand on the
 // left (`5 < id` is read as `id > 5`).
 //
 // Binding first checks that each literal is of the column's type family: numbers for integer,
@@ -65,6 +66,7 @@ struct PredicateLiteral {
 struct Predicate {
   PredicateOp op = PredicateOp::kTrue;
   std::string column;                      // comparisons, IN, IS [NOT] NULL
+  std::vector<std::string> members;        // a STRUCT member's path below `column`
   std::vector<PredicateLiteral> literals;  // 1 for comparisons, n for IN
   std::vector<Predicate> children;         // AND/OR: 2 or more; NOT: 1
   std::string ToString() const;            // parseable text, fully parenthesised
@@ -77,9 +79,11 @@ Result<Predicate> ParsePredicate(std::string_view text);
 class BoundPredicate {
  public:
   PredicateOp op = PredicateOp::kTrue;
-  int32_t field_id = 0;  // leaves
-  std::string column;    // leaves: the column name at bind time (for messages)
-  DataType type;         // leaves: the column's type
+  int32_t field_id = 0;      // leaves: the column's, or the STRUCT member's, field id
+  int32_t top_field_id = 0;  // leaves: the top-level column holding it (field_id for columns)
+  std::string column;        // leaves: the column name at bind time (for messages)
+  std::vector<std::string> members;  // leaves: the STRUCT member's path below `column`
+  DataType type;             // leaves: the column's (member's) type
   // Leaves with literals: the literal values as a column of `type` (1 row for comparisons;
   // for IN/NOT IN the distinct values, sorted ascending). Never null rows.
   std::shared_ptr<const Column> literals;
@@ -89,15 +93,17 @@ class BoundPredicate {
   std::string ToString() const;  // parseable text with the canonical literal forms
 };
 
-// Errors: kInvalidArgument naming the unknown column, or the literal that does not parse in the
-// column's type (fields column=..., value=...); comparisons on ARRAY columns are refused.
+// Errors: kInvalidArgument naming the unknown column or member, or the literal that does not
+// parse in the column's type (fields column=..., value=...); comparisons on ARRAY, STRUCT and MAP
+// columns are refused (IS [NOT] NULL applies).
 Result<BoundPredicate> BindPredicate(const Predicate& predicate, const Schema& schema);
 // ParsePredicate then BindPredicate.
 Result<BoundPredicate> ParseAndBindPredicate(std::string_view text, const Schema& schema);
 
 // Row filter: mask[i] = 1 when row i satisfies the predicate (SQL three-valued logic; unknown
-// = 0). Columns of `batch` are found by field id (batch.schema.fields[i].field_id) and must
-// have the bound type. NaN compares like IEEE (NaN = x and NaN < x are false, NaN <> x true).
+// = 0). Columns of `batch` are found by field id (batch.schema.fields[i].field_id, STRUCT
+// members by their nested ids: a member is null where a struct around it is) and must have the
+// bound type. NaN compares like IEEE (NaN = x and NaN < x are false, NaN <> x true).
 // Errors: kInvalidArgument when a referenced column is missing or has another type.
 Result<std::vector<uint8_t>> EvaluatePredicate(const BoundPredicate& predicate,
                                                const RecordBatch& batch);
@@ -130,7 +136,9 @@ struct KeyRange {
 std::optional<KeyRange> PartitionKeyRange(const BoundPredicate& predicate,
                                           const PartitionSpec& spec, const Schema& schema);
 
-// Field ids the predicate reads, sorted and unique.
+// Field ids the predicate reads (columns' and STRUCT members'), sorted and unique.
 std::vector<int32_t> ReferencedFieldIds(const BoundPredicate& predicate);
+// The top-level columns holding them: what a reader reads to evaluate the predicate.
+std::vector<int32_t> ReferencedColumnIds(const BoundPredicate& predicate);
 
 }  // namespace tarn

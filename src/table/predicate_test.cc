@@ -8,7 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "table/field_path.h"
 #include "table/ordered_key.h"
+#include "table/schema_json.h"
 #include "table/test_util.h"
 #include "types/iceberg.h"
 
@@ -251,6 +253,83 @@ TEST(EvaluatePredicateTest, MissingOrRetypedColumn) {
   Schema retyped = S("id INT32");
   BoundPredicate q = Bind("id = 1", retyped);
   EXPECT_EQ(EvaluatePredicate(q, b).status().kind(), ErrorKind::kInvalidArgument);
+}
+
+TEST(StructMemberPredicateTest, DottedPathsParseBindEvaluateAndPrune) {
+  // Parsing and printing: members at any depth, quoted or bare; spaces around the dot.
+  for (const auto& [in, out] : std::vector<std::pair<const char*, const char*>>{
+           {"p.a = 1", "p.a = 1"},
+           {"\"p\" . \"odd name\".c IS NULL", "p.\"odd name\".c IS NULL"},
+           {"1 < p.a", "p.a > 1"},
+           {"p.a IN (1, 2) AND NOT p.q.c = 'x'", "(p.a IN (1, 2) AND (NOT p.q.c = 'x'))"},
+       }) {
+    Result<Predicate> parsed = ParsePredicate(in);
+    ASSERT_TRUE(parsed.ok()) << in << ": " << parsed.status().ToString();
+    EXPECT_EQ(parsed->ToString(), out);
+  }
+  for (const char* bad : {"p. = 1", "p.1 = 1", "p.a. = 1", ".a = 1"}) {
+    EXPECT_FALSE(ParsePredicate(bad).ok()) << bad;
+  }
+
+  Schema s = S("id INT64, p STRUCT<a: INT64, q: STRUCT<c: VARCHAR>>, l ARRAY<STRUCT<y: INT32>>");
+  int32_t last = 0;
+  ASSERT_TRUE(AssignFieldIds(&s, &last).ok());
+  const Field& a = s.fields[1].type.children()[0];
+  BoundPredicate b = Bind("P.Q.C = 'x'", s);
+  EXPECT_EQ(b.field_id, s.fields[1].type.children()[1].type.children()[0].field_id);
+  EXPECT_EQ(b.top_field_id, s.fields[1].field_id);
+  EXPECT_EQ(b.ToString(), "p.q.c = 'x'");
+  EXPECT_EQ(ReferencedFieldIds(Bind("p.a = 1 OR id = 2", s)),
+            (std::vector<int32_t>{s.fields[0].field_id, a.field_id}));
+  EXPECT_EQ(ReferencedColumnIds(Bind("p.a = 1 OR p.q.c = 'x'", s)),
+            (std::vector<int32_t>{s.fields[1].field_id}));
+  // Errors name the path; members of non-STRUCTs (lists included) are refused.
+  auto err = ParseAndBindPredicate("p.zz = 1", s);
+  ASSERT_FALSE(err.ok());
+  EXPECT_NE(err.status().message().find("unknown member p.zz"), std::string::npos);
+  EXPECT_FALSE(ParseAndBindPredicate("l.y = 1", s).ok());
+  EXPECT_FALSE(ParseAndBindPredicate("id.x = 1", s).ok());
+  err = ParseAndBindPredicate("p.q = 'x'", s);
+  ASSERT_FALSE(err.ok());
+  EXPECT_NE(err.status().message().find("p.q is STRUCT"), std::string::npos)
+      << err.status().ToString();
+  err = ParseAndBindPredicate("p.a = 'x'", s);
+  ASSERT_FALSE(err.ok());
+  EXPECT_NE(err.status().message().find("p.a"), std::string::npos) << err.status().ToString();
+
+  // Evaluation: a member is null where its struct (or one around it) is.
+  RecordBatch batch;
+  batch.schema = s;
+  batch.columns.push_back(Col("INT64", {"1", "2", "3", "4"}));
+  batch.columns.push_back(Col("STRUCT<a: INT64, q: STRUCT<c: VARCHAR>>",
+                              {R"({"a":1,"q":{"c":"x"}})", "NULL", R"({"a":3,"q":null})",
+                               R"({"a":null,"q":{"c":"y"}})"}));
+  batch.columns.push_back(Col("ARRAY<STRUCT<y: INT32>>", {"[]", "[]", "[]", "[]"}));
+  batch.num_rows = 4;
+  auto eval = [&](const char* text) {
+    auto m = EvaluatePredicate(Bind(text, s), batch);
+    EXPECT_TRUE(m.ok()) << text << ": " << m.status().ToString();
+    return m.ok() ? *m : std::vector<uint8_t>{};
+  };
+  EXPECT_EQ(eval("p.a >= 1"), (std::vector<uint8_t>{1, 0, 1, 0}));
+  EXPECT_EQ(eval("p.a IS NULL"), (std::vector<uint8_t>{0, 1, 0, 1}));
+  EXPECT_EQ(eval("p.q.c IS NULL"), (std::vector<uint8_t>{0, 1, 1, 0}));
+  EXPECT_EQ(eval("p.q.c <> 'x'"), (std::vector<uint8_t>{0, 0, 0, 1}));
+  EXPECT_EQ(eval("p.q IS NULL"), (std::vector<uint8_t>{0, 1, 1, 0}));  // q of a null p is null
+  EXPECT_EQ(eval("p IS NULL OR p.a = 3"), (std::vector<uint8_t>{0, 1, 1, 0}));
+
+  // Pruning by the member's statistics (kept by its field id).
+  DataFile file;
+  file.record_count = 4;
+  Column scratch;
+  file.columns.push_back(ComputeColumnStats(a.field_id, *FindFieldColumn(batch, a.field_id, &scratch)));
+  PartitionSpec none;
+  auto mm = [&](const char* text) { return MightMatch(Bind(text, s), file, none, s); };
+  EXPECT_TRUE(mm("p.a = 3"));
+  EXPECT_FALSE(mm("p.a = 4"));
+  EXPECT_FALSE(mm("p.a < 1"));
+  EXPECT_TRUE(mm("p.a IS NULL"));
+  EXPECT_TRUE(mm("p.q.c = 'zzz'"));  // no statistics: never pruned
 }
 
 DataFile FileWithStats(const Schema& s, const RecordBatch& b) {
