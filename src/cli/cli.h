@@ -53,6 +53,9 @@ class InterruptGuard {
 // sigwait/sigtimedwait on the returned set.
 sigset_t BlockStopSignals();
 
+// Writes `s` to stdout; kIOError when it cannot (a closed pipe, a full disk).
+Status WriteStdout(std::string_view s);
+
 // Column-aligned plain-text table printed to stdout.
 void PrintTable(const std::vector<std::string>& header,
                 const std::vector<std::vector<std::string>>& rows);

@@ -23,6 +23,7 @@
 #include "formats/format.h"
 #include "objectstore/object_store.h"
 #include "render/cell_text.h"
+#include "render/json_lines.h"
 #include "types/json_render.h"
 #include "types/value_text.h"
 
@@ -87,13 +88,6 @@ void AddSelector(CLI::App* cmd, SelectorArgs* s) {
 
 // -m / --author / --idempotency-key of a commit.
 Status CheckDatasetName(const std::string& name) { return ParseDatasetName(name).status(); }
-
-Status WriteOut(const std::string& s) {
-  if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) {
-    return Status::IOError("writing to stdout failed");
-  }
-  return Status::OK();
-}
 
 Status PrintSnapshot(const SnapshotInfo& s, bool as_json) {
   if (as_json) {
@@ -625,7 +619,7 @@ Status FilesCommand(Client& cat, const std::string& name, const SnapshotSelector
   bool first = true;
   int64_t files = 0;
   std::string first_path, last_path;
-  if (as_json) TARN_RETURN_NOT_OK(WriteOut("["));
+  if (as_json) TARN_RETURN_NOT_OK(WriteStdout("["));
   TARN_RETURN_NOT_OK(cat.PlanFiles(name, at, where, page, [&](const PlannedFile& pf) -> Status {
     const DataFile& f = pf.file;
     if (files++ == 0) first_path = f.path;
@@ -634,7 +628,7 @@ Status FilesCommand(Client& cat, const std::string& name, const SnapshotSelector
       std::string s = first ? "" : ",";
       first = false;
       s += Dump(FileJson(f, pf.deleted_rows, ds.schema, SpecOf(ds, f.spec_id)));
-      return WriteOut(s);
+      return WriteStdout(s);
     }
     // A compacted file's ids may have gaps: its range is marked with a '*'.
     const auto range = f.RowIdRange();
@@ -647,7 +641,7 @@ Status FilesCommand(Client& cat, const std::string& name, const SnapshotSelector
     return Status::OK();
   }));
   if (as_json) {
-    TARN_RETURN_NOT_OK(WriteOut("]\n"));
+    TARN_RETURN_NOT_OK(WriteStdout("]\n"));
   } else {
     PrintTable(
         {"path", "records", "deleted", "bytes", "partition", "row_ids", "snapshot", "stats_state"},
@@ -691,20 +685,13 @@ Status ScanCommand(Client& cat, const std::string& name, const ScanOptions& opti
   if (limit < 0) return Status::InvalidArgument("--limit must be >= 0");
   int64_t remaining = limit > 0 ? limit : INT64_MAX;
   bool stopped = false;
-  std::optional<JsonRowWriter> json_rows;
+  render::JsonLines json_lines(WriteStdout);
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
-  std::string line;
   Status st = cat.Scan(name, options, [&](const RecordBatch& batch) -> Status {
     int64_t n = std::min<int64_t>(batch.num_rows, remaining);
     if (as_json) {
-      if (!json_rows) json_rows.emplace(batch.schema);
-      for (int64_t r = 0; r < n; ++r) {
-        line.clear();
-        json_rows->AppendRow(batch, r, &line);
-        line.push_back('\n');
-        TARN_RETURN_NOT_OK(WriteOut(line));
-      }
+      TARN_RETURN_NOT_OK(json_lines.Write(batch, n));
     } else {
       if (header.empty()) {
         for (const Field& f : batch.schema.fields) header.push_back(f.name);

@@ -55,6 +55,13 @@ void PrintError(const Status& status, bool json) {
 bool UseColor() { return render::DepthFor(1) != render::ColorDepth::kNone; }
 
 // Widths count code points: good enough for alignment of names.
+Status WriteStdout(std::string_view s) {
+  if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) {
+    return Status::IOError("writing to stdout failed");
+  }
+  return Status::OK();
+}
+
 void PrintTable(const std::vector<std::string>& header,
                 const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> widths(header.size());

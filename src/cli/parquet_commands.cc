@@ -17,6 +17,7 @@
 #include "parquet/stat_value.h"
 #include "parquet/writer.h"
 #include "render/cell_text.h"
+#include "render/json_lines.h"
 #include "table/predicate.h"
 #include "tarn/sort_order.h"
 #include "types/json_render.h"
@@ -380,8 +381,7 @@ Status CatCommand(const CatOptions& o, const GlobalOptions& g) {
   std::vector<std::string> header;
   for (int f : fields) header.push_back(reader->schema().schema.fields[f].name);
   std::vector<std::vector<std::string>> rows;
-  std::string line;
-  std::optional<JsonRowWriter> json_rows;
+  render::JsonLines json_lines(WriteStdout);
   int64_t groups_skipped = 0;
   for (int rg = 0; rg < reader->num_row_groups() && remaining > 0; ++rg) {
     if (filter && selection[rg].empty()) {
@@ -392,16 +392,10 @@ Status CatCommand(const CatOptions& o, const GlobalOptions& g) {
         ReadCatGroup(*reader, rg, fields, extra, filter ? &*filter : nullptr, selection, bindable);
     if (!batch.ok()) return batch.status();
     int64_t n = std::min<int64_t>(batch->num_rows, remaining);
-    for (int64_t r = 0; r < n; ++r) {
-      if (g.json) {
-        line.clear();
-        if (!json_rows) json_rows.emplace(batch->schema);
-        json_rows->AppendRow(*batch, r, &line);
-        line.push_back('\n');
-        if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size()) {
-          return Status::IOError("writing to stdout failed");
-        }
-      } else {
+    if (g.json) {
+      TARN_RETURN_NOT_OK(json_lines.Write(*batch, n));
+    } else {
+      for (int64_t r = 0; r < n; ++r) {
         std::vector<std::string> cells;
         for (const Column& c : batch->columns) {
           cells.push_back(render::CellText(c, r));

@@ -20,6 +20,7 @@
 #include "objectstore/object_store.h"
 #include "parquet/writer.h"
 #include "render/cell_text.h"
+#include "render/json_lines.h"
 #include "sql/engine.h"
 #include "types/json_render.h"
 #include "types/value_text.h"
@@ -27,13 +28,6 @@
 namespace tarn::cli {
 
 namespace {
-
-Status Write(std::string_view s) {
-  if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) {
-    return Status::IOError("writing to stdout failed");
-  }
-  return Status::OK();
-}
 
 // RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. NULL is an
 // empty field.
@@ -231,7 +225,7 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
   const int64_t limit = a.max_rows >= 0 ? a.max_rows : (table && terminal_out ? 40 : 0);
   std::vector<std::vector<std::string>> rows;
   int64_t not_shown = 0;
-  std::optional<JsonRowWriter> json_rows;
+  render::JsonLines json_lines(WriteStdout);
   std::unique_ptr<parquet::FileWriter> writer;
   bool csv_header = false;
   std::string line;
@@ -249,7 +243,7 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
       AppendCsvField(schema.fields[c].name, &line);
     }
     line.push_back('\n');
-    return Write(line);
+    return WriteStdout(line);
   };
 
   InterruptGuard guard;
@@ -261,13 +255,7 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
       return writer->Write(batch);
     }
     if (g.json) {
-      if (!json_rows) json_rows.emplace(batch.schema);
-      line.clear();
-      for (int64_t r = 0; r < batch.num_rows; ++r) {
-        json_rows->AppendRow(batch, r, &line);
-        line.push_back('\n');
-      }
-      return Write(line);
+      return json_lines.Write(batch, batch.num_rows);
     }
     if (a.csv) {
       if (!csv_header) TARN_RETURN_NOT_OK(write_csv_header(batch.schema));
@@ -279,7 +267,7 @@ Status RunSql(const SqlArgs& a, const GlobalOptions& g) {
         }
         line.push_back('\n');
       }
-      return Write(line);
+      return WriteStdout(line);
     }
     for (int64_t r = 0; r < batch.num_rows; ++r) {
       if (limit > 0 && static_cast<int64_t>(rows.size()) >= limit) {
