@@ -19,6 +19,7 @@
 #include "render/cell_text.h"
 #include "render/json_lines.h"
 #include "table/predicate.h"
+#include "table/schema_json.h"
 #include "tarn/sort_order.h"
 #include "types/json_render.h"
 #include "types/value_text.h"
@@ -285,6 +286,11 @@ Schema BindableSchema(const pq::ParquetSchema& ps) {
   if (!ids) {
     for (size_t i = 0; i < s.fields.size(); ++i) s.fields[i].field_id = static_cast<int32_t>(i + 1);
   }
+  // STRUCT members without ids get some too, so `--where p.a = 1` binds (a file with duplicate
+  // ids keeps them as they are).
+  int32_t last = MaxFieldId(s);
+  Schema with_nested = s;
+  if (AssignFieldIds(&with_nested, &last).ok()) s = std::move(with_nested);
   return s;
 }
 

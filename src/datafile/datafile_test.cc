@@ -18,6 +18,7 @@
 #include "parquet/reader_test_util.h"
 #include "parquet/writer.h"
 #include "table/predicate.h"
+#include "table/schema_json.h"
 #include "types/iceberg.h"
 #include "types/value_text.h"
 
@@ -890,6 +891,74 @@ TEST(ReadDataFile, PrunedReadsEqualFullReads) {
       skipped += st.data_pages_skipped + st.row_groups_skipped_by_statistics;
     }
     EXPECT_GT(skipped, 0);
+  }
+}
+
+// STRUCT members prune by their own leaf's page index (and chunk statistics), like columns.
+TEST(ReadDataFile, PrunesByStructMemberPages) {
+  MemoryObjectStore store;
+  Schema schema = MustSchema("id INT64 NOT NULL, p STRUCT<k: INT64, q: STRUCT<v: VARCHAR>>");
+  int32_t last = 0;
+  ASSERT_OK(AssignFieldIds(&schema, &last));
+  RecordBatch b;
+  b.schema = schema;
+  for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
+  char text[16];
+  for (int64_t i = 0; i < 60000; ++i) {
+    b.columns[0].AppendFixed<int64_t>(i);
+    Column& p = b.columns[1];
+    if (i % 500 == 3) {
+      p.AppendNull();
+      continue;
+    }
+    if (i % 700 == 5) {
+      p.members[0].AppendNull();
+    } else {
+      p.members[0].AppendFixed<int64_t>(i);
+    }
+    Column& q = p.members[1];
+    if (i >= 30000 && i < 31000) {
+      q.AppendNull();
+    } else {
+      std::snprintf(text, sizeof(text), "v%06lld", static_cast<long long>(i));
+      q.members[0].AppendBytes(text);
+      q.AppendStructRow();
+    }
+    p.AppendStructRow();
+  }
+  b.num_rows = 60000;
+  for (bool page_index : {true, false}) {
+    SCOPED_TRACE(page_index ? "page index" : "no page index");
+    DataWriteOptions opts;
+    opts.parquet.row_group_rows = 20000;
+    opts.parquet.data_page_bytes = 2048;
+    opts.parquet.page_index = page_index;
+    ASSERT_OK_AND_ASSIGN(std::vector<DataFile> files,
+                         WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{}, Vec(Copy(b)),
+                                        opts));
+    const DataFile& f = files[0];
+    for (const char* text : {"p.k = 12345", "p.k < 100", "p.q.v >= 'v059990'", "p.k IS NULL",
+                             "p IS NULL", "p.q IS NULL AND id > 30990", "p.q.v = 'nope'",
+                             "p.k > 45000 OR p.q.v < 'v000010'", "NOT (p.k < 59000)"}) {
+      SCOPED_TRACE(text);
+      ASSERT_OK_AND_ASSIGN(BoundPredicate pred, ParseAndBindPredicate(text, schema));
+      ReadOptions ro;
+      ReadStats st;
+      ro.prune_pages = true;
+      ro.stats = &st;
+      RecordBatch pruned = Read(store, f, schema, {}, &pred, ro);
+      ro.prune_pages = false;
+      ro.stats = nullptr;
+      RecordBatch full = Read(store, f, schema, {}, &pred, ro);
+      EXPECT_EQ(Cells(pruned), Cells(full));
+      if (std::string_view(text) == "p.k = 12345") {
+        EXPECT_EQ(pruned.num_rows, 1);
+        EXPECT_EQ(st.row_groups_skipped_by_statistics, 2);
+        if (page_index) {
+          EXPECT_GT(st.data_pages_skipped, 0);
+        }
+      }
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "datafile/columns_internal.h"
+#include "table/field_path.h"
 #include "parquet/stat_value.h"
 #include "tarn/data_file.h"
 #include "types/cast.h"
@@ -96,6 +97,30 @@ std::optional<ColumnStats> ChunkStats(const parquet::FileMetaData& md,
 
 }  // namespace
 
+std::vector<FilterColumn> FilterColumnsOf(const BoundPredicate& filter, const Schema& schema,
+                                          const parquet::ParquetSchema& file,
+                                          const std::vector<int>& file_match) {
+  std::vector<FilterColumn> out;
+  for (int32_t id : ReferencedFieldIds(filter)) {
+    const std::optional<FieldPath> path = FindFieldPath(schema, id);
+    if (!path) continue;
+    FilterColumn c;
+    c.field = *path->field;
+    const int top = path->indices[0];
+    const int file_field = file_match[static_cast<size_t>(top)];
+    if (file_field >= 0 && CheckFileColumn(file, file_field, schema.fields[top]).ok()) {
+      if (!path->nested()) {
+        c.file_field = file_field;
+      } else if (auto leaf = FindFileStructLeaf(file, file_field, schema, *path)) {
+        c.file_field = file_field;
+        c.member = std::move(leaf);
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 Result<parquet::RowSelection> SelectRows(const parquet::FileReader& reader,
                                          const BoundPredicate& filter,
                                          const std::vector<FilterColumn>& columns,
@@ -105,24 +130,27 @@ Result<parquet::RowSelection> SelectRows(const parquet::FileReader& reader,
   const int groups = reader.num_row_groups();
   parquet::RowSelection out(static_cast<size_t>(groups));
 
-  // The columns whose statistics can speak for rows: flat (one value per row), with an order
-  // (not INT96), read as values (not logical type UNKNOWN, which reads as nulls).
+  // The columns whose statistics can speak for rows: one value per row (a flat column or a
+  // STRUCT member: no repetition), with an order (not INT96), read as values (not logical type
+  // UNKNOWN, which reads as nulls).
   struct Usable {
     const FilterColumn* column;
     int leaf;
+    const DataType* file_type;
   };
   std::vector<Usable> usable;
   for (const FilterColumn& c : columns) {
     if (c.file_field < 0 || c.field.type.is_nested()) continue;
-    if (ps.field_leaves[c.file_field].size() != 1) continue;
-    const int leaf = ps.field_leaves[c.file_field][0];
+    int leaf = c.member ? c.member->leaf : ps.field_leaves[c.file_field][0];
+    const DataType* file_type = c.member ? &c.member->type : &ps.schema.fields[c.file_field].type;
+    if (!c.member && ps.field_leaves[c.file_field].size() != 1) continue;
     const parquet::LeafColumn& lc = ps.leaves[leaf];
-    if (lc.nodes.size() != 1 || lc.max_rep_level > 0 || lc.physical == parquet::Type::INT96) continue;
+    if (lc.max_rep_level > 0 || lc.physical == parquet::Type::INT96) continue;
     const parquet::SchemaElement& element = md.schema[lc.schema_index];
     if (element.logical_type && element.logical_type->kind == parquet::LogicalType::UNKNOWN) {
       continue;
     }
-    usable.push_back({&c, leaf});
+    usable.push_back({&c, leaf, file_type});
   }
   // The row groups looked at, ascending.
   std::vector<int> looked;
@@ -155,7 +183,7 @@ Result<parquet::RowSelection> SelectRows(const parquet::FileReader& reader,
       const FilterColumn& c = *usable[u].column;
       const int leaf = usable[u].leaf;
       const parquet::LeafColumn& lc = ps.leaves[leaf];
-      const DataType& file_type = ps.schema.fields[c.file_field].type;
+      const DataType& file_type = *usable[u].file_type;
       const parquet::ChunkPageIndex* pi =
           indexes.empty() ? nullptr : &indexes[gi * usable.size() + u];
       ColumnSegments cs;

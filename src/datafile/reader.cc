@@ -20,6 +20,7 @@ namespace {
 using datafile_internal::CheckFileColumn;
 using datafile_internal::ConformColumn;
 using datafile_internal::FilterColumn;
+using datafile_internal::FilterColumnsOf;
 using datafile_internal::MatchFileFields;
 using datafile_internal::SelectRows;
 
@@ -205,15 +206,8 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     skipped_by_bloom = groups_in_file - static_cast<int64_t>(groups.size());
     parquet::RowSelection sel(static_cast<size_t>(groups_in_file));
     if (options.prune_pages) {
-      std::vector<FilterColumn> columns;
-      for (int32_t id : ReferencedColumnIds(*filter)) {
-        for (size_t k = 0; k < needed.size(); ++k) {
-          if (needed_schema.fields[k].field_id == id) {
-            columns.push_back({needed_schema.fields[k], match[k]});
-            break;
-          }
-        }
-      }
+      const std::vector<FilterColumn> columns =
+          FilterColumnsOf(*filter, needed_schema, reader->schema(), match);
       // Only the row groups the bloom filters left (nor is the page index of others read).
       TARN_ASSIGN_OR_RETURN(sel, SelectRows(*reader, *filter, columns, &groups));
     } else {
@@ -413,15 +407,7 @@ Result<parquet::RowSelection> SelectRowsByStatistics(const parquet::FileReader& 
                                                      const BoundPredicate& filter,
                                                      const Schema& schema) {
   const std::vector<int> match = MatchFileFields(reader.schema(), schema);
-  std::vector<FilterColumn> columns;
-  for (int32_t id : ReferencedColumnIds(filter)) {
-    const int idx = SchemaIndexOf(schema, id);
-    if (idx < 0) continue;
-    const bool usable =
-        match[idx] >= 0 && CheckFileColumn(reader.schema(), match[idx], schema.fields[idx]).ok();
-    columns.push_back({schema.fields[idx], usable ? match[idx] : -1});
-  }
-  return SelectRows(reader, filter, columns);
+  return SelectRows(reader, filter, FilterColumnsOf(filter, schema, reader.schema(), match));
 }
 
 Result<FileColumns> InspectDataFile(ObjectStore& store, const DataFile& file,

@@ -1146,6 +1146,10 @@ Result<BoundPredicate> BindPredicate(const Predicate& predicate, const Schema& s
   }
   Field f = *path->field;  // named by its path in messages
   f.name = path->Text();
+  if (f.field_id < 0) {
+    return Status::InvalidArgument("predicate: " + f.name + " has no field id")
+        .WithField("column", f.name);
+  }
   b.field_id = f.field_id;
   b.top_field_id = path->top_field_id;
   b.column = path->names[0];
