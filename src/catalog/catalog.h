@@ -58,7 +58,8 @@ inline constexpr char kBloomFilterColumnsProperty[] = "parquet.bloom-filter-colu
 // no longer as a column that supports a filter, are left out).
 std::vector<std::string> BloomFilterColumns(const PropertyMap& properties, const Schema& schema);
 
-// The field ids of `columns` (names, in that order) in `schema`, as a scan reads them:
+// The field ids of `columns` (names, in that order) in `schema`, as a scan reads them; a STRUCT
+// member by its dotted path (`payload.status`, a column of its own in the scan's output):
 // kInvalidArgument, code=column_not_found (field column) for a name `dataset` lacks.
 Result<std::vector<int32_t>> ScanFieldIds(const Schema& schema,
                                           const std::vector<std::string>& columns,

@@ -1057,6 +1057,25 @@ TEST_P(DatasetSuite, PredicatesOnStructMembersFilterAndPruneFiles) {
   });
   EXPECT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("unknown member p.nope"), std::string::npos) << bad.ToString();
+  // Members projected as columns of their own, named by their paths.
+  ScanOptions so;
+  so.columns = {"id", "p.u.c", "P.Status"};
+  so.where = "id >= 3";
+  std::vector<std::string> projected;
+  ASSERT_OK(cat_->Scan("w.c.ev", so, [&](const RecordBatch& b) {
+    EXPECT_EQ(b.schema.fields[1].name, "p.u.c");
+    EXPECT_EQ(b.schema.fields[2].name, "p.status");
+    for (int64_t r = 0; r < b.num_rows; ++r) projected.push_back(RenderRowJson(b, r));
+    return Status::OK();
+  }));
+  std::sort(projected.begin(), projected.end());
+  EXPECT_EQ(projected, (V{R"({"id":3,"p.u.c":"fr","p.status":"failed"})",
+                          R"({"id":4,"p.u.c":null,"p.status":null})",
+                          R"({"id":5,"p.u.c":null,"p.status":null})"}));
+  so.columns = {"p.nope"};
+  Status missing = cat_->Scan("w.c.ev", so, [](const RecordBatch&) { return Status::OK(); });
+  EXPECT_EQ(FieldOf(missing, "code"), "column_not_found");
+  EXPECT_NE(missing.message().find("unknown member p.nope"), std::string::npos) << missing.ToString();
   // A renamed member is still found by its id (the files store the old name).
   auto renamed = cat_->AlterSchema("w.c.ev", {*ParseSchemaChange("rename p.status TO state")});
   ASSERT_TRUE(renamed.ok()) << renamed.status().ToString();

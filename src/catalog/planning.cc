@@ -12,6 +12,7 @@
 #include "datafile/reader.h"
 #include "metastore/metastore.h"
 #include "table/deletion_vector.h"
+#include "table/field_path.h"
 #include "table/predicate.h"
 
 namespace tarn {
@@ -167,12 +168,27 @@ Result<std::vector<int32_t>> ScanFieldIds(const Schema& schema,
   std::vector<int32_t> ids;
   for (const std::string& name : columns) {
     int i = schema.FieldIndex(name);
-    if (i < 0) {
+    if (i >= 0) {
+      ids.push_back(schema.fields[i].field_id);
+      continue;
+    }
+    // A STRUCT member by its dotted path (column names have no dots).
+    std::vector<std::string> parts;
+    for (size_t at = 0;;) {
+      const size_t dot = name.find('.', at);
+      parts.push_back(name.substr(at, dot == std::string::npos ? std::string::npos : dot - at));
+      if (dot == std::string::npos) break;
+      at = dot + 1;
+    }
+    Result<FieldPath> path = parts.size() > 1 ? ResolveFieldPath(schema, parts)
+                                              : Result<FieldPath>(Status::InvalidArgument(""));
+    if (!path.ok()) {
+      std::string why = parts.size() > 1 ? ": " + path.status().message() : "";
       return Status::Of(codes::kColumnNotFound,
-                        "'" + std::string(dataset) + "' has no column '" + name + "'")
+                        "'" + std::string(dataset) + "' has no column '" + name + "'" + why)
           .WithField("column", name);
     }
-    ids.push_back(schema.fields[i].field_id);
+    ids.push_back(path->field->field_id);
   }
   return ids;
 }

@@ -10,6 +10,7 @@
 #include "datafile/page_pruning.h"
 #include "parquet/bloom_filter.h"
 #include "parquet/reader.h"
+#include "table/field_path.h"
 #include "tarn/sort_order.h"
 #include "types/cast.h"
 
@@ -122,19 +123,24 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     all.columns.pop_back();
     return all;
   }
-  // Schema fields to return, then the extra ones only the filter reads.
+  // Schema fields to return, then the extra ones only the filter reads. A STRUCT member asked
+  // for reads its column and is cut out of it (`members`).
   std::vector<int> out_fields;
+  std::vector<std::optional<FieldPath>> members;
   if (options.field_ids.empty()) {
     for (size_t i = 0; i < schema.fields.size(); ++i) out_fields.push_back(static_cast<int>(i));
   } else {
     for (int32_t id : options.field_ids) {
-      int idx = SchemaIndexOf(schema, id);
-      if (idx < 0) {
+      std::optional<FieldPath> path = FindFieldPath(schema, id);
+      if (!path) {
         return Status::InvalidArgument("no field with id " + std::to_string(id) + " in the schema");
       }
-      out_fields.push_back(idx);
+      out_fields.push_back(path->indices[0]);
+      members.resize(out_fields.size());
+      if (path->nested()) members.back() = std::move(path);
     }
   }
+  members.resize(out_fields.size());
   std::vector<int> needed = out_fields;
   if (filter != nullptr) {
     for (int32_t id : ReferencedColumnIds(*filter)) {
@@ -316,8 +322,15 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
   RecordBatch out;
   out.num_rows = rows;
   for (size_t k = 0; k < out_fields.size(); ++k) {
-    out.schema.fields.push_back(work.schema.fields[k]);
-    out.columns.push_back(std::move(work.columns[k]));
+    if (!members[k]) {
+      out.schema.fields.push_back(work.schema.fields[k]);
+      out.columns.push_back(std::move(work.columns[k]));
+      continue;
+    }
+    // Named by its path; nullable whatever it is declared (a struct around it may be null).
+    const FieldPath& m = *members[k];
+    out.schema.fields.push_back({m.Text(), m.field->type, true, m.field->field_id});
+    out.columns.push_back(TakeFieldPathColumn(std::move(work.columns[k]), m));
   }
   if (stored_ids_pos >= 0) {
     Column& ids = raw.columns[stored_ids_pos];

@@ -45,7 +45,10 @@ struct ReadStats {
 };
 
 struct ReadOptions {
-  std::vector<int32_t> field_ids;  // columns wanted, in this order; empty = all of `schema`
+  // Columns wanted, in this order; empty = all of `schema`. A STRUCT member's id gives that
+  // member as a column named by its dotted path (`payload.status`), null where a struct around
+  // it is.
+  std::vector<int32_t> field_ids;
   bool with_row_ids = false;
   // Only rows whose row id is at least this (an incremental read: the rows given out after a
   // snapshot, whose watermark this is; rows a compaction rewrote keep their older ids).

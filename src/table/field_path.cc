@@ -113,6 +113,17 @@ const Column& FieldPathColumn(const Column& top, const FieldPath& path, Column* 
   return *scratch;
 }
 
+Column TakeFieldPathColumn(Column top, const FieldPath& path) {
+  Column scratch;
+  const Column& values = FieldPathColumn(top, path, &scratch);
+  if (&values == &scratch) return scratch;
+  Column* at = &top;
+  for (size_t level = 1; level < path.indices.size(); ++level) {
+    at = &at->members[static_cast<size_t>(path.indices[level])];
+  }
+  return std::move(*at);
+}
+
 const Column* FindFieldColumn(const RecordBatch& batch, int32_t field_id, Column* scratch) {
   for (size_t i = 0; i < batch.schema.fields.size() && i < batch.columns.size(); ++i) {
     if (batch.schema.fields[i].field_id == field_id) return &batch.columns[i];

@@ -43,6 +43,9 @@ Result<FieldPath> ResolveFieldPath(const Schema& schema, const std::vector<std::
 // copy in *scratch with those rows null.
 const Column& FieldPathColumn(const Column& top, const FieldPath& path, Column* scratch);
 
+// FieldPathColumn for a column the caller gives up: the member is moved out of it.
+Column TakeFieldPathColumn(Column top, const FieldPath& path);
+
 // The column of field `field_id` (top-level or STRUCT member) in `batch`, found by the batch
 // schema's ids: a top-level column as is, a member's through FieldPathColumn into *scratch.
 // nullptr when the batch has no such field.

@@ -198,6 +198,10 @@ export async function api(url, token, method, route, body, { headers = {} } = {}
       h['Content-Type'] = h['Content-Type'] || 'application/json';
     }
   }
+  // Let the event loop read what is pending first: after a stretch of spawnSync calls it has
+  // not run, so a keep-alive socket the server closed meanwhile (idle timeout) still sits in
+  // fetch's pool and the request would go out on it ("other side closed").
+  await new Promise((resolve) => setImmediate(resolve));
   const res = await fetch(url + route, { method, headers: h, body: payload });
   const text = await res.text();
   let json;
