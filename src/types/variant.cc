@@ -333,31 +333,6 @@ void PutLE(uint64_t v, int n, std::string* out) {
   for (int i = 0; i < n; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
-// Deepest nesting of arrays and objects in JSON text (brackets outside strings), stopping at
-// `limit` + 1: checked before parsing so nothing below recurses deeper than the limit.
-int JsonDepth(std::string_view text, int limit) {
-  int depth = 0, deepest = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 class Encoder {
  public:
   explicit Encoder(const std::vector<std::string>& keys) : keys_(keys) {
@@ -497,11 +472,18 @@ Status AppendVariantJson(std::string_view metadata, std::string_view value, std:
 }
 
 Status EncodeVariantFromJson(std::string_view json, std::string* metadata, std::string* value) {
-  if (JsonDepth(json, kMaxVariantDepth) > kMaxVariantDepth) {
+  // The parser's callback sees each value's depth: deeper ones are dropped and flagged, so
+  // nothing below (CollectKeys, Encoder) recurses deeper than the limit.
+  bool too_deep = false;
+  Json::parser_callback_t depth_check = [&](int depth, Json::parse_event_t, Json&) {
+    if (depth >= kMaxVariantDepth) too_deep = true;
+    return !too_deep;
+  };
+  Json j = Json::parse(json.begin(), json.end(), depth_check, false);
+  if (too_deep) {
     return Status::InvalidArgument("'" + Excerpt(json) + "' is not a VARIANT: nested deeper than " +
                                    std::to_string(kMaxVariantDepth) + " levels");
   }
-  Json j = Json::parse(json.begin(), json.end(), nullptr, false);
   if (j.is_discarded()) {
     return Status::InvalidArgument("'" + Excerpt(json) + "' is not a VARIANT: not valid JSON");
   }
