@@ -145,6 +145,8 @@ int MatchMember(const std::vector<Field>& fields, std::string_view name) {
 PlanAction ClassifyTextRead(const DataType& from, const DataType& to, std::string_view sample,
                             std::string* why) {
   if (from == to) return PlanAction::kKeep;
+  // The readers take any JSON value (NDJSON) or JSON text (CSV) as a VARIANT, value by value.
+  if (to.id() == TypeId::kVariant) return PlanAction::kCast;
   if (!to.is_nested()) {
     PlanAction a = ClassifyConversion(from, to, sample);
     if (a == PlanAction::kUnsupported && why->empty()) {
