@@ -492,7 +492,8 @@ Result<Plan> ComputePlan(const PlanInput& in) {
   // The action of writing data column i's values of type `from` as `to`, with why it is
   // unsupported when it is.
   auto classify = [&](size_t i, const DataType& from, const DataType& to, std::string* why) {
-    if (data[i].text_read && (from.is_nested() || to.is_nested())) {
+    if (data[i].text_read &&
+        (from.is_nested() || to.is_nested() || to.id() == TypeId::kVariant)) {
       return ClassifyTextRead(from, to, data[i].sample, why);
     }
     return ClassifyConversion(from, to, data[i].sample);
