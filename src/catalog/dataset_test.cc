@@ -1059,15 +1059,14 @@ std::vector<std::string> VariantRows(Catalog& cat, const std::string& name,
   return out;
 }
 
-// Writes `batch` with tarn's Parquet writer to landing/<file> in the warehouse.
-std::string Land(Catalog& cat, const std::string& file, const RecordBatch& batch) {
+// Writes `batch` with tarn's Parquet writer to `path` in the warehouse.
+std::string Land(Catalog& cat, const std::string& path, const RecordBatch& batch) {
   auto mem = std::make_unique<MemoryOutputStream>();
   MemoryOutputStream* raw = mem.get();
   auto w = parquet::FileWriter::Open(std::move(mem), batch.schema, {});
   EXPECT_TRUE(w.ok()) << w.status().ToString();
   EXPECT_TRUE((*w)->Write(batch).ok());
   EXPECT_TRUE((*w)->Close().ok());
-  const std::string path = "landing/" + file;
   EXPECT_TRUE(cat.warehouse().Put(path, raw->bytes()).ok());
   return path;
 }
@@ -1087,7 +1086,7 @@ const std::vector<std::string> kVariantJson = {
     R"({"id":5,"v":null})",
 };
 
-TEST_P(DatasetSuite, Variant AppendScanAndNoStatistics) {
+TEST_P(DatasetSuite, VariantAppendScanAndNoStatistics) {
   auto ds = TryCreate(*cat_, "w.c.t", "id INT64 NOT NULL, v VARIANT");
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   EXPECT_EQ(ds->schema.ToString(), "id INT64 NOT NULL, v VARIANT");
@@ -1114,7 +1113,7 @@ TEST_P(DatasetSuite, Variant AppendScanAndNoStatistics) {
   EXPECT_TRUE(planned.ok()) << planned.ToString();
 }
 
-TEST_P(DatasetSuite, Variant NotAPartitionSourceSortKeyOrPromotable) {
+TEST_P(DatasetSuite, VariantNotAPartitionSourceSortKeyOrPromotable) {
   for (const char* spec : {"v", "bucket(4, v)", "void(v)", "truncate(3, v)"}) {
     auto ds = TryCreate(*cat_, "w.c.p", "id INT64, v VARIANT", spec);
     ASSERT_FALSE(ds.ok()) << spec;
@@ -1142,12 +1141,12 @@ TEST_P(DatasetSuite, Variant NotAPartitionSourceSortKeyOrPromotable) {
       << nested.status().ToString();
 }
 
-TEST_P(DatasetSuite, Variant AddFilesOfNativeVariantColumns) {
+TEST_P(DatasetSuite, VariantAddFilesOfNativeVariantColumns) {
   auto ds = TryCreate(*cat_, "w.c.t", "id INT64 NOT NULL, v VARIANT");
   ASSERT_TRUE(ds.ok());
   ASSERT_OK(cat_->GrantLocation("w.c.t", "landing"));
   // A file tarn's Parquet writer made, with the dataset's field ids.
-  const std::string good = Land(*cat_, "good.parquet", MakeBatch(ds->schema, kVariantRows));
+  const std::string good = Land(*cat_, "landing/good.parquet", MakeBatch(ds->schema, kVariantRows));
   auto added = cat_->AddFiles("w.c.t", {good}, Meta());
   ASSERT_TRUE(added.ok()) << added.status().ToString();
   EXPECT_EQ(VariantRows(*cat_, "w.c.t"), kVariantJson);
@@ -1166,20 +1165,22 @@ TEST_P(DatasetSuite, Variant AddFilesOfNativeVariantColumns) {
   sb.columns[1].members[1].AppendBytes(std::string("\x0c\x2a", 2));
   sb.columns[1].AppendStructRow();
   sb.num_rows = 1;
-  auto refused = cat_->AddFiles("w.c.t", {Land(*cat_, "struct.parquet", sb)}, Meta());
+  auto refused = cat_->AddFiles("w.c.t", {Land(*cat_, "landing/struct.parquet", sb)}, Meta());
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("does not widen to the dataset's VARIANT"),
             std::string::npos)
       << refused.status().ToString();
   Schema as_blob = *Schema::Parse("id INT64 NOT NULL, v BLOB");
   auto blob = cat_->AddFiles(
-      "w.c.t", {Land(*cat_, "blob.parquet", MakeBatch(as_blob, {{"1", "AAA="}}))}, Meta());
+      "w.c.t", {Land(*cat_, "landing/blob.parquet", MakeBatch(as_blob, {{"1", "AAA="}}))}, Meta());
   EXPECT_FALSE(blob.ok());
 
   // A VARIANT file in a VARCHAR column is refused too (no widening either way).
   ASSERT_TRUE(TryCreate(*cat_, "w.c.s", "id INT64 NOT NULL, v VARCHAR").ok());
-  ASSERT_OK(cat_->GrantLocation("w.c.s", "landing"));
-  EXPECT_FALSE(cat_->AddFiles("w.c.s", {good}, Meta()).ok());
+  ASSERT_OK(cat_->GrantLocation("w.c.s", "landing_s"));
+  const std::string good_s =
+      Land(*cat_, "landing_s/good.parquet", MakeBatch(ds->schema, kVariantRows));
+  EXPECT_FALSE(cat_->AddFiles("w.c.s", {good_s}, Meta()).ok());
 
   // Malformed bytes pass the footer checks and fail the read, naming the column.
   RecordBatch bad;
@@ -1190,8 +1191,8 @@ TEST_P(DatasetSuite, Variant AddFilesOfNativeVariantColumns) {
   bad.columns[1].AppendVariant(std::string("\x01\x00\x00", 3), "\x0c");  // int8 without its byte
   bad.num_rows = 1;
   ASSERT_TRUE(TryCreate(*cat_, "w.c.b", "id INT64 NOT NULL, v VARIANT").ok());
-  ASSERT_OK(cat_->GrantLocation("w.c.b", "landing"));
-  ASSERT_TRUE(cat_->AddFiles("w.c.b", {Land(*cat_, "bad.parquet", bad)}, Meta()).ok());
+  ASSERT_OK(cat_->GrantLocation("w.c.b", "landing_b"));
+  ASSERT_TRUE(cat_->AddFiles("w.c.b", {Land(*cat_, "landing_b/bad.parquet", bad)}, Meta()).ok());
   Status st;
   VariantRows(*cat_, "w.c.b", "", &st);
   EXPECT_EQ(st.kind(), ErrorKind::kCorruption) << st.ToString();
