@@ -1,6 +1,10 @@
 // Fuzzes the text parsers of the type vocabulary (type names, schemas, and values of every
 // scalar type, as casts from VARCHAR and CSV upload use them). Whatever parses must print to
 // canonical text that parses back to the same value: tarn must read everything it writes.
+// Also the VARIANT codec (types/variant.h): JSON text in, JSON text out that reads back the
+// same, and the input's bytes taken as a metadata and a value, which decode or are kCorruption
+// without reading past them.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +16,7 @@
 #include "tarn/column.h"
 #include "tarn/data_type.h"
 #include "types/value_text.h"
+#include "types/variant.h"
 
 namespace {
 
@@ -71,6 +76,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto again = tarn::Schema::Parse(schema->ToString());
     if (!again.ok() || again->ToString() != schema->ToString()) {
       Fail("schema does not round-trip: " + schema->ToString());
+    }
+  }
+
+  tarn::Column variant(tarn::DataType::Variant());
+  if (tarn::AppendParsedValue(text, &variant).ok()) {
+    const std::string printed = tarn::ValueText(variant, 0);
+    tarn::Column back(tarn::DataType::Variant());
+    tarn::Status st = tarn::AppendParsedValue(printed, &back);
+    if (!st.ok()) Fail("VARIANT: printed '" + printed + "' does not parse: " + st.ToString());
+    if (tarn::ValueText(back, 0) != printed) Fail("VARIANT: '" + printed + "' reads back changed");
+  } else if (variant.length != 0) {
+    Fail("a failed parse appended a VARIANT");
+  }
+  if (size > 0) {
+    // First byte: the metadata's length; the rest after it, the value.
+    const size_t n = std::min<size_t>(data[0], size - 1);
+    const std::string_view metadata = text.substr(1, n);
+    const std::string_view value = text.substr(1 + n);
+    std::string json = "unchanged";
+    const tarn::Status checked = tarn::ValidateVariant(metadata, value);
+    const tarn::Status rendered = tarn::AppendVariantJson(metadata, value, &json);
+    if (checked.ok() != rendered.ok()) Fail("VARIANT: validation and rendering disagree");
+    if (!checked.ok() && (checked.kind() != tarn::ErrorKind::kCorruption || json != "unchanged")) {
+      Fail("VARIANT: a malformed value is not kCorruption, or left output");
+    }
+    std::string m, v;
+    if (checked.ok() && !tarn::EncodeVariantFromJson(json.substr(9), &m, &v).ok()) {
+      Fail("VARIANT: its rendering is not JSON: " + json.substr(9));
     }
   }
 

@@ -30,6 +30,7 @@ struct Column {
   std::unique_ptr<Column> child;
   // STRUCT: one column per member, each `length` long (a null struct row holds a value, usually
   // null, in every member). MAP: {keys, values}, indexed by offsets like ARRAY's child.
+  // VARIANT: {metadata, value}, two BLOB columns `length` long (data_type.h).
   std::vector<Column> members;
 
   Column() = default;
@@ -87,6 +88,8 @@ struct Column {
   // STRUCT: closes a valid row whose member values the caller appended. (AppendNull appends a
   // null to every member.)
   void AppendStructRow();
+  // VARIANT: appends a valid row of the spec's two byte strings (not checked here).
+  void AppendVariant(std::string_view metadata, std::string_view value);
   // Appends every row of `src`, a column of the same type (whose ARRAY/MAP offsets start at 0,
   // as every column built by appending does).
   void AppendColumn(const Column& src);

@@ -15,6 +15,14 @@
 //   ARRAY<T>           Column::offsets into Column::child
 //   STRUCT<a: T, ...>  Column::members, one per member, each as long as the struct column
 //   MAP<K, V>          Column::offsets into Column::members[0] (keys) and members[1] (values)
+//   VARIANT            Column::members[0] (metadata) and members[1] (value): two BLOB columns,
+//                      each as long as the variant column, holding the two byte strings of
+//                      Parquet's Variant encoding (VariantEncoding.md) exactly as stored (a null
+//                      row holds a null in both). Kept as the spec's bytes, not decoded, so files
+//                      round-trip byte for byte and the Parquet group's two leaves map one to
+//                      one onto the members (types/variant.h renders, checks and builds them).
+//                      A VARIANT has no nested fields (Iceberg v3: one field id) and is only a
+//                      top-level column.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +63,7 @@ enum class TypeId : uint8_t {
   kArray,
   kStruct,
   kMap,
+  kVariant,
 };
 
 enum class TimeUnit : uint8_t { kSecond, kMilli, kMicro, kNano };
@@ -92,6 +101,8 @@ class DataType {
   static DataType Uuid() { return DataType(TypeId::kUuid); }
   static DataType Ipv4() { return DataType(TypeId::kIpv4); }
   static DataType Json() { return DataType(TypeId::kJson); }
+  // Semi-structured values in Parquet's Variant encoding (see the table above).
+  static DataType Variant() { return DataType(TypeId::kVariant); }
   // The element field is named "element"; id -1 means unassigned.
   static DataType Array(DataType element, int32_t element_id = -1, bool element_nullable = true);
   // Precondition: member names are unique, case-insensitively (checked by Parse and
@@ -103,7 +114,8 @@ class DataType {
 
   // Parses a type name: case-insensitive, spaces allowed around punctuation.
   // "DECIMAL(10,2)", "TIMESTAMP[us]", "TIMESTAMPTZ[ms]", "TIME[ns]", "ARRAY<VARCHAR>",
-  // "STRUCT<a: INT64 NOT NULL, b: ARRAY<VARCHAR>>" (the ':' is optional), "MAP<VARCHAR, INT64>".
+  // "STRUCT<a: INT64 NOT NULL, b: ARRAY<VARCHAR>>" (the ':' is optional), "MAP<VARCHAR, INT64>",
+  // "VARIANT" (not inside ARRAY, STRUCT or MAP).
   // A nested field may say NOT NULL (a MAP key is NOT NULL whatever it says). TIME,
   // TIMESTAMP and TIMESTAMPTZ without a unit mean [us]; TIME takes only [us] or [ns]. Aliases:
   // BIGINT=INT64, INT/INTEGER=INT32, SMALLINT=INT16, TINYINT=INT8, DOUBLE=FLOAT64,

@@ -11,11 +11,13 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/test_fixture.h"
+#include "common/io.h"
 #include "datafile/reader.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
 #include "parquet/reader.h"
 #include "parquet/schema.h"
+#include "parquet/writer.h"
 #include "types/batch.h"
 #include "types/json_render.h"
 #include "types/value_text.h"
@@ -1141,6 +1143,176 @@ TEST_P(DatasetSuite, PartitionedByAStructMemberAppendsAddsFilesAndPrunes) {
   // The member cannot be dropped while it is a partition source.
   auto drop = cat_->AlterSchema("w.c.pp2", {*ParseSchemaChange("drop p.region")});
   EXPECT_FALSE(drop.ok());
+}
+
+// ---- VARIANT columns: appended as JSON, scanned back, registered with add_files from files
+// tarn's Parquet writer made, refused as partition sources and sort keys, not promotable.
+
+Result<DatasetInfo> TryCreate(Catalog& cat, const std::string& name, const std::string& schema,
+                              const std::string& spec = "", const std::string& sort = "") {
+  DatasetDefinition def;
+  def.schema = *Schema::Parse(schema);
+  def.partition_spec = spec;
+  def.sort_order = sort;
+  return cat.CreateDataset(name, def);
+}
+
+// Every row as JSON, sorted; the scan's status in *st (else expected OK).
+std::vector<std::string> VariantRows(Catalog& cat, const std::string& name,
+                                     const std::string& where = "", Status* st = nullptr) {
+  std::vector<std::string> out;
+  Status s = cat.Scan(name, {}, where, false, [&](const RecordBatch& batch) {
+    for (int64_t r = 0; r < batch.num_rows; ++r) out.push_back(RenderRowJson(batch, r));
+    return Status::OK();
+  });
+  if (st) {
+    *st = s;
+  } else {
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Writes `batch` with tarn's Parquet writer to `path` in the warehouse.
+std::string Land(Catalog& cat, const std::string& path, const RecordBatch& batch) {
+  auto mem = std::make_unique<MemoryOutputStream>();
+  MemoryOutputStream* raw = mem.get();
+  auto w = parquet::FileWriter::Open(std::move(mem), batch.schema, {});
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_TRUE((*w)->Write(batch).ok());
+  EXPECT_TRUE((*w)->Close().ok());
+  EXPECT_TRUE(cat.warehouse().Put(path, raw->bytes()).ok());
+  return path;
+}
+
+const std::vector<std::vector<std::string>> kVariantRows = {
+    {"1", R"({"b": [true, null, 2.5], "a": {"x": "y"}})"},
+    {"2", ""},
+    {"3", R"("text")"},
+    {"4", "-129"},
+    {"5", "null"},
+};
+const std::vector<std::string> kVariantJson = {
+    R"({"id":1,"v":{"a":{"x":"y"},"b":[true,null,2.5]}})",
+    R"({"id":2,"v":null})",
+    R"({"id":3,"v":"text"})",
+    R"({"id":4,"v":-129})",
+    R"({"id":5,"v":null})",
+};
+
+TEST_P(DatasetSuite, VariantAppendScanAndNoStatistics) {
+  auto ds = TryCreate(*cat_, "w.c.t", "id INT64 NOT NULL, v VARIANT");
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ(ds->schema.ToString(), "id INT64 NOT NULL, v VARIANT");
+  ASSERT_TRUE(cat_->Append("w.c.t", One(MakeBatch(ds->schema, kVariantRows)), Meta()).ok());
+  EXPECT_EQ(VariantRows(*cat_, "w.c.t"), kVariantJson);
+  // A SQL null and a VARIANT null are different values; only the first is IS NULL.
+  EXPECT_EQ(VariantRows(*cat_, "w.c.t", "v IS NULL"), std::vector<std::string>{kVariantJson[1]});
+  EXPECT_EQ(VariantRows(*cat_, "w.c.t", "v IS NOT NULL").size(), 4u);
+  Status st;
+  VariantRows(*cat_, "w.c.t", "v = 1", &st);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("only IS NULL / IS NOT NULL"), std::string::npos) << st.ToString();
+  // Counts, no bounds.
+  Status planned = cat_->PlanFiles("w.c.t", {}, "", [&](const PlannedFile& f) {
+    const ColumnStats* s = f.file.FindStats(2);
+    EXPECT_NE(s, nullptr);
+    if (s) {
+      EXPECT_EQ(s->null_count, 1);
+      EXPECT_FALSE(s->lower.has_value());
+      EXPECT_FALSE(s->upper.has_value());
+    }
+    return Status::OK();
+  });
+  EXPECT_TRUE(planned.ok()) << planned.ToString();
+}
+
+TEST_P(DatasetSuite, VariantNotAPartitionSourceSortKeyOrPromotable) {
+  for (const char* spec : {"v", "bucket(4, v)", "void(v)", "truncate(3, v)"}) {
+    auto ds = TryCreate(*cat_, "w.c.p", "id INT64, v VARIANT", spec);
+    ASSERT_FALSE(ds.ok()) << spec;
+    EXPECT_NE(ds.status().message().find("VARIANT column cannot be a partition source"),
+              std::string::npos)
+        << ds.status().ToString();
+  }
+  auto sorted = TryCreate(*cat_, "w.c.s", "id INT64, v VARIANT", "", "v");
+  ASSERT_FALSE(sorted.ok());
+  EXPECT_NE(sorted.status().message().find("cannot sort by VARIANT column v"), std::string::npos)
+      << sorted.status().ToString();
+  ASSERT_TRUE(TryCreate(*cat_, "w.c.t", "id INT64, v VARIANT").ok());
+  EXPECT_FALSE(cat_->SetPartitionSpec("w.c.t", "v").ok());
+  EXPECT_FALSE(cat_->SetSortOrder("w.c.t", "v DESC").ok());
+  EXPECT_FALSE(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("promote v VARCHAR")}).ok());
+  EXPECT_FALSE(cat_->AlterSchema("w.c.t", {*ParseSchemaChange("promote id VARIANT")}).ok());
+  EXPECT_FALSE(ParseSchemaChange("add s STRUCT<x: VARIANT>").ok());
+  auto added = cat_->AlterSchema("w.c.t", {*ParseSchemaChange("add v2 VARIANT")});
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  EXPECT_EQ(added->schema.ToString(), "id INT64, v VARIANT, v2 VARIANT");
+  ASSERT_TRUE(TryCreate(*cat_, "w.c.n", "id INT64, s STRUCT<a: INT64>").ok());
+  auto nested = cat_->AlterSchema("w.c.n", {*ParseSchemaChange("add s.x VARIANT")});
+  ASSERT_FALSE(nested.ok());
+  EXPECT_NE(nested.status().message().find("top-level"), std::string::npos)
+      << nested.status().ToString();
+}
+
+TEST_P(DatasetSuite, VariantAddFilesOfNativeVariantColumns) {
+  auto ds = TryCreate(*cat_, "w.c.t", "id INT64 NOT NULL, v VARIANT");
+  ASSERT_TRUE(ds.ok());
+  ASSERT_OK(cat_->GrantLocation("w.c.t", "landing"));
+  // A file tarn's Parquet writer made, with the dataset's field ids.
+  const std::string good = Land(*cat_, "landing/good.parquet", MakeBatch(ds->schema, kVariantRows));
+  auto added = cat_->AddFiles("w.c.t", {good}, Meta());
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  EXPECT_EQ(VariantRows(*cat_, "w.c.t"), kVariantJson);
+
+  // The same bytes without the VARIANT annotation are a STRUCT, and a BLOB is a BLOB.
+  Schema as_struct = *Schema::Parse(
+      "id INT64 NOT NULL, v STRUCT<metadata: BLOB NOT NULL, "
+      "value: BLOB NOT NULL>");
+  as_struct.fields[1].field_id = 2;
+  RecordBatch sb;
+  sb.schema = as_struct;
+  sb.columns.emplace_back(DataType::Int64());
+  sb.columns.emplace_back(as_struct.fields[1].type);
+  sb.columns[0].AppendFixed<int64_t>(1);
+  sb.columns[1].members[0].AppendBytes(std::string("\x01\x00\x00", 3));
+  sb.columns[1].members[1].AppendBytes(std::string("\x0c\x2a", 2));
+  sb.columns[1].AppendStructRow();
+  sb.num_rows = 1;
+  auto refused = cat_->AddFiles("w.c.t", {Land(*cat_, "landing/struct.parquet", sb)}, Meta());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("does not widen to the dataset's VARIANT"),
+            std::string::npos)
+      << refused.status().ToString();
+  Schema as_blob = *Schema::Parse("id INT64 NOT NULL, v BLOB");
+  auto blob = cat_->AddFiles(
+      "w.c.t", {Land(*cat_, "landing/blob.parquet", MakeBatch(as_blob, {{"1", "AAA="}}))}, Meta());
+  EXPECT_FALSE(blob.ok());
+
+  // A VARIANT file in a VARCHAR column is refused too (no widening either way).
+  ASSERT_TRUE(TryCreate(*cat_, "w.c.s", "id INT64 NOT NULL, v VARCHAR").ok());
+  ASSERT_OK(cat_->GrantLocation("w.c.s", "landing_s"));
+  const std::string good_s =
+      Land(*cat_, "landing_s/good.parquet", MakeBatch(ds->schema, kVariantRows));
+  EXPECT_FALSE(cat_->AddFiles("w.c.s", {good_s}, Meta()).ok());
+
+  // Malformed bytes pass the footer checks and fail the read, naming the column.
+  RecordBatch bad;
+  bad.schema = ds->schema;
+  bad.columns.emplace_back(DataType::Int64());
+  bad.columns.emplace_back(DataType::Variant());
+  bad.columns[0].AppendFixed<int64_t>(9);
+  bad.columns[1].AppendVariant(std::string("\x01\x00\x00", 3), "\x0c");  // int8 without its byte
+  bad.num_rows = 1;
+  ASSERT_TRUE(TryCreate(*cat_, "w.c.b", "id INT64 NOT NULL, v VARIANT").ok());
+  ASSERT_OK(cat_->GrantLocation("w.c.b", "landing_b"));
+  ASSERT_TRUE(cat_->AddFiles("w.c.b", {Land(*cat_, "landing_b/bad.parquet", bad)}, Meta()).ok());
+  Status st;
+  VariantRows(*cat_, "w.c.b", "", &st);
+  EXPECT_EQ(st.kind(), ErrorKind::kCorruption) << st.ToString();
+  EXPECT_NE(st.message().find("field 'v'"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("malformed VARIANT"), std::string::npos) << st.ToString();
 }
 
 // The chunks of a data file's footer that carry a bloom filter, as "column" per row group.

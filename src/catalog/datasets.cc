@@ -36,11 +36,26 @@ Status ValidateMemberNames(const std::string& column, const DataType& type) {
   return st;
 }
 
+// A VARIANT is a top-level column only (types/data_type.h): Parquet's VARIANT group holds its
+// own two leaves, and type text already refuses it below ARRAY, STRUCT or MAP.
+Status RefuseNestedVariant(const std::string& column, const DataType& type) {
+  Status st = Status::OK();
+  ForEachNestedField(type, [&](const Field& f) {
+    if (st.ok() && f.type.id() == TypeId::kVariant) {
+      st = Status::InvalidArgument("column '" + column + "': VARIANT is only allowed as a " +
+                                   "top-level column type (member '" + f.name + "')")
+               .WithField("column", column);
+    }
+  });
+  return st;
+}
+
 Status ValidateSchema(const Schema& schema) {
   if (schema.fields.empty()) return Status::InvalidArgument("a dataset needs at least one column");
   for (const Field& f : schema.fields) {
     TARN_RETURN_NOT_OK(ValidateColumnName(f.name));
     TARN_RETURN_NOT_OK(ValidateMemberNames(f.name, f.type));
+    TARN_RETURN_NOT_OK(RefuseNestedVariant(f.name, f.type));
   }
   return Status::OK();
 }
@@ -144,7 +159,11 @@ Status ApplyNestedChange(const DatasetInfo& ds, const SchemaChange& ch, Schema* 
             .WithField("column", ch.column);
       }
       if (!ch.type) return refuse("an added member needs a type");
+      if (ch.type->id() == TypeId::kVariant) {
+        return refuse("VARIANT is only allowed as a top-level column type");
+      }
       TARN_RETURN_NOT_OK(ValidateMemberNames(ch.column, *ch.type));
+      TARN_RETURN_NOT_OK(RefuseNestedVariant(ch.column, *ch.type));
       if (!ch.nullable) return refuse("an added member must be nullable: existing rows have none");
       Field f;
       f.name = leaf;

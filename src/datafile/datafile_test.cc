@@ -755,7 +755,7 @@ RecordBatch PruneBatch(int64_t rows) {
   RecordBatch b;
   b.schema = schema;
   for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
-  char pad[16];
+  char pad[32];
   for (int64_t i = 0; i < rows; ++i) {
     b.columns[0].AppendFixed<int64_t>(i);
     if (i % 1000 == 7) {
@@ -903,7 +903,7 @@ TEST(ReadDataFile, PrunesByStructMemberPages) {
   RecordBatch b;
   b.schema = schema;
   for (const Field& f : schema.fields) b.columns.emplace_back(f.type);
-  char text[16];
+  char text[32];
   for (int64_t i = 0; i < 60000; ++i) {
     b.columns[0].AppendFixed<int64_t>(i);
     Column& p = b.columns[1];

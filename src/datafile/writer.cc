@@ -112,7 +112,7 @@ void AppendColumn(const Column& src, Column* dst) {
       dst->validity.insert(dst->validity.end(), src.validity.begin(), src.validity.end());
     }
   }
-  if (src.type.id() == TypeId::kStruct) {
+  if (src.type.id() == TypeId::kStruct || src.type.id() == TypeId::kVariant) {
     for (size_t m = 0; m < src.members.size(); ++m) AppendColumn(src.members[m], &dst->members[m]);
   } else if (src.type.is_variable_width() || src.type.is_repeated()) {
     const bool map = src.type.id() == TypeId::kMap;

@@ -506,6 +506,7 @@ Status CsvReader::ConvertColumn(int t, int c, int64_t n, Column* out, int64_t* b
     case TypeId::kArray:
     case TypeId::kStruct:
     case TypeId::kMap:
+    case TypeId::kVariant:
       return ConvertGeneric(t, c, n, out, bad_row);
   }
   return ConvertGeneric(t, c, n, out, bad_row);

@@ -190,6 +190,7 @@ bool Parses(std::string_view text, const DataType& type) {
     case TypeId::kIpv4:
       return ParseIpv4(text).ok();
     case TypeId::kJson:
+    case TypeId::kVariant:
       return ValidateJson(text).ok();
     default:
       return true;

@@ -118,6 +118,8 @@ bool JsonAppender::Value(LineScanner& sc, Column* col, bool nullable, int depth)
       return NestedValue(sc, col, nullable, c, depth);
     case TypeId::kJson:
       return JsonText(sc, col, c, depth);
+    case TypeId::kVariant:
+      return VariantValue(sc, col, c, depth);
     default:
       return Scalar(sc, col, c, depth);
   }
@@ -154,25 +156,41 @@ bool JsonAppender::Scalar(LineScanner& sc, Column* col, char c, int depth) {
   return true;
 }
 
-bool JsonAppender::JsonText(LineScanner& sc, Column* col, char c, int depth) {
-  std::string_view raw;
+bool JsonAppender::RawValue(LineScanner& sc, char c, int depth, std::string_view* raw) {
   if (c == '"') {
     std::string_view value;
-    if (const char* why = sc.String(&raw, &value, &scratch_)) return Malformed(why);
-    if (!IsValidUtf8(raw)) return Bad(raw, "the value is not valid UTF-8");
+    if (const char* why = sc.String(raw, &value, &scratch_)) return Malformed(why);
+    if (!IsValidUtf8(*raw)) return Bad(*raw, "the value is not valid UTF-8");
   } else if (c == '{' || c == '[') {
-    if (const char* why = sc.Nested(&raw, DepthLeft(depth))) return Malformed(why);
+    if (const char* why = sc.Nested(raw, DepthLeft(depth))) return Malformed(why);
+  } else if (c == 't' || c == 'f') {
+    *raw = c == 't' ? "true" : "false";
+    if (!sc.Literal(*raw)) return Malformed("a bad literal");
+  } else if (const char* why = sc.Number(raw)) {
+    return Malformed(why);
+  }
+  return true;
+}
+
+bool JsonAppender::JsonText(LineScanner& sc, Column* col, char c, int depth) {
+  std::string_view raw;
+  if (!RawValue(sc, c, depth, &raw)) return false;
+  if (c == '{' || c == '[') {
     std::string compact;
     if (!CompactJson(raw, &compact)) return Malformed("a nested value is not valid JSON");
     col->AppendBytes(compact);
     return true;
-  } else if (c == 't' || c == 'f') {
-    raw = c == 't' ? "true" : "false";
-    if (!sc.Literal(raw)) return Malformed("a bad literal");
-  } else if (const char* why = sc.Number(&raw)) {
-    return Malformed(why);
   }
   col->AppendBytes(raw);
+  return true;
+}
+
+bool JsonAppender::VariantValue(LineScanner& sc, Column* col, char c, int depth) {
+  std::string_view raw;
+  if (!RawValue(sc, c, depth, &raw)) return false;
+  // Any JSON value is a VARIANT value: a string stays a string (it is not parsed again).
+  Status st = AppendParsedValue(raw, col);
+  if (!st.ok()) return Bad(raw, st.message());
   return true;
 }
 

@@ -22,6 +22,8 @@
 //   - JSON columns keep strings with their quotes, numbers and booleans as written, objects and
 //     arrays compacted; VARCHAR columns take strings' values and other values' text; other
 //     scalars parse a string's value or a number's or boolean's text (types/value_text.h).
+//   - VARIANT columns take any JSON value as it is written (types/variant.h: a string stays a
+//     string, it is not parsed again as JSON text).
 //   - any other JSON kind for a column (a number for a STRUCT, an object for an INT64) is a
 //     value failure naming the kind and the type.
 // Nesting deeper than 256 levels is malformed.
@@ -56,7 +58,11 @@ class JsonAppender {
  private:
   bool Value(LineScanner& sc, Column* col, bool nullable, int depth);
   bool Scalar(LineScanner& sc, Column* col, char c, int depth);
+  // The raw text of the JSON value starting with `c` (a string with its quotes); false, with
+  // the failure recorded, when it is malformed.
+  bool RawValue(LineScanner& sc, char c, int depth, std::string_view* raw);
   bool JsonText(LineScanner& sc, Column* col, char c, int depth);
+  bool VariantValue(LineScanner& sc, Column* col, char c, int depth);
   bool NestedValue(LineScanner& sc, Column* col, bool nullable, char c, int depth);
   bool Array(LineScanner& sc, Column* col, int depth);
   bool Struct(LineScanner& sc, Column* col, int depth);

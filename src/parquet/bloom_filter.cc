@@ -181,7 +181,7 @@ uint64_t BloomHash(double v) { return HashFixed(v); }
 uint64_t BloomHash(std::string_view v) { return HashBytes(v.data(), v.size()); }
 
 bool BloomFilterSupports(const DataType& type) {
-  return !type.is_nested() && type.id() != TypeId::kBoolean;
+  return !type.is_nested() && type.id() != TypeId::kBoolean && type.id() != TypeId::kVariant;
 }
 
 bool BloomFilterApplies(const DataType& type, const LeafColumn& leaf) {
@@ -260,6 +260,7 @@ bool BloomFilterMightContain(const BloomFilter& filter, const Column& values, in
     case TypeId::kArray:
     case TypeId::kStruct:
     case TypeId::kMap:
+    case TypeId::kVariant:
       break;
   }
   return true;

@@ -147,6 +147,7 @@ Column DistinctValues(const DataType& t, int64_t from, int64_t n) {
       case TypeId::kArray:
       case TypeId::kStruct:
       case TypeId::kMap:
+      case TypeId::kVariant:
         break;
     }
   }

@@ -9,6 +9,7 @@
 #include "common/compression.h"
 #include "parquet/decoding.h"
 #include "types/value_text.h"
+#include "types/variant.h"
 
 namespace tarn::parquet {
 namespace {
@@ -1074,6 +1075,18 @@ Status CheckAssembled(const Column& c) {
                                   " values where another leaf has " + std::to_string(want) + ")");
       }
       TARN_RETURN_NOT_OK(CheckAssembled(m));
+    }
+  }
+  if (c.type.id() == TypeId::kVariant) {
+    // Both leaves are required below the group, so a valid row has both byte strings.
+    if (c.members.size() != 2 || c.members[0].length != c.length ||
+        c.members[1].length != c.length) {
+      return Status::Corruption("the metadata and value of a VARIANT disagree on its rows");
+    }
+    for (int64_t i = 0; i < c.length; ++i) {
+      if (!c.IsValid(i)) continue;
+      Status st = ValidateVariant(c.members[0].StringAt(i), c.members[1].StringAt(i));
+      if (!st.ok()) return st.WithContext("row " + std::to_string(i));
     }
   }
   return Status::OK();

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "parquet/encoding.h"
+#include "parquet/schema.h"
 
 namespace tarn::parquet {
 namespace {
@@ -161,6 +162,7 @@ Result<LeafPath> LeafPathOf(const Field& field, int leaf) {
     if (depth > kMaxNesting) {
       return Status::InvalidArgument("field " + field.name + ": nested too deeply");
     }
+    t = &StoredShape(*t);
     LevelNode n;
     n.member = member;
     n.def_null = def;
@@ -1000,8 +1002,8 @@ Status ValidateColumn(const std::string& name, const DataType& type, bool nullab
   auto written = [&](uint64_t i) {
     return c.IsValid(static_cast<int64_t>(i)) && (reach == nullptr || reach[i] != 0);
   };
-  if (type.id() == TypeId::kStruct) {
-    const std::vector<Field>& kids = type.children();
+  if (type.id() == TypeId::kStruct || type.id() == TypeId::kVariant) {
+    const std::vector<Field>& kids = StoredShape(type).children();
     if (c.members.size() != kids.size()) {
       return Status::InvalidArgument("field " + name + ": " + std::to_string(c.members.size()) +
                                      " member columns for " + std::to_string(kids.size()) +
@@ -1139,9 +1141,10 @@ Result<Codec> ParquetCodecFor(CompressionCodec codec) {
 }
 
 int LeafCount(const DataType& type) {
-  if (!type.is_nested()) return 1;
+  const DataType& shape = StoredShape(type);
+  if (!shape.is_nested()) return 1;
   int n = 0;
-  for (const Field& f : type.children()) n += LeafCount(f.type);
+  for (const Field& f : shape.children()) n += LeafCount(f.type);
   return n;
 }
 

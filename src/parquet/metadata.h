@@ -101,6 +101,7 @@ struct LogicalType {
     BSON = 13,
     UUID = 14,
     FLOAT16 = 15,
+    VARIANT = 16,  // annotates a group of `metadata` and `value` (VariantEncoding.md)
   };
   Kind kind = NONE;
   int32_t decimal_scale = 0;                 // DecimalType 1
@@ -109,6 +110,7 @@ struct LogicalType {
   TimeUnitKind unit = TimeUnitKind::MICROS;  // TimeType/TimestampType 2
   int8_t bit_width = 0;                      // IntType 1
   bool is_signed = true;                     // IntType 2
+  std::optional<int8_t> variant_version;     // VariantType 1 (specification_version)
 };
 
 struct SchemaElement {

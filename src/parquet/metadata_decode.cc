@@ -218,6 +218,19 @@ bool DecodeLogicalType(ThriftReader& r, LogicalType* lt) {
           }
         });
         break;
+      case LogicalType::VARIANT:
+        lt->kind = LogicalType::VARIANT;
+        FOR_EACH_FIELD({
+          if (id == 1) {
+            EXPECT_WIRE(kThriftByte, "VariantType.specification_version");
+            int8_t v = 0;
+            TRY_READ(r.ReadByte(&v));
+            lt->variant_version = v;
+          } else {
+            TRY_READ(r.SkipField(t));
+          }
+        });
+        break;
       case LogicalType::STRING:
       case LogicalType::MAP:
       case LogicalType::LIST:

@@ -44,6 +44,9 @@ void EncodeLogicalType(CompactWriter& w, const LogicalType& t) {
       w.I8(1, t.bit_width);
       w.Bool(2, t.is_signed);
       break;
+    case LogicalType::VARIANT:
+      if (t.variant_version) w.I8(1, *t.variant_version);
+      break;
     default:
       break;  // every other member is an empty struct
   }

@@ -142,6 +142,8 @@ std::string LogicalTypeName(const LogicalType& t) {
       return "UUID";
     case LogicalType::FLOAT16:
       return "FLOAT16";
+    case LogicalType::VARIANT:
+      return t.variant_version ? "VARIANT(" + std::to_string(*t.variant_version) + ")" : "VARIANT";
   }
   return "UNKNOWN";
 }

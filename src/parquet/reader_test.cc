@@ -221,6 +221,8 @@ json Render(const Column& c, int64_t i) {
       }
       return a;
     }
+    case TypeId::kVariant:
+      return json::parse(ValueText(c, i));  // the JSON a VARIANT holds
   }
   return "?";
 }

@@ -13,6 +13,8 @@
 //   STRUCT<...>  <rep> group name { <rep> member ...; }   (no annotation)
 //   MAP<K, V>    <rep> group name (MAP) { repeated group key_value { required K key;
 //                                                                    <rep> V value; } }
+//   VARIANT      <rep> group name (VARIANT(1)) { required binary metadata;
+//                                                required binary value; }   (top level only)
 // nested to any depth (kMaxNesting levels), <rep> optional or required by each Field's
 // nullability, and every Field's id written as the element's field_id (members, list elements,
 // map keys and values included).
@@ -29,7 +31,9 @@
 // repeated fields (-> ARRAY of NOT NULL elements), MAP_KEY_VALUE in place of MAP, key_value
 // groups of any name. A field tarn cannot represent (a MAP without values or with a nullable
 // key, struct members whose names differ only in case, an empty group) is listed with
-// `unsupported` set and can only be skipped by projection.
+// `unsupported` set and can only be skipped by projection. A VARIANT group must be the unshredded
+// form (exactly `metadata` and `value`, both required binary, in either order); a shredded one
+// (with `typed_value`) or one below another group is unsupported.
 #pragma once
 
 #include <string>
@@ -42,6 +46,14 @@
 namespace tarn::parquet {
 
 inline constexpr const char* kTarnSchemaKey = "tarn.schema";
+inline constexpr const char* kVariantMetadataName = "metadata";
+inline constexpr const char* kVariantValueName = "value";
+inline constexpr int8_t kVariantSpecVersion = 1;  // VariantType.specification_version written
+
+// The shape Parquet stores a type in: a VARIANT as STRUCT<metadata: BLOB NOT NULL, value: BLOB
+// NOT NULL> (the members of its Column, data_type.h), every other type as itself. Levels,
+// leaves and record assembly walk this shape, so a VARIANT is written and read as that struct.
+const DataType& StoredShape(const DataType& type);
 
 // One tarn column on the path from a top-level field down to a leaf column: the top-level
 // column, then each nested column (STRUCT member, ARRAY element, MAP key or value) down to the

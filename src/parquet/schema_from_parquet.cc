@@ -318,6 +318,9 @@ struct Builder {
       return "";
     }
     const auto& kids = children[node];
+    if (e.logical_type && e.logical_type->kind == LogicalType::VARIANT) {
+      return VariantGroup(node, self, type, path);
+    }
     const bool is_list = (e.logical_type && e.logical_type->kind == LogicalType::LIST) ||
                          (!e.logical_type && e.converted_type == ConvertedType::LIST);
     // MAP_KEY_VALUE where MAP belongs is read as MAP (LogicalTypes.md, maps, compatibility).
@@ -409,6 +412,52 @@ struct Builder {
     return "";
   }
 
+  // A group annotated VARIANT: the unshredded form only (VariantEncoding.md), at the top level.
+  // Its leaves fill the VARIANT column's members by name: metadata 0, value 1.
+  std::string VariantGroup(int node, PathNode self, DataType* type, std::vector<PathNode>* path) {
+    const SchemaElement& e = el[node];
+    if (!path->empty()) return "VARIANT '" + e.name + "' below another column is not supported";
+    if (e.logical_type->variant_version && *e.logical_type->variant_version != 1) {
+      return "VARIANT '" + e.name + "' of specification version " +
+             std::to_string(*e.logical_type->variant_version) + " is not supported";
+    }
+    const auto& kids = children[node];
+    for (int k : kids) {
+      if (el[k].name == "typed_value") {
+        return "VARIANT '" + e.name + "' is shredded (typed_value), which is not supported";
+      }
+    }
+    bool seen[2] = {false, false};
+    for (int k : kids) {
+      const SchemaElement& c = el[k];
+      const int member = c.name == kVariantMetadataName ? 0 : c.name == kVariantValueName ? 1 : -1;
+      if (member < 0 || seen[member] || !IsPrimitive(c) || *c.type != Type::BYTE_ARRAY ||
+          RepetitionOf(c) != Repetition::REQUIRED) {
+        return "VARIANT '" + e.name +
+               "' must hold exactly a required binary metadata and a required binary value";
+      }
+      seen[member] = true;
+    }
+    if (!seen[0] || !seen[1]) {
+      return "VARIANT '" + e.name +
+             "' must hold exactly a required binary metadata and a required binary value";
+    }
+    self.kind = PathNode::Kind::kStruct;
+    path->push_back(self);
+    for (int k : kids) {
+      PathNode leaf;
+      leaf.kind = PathNode::Kind::kLeaf;
+      leaf.member = el[k].name == kVariantMetadataName ? 0 : 1;
+      leaf.def = self.def;
+      path->push_back(leaf);
+      leaf_paths.push_back(*path);
+      path->pop_back();
+    }
+    path->pop_back();
+    *type = DataType::Variant();
+    return "";
+  }
+
   // Every leaf's path, in file order, for the field being converted.
   std::vector<std::vector<PathNode>> leaf_paths;
 };
@@ -452,7 +501,7 @@ bool CompatibleOverride(const DataType& recorded, const DataType& derived) {
 const DataType& LeafTypeOf(const DataType& field_type, const LeafColumn& leaf) {
   const DataType* t = &field_type;
   for (size_t i = 1; i < leaf.nodes.size(); ++i) {
-    t = &t->children()[static_cast<size_t>(leaf.nodes[i].member)].type;
+    t = &StoredShape(*t).children()[static_cast<size_t>(leaf.nodes[i].member)].type;
   }
   return *t;
 }

@@ -6,6 +6,21 @@
 
 namespace tarn::parquet {
 
+const DataType& StoredShape(const DataType& type) {
+  if (type.id() != TypeId::kVariant) return type;
+  static const DataType kVariantShape = [] {
+    std::vector<Field> members(2);
+    members[0].name = kVariantMetadataName;
+    members[1].name = kVariantValueName;
+    for (Field& m : members) {
+      m.type = DataType::Blob();
+      m.nullable = false;
+    }
+    return DataType::Struct(std::move(members));
+  }();
+  return kVariantShape;
+}
+
 int DecimalFlbaWidth(int precision) {
   // Smallest n with 10^precision - 1 <= 2^(8n-1) - 1.
   uint128 max_unscaled = 1;
@@ -56,6 +71,7 @@ PhysicalMapping PhysicalFor(const DataType& t) {
     case TypeId::kArray:
     case TypeId::kStruct:
     case TypeId::kMap:
+    case TypeId::kVariant:
       break;
   }
   return {Type::BYTE_ARRAY, 0, StatsOrder::kBytes};  // not reached for leaves
@@ -196,7 +212,23 @@ Status AppendField(const std::string& path, const Field& field, int depth,
   const DataType& type = field.type;
   const Repetition repetition = field.nullable ? Repetition::OPTIONAL : Repetition::REQUIRED;
   const size_t at = out->size();
-  if (!type.is_nested()) {
+  if (type.id() == TypeId::kVariant) {
+    if (depth > 0) {
+      return Status::InvalidArgument("field " + path + ": VARIANT only as a top-level column");
+    }
+    // The unshredded form: the group's id is the column's, its two leaves have none.
+    SchemaElement g = GroupElement(field.name, repetition, 2);
+    g.logical_type = KindOnly(LogicalType::VARIANT);
+    g.logical_type->variant_version = kVariantSpecVersion;
+    out->push_back(std::move(g));
+    for (const char* name : {kVariantMetadataName, kVariantValueName}) {
+      SchemaElement e;
+      e.name = name;
+      e.repetition_type = Repetition::REQUIRED;
+      e.type = Type::BYTE_ARRAY;
+      out->push_back(std::move(e));
+    }
+  } else if (!type.is_nested()) {
     SchemaElement e;
     e.name = field.name;
     e.repetition_type = repetition;

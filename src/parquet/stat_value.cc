@@ -199,6 +199,7 @@ Result<Column> DecodeStatValue(const FileMetaData& md, const LeafColumn& leaf, c
     case TypeId::kArray:
     case TypeId::kStruct:
     case TypeId::kMap:
+    case TypeId::kVariant:
       return Status::InvalidArgument("statistics are per leaf; pass the element type");
   }
   return col;

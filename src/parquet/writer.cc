@@ -139,6 +139,11 @@ class FileWriter::Impl {
       const Field& f = schema_.fields[i];
       ColumnWriterOptions field_options = co;
       if (bloom[i]) field_options.bloom_filter = options_.bloom_filter;
+      if (f.type.id() == TypeId::kVariant) {
+        // A VARIANT has no statistics: bounds of its encoded bytes would order nothing.
+        field_options.write_statistics = false;
+        field_options.page_index = false;
+      }
       for (int leaf = 0; leaf < LeafCount(f.type); ++leaf) {
         TARN_ASSIGN_OR_RETURN(std::unique_ptr<ColumnChunkWriter> w,
                               ColumnChunkWriter::Make(f, leaf, field_options));

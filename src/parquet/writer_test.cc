@@ -141,6 +141,7 @@ void AppendRandom(Column& c, std::mt19937_64& rng) {
     case TypeId::kArray:
     case TypeId::kStruct:
     case TypeId::kMap:
+    case TypeId::kVariant:
       break;
   }
 }

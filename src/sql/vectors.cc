@@ -153,7 +153,9 @@ duckdb_logical_type DuckTypeOf(const DuckDbApi& api, const DataType& type) {
     case TypeId::kVarchar:
     case TypeId::kIpv4:
       return simple(DUCKDB_TYPE_VARCHAR);
-    case TypeId::kJson: {
+    case TypeId::kJson:
+    case TypeId::kVariant: {
+      // The DuckDB tarn loads (1.4) has no VARIANT in its C API: a VARIANT is its JSON text.
       duckdb_logical_type t = simple(DUCKDB_TYPE_VARCHAR);
       api.duckdb_logical_type_set_alias(t, "JSON");
       return t;
@@ -222,12 +224,13 @@ void WriteVector(const DuckDbApi& api, duckdb_vector vec, const Column& col, int
     case TypeId::kJson:
       WriteStrings(api, vec, col, from, n);
       return;
-    case TypeId::kIpv4: {
+    case TypeId::kIpv4:
+    case TypeId::kVariant: {
       std::string text;
       for (int64_t i = 0; i < n; ++i) {
         if (!col.IsValid(from + i)) continue;
         text.clear();
-        AppendIpv4(col.Value<uint32_t>(from + i), &text);
+        AppendValueText(col, from + i, &text);  // IPV4's dotted quad, a VARIANT's JSON
         api.duckdb_vector_assign_string_element_len(vec, i, text.data(), text.size());
       }
       return;
@@ -659,6 +662,9 @@ Status ReadRows(const DuckDbApi& api, duckdb_vector vec, duckdb_logical_type log
       }
       break;
     }
+    case TypeId::kVariant:
+      // TarnTypeOf never gives VARIANT (DuckDB hands VARIANT values over as JSON text).
+      return Status::Internal("a DuckDB vector read into a VARIANT column");
     case TypeId::kBoolean: {
       size_t at = out->data.size();
       out->data.resize(at + n);

@@ -232,6 +232,7 @@ ColumnStats ComputeColumnStats(int32_t field_id, const Column& col) {
     case TypeId::kArray:
     case TypeId::kStruct:
     case TypeId::kMap:
+    case TypeId::kVariant:  // no bounds: a VARIANT's values have no order
       break;
   }
   if (s.lower && s.lower->empty() && !col.type.is_variable_width()) s.lower.reset();

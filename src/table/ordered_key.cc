@@ -85,6 +85,7 @@ void AppendOrderedKey(const Column& col, int64_t row, std::string* out) {
     case TypeId::kArray:
     case TypeId::kStruct:
     case TypeId::kMap:
+    case TypeId::kVariant:
       return;
   }
 }
@@ -96,7 +97,9 @@ std::string OrderedKey(const Column& col, int64_t row) {
 }
 
 Result<std::string> OrderedKeyFromText(const DataType& type, std::string_view canonical_text) {
-  if (type.is_nested()) return Status::InvalidArgument("no ordered key for " + type.ToString());
+  if (type.is_nested() || type.id() == TypeId::kVariant) {
+    return Status::InvalidArgument("no ordered key for " + type.ToString());
+  }
   Column c(type);
   TARN_RETURN_NOT_OK(AppendParsedValue(canonical_text, &c));
   return OrderedKey(c, 0);

@@ -162,6 +162,11 @@ Result<DataType> Transform::ResultType(const DataType& source) const {
     return Status::InvalidArgument("partition transform " + ToString() + " does not apply to " +
                                    source.ToString());
   };
+  if (source.id() == TypeId::kVariant) {
+    // Iceberg v3 allows no transform of a variant (not even void), and its values have no
+    // order or identity a partition could hold.
+    return Status::InvalidArgument("a VARIANT column cannot be a partition source");
+  }
   TypeId id = source.id();
   switch (kind) {
     case TransformKind::kIdentity:

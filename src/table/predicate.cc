@@ -582,6 +582,7 @@ void EvalLeafValues(const BoundPredicate& p, const Column& col, uint8_t* out) {
     case TypeId::kArray:
     case TypeId::kStruct:
     case TypeId::kMap:
+    case TypeId::kVariant:
       std::fill(out, out + col.length, kU);
       return;
   }
@@ -855,7 +856,7 @@ bool MightMatchNnf(const BoundPredicate& p, const DataFile& file, const Partitio
   const bool all_null = counts && s->null_count >= s->value_count;
   if (all_null) return false;
   if (p.op == PredicateOp::kIsNotNull) return true;
-  if (!p.literals || p.type.is_nested()) return true;
+  if (!p.literals || p.type.is_nested() || p.type.id() == TypeId::kVariant) return true;
   const bool may_have_nan = p.type.is_floating() && (!s->nan_count || *s->nan_count > 0);
   if (!s->lower || !s->upper) {
     // No bounds: only the NaN-only case can still be pruned, and we keep it simple.
@@ -1156,7 +1157,7 @@ Result<BoundPredicate> BindPredicate(const Predicate& predicate, const Schema& s
   b.members.assign(path->names.begin() + 1, path->names.end());
   b.type = f.type;
   if (predicate.op == PredicateOp::kIsNull || predicate.op == PredicateOp::kIsNotNull) return b;
-  if (f.type.is_nested()) {
+  if (f.type.is_nested() || f.type.id() == TypeId::kVariant) {
     return Status::InvalidArgument("predicate: column " + f.name + " is " + f.type.ToString() +
                                    "; only IS NULL / IS NOT NULL apply")
         .WithField("column", f.name);

@@ -156,6 +156,7 @@ struct KeyColumn {
       case TypeId::kArray:
       case TypeId::kStruct:
       case TypeId::kMap:
+      case TypeId::kVariant:
         return 0;
     }
     return 0;
@@ -277,6 +278,10 @@ Result<SortOrder> SortOrder::Parse(std::string_view text, const Schema& schema) 
     int idx = schema.FieldIndex(words[0]);
     if (idx < 0) return Status::InvalidArgument("sort order: unknown column " + words[0]);
     const Field& f = schema.fields[idx];
+    if (f.type.id() == TypeId::kVariant) {
+      return Status::InvalidArgument("sort order: cannot sort by VARIANT column " + f.name +
+                                     " (its values have no order)");
+    }
     if (f.type.is_nested()) {
       return Status::InvalidArgument("sort order: cannot sort by ARRAY column " + f.name);
     }
@@ -382,7 +387,9 @@ Result<std::vector<int64_t>> SortPermutation(const RecordBatch& batch, const Sor
       return Status::InvalidArgument("sort column with field id " + std::to_string(sf.field_id) +
                                      " is not in the batch");
     }
-    if (col->type.is_nested()) return Status::InvalidArgument("cannot sort by an ARRAY column");
+    if (col->type.is_nested() || col->type.id() == TypeId::kVariant) {
+      return Status::InvalidArgument("cannot sort by a " + col->type.ToString() + " column");
+    }
     if (col->length != batch.num_rows) {
       return Status::InvalidArgument("sort column length differs from the batch's row count");
     }
@@ -449,7 +456,7 @@ Column TakeColumn(const Column& col, const std::vector<int64_t>& rows) {
     out.validity.resize(n);
     for (size_t i = 0; i < n; ++i) out.validity[i] = col.validity[rows[i]];
   }
-  if (col.type.id() == TypeId::kStruct) {
+  if (col.type.id() == TypeId::kStruct || col.type.id() == TypeId::kVariant) {
     for (size_t m = 0; m < col.members.size(); ++m) {
       out.members[m] = TakeColumn(col.members[m], rows);
     }

@@ -472,6 +472,8 @@ Status CastImpl(const Column& in, const DataType& to, Column* out) {
     *out = in.Clone();
     return Status::OK();
   }
+  if (from.id() == TypeId::kVariant) return FormatToText(in, to, out);  // VARCHAR or JSON
+  if (to.id() == TypeId::kVariant) return ParseFromText(in, to, out);   // from VARCHAR or JSON
   if (from.is_nested()) {
     if (to.is_nested()) return CastNested(in, to, out);
     return FormatToText(in, to, out);  // VARCHAR or JSON
@@ -544,6 +546,11 @@ bool IsLosslessWidening(const DataType& from, const DataType& to) {
 
 bool CanCast(const DataType& from, const DataType& to) {
   if (from == to) return true;
+  if (from.id() == TypeId::kVariant || to.id() == TypeId::kVariant) {
+    // JSON text both ways; a VARIANT holds values of every type, so no other type takes it.
+    const TypeId other = from.id() == TypeId::kVariant ? to.id() : from.id();
+    return other == TypeId::kVarchar || other == TypeId::kJson;
+  }
   if (from.is_nested()) {
     if (!to.is_nested()) return to.id() == TypeId::kVarchar || to.id() == TypeId::kJson;
     // Same kind; STRUCT members matched by name and position (renames are schema evolution).

@@ -12,6 +12,10 @@ Column::Column(DataType t) : type(std::move(t)) {
     members.reserve(type.children().size());
     for (const Field& f : type.children()) members.emplace_back(f.type);
   }
+  if (type.id() == TypeId::kVariant) {
+    members.emplace_back(DataType::Blob());  // metadata
+    members.emplace_back(DataType::Blob());  // value
+  }
 }
 
 Column Column::Nulls(const DataType& type, int64_t n) {
@@ -19,10 +23,8 @@ Column Column::Nulls(const DataType& type, int64_t n) {
   c.length = n;
   c.validity.assign(static_cast<size_t>(n), 0);
   const int width = type.PhysicalWidth();
-  if (type.id() == TypeId::kStruct) {
-    for (size_t i = 0; i < c.members.size(); ++i) {
-      c.members[i] = Nulls(type.children()[i].type, n);
-    }
+  if (type.id() == TypeId::kStruct || type.id() == TypeId::kVariant) {
+    for (Column& m : c.members) m = Nulls(m.type, n);
   } else if (width > 0) {
     c.data.assign(static_cast<size_t>(n) * width, 0);
   } else {
@@ -59,7 +61,7 @@ void Column::AppendNull() {
   if (validity.empty()) validity.assign(static_cast<size_t>(length), 1);
   validity.push_back(0);
   int width = type.PhysicalWidth();
-  if (type.id() == TypeId::kStruct) {
+  if (type.id() == TypeId::kStruct || type.id() == TypeId::kVariant) {
     for (Column& m : members) m.AppendNull();
   } else if (width > 0) {
     data.resize(data.size() + width);
@@ -118,6 +120,7 @@ void Column::AppendRows(const Column& src, int64_t begin, int64_t end) {
       break;
     }
     case TypeId::kStruct:
+    case TypeId::kVariant:
       for (size_t i = 0; i < members.size(); ++i) members[i].AppendRows(src.members[i], begin, end);
       break;
     default:
@@ -136,6 +139,12 @@ void Column::AppendRows(const Column& src, int64_t begin, int64_t end) {
 void Column::AppendStructRow() {
   MarkValid();
   ++length;
+}
+
+void Column::AppendVariant(std::string_view metadata, std::string_view value) {
+  members[0].AppendBytes(metadata);
+  members[1].AppendBytes(value);
+  AppendStructRow();
 }
 
 }  // namespace tarn

@@ -176,6 +176,7 @@ int DataType::PhysicalWidth() const {
     case TypeId::kArray:
     case TypeId::kStruct:
     case TypeId::kMap:
+    case TypeId::kVariant:
       return 0;
   }
   return 0;
@@ -293,6 +294,7 @@ constexpr NamedType kTypeNames[] = {
     {"LIST", TypeId::kArray},
     {"STRUCT", TypeId::kStruct},
     {"MAP", TypeId::kMap},
+    {"VARIANT", TypeId::kVariant},
 };
 
 // Recursive-descent reader of type names and schemas over one text. Positions in messages are
@@ -452,6 +454,11 @@ class TypeTextParser {
         return DataType::Ipv4();
       case TypeId::kJson:
         return DataType::Json();
+      case TypeId::kVariant:
+        // Parquet's VARIANT is a group of its own two leaves, and Iceberg gives it one field
+        // id: tarn keeps it a top-level column (DuckDB writes it only there too).
+        if (depth > 0) return Error(start, "VARIANT is only allowed as a top-level column type");
+        return DataType::Variant();
     }
     return Error(start, "unknown type name '" + Excerpt(word) + "'");
   }
@@ -688,6 +695,8 @@ std::string DataType::ToString() const {
       return "IPV4";
     case TypeId::kJson:
       return "JSON";
+    case TypeId::kVariant:
+      return "VARIANT";
     case TypeId::kArray:
       return "ARRAY<" + NestedText(element_field()) + ">";
     case TypeId::kMap:

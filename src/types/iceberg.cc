@@ -26,7 +26,8 @@ enum class IcebergKind {
   kTimestamp,  // micros
   kTimestampNs,
   kUuid,
-  kNested,  // list, struct, map
+  kNested,   // list, struct, map
+  kVariant,  // Iceberg v3's variant: no bounds, not bucketable
 };
 
 IcebergKind KindOf(const DataType& type) {
@@ -68,6 +69,8 @@ IcebergKind KindOf(const DataType& type) {
     case TypeId::kStruct:
     case TypeId::kMap:
       return IcebergKind::kNested;
+    case TypeId::kVariant:
+      return IcebergKind::kVariant;
   }
   return IcebergKind::kBinary;
 }
@@ -232,6 +235,8 @@ std::string IcebergTypeName(const DataType& type) {
       return type.id() == TypeId::kTimestampTz ? "timestamptz_ns" : "timestamp_ns";
     case IcebergKind::kUuid:
       return "uuid";
+    case IcebergKind::kVariant:
+      return "variant";
     case IcebergKind::kNested: {
       if (type.id() == TypeId::kArray) return "list<" + IcebergTypeName(type.element()) + ">";
       if (type.id() == TypeId::kMap) {
@@ -291,6 +296,7 @@ std::string EncodeBoundPhysical(const DataType& type, std::string_view physical)
       AppendLe(Load<uint64_t>(physical), 8, &out);
       break;
     case IcebergKind::kNested:
+    case IcebergKind::kVariant:
       break;
   }
   return out;
@@ -433,6 +439,7 @@ Result<Column> DecodeBound(const DataType& type, std::string_view bytes) {
       out.AppendFixed<int64_t>(static_cast<int64_t>(ReadLe(bytes)));
       return out;
     case IcebergKind::kNested:
+    case IcebergKind::kVariant:
       break;
   }
   return Status::InvalidArgument("Iceberg has no single-value encoding for " + type.ToString());
@@ -444,6 +451,7 @@ bool IsIcebergBucketable(const DataType& type) {
     case IcebergKind::kFloat:
     case IcebergKind::kDouble:
     case IcebergKind::kNested:
+    case IcebergKind::kVariant:
       return false;
     default:
       return true;
@@ -479,6 +487,7 @@ int32_t IcebergBucketHashPhysical(const DataType& type, std::string_view physica
     case IcebergKind::kTimestampNs:
       return HashLong(TimestampMicros(type, Load<int64_t>(physical)));
     case IcebergKind::kNested:
+    case IcebergKind::kVariant:
       return 0;
   }
   return 0;

@@ -7,6 +7,7 @@
 #include "common/hex.h"
 #include "common/utf8.h"
 #include "types/value_text.h"
+#include "types/variant.h"
 
 namespace tarn {
 
@@ -165,6 +166,14 @@ void AppendJsonValue(const Column& col, int64_t row, std::string* out) {
       out->push_back(']');
       return;
     }
+    case TypeId::kVariant:
+      // The Parquet reader checks every VARIANT it reads, so only a column built by hand can
+      // fail here: it renders as a string saying so, never as bytes read past their end.
+      if (!AppendVariantJson(col.members[0].StringAt(row), col.members[1].StringAt(row), out)
+               .ok()) {
+        out->append("\"malformed VARIANT\"");
+      }
+      return;
     default:
       // Every other type renders as its canonical text, which never needs escaping.
       out->push_back('"');

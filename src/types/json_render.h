@@ -4,7 +4,8 @@
 //   `scale` fraction digits; VARCHAR and JSON as strings; BLOB as a base64 string; DATE, TIME,
 //   TIMESTAMP, TIMESTAMPTZ, UUID, IPV4 as strings in their canonical text (value_text.h);
 //   ARRAY as a JSON array; STRUCT as an object keyed by member name, in member order; MAP as an
-//   array of {"key":..,"value":..} objects in entry order (keys need not be strings).
+//   array of {"key":..,"value":..} objects in entry order (keys need not be strings); VARIANT
+//   as the JSON its value holds (types/variant.h).
 // Strings are escaped by hand; invalid UTF-8 is replaced by U+FFFD (one per maximal
 // ill-formed subpart). No allocation beyond growing `out`.
 #pragma once

@@ -9,6 +9,7 @@
 #include "common/hex.h"
 #include "common/utf8.h"
 #include "types/json_render.h"
+#include "types/variant.h"
 
 namespace tarn {
 
@@ -843,6 +844,12 @@ Status AppendParsedValue(std::string_view text, Column* out) {
       if (!IsValidUtf8(text)) return NotValid(text, "JSON", "not UTF-8");
       out->AppendBytes(text);
       return Status::OK();
+    case TypeId::kVariant: {
+      std::string metadata, value;
+      TARN_RETURN_NOT_OK(EncodeVariantFromJson(text, &metadata, &value));
+      out->AppendVariant(metadata, value);
+      return Status::OK();
+    }
     case TypeId::kBlob: {
       TARN_ASSIGN_OR_RETURN(std::string bytes, DecodeBase64(text));
       out->AppendBytes(bytes);
@@ -1102,6 +1109,7 @@ void AppendValueText(const Column& col, int64_t row, std::string* out) {
     case TypeId::kArray:
     case TypeId::kStruct:
     case TypeId::kMap:
+    case TypeId::kVariant:
       AppendJsonValue(col, row, out);
       return;
   }

@@ -145,6 +145,8 @@ int MatchMember(const std::vector<Field>& fields, std::string_view name) {
 PlanAction ClassifyTextRead(const DataType& from, const DataType& to, std::string_view sample,
                             std::string* why) {
   if (from == to) return PlanAction::kKeep;
+  // The readers take any JSON value (NDJSON) or JSON text (CSV) as a VARIANT, value by value.
+  if (to.id() == TypeId::kVariant) return PlanAction::kCast;
   if (!to.is_nested()) {
     PlanAction a = ClassifyConversion(from, to, sample);
     if (a == PlanAction::kUnsupported && why->empty()) {
@@ -490,7 +492,8 @@ Result<Plan> ComputePlan(const PlanInput& in) {
   // The action of writing data column i's values of type `from` as `to`, with why it is
   // unsupported when it is.
   auto classify = [&](size_t i, const DataType& from, const DataType& to, std::string* why) {
-    if (data[i].text_read && (from.is_nested() || to.is_nested())) {
+    if (data[i].text_read &&
+        (from.is_nested() || to.is_nested() || to.id() == TypeId::kVariant)) {
       return ClassifyTextRead(from, to, data[i].sample, why);
     }
     return ClassifyConversion(from, to, data[i].sample);
