@@ -1046,6 +1046,23 @@ Result<LeafPlan> PlanLeaf(const SchemaElement& element, const LeafColumn& leaf,
   return p;
 }
 
+namespace {
+
+// After the pages of a chunk (or some of them) are decoded: their `rows` rows assembled into *out
+// (whose leaf column is `values`), made all null for logical type UNKNOWN, pages counted.
+Status FinishDecode(const ChunkDecoder& dec, const LeafColumn& leaf, const LeafPlan& plan,
+                    int64_t rows, Column* out, Column* values, DecodeScratch* scratch) {
+  scratch->data_pages += dec.data_pages();
+  const int64_t base = values->length;
+  TARN_RETURN_NOT_OK(leaf.nodes.size() == 1
+                         ? FinishFlat(dec, leaf, plan, rows, out, scratch)
+                         : AssembleNested(dec, leaf, plan, rows, out, scratch));
+  if (plan.all_null) SetNull(values, base, plan.out_width);
+  return Status::OK();
+}
+
+}  // namespace
+
 Status DecodeColumnChunk(const uint8_t* data, size_t len, const ColumnMetaData& meta,
                          int64_t num_rows, const LeafColumn& leaf, const LeafPlan& plan,
                          Column* out, DecodeScratch* scratch) {
@@ -1054,13 +1071,7 @@ Status DecodeColumnChunk(const uint8_t* data, size_t len, const ColumnMetaData& 
   TARN_ASSIGN_OR_RETURN(Column * values, NodeColumn(out, leaf, leaf.nodes.size() - 1));
   ChunkDecoder dec(leaf, plan, codec, scratch, values);
   TARN_RETURN_NOT_OK(dec.Run(data, len, meta.num_values));
-  scratch->data_pages += dec.data_pages();
-  const int64_t base = values->length;
-  TARN_RETURN_NOT_OK(leaf.nodes.size() == 1
-                         ? FinishFlat(dec, leaf, plan, num_rows, out, scratch)
-                         : AssembleNested(dec, leaf, plan, num_rows, out, scratch));
-  if (plan.all_null) SetNull(values, base, plan.out_width);
-  return Status::OK();
+  return FinishDecode(dec, leaf, plan, num_rows, out, values, scratch);
 }
 
 Status CheckAssembled(const Column& c) {
@@ -1125,13 +1136,7 @@ Status DecodeColumnPages(const uint8_t* head, size_t head_len, const std::vector
     }
     rows += span.rows;
   }
-  scratch->data_pages += dec.data_pages();
-  const int64_t base = values->length;
-  TARN_RETURN_NOT_OK(leaf.nodes.size() == 1
-                         ? FinishFlat(dec, leaf, plan, rows, out, scratch)
-                         : AssembleNested(dec, leaf, plan, rows, out, scratch));
-  if (plan.all_null) SetNull(values, base, plan.out_width);
-  return Status::OK();
+  return FinishDecode(dec, leaf, plan, rows, out, values, scratch);
 }
 
 }  // namespace tarn::parquet
