@@ -184,9 +184,10 @@ Result<std::vector<int32_t>> ScanFieldIds(const Schema& schema,
                                               : Result<FieldPath>(Status::InvalidArgument(""));
     if (!path.ok()) {
       std::string why = parts.size() > 1 ? ": " + path.status().message() : "";
+      const std::string shown = name.substr(0, 200);  // a request's text: echoed cut
       return Status::Of(codes::kColumnNotFound,
-                        "'" + std::string(dataset) + "' has no column '" + name + "'" + why)
-          .WithField("column", name);
+                        "'" + std::string(dataset) + "' has no column '" + shown + "'" + why)
+          .WithField("column", shown);
     }
     ids.push_back(path->field->field_id);
   }

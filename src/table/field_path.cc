@@ -57,13 +57,14 @@ std::optional<FieldPath> FindFieldPath(const Schema& schema, int32_t field_id) {
 
 Result<FieldPath> ResolveFieldPath(const Schema& schema, const std::vector<std::string>& names) {
   if (names.empty()) return Status::InvalidArgument("an empty column name");
+  // Names come from the caller (a request): what errors echo is cut at 200 bytes.
   auto dotted = [&](size_t upto) {
     std::string s;
-    for (size_t i = 0; i <= upto && i < names.size(); ++i) {
+    for (size_t i = 0; i <= upto && i < names.size() && s.size() <= 200; ++i) {
       if (i) s.push_back('.');
-      s += QuoteColumnName(names[i]);
+      s += QuoteColumnName(names[i].substr(0, 200));
     }
-    return s;
+    return s.size() > 200 ? s.substr(0, 200) + "..." : s;
   };
   const int top = schema.FieldIndex(names[0]);
   if (top < 0) {

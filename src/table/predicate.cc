@@ -1143,7 +1143,7 @@ Result<BoundPredicate> BindPredicate(const Predicate& predicate, const Schema& s
   Result<FieldPath> path = ResolveFieldPath(schema, names);
   if (!path.ok()) {
     return Status::InvalidArgument("predicate: " + path.status().message())
-        .WithField("column", ColumnText(predicate));
+        .WithField("column", ColumnText(predicate).substr(0, 200));
   }
   Field f = *path->field;  // named by its path in messages
   f.name = path->Text();
