@@ -207,6 +207,8 @@ class Decoder {
       out_->append("\"NaN\"");
     } else if (std::isinf(v)) {
       out_->append(v < 0 ? "\"-Infinity\"" : "\"Infinity\"");
+    } else if (v == 0 && std::signbit(v)) {
+      out_->append("-0.0");  // "-0" would read back as the integer 0
     } else if constexpr (sizeof(F) == 4) {
       AppendFloat32(v, out_);
     } else {

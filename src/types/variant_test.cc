@@ -224,6 +224,10 @@ TEST(Variant, JsonRoundTripsWithKeysSorted) {
   EXPECT_EQ(RoundTrip(" true "), "true");
   EXPECT_EQ(RoundTrip("-0.5"), "-0.5");
   EXPECT_EQ(RoundTrip("1e300"), "1e+300");
+  // A negative zero stays a double (printed "-0" it would read back as the integer 0).
+  EXPECT_EQ(RoundTrip("-0.0"), "-0.0");
+  EXPECT_EQ(RoundTrip("-61.5e-7969"), "-0.0");
+  EXPECT_EQ(RoundTrip(RoundTrip("-0.0")), "-0.0");
   EXPECT_EQ(RoundTrip("\"a\\n\\u00e9\""), "\"a\\né\"");
   EXPECT_EQ(RoundTrip(R"({"b":1,"a":[true,null,2.5,"x"],"c":{"d":-129,"a":{}}})"),
             R"({"a":[true,null,2.5,"x"],"b":1,"c":{"a":{},"d":-129}})");
