@@ -49,13 +49,14 @@ inline constexpr char kDescriptionProperty[] = "description";
 Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view path);
 
 // The dataset property naming the columns whose data files get Parquet bloom filters (one per
-// column chunk; equality and IN predicates on them skip row groups and files when scanning):
-// comma-separated top-level column names, each flat and not BOOLEAN (invalid_property
-// otherwise, when set). Renames and drops of those columns carry over to it.
+// column chunk; equality and IN predicates on them skip files when planning and row groups and
+// files when scanning): comma-separated column names or STRUCT member paths (`payload.status`),
+// each flat and not BOOLEAN (invalid_property otherwise, when set). Renames and drops of those
+// columns and members carry over to it.
 inline constexpr char kBloomFilterColumnsProperty[] = "parquet.bloom-filter-columns";
-// The names of the columns of `schema` that the data files written under `properties` carry
-// bloom filters for (the property's names as `schema` spells them; names it no longer holds, or
-// no longer as a column that supports a filter, are left out).
+// The names of the columns and members (dotted) of `schema` that the data files written under
+// `properties` carry bloom filters for (the property's names as `schema` spells them; names it
+// no longer holds, or no longer as a field that supports a filter, are left out).
 std::vector<std::string> BloomFilterColumns(const PropertyMap& properties, const Schema& schema);
 
 // The field ids of `columns` (names, in that order) in `schema`, as a scan reads them; a STRUCT
@@ -223,6 +224,9 @@ class Catalog : public Client {
   // (kBloomFilterColumnsProperty) so that none of their columns was read, and of the rest the
   // row groups and data pages the statistics (Parquet page index) ruled out (ReadStats).
   ReadStats scan_stats() const;
+  // What planning (PlanFiles) read of the files' bloom filters since this catalog was opened:
+  // the files whose footers it read, the filters read, and the files they ruled out.
+  ReadStats plan_stats() const;
   // Writes the manifest of the dataset's current snapshot at ManifestKey when its
   // manifest.on_commit is on and the object is missing (`rewrite`: whatever is there, e.g.
   // after hydration changed what the files' statistics say). True when it wrote one. A failure
@@ -441,10 +445,17 @@ class Catalog : public Client {
   // Planning (C8): streams the live files at the selected snapshot that may hold rows matching
   // `where` (empty = all), one read transaction, memory bounded by one file. Unpaged, one range
   // scan per partition-key branch (planning.cc); paged, keyset queries on (dataset, path),
-  // batches until the page is full when a predicate drops files.
+  // batches until the page is full when a predicate drops files. When the predicate's = and IN
+  // leaves compare columns the bloom filter property names, the files the statistics leave are
+  // also asked about their bloom filters (footers read in parallel; unpaged, after the
+  // transaction, holding the candidates).
   Status DoPlanFiles(std::string_view qualified, const SnapshotSelector& at, std::string_view where,
                      const FileQuery& page,
                      const std::function<Status(const PlannedFile&)>& fn) override;
+  // DoPlanFiles, asking the bloom filters or not (a scan does not: reading a file asks them).
+  Status PlanFilesImpl(std::string_view qualified, const SnapshotSelector& at,
+                       std::string_view where, const FileQuery& page, bool bloom_filters,
+                       const std::function<Status(const PlannedFile&)>& fn);
   // One keyset query: ORDER BY snapshot_id with the cursors as bounds, LIMIT limit.
   Result<std::vector<SnapshotInfo>> DoListSnapshots(std::string_view qualified,
                                                     const SnapshotQuery& query) override;

@@ -88,12 +88,15 @@ bool MayBeRegistered(Metastore& ms, const std::vector<DataFile>& files);
 std::string DatasetPrefix(std::string_view uuid);
 
 // invalid_property (field property) when `props` sets kBloomFilterColumnsProperty to a name
-// that is not a flat, non-BOOLEAN column of `schema` (datasets.cc).
+// that is not a flat, non-BOOLEAN column or STRUCT member of `schema` (datasets.cc).
 Status ValidateBloomFilterSetting(const PropertyMap& props, const Schema& schema);
 // The bloom filter property of `props` after a schema change from `before` to `after`: renamed
 // columns under their new names, dropped ones left out (nullopt: nothing to change).
 std::optional<std::string> BloomFilterSettingAfter(const PropertyMap& props, const Schema& before,
                                                    const Schema& after);
+// The field ids of BloomFilterColumns(props, schema): the columns and members whose `=` and IN
+// predicates planning asks the files' bloom filters about.
+std::vector<int32_t> BloomFilterFieldIds(const PropertyMap& props, const Schema& schema);
 // How the catalog writes data files of `ds` as `schema` (its current one, or the one a
 // compaction writes): under the dataset's prefix, with the bloom filters its property names.
 DataWriteOptions DataWriteOptionsFor(const DatasetInfo& ds, const Schema& schema);

@@ -1375,12 +1375,44 @@ TEST_P(DatasetSuite, BloomFiltersSkipFilesTheirBoundsCannot) {
   // Two files whose id bounds both cover 50 and whose names both cover 'm'.
   Append("w.c.bf", {{"1", "a", "1"}, {"100", "z", "2"}});
   Append("w.c.bf", {{"2", "b", "3"}, {"50", "m", "4"}, {"99", "y", "5"}});
-  ASSERT_EQ(Files("w.c.bf", {}, "id = 50").size(), 2u);  // planning cannot tell them apart
   for (const auto& f : Files("w.c.bf")) {
     EXPECT_EQ(BloomFilterChunks(cat_->warehouse(), f.file.path),
               (std::vector<std::string>{"id", "name"}));
   }
+  // Planning: the statistics keep both files, the bloom filters only the second.
+  const ReadStats planned = cat_->plan_stats();
+  const auto second = Files("w.c.bf", {}, "id = 50");
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].file.record_count, 3);
+  EXPECT_EQ(cat_->plan_stats().files - planned.files, 2);
+  EXPECT_EQ(cat_->plan_stats().files_skipped_by_bloom_filter - planned.files_skipped_by_bloom_filter,
+            1);
+  EXPECT_TRUE(Files("w.c.bf", {}, "id IN (3, 60) OR name = 'n'").empty());
+  EXPECT_EQ(Files("w.c.bf", {}, "id = 50 OR score > 4").size(), 2u);  // the OR's other side
+  // Without an equality on a named column no footer is read.
+  const ReadStats unasked = cat_->plan_stats();
+  EXPECT_EQ(Files("w.c.bf", {}, "id >= 50 AND score < 5").size(), 2u);
+  EXPECT_EQ(Files("w.c.bf", {}, "score IN (1, 4)").size(), 2u);
+  EXPECT_EQ(cat_->plan_stats().files, unasked.files);
+  // A page is filled with the files the filters leave.
+  std::vector<std::string> paged;
+  FileQuery page;
+  page.limit = 1;
+  ASSERT_OK(cat_->PlanFiles("w.c.bf", {}, "id = 1", page, [&](const PlannedFile& f) {
+    paged.push_back(f.file.path);
+    return Status::OK();
+  }));
+  ASSERT_EQ(paged.size(), 1u);
+  EXPECT_EQ(paged[0], Files("w.c.bf")[0].file.path);
+  page.after = paged[0];
+  ASSERT_OK(cat_->PlanFiles("w.c.bf", {}, "id = 1", page, [&](const PlannedFile& f) {
+    paged.push_back(f.file.path);
+    return Status::OK();
+  }));
+  EXPECT_EQ(paged.size(), 1u);
+  // Scans do not plan with the filters (reading a file asks them): the scan's own counts follow.
   const ReadStats before = cat_->scan_stats();
+  const ReadStats planned_before_scan = cat_->plan_stats();
   EXPECT_EQ(Rows("w.c.bf", {}, "id = 50"), (std::vector<std::string>{"50|m|4"}));
   ReadStats after = cat_->scan_stats();
   EXPECT_EQ(after.files - before.files, 2);
@@ -1388,6 +1420,7 @@ TEST_P(DatasetSuite, BloomFiltersSkipFilesTheirBoundsCannot) {
   EXPECT_EQ(after.row_groups_skipped_by_bloom_filter - before.row_groups_skipped_by_bloom_filter,
             1);
   EXPECT_EQ(after.files_skipped_by_bloom_filter - before.files_skipped_by_bloom_filter, 1);
+  EXPECT_EQ(cat_->plan_stats().files, planned_before_scan.files);
   // Absent from both: neither file's columns are read.
   EXPECT_EQ(Rows("w.c.bf", {}, "id IN (3, 60) OR name = 'n'"), (std::vector<std::string>{}));
   ReadStats last = cat_->scan_stats();
@@ -1412,6 +1445,53 @@ TEST_P(DatasetSuite, BloomFiltersSkipFilesTheirBoundsCannot) {
       EXPECT_TRUE(BloomFilterChunks(cat_->warehouse(), f.file.path).empty());
     }
   }
+}
+
+TEST_P(DatasetSuite, BloomFiltersOnStructMembers) {
+  Create("w.c.bm", "id INT64 NOT NULL, p STRUCT<status: VARCHAR, u: STRUCT<c: INT64>, ok: BOOLEAN>");
+  auto refused = [&](const std::string& value, const std::string& why) {
+    Status st = cat_->SetDatasetProperties("w.c.bm", {{kBloomFilterColumnsProperty, value}});
+    EXPECT_EQ(FieldOf(st, "code"), "invalid_property") << value;
+    EXPECT_NE(st.message().find(why), std::string::npos) << st.ToString();
+  };
+  refused("p", "column 'p' is STRUCT");
+  refused("p.ok", "member 'p.ok' is BOOLEAN");
+  refused("p.nope", "unknown member");
+  refused("id.x", "not a STRUCT");
+  ASSERT_OK(cat_->SetDatasetProperties("w.c.bm", {{kBloomFilterColumnsProperty, "P.Status,p.u.c"}}));
+  auto ds = cat_->LoadDataset("w.c.bm");
+  ASSERT_TRUE(ds.ok());
+  EXPECT_EQ(BloomFilterColumns(ds->properties, ds->schema),
+            (std::vector<std::string>{"p.status", "p.u.c"}));
+  // Bounds of both files cover 'm' and 50; the filters tell them apart.
+  Append("w.c.bm", {{"1", R"({"status":"a","u":{"c":1},"ok":true})"},
+                    {"2", R"({"status":"z","u":{"c":100},"ok":true})"}});
+  Append("w.c.bm", {{"3", R"({"status":"m","u":{"c":50},"ok":false})"},
+                    {"4", R"({"status":"b","u":{"c":2},"ok":null})"}});
+  auto files = Files("w.c.bm");
+  ASSERT_EQ(files.size(), 2u);
+  for (const auto& f : files) {
+    EXPECT_EQ(BloomFilterChunks(cat_->warehouse(), f.file.path),
+              (std::vector<std::string>{"p", "p"}));  // path_in_schema[0] of p.status and p.u.c
+  }
+  auto only = Files("w.c.bm", {}, "p.status = 'm'");
+  ASSERT_EQ(only.size(), 1u);
+  EXPECT_EQ(only[0].file.path, files[1].file.path);
+  EXPECT_EQ(Files("w.c.bm", {}, "p.u.c IN (1, 7)").size(), 1u);
+  EXPECT_TRUE(Files("w.c.bm", {}, "p.u.c = 60 OR p.status = 'q'").empty());
+  // Scans skip by them too.
+  const ReadStats before = cat_->scan_stats();
+  EXPECT_EQ(Rows("w.c.bm", {}, "p.u.c = 50").size(), 1u);
+  EXPECT_EQ(cat_->scan_stats().files_skipped_by_bloom_filter - before.files_skipped_by_bloom_filter,
+            1);
+  // A renamed member stays named; a dropped one goes.
+  ds = cat_->AlterSchema("w.c.bm", {*ParseSchemaChange("rename p.status TO state")});
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ(ds->properties.at(kBloomFilterColumnsProperty), "p.state,p.u.c");
+  EXPECT_EQ(Files("w.c.bm", {}, "p.state = 'm'").size(), 1u);
+  ds = cat_->AlterSchema("w.c.bm", {*ParseSchemaChange("drop p.u")});
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ(ds->properties.at(kBloomFilterColumnsProperty), "p.state");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DatasetSuite, ::testing::Values("sqlite", "postgres"),

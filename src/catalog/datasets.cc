@@ -9,8 +9,10 @@
 #include "catalog/error_codes.h"
 #include "catalog/store.h"
 #include "common/random.h"
+#include "common/text.h"
 #include "metastore/metastore.h"
 #include "parquet/bloom_filter.h"
+#include "table/field_path.h"
 #include "table/schema_json.h"
 #include "types/cast.h"
 
@@ -397,20 +399,22 @@ namespace {
 // entries dropped.
 std::vector<std::string> ColumnList(std::string_view text) {
   std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view name = text.substr(start, comma - start);
-    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front()))) {
-      name.remove_prefix(1);
-    }
-    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
-      name.remove_suffix(1);
-    }
+  for (const std::string& part : SplitOn(text, ',')) {
+    const std::string_view name = TrimSpace(part);
     if (!name.empty()) out.emplace_back(name);
-    start = comma + 1;
   }
+  return out;
+}
+
+// A bloom filter column of the property: a top-level column or a STRUCT member by dotted path.
+Result<FieldPath> BloomFilterField(const Schema& schema, std::string_view name) {
+  return ResolveColumnOrMember(schema, name);
+}
+
+// The schema's spelling of a path, dotted (what the Parquet writer resolves again).
+std::string DottedName(const FieldPath& path) {
+  std::string out;
+  for (const std::string& n : path.names) out += (out.empty() ? "" : ".") + n;
   return out;
 }
 
@@ -421,11 +425,19 @@ std::vector<std::string> BloomFilterColumns(const PropertyMap& properties, const
   auto it = properties.find(kBloomFilterColumnsProperty);
   if (it == properties.end()) return out;
   for (const std::string& name : ColumnList(it->second)) {
-    const int i = schema.FieldIndex(name);
-    if (i < 0 || !parquet::BloomFilterSupports(schema.fields[i].type)) continue;
-    if (std::find(out.begin(), out.end(), schema.fields[i].name) == out.end()) {
-      out.push_back(schema.fields[i].name);
-    }
+    Result<FieldPath> path = BloomFilterField(schema, name);
+    if (!path.ok() || !parquet::BloomFilterSupports(path->field->type)) continue;
+    std::string dotted = DottedName(*path);
+    if (std::find(out.begin(), out.end(), dotted) == out.end()) out.push_back(std::move(dotted));
+  }
+  return out;
+}
+
+std::vector<int32_t> catalog_internal::BloomFilterFieldIds(const PropertyMap& properties,
+                                                        const Schema& schema) {
+  std::vector<int32_t> out;
+  for (const std::string& name : BloomFilterColumns(properties, schema)) {
+    out.push_back(BloomFilterField(schema, name)->field->field_id);
   }
   return out;
 }
@@ -437,15 +449,19 @@ Status catalog_internal::ValidateBloomFilterSetting(const PropertyMap& props,
   auto bad = [&](const std::string& why) {
     return Status::Of(codes::kInvalidProperty, "property " +
                                                    std::string(kBloomFilterColumnsProperty) +
-                                                   " is '" + it->second + "': " + why)
+                                                   " is '" + it->second.substr(0, 200) + "': " + why)
         .WithField("property", kBloomFilterColumnsProperty);
   };
   for (const std::string& name : ColumnList(it->second)) {
-    const int i = schema.FieldIndex(name);
-    if (i < 0) return bad("no column '" + name + "'");
-    if (!parquet::BloomFilterSupports(schema.fields[i].type)) {
-      return bad("column '" + name + "' is " + schema.fields[i].type.ToString() +
-                 "; bloom filters are for flat columns other than BOOLEAN");
+    Result<FieldPath> path = BloomFilterField(schema, name);
+    if (!path.ok()) {
+      if (name.find('.') == std::string::npos) return bad("no column '" + name.substr(0, 200) + "'");
+      return bad(path.status().message());
+    }
+    if (!parquet::BloomFilterSupports(path->field->type)) {
+      return bad((path->nested() ? "member '" : "column '") + DottedName(*path) + "' is " +
+                 path->field->type.ToString() +
+                 "; bloom filters are for flat columns and STRUCT members other than BOOLEAN");
     }
   }
   return Status::OK();
@@ -458,12 +474,12 @@ std::optional<std::string> catalog_internal::BloomFilterSettingAfter(const Prope
   if (it == props.end()) return std::nullopt;
   std::string now;
   for (const std::string& name : ColumnList(it->second)) {
-    const int i = before.FieldIndex(name);
+    Result<FieldPath> path = BloomFilterField(before, name);
     std::string keep = name;  // a name that matched nothing before stays as it was
-    if (i >= 0) {
-      const Field* f = FindFieldById(after, before.fields[i].field_id);
-      if (f == nullptr) continue;  // dropped
-      keep = f->name;
+    if (path.ok()) {
+      std::optional<FieldPath> moved = FindFieldPath(after, path->field->field_id);
+      if (!moved) continue;  // dropped (or no longer reached through STRUCTs)
+      keep = DottedName(*moved);
     }
     now += (now.empty() ? "" : ",") + keep;
   }

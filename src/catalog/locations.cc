@@ -6,13 +6,12 @@
 // keeps it (the uuid stays), a dataset dropped and created again under the same name is another
 // dataset with another prefix, and the files of the old incarnation are another dataset's.
 #include <algorithm>
-#include <atomic>
-#include <thread>
 
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
 #include "catalog/store.h"
+#include "common/parallel.h"
 #include "objectstore/object_store.h"
 
 namespace tarn {
@@ -71,19 +70,8 @@ Result<catalog_store::DatasetKey> LiveDatasetId(Transaction& tx, const DatasetNa
 std::vector<Result<ObjectInfo>> HeadAll(ObjectStore& store, const std::vector<std::string>& keys) {
   std::vector<Result<ObjectInfo>> results(keys.size(), Status::Internal("not checked"));
   constexpr size_t kSequential = 4, kMaxThreads = 16;
-  if (keys.size() <= kSequential) {
-    for (size_t i = 0; i < keys.size(); ++i) results[i] = store.Head(keys[i]);
-    return results;
-  }
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < keys.size();) results[i] = store.Head(keys[i]);
-  };
-  std::vector<std::thread> threads;
-  size_t n = std::min(kMaxThreads, keys.size());
-  for (size_t t = 1; t < n; ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
+  ParallelFor(keys.size(), keys.size() <= kSequential ? 1 : kMaxThreads,
+              [&](size_t i) { results[i] = store.Head(keys[i]); });
   return results;
 }
 

@@ -9,6 +9,7 @@
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
 #include "catalog/store.h"
+#include "common/parallel.h"
 #include "datafile/reader.h"
 #include "metastore/metastore.h"
 #include "table/deletion_vector.h"
@@ -58,6 +59,54 @@ class FilePruner {
   std::map<int32_t, PartitionSpec> specs_;
 };
 
+// Planning by bloom filters (docs/design/catalog-core.md "Bloom filters"): when the = and IN
+// leaves of the predicate compare columns or STRUCT members the dataset's
+// kBloomFilterColumnsProperty names, the files the statistics leave are asked, in parallel,
+// whether their filters rule the predicate out (footer and filters read, no data page).
+// Holds copies of what it needs, so it outlives the transaction that made it.
+class BloomProbe {
+ public:
+  // nullopt when nothing can be asked.
+  static std::optional<BloomProbe> Make(ObjectStore& store, const DatasetInfo& ds,
+                                        const BoundPredicate* pred) {
+    if (pred == nullptr) return std::nullopt;
+    const std::vector<int32_t> filtered = BloomFilterFieldIds(ds.properties, ds.schema);
+    for (int32_t id : MembershipFieldIds(*pred)) {
+      if (std::find(filtered.begin(), filtered.end(), id) != filtered.end()) {
+        return BloomProbe(store, ds.schema, *pred);
+      }
+    }
+    return std::nullopt;
+  }
+
+  // keep[i - begin]: whether files[i] may match, for i in [begin, end).
+  std::vector<bool> Keep(const std::vector<PlannedFile>& files, size_t begin, size_t end) {
+    constexpr size_t kThreads = 16;  // footer and filter reads: latency, not CPU
+    std::vector<ReadStats> stats(end - begin);
+    std::vector<bool> keep(end - begin);
+    std::vector<char> kept(end - begin);  // vector<bool> is not safe to write from threads
+    ParallelFor(end - begin, kThreads, [&](size_t i) {
+      kept[i] = MayMatchByBloomFilters(*store_, files[begin + i].file, schema_, pred_, &stats[i]);
+    });
+    for (size_t i = 0; i < kept.size(); ++i) {
+      keep[i] = kept[i] != 0;
+      stats_ += stats[i];
+    }
+    return keep;
+  }
+
+  const ReadStats& stats() const { return stats_; }
+
+ private:
+  BloomProbe(ObjectStore& store, Schema schema, BoundPredicate pred)
+      : store_(&store), schema_(std::move(schema)), pred_(std::move(pred)) {}
+
+  ObjectStore* store_;
+  Schema schema_;
+  BoundPredicate pred_;
+  ReadStats stats_;
+};
+
 catalog_store::LiveFileQuery LiveFilesOf(const DatasetInfo& ds, int64_t snapshot_id, bool current) {
   catalog_store::LiveFileQuery q;
   q.dataset_id = ds.id;
@@ -71,9 +120,12 @@ catalog_store::LiveFileQuery LiveFilesOf(const DatasetInfo& ds, int64_t snapshot
 // unique index of live paths for the current snapshot. Without a predicate every row read is on
 // the page, so one query of `limit` rows; with one, batches of 4 x `limit` rows (64 to
 // kMaxFilePage) until the page is full or the files run out. Read with `before` alone, the page
-// is read downwards, held, and returned in path order.
+// is read downwards, held, and returned in path order. With `probe`, the files of a batch that
+// the statistics leave are asked about their bloom filters, as many at a time as could still
+// fill the page.
 Status ForEachPlannedFileInPage(Transaction& tx, const DatasetInfo& ds, int64_t snapshot_id,
-                                bool current, const BoundPredicate* pred, const FileQuery& page,
+                                bool current, const BoundPredicate* pred, BloomProbe* probe,
+                                const FileQuery& page,
                                 const std::function<Status(const PlannedFile&)>& fn) {
   const bool backward = page.before && !page.after && page.limit;
   const int64_t want = page.limit.value_or(INT64_MAX);
@@ -91,18 +143,31 @@ Status ForEachPlannedFileInPage(Transaction& tx, const DatasetInfo& ds, int64_t 
   while (on_page < want) {
     int64_t rows = 0;
     std::string last;
+    std::vector<PlannedFile> candidates;  // of this batch, those the statistics leave
     TARN_RETURN_NOT_OK(catalog_store::LiveFiles(tx, q, [&](catalog_store::LiveFile& f) -> Status {
       ++rows;
-      if (on_page >= want) return Status::OK();  // the page filled up inside this batch
       last = f.planned.file.path;
-      if (!pruner.MayMatch(f.planned.file)) return Status::OK();
-      ++on_page;
-      if (backward) {
-        held.push_back(std::move(f.planned));
-        return Status::OK();
-      }
-      return fn(f.planned);
+      if (pruner.MayMatch(f.planned.file)) candidates.push_back(std::move(f.planned));
+      return Status::OK();
     }));
+    for (size_t at = 0; at < candidates.size() && on_page < want;) {
+      const size_t n = probe ? std::min<size_t>(candidates.size() - at,
+                                                 static_cast<size_t>(std::min<int64_t>(
+                                                     want - on_page, 64)))
+                             : candidates.size() - at;
+      const std::vector<bool> keep =
+          probe ? probe->Keep(candidates, at, at + n) : std::vector<bool>(n, true);
+      for (size_t i = 0; i < n && on_page < want; ++i) {
+        if (!keep[i]) continue;
+        ++on_page;
+        if (backward) {
+          held.push_back(std::move(candidates[at + i]));
+        } else {
+          TARN_RETURN_NOT_OK(fn(candidates[at + i]));
+        }
+      }
+      at += n;
+    }
     if (rows < batch) break;
     (backward ? q.path_before : q.path_after) = last;
   }
@@ -125,17 +190,36 @@ Status catalog_internal::ForEachPlannedFile(
   });
 }
 
+struct Catalog::ScanCounters {
+  std::mutex mu;
+  ReadStats totals;
+  ReadStats planned;  // plan_stats()
+};
+
 Status Catalog::DoPlanFiles(std::string_view qualified, const SnapshotSelector& at,
                             std::string_view where, const FileQuery& page,
                             const std::function<Status(const PlannedFile&)>& fn) {
+  return PlanFilesImpl(qualified, at, where, page, /*bloom_filters=*/true, fn);
+}
+
+Status Catalog::PlanFilesImpl(std::string_view qualified, const SnapshotSelector& at,
+                              std::string_view where, const FileQuery& page, bool bloom_filters,
+                              const std::function<Status(const PlannedFile&)>& fn) {
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   if (page.limit && (*page.limit < 1 || *page.limit > kMaxFilePage)) {
     return Status::InvalidArgument("a file page's limit is 1 to " + std::to_string(kMaxFilePage))
         .WithField("field", "limit");
   }
   const bool paged = page.limit || page.after || page.before;
-  return metastore_->RunInTransaction(
+  // Unpaged with a bloom filter probe, the files the statistics leave are held and asked after
+  // the read transaction (object-store reads do not hold it open); paged, a page's are asked
+  // within it, as few as fill the page.
+  std::optional<BloomProbe> probe;
+  std::vector<PlannedFile> held;
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
+        probe.reset();
+        held.clear();
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
         TARN_ASSIGN_OR_RETURN(auto resolved, ResolveSnapshot(tx, ds, at));
         if (!resolved.snapshot_id) {  // no commits yet: no files, but a bad predicate is refused
@@ -151,15 +235,32 @@ Status Catalog::DoPlanFiles(std::string_view qualified, const SnapshotSelector& 
         if (!where.empty()) {
           TARN_ASSIGN_OR_RETURN(pred, ParseAndBindPredicate(where, ds.schema));
         }
+        if (bloom_filters) probe = BloomProbe::Make(*warehouse_, ds, pred ? &*pred : nullptr);
         if (paged) {
           return ForEachPlannedFileInPage(tx, ds, *resolved.snapshot_id, current,
-                                          pred ? &*pred : nullptr, page, fn);
+                                          pred ? &*pred : nullptr, probe ? &*probe : nullptr,
+                                          page, fn);
         }
-        return ForEachPlannedFile(
-            tx, ds, *resolved.snapshot_id, current, pred ? &*pred : nullptr,
-            [&](const PlannedFile& f, std::optional<int64_t>) { return fn(f); });
+        return ForEachPlannedFile(tx, ds, *resolved.snapshot_id, current, pred ? &*pred : nullptr,
+                                  [&](const PlannedFile& f, std::optional<int64_t>) {
+                                    if (!probe) return fn(f);
+                                    held.push_back(f);
+                                    return Status::OK();
+                                  });
       },
-      TxMode::kReadOnly);
+      TxMode::kReadOnly));
+  if (!probe) return Status::OK();
+  constexpr size_t kChunk = 256;  // files asked at a time, then given out in path order
+  for (size_t begin = 0; begin < held.size(); begin += kChunk) {
+    const size_t end = std::min(held.size(), begin + kChunk);
+    const std::vector<bool> keep = probe->Keep(held, begin, end);
+    for (size_t i = begin; i < end; ++i) {
+      if (keep[i - begin]) TARN_RETURN_NOT_OK(fn(held[i]));
+    }
+  }
+  std::lock_guard<std::mutex> lock(scan_counters_->mu);
+  scan_counters_->planned += probe->stats();
+  return Status::OK();
 }
 
 Result<std::vector<int32_t>> ScanFieldIds(const Schema& schema,
@@ -167,23 +268,11 @@ Result<std::vector<int32_t>> ScanFieldIds(const Schema& schema,
                                           std::string_view dataset) {
   std::vector<int32_t> ids;
   for (const std::string& name : columns) {
-    int i = schema.FieldIndex(name);
-    if (i >= 0) {
-      ids.push_back(schema.fields[i].field_id);
-      continue;
-    }
-    // A STRUCT member by its dotted path (column names have no dots).
-    std::vector<std::string> parts;
-    for (size_t at = 0;;) {
-      const size_t dot = name.find('.', at);
-      parts.push_back(name.substr(at, dot == std::string::npos ? std::string::npos : dot - at));
-      if (dot == std::string::npos) break;
-      at = dot + 1;
-    }
-    Result<FieldPath> path = parts.size() > 1 ? ResolveFieldPath(schema, parts)
-                                              : Result<FieldPath>(Status::InvalidArgument(""));
+    Result<FieldPath> path = ResolveColumnOrMember(schema, name);
     if (!path.ok()) {
-      std::string why = parts.size() > 1 ? ": " + path.status().message() : "";
+      // Column names have no dots: why a dotted path names no member is told.
+      const bool dotted = name.find('.') != std::string::npos;
+      std::string why = dotted ? ": " + path.status().message() : "";
       const std::string shown = name.substr(0, 200);  // a request's text: echoed cut
       return Status::Of(codes::kColumnNotFound,
                         "'" + std::string(dataset) + "' has no column '" + shown + "'" + why)
@@ -194,11 +283,6 @@ Result<std::vector<int32_t>> ScanFieldIds(const Schema& schema,
   return ids;
 }
 
-struct Catalog::ScanCounters {
-  std::mutex mu;
-  ReadStats totals;
-};
-
 std::shared_ptr<Catalog::ScanCounters> Catalog::NewScanCounters() {
   return std::make_shared<ScanCounters>();
 }
@@ -206,6 +290,11 @@ std::shared_ptr<Catalog::ScanCounters> Catalog::NewScanCounters() {
 ReadStats Catalog::scan_stats() const {
   std::lock_guard<std::mutex> lock(scan_counters_->mu);
   return scan_counters_->totals;
+}
+
+ReadStats Catalog::plan_stats() const {
+  std::lock_guard<std::mutex> lock(scan_counters_->mu);
+  return scan_counters_->planned;
 }
 
 Status Catalog::DoScan(std::string_view qualified, const ScanOptions& options,
@@ -226,12 +315,15 @@ Status Catalog::DoScan(std::string_view qualified, const ScanOptions& options,
     TARN_ASSIGN_OR_RETURN(watermark, AddedAfterWatermark(qualified, *options.added_after));
   }
   std::vector<PlannedFile> files;
-  TARN_RETURN_NOT_OK(PlanFiles(qualified, options.at, options.where, [&](const PlannedFile& f) {
-    if (!options.added_after || f.file.added_snapshot_id > *options.added_after) {
-      files.push_back(f);
-    }
-    return Status::OK();
-  }));
+  // Not asking the bloom filters here: reading each file asks them with the footer it reads.
+  TARN_RETURN_NOT_OK(PlanFilesImpl(qualified, options.at, options.where, FileQuery{},
+                                   /*bloom_filters=*/false, [&](const PlannedFile& f) {
+                                     if (!options.added_after ||
+                                         f.file.added_snapshot_id > *options.added_after) {
+                                       files.push_back(f);
+                                     }
+                                     return Status::OK();
+                                   }));
   // What the reads did, added to scan_stats() however the scan ends.
   ReadStats stats;
   read.stats = &stats;

@@ -18,6 +18,7 @@
 #include "parquet/writer.h"
 #include "render/cell_text.h"
 #include "render/json_lines.h"
+#include "table/field_path.h"
 #include "table/predicate.h"
 #include "table/schema_json.h"
 #include "tarn/sort_order.h"
@@ -313,19 +314,32 @@ Result<RecordBatch> ReadCatGroup(const pq::FileReader& reader, int rg,
   return FilterRows(batch, mask);
 }
 
-// What each row group's bloom filter of a flat column says of each value: "absent" (certain),
+// What each row group's bloom filter of a flat column or STRUCT member says of each value: "absent" (certain),
 // "maybe", or "none" (the chunk has no filter, or one tarn cannot ask about this type).
-Status ProbeCommand(const std::string& path, const GlobalOptions& g, const std::string& column,
-                    const std::vector<std::string>& values) {
-  TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> file, OpenInputFile(path));
+Status ProbeCommand(const std::string& file_path, const GlobalOptions& g,
+                    const std::string& column, const std::vector<std::string>& values) {
+  TARN_ASSIGN_OR_RETURN(std::shared_ptr<RandomAccessFile> file, OpenInputFile(file_path));
   TARN_ASSIGN_OR_RETURN(auto reader, pq::FileReader::Open(file));
   const pq::ParquetSchema& ps = reader->schema();
-  TARN_ASSIGN_OR_RETURN(std::vector<int> fields, ResolveColumns(ps, column));
-  const Field& field = ps.schema.fields[fields[0]];
-  if (ps.field_leaves[fields[0]].size() != 1 || field.type.is_nested()) {
-    return Status::InvalidArgument("column '" + column + "' is not a flat column");
+  // A flat column, or a STRUCT member by dotted path: the leaf whose path_in_schema it is.
+  Result<FieldPath> path = ResolveColumnOrMember(ps.schema, column);
+  if (!path.ok()) {
+    return Status::InvalidArgument("no column '" + column + "' in the file: " +
+                                   path.status().message())
+        .WithField("column", column);
   }
-  const int leaf = ps.field_leaves[fields[0]][0];
+  const std::string& unsupported = ps.unsupported[static_cast<size_t>(path->indices[0])];
+  if (!unsupported.empty()) return Status::InvalidArgument("column '" + column + "': " + unsupported);
+  const Field& field = *path->field;
+  int leaf = -1;
+  for (size_t i = 0; i < ps.leaves.size(); ++i) {
+    if (ps.leaves[i].path == path->names && ps.leaves[i].max_rep_level == 0) {
+      leaf = static_cast<int>(i);
+    }
+  }
+  if (leaf < 0 || field.type.is_nested()) {
+    return Status::InvalidArgument("column '" + column + "' is not a flat column or member");
+  }
   Column parsed(field.type);
   for (const std::string& v : values) {
     Status st = AppendParsedValue(v, &parsed);
@@ -352,7 +366,8 @@ Status ProbeCommand(const std::string& path, const GlobalOptions& g, const std::
     }
   }
   if (g.json) {
-    std::cout << Dump(json{{"file", path}, {"column", field.name}, {"results", results}}) << "\n";
+    std::cout << Dump(json{{"file", file_path}, {"column", path->Text()}, {"results", results}})
+              << "\n";
   } else {
     PrintTable({"rg", "value", "bloom filter"}, rows);
   }
@@ -503,7 +518,8 @@ void RegisterParquetCommands(CLI::App* app, GlobalOptions* g) {
   static std::string probe_file, probe_column;
   static std::vector<std::string> probe_values;
   probe->add_option("FILE", probe_file, "Parquet file")->required();
-  probe->add_option("COLUMN", probe_column, "A flat column")->required();
+  probe->add_option("COLUMN", probe_column, "A flat column, or a STRUCT member by dotted path")
+      ->required();
   probe->add_option("VALUES", probe_values, "Values, as text of the column's type")->required();
   probe->add_flag("--json", g->json, "JSON output");
   SetCommand(probe, [g] { return ProbeCommand(probe_file, *g, probe_column, probe_values); });

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tarn {
 
@@ -19,6 +20,17 @@ inline std::string_view TrimSpace(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
+}
+
+// `s` cut at every `sep`: n separators give n + 1 parts (empty ones kept).
+inline std::vector<std::string> SplitOn(std::string_view s, char sep) {
+  std::vector<std::string> parts;
+  for (size_t at = 0;;) {
+    const size_t next = s.find(sep, at);
+    parts.emplace_back(s.substr(at, next == std::string_view::npos ? s.size() - at : next - at));
+    if (next == std::string_view::npos) return parts;
+    at = next + 1;
+  }
 }
 
 }  // namespace tarn

@@ -1079,6 +1079,80 @@ TEST(ReadDataFile, BloomFiltersSkipRowGroupsAndKeepPositions) {
   EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 0);
 }
 
+// STRUCT members by dotted path get filters too; reads and planning (MayMatchByBloomFilters)
+// ask them about a member's = and IN values.
+TEST(ReadDataFile, BloomFiltersOnStructMembers) {
+  Schema schema = MustSchema("id INT64 NOT NULL, p STRUCT<s: VARCHAR, n: STRUCT<c: INT64>>");
+  // Row groups of 2 rows whose members' bounds cover every probe below.
+  std::vector<std::vector<const char*>> rows = {
+      {"1", R"({"s":"a","n":{"c":10}})"}, {"2", R"({"s":"z","n":{"c":90}})"},
+      {"3", R"({"s":"b","n":{"c":20}})"}, {"4", R"({"s":"y","n":{"c":80}})"},
+      {"5", R"({"s":"c","n":null})"},     {"6", nullptr}};
+  MemoryObjectStore store;
+  DataWriteOptions opts;
+  opts.parquet.row_group_rows = 2;
+  opts.parquet.bloom_filter_columns = {"p.s", "P.N.C"};
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{},
+                                                  Vec(BatchOf(schema, rows)), opts));
+  const DataFile& f = files[0];
+  auto ids = [&](const std::string& where, ReadStats* stats) {
+    Result<BoundPredicate> pred = ParseAndBindPredicate(where, schema);
+    EXPECT_TRUE(pred.ok()) << pred.status().ToString();
+    ReadOptions o;
+    o.stats = stats;
+    RecordBatch b = Read(store, f, schema, {}, &*pred, o);
+    std::vector<std::string> out;
+    for (int64_t r = 0; r < b.num_rows; ++r) out.push_back(ValueText(b.columns[0], r));
+    return out;
+  };
+  ReadStats stats;
+  EXPECT_EQ(ids("p.s = 'b'", &stats), std::vector<std::string>{"3"});
+  EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 2);
+  stats = {};
+  EXPECT_EQ(ids("p.n.c IN (90, 80)", &stats), (std::vector<std::string>{"2", "4"}));
+  EXPECT_EQ(stats.row_groups_skipped_by_bloom_filter, 1);
+  stats = {};
+  EXPECT_TRUE(ids("p.n.c = 50 OR p.s = 'q'", &stats).empty());
+  EXPECT_EQ(stats.files_skipped_by_bloom_filter, 1);
+  EXPECT_EQ(ids("p.n.c IS NULL", nullptr), (std::vector<std::string>{"5", "6"}));
+
+  auto may = [&](const std::string& where, ReadStats* st = nullptr) {
+    Result<BoundPredicate> pred = ParseAndBindPredicate(where, schema);
+    EXPECT_TRUE(pred.ok()) << pred.status().ToString();
+    return MayMatchByBloomFilters(store, f, schema, *pred, st);
+  };
+  stats = {};
+  EXPECT_FALSE(may("p.s = 'q'", &stats));
+  EXPECT_EQ(stats.files, 1);
+  EXPECT_EQ(stats.files_skipped_by_bloom_filter, 1);
+  EXPECT_EQ(stats.bloom_filters_read, 3);
+  EXPECT_EQ(stats.data_pages_read, 0);
+  EXPECT_TRUE(may("p.s = 'y'"));
+  EXPECT_TRUE(may("p.s = 'q' OR id = 7"));  // id has no filter
+  EXPECT_TRUE(may("p.s > 'q'"));
+  EXPECT_FALSE(may("p.n.c IN (11, 12) AND id > 0"));
+  // A file that cannot be read is kept: the scan says what is wrong.
+  DataFile missing = f;
+  missing.path = "nowhere.parquet";
+  Result<BoundPredicate> pred = ParseAndBindPredicate("p.s = 'q'", schema);
+  ASSERT_TRUE(pred.ok());
+  EXPECT_TRUE(MayMatchByBloomFilters(store, missing, schema, *pred));
+  DataFile shorter = f;
+  shorter.record_count += 1;
+  EXPECT_TRUE(MayMatchByBloomFilters(store, shorter, schema, *pred));
+
+  // Members inside lists, STRUCTs themselves and BOOLEANs get none.
+  Schema nested = MustSchema("l ARRAY<STRUCT<s: VARCHAR>>, q STRUCT<b: BOOLEAN, s: VARCHAR>");
+  for (const char* bad : {"l.s", "q", "q.b", "q.x"}) {
+    DataWriteOptions o;
+    o.parquet.bloom_filter_columns = {bad};
+    EXPECT_FALSE(WriteDataFiles(store, nested, PartitionSpec{}, SortOrder{},
+                                Vec(BatchOf(nested, {{nullptr, nullptr}})), o)
+                     .ok())
+        << bad;
+  }
+}
+
 // Bloom filters rule out row groups first; the page index then prunes pages of the row groups
 // left (and is not asked about the others). Deletions and row ids keep their file positions.
 TEST(ReadDataFile, BloomFiltersAndPageIndexCompose) {

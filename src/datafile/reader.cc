@@ -59,10 +59,10 @@ Result<std::unique_ptr<parquet::FileReader>> OpenChecked(
   return reader;
 }
 
-// The row groups of `reader` that `filter` may match by the bloom filters of the columns its
-// equality and IN leaves compare (`needed` fields, found as `match` says), ascending; every row
-// group when no leaf can ask one. A filter that cannot be read (or a file column of another type
-// than the schema's) rules nothing out.
+// The row groups of `reader` that `filter` may match by the bloom filters of the columns and
+// STRUCT members its equality and IN leaves compare (fields of `needed`, found in the file as
+// `match` says), ascending; every row group when no leaf can ask one. A filter that cannot be
+// read (or a file column of another type than the schema's) rules nothing out.
 std::vector<int> RowGroupsByBloomFilters(const RandomAccessFile& in,
                                          const parquet::FileReader& reader, const Schema& needed,
                                          const std::vector<int>& match,
@@ -72,15 +72,15 @@ std::vector<int> RowGroupsByBloomFilters(const RandomAccessFile& in,
   for (size_t g = 0; g < all.size(); ++g) all[g] = static_cast<int>(g);
   // Field id -> the file's leaf column whose filter can be asked about the schema's values.
   std::vector<std::pair<int32_t, int>> leaves;
-  for (size_t k = 0; k < needed.fields.size(); ++k) {
-    const Field& f = needed.fields[k];
-    if (match[k] < 0 || ps.field_leaves[match[k]].size() != 1) continue;
-    const int leaf = ps.field_leaves[match[k]][0];
-    if (ps.schema.fields[match[k]].type != f.type ||
-        !parquet::BloomFilterApplies(f.type, ps.leaves[leaf])) {
+  for (const FilterColumn& c : FilterColumnsOf(filter, needed, ps, match)) {
+    if (c.file_field < 0 || c.field.type.is_nested()) continue;
+    if (!c.member && ps.field_leaves[c.file_field].size() != 1) continue;
+    const int leaf = c.member ? c.member->leaf : ps.field_leaves[c.file_field][0];
+    const DataType& file_type = c.member ? c.member->type : ps.schema.fields[c.file_field].type;
+    if (file_type != c.field.type || !parquet::BloomFilterApplies(c.field.type, ps.leaves[leaf])) {
       continue;
     }
-    leaves.emplace_back(f.field_id, leaf);
+    leaves.emplace_back(c.field.field_id, leaf);
   }
   if (leaves.empty()) return all;
   std::vector<int> kept;
@@ -421,6 +421,22 @@ Result<parquet::RowSelection> SelectRowsByStatistics(const parquet::FileReader& 
                                                      const Schema& schema) {
   const std::vector<int> match = MatchFileFields(reader.schema(), schema);
   return SelectRows(reader, filter, FilterColumnsOf(filter, schema, reader.schema(), match));
+}
+
+bool MayMatchByBloomFilters(ObjectStore& store, const DataFile& file, const Schema& schema,
+                            const BoundPredicate& filter, ReadStats* stats) {
+  std::shared_ptr<RandomAccessFile> in;
+  Result<std::unique_ptr<parquet::FileReader>> reader = OpenChecked(store, file, 1, &in);
+  if (!reader.ok()) return true;  // the scan that reads it says what is wrong
+  ReadStats here;
+  here.files = 1;
+  const parquet::FileReader& r = **reader;
+  const std::vector<int> groups = RowGroupsByBloomFilters(
+      *in, r, schema, MatchFileFields(r.schema(), schema), filter, &here);
+  const bool may = !groups.empty() || r.num_row_groups() == 0;
+  if (!may) ++here.files_skipped_by_bloom_filter;
+  if (stats != nullptr) *stats += here;
+  return may;
 }
 
 Result<FileColumns> InspectDataFile(ObjectStore& store, const DataFile& file,

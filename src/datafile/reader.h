@@ -80,6 +80,15 @@ Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const
                                  const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
                                  const ReadOptions& options);
 
+// Planning by bloom filters: false only when `file`'s bloom filters rule out every row group
+// for the equality and IN leaves of `filter` (bound to `schema`, matched to the file's fields
+// as ReadDataFile matches them), so no row of it can match. Reads the footer and the filters
+// asked, never a data page. A file that cannot be opened or read, or has no filter for those
+// columns, may match: the scan that reads it says what is wrong. `stats`: files (1),
+// bloom_filters_read, files_skipped_by_bloom_filter.
+bool MayMatchByBloomFilters(ObjectStore& store, const DataFile& file, const Schema& schema,
+                            const BoundPredicate& filter, ReadStats* stats = nullptr);
+
 // The rows of an open Parquet file that may satisfy `filter` (bound to `schema`, whose fields
 // are matched to the file's as ReadDataFile matches them), from page bounds and null counts
 // (the page index's column index) or row group statistics where a chunk has none: a superset

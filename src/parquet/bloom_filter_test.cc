@@ -11,6 +11,7 @@
 #include "parquet/reader.h"
 #include "parquet/thrift_writer.h"
 #include "parquet/writer.h"
+#include "types/value_text.h"
 
 namespace tarn::parquet {
 namespace {
@@ -322,6 +323,49 @@ TEST(BloomFilterTest, ChunksWithoutFiltersAndWriterRefusals) {
   auto read = ReadBloomFilter(*MemoryFile("PAR1...."), none);
   ASSERT_TRUE(read.ok());
   EXPECT_FALSE(read->has_value());
+}
+
+// A STRUCT member by dotted path gets a filter on its own leaf (after the leaves before it,
+// a MAP's two included), and only it.
+TEST(BloomFilterTest, StructMembersByDottedPath) {
+  auto schema =
+      Schema::Parse("id INT64, p STRUCT<m: MAP<VARCHAR, INT64>, u: STRUCT<c: INT64>, s: VARCHAR>");
+  ASSERT_TRUE(schema.ok());
+  RecordBatch batch;
+  batch.schema = *schema;
+  batch.columns.emplace_back(DataType::Int64());
+  batch.columns.emplace_back(schema->fields[1].type);
+  batch.columns[0].AppendFixed<int64_t>(1);
+  ASSERT_TRUE(AppendParsedValue(R"({"m":[{"key":"k","value":1}],"u":{"c":7},"s":"x"})",
+                                &batch.columns[1])
+                  .ok());
+  batch.num_rows = 1;
+  WriterOptions options;
+  options.bloom_filter_columns = {"p.U.c", "p.s"};
+  auto file = WriteFile(*schema, batch, options);
+  ASSERT_NE(file, nullptr);
+  auto md = FileReader::ReadFooter(*file);
+  ASSERT_TRUE(md.ok());
+  std::vector<std::string> with;
+  for (const ColumnChunk& c : md->row_groups[0].columns) {
+    if (!c.meta_data->bloom_filter_offset) continue;
+    std::string path;
+    for (const std::string& part : c.meta_data->path_in_schema) path += "/" + part;
+    with.push_back(path);
+  }
+  EXPECT_EQ(with, (std::vector<std::string>{"/p/u/c", "/p/s"}));
+  auto filter = ReadBloomFilter(*file, *md->row_groups[0].columns[3].meta_data);
+  ASSERT_TRUE(filter.ok() && filter->has_value());
+  Column probe(DataType::Int64());
+  probe.AppendFixed<int64_t>(7);
+  probe.AppendFixed<int64_t>(8);
+  EXPECT_TRUE(BloomFilterMightContain(**filter, probe, 0));
+  EXPECT_FALSE(BloomFilterMightContain(**filter, probe, 1));
+  for (const char* bad : {"p", "p.m", "p.u", "p.x", "id.x", "p.u.c.d"}) {
+    options.bloom_filter_columns = {bad};
+    auto w = FileWriter::Open(std::make_unique<MemoryOutputStream>(), *schema, options);
+    EXPECT_FALSE(w.ok()) << bad;
+  }
 }
 
 // A file of `pad` bytes, then a filter's bytes as `header` and `bitset` say, then 8 bytes.

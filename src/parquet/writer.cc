@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/text.h"
 #include "parquet/column_writer.h"
 #include "parquet/schema.h"
 
@@ -132,21 +133,21 @@ class FileWriter::Impl {
     co.write_statistics = options_.write_statistics;
     co.page_index = options_.page_index;
     co.data_page_version = options_.data_page_version;
-    TARN_ASSIGN_OR_RETURN(std::vector<bool> bloom, BloomFilterFields());
-    // One writer per leaf column, in file order: a STRUCT or MAP field has several. Bloom
-    // filters are for flat fields only (BloomFilterFields), so one leaf.
+    TARN_ASSIGN_OR_RETURN(std::vector<std::vector<bool>> bloom, BloomFilterLeaves());
+    // One writer per leaf column, in file order: a STRUCT or MAP field has several.
     for (size_t i = 0; i < schema_.fields.size(); ++i) {
       const Field& f = schema_.fields[i];
       ColumnWriterOptions field_options = co;
-      if (bloom[i]) field_options.bloom_filter = options_.bloom_filter;
       if (f.type.id() == TypeId::kVariant) {
         // A VARIANT has no statistics: bounds of its encoded bytes would order nothing.
         field_options.write_statistics = false;
         field_options.page_index = false;
       }
       for (int leaf = 0; leaf < LeafCount(f.type); ++leaf) {
+        ColumnWriterOptions leaf_options = field_options;
+        if (bloom[i][static_cast<size_t>(leaf)]) leaf_options.bloom_filter = options_.bloom_filter;
         TARN_ASSIGN_OR_RETURN(std::unique_ptr<ColumnChunkWriter> w,
-                              ColumnChunkWriter::Make(f, leaf, field_options));
+                              ColumnChunkWriter::Make(f, leaf, leaf_options));
         columns_.push_back(std::move(w));
         column_field_.push_back(i);
       }
@@ -236,9 +237,10 @@ class FileWriter::Impl {
     return Status::OK();
   }
 
-  // Which fields get bloom filters (WriterOptions::bloom_filter_columns).
-  Result<std::vector<bool>> BloomFilterFields() const {
-    std::vector<bool> out(schema_.fields.size(), false);
+  // Which leaves get bloom filters (WriterOptions::bloom_filter_columns): per field, per leaf.
+  Result<std::vector<std::vector<bool>>> BloomFilterLeaves() const {
+    std::vector<std::vector<bool>> out;
+    for (const Field& f : schema_.fields) out.emplace_back(LeafCount(f.type), false);
     if (options_.bloom_filter_columns.empty()) return out;
     if (!(options_.bloom_filter.fpp > 0 && options_.bloom_filter.fpp < 1) ||
         options_.bloom_filter.max_bytes < kBloomFilterMinBytes) {
@@ -246,18 +248,34 @@ class FileWriter::Impl {
           "writer options: a bloom filter's fpp is in (0, 1) and max_bytes at least 32");
     }
     for (const std::string& name : options_.bloom_filter_columns) {
-      const int i = schema_.FieldIndex(name);
+      auto refuse = [&](const std::string& why) {
+        return Status::InvalidArgument("bloom filter column '" + name + "' " + why)
+            .WithField("column", name);
+      };
+      // A top-level field by name, else a STRUCT member by its dotted path.
+      std::vector<std::string> path{name};
+      int i = schema_.FieldIndex(name);
       if (i < 0) {
-        return Status::InvalidArgument("bloom filter column '" + name + "' is not in the schema")
-            .WithField("column", name);
+        path = SplitOn(name, '.');
+        i = schema_.FieldIndex(path[0]);
       }
-      if (!BloomFilterSupports(schema_.fields[i].type)) {
-        return Status::InvalidArgument("bloom filter column '" + name + "' is " +
-                                       schema_.fields[i].type.ToString() +
-                                       ": only flat, non-BOOLEAN columns get bloom filters")
-            .WithField("column", name);
+      if (i < 0) return refuse("is not in the schema");
+      const Field* at = &schema_.fields[static_cast<size_t>(i)];
+      size_t leaf = 0;  // of the field's leaves, the member's
+      for (size_t level = 1; level < path.size(); ++level) {
+        if (at->type.id() != TypeId::kStruct) return refuse("is not in the schema");
+        Schema members;
+        members.fields = at->type.children();
+        const int m = members.FieldIndex(path[level]);
+        if (m < 0) return refuse("is not in the schema");
+        for (int k = 0; k < m; ++k) leaf += static_cast<size_t>(LeafCount(members.fields[k].type));
+        at = &at->type.children()[static_cast<size_t>(m)];
       }
-      out[i] = true;
+      if (!BloomFilterSupports(at->type)) {
+        return refuse("is " + at->type.ToString() +
+                      ": only flat, non-BOOLEAN columns and STRUCT members get bloom filters");
+      }
+      out[static_cast<size_t>(i)][leaf] = true;
     }
     return out;
   }

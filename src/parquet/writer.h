@@ -37,8 +37,8 @@ struct WriterOptions {
   int data_page_version = 1;
   std::vector<KeyValue> key_value_metadata;
   std::string created_by = "tarn version 0.1.0";
-  // Top-level fields that get a split block bloom filter per column chunk (flat, not BOOLEAN),
-  // sized for the chunk's distinct values at `bloom_filter.fpp`, at most `max_bytes`. Each
+  // Fields that get a split block bloom filter per column chunk (flat, not BOOLEAN): top-level
+  // ones by name, STRUCT members by dotted path ("payload.status", through STRUCTs only); sized for the chunk's distinct values at `bloom_filter.fpp`, at most `max_bytes`. Each
   // filter is written after its row group's chunks (bloom_filter.h).
   std::vector<std::string> bloom_filter_columns;
   BloomFilterOptions bloom_filter;
@@ -47,7 +47,7 @@ struct WriterOptions {
 class FileWriter {
  public:
   // The sink is owned by the writer and closed by Close(). kInvalidArgument for a schema that
-  // cannot be written, or a bloom filter column that is not a flat, non-BOOLEAN field.
+  // cannot be written, or a bloom filter column that is not a flat, non-BOOLEAN field or member.
   static Result<std::unique_ptr<FileWriter>> Open(std::unique_ptr<OutputStream> sink, Schema schema,
                                                   WriterOptions options = {});
   ~FileWriter();

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "common/text.h"
 #include "table/schema_json.h"
 
 namespace tarn {
@@ -94,6 +95,12 @@ Result<FieldPath> ResolveFieldPath(const Schema& schema, const std::vector<std::
     p.field = &t.children()[static_cast<size_t>(at)];
   }
   return p;
+}
+
+Result<FieldPath> ResolveColumnOrMember(const Schema& schema, std::string_view text) {
+  const int i = schema.FieldIndex(text);
+  if (i >= 0) return Top(schema, static_cast<size_t>(i));
+  return ResolveFieldPath(schema, SplitOn(text, '.'));
 }
 
 const Column& FieldPathColumn(const Column& top, const FieldPath& path, Column* scratch) {

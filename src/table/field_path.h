@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tarn/column.h"
@@ -37,6 +38,11 @@ std::optional<FieldPath> FindFieldPath(const Schema& schema, int32_t field_id);
 // dotted text: an unknown column or member (naming the members there are), or a member of a
 // field that is no STRUCT.
 Result<FieldPath> ResolveFieldPath(const Schema& schema, const std::vector<std::string>& names);
+
+// A top-level column by its name (Schema::FieldIndex, so a column name is never cut at dots),
+// else a STRUCT member by its dotted path, "payload.user.id" (ResolveFieldPath's rules and
+// errors). No quoting: a member whose name holds a dot cannot be named so.
+Result<FieldPath> ResolveColumnOrMember(const Schema& schema, std::string_view text);
 
 // The values of the field at `path` for every row of `top` (the batch column of
 // path.indices[0]): the member's column as is when no struct around it has a null row, else a

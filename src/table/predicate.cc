@@ -1259,7 +1259,30 @@ bool MembershipNnf(
   }
 }
 
+void CollectMembershipIds(const BoundPredicate& p, std::vector<int32_t>* ids) {
+  switch (p.op) {
+    case PredicateOp::kAnd:
+    case PredicateOp::kOr:
+      for (const BoundPredicate& c : p.children) CollectMembershipIds(c, ids);
+      return;
+    case PredicateOp::kEq:
+    case PredicateOp::kIn:
+      if (p.literals) ids->push_back(p.field_id);
+      return;
+    default:
+      return;
+  }
+}
+
 }  // namespace
+
+std::vector<int32_t> MembershipFieldIds(const BoundPredicate& predicate) {
+  std::vector<int32_t> ids;
+  CollectMembershipIds(ToNnf(predicate), &ids);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
 
 bool MightMatchMembership(
     const BoundPredicate& predicate,

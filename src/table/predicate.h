@@ -122,6 +122,9 @@ bool MightMatch(const BoundPredicate& predicate, const DataFile& file, const Par
 bool MightMatchMembership(
     const BoundPredicate& predicate,
     const std::function<bool(int32_t field_id, const Column& literals, int64_t i)>& might_contain);
+// The field ids MightMatchMembership may ask `might_contain` about (sorted, distinct; empty when
+// membership cannot rule anything out).
+std::vector<int32_t> MembershipFieldIds(const BoundPredicate& predicate);
 
 // SQL pushdown on the first partition field of `spec` (identity/truncate/year/month/day/hour
 // are monotone -> a range; bucket -> equality / IN only): an inclusive range (or set) of

@@ -465,6 +465,21 @@ TEST(MightMatchMembershipTest, EqualityAndInUnderAndOrNot) {
   EXPECT_TRUE(asked.empty());  // no equality: nothing asked
 }
 
+TEST(MembershipFieldIdsTest, TheLeavesMembershipMayAsk) {
+  Schema s = S("id INT64, name VARCHAR, p STRUCT<a: INT64, b: VARCHAR>");
+  int32_t last = 0;
+  ASSERT_TRUE(AssignFieldIds(&s, &last).ok());
+  auto ids = [&](std::string_view text) { return MembershipFieldIds(Bind(text, s)); };
+  const int32_t id = s.fields[0].field_id, name = s.fields[1].field_id;
+  const int32_t pa = s.fields[2].type.children()[0].field_id;
+  EXPECT_EQ(ids("id = 1"), std::vector<int32_t>{id});
+  EXPECT_EQ(ids("name IN ('a', 'b') OR (id = 2 AND p.a = 3)"),
+            (std::vector<int32_t>{id, name, pa}));  // ids 1, 2, then the member's (4)
+  EXPECT_LT(name, pa);
+  EXPECT_EQ(ids("NOT (id <> 4)"), std::vector<int32_t>{id});
+  EXPECT_TRUE(ids("id > 1 OR name IS NULL OR NOT (p.a = 3) OR id <> 2").empty());
+}
+
 TEST(MightMatchTest, PartitionValues) {
   Schema s = S("id INT64, ts TIMESTAMP[us], region VARCHAR, name VARCHAR");
   PartitionSpec spec =

@@ -653,8 +653,15 @@ suite('bloom filters, both ways', () => {
     fs.writeFileSync(b, 'id,name,n\n2,b,3\n50,m,4\n99,y,5\n');
     run(['append', 'w.c.d', a]);
     run(['append', 'w.c.d', b]);
-    const files = JSON.parse(run(['files', 'w.c.d', '--where', 'id = 50', '--json']));
-    assert.equal(files.length, 2);  // planning keeps both
+    const files = JSON.parse(run(['files', 'w.c.d', '--json']));
+    assert.equal(files.length, 2);
+    // Planning asks the filters: of the two files the bounds keep, one holds 50.
+    const planned = JSON.parse(run(['files', 'w.c.d', '--where', 'id = 50', '--json']));
+    assert.equal(planned.length, 1);
+    assert.equal(planned[0].records, 3);
+    assert.equal(JSON.parse(run(['files', 'w.c.d', '--where', "id = 50 OR name = 'a'", '--json'])).length, 2);
+    assert.equal(JSON.parse(run(['files', 'w.c.d', '--where', "name IN ('c', 'x')", '--json'])).length, 0);
+    assert.equal(JSON.parse(run(['files', 'w.c.d', '--where', 'id > 40', '--json'])).length, 2);
     for (const f of files) {
       const p = path.join(cat, 'warehouse', f.path);
       assert.deepEqual(tarnProbe(p, 'id', ['50']).length, 1);
@@ -691,5 +698,39 @@ suite('bloom filters, both ways', () => {
     assert.notEqual(bad.status, 0);
     assert.match(bad.stderr, /invalid_property/);
     assert.match(bad.stderr, /no column 'nope'/);
+  });
+
+  test('STRUCT members get filters by dotted path; planning and scans ask them', async () => {
+    const cat = path.join(dir, 'members');
+    const run = (args) => tarn([...args, '--catalog', cat]);
+    run(['workspace', 'create', 'w']);
+    run(['collection', 'create', 'w.c']);
+    run(['dataset', 'create', 'w.c.e', '--schema', 'id INT64 NOT NULL, p STRUCT<s: VARCHAR, k: INT64>',
+      '--property', 'parquet.bloom-filter-columns=p.s']);
+    const a = path.join(dir, 'ma.ndjson');
+    const b = path.join(dir, 'mb.ndjson');
+    fs.writeFileSync(a, '{"id":1,"p":{"s":"a","k":1}}\n{"id":2,"p":{"s":"z","k":2}}\n');
+    fs.writeFileSync(b, '{"id":3,"p":{"s":"m","k":3}}\n{"id":4,"p":null}\n');
+    run(['append', 'w.c.e', a]);
+    run(['append', 'w.c.e', b]);
+    for (const f of JSON.parse(run(['files', 'w.c.e', '--json']))) {
+      const p = path.join(cat, 'warehouse', f.path);
+      const duck = await query(`SELECT path_in_schema FROM parquet_metadata(${quote(p)})
+          WHERE bloom_filter_offset IS NOT NULL`);
+      assert.deepEqual(duck.map((r) => r.path_in_schema), ['p, s']);
+    }
+    const planned = JSON.parse(run(['files', 'w.c.e', '--where', "p.s = 'm'", '--json']));
+    assert.equal(planned.length, 1);
+    const probe = JSON.parse(run(['parquet', 'probe', path.join(cat, 'warehouse', planned[0].path),
+      'p.s', 'm', 'a', '--json']));
+    assert.deepEqual(probe.results.map((r) => r.result), ['maybe', 'absent']);
+    assert.equal(JSON.parse(run(['files', 'w.c.e', '--where', "p.s = 'q'", '--json'])).length, 0);
+    assert.equal(JSON.parse(run(['files', 'w.c.e', '--where', 'p.k = 3', '--json'])).length, 1);  // bounds
+    const r = spawnSync(process.env.TARN_BINARY || path.resolve('../../build/tarn'),
+      ['scan', 'w.c.e', '--where', "p.s = 'm'", '--stats', '--json', '--catalog', cat],
+      { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split('\n').map((l) => JSON.parse(l)), [{ id: 3, p: { s: 'm', k: 3 } }]);
+    assert.equal(JSON.parse(r.stderr.trim().split('\n').pop()).scan_stats.files_skipped_by_bloom_filter, 1);
   });
 });
