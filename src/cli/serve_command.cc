@@ -26,6 +26,7 @@ namespace {
 
 struct ServeOptions {
   std::string listen = "127.0.0.1:8181";
+  std::string metrics_listen;  // empty: /metrics only on the API, for any token
   std::string metastore;
   std::string warehouse;
   std::string max_body = "1GiB";
@@ -58,11 +59,12 @@ Result<int64_t> ParseSize(const std::string& flag, const std::string& text) {
   return n;
 }
 
-// "host:port", "[v6]:port" or ":port" (every interface).
-Status ParseListen(const std::string& text, server::ServerOptions* o) {
+// "host:port", "[v6]:port" or ":port" (every interface), of the option `flag`.
+Status ParseListen(const std::string& flag, const std::string& text, std::string* host_out,
+                   int* port_out) {
   size_t colon = text.rfind(':');
   if (colon == std::string::npos) {
-    return Status::InvalidArgument("--listen: '" + text + "' is not HOST:PORT");
+    return Status::InvalidArgument(flag + ": '" + text + "' is not HOST:PORT");
   }
   std::string host = text.substr(0, colon);
   std::string port = text.substr(colon + 1);
@@ -72,10 +74,10 @@ Status ParseListen(const std::string& text, server::ServerOptions* o) {
   if (host.empty()) host = "0.0.0.0";
   if (port.empty() || port.size() > 5 ||
       port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535) {
-    return Status::InvalidArgument("--listen: '" + port + "' is not a port (0 to 65535)");
+    return Status::InvalidArgument(flag + ": '" + port + "' is not a port (0 to 65535)");
   }
-  o->host = host;
-  o->port = std::stoi(port);
+  *host_out = host;
+  *port_out = std::stoi(port);
   return Status::OK();
 }
 
@@ -117,7 +119,11 @@ Result<std::shared_ptr<Catalog>> OpenServedCatalog(const ServeOptions& s) {
 
 Status Serve(const ServeOptions& s) {
   server::ServerOptions o;
-  TARN_RETURN_NOT_OK(ParseListen(s.listen, &o));
+  TARN_RETURN_NOT_OK(ParseListen("--listen", s.listen, &o.host, &o.port));
+  if (!s.metrics_listen.empty()) {
+    TARN_RETURN_NOT_OK(
+        ParseListen("--metrics-listen", s.metrics_listen, &o.metrics_host, &o.metrics_port));
+  }
   TARN_ASSIGN_OR_RETURN(o.max_append_body_bytes, ParseSize("--max-body", s.max_body));
   TARN_ASSIGN_OR_RETURN(o.max_json_body_bytes, ParseSize("--max-json-body", s.max_json_body));
   TARN_ASSIGN_OR_RETURN(o.max_header_bytes, ParseSize("--max-header-bytes", s.max_header_bytes));
@@ -193,6 +199,12 @@ Status Serve(const ServeOptions& s) {
   TARN_RETURN_NOT_OK(srv->Start());
   std::string host = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;
   std::fprintf(stderr, "tarn serve: listening on http://%s:%d\n", host.c_str(), srv->port());
+  if (srv->metrics_port() > 0) {
+    std::string mhost = o.metrics_host.find(':') != std::string::npos ? "[" + o.metrics_host + "]"
+                                                                      : o.metrics_host;
+    std::fprintf(stderr, "tarn serve: metrics for scrapers on http://%s:%d/metrics (no token)\n",
+                 mhost.c_str(), srv->metrics_port());
+  }
   std::fflush(stderr);
 
   std::atomic<bool> stopped{false};
@@ -230,6 +242,9 @@ void RegisterServeCommand(CLI::App* app, GlobalOptions* /*global*/) {
       "the embedded catalog of $TARN_CATALOG or ~/.tarn)");
   cmd->add_option("--listen", s->listen, "HOST:PORT to listen on (port 0: any free port)")
       ->capture_default_str();
+  cmd->add_option("--metrics-listen", s->metrics_listen,
+                  "HOST:PORT of a second listener serving GET /metrics without a token, for a "
+                  "Prometheus scraper (bind it where only the scraper reaches)");
   cmd->add_option("--metastore", s->metastore, "Metastore: a SQLite path or postgresql:// URI");
   cmd->add_option("--warehouse", s->warehouse, "Warehouse: a directory or s3:// / gs:// URI");
   cmd->add_option("--max-body", s->max_body, "Largest append body (frames)")->capture_default_str();

@@ -483,6 +483,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
         metrics_(SeriesList()),
         connections_(std::make_shared<Connections>()),
         acceptor_(net::make_strand(ioc_)),
+        metrics_acceptor_(net::make_strand(ioc_)),
         uploads_(std::make_unique<upload::ContractService>(catalog_)) {}
 
   ~Impl() {
@@ -502,6 +503,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   void Shutdown();
   void Wait();
   int port() const { return port_.load(); }
+  int metrics_port() const { return metrics_port_.load(); }
   auth::TokenAuthority& authority() { return *authority_; }
 
   Catalog& catalog() { return *catalog_; }
@@ -537,6 +539,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   static std::vector<std::pair<std::string, std::string>> SeriesList();
 
   void Accept();
+  void AcceptMetrics();
   // Runs on a worker: checks, routes and answers one request. Returns the connection's next
   // request when it arrived at once and this worker serves it too (Session::Finish).
   std::shared_ptr<Exchange> Serve(const std::shared_ptr<Exchange>& ex);
@@ -569,6 +572,9 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   // after the acceptor closed); Wait stops them.
   net::executor_work_guard<net::io_context::executor_type> io_work_{ioc_.get_executor()};
   tcp::acceptor acceptor_;
+  // The scrape-only listener (ServerOptions::metrics_port): GET /metrics without a token.
+  tcp::acceptor metrics_acceptor_;
+  std::atomic<int> metrics_port_{0};
   std::vector<std::thread> io_threads_;
   std::unique_ptr<WorkerPool> workers_;
   std::shared_ptr<const std::string> overflow_response_;  // the 503 past max_connections
@@ -1845,6 +1851,89 @@ void Server::Impl::Accept() {
   });
 }
 
+namespace {
+
+// One scrape on the metrics listener: a request head within kScrapeTimeout, then the answer
+// and close. GET (or HEAD) /metrics is the metrics text; anything else 404, with no body read.
+// Nothing here needs a token: the listener is the operator's to expose (docs/design/serve.md
+// "Metrics for Prometheus").
+class MetricsScrape : public std::enable_shared_from_this<MetricsScrape> {
+ public:
+  static constexpr std::chrono::seconds kScrapeTimeout{10};
+
+  MetricsScrape(tcp::socket socket, std::function<std::string()> render)
+      : stream_(std::move(socket)), render_(std::move(render)) {
+    parser_.header_limit(8 << 10);  // the body is never read: the connection closes
+  }
+
+  void Run() {
+    stream_.expires_after(kScrapeTimeout);
+    auto self = shared_from_this();
+    http::async_read_header(stream_, buffer_, parser_,
+                            [self](beast::error_code ec, size_t) { self->OnRead(ec); });
+  }
+
+ private:
+  void OnRead(beast::error_code ec) {
+    if (ec) return Close();
+    const auto& req = parser_.get();
+    std::string_view target(req.target().data(), req.target().size());
+    target = target.substr(0, target.find('?'));
+    res_.version(req.version());
+    res_.keep_alive(false);
+    const bool scrape = (req.method() == http::verb::get || req.method() == http::verb::head) &&
+                        target == "/metrics";
+    if (scrape) {
+      res_.result(http::status::ok);
+      res_.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+      res_.body() = render_();
+      if (req.method() == http::verb::head) {
+        res_.content_length(res_.body().size());
+        res_.body().clear();
+      }
+    } else {
+      res_.result(http::status::not_found);
+      res_.set(http::field::content_type, "text/plain; charset=utf-8");
+      res_.body() = "this listener serves GET /metrics only\n";
+    }
+    if (req.method() != http::verb::head || !scrape) res_.prepare_payload();
+    stream_.expires_after(kScrapeTimeout);
+    auto self = shared_from_this();
+    http::async_write(stream_, res_, [self](beast::error_code, size_t) { self->Close(); });
+  }
+
+  void Close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  http::request_parser<http::empty_body> parser_;
+  http::response<http::string_body> res_;
+  std::function<std::string()> render_;
+};
+
+}  // namespace
+
+void Server::Impl::AcceptMetrics() {
+  metrics_acceptor_.async_accept(
+      net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
+        if (shutting_down_ || !metrics_acceptor_.is_open()) return;
+        if (ec) {
+          auto timer = std::make_shared<net::steady_timer>(metrics_acceptor_.get_executor(),
+                                                           std::chrono::milliseconds(50));
+          timer->async_wait([this, timer](beast::error_code) { AcceptMetrics(); });
+          return;
+        }
+        std::make_shared<MetricsScrape>(std::move(socket), [this] {
+          return metrics_.Render();
+        })->Run();
+        AcceptMetrics();
+      });
+}
+
 Status Server::Impl::Start() {
   std::lock_guard<std::mutex> lock(state_mu_);
   if (started_) return Status::FailedPrecondition("the server was started already");
@@ -1874,6 +1963,26 @@ Status Server::Impl::Start() {
     return failed(ec.message());
   }
   port_ = acceptor_.local_endpoint(ec).port();
+  if (options_.metrics_port >= 0) {
+    auto metrics_failed = [&](const std::string& why) {
+      beast::error_code ignored;
+      acceptor_.close(ignored);
+      metrics_acceptor_.close(ignored);
+      return Status::Of(codes::kBindFailed, "cannot listen for metrics on " +
+                                                options_.metrics_host + ":" +
+                                                std::to_string(options_.metrics_port) + ": " + why);
+    };
+    auto maddress = net::ip::make_address(
+        options_.metrics_host == "localhost" ? "127.0.0.1" : options_.metrics_host, ec);
+    if (ec) return metrics_failed("not an IP address");
+    tcp::endpoint mendpoint(maddress, static_cast<unsigned short>(options_.metrics_port));
+    metrics_acceptor_.open(mendpoint.protocol(), ec);
+    if (!ec) metrics_acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) metrics_acceptor_.bind(mendpoint, ec);
+    if (!ec) metrics_acceptor_.listen(64, ec);
+    if (ec) return metrics_failed(ec.message());
+    metrics_port_ = metrics_acceptor_.local_endpoint(ec).port();
+  }
   {
     std::string body = api::Dump(api::ErrorBody(
         Status::Of(codes::kOverloaded, "the server is at its connection limit (" +
@@ -1886,6 +1995,9 @@ Status Server::Impl::Start() {
   workers_ = std::make_unique<WorkerPool>(
       options_.workers, static_cast<size_t>(options_.workers) * kQueuePerWorker, clock_);
   net::dispatch(acceptor_.get_executor(), [this] { Accept(); });
+  if (metrics_acceptor_.is_open()) {
+    net::dispatch(metrics_acceptor_.get_executor(), [this] { AcceptMetrics(); });
+  }
   for (int i = 0; i < kIoThreads; ++i) {
     io_threads_.emplace_back([this] {
       for (;;) {
@@ -1953,6 +2065,10 @@ void Server::Impl::Shutdown() {
     net::post(acceptor_.get_executor(), [this] {
       beast::error_code ec;
       acceptor_.close(ec);
+    });
+    net::post(metrics_acceptor_.get_executor(), [this] {
+      beast::error_code ec;
+      metrics_acceptor_.close(ec);
     });
     std::vector<std::shared_ptr<Session>> sessions;
     {
@@ -2264,6 +2380,7 @@ Server::~Server() {
 
 Status Server::Start() { return impl_->Start(); }
 int Server::port() const { return impl_->port(); }
+int Server::metrics_port() const { return impl_->metrics_port(); }
 void Server::Shutdown() { impl_->Shutdown(); }
 void Server::Wait() { impl_->Wait(); }
 auth::TokenAuthority& Server::authority() { return impl_->authority(); }

@@ -31,6 +31,11 @@ namespace server {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8181;  // 0 = an ephemeral port (see Server::port())
+  // A second listener that serves GET /metrics only, without a token, for a Prometheus scraper
+  // (`tarn serve --metrics-listen`); -1: none (then /metrics is on the API, for any token).
+  // 0 = an ephemeral port (Server::metrics_port()). Bind it where only the scraper reaches.
+  std::string metrics_host = "127.0.0.1";
+  int metrics_port = -1;
 
   int64_t max_json_body_bytes = 16ll << 20;  // JSON and form bodies (413 too_large)
   // Streamed bodies: frames of POST .../append, parts of PUT /v1/contracts/{id}/parts/{name}.
@@ -123,12 +128,14 @@ class Server {
                                               ServerOptions options = {});
   ~Server();  // Shutdown() and Wait() when still running
 
-  // Binds host:port and starts accepting in a background thread. kUnavailable
-  // (code=bind_failed) when the address cannot be bound; kFailedPrecondition when started
+  // Binds host:port (and the metrics listener's) and starts accepting in a background thread.
+  // kUnavailable (code=bind_failed) when an address cannot be bound; kFailedPrecondition when started
   // twice.
   Status Start();
   // The bound port (the chosen one when options.port was 0); 0 before Start.
   int port() const;
+  // The metrics listener's bound port; 0 before Start or without one.
+  int metrics_port() const;
   // Stops accepting, lets in-flight requests finish for up to options.shutdown_grace_s, and
   // returns without waiting for them. Idle keep-alive connections close within the idle
   // timeout. Idempotent.

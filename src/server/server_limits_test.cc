@@ -505,3 +505,55 @@ TEST_F(ServerLimits, StartAndOptionErrors) {
 
 }  // namespace
 }  // namespace tarn::server::testing
+
+namespace tarn::server::testing {
+namespace {
+
+// `tarn serve --metrics-listen`: a scraper without a token reads /metrics on its own listener,
+// and nothing else; the API's /metrics still wants a token.
+TEST_F(ServerLimits, MetricsListenerServesOnlyMetricsWithoutAToken) {
+  ServerOptions o;
+  o.metrics_port = 0;
+  Start(o);
+  const int mport = server_->metrics_port();
+  ASSERT_GT(mport, 0);
+  ASSERT_NE(mport, port_);
+  Get(port_, "/livez", "");
+  Reply m;
+  Eventually([&] {
+    m = Get(mport, "/metrics", "");
+    return m.body.find(R"(route="/livez",method="GET",status="200"} 1)") != std::string::npos;
+  });
+  EXPECT_EQ(m.status, 200) << m;
+  EXPECT_EQ(m.Header("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_EQ(Get(mport, "/metrics?x=1", "").status, 200);
+  for (const char* path : {"/v1/workspaces", "/livez", "/metrics/x", "/"}) {
+    EXPECT_EQ(Get(mport, path, "").status, 404) << path;
+  }
+  EXPECT_EQ(Send(mport, {"POST", "/metrics", "{}", "application/json", "", {}}).status, 404);
+  EXPECT_EQ(Get(port_, "/metrics", "").status, 401);  // the API's own still needs a token
+  // A request head that never ends holds nothing for long, and junk gets no answer.
+  EXPECT_EQ(RawExchange(mport, "GET /metrics HTTP/1.1\r\nHost: x\r\n", 500), "");
+  EXPECT_EQ(RawExchange(mport, "\x16\x03\x01 not http\r\n\r\n", 3000), "");
+  EXPECT_EQ(Get(mport, "/metrics", "").status, 200);
+}
+
+TEST_F(ServerLimits, MetricsListenerThatCannotBindFailsStart) {
+  dir_ = TestDir("limits");
+  auto c = Catalog::OpenEmbedded(dir_.string());
+  ASSERT_TRUE(c.ok());
+  cat_ = std::move(*c);
+  ServerOptions o;
+  o.port = 0;
+  o.metrics_host = "not-an-ip";
+  o.metrics_port = 0;
+  o.log_sink = logs_.Sink();
+  auto s = Server::Make(cat_, o);
+  ASSERT_TRUE(s.ok());
+  Status st = (*s)->Start();
+  EXPECT_EQ(st.kind(), ErrorKind::kUnavailable) << st.ToString();
+  EXPECT_NE(st.message().find("cannot listen for metrics on not-an-ip"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tarn::server::testing
