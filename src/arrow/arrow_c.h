@@ -1,0 +1,122 @@
+// The Arrow C Data Interface and C Stream Interface over tarn's batches
+// (arrow.apache.org/docs/format/CDataInterface.html and CStreamInterface.html): export a Schema,
+// a RecordBatch or a stream of batches to any Arrow consumer (pyarrow, Polars, DuckDB), sharing
+// tarn's buffers wherever the two layouts agree; import what an Arrow producer hands over,
+// copied into tarn Columns. The type mapping, both ways, is one table (ArrowTypeOf, TarnTypeOf;
+// the tables of README.md).
+//
+// Ownership follows the spec: an exported structure belongs to the consumer, who calls its
+// `release` once (children moved out of a parent are released by their own callbacks, in any
+// order); an imported structure is consumed: Import* release it, on success and on error.
+// Nothing here throws across the C boundary: the stream's callbacks catch everything.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tarn/column.h"
+#include "tarn/data_type.h"
+#include "tarn/status.h"
+
+// The spec's structures, verbatim in layout, guarded so they coexist with another definition
+// (nanoarrow's, Arrow C++'s abi.h, DuckDB's).
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+  // Array type description
+  const char* format;
+  const char* name;
+  const char* metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema** children;
+  struct ArrowSchema* dictionary;
+
+  // Release callback
+  void (*release)(struct ArrowSchema*);
+  // Opaque producer-specific data
+  void* private_data;
+};
+
+struct ArrowArray {
+  // Array data description
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void** buffers;
+  struct ArrowArray** children;
+  struct ArrowArray* dictionary;
+
+  // Release callback
+  void (*release)(struct ArrowArray*);
+  // Opaque producer-specific data
+  void* private_data;
+};
+
+#endif  // ARROW_C_DATA_INTERFACE
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+  // Callbacks providing stream functionality
+  int (*get_schema)(struct ArrowArrayStream*, struct ArrowSchema* out);
+  int (*get_next)(struct ArrowArrayStream*, struct ArrowArray* out);
+  const char* (*get_last_error)(struct ArrowArrayStream*);
+
+  // Release callback
+  void (*release)(struct ArrowArrayStream*);
+
+  // Opaque producer-specific data
+  void* private_data;
+};
+
+#endif  // ARROW_C_STREAM_INTERFACE
+
+#ifdef __cplusplus
+}
+#endif
+
+namespace tarn::arrow {
+
+// Field metadata keys tarn writes and reads.
+inline constexpr std::string_view kFieldIdKey = "PARQUET:field_id";  // the Iceberg field id
+inline constexpr std::string_view kExtensionNameKey = "ARROW:extension:name";
+inline constexpr std::string_view kExtensionMetadataKey = "ARROW:extension:metadata";
+inline constexpr std::string_view kTarnTypeKey = "tarn:type";  // "IPV4" on a uint32 field
+
+// One level of a type as Arrow names it: the format string and the metadata that completes it.
+struct ArrowTypeName {
+  std::string format;     // "l", "d:10,2", "tsu:UTC", "+L"
+  std::string extension;  // the ARROW:extension:name value ("arrow.uuid"), or empty
+  std::string tarn_type;  // the tarn:type value ("IPV4"), or empty
+};
+
+// What Export writes for `type`. Nested types name their own level only ("+L", "+s", "+m");
+// their nested fields are Arrow children of their own. Every tarn type maps.
+ArrowTypeName ArrowTypeOf(const DataType& type);
+
+// What Import reads `name` as. `children` are the nested fields already read: the element of a
+// list, the members of a struct, {key, value} of a map (not the entries struct); ignored for
+// other formats. An unknown extension name is ignored (its storage type is read), as the spec
+// asks of consumers. Errors: kInvalidArgument naming the format for formats tarn does not hold
+// (README.md, "Refused").
+Result<DataType> TarnTypeOf(const ArrowTypeName& name, std::vector<Field> children);
+
+}  // namespace tarn::arrow
