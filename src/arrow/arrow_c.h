@@ -119,4 +119,25 @@ ArrowTypeName ArrowTypeOf(const DataType& type);
 // (README.md, "Refused").
 Result<DataType> TarnTypeOf(const ArrowTypeName& name, std::vector<Field> children);
 
+// Exports `schema` as a struct ("+s") with one child per field: names, the nullable flag, field
+// ids as PARQUET:field_id metadata at every level. On error *out is left released
+// (release == NULL).
+Status ExportSchema(const Schema& schema, ArrowSchema* out);
+
+// Exports `batch` (taken over) as a struct array of its columns. Fixed-width values, VARCHAR /
+// BLOB / JSON bytes and offsets, and ARRAY offsets are tarn's own buffers, kept alive by the
+// array's private data until its release; validity bitmaps, BOOLEAN values and MAP offsets
+// (int32 in Arrow) are converted copies. Errors: kInvalidArgument for a batch whose columns do
+// not match its schema or are malformed, or a MAP whose offsets exceed int32. On error *out is
+// left released.
+Status ExportBatch(RecordBatch batch, ArrowArray* out);
+
+// Exports a pull stream of batches of `schema`: each get_next calls `next` (nullopt ends the
+// stream). An error from `next`, or a batch whose column types differ from `schema`, makes
+// get_next return EIO, and get_last_error the status's text; the stream stays in that error.
+// The stream may be released at any time; releasing it destroys `next`. The callbacks are
+// called from one thread at a time (the spec's rule) and never throw.
+Status ExportStream(std::function<Result<std::optional<RecordBatch>>()> next, Schema schema,
+                    ArrowArrayStream* out);
+
 }  // namespace tarn::arrow
