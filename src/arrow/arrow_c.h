@@ -140,4 +140,40 @@ Status ExportBatch(RecordBatch batch, ArrowArray* out);
 Status ExportStream(std::function<Result<std::optional<RecordBatch>>()> next, Schema schema,
                     ArrowArrayStream* out);
 
+// The internal reading of one Arrow field (arrow_c.cc).
+struct ArrowLayout;
+
+// An imported Arrow schema: the tarn schema and how the Arrow arrays of that schema are laid
+// out, which the tarn schema alone does not say ("u" and "U" are both VARCHAR).
+struct ImportedSchema {
+  Schema schema;
+  std::shared_ptr<const ArrowLayout> layout;
+};
+
+// Reads a struct ("+s") schema: one tarn field per child, names, nullability, PARQUET:field_id
+// at every level (absent: -1). Consumes `schema`: it is released on success and on error.
+// Errors: kInvalidArgument naming the field for a type tarn does not hold (README.md), a
+// dictionary-encoded field, an empty or repeated (case-insensitively) name, a VARIANT inside a
+// nested type, malformed metadata.
+Result<ImportedSchema> ImportSchema(ArrowSchema* schema);
+
+// Copies a struct array laid out as `schema` says into a RecordBatch of schema.schema, honouring
+// `offset` at every level, null bitmaps (absent = all valid) and null_count -1 (unknown).
+// Consumes `array`: released on success and on error. Errors: kInvalidArgument naming the field
+// for buffers or children that do not match the layout, offsets out of order or past a child's
+// end, a null in a NOT NULL field or a MAP key, a null top-level row, values tarn refuses (text
+// that is not UTF-8, JSON that does not parse, Variant bytes that do not decode, a DECIMAL
+// beyond its precision, a date64 that is not whole days).
+Result<RecordBatch> ImportBatch(ArrowArray* array, const ImportedSchema& schema);
+// The same for an array laid out as ExportBatch lays out `schema` (the canonical formats).
+Result<RecordBatch> ImportBatch(ArrowArray* array, const Schema& schema);
+
+// Reads `stream` to its end: imports its schema, then calls `fn` with each batch in order
+// (zero-row batches too). Consumes the stream: everything it hands over, and the stream itself,
+// is released on every path. Errors: a producer's error (get_schema or get_next returned
+// non-zero) as kInvalidArgument for EINVAL and kIOError otherwise, with get_last_error's text;
+// ImportSchema's and ImportBatch's errors; the first error `fn` returns (the stream is released
+// without reading further).
+Status ImportStream(ArrowArrayStream* stream, const std::function<Status(RecordBatch)>& fn);
+
 }  // namespace tarn::arrow

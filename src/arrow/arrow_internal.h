@@ -47,6 +47,21 @@ Result<ArrowMatch> MatchArrowType(const ArrowTypeName& name);
 // The tarn type of a match, given its nested fields (TarnTypeOf's second half).
 Result<DataType> TypeFromMatch(const ArrowMatch& match, std::vector<Field> children);
 
+// How ImportBatch reads one field's arrays (ImportSchema builds the tree; the top is the batch's
+// struct).
+struct ArrowLayout {
+  Field field;       // the tarn field (name, type, nullability, id)
+  std::string path;  // "a.b.element", for messages
+  Layout layout = Layout::kStruct;
+  int32_t fixed_size = 0;
+  // Where each child is among the Arrow children (of the entries struct, for a map's key and
+  // value): a variant's members come in any order.
+  int arrow_child = 0;
+  // In tarn's order: a list's element; a struct's members; a map's key and value; a variant's
+  // metadata and value.
+  std::vector<ArrowLayout> children;
+};
+
 using Metadata = std::vector<std::pair<std::string, std::string>>;
 // The spec's binary encoding: int32 count, then int32 length and bytes of each key and value,
 // native endianness. Empty `pairs` encode as "" (exported as a NULL pointer).
