@@ -1,0 +1,188 @@
+// tarn._tarn: the C++ SDK for Python (docs/design/python.md). Thin: each call parses its
+// arguments, releases the GIL around the SDK call, and returns the wire codec's JSON text
+// (src/api/wire.h, the same objects as the HTTP API) or an Arrow C stream in a PyCapsule;
+// the Python layer (python/tarn) gives them their shapes. Errors raise _tarn.Error(message,
+// code, kind, fields), which the Python layer maps to one class per error code.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/wire.h"
+#include "arrow/arrow_c.h"
+#include "tarn/client.h"
+#include "tarn/status.h"
+
+namespace py = pybind11;
+
+namespace tarn::python {
+namespace {
+
+py::object& ErrorType() {
+  static py::object* type = nullptr;  // set once at import, never freed (the module's lifetime)
+  return *type;
+}
+
+// Raises _tarn.Error for a failed status (the GIL held).
+[[noreturn]] void Raise(const Status& st) {
+  py::dict fields;
+  for (const auto& [k, v] : st.fields()) fields[py::str(k)] = py::str(v);
+  const std::string code = st.code();
+  PyErr_SetObject(ErrorType().ptr(),
+                  py::make_tuple(st.message(), code, std::string(ErrorKindName(st.kind())), fields)
+                      .ptr());
+  throw py::error_already_set();
+}
+
+void Check(const Status& st) {
+  if (!st.ok()) Raise(st);
+}
+
+template <typename T>
+T Take(Result<T> r) {
+  if (!r.ok()) Raise(r.status());
+  return std::move(*r);
+}
+
+// Runs `fn` without the GIL, then raises its error with it.
+template <typename Fn>
+auto Unlocked(Fn&& fn) {
+  using R = decltype(fn());
+  std::optional<R> out;
+  {
+    py::gil_scoped_release release;
+    out.emplace(fn());
+  }
+  return std::move(*out);
+}
+
+std::string Text(const api::Json& j) { return api::Dump(j); }
+
+CommitMeta Meta(const std::string& author, const std::string& message,
+                const std::optional<std::string>& key) {
+  CommitMeta m;
+  m.author = author;
+  m.message = message;
+  m.idempotency_key = key;
+  return m;
+}
+
+SnapshotSelector At(const std::optional<int64_t>& snapshot, const std::optional<int64_t>& time_us,
+                    const std::optional<std::string>& tag) {
+  SnapshotSelector s;
+  s.snapshot_id = snapshot;
+  s.at_time_us = time_us;
+  s.tag = tag;
+  return s;
+}
+
+class PyClient {
+ public:
+  explicit PyClient(std::shared_ptr<Client> c) : c_(std::move(c)) {}
+
+  bool remote() const { return c_->remote(); }
+  std::string actor() const { return c_->actor(); }
+
+  void create_workspace(const std::string& name, bool exists_ok) {
+    Check(Unlocked([&] { return c_->CreateWorkspace(name, exists_ok); }));
+  }
+  std::string list_workspaces() {
+    auto all = Take(Unlocked([&] { return c_->ListWorkspaces(); }));
+    api::Json out = api::Json::array();
+    for (const auto& w : all) out.push_back(api::ToJson(w));
+    return Text(out);
+  }
+  void create_collection(const std::string& name, bool exists_ok, const std::string& description) {
+    Check(Unlocked([&] { return c_->CreateCollection(name, exists_ok, description); }));
+  }
+  std::string create_dataset(const std::string& name, const std::string& schema,
+                             const std::string& partition_by, const std::string& sort_by,
+                             const std::string& description, bool exists_ok) {
+    DatasetDefinition def;
+    def.schema = Take(Schema::Parse(schema));
+    def.partition_spec = partition_by;
+    def.sort_order = sort_by;
+    def.description = description;
+    return Text(api::ToJson(Take(Unlocked([&] {
+      return c_->CreateDataset(name, std::move(def), exists_ok);
+    }))));
+  }
+  std::string load_dataset(const std::string& name, std::optional<int64_t> snapshot,
+                           std::optional<int64_t> time_us, std::optional<std::string> tag) {
+    const SnapshotSelector at = At(snapshot, time_us, tag);
+    return Text(api::ToJson(Take(Unlocked([&] { return c_->LoadDataset(name, at); }))));
+  }
+  std::string snapshots(const std::string& name) {
+    auto all = Take(Unlocked([&] { return c_->ListSnapshots(name); }));
+    api::Json out = api::Json::array();
+    for (const auto& s : all) out.push_back(api::ToJson(s));
+    return Text(out);
+  }
+  std::string delete_rows(const std::string& name, const std::string& where,
+                          const std::string& author, const std::string& message) {
+    CommitMeta meta = Meta(author, message, std::nullopt);
+    return Text(api::ToJson(Take(Unlocked([&] { return c_->DeleteRows(name, where, meta); }))));
+  }
+
+  // Appends what an Arrow C stream (a PyCapsule "arrow_array_stream") yields, as one snapshot.
+  std::string append_arrow(const std::string& name, py::capsule stream, const std::string& author,
+                           const std::string& message, std::optional<std::string> key) {
+    auto* s = static_cast<ArrowArrayStream*>(
+        PyCapsule_GetPointer(stream.ptr(), "arrow_array_stream"));
+    if (s == nullptr) throw py::error_already_set();
+    ArrowArrayStream owned = *s;  // moved out: the capsule's destructor sees a released stream
+    s->release = nullptr;
+    CommitMeta meta = Meta(author, message, key);
+    std::vector<RecordBatch> batches;
+    Check(Unlocked([&] {
+      return arrow::ImportStream(&owned, [&](RecordBatch b) {
+        batches.push_back(std::move(b));
+        return Status::OK();
+      });
+    }));
+    return Text(api::ToJson(Take(Unlocked([&] { return c_->Append(name, batches, meta); }))));
+  }
+
+ private:
+  std::shared_ptr<Client> c_;
+};
+
+}  // namespace
+}  // namespace tarn::python
+
+PYBIND11_MODULE(_tarn, m) {
+  using tarn::python::PyClient;
+  m.doc() = "tarn's C++ SDK (use the tarn package, not this module)";
+  static py::object error = py::reinterpret_borrow<py::object>(PyExc_Exception);
+  // class Error(Exception): args (message, code, kind, fields)
+  tarn::python::ErrorType() = py::reinterpret_steal<py::object>(
+      PyErr_NewException("tarn._tarn.Error", PyExc_Exception, nullptr));
+  m.attr("Error") = tarn::python::ErrorType();
+
+  m.def("connect", [](const std::string& target, const std::string& client_id,
+                      const std::string& client_secret, const std::string& token) {
+    tarn::ClientOptions o;
+    o.client_id = client_id;
+    o.client_secret = client_secret;
+    o.token = token;
+    o.FillFromEnvironment();
+    auto c = tarn::python::Take(tarn::python::Unlocked(
+        [&] { return tarn::Client::Connect(target, o); }));
+    return PyClient(std::shared_ptr<tarn::Client>(std::move(c)));
+  });
+  py::class_<PyClient>(m, "Client")
+      .def_property_readonly("remote", &PyClient::remote)
+      .def_property_readonly("actor", &PyClient::actor)
+      .def("create_workspace", &PyClient::create_workspace)
+      .def("list_workspaces", &PyClient::list_workspaces)
+      .def("create_collection", &PyClient::create_collection)
+      .def("create_dataset", &PyClient::create_dataset)
+      .def("load_dataset", &PyClient::load_dataset)
+      .def("snapshots", &PyClient::snapshots)
+      .def("delete_rows", &PyClient::delete_rows)
+      .def("append_arrow", &PyClient::append_arrow);
+}
