@@ -23,7 +23,9 @@ namespace tarn::python {
 namespace {
 
 py::object& ErrorType() {
-  static py::object* type = nullptr;  // set once at import, never freed (the module's lifetime)
+  // Set once at import; never destroyed (a static py::object would be released after the
+  // interpreter is gone).
+  static py::object* type = new py::object();
   return *type;
 }
 
@@ -157,7 +159,6 @@ class PyClient {
 PYBIND11_MODULE(_tarn, m) {
   using tarn::python::PyClient;
   m.doc() = "tarn's C++ SDK (use the tarn package, not this module)";
-  static py::object error = py::reinterpret_borrow<py::object>(PyExc_Exception);
   // class Error(Exception): args (message, code, kind, fields)
   tarn::python::ErrorType() = py::reinterpret_steal<py::object>(
       PyErr_NewException("tarn._tarn.Error", PyExc_Exception, nullptr));
