@@ -175,6 +175,15 @@ PYBIND11_MODULE(_tarn, m) {
         [&] { return tarn::Client::Connect(target, o); }));
     return PyClient(std::shared_ptr<tarn::Client>(std::move(c)));
   });
+  // Every registered error code: (name, kind, http status, retryable, fields), sorted by name.
+  m.def("error_codes", [] {
+    py::list out;
+    for (const tarn::ErrorCode* c : tarn::ErrorRegistry::All()) {
+      out.append(py::make_tuple(std::string(c->name), std::string(tarn::ErrorKindName(c->kind)),
+                                c->http, c->retryable, std::string(c->fields)));
+    }
+    return out;
+  });
   py::class_<PyClient>(m, "Client")
       .def_property_readonly("remote", &PyClient::remote)
       .def_property_readonly("actor", &PyClient::actor)
