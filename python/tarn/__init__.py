@@ -1,0 +1,85 @@
+"""tarn: a lakehouse catalog, embedded or remote (docs/design/python.md).
+
+    import tarn
+    client = tarn.connect("/data/tarn")                      # embedded
+    client = tarn.connect("http://127.0.0.1:8181", client_id=..., client_secret=...)
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any, Dict, List, Optional
+
+from . import _tarn
+from .errors import TarnError, from_native
+from . import errors
+
+__all__ = ["connect", "Client", "TarnError", "errors"]
+
+
+def _native(fn):
+    """Runs a call of the extension, raising the TarnError class of its error code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except _tarn.Error as e:
+            raise from_native(e) from None
+
+    return wrapper
+
+
+class Client:
+    """A catalog: embedded (a directory) or remote (`tarn serve`). The same calls either way."""
+
+    def __init__(self, native: _tarn.Client):
+        self._c = native
+
+    @property
+    def remote(self) -> bool:
+        return self._c.remote
+
+    @property
+    def actor(self) -> str:
+        return self._c.actor
+
+    @_native
+    def create_workspace(self, name: str, exists_ok: bool = False) -> None:
+        self._c.create_workspace(name, exists_ok)
+
+    @_native
+    def list_workspaces(self) -> List[Dict[str, Any]]:
+        return json.loads(self._c.list_workspaces())
+
+    @_native
+    def create_collection(self, name: str, exists_ok: bool = False, description: str = "") -> None:
+        self._c.create_collection(name, exists_ok, description)
+
+    @_native
+    def create_dataset(self, name: str, schema, partition_by: str = "", sort_by: str = "",
+                       description: str = "", exists_ok: bool = False) -> Dict[str, Any]:
+        """`schema`: tarn's schema text ('id INT64 NOT NULL, name VARCHAR') or a dict of name
+        to type text."""
+        if isinstance(schema, dict):
+            schema = ", ".join(f'"{k}" {v}' for k, v in schema.items())
+        return json.loads(self._c.create_dataset(name, schema, partition_by, sort_by, description,
+                                                 exists_ok))
+
+    @_native
+    def load_dataset(self, name: str, at=None) -> Dict[str, Any]:
+        snapshot, tag = (at, None) if isinstance(at, int) else (None, at)
+        return json.loads(self._c.load_dataset(name, snapshot, None, tag))
+
+    @_native
+    def snapshots(self, name: str) -> List[Dict[str, Any]]:
+        return json.loads(self._c.snapshots(name))
+
+
+@_native
+def connect(target: str, client_id: Optional[str] = None, client_secret: Optional[str] = None,
+            token: Optional[str] = None) -> Client:
+    """A client of the catalog at `target` (a directory or an http(s):// URL). Credentials left
+    out come from TARN_CLIENT_ID / TARN_CLIENT_SECRET / TARN_TOKEN, as for the CLI."""
+    return Client(_tarn.connect(target, client_id or "", client_secret or "", token or ""))
