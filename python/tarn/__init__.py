@@ -15,7 +15,7 @@ from . import _tarn
 from .errors import TarnError, from_native
 from . import errors
 
-__all__ = ["connect", "Client", "TarnError", "errors"]
+__all__ = ["connect", "Client", "ScanResult", "TarnError", "errors"]
 
 
 def _native(fn):
@@ -75,6 +75,38 @@ class Client:
     @_native
     def snapshots(self, name: str) -> List[Dict[str, Any]]:
         return json.loads(self._c.snapshots(name))
+
+
+class ScanResult:
+    """The rows of a scan, for any consumer of the Arrow PyCapsule interface (pyarrow, Polars,
+    DuckDB): ``__arrow_c_stream__`` hands over an ``ArrowArrayStream`` once."""
+
+    def __init__(self, capsule):
+        self._capsule = capsule
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        if self._capsule is None:
+            raise ValueError("this scan's stream was already taken")
+        capsule, self._capsule = self._capsule, None
+        return capsule
+
+
+def _scan(client: "Client", name: str, columns=None, where: str = "", at=None) -> ScanResult:
+    snapshot, tag = (at, None) if isinstance(at, int) else (None, at)
+    return ScanResult(client._c.scan_arrow(name, list(columns or []), where, snapshot, tag))
+
+
+def _append(client: "Client", name: str, data, author: str, message: str = "",
+            idempotency_key: Optional[str] = None) -> Dict[str, Any]:
+    if not hasattr(data, "__arrow_c_stream__"):
+        raise TypeError("append takes an object with __arrow_c_stream__ (the Arrow PyCapsule "
+                        "interface)")
+    return json.loads(client._c.append_arrow(name, data.__arrow_c_stream__(), author, message,
+                                             idempotency_key))
+
+
+Client.scan = _native(_scan)
+Client.append = _native(_append)
 
 
 @_native

@@ -130,6 +130,60 @@ class PyClient {
     return Text(api::ToJson(Take(Unlocked([&] { return c_->DeleteRows(name, where, meta); }))));
   }
 
+  // The rows of a scan as an Arrow C stream in a PyCapsule named "arrow_array_stream" (the
+  // PyCapsule interface's name): the batches are read first, then handed out one per get_next.
+  // An unconsumed capsule releases its stream when collected.
+  py::capsule scan_arrow(const std::string& name, const std::vector<std::string>& columns,
+                         const std::string& where, std::optional<int64_t> snapshot,
+                         std::optional<std::string> tag) {
+    ScanOptions options;
+    options.columns = columns;
+    options.where = where;
+    options.at = At(snapshot, std::nullopt, tag);
+    auto batches = std::make_shared<std::vector<RecordBatch>>();
+    Schema schema;
+    Check(Unlocked([&]() -> Status {
+      TARN_ASSIGN_OR_RETURN(DatasetInfo ds, c_->LoadDataset(name, options.at));
+      schema = ds.schema;
+      return c_->Scan(name, options, [&](const RecordBatch& b) {
+        if (b.num_rows == 0) return Status::OK();
+        RecordBatch copy;
+        copy.schema = b.schema;
+        copy.num_rows = b.num_rows;
+        for (const Column& c : b.columns) copy.columns.push_back(c.Clone());
+        batches->push_back(std::move(copy));
+        return Status::OK();
+      });
+    }));
+    if (!batches->empty()) schema = batches->front().schema;
+    if (!columns.empty() && batches->empty()) {
+      Schema picked;  // the columns asked for, in their order, of a scan without rows
+      for (const std::string& c : columns) {
+        const int i = schema.FieldIndex(c);
+        if (i >= 0) picked.fields.push_back(schema.fields[static_cast<size_t>(i)]);
+      }
+      schema = std::move(picked);
+    }
+    auto* stream = new ArrowArrayStream();
+    size_t next = 0;
+    Status st = arrow::ExportStream(
+        [batches, next]() mutable -> Result<std::optional<RecordBatch>> {
+          if (next == batches->size()) return std::optional<RecordBatch>();
+          return std::optional<RecordBatch>(std::move((*batches)[next++]));
+        },
+        schema, stream);
+    if (!st.ok()) {
+      delete stream;
+      Raise(st);
+    }
+    return py::capsule(stream, "arrow_array_stream", [](PyObject* capsule) {
+      auto* s = static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule, "arrow_array_stream"));
+      if (s == nullptr) return;
+      if (s->release != nullptr) s->release(s);
+      delete s;
+    });
+  }
+
   // Appends what an Arrow C stream (a PyCapsule "arrow_array_stream") yields, as one snapshot.
   std::string append_arrow(const std::string& name, py::capsule stream, const std::string& author,
                            const std::string& message, std::optional<std::string> key) {
@@ -194,5 +248,6 @@ PYBIND11_MODULE(_tarn, m) {
       .def("load_dataset", &PyClient::load_dataset)
       .def("snapshots", &PyClient::snapshots)
       .def("delete_rows", &PyClient::delete_rows)
-      .def("append_arrow", &PyClient::append_arrow);
+      .def("append_arrow", &PyClient::append_arrow)
+      .def("scan_arrow", &PyClient::scan_arrow);
 }
