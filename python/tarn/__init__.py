@@ -78,22 +78,33 @@ class Client:
 
 
 class ScanResult:
-    """The rows of a scan, for any consumer of the Arrow PyCapsule interface (pyarrow, Polars,
-    DuckDB): ``__arrow_c_stream__`` hands over an ``ArrowArrayStream`` once."""
+    """The rows of a scan, read when asked: ``to_pandas()``, or ``__arrow_c_stream__`` for any
+    consumer of the Arrow PyCapsule interface (pyarrow, Polars, DuckDB), once."""
 
-    def __init__(self, capsule):
-        self._capsule = capsule
+    def __init__(self, client: "Client", name: str, columns, where: str, at):
+        self._client, self._name, self._where = client, name, where
+        self._columns = list(columns or [])
+        self._snapshot, self._tag = (at, None) if isinstance(at, int) else (None, at)
+        self._taken = False
 
+    @_native
     def __arrow_c_stream__(self, requested_schema=None):
-        if self._capsule is None:
+        if self._taken:
             raise ValueError("this scan's stream was already taken")
-        capsule, self._capsule = self._capsule, None
-        return capsule
+        self._taken = True
+        return self._client._c.scan_arrow(self._name, self._columns, self._where,
+                                          self._snapshot, self._tag)
+
+    @_native
+    def to_pandas(self):
+        """A DataFrame with the documented type mapping (docs/design/python.md)."""
+        from ._pandas import frame
+        return frame(self._client._c.scan_columns(self._name, self._columns, self._where,
+                                                  self._snapshot, self._tag))
 
 
 def _scan(client: "Client", name: str, columns=None, where: str = "", at=None) -> ScanResult:
-    snapshot, tag = (at, None) if isinstance(at, int) else (None, at)
-    return ScanResult(client._c.scan_arrow(name, list(columns or []), where, snapshot, tag))
+    return ScanResult(client, name, columns, where, at)
 
 
 def _append(client: "Client", name: str, data, author: str, message: str = "",

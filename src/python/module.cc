@@ -3,6 +3,7 @@
 // (src/api/wire.h, the same objects as the HTTP API) or an Arrow C stream in a PyCapsule;
 // the Python layer (python/tarn) gives them their shapes. Errors raise _tarn.Error(message,
 // code, kind, fields), which the Python layer maps to one class per error code.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -16,6 +17,7 @@
 #include "arrow/arrow_c.h"
 #include "tarn/client.h"
 #include "tarn/status.h"
+#include "types/value_text.h"
 
 namespace py = pybind11;
 
@@ -80,6 +82,82 @@ SnapshotSelector At(const std::optional<int64_t>& snapshot, const std::optional<
   s.at_time_us = time_us;
   s.tag = tag;
   return s;
+}
+
+// One column as (kind, values, mask): kind "int"/"uint"/"float"/"bool" with a numpy array of
+// the column's own width, "datetime"/"datetimetz" with int64 nanoseconds since the epoch, "str"
+// with a numpy object array of str, "text" with the canonical text of every other type (the
+// Python layer turns it into Decimal, date, UUID...); mask a numpy bool array, True where null
+// (None when no row is null).
+template <typename T>
+py::array Numbers(const Column& c) {
+  py::array_t<T> out(c.length);
+  if (c.length > 0) std::memcpy(out.mutable_data(), c.data.data(), c.length * sizeof(T));
+  return out;
+}
+
+py::tuple ColumnToPython(const Column& c) {
+  py::object mask = py::none();
+  if (c.null_count() > 0) {
+    py::array_t<bool> m(c.length);
+    bool* p = m.mutable_data();
+    for (int64_t i = 0; i < c.length; ++i) p[i] = !c.IsValid(i);
+    mask = m;
+  }
+  auto kind = [&](const char* k, py::object values) { return py::make_tuple(k, values, mask); };
+  switch (c.type.id()) {
+    case TypeId::kBoolean: return kind("bool", Numbers<bool>(c));
+    case TypeId::kInt8: return kind("int", Numbers<int8_t>(c));
+    case TypeId::kInt16: return kind("int", Numbers<int16_t>(c));
+    case TypeId::kInt32: return kind("int", Numbers<int32_t>(c));
+    case TypeId::kInt64: return kind("int", Numbers<int64_t>(c));
+    case TypeId::kUInt8: return kind("uint", Numbers<uint8_t>(c));
+    case TypeId::kUInt16: return kind("uint", Numbers<uint16_t>(c));
+    case TypeId::kUInt32: return kind("uint", Numbers<uint32_t>(c));
+    case TypeId::kUInt64: return kind("uint", Numbers<uint64_t>(c));
+    case TypeId::kFloat32: return kind("float", Numbers<float>(c));
+    case TypeId::kFloat64: return kind("float", Numbers<double>(c));
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz: {
+      static constexpr int64_t kToNanos[] = {1000000000, 1000000, 1000, 1};
+      const int64_t f = kToNanos[static_cast<int>(c.type.unit())];
+      py::array_t<int64_t> out(c.length);
+      int64_t* p = out.mutable_data();
+      for (int64_t i = 0; i < c.length; ++i) {
+        const int64_t v = c.Value<int64_t>(i);
+        if (c.IsValid(i) && __builtin_mul_overflow(v, f, &p[i])) {
+          throw py::value_error("row " + std::to_string(i) + ": " + ValueText(c, i) +
+                                " is outside pandas' datetime64[ns] range (1677-2262)");
+        }
+        if (!c.IsValid(i)) p[i] = 0;
+      }
+      return kind(c.type.id() == TypeId::kTimestamp ? "datetime" : "datetimetz", out);
+    }
+    case TypeId::kVarchar: {
+      py::array out(py::dtype("O"), {c.length}, {});
+      auto** p = static_cast<PyObject**>(out.mutable_data());
+      for (int64_t i = 0; i < c.length; ++i) {
+        std::string_view v = c.IsValid(i) ? c.StringAt(i) : std::string_view();
+        PyObject* o = c.IsValid(i) ? PyUnicode_DecodeUTF8(v.data(), v.size(), "strict")
+                                   : (Py_INCREF(Py_None), Py_None);
+        if (o == nullptr) throw py::error_already_set();
+        Py_XDECREF(p[i]);
+        p[i] = o;
+      }
+      return kind("str", out);
+    }
+    default: {
+      py::list out;
+      for (int64_t i = 0; i < c.length; ++i) {
+        if (c.IsValid(i)) {
+          out.append(py::str(ValueText(c, i)));
+        } else {
+          out.append(py::none());
+        }
+      }
+      return kind("text", out);
+    }
+  }
 }
 
 class PyClient {
@@ -184,6 +262,44 @@ class PyClient {
     });
   }
 
+  // A scan's rows column by column (ColumnToPython), with each field's name and type text:
+  // [(name, type, kind, values, mask)]. Batches are concatenated first.
+  py::list scan_columns(const std::string& name, const std::vector<std::string>& columns,
+                        const std::string& where, std::optional<int64_t> snapshot,
+                        std::optional<std::string> tag) {
+    ScanOptions options;
+    options.columns = columns;
+    options.where = where;
+    options.at = At(snapshot, std::nullopt, tag);
+    Schema schema;
+    std::vector<Column> all;
+    Check(Unlocked([&]() -> Status {
+      TARN_ASSIGN_OR_RETURN(DatasetInfo ds, c_->LoadDataset(name, options.at));
+      if (columns.empty()) {
+        schema = ds.schema;
+      } else {
+        for (const std::string& col : columns) {
+          const int i = ds.schema.FieldIndex(col);
+          if (i >= 0) schema.fields.push_back(ds.schema.fields[static_cast<size_t>(i)]);
+        }
+      }
+      for (const Field& f : schema.fields) all.emplace_back(f.type);
+      return c_->Scan(name, options, [&](const RecordBatch& b) {
+        for (size_t k = 0; k < all.size() && k < b.columns.size(); ++k) {
+          all[k].AppendColumn(b.columns[k]);
+        }
+        return Status::OK();
+      });
+    }));
+    py::list out;
+    for (size_t k = 0; k < all.size(); ++k) {
+      py::tuple col = ColumnToPython(all[k]);
+      out.append(py::make_tuple(schema.fields[k].name, schema.fields[k].type.ToString(), col[0],
+                                col[1], col[2]));
+    }
+    return out;
+  }
+
   // Appends what an Arrow C stream (a PyCapsule "arrow_array_stream") yields, as one snapshot.
   std::string append_arrow(const std::string& name, py::capsule stream, const std::string& author,
                            const std::string& message, std::optional<std::string> key) {
@@ -249,5 +365,6 @@ PYBIND11_MODULE(_tarn, m) {
       .def("snapshots", &PyClient::snapshots)
       .def("delete_rows", &PyClient::delete_rows)
       .def("append_arrow", &PyClient::append_arrow)
-      .def("scan_arrow", &PyClient::scan_arrow);
+      .def("scan_arrow", &PyClient::scan_arrow)
+      .def("scan_columns", &PyClient::scan_columns);
 }

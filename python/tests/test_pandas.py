@@ -1,0 +1,50 @@
+import datetime
+import decimal
+import os
+import subprocess
+import uuid
+
+import numpy as np
+import pandas as pd
+
+import tarn
+
+
+def test_scan_to_pandas_keeps_types_and_nulls(tmp_path):
+    cat = str(tmp_path / "cat")
+    c = tarn.connect(cat)
+    c.create_workspace("w")
+    c.create_collection("w.c")
+    c.create_dataset("w.c.d", "id INT64 NOT NULL, n INT32, x FLOAT64, ok BOOLEAN, s VARCHAR, "
+                     "at TIMESTAMP[us], tz TIMESTAMPTZ[us], amount DECIMAL(10,2), day DATE, "
+                     "u UUID")
+    csv = tmp_path / "a.csv"
+    csv.write_text(
+        "id,n,x,ok,s,at,tz,amount,day,u\n"
+        "1,7,1.5,true,a,2024-01-02 03:04:05.000006,2024-01-02 03:04:05Z,12.34,2024-02-29,"
+        "f24f9b64-81fa-49d1-b74e-8c09a6e31c56\n"
+        "2,,,,,,,,,\n")
+    subprocess.run([os.environ["TARN_BINARY"], "append", "w.c.d", str(csv), "--catalog", cat],
+                   check=True, capture_output=True)
+    df = c.scan("w.c.d").to_pandas().sort_values("id").reset_index(drop=True)
+    assert list(df.columns) == ["id", "n", "x", "ok", "s", "at", "tz", "amount", "day", "u"]
+    assert df["id"].dtype == np.int64
+    assert str(df["n"].dtype) == "Int32"
+    assert str(df["x"].dtype) == "Float64"
+    assert str(df["ok"].dtype) == "boolean"
+    assert df["at"].dtype == "datetime64[ns]"
+    assert str(df["tz"].dtype) == "datetime64[ns, UTC]"
+    row = df.iloc[0]
+    assert row["n"] == 7 and row["x"] == 1.5 and bool(row["ok"]) is True and row["s"] == "a"
+    assert row["at"] == pd.Timestamp("2024-01-02 03:04:05.000006")
+    assert row["tz"] == pd.Timestamp("2024-01-02 03:04:05", tz="UTC")
+    assert row["amount"] == decimal.Decimal("12.34")
+    assert row["day"] == datetime.date(2024, 2, 29)
+    assert row["u"] == uuid.UUID("f24f9b64-81fa-49d1-b74e-8c09a6e31c56")
+    empty = df.iloc[1]
+    assert empty["n"] is pd.NA and empty["x"] is pd.NA and empty["ok"] is pd.NA
+    assert empty["s"] is None and pd.isna(empty["at"]) and pd.isna(empty["tz"])
+    assert empty["amount"] is None and empty["day"] is None and empty["u"] is None
+    # Projection and predicates reach the scan.
+    only = c.scan("w.c.d", columns=["s", "id"], where="id = 1").to_pandas()
+    assert list(only.columns) == ["s", "id"] and only["s"].tolist() == ["a"]
