@@ -109,9 +109,21 @@ def _scan(client: "Client", name: str, columns=None, where: str = "", at=None) -
 
 def _append(client: "Client", name: str, data, author: str, message: str = "",
             idempotency_key: Optional[str] = None) -> Dict[str, Any]:
+    """Appends `data` as one snapshot: a pandas DataFrame (columns by name, the documented type
+    mapping) or any object with ``__arrow_c_stream__``."""
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover
+        pd = None
+    if pd is not None and isinstance(data, pd.DataFrame):
+        from ._pandas import columns_of
+        ds = client.load_dataset(name)
+        fields = [(f["name"], f["type"]) for f in ds["schema"]["fields"]]
+        return json.loads(client._c.append_columns(name, columns_of(data, fields), len(data),
+                                                   author, message, idempotency_key))
     if not hasattr(data, "__arrow_c_stream__"):
-        raise TypeError("append takes an object with __arrow_c_stream__ (the Arrow PyCapsule "
-                        "interface)")
+        raise TypeError("append takes a pandas DataFrame or an object with __arrow_c_stream__ "
+                        "(the Arrow PyCapsule interface)")
     return json.loads(client._c.append_arrow(name, data.__arrow_c_stream__(), author, message,
                                              idempotency_key))
 

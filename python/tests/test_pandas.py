@@ -48,3 +48,54 @@ def test_scan_to_pandas_keeps_types_and_nulls(tmp_path):
     # Projection and predicates reach the scan.
     only = c.scan("w.c.d", columns=["s", "id"], where="id = 1").to_pandas()
     assert list(only.columns) == ["s", "id"] and only["s"].tolist() == ["a"]
+
+
+def test_append_a_dataframe_and_read_it_back(tmp_path):
+    c = tarn.connect(str(tmp_path / "cat"))
+    c.create_workspace("w")
+    c.create_collection("w.c")
+    c.create_dataset("w.c.d", "id INT64 NOT NULL, n INT32, x FLOAT64, ok BOOLEAN, s VARCHAR, "
+                     "at TIMESTAMP[us], tz TIMESTAMPTZ[us], amount DECIMAL(10,2), day DATE, "
+                     "u UUID")
+    df = pd.DataFrame({
+        "id": np.array([1, 2, 3], dtype=np.int64),
+        "n": pd.array([7, None, -1], dtype="Int32"),
+        "x": [1.5, np.nan, -0.25],
+        "ok": pd.array([True, None, False], dtype="boolean"),
+        "s": ["a", None, "ü"],
+        "at": pd.to_datetime(["2024-01-02 03:04:05.000006", None, "1999-12-31"]),
+        "tz": pd.to_datetime(["2024-01-02 03:04:05", None, "2000-01-01"]).tz_localize("UTC"),
+        "amount": [decimal.Decimal("12.34"), None, decimal.Decimal("-0.5")],
+        "day": [datetime.date(2024, 2, 29), None, datetime.date(1970, 1, 1)],
+        "u": [uuid.UUID("f24f9b64-81fa-49d1-b74e-8c09a6e31c56"), None, None],
+    })
+    snap = c.append("w.c.d", df, author="test", message="from pandas")
+    assert snap["added_records"] == 3
+    back = c.scan("w.c.d").to_pandas().sort_values("id").reset_index(drop=True)
+    assert back["n"].tolist()[0] == 7 and back["n"][1] is pd.NA and back["n"][2] == -1
+    assert back["x"][0] == 1.5 and back["x"][2] == -0.25
+    assert pd.isna(back["x"][1])  # a NaN in a float64 column stays a value: read back NaN
+    assert back["ok"].tolist() == [True, pd.NA, False]
+    assert back["s"].tolist() == ["a", None, "ü"]
+    assert back["at"][0] == pd.Timestamp("2024-01-02 03:04:05.000006") and pd.isna(back["at"][1])
+    assert back["tz"][2] == pd.Timestamp("2000-01-01", tz="UTC")
+    assert back["amount"].tolist() == [decimal.Decimal("12.34"), None, decimal.Decimal("-0.50")]
+    assert back["day"].tolist() == [datetime.date(2024, 2, 29), None, datetime.date(1970, 1, 1)]
+    assert back["u"][0] == uuid.UUID("f24f9b64-81fa-49d1-b74e-8c09a6e31c56")
+
+
+def test_append_errors_name_the_column(tmp_path):
+    c = tarn.connect(str(tmp_path / "cat"))
+    c.create_workspace("w")
+    c.create_collection("w.c")
+    c.create_dataset("w.c.d", "id INT64 NOT NULL, day DATE")
+    try:
+        c.append("w.c.d", pd.DataFrame({"id": [1], "nope": [2]}), author="t")
+        raise AssertionError("an unknown column was accepted")
+    except ValueError as e:
+        assert "'nope'" in str(e)
+    try:
+        c.append("w.c.d", pd.DataFrame({"id": [1], "day": ["not a date"]}), author="t")
+        raise AssertionError("a bad date was accepted")
+    except tarn.TarnError as e:
+        assert e.column == "day" and e.row == "0"

@@ -300,6 +300,73 @@ class PyClient {
     return out;
   }
 
+  // Appends columns the Python layer prepared from a DataFrame, as one snapshot: for each field
+  // of the dataset's schema, by name, (values, mask) where values is a numpy array of exactly
+  // the field's physical type (copied as is) or a list of canonical texts and None (parsed as
+  // the CLI parses CSV cells, types/value_text.h); a field left out is all null. Errors name the
+  // column and row of a value that does not parse.
+  std::string append_columns(const std::string& name, const py::dict& columns, int64_t rows,
+                             const std::string& author, const std::string& message,
+                             std::optional<std::string> key) {
+    DatasetInfo ds = Take(Unlocked([&] { return c_->LoadDataset(name); }));
+    RecordBatch batch;
+    batch.schema = ds.schema;
+    batch.num_rows = rows;
+    for (const Field& f : ds.schema.fields) {
+      if (!columns.contains(f.name)) {
+        batch.columns.push_back(Column::Nulls(f.type, rows));
+        continue;
+      }
+      py::tuple vm = columns[py::str(f.name)].cast<py::tuple>();
+      py::object values = vm[0], mask = vm[1];
+      Column col(f.type);
+      if (py::isinstance<py::array>(values)) {
+        py::array a = values.cast<py::array>();
+        if (a.ndim() != 1 || a.shape(0) != rows || !(a.flags() & py::array::c_style) ||
+            f.type.is_variable_width() || f.type.is_nested() ||
+            a.itemsize() != f.type.PhysicalWidth()) {
+          throw py::value_error("column '" + f.name + "': a numpy array of " +
+                                std::to_string(rows) + " values of the width of " +
+                                f.type.ToString() + " was expected");
+        }
+        col.data.resize(static_cast<size_t>(rows * a.itemsize()));
+        if (rows > 0) std::memcpy(col.data.data(), a.data(), col.data.size());
+        col.length = rows;
+        if (!mask.is_none()) {
+          py::array_t<bool, py::array::c_style | py::array::forcecast> m(mask);
+          col.validity.resize(static_cast<size_t>(rows));
+          for (int64_t i = 0; i < rows; ++i) col.validity[i] = m.at(i) ? 0 : 1;
+        }
+      } else {
+        py::list texts = values.cast<py::list>();
+        if (static_cast<int64_t>(texts.size()) != rows) {
+          throw py::value_error("column '" + f.name + "' has " + std::to_string(texts.size()) +
+                                " values, not " + std::to_string(rows));
+        }
+        for (int64_t i = 0; i < rows; ++i) {
+          py::handle v = texts[static_cast<size_t>(i)];
+          if (v.is_none()) {
+            col.AppendNull();
+            continue;
+          }
+          Status st = AppendParsedValue(v.cast<std::string>(), &col);
+          if (!st.ok()) {
+            Raise(Status::Of(codes::kInvalidArgument,
+                             "column '" + f.name + "', row " + std::to_string(i) + ": " +
+                                 st.message())
+                      .WithField("column", f.name)
+                      .WithField("row", std::to_string(i)));
+          }
+        }
+      }
+      batch.columns.push_back(std::move(col));
+    }
+    CommitMeta meta = Meta(author, message, key);
+    std::vector<RecordBatch> batches;
+    batches.push_back(std::move(batch));
+    return Text(api::ToJson(Take(Unlocked([&] { return c_->Append(name, batches, meta); }))));
+  }
+
   // Appends what an Arrow C stream (a PyCapsule "arrow_array_stream") yields, as one snapshot.
   std::string append_arrow(const std::string& name, py::capsule stream, const std::string& author,
                            const std::string& message, std::optional<std::string> key) {
@@ -366,5 +433,6 @@ PYBIND11_MODULE(_tarn, m) {
       .def("delete_rows", &PyClient::delete_rows)
       .def("append_arrow", &PyClient::append_arrow)
       .def("scan_arrow", &PyClient::scan_arrow)
-      .def("scan_columns", &PyClient::scan_columns);
+      .def("scan_columns", &PyClient::scan_columns)
+      .def("append_columns", &PyClient::append_columns);
 }
