@@ -7,6 +7,7 @@
 // maintenance.cc implement them.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -227,6 +228,11 @@ class Catalog : public Client {
   // What planning (PlanFiles) read of the files' bloom filters since this catalog was opened:
   // the files whose footers it read, the filters read, and the files they ruled out.
   ReadStats plan_stats() const;
+  // An unpaged plan asks the bloom filters of at most this many candidate files (the ones the
+  // statistics leave), holding them meanwhile; with more, the statistics alone decide and the
+  // files stream as without filters (scans still skip by them). Default kBloomProbeLimit.
+  static constexpr size_t kBloomProbeLimit = 10000;
+  void set_bloom_probe_limit(size_t n) { bloom_probe_limit_ = n; }
   // Writes the manifest of the dataset's current snapshot at ManifestKey when its
   // manifest.on_commit is on and the object is missing (`rewrite`: whatever is there, e.g.
   // after hydration changed what the files' statistics say). True when it wrote one. A failure
@@ -541,6 +547,7 @@ class Catalog : public Client {
   struct ScanCounters;  // scan_stats() (planning.cc)
   static std::shared_ptr<ScanCounters> NewScanCounters();
   std::shared_ptr<ScanCounters> scan_counters_ = NewScanCounters();
+  std::atomic<size_t> bloom_probe_limit_{kBloomProbeLimit};
 };
 
 }  // namespace tarn

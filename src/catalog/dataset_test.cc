@@ -1394,6 +1394,14 @@ TEST_P(DatasetSuite, BloomFiltersSkipFilesTheirBoundsCannot) {
   EXPECT_EQ(Files("w.c.bf", {}, "id >= 50 AND score < 5").size(), 2u);
   EXPECT_EQ(Files("w.c.bf", {}, "score IN (1, 4)").size(), 2u);
   EXPECT_EQ(cat_->plan_stats().files, unasked.files);
+  // Past the probe limit the statistics alone decide: both files, no footer read.
+  cat_->set_bloom_probe_limit(1);
+  const ReadStats limited = cat_->plan_stats();
+  EXPECT_EQ(Files("w.c.bf", {}, "id = 50").size(), 2u);
+  EXPECT_EQ(cat_->plan_stats().files, limited.files);
+  cat_->set_bloom_probe_limit(2);
+  EXPECT_EQ(Files("w.c.bf", {}, "id = 50").size(), 1u);
+  cat_->set_bloom_probe_limit(Catalog::kBloomProbeLimit);
   // A page is filled with the files the filters leave.
   std::vector<std::string> paged;
   FileQuery page;

@@ -216,10 +216,13 @@ Status Catalog::PlanFilesImpl(std::string_view qualified, const SnapshotSelector
   // within it, as few as fill the page.
   std::optional<BloomProbe> probe;
   std::vector<PlannedFile> held;
+  bool unprobed = false;  // more candidates than bloom_probe_limit(): not asked
+  const size_t limit = bloom_probe_limit_.load();
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         probe.reset();
         held.clear();
+        unprobed = false;
         TARN_ASSIGN_OR_RETURN(auto ds, LoadLiveDataset(tx, n));
         TARN_ASSIGN_OR_RETURN(auto resolved, ResolveSnapshot(tx, ds, at));
         if (!resolved.snapshot_id) {  // no commits yet: no files, but a bad predicate is refused
@@ -243,13 +246,20 @@ Status Catalog::PlanFilesImpl(std::string_view qualified, const SnapshotSelector
         }
         return ForEachPlannedFile(tx, ds, *resolved.snapshot_id, current, pred ? &*pred : nullptr,
                                   [&](const PlannedFile& f, std::optional<int64_t>) {
-                                    if (!probe) return fn(f);
-                                    held.push_back(f);
-                                    return Status::OK();
+                                    if (!probe || unprobed) return fn(f);
+                                    if (held.size() < limit) {
+                                      held.push_back(f);
+                                      return Status::OK();
+                                    }
+                                    // Too many to hold: the statistics alone decide, streamed.
+                                    unprobed = true;
+                                    for (const PlannedFile& h : held) TARN_RETURN_NOT_OK(fn(h));
+                                    held.clear();
+                                    return fn(f);
                                   });
       },
       TxMode::kReadOnly));
-  if (!probe) return Status::OK();
+  if (!probe || unprobed) return Status::OK();
   constexpr size_t kChunk = 256;  // files asked at a time, then given out in path order
   for (size_t begin = 0; begin < held.size(); begin += kChunk) {
     const size_t end = std::min(held.size(), begin + kChunk);
