@@ -107,7 +107,7 @@ def _scan(client: "Client", name: str, columns=None, where: str = "", at=None) -
     return ScanResult(client, name, columns, where, at)
 
 
-def _append(client: "Client", name: str, data, author: str, message: str = "",
+def _append(client: "Client", name: str, data, author: str = "", message: str = "",
             idempotency_key: Optional[str] = None) -> Dict[str, Any]:
     """Appends `data` as one snapshot: a pandas DataFrame (columns by name, the documented type
     mapping) or any object with ``__arrow_c_stream__``."""
@@ -128,7 +128,14 @@ def _append(client: "Client", name: str, data, author: str, message: str = "",
                                              idempotency_key))
 
 
+def _delete(client: "Client", name: str, where: str, author: str = "",
+            message: str = "") -> Dict[str, Any]:
+    """Deletes the rows `where` matches, as one snapshot (deletion vectors)."""
+    return json.loads(client._c.delete_rows(name, where, author, message))
+
+
 Client.scan = _native(_scan)
+Client.delete = _native(_delete)
 Client.append = _native(_append)
 
 

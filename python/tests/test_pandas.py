@@ -50,7 +50,8 @@ def test_scan_to_pandas_keeps_types_and_nulls(tmp_path):
     assert list(only.columns) == ["s", "id"] and only["s"].tolist() == ["a"]
 
 
-def test_append_a_dataframe_and_read_it_back(tmp_path):
+def test_append_a_dataframe_and_read_it_back(tmp_path, capfd, monkeypatch):
+    monkeypatch.delenv("TARN_AUTHOR", raising=False)
     c = tarn.connect(str(tmp_path / "cat"))
     c.create_workspace("w")
     c.create_collection("w.c")
@@ -82,6 +83,11 @@ def test_append_a_dataframe_and_read_it_back(tmp_path):
     assert back["amount"].tolist() == [decimal.Decimal("12.34"), None, decimal.Decimal("-0.50")]
     assert back["day"].tolist() == [datetime.date(2024, 2, 29), None, datetime.date(1970, 1, 1)]
     assert back["u"][0] == uuid.UUID("f24f9b64-81fa-49d1-b74e-8c09a6e31c56")
+    # A commit from the SDK carries a receipt (no receipt_missing alert) and a default author.
+    gone = c.delete("w.c.d", "id = 2")
+    assert gone["deleted_records"] == 1 and gone["author"].startswith("local:")
+    assert c.scan("w.c.d").to_pandas()["id"].sort_values().tolist() == [1, 3]
+    assert "receipt_missing" not in capfd.readouterr().err
 
 
 def test_append_errors_name_the_column(tmp_path):

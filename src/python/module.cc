@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,12 +67,16 @@ auto Unlocked(Fn&& fn) {
 
 std::string Text(const api::Json& j) { return api::Dump(j); }
 
-CommitMeta Meta(const std::string& author, const std::string& message,
+// A commit from the SDK: the author given, else $TARN_AUTHOR, else the client's actor (as the
+// CLI does); a receipt with no producer (a hand-run call, docs/design/provenance.md).
+CommitMeta Meta(const Client& client, const std::string& author, const std::string& message,
                 const std::optional<std::string>& key) {
   CommitMeta m;
-  m.author = author;
+  const char* env = std::getenv("TARN_AUTHOR");
+  m.author = !author.empty() ? author : (env != nullptr && *env ? env : client.actor());
   m.message = message;
   m.idempotency_key = key;
+  m.receipt = Receipt{};
   return m;
 }
 
@@ -204,7 +209,7 @@ class PyClient {
   }
   std::string delete_rows(const std::string& name, const std::string& where,
                           const std::string& author, const std::string& message) {
-    CommitMeta meta = Meta(author, message, std::nullopt);
+    CommitMeta meta = Meta(*c_, author, message, std::nullopt);
     return Text(api::ToJson(Take(Unlocked([&] { return c_->DeleteRows(name, where, meta); }))));
   }
 
@@ -361,7 +366,7 @@ class PyClient {
       }
       batch.columns.push_back(std::move(col));
     }
-    CommitMeta meta = Meta(author, message, key);
+    CommitMeta meta = Meta(*c_, author, message, key);
     std::vector<RecordBatch> batches;
     batches.push_back(std::move(batch));
     return Text(api::ToJson(Take(Unlocked([&] { return c_->Append(name, batches, meta); }))));
@@ -375,7 +380,7 @@ class PyClient {
     if (s == nullptr) throw py::error_already_set();
     ArrowArrayStream owned = *s;  // moved out: the capsule's destructor sees a released stream
     s->release = nullptr;
-    CommitMeta meta = Meta(author, message, key);
+    CommitMeta meta = Meta(*c_, author, message, key);
     std::vector<RecordBatch> batches;
     Check(Unlocked([&] {
       return arrow::ImportStream(&owned, [&](RecordBatch b) {
