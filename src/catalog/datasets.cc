@@ -406,12 +406,8 @@ std::vector<std::string> ColumnList(std::string_view text) {
   return out;
 }
 
-// A bloom filter column of the property: a top-level column or a STRUCT member by dotted path.
-Result<FieldPath> BloomFilterField(const Schema& schema, std::string_view name) {
-  return ResolveColumnOrMember(schema, name);
-}
-
-// The schema's spelling of a path, dotted (what the Parquet writer resolves again).
+// The schema's spelling of a path, dotted and unquoted (what the Parquet writer resolves again;
+// FieldPath::Text quotes names for the predicate syntax).
 std::string DottedName(const FieldPath& path) {
   std::string out;
   for (const std::string& n : path.names) out += (out.empty() ? "" : ".") + n;
@@ -425,7 +421,7 @@ std::vector<std::string> BloomFilterColumns(const PropertyMap& properties, const
   auto it = properties.find(kBloomFilterColumnsProperty);
   if (it == properties.end()) return out;
   for (const std::string& name : ColumnList(it->second)) {
-    Result<FieldPath> path = BloomFilterField(schema, name);
+    Result<FieldPath> path = ResolveColumnOrMember(schema, name);
     if (!path.ok() || !parquet::BloomFilterSupports(path->field->type)) continue;
     std::string dotted = DottedName(*path);
     if (std::find(out.begin(), out.end(), dotted) == out.end()) out.push_back(std::move(dotted));
@@ -437,7 +433,7 @@ std::vector<int32_t> catalog_internal::BloomFilterFieldIds(const PropertyMap& pr
                                                         const Schema& schema) {
   std::vector<int32_t> out;
   for (const std::string& name : BloomFilterColumns(properties, schema)) {
-    out.push_back(BloomFilterField(schema, name)->field->field_id);
+    out.push_back(ResolveColumnOrMember(schema, name)->field->field_id);
   }
   return out;
 }
@@ -453,7 +449,7 @@ Status catalog_internal::ValidateBloomFilterSetting(const PropertyMap& props,
         .WithField("property", kBloomFilterColumnsProperty);
   };
   for (const std::string& name : ColumnList(it->second)) {
-    Result<FieldPath> path = BloomFilterField(schema, name);
+    Result<FieldPath> path = ResolveColumnOrMember(schema, name);
     if (!path.ok()) {
       if (name.find('.') == std::string::npos) return bad("no column '" + name.substr(0, 200) + "'");
       return bad(path.status().message());
@@ -474,7 +470,7 @@ std::optional<std::string> catalog_internal::BloomFilterSettingAfter(const Prope
   if (it == props.end()) return std::nullopt;
   std::string now;
   for (const std::string& name : ColumnList(it->second)) {
-    Result<FieldPath> path = BloomFilterField(before, name);
+    Result<FieldPath> path = ResolveColumnOrMember(before, name);
     std::string keep = name;  // a name that matched nothing before stays as it was
     if (path.ok()) {
       std::optional<FieldPath> moved = FindFieldPath(after, path->field->field_id);
