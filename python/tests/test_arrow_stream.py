@@ -117,12 +117,12 @@ def test_scan_is_an_arrow_stream_a_ctypes_consumer_reads(tmp_path):
     csv = tmp_path / "a.csv"
     csv.write_text("id,name\n1,one\n2,\n3,three\n")
     tarn_cli("append", "w.c.d", str(csv), "--catalog", cat)
-    names, formats, rows = read(c.scan("w.c.d").__arrow_c_stream__())
+    names, formats, rows = read(c.load_dataset("w.c.d").scan().__arrow_c_stream__())
     assert names == ["id", "name"]
     assert formats == ["l", "U"]
     assert sorted(rows) == [(1, "one"), (2, None), (3, "three")]
     # Projection and a predicate.
-    names, _, rows = read(c.scan("w.c.d", columns=["name"], where="id >= 2").__arrow_c_stream__())
+    names, _, rows = read(c.load_dataset("w.c.d").scan(columns=["name"], where="id >= 2").__arrow_c_stream__())
     assert names == ["name"]
     assert len(rows) == 2 and set(rows) == {(None,), ("three",)}
 
@@ -137,12 +137,12 @@ def test_a_scan_appends_into_another_dataset(tmp_path):
     csv = tmp_path / "a.csv"
     csv.write_text("id,name\n1,one\n2,\n")
     tarn_cli("append", "w.c.src", str(csv), "--catalog", cat)
-    snap = c.append("w.c.dst", c.scan("w.c.src"), author="test", message="copy")
+    snap = c.load_dataset("w.c.dst").append(c.load_dataset("w.c.src").scan(), author="test", message="copy")
     assert snap["snapshot_id"] == 1
     assert snap["added_records"] == 2
-    _, _, rows = read(c.scan("w.c.dst").__arrow_c_stream__())
+    _, _, rows = read(c.load_dataset("w.c.dst").scan().__arrow_c_stream__())
     assert sorted(rows) == [(1, "one"), (2, None)]
-    taken = c.scan("w.c.src")
+    taken = c.load_dataset("w.c.src").scan()
     taken.__arrow_c_stream__()
     try:
         taken.__arrow_c_stream__()

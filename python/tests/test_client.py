@@ -10,7 +10,7 @@ def test_embedded_catalog_round_trip(tmp_path):
     c.create_workspace("w")
     c.create_collection("w.c")
     ds = c.create_dataset("w.c.d", {"id": "INT64 NOT NULL", "name": "VARCHAR"})
-    assert [f["name"] for f in ds["schema"]["fields"]] == ["id", "name"]
+    assert [f.name for f in ds.info.schema.fields] == ["id", "name"]
     assert [w["name"] for w in c.list_workspaces()] == ["w"]
     assert c.snapshots("w.c.d") == []
 

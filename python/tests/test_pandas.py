@@ -26,7 +26,7 @@ def test_scan_to_pandas_keeps_types_and_nulls(tmp_path):
         "2,,,,,,,,,\n")
     subprocess.run([os.environ["TARN_BINARY"], "append", "w.c.d", str(csv), "--catalog", cat],
                    check=True, capture_output=True)
-    df = c.scan("w.c.d").to_pandas().sort_values("id").reset_index(drop=True)
+    df = c.load_dataset("w.c.d").scan().to_pandas().sort_values("id").reset_index(drop=True)
     assert list(df.columns) == ["id", "n", "x", "ok", "s", "at", "tz", "amount", "day", "u"]
     assert df["id"].dtype == np.int64
     assert str(df["n"].dtype) == "Int32"
@@ -46,7 +46,7 @@ def test_scan_to_pandas_keeps_types_and_nulls(tmp_path):
     assert empty["s"] is None and pd.isna(empty["at"]) and pd.isna(empty["tz"])
     assert empty["amount"] is None and empty["day"] is None and empty["u"] is None
     # Projection and predicates reach the scan.
-    only = c.scan("w.c.d", columns=["s", "id"], where="id = 1").to_pandas()
+    only = c.load_dataset("w.c.d").scan(columns=["s", "id"], where="id = 1").to_pandas()
     assert list(only.columns) == ["s", "id"] and only["s"].tolist() == ["a"]
 
 
@@ -70,9 +70,9 @@ def test_append_a_dataframe_and_read_it_back(tmp_path, capfd, monkeypatch):
         "day": [datetime.date(2024, 2, 29), None, datetime.date(1970, 1, 1)],
         "u": [uuid.UUID("f24f9b64-81fa-49d1-b74e-8c09a6e31c56"), None, None],
     })
-    snap = c.append("w.c.d", df, author="test", message="from pandas")
+    snap = c.load_dataset("w.c.d").append(df, author="test", message="from pandas")
     assert snap["added_records"] == 3
-    back = c.scan("w.c.d").to_pandas().sort_values("id").reset_index(drop=True)
+    back = c.load_dataset("w.c.d").scan().to_pandas().sort_values("id").reset_index(drop=True)
     assert back["n"].tolist()[0] == 7 and back["n"][1] is pd.NA and back["n"][2] == -1
     assert back["x"][0] == 1.5 and back["x"][2] == -0.25
     assert pd.isna(back["x"][1])  # a NaN in a float64 column stays a value: read back NaN
@@ -84,9 +84,9 @@ def test_append_a_dataframe_and_read_it_back(tmp_path, capfd, monkeypatch):
     assert back["day"].tolist() == [datetime.date(2024, 2, 29), None, datetime.date(1970, 1, 1)]
     assert back["u"][0] == uuid.UUID("f24f9b64-81fa-49d1-b74e-8c09a6e31c56")
     # A commit from the SDK carries a receipt (no receipt_missing alert) and a default author.
-    gone = c.delete("w.c.d", "id = 2")
+    gone = c.load_dataset("w.c.d").delete("id = 2")
     assert gone["deleted_records"] == 1 and gone["author"].startswith("local:")
-    assert c.scan("w.c.d").to_pandas()["id"].sort_values().tolist() == [1, 3]
+    assert c.load_dataset("w.c.d").scan().to_pandas()["id"].sort_values().tolist() == [1, 3]
     assert "receipt_missing" not in capfd.readouterr().err
 
 
@@ -96,12 +96,12 @@ def test_append_errors_name_the_column(tmp_path):
     c.create_collection("w.c")
     c.create_dataset("w.c.d", "id INT64 NOT NULL, day DATE")
     try:
-        c.append("w.c.d", pd.DataFrame({"id": [1], "nope": [2]}), author="t")
+        c.load_dataset("w.c.d").append(pd.DataFrame({"id": [1], "nope": [2]}), author="t")
         raise AssertionError("an unknown column was accepted")
     except ValueError as e:
         assert "'nope'" in str(e)
     try:
-        c.append("w.c.d", pd.DataFrame({"id": [1], "day": ["not a date"]}), author="t")
+        c.load_dataset("w.c.d").append(pd.DataFrame({"id": [1], "day": ["not a date"]}), author="t")
         raise AssertionError("a bad date was accepted")
     except tarn.TarnError as e:
         assert e.column == "day" and e.row == "0"
