@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Dict, Iterable, List, Optional
 
 from . import _tarn
 from ._dataset import Dataset
@@ -55,8 +55,63 @@ class Client(UploadsMixin):
         return Dataset(self, records(self._c.load_dataset(name, snapshot, time_us, tag)))
 
     @native
-    def snapshots(self, name: str) -> List[Record]:
-        return records(self._c.snapshots(name))
+    def drop_workspace(self, name: str) -> None:
+        """Drops an empty workspace (deletion_protected unless its deletion protection is off)."""
+        self._c.drop_workspace(name)
+
+    @native
+    def list_collections(self, workspace: str) -> List[Record]:
+        return records(self._c.list_collections(workspace))
+
+    @native
+    def drop_collection(self, name: str) -> None:
+        self._c.drop_collection(name)
+
+    @native
+    def list_datasets(self, collection: str) -> List[Dataset]:
+        """The live datasets of `collection` (workspace.collection)."""
+        return [Dataset(self, info) for info in records(self._c.list_datasets(collection))]
+
+    @native
+    def drop_dataset(self, name: str, purge: bool = False,
+                     expected_uuid: Optional[str] = None) -> None:
+        """Drops the dataset (restorable until expiry unless `purge`); with `expected_uuid`,
+        only that incarnation of the name (IncarnationChanged otherwise)."""
+        self._c.drop_dataset(name, purge, expected_uuid)
+
+    @native
+    def rename_dataset(self, name: str, new_name: str) -> Dataset:
+        """Renames within its collection (`new_name` is the bare name); the renamed dataset."""
+        self._c.rename_dataset(name, new_name)
+        return self.load_dataset(name.rsplit(".", 1)[0] + "." + new_name)
+
+    @native
+    def set_properties(self, name: str, properties: Optional[Dict[str, str]] = None,
+                       unset: Iterable[str] = ()) -> None:
+        """Sets and removes properties of a workspace ("w"), a collection ("w.c") or a dataset
+        ("w.c.d")."""
+        level = {1: "workspace", 2: "collection", 3: "dataset"}.get(len(name.split(".")))
+        if level is None:
+            raise ValueError(f"{name!r} names no workspace, collection or dataset")
+        self._c.set_properties(level, name, {str(k): str(v) for k, v in
+                                             (properties or {}).items()}, list(unset))
+
+    @native
+    def sql(self, query: str, into: Optional[str] = None, mode: str = "append",
+            author: str = "", message: str = "", idempotency_key: Optional[str] = None,
+            timeout: float = 0, threads: int = 0):
+        """Runs a query in DuckDB over the catalog's datasets (docs/design/sql.md): its rows as
+        a pandas DataFrame, or with `into` ("w.c.d") committed there as one snapshot (`mode`
+        create, append or overwrite) and the outcome returned ({dataset, created, rows,
+        snapshot, reads}). `timeout` in seconds (0: none); Ctrl-C stops the query."""
+        if into is not None:
+            return records(self._c.sql_into(query, into, mode, author, message,
+                                             idempotency_key, float(timeout), int(threads)))
+        from ._pandas import frame
+        columns, reads = self._c.sql(query, float(timeout), int(threads))
+        out = frame(columns)
+        out.attrs["reads"] = records(reads)
+        return out
 
 
 @native

@@ -12,7 +12,7 @@ def test_embedded_catalog_round_trip(tmp_path):
     ds = c.create_dataset("w.c.d", {"id": "INT64 NOT NULL", "name": "VARCHAR"})
     assert [f.name for f in ds.info.schema.fields] == ["id", "name"]
     assert [w["name"] for w in c.list_workspaces()] == ["w"]
-    assert c.snapshots("w.c.d") == []
+    assert list(ds.snapshots()) == []
 
 
 def test_errors_are_classes_per_code_with_fields(tmp_path):

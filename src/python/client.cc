@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "arrow/arrow_c.h"
+#include "python/catalog.h"
 #include "python/columns.h"
 #include "python/common.h"
 #include "python/module.h"
@@ -24,6 +25,7 @@ class PyClient {
  public:
   explicit PyClient(std::shared_ptr<Client> c) : c_(std::move(c)) {}
 
+  Client& sdk() { return *c_; }
   bool remote() const { return c_->remote(); }
   std::string actor() const { return c_->actor(); }
 
@@ -223,7 +225,9 @@ void RegisterClient(py::module_& m) {
     auto c = Take(Unlocked([&] { return Client::Connect(target, o); }));
     return PyClient(std::shared_ptr<Client>(std::move(c)));
   });
-  py::class_<PyClient>(m, "Client")
+  py::class_<PyClient> cls(m, "Client");
+  DefineCatalogCalls(cls, [](PyClient& p) -> Client& { return p.sdk(); });
+  cls
       .def_property_readonly("remote", &PyClient::remote)
       .def_property_readonly("actor", &PyClient::actor)
       .def("create_workspace", &PyClient::create_workspace)
