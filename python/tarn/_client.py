@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Union
 
 from . import _tarn
+
+if TYPE_CHECKING:
+    import pandas
 from ._dataset import Dataset
 from ._upload import UploadsMixin
 from ._util import Record, native, records, split_at
@@ -99,7 +102,7 @@ class Client(UploadsMixin):
     @native
     def sql(self, query: str, into: Optional[str] = None, mode: str = "append",
             author: str = "", message: str = "", idempotency_key: Optional[str] = None,
-            timeout: float = 0, threads: int = 0):
+            timeout: float = 0, threads: int = 0) -> Union["pandas.DataFrame", Record]:
         """Runs a query in DuckDB over the catalog's datasets (docs/design/sql.md): its rows as
         a pandas DataFrame, or with `into` ("w.c.d") committed there as one snapshot (`mode`
         create, append or overwrite) and the outcome returned ({dataset, created, rows,

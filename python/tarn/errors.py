@@ -9,9 +9,14 @@ own code, e.g. ``not_found``, is that class). Each error carries ``code``, ``kin
 
 from __future__ import annotations
 
-from typing import Dict, Type
+from typing import Any, Dict, Type
 
 from . import _tarn
+
+
+# Fields whose values are counts or ids: attributes of int (the others are str).
+INTEGER_FIELDS = frozenset({"row", "written_rows", "snapshot_id", "current_snapshot_id",
+                            "expired_through", "position", "line", "limit", "offset"})
 
 
 class TarnError(Exception):
@@ -23,8 +28,14 @@ class TarnError(Exception):
     def __init__(self, message: str, fields: Dict[str, str] | None = None):
         super().__init__(message)
         self.message = message
-        self.fields = dict(fields or {})
+        self.fields: Dict[str, Any] = dict(fields or {})
         for key, value in self.fields.items():
+            if key in INTEGER_FIELDS and isinstance(value, str):
+                try:
+                    value = int(value)
+                except ValueError:
+                    pass
+                self.fields[key] = value
             if key.isidentifier() and not hasattr(TarnError, key):
                 setattr(self, key, value)
 
@@ -62,6 +73,11 @@ def _build() -> None:
 
 
 _build()
+
+
+def class_of(code: str) -> Type[TarnError]:
+    """The class of an error code (TarnError for a code this build does not know)."""
+    return _BY_CODE.get(code, TarnError)
 
 
 def from_native(err: _tarn.Error) -> TarnError:

@@ -104,4 +104,4 @@ def test_append_errors_name_the_column(tmp_path):
         c.load_dataset("w.c.d").append(pd.DataFrame({"id": [1], "day": ["not a date"]}), author="t")
         raise AssertionError("a bad date was accepted")
     except tarn.TarnError as e:
-        assert e.column == "day" and e.row == "0"
+        assert e.column == "day" and e.row == 0
