@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._util import native, split_at
+
+if TYPE_CHECKING:
+    import pandas
 
 
 class ScanResult:
@@ -24,7 +29,7 @@ class ScanResult:
                                   self._time_us, self._tag)
 
     @native
-    def to_pandas(self):
+    def to_pandas(self) -> "pandas.DataFrame":
         """A DataFrame with the documented type mapping (docs/design/python.md)."""
         from ._pandas import frame
         return frame(self._c.scan_columns(self._name, self._columns, self._where,
