@@ -1,6 +1,6 @@
 """Shared fixtures of the Python SDK's tests.
 
-``served``: ``tarn serve`` over a fresh catalog directory on a free loopback port with a
+``tarn_bin``: the tarn executable. ``served``: ``tarn serve`` over a fresh catalog directory on a free loopback port with a
 bootstrap owner (as tests/interop/tarn_process.mjs starts it), up once /livez answers, stopped
 with SIGTERM after the test. ``catalog``: a connected client, once embedded and once remote
 (tests that take it run twice). The binary is $TARN_BINARY, else build/tarn of the repository.
@@ -30,6 +30,12 @@ def tarn_binary() -> str:
     if not os.access(path, os.X_OK):
         pytest.fail(f"no tarn binary at {path}: build the tarn target or set TARN_BINARY")
     return path
+
+
+@pytest.fixture
+def tarn_bin() -> str:
+    """The tarn executable (for running the CLI beside the SDK)."""
+    return tarn_binary()
 
 
 class Served(NamedTuple):

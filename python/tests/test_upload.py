@@ -3,6 +3,7 @@ tarn._tarn.Uploads, embedded and (the tests taking `catalog`) against `tarn serv
 
 import os
 import signal
+import subprocess
 import threading
 import time
 
@@ -254,6 +255,26 @@ def test_value_not_castable_carries_its_fields(catalog, tmp_path):
     assert len(k.refresh().info.parts) == 1
     k.commit(message="the good part")
     assert rows(catalog, "w.c.d")["id"].tolist() == [1, 2]
+
+
+def test_contract_stale_carries_the_diff_and_the_rows_written(tmp_path, tarn_bin):
+    cat = str(tmp_path / "cat")
+    c = tarn.connect(cat)
+    make_collection(c)
+    c.create_dataset("w.c.d", "id INT64, name VARCHAR")
+    path = csv(tmp_path, "a.csv", "id,name\n1,a\n2,b\n")
+    k = c.negotiate("w.c.d", [path], Schema.of_dataset("append"))
+    k.write(path)
+    # The dataset's definition moves after agreement (another writer, here the CLI).
+    subprocess.run([tarn_bin, "dataset", "alter", "w.c.d",
+                    "add extra VARCHAR", "--catalog", cat], check=True, capture_output=True)
+    with pytest.raises(errors.ContractStale) as e:
+        k.commit(message="stale")
+    assert (e.value.code, e.value.diff, e.value.written_rows) == (
+        "contract_stale", "+extra VARCHAR", "2")
+    assert isinstance(e.value, errors.Stale)
+    assert k.state == "stale"
+    assert c.snapshots("w.c.d") == []
 
 
 def test_reattach_and_continue(catalog, tmp_path, request):
