@@ -1,8 +1,8 @@
 """Shared fixtures of the Python SDK's tests.
 
-``tarn_bin``: the tarn executable. ``served``: ``tarn serve`` over a fresh catalog directory on a free loopback port with a
-bootstrap owner (as tests/interop/tarn_process.mjs starts it), up once /livez answers, stopped
-with SIGTERM after the test. ``catalog``: a connected client, once embedded and once remote
+``tarn_bin``: the tarn executable. ``served``: ``tarn serve`` over a fresh catalog directory on
+a free loopback port with a bootstrap owner (as tests/interop/tarn_process.mjs starts it), up
+once /livez answers, stopped with SIGTERM after the test. ``catalog``: a connected client, once embedded and once remote
 (tests that take it run twice). The binary is $TARN_BINARY, else build/tarn of the repository.
 """
 
