@@ -13,7 +13,9 @@ from . import errors
 from ._client import Client, connect
 from ._dataset import Dataset
 from ._scan import ScanResult
+from ._upload import Contract, Issue, PlanEntry, Schema, Target
 from ._util import Record
 from .errors import TarnError
 
-__all__ = ["connect", "Client", "Dataset", "ScanResult", "Record", "TarnError", "errors"]
+__all__ = ["connect", "Client", "Dataset", "ScanResult", "Record", "TarnError", "errors",
+           "Target", "Schema", "Contract", "PlanEntry", "Issue"]

@@ -19,6 +19,17 @@ INTEGER_FIELDS = frozenset({"row", "written_rows", "snapshot_id", "current_snaps
                             "expired_through", "position", "line", "limit", "offset"})
 
 
+def typed_fields(fields: Dict[str, Any]) -> Dict[str, Any]:
+    """Error fields with the INTEGER_FIELDS as int (a value that is no number stays text)."""
+    out = dict(fields)
+    for key in INTEGER_FIELDS.intersection(out):
+        try:
+            out[key] = int(out[key])
+        except (TypeError, ValueError):
+            pass
+    return out
+
+
 class TarnError(Exception):
     code: str = ""
     kind: str = ""
@@ -28,14 +39,8 @@ class TarnError(Exception):
     def __init__(self, message: str, fields: Dict[str, str] | None = None):
         super().__init__(message)
         self.message = message
-        self.fields: Dict[str, Any] = dict(fields or {})
+        self.fields: Dict[str, Any] = typed_fields(fields or {})
         for key, value in self.fields.items():
-            if key in INTEGER_FIELDS and isinstance(value, str):
-                try:
-                    value = int(value)
-                except ValueError:
-                    pass
-                self.fields[key] = value
             if key.isidentifier() and not hasattr(TarnError, key):
                 setattr(self, key, value)
 

@@ -26,6 +26,7 @@ class PyClient {
   explicit PyClient(std::shared_ptr<Client> c) : c_(std::move(c)) {}
 
   Client& sdk() { return *c_; }
+  const std::shared_ptr<Client>& client() const { return c_; }
   bool remote() const { return c_->remote(); }
   std::string actor() const { return c_->actor(); }
 
@@ -213,6 +214,10 @@ class PyClient {
 };
 
 }  // namespace
+
+std::shared_ptr<Client> NativeClient(const py::handle& client) {
+  return client.cast<const PyClient&>().client();
+}
 
 void RegisterClient(py::module_& m) {
   m.def("connect", [](const std::string& target, const std::string& client_id,

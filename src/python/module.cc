@@ -26,4 +26,5 @@ PYBIND11_MODULE(_tarn, m) {
     return out;
   });
   tarn::python::RegisterClient(m);
+  tarn::python::RegisterUploads(m);
 }
