@@ -6,5 +6,6 @@
 namespace tarn::python {
 
 void RegisterClient(pybind11::module_& m);  // client.cc: connect, Client
+void RegisterScan(pybind11::module_& m);    // scan.cc: Scan (a streamed scan)
 
 }  // namespace tarn::python
