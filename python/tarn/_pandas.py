@@ -41,7 +41,9 @@ def _array(kind: str, values, mask):
 def frame(columns) -> pd.DataFrame:
     """The DataFrame of the extension's [(name, type text, kind, values, mask)]."""
     data = {name: _array(kind, values, mask) for name, _, kind, values, mask in columns}
-    return pd.DataFrame(data, columns=[c[0] for c in columns], copy=False)
+    # In the dict's order: pandas 1.5 given columns= too goes through an object array of the
+    # columns (0.16 s for 1,000,000 x 5 instead of 0.3 ms).
+    return pd.DataFrame(data, copy=False)
 
 
 _NUMPY = {"BOOLEAN": np.dtype(np.bool_), "INT8": np.dtype(np.int8),

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -122,31 +123,53 @@ class PyClient {
     }
     const int64_t chunk = std::max<int64_t>(1, chunk_rows);
     CommitMeta meta = Meta(*c_, author, message, key);
-    int64_t next = 0;
+    // Rows [begin, end) as a batch (the GIL taken for columns of Python objects).
+    auto convert = [&](int64_t begin, int64_t end) -> Result<RecordBatch> {
+      RecordBatch batch;
+      batch.schema = ds.schema;
+      batch.num_rows = end - begin;
+      std::optional<py::gil_scoped_acquire> gil;
+      if (needs_gil) gil.emplace();
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        if (!inputs[k]) {
+          batch.columns.push_back(Column::Nulls(ds.schema.fields[k].type, end - begin));
+          continue;
+        }
+        TARN_ASSIGN_OR_RETURN(Column col, inputs[k]->Slice(begin, end));
+        batch.columns.push_back(std::move(col));
+      }
+      return batch;
+    };
     Result<SnapshotInfo> done = Interruptible([&](const std::atomic<bool>& cancelled) {
-      return c_->AppendStream(
+      // A converter thread keeps two chunks ready while the SDK writes the one before them:
+      // the conversion (with the GIL) and the encoding (without) overlap.
+      BoundedQueue<RecordBatch> ready(std::numeric_limits<int64_t>::max(), 2);
+      std::thread converter([&] {
+        Status st;
+        for (int64_t begin = 0; begin < rows; begin += chunk) {
+          if (cancelled) {
+            st = Status::Cancelled("interrupted");
+            break;
+          }
+          Result<RecordBatch> batch = convert(begin, std::min(rows, begin + chunk));
+          if (!batch.ok()) {
+            st = batch.status();
+            break;
+          }
+          if (!ready.Push(std::move(*batch), 1)) break;
+        }
+        ready.Finish(std::move(st));
+      });
+      Result<SnapshotInfo> r = c_->AppendStream(
           name,
           [&]() -> Result<std::optional<RecordBatch>> {
             if (cancelled) return Status::Cancelled("interrupted");
-            if (next >= rows) return std::optional<RecordBatch>();
-            const int64_t end = std::min(rows, next + chunk);
-            RecordBatch batch;
-            batch.schema = ds.schema;
-            batch.num_rows = end - next;
-            std::optional<py::gil_scoped_acquire> gil;
-            if (needs_gil) gil.emplace();
-            for (size_t k = 0; k < inputs.size(); ++k) {
-              if (!inputs[k]) {
-                batch.columns.push_back(Column::Nulls(ds.schema.fields[k].type, end - next));
-                continue;
-              }
-              TARN_ASSIGN_OR_RETURN(Column col, inputs[k]->Slice(next, end));
-              batch.columns.push_back(std::move(col));
-            }
-            next = end;
-            return std::optional<RecordBatch>(std::move(batch));
+            return ready.Pop();
           },
           meta);
+      ready.Cancel();
+      converter.join();
+      return r;
     });
     return Text(api::ToJson(Take(std::move(done))));
   }

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "python/common.h"
 #include "types/value_text.h"
@@ -346,6 +347,42 @@ py::tuple ColumnToPython(const Field& f, const std::vector<const Column*>& parts
   py::array out(py::dtype("O"), {total}, {});
   auto** p = static_cast<PyObject**>(out.mutable_data());
   int64_t row = 0;
+  if (t.id() == TypeId::kDate) {
+    // Dates repeat (days of a few years): each distinct day is made once and shared (a date is
+    // immutable), through a small direct-mapped cache.
+    constexpr size_t kSlots = 4096;
+    std::vector<std::pair<int32_t, PyObject*>> cache(kSlots, {0, nullptr});
+    for (const Column* c : parts) {
+      const int32_t* days = c->values<int32_t>();
+      for (int64_t i = 0; i < c->length; ++i, ++row) {
+        PyObject* v = Py_None;
+        if (c->IsValid(i)) {
+          auto& slot = cache[static_cast<uint32_t>(days[i]) % kSlots];
+          if (slot.second == nullptr || slot.first != days[i]) {
+            PyObject* made;
+            try {
+              made = DateObject(days[i]);
+            } catch (const Unrepresentable& u) {
+              for (auto& s : cache) Py_XDECREF(s.second);
+              RaiseRow(f, row, u.why);
+            }
+            if (made == nullptr) {
+              for (auto& s : cache) Py_XDECREF(s.second);
+              throw py::error_already_set();
+            }
+            Py_XDECREF(slot.second);
+            slot = {days[i], made};
+          }
+          v = slot.second;
+        }
+        Py_INCREF(v);
+        Py_XDECREF(p[row]);
+        p[row] = v;
+      }
+    }
+    for (auto& s : cache) Py_XDECREF(s.second);
+    return py::make_tuple("object", out, py::none());
+  }
   for (const Column* c : parts) {
     for (int64_t i = 0; i < c->length; ++i, ++row) {
       PyObject* v;
