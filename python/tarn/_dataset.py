@@ -51,11 +51,16 @@ class Dataset:
         datetime), read when the result is consumed."""
         return ScanResult(self._c, self.name, columns, where, at)
 
+    #: Rows per batch of a DataFrame append (each converted and written in turn).
+    APPEND_CHUNK_ROWS = 131072
+
     @native
     def append(self, data, author: str = "", message: str = "",
                idempotency_key: Optional[str] = None) -> Record:
         """Appends `data` as one snapshot: a pandas DataFrame (columns by name, the documented
-        type mapping) or any object with ``__arrow_c_stream__``."""
+        type mapping; a dataset column the frame lacks is null) or any object with
+        ``__arrow_c_stream__``. Streamed in batches; Ctrl-C (KeyboardInterrupt) stops it
+        before the commit, leaving the dataset as it was."""
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover
@@ -65,7 +70,8 @@ class Dataset:
             fields = [(f["name"], f["type"]) for f in self._client.load_dataset(self.name)
                       .info["schema"]["fields"]]
             return records(self._c.append_columns(self.name, columns_of(data, fields),
-                                                  len(data), author, message, idempotency_key))
+                                                  len(data), author, message, idempotency_key,
+                                                  self.APPEND_CHUNK_ROWS))
         if not hasattr(data, "__arrow_c_stream__"):
             raise TypeError("append takes a pandas DataFrame or an object with "
                             "__arrow_c_stream__ (the Arrow PyCapsule interface)")

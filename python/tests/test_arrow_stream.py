@@ -149,3 +149,43 @@ def test_a_scan_appends_into_another_dataset(tmp_path):
         raise AssertionError("a stream was handed over twice")
     except ValueError:
         pass
+
+
+def test_the_stream_is_read_batch_by_batch_and_released_early(tmp_path):
+    cat = str(tmp_path / "cat")
+    c = tarn.connect(cat)
+    c.create_workspace("w")
+    c.create_collection("w.c")
+    c.create_dataset("w.c.d", "id INT64 NOT NULL, name VARCHAR")
+    for f in range(10):
+        csv = tmp_path / f"{f}.csv"
+        csv.write_text("id,name\n" + "".join(f"{i},n{i}\n" if i % 7 else f"{i},\n"
+                                             for i in range(f * 500, (f + 1) * 500)))
+        tarn_cli("append", "w.c.d", str(csv), "--catalog", cat)
+    names, formats, rows = read(c.load_dataset("w.c.d").scan().__arrow_c_stream__())
+    assert sorted(rows) == [(i, f"n{i}" if i % 7 else None) for i in range(5000)]
+    # Several arrays came through get_next, and a consumer may stop after the first: releasing
+    # the stream stops its scan (the call returns; nothing waits for the rest).
+    capsule = c.load_dataset("w.c.d").scan().__arrow_c_stream__()
+    s = stream_of(capsule).contents
+    arrays = 0
+    while True:
+        batch = ArrowArray()
+        assert s.get_next(ctypes.byref(s), ctypes.byref(batch)) == 0
+        if not batch.release:
+            break
+        arrays += 1
+        batch.release(ctypes.byref(batch))
+    assert arrays >= 10
+    capsule = c.load_dataset("w.c.d").scan().__arrow_c_stream__()
+    s = stream_of(capsule).contents
+    batch = ArrowArray()
+    assert s.get_next(ctypes.byref(s), ctypes.byref(batch)) == 0 and batch.length > 0
+    batch.release(ctypes.byref(batch))
+    s.release(ctypes.byref(s))
+    del capsule  # the capsule sees a released stream
+    # The Arrow stream of a scan appends into another dataset, batch by batch.
+    c.create_dataset("w.c.e", "id INT64 NOT NULL, name VARCHAR")
+    snap = c.load_dataset("w.c.e").append(c.load_dataset("w.c.d").scan(where="id < 2000"),
+                                          author="t")
+    assert snap["added_records"] == 2000

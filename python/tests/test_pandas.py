@@ -1,11 +1,15 @@
 import datetime
 import decimal
 import os
+import signal
 import subprocess
+import threading
+import time
 import uuid
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import tarn
 
@@ -105,3 +109,108 @@ def test_append_errors_name_the_column(tmp_path):
         raise AssertionError("a bad date was accepted")
     except tarn.TarnError as e:
         assert e.column == "day" and e.row == 0
+
+
+def threads():
+    return len(os.listdir("/proc/self/task"))
+
+
+def many_files(tmp_path, files=12, rows=2000):
+    """A dataset of `files` appends (a file each) of `rows` rows: ids 0.. in order."""
+    c = tarn.connect(str(tmp_path / "cat"))
+    c.create_workspace("w")
+    c.create_collection("w.c")
+    c.create_dataset("w.c.d", "id INT64 NOT NULL, s VARCHAR, x FLOAT64")
+    for f in range(files):
+        ids = np.arange(f * rows, (f + 1) * rows, dtype=np.int64)
+        c.load_dataset("w.c.d").append(pd.DataFrame({
+            "id": ids, "s": [f"r{i}" for i in ids], "x": ids * 0.5}), author="t")
+    return c
+
+
+def test_batches_stream_a_dataframe_per_batch(tmp_path):
+    c = many_files(tmp_path)
+    scan = c.load_dataset("w.c.d").scan(columns=["id", "s"], where="id >= 1000")
+    parts = list(scan.batches())
+    assert len(parts) >= 12  # at least a batch per file
+    assert all(list(p.columns) == ["id", "s"] and p["id"].dtype == np.int64 for p in parts)
+    whole = pd.concat(parts).sort_values("id").reset_index(drop=True)
+    assert whole["id"].tolist() == list(range(1000, 24000))
+    assert whole["s"].tolist() == [f"r{i}" for i in range(1000, 24000)]
+    # iter(scan) is the same stream, and to_pandas the same rows as one frame.
+    assert sum(len(p) for p in c.load_dataset("w.c.d").scan()) == 24000
+    pd.testing.assert_frame_equal(
+        c.load_dataset("w.c.d").scan().to_pandas().sort_values("id").reset_index(drop=True),
+        pd.concat(list(c.load_dataset("w.c.d").scan())).sort_values("id")
+        .reset_index(drop=True))
+
+
+def test_leaving_the_batches_early_stops_the_scan(tmp_path):
+    c = many_files(tmp_path, files=20)
+    ds = c.load_dataset("w.c.d")
+    ds.scan().to_pandas()  # any thread pool the scan starts is up before counting
+    before = threads()
+    for batch in ds.scan().batches():
+        # The producer is ahead of us (its queue holds a few batches), then waits for room.
+        assert len(batch) > 0
+        break
+    assert threads() == before  # the generator closed: the producer was cancelled and joined
+    it = iter(ds.scan())
+    next(it)
+    assert threads() == before + 1
+    del it  # dropped unfinished: collected, closed, joined
+    assert threads() == before
+    # An error (an unknown column) arrives at the first batch, and ends the stream.
+    try:
+        next(iter(ds.scan(columns=["nope"])))
+        raise AssertionError("an unknown column was scanned")
+    except tarn.TarnError as e:
+        assert e.code == "column_not_found"
+    assert threads() == before
+
+
+def test_ctrl_c_during_an_append_commits_nothing(tmp_path):
+    c = tarn.connect(str(tmp_path / "cat"))
+    c.create_workspace("w")
+    c.create_collection("w.c")
+    c.create_dataset("w.c.d", "id INT64 NOT NULL, s VARCHAR")
+    ds = c.load_dataset("w.c.d")
+    ds.append(pd.DataFrame({"id": [0], "s": ["first"]}), author="t")
+    n = 3_000_000
+    big = pd.DataFrame({"id": np.arange(n, dtype=np.int64),
+                        "s": np.array(["some text"] * n, dtype=object)})
+    ds.APPEND_CHUNK_ROWS = 10_000  # many batches: the interrupt lands between two of them
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        ds.append(big, author="t")
+        raise AssertionError("the append finished before the interrupt")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        timer.cancel()
+    assert [s.snapshot_id for s in c.load_dataset("w.c.d").snapshots()] == [1]
+    assert c.load_dataset("w.c.d").scan().to_pandas()["s"].tolist() == ["first"]
+    # The dataset takes a later append.
+    snap = ds.append(big.head(5), author="t")
+    assert snap["added_records"] == 5
+    assert len(c.load_dataset("w.c.d").scan().to_pandas()) == 6
+
+
+def test_ctrl_c_while_reading_batches_stops_the_scan(tmp_path):
+    c = many_files(tmp_path, files=30, rows=20000)
+    ds = c.load_dataset("w.c.d")
+    ds.scan().to_pandas()
+    before = threads()
+    got = 0
+    timer = threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            timer.start()
+            for batch in ds.scan().batches():
+                got += len(batch)
+                time.sleep(0.05)  # a slow consumer: 30 batches take longer than the timer
+    finally:
+        timer.cancel()
+    assert 0 < got < 600000
+    assert threads() == before

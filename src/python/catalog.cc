@@ -164,31 +164,29 @@ std::string Expire(Client& c, const std::string& name, int64_t older_than_us,
 }
 
 py::tuple Sql(Client& c, const std::string& query, double timeout_s, int threads) {
-  std::vector<Column> all;
+  std::vector<Column> batches;  // every column of every batch, in order
+  size_t width = 0;
   Result<QueryResult> r = Interruptible([&](const std::atomic<bool>& cancelled) {
     QueryOptions o;
     o.timeout_s = timeout_s;
     o.threads = threads;
     o.cancel = &cancelled;
     o.on_start = [&](const Schema& schema, const std::vector<ReadReference>&) {
-      for (const Field& f : schema.fields) all.emplace_back(f.type);
+      width = schema.fields.size();
       return Status::OK();
     };
     return c.Query(query, o, [&](const RecordBatch& b) {
-      for (size_t k = 0; k < all.size() && k < b.columns.size(); ++k) {
-        all[k].AppendColumn(b.columns[k]);
-      }
+      for (const Column& col : b.columns) batches.push_back(col.Clone());
       return Status::OK();
     });
   });
   QueryResult result = Take(std::move(r));
-  while (all.size() < result.schema.fields.size()) {
-    all.emplace_back(result.schema.fields[all.size()].type);
-  }
   py::list columns;
   for (size_t k = 0; k < result.schema.fields.size(); ++k) {
     const Field& f = result.schema.fields[k];
-    py::tuple col = ColumnToPython(all[k]);
+    std::vector<const Column*> parts;
+    for (size_t i = k; width > 0 && i < batches.size(); i += width) parts.push_back(&batches[i]);
+    py::tuple col = ColumnToPython(f, parts);
     columns.append(py::make_tuple(f.name, f.type.ToString(), col[0], col[1], col[2]));
   }
   return py::make_tuple(columns, Text(ReadsJson(result.reads)));

@@ -6,17 +6,23 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <atomic>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "arrow/arrow_c.h"
 #include "python/catalog.h"
+#include "common/bounded_queue.h"
 #include "python/columns.h"
 #include "python/common.h"
 #include "python/module.h"
+#include "python/scan.h"
 
 namespace tarn::python {
 namespace {
@@ -50,9 +56,8 @@ class PyClient {
     def.partition_spec = partition_by;
     def.sort_order = sort_by;
     def.description = description;
-    return Text(api::ToJson(Take(Unlocked([&] {
-      return c_->CreateDataset(name, std::move(def), exists_ok);
-    }))));
+    return Text(api::ToJson(
+        Take(Unlocked([&] { return c_->CreateDataset(name, std::move(def), exists_ok); }))));
   }
   std::string load_dataset(const std::string& name, std::optional<int64_t> snapshot,
                            std::optional<int64_t> time_us, std::optional<std::string> tag) {
@@ -72,47 +77,15 @@ class PyClient {
   }
 
   // The rows of a scan as an Arrow C stream in a PyCapsule named "arrow_array_stream" (the
-  // PyCapsule interface's name): the batches are read first, then handed out one per get_next.
-  // An unconsumed capsule releases its stream when collected.
+  // PyCapsule interface's name), streamed: each get_next takes the next batch a producer thread
+  // scans ahead (ScanStream, a bounded queue). An unconsumed capsule releases its stream when
+  // collected; releasing the stream cancels and joins the producer.
   py::capsule scan_arrow(const std::string& name, const std::vector<std::string>& columns,
                          const std::string& where, std::optional<int64_t> snapshot,
                          std::optional<int64_t> time_us, std::optional<std::string> tag) {
-    ScanOptions options;
-    options.columns = columns;
-    options.where = where;
-    options.at = At(snapshot, time_us, tag);
-    auto batches = std::make_shared<std::vector<RecordBatch>>();
-    Schema schema;
-    Check(Unlocked([&]() -> Status {
-      TARN_ASSIGN_OR_RETURN(DatasetInfo ds, c_->LoadDataset(name, options.at));
-      schema = ds.schema;
-      return c_->Scan(name, options, [&](const RecordBatch& b) {
-        if (b.num_rows == 0) return Status::OK();
-        RecordBatch copy;
-        copy.schema = b.schema;
-        copy.num_rows = b.num_rows;
-        for (const Column& c : b.columns) copy.columns.push_back(c.Clone());
-        batches->push_back(std::move(copy));
-        return Status::OK();
-      });
-    }));
-    if (!batches->empty()) schema = batches->front().schema;
-    if (!columns.empty() && batches->empty()) {
-      Schema picked;  // the columns asked for, in their order, of a scan without rows
-      for (const std::string& c : columns) {
-        const int i = schema.FieldIndex(c);
-        if (i >= 0) picked.fields.push_back(schema.fields[static_cast<size_t>(i)]);
-      }
-      schema = std::move(picked);
-    }
+    std::shared_ptr<ScanStream> scan = StartScan(name, columns, where, snapshot, time_us, tag);
     auto* stream = new ArrowArrayStream();
-    size_t next = 0;
-    Status st = arrow::ExportStream(
-        [batches, next]() mutable -> Result<std::optional<RecordBatch>> {
-          if (next == batches->size()) return std::optional<RecordBatch>();
-          return std::optional<RecordBatch>(std::move((*batches)[next++]));
-        },
-        schema, stream);
+    Status st = arrow::ExportStream([scan] { return scan->Next(); }, scan->schema(), stream);
     if (!st.ok()) {
       delete stream;
       Raise(st);
@@ -125,91 +98,139 @@ class PyClient {
     });
   }
 
-  // A scan's rows column by column (ColumnToPython), with each field's name and type text:
-  // [(name, type, kind, values, mask)]. Batches are concatenated first.
-  py::list scan_columns(const std::string& name, const std::vector<std::string>& columns,
-                        const std::string& where, std::optional<int64_t> snapshot,
-                        std::optional<int64_t> time_us, std::optional<std::string> tag) {
+  // A scan streamed batch by batch: a _tarn.Scan (scan.cc) whose next() gives each batch's
+  // columns (ColumnToPython) and collect() all the rest as one array per column.
+  py::object scan(const std::string& name, const std::vector<std::string>& columns,
+                  const std::string& where, std::optional<int64_t> snapshot,
+                  std::optional<int64_t> time_us, std::optional<std::string> tag) {
+    return MakeScan(StartScan(name, columns, where, snapshot, time_us, tag));
+  }
+
+  // Appends columns the Python layer prepared from a DataFrame (ColumnInput: for each field of
+  // the dataset's schema, by name, (kind, values, mask)), as one snapshot; a field left out is
+  // all null. The rows go through AppendStream `chunk_rows` at a time, converted chunk by chunk
+  // on the SDK's thread (taking the GIL for columns of Python objects), under Interruptible:
+  // Ctrl-C stops the stream before its commit (nothing committed) and raises KeyboardInterrupt.
+  // Errors name the column and row of a value that does not convert.
+  std::string append_columns(const std::string& name, const py::dict& columns, int64_t rows,
+                             const std::string& author, const std::string& message,
+                             std::optional<std::string> key, int64_t chunk_rows) {
+    DatasetInfo ds = Take(Unlocked([&] { return c_->LoadDataset(name); }));
+    std::vector<std::optional<ColumnInput>> inputs;
+    bool needs_gil = false;
+    for (const Field& f : ds.schema.fields) {
+      inputs.emplace_back();
+      if (!columns.contains(f.name)) continue;
+      inputs.back().emplace(f, columns[py::str(f.name)], rows);
+      needs_gil = needs_gil || inputs.back()->needs_gil();
+    }
+    const int64_t chunk = std::max<int64_t>(1, chunk_rows);
+    CommitMeta meta = Meta(*c_, author, message, key);
+    // Rows [begin, end) as a batch (the GIL taken for columns of Python objects).
+    auto convert = [&](int64_t begin, int64_t end) -> Result<RecordBatch> {
+      RecordBatch batch;
+      batch.schema = ds.schema;
+      batch.num_rows = end - begin;
+      std::optional<py::gil_scoped_acquire> gil;
+      if (needs_gil) gil.emplace();
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        if (!inputs[k]) {
+          batch.columns.push_back(Column::Nulls(ds.schema.fields[k].type, end - begin));
+          continue;
+        }
+        TARN_ASSIGN_OR_RETURN(Column col, inputs[k]->Slice(begin, end));
+        batch.columns.push_back(std::move(col));
+      }
+      return batch;
+    };
+    Result<SnapshotInfo> done = Interruptible([&](const std::atomic<bool>& cancelled) {
+      // A converter thread keeps two chunks ready while the SDK writes the one before them:
+      // the conversion (with the GIL) and the encoding (without) overlap.
+      BoundedQueue<RecordBatch> ready(std::numeric_limits<int64_t>::max(), 2);
+      std::thread converter([&] {
+        Status st;
+        for (int64_t begin = 0; begin < rows; begin += chunk) {
+          if (cancelled) {
+            st = Status::Cancelled("interrupted");
+            break;
+          }
+          Result<RecordBatch> batch = convert(begin, std::min(rows, begin + chunk));
+          if (!batch.ok()) {
+            st = batch.status();
+            break;
+          }
+          if (!ready.Push(std::move(*batch), 1)) break;
+        }
+        ready.Finish(std::move(st));
+      });
+      Result<SnapshotInfo> r = c_->AppendStream(
+          name,
+          [&]() -> Result<std::optional<RecordBatch>> {
+            if (cancelled) return Status::Cancelled("interrupted");
+            return ready.Pop();
+          },
+          meta);
+      ready.Cancel();
+      converter.join();
+      return r;
+    });
+    return Text(api::ToJson(Take(std::move(done))));
+  }
+
+  // Appends what an Arrow C stream (a PyCapsule "arrow_array_stream") yields, as one snapshot,
+  // batch by batch through AppendStream under Interruptible (Ctrl-C commits nothing). The
+  // producer is called on the SDK's thread without the GIL (a producer that needs it, such as
+  // pyarrow's, takes it itself).
+  std::string append_arrow(const std::string& name, py::capsule stream, const std::string& author,
+                           const std::string& message, std::optional<std::string> key) {
+    auto* s =
+        static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(stream.ptr(), "arrow_array_stream"));
+    if (s == nullptr) throw py::error_already_set();
+    auto owned = std::make_shared<ArrowArrayStream>(*s);  // moved out: the capsule sees a released
+    s->release = nullptr;                                 // stream
+    CommitMeta meta = Meta(*c_, author, message, key);
+    Result<SnapshotInfo> done = Interruptible([&](const std::atomic<bool>& cancelled) {
+      // ImportStream pushes; AppendStream pulls: a thread of their own joins the two through a
+      // one-batch queue.
+      BoundedQueue<RecordBatch> queue(1, 1);
+      std::thread reader([&] {
+        queue.Finish(arrow::ImportStream(owned.get(), [&](RecordBatch b) {
+          if (cancelled) return Status::Cancelled("interrupted");
+          return queue.Push(std::move(b), 1) ? Status::OK()
+                                             : Status::Cancelled("the append stopped");
+        }));
+      });
+      Result<SnapshotInfo> r = c_->AppendStream(
+          name,
+          [&]() -> Result<std::optional<RecordBatch>> {
+            if (cancelled) return Status::Cancelled("interrupted");
+            return queue.Pop();
+          },
+          meta);
+      queue.Cancel();
+      reader.join();
+      return r;
+    });
+    return Text(api::ToJson(Take(std::move(done))));
+  }
+
+ private:
+  // Scans read ahead at most this much (the bounded queue of ScanStream).
+  static constexpr int64_t kScanQueueBytes = 64 << 20;
+
+  std::shared_ptr<ScanStream> StartScan(const std::string& name,
+                                        const std::vector<std::string>& columns,
+                                        const std::string& where, std::optional<int64_t> snapshot,
+                                        std::optional<int64_t> time_us,
+                                        std::optional<std::string> tag) {
     ScanOptions options;
     options.columns = columns;
     options.where = where;
     options.at = At(snapshot, time_us, tag);
-    Schema schema;
-    std::vector<Column> all;
-    Check(Unlocked([&]() -> Status {
-      TARN_ASSIGN_OR_RETURN(DatasetInfo ds, c_->LoadDataset(name, options.at));
-      if (columns.empty()) {
-        schema = ds.schema;
-      } else {
-        for (const std::string& col : columns) {
-          const int i = ds.schema.FieldIndex(col);
-          if (i >= 0) schema.fields.push_back(ds.schema.fields[static_cast<size_t>(i)]);
-        }
-      }
-      for (const Field& f : schema.fields) all.emplace_back(f.type);
-      return c_->Scan(name, options, [&](const RecordBatch& b) {
-        for (size_t k = 0; k < all.size() && k < b.columns.size(); ++k) {
-          all[k].AppendColumn(b.columns[k]);
-        }
-        return Status::OK();
-      });
-    }));
-    py::list out;
-    for (size_t k = 0; k < all.size(); ++k) {
-      py::tuple col = ColumnToPython(all[k]);
-      out.append(py::make_tuple(schema.fields[k].name, schema.fields[k].type.ToString(), col[0],
-                                col[1], col[2]));
-    }
-    return out;
+    return Take(
+        Unlocked([&] { return ScanStream::Start(c_, name, std::move(options), kScanQueueBytes); }));
   }
 
-  // Appends columns the Python layer prepared from a DataFrame, as one snapshot: for each field
-  // of the dataset's schema, by name, (values, mask) where values is a numpy array of exactly
-  // the field's physical type (copied as is) or a list of canonical texts and None (parsed as
-  // the CLI parses CSV cells, types/value_text.h); a field left out is all null. Errors name the
-  // column and row of a value that does not parse.
-  std::string append_columns(const std::string& name, const py::dict& columns, int64_t rows,
-                             const std::string& author, const std::string& message,
-                             std::optional<std::string> key) {
-    DatasetInfo ds = Take(Unlocked([&] { return c_->LoadDataset(name); }));
-    RecordBatch batch;
-    batch.schema = ds.schema;
-    batch.num_rows = rows;
-    for (const Field& f : ds.schema.fields) {
-      if (!columns.contains(f.name)) {
-        batch.columns.push_back(Column::Nulls(f.type, rows));
-        continue;
-      }
-      py::tuple vm = columns[py::str(f.name)].cast<py::tuple>();
-      Column col = ColumnFromPython(f, vm[0], vm[1], rows);
-      batch.columns.push_back(std::move(col));
-    }
-    CommitMeta meta = Meta(*c_, author, message, key);
-    std::vector<RecordBatch> batches;
-    batches.push_back(std::move(batch));
-    return Text(api::ToJson(Take(Unlocked([&] { return c_->Append(name, batches, meta); }))));
-  }
-
-  // Appends what an Arrow C stream (a PyCapsule "arrow_array_stream") yields, as one snapshot.
-  std::string append_arrow(const std::string& name, py::capsule stream, const std::string& author,
-                           const std::string& message, std::optional<std::string> key) {
-    auto* s = static_cast<ArrowArrayStream*>(
-        PyCapsule_GetPointer(stream.ptr(), "arrow_array_stream"));
-    if (s == nullptr) throw py::error_already_set();
-    ArrowArrayStream owned = *s;  // moved out: the capsule's destructor sees a released stream
-    s->release = nullptr;
-    CommitMeta meta = Meta(*c_, author, message, key);
-    std::vector<RecordBatch> batches;
-    Check(Unlocked([&] {
-      return arrow::ImportStream(&owned, [&](RecordBatch b) {
-        batches.push_back(std::move(b));
-        return Status::OK();
-      });
-    }));
-    return Text(api::ToJson(Take(Unlocked([&] { return c_->Append(name, batches, meta); }))));
-  }
-
- private:
   std::shared_ptr<Client> c_;
 };
 
@@ -244,7 +265,7 @@ void RegisterClient(py::module_& m) {
       .def("delete_rows", &PyClient::delete_rows)
       .def("append_arrow", &PyClient::append_arrow)
       .def("scan_arrow", &PyClient::scan_arrow)
-      .def("scan_columns", &PyClient::scan_columns)
+      .def("scan", &PyClient::scan)
       .def("append_columns", &PyClient::append_columns);
 }
 

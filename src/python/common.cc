@@ -15,9 +15,9 @@ void Raise(const Status& st) {
   py::dict fields;
   for (const auto& [k, v] : st.fields()) fields[py::str(k)] = py::str(v);
   const std::string code = st.code();
-  PyErr_SetObject(ErrorType().ptr(),
-                  py::make_tuple(st.message(), code, std::string(ErrorKindName(st.kind())), fields)
-                      .ptr());
+  PyErr_SetObject(
+      ErrorType().ptr(),
+      py::make_tuple(st.message(), code, std::string(ErrorKindName(st.kind())), fields).ptr());
   throw py::error_already_set();
 }
 

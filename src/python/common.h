@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <future>
 #include <optional>
-#include <thread>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "api/wire.h"
@@ -60,7 +60,8 @@ template <typename Fn>
 auto Interruptible(Fn&& fn) {
   using R = decltype(fn(std::declval<const std::atomic<bool>&>()));
   std::atomic<bool> cancelled{false};
-  std::packaged_task<R()> task([&] { return fn(static_cast<const std::atomic<bool>&>(cancelled)); });
+  std::packaged_task<R()> task(
+      [&] { return fn(static_cast<const std::atomic<bool>&>(cancelled)); });
   std::future<R> done = task.get_future();
   std::thread worker(std::move(task));
   bool interrupted = false;

@@ -1,12 +1,13 @@
 // tarn._tarn: the C++ SDK for Python (docs/design/python.md). Thin: the Python layer
 // (python/tarn) gives the calls their shapes. Errors raise _tarn.Error(message, code, kind,
 // fields), which the Python layer maps to one class per error code.
+#include "python/module.h"
+
 #include <pybind11/pybind11.h>
 
 #include <string>
 
 #include "python/common.h"
-#include "python/module.h"
 #include "tarn/status.h"
 
 PYBIND11_MODULE(_tarn, m) {
@@ -25,6 +26,7 @@ PYBIND11_MODULE(_tarn, m) {
     }
     return out;
   });
+  tarn::python::RegisterScan(m);
   tarn::python::RegisterClient(m);
   tarn::python::RegisterUploads(m);
 }

@@ -10,6 +10,7 @@
 namespace tarn::python {
 
 void RegisterClient(pybind11::module_& m);   // client.cc: connect, Client
+void RegisterScan(pybind11::module_& m);     // scan.cc: Scan (a streamed scan)
 void RegisterUploads(pybind11::module_& m);  // uploads.cc: Uploads
 
 // The C++ client of a _tarn.Client (client.cc); a TypeError for any other object.
