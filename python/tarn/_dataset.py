@@ -61,6 +61,18 @@ class Dataset:
         type mapping; a dataset column the frame lacks is null) or any object with
         ``__arrow_c_stream__``. Streamed in batches; Ctrl-C (KeyboardInterrupt) stops it
         before the commit, leaving the dataset as it was."""
+        return self._write(data, author, message, idempotency_key, "append", None)
+
+    @native
+    def overwrite(self, data, where: Optional[str] = None, author: str = "", message: str = "",
+                  idempotency_key: Optional[str] = None) -> Record:
+        """Replaces every live row (or, with `where`, the rows it matches) by `data`, as one
+        snapshot: readers see the old rows or the new ones, never both or neither. `data` as
+        for append. With `where`, no matching row and no new row commits nothing
+        (snapshot_id 0)."""
+        return self._write(data, author, message, idempotency_key, "overwrite", where)
+
+    def _write(self, data, author, message, idempotency_key, mode, where) -> Record:
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover
@@ -71,12 +83,12 @@ class Dataset:
                       .info["schema"]["fields"]]
             return records(self._c.append_columns(self.name, columns_of(data, fields),
                                                   len(data), author, message, idempotency_key,
-                                                  self.APPEND_CHUNK_ROWS))
+                                                  self.APPEND_CHUNK_ROWS, mode, where))
         if not hasattr(data, "__arrow_c_stream__"):
-            raise TypeError("append takes a pandas DataFrame or an object with "
+            raise TypeError(f"{mode} takes a pandas DataFrame or an object with "
                             "__arrow_c_stream__ (the Arrow PyCapsule interface)")
         return records(self._c.append_arrow(self.name, data.__arrow_c_stream__(), author,
-                                            message, idempotency_key))
+                                            message, idempotency_key, mode, where))
 
     @native
     def delete(self, where: str, author: str = "", message: str = "") -> Record:

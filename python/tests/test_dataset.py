@@ -1,5 +1,5 @@
-"""The dataset calls of the Python SDK, end to end on an embedded catalog (the `client`
-fixture; conftest.py runs them against `tarn serve` too where it is parametrized)."""
+"""The dataset calls of the Python SDK, end to end: every test runs once on an embedded catalog
+and once against `tarn serve` (the `catalog` fixture of conftest.py)."""
 
 import datetime
 import time
@@ -12,8 +12,8 @@ from tarn import errors, ops
 
 
 @pytest.fixture
-def client(tmp_path):
-    c = tarn.connect(str(tmp_path / "cat"))
+def client(catalog):
+    c = catalog
     c.create_workspace("w")
     c.create_collection("w.c")
     return c
@@ -170,3 +170,24 @@ def test_sql_to_pandas_and_into(client):
         client.sql("SELEKT 1")
     with pytest.raises(errors.InvalidArgument):
         client.sql("SELECT 1 AS id", into="w.c.big", mode="upsert", author="t")
+
+
+def test_overwrite_everything_or_where(client):
+    ds = client.create_dataset("w.c.d", "id INT64 NOT NULL, v VARCHAR")
+    ds.append(pd.DataFrame({"id": [1, 2, 3], "v": ["a", "b", "c"]}), author="t")
+    snap = ds.overwrite(pd.DataFrame({"id": [2], "v": ["B"]}), where="id >= 2", author="t")
+    assert snap.operation == "merge"
+    df = ds.scan().to_pandas().sort_values("id")
+    assert df["id"].tolist() == [1, 2] and df["v"].tolist() == ["a", "B"]
+    snap = ds.overwrite(pd.DataFrame({"id": [9], "v": ["z"]}), author="t", message="all")
+    assert snap.operation == "overwrite"
+    assert rows(ds) == [9]
+    assert rows(ds, at=snap.snapshot_id - 1) == [1, 2]
+    # An Arrow C stream overwrites too (a scan of another dataset).
+    other = client.create_dataset("w.c.o", "id INT64 NOT NULL, v VARCHAR")
+    other.append(pd.DataFrame({"id": [5, 6], "v": ["x", "y"]}), author="t")
+    ds.overwrite(other.scan(), author="t")
+    assert rows(ds) == [5, 6]
+    with pytest.raises(errors.InvalidArgument):
+        ds.overwrite(pd.DataFrame({"id": [1], "v": ["q"]}), where="nope = 1", author="t")
+    assert rows(ds) == [5, 6]

@@ -114,7 +114,9 @@ class PyClient {
   // Errors name the column and row of a value that does not convert.
   std::string append_columns(const std::string& name, const py::dict& columns, int64_t rows,
                              const std::string& author, const std::string& message,
-                             std::optional<std::string> key, int64_t chunk_rows) {
+                             std::optional<std::string> key, int64_t chunk_rows,
+                             const std::string& mode, const std::optional<std::string>& where) {
+    const auto commit = Committer(name, mode, where);
     DatasetInfo ds = Take(Unlocked([&] { return c_->LoadDataset(name); }));
     std::vector<std::optional<ColumnInput>> inputs;
     bool needs_gil = false;
@@ -163,8 +165,7 @@ class PyClient {
         }
         ready.Finish(std::move(st));
       });
-      Result<SnapshotInfo> r = c_->AppendStream(
-          name,
+      Result<SnapshotInfo> r = commit(
           [&]() -> Result<std::optional<RecordBatch>> {
             if (cancelled) return Status::Cancelled("interrupted");
             return ready.Pop();
@@ -182,7 +183,9 @@ class PyClient {
   // producer is called on the SDK's thread without the GIL (a producer that needs it, such as
   // pyarrow's, takes it itself).
   std::string append_arrow(const std::string& name, py::capsule stream, const std::string& author,
-                           const std::string& message, std::optional<std::string> key) {
+                           const std::string& message, std::optional<std::string> key,
+                           const std::string& mode, const std::optional<std::string>& where) {
+    const auto commit = Committer(name, mode, where);
     auto* s =
         static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(stream.ptr(), "arrow_array_stream"));
     if (s == nullptr) throw py::error_already_set();
@@ -200,8 +203,7 @@ class PyClient {
                                              : Status::Cancelled("the append stopped");
         }));
       });
-      Result<SnapshotInfo> r = c_->AppendStream(
-          name,
+      Result<SnapshotInfo> r = commit(
           [&]() -> Result<std::optional<RecordBatch>> {
             if (cancelled) return Status::Cancelled("interrupted");
             return queue.Pop();
@@ -215,6 +217,29 @@ class PyClient {
   }
 
  private:
+  // How the rows of an append call commit: `mode` "append" (AppendStream), "overwrite" without
+  // `where` (every live row replaced: AppendStream of operation overwrite) or with it (the rows
+  // `where` matches replaced: ReplaceWhere). Checked before any row is converted.
+  std::function<Result<SnapshotInfo>(const Client::BatchSource&, const CommitMeta&)> Committer(
+      const std::string& name, const std::string& mode, const std::optional<std::string>& where) {
+    if (mode == "append" && !where) {
+      return [this, name](const Client::BatchSource& next, const CommitMeta& meta) {
+        return c_->AppendStream(name, next, meta);
+      };
+    }
+    if (mode == "overwrite" && !where) {
+      return [this, name](const Client::BatchSource& next, const CommitMeta& meta) {
+        return c_->AppendStream(name, next, meta, CommitOperation::kOverwrite);
+      };
+    }
+    if (mode == "overwrite") {
+      return [this, name, w = *where](const Client::BatchSource& next, const CommitMeta& meta) {
+        return c_->ReplaceWhere(name, w, next, meta);
+      };
+    }
+    Raise(Status::InvalidArgument("an append's mode is append or overwrite (with where)"));
+  }
+
   // Scans read ahead at most this much (the bounded queue of ScanStream).
   static constexpr int64_t kScanQueueBytes = 64 << 20;
 
