@@ -6,6 +6,7 @@
 //    waiting for room) returns false from then on, so the producer stops and Finishes.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -70,6 +71,20 @@ class BoundedQueue {
     items_.pop_front();
     space_.notify_one();
     return std::optional<T>(std::move(item));
+  }
+
+  // As Pop, waiting at most `timeout`: nullopt when nothing came in time (so a consumer can look
+  // for a signal between waits).
+  template <typename Rep, typename Period>
+  std::optional<Result<std::optional<T>>> PopFor(std::chrono::duration<Rep, Period> timeout) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!ready_.wait_for(lock, timeout,
+                           [&] { return cancelled_ || !items_.empty() || finished_; })) {
+        return std::nullopt;
+      }
+    }
+    return Pop();  // ready, and only this consumer takes items
   }
 
   // The consumer gives up: drops what is queued and releases the producer.

@@ -115,5 +115,22 @@ TEST(BoundedQueue, APopWaitsForTheProducer) {
   producer.join();
 }
 
+TEST(BoundedQueue, PopForReturnsNothingInTimeThenWhatCame) {
+  BoundedQueue<std::string> q(8);
+  EXPECT_FALSE(q.PopFor(std::chrono::milliseconds(1)).has_value());  // nothing queued
+  ASSERT_TRUE(q.Push("a", 1));
+  auto got = q.PopFor(std::chrono::milliseconds(1));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(***got, "a");
+  q.Finish(Status::IOError("gone"));
+  got = q.PopFor(std::chrono::milliseconds(1));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->status().kind(), ErrorKind::kIOError);
+  q.Cancel();
+  got = q.PopFor(std::chrono::milliseconds(1));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->status().kind(), ErrorKind::kCancelled);
+}
+
 }  // namespace
 }  // namespace tarn

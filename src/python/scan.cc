@@ -1,0 +1,168 @@
+#include "python/scan.h"
+
+#include <pybind11/stl.h>
+
+#include <utility>
+#include <vector>
+
+#include "python/columns.h"
+#include "python/common.h"
+
+namespace tarn::python {
+namespace {
+
+// The bytes a column holds (what the queue counts).
+int64_t Bytes(const Column& c) {
+  int64_t n =
+      static_cast<int64_t>(c.data.size() + c.validity.size() + c.offsets.size() * sizeof(int64_t));
+  if (c.child) n += Bytes(*c.child);
+  for (const Column& m : c.members) n += Bytes(m);
+  return n;
+}
+
+// (name, type, kind, values, mask) of each column of `parts` (one vector of parts per field).
+py::list Convert(const Schema& schema, const std::vector<std::vector<const Column*>>& parts) {
+  py::list out;
+  for (size_t k = 0; k < schema.fields.size(); ++k) {
+    const Field& f = schema.fields[k];
+    py::tuple col = ColumnToPython(f, parts[k]);
+    out.append(py::make_tuple(f.name, f.type.ToString(), col[0], col[1], col[2]));
+  }
+  return out;
+}
+
+// _tarn.Scan: the Python side of a ScanStream.
+class PyScan {
+ public:
+  explicit PyScan(std::shared_ptr<ScanStream> s) : s_(std::move(s)) {}
+
+  // [(name, type text, nullable)] of the scan's columns.
+  py::list fields() const {
+    py::list out;
+    for (const Field& f : s_->schema().fields) {
+      out.append(py::make_tuple(f.name, f.type.ToString(), f.nullable));
+    }
+    return out;
+  }
+
+  // The next batch's columns, or None at the end.
+  py::object next() {
+    std::optional<RecordBatch> b = Take(s_->NextInterruptible());
+    if (!b) return py::none();
+    std::vector<std::vector<const Column*>> parts(b->columns.size());
+    for (size_t k = 0; k < b->columns.size(); ++k) parts[k].push_back(&b->columns[k]);
+    return Convert(s_->schema(), parts);
+  }
+
+  // Every remaining row's columns, each as one array (also when there is no row).
+  py::list collect() {
+    std::vector<RecordBatch> all;
+    for (;;) {
+      std::optional<RecordBatch> b = Take(s_->NextInterruptible());
+      if (!b) break;
+      all.push_back(std::move(*b));
+    }
+    const size_t n = s_->schema().fields.size();
+    py::list out;
+    for (size_t k = 0; k < n; ++k) {
+      std::vector<const Column*> parts;
+      for (const RecordBatch& b : all) parts.push_back(&b.columns[k]);
+      const Field& f = s_->schema().fields[k];
+      py::tuple col = ColumnToPython(f, parts);
+      out.append(py::make_tuple(f.name, f.type.ToString(), col[0], col[1], col[2]));
+      for (RecordBatch& b : all) b.columns[k] = Column();  // converted: free it now
+    }
+    return out;
+  }
+
+  void close() {
+    py::gil_scoped_release release;
+    s_->Close();
+  }
+
+ private:
+  std::shared_ptr<ScanStream> s_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<ScanStream>> ScanStream::Start(std::shared_ptr<Client> client,
+                                                      std::string name, ScanOptions options,
+                                                      int64_t max_bytes) {
+  TARN_ASSIGN_OR_RETURN(DatasetInfo ds, client->LoadDataset(name, options.at));
+  Schema schema;
+  if (options.columns.empty()) {
+    schema = ds.schema;
+  } else {
+    for (const std::string& c : options.columns) {
+      // A name the schema lacks: the scan itself reports it (column_not_found) before any batch.
+      const int i = ds.schema.FieldIndex(c);
+      if (i >= 0) schema.fields.push_back(ds.schema.fields[static_cast<size_t>(i)]);
+    }
+  }
+  std::shared_ptr<ScanStream> s(new ScanStream(client, std::move(schema), max_bytes));
+  ScanStream* raw = s.get();  // the stream outlives its producer: Close joins it
+  s->producer_ = std::thread([raw, name = std::move(name), options = std::move(options)] {
+    const size_t width = raw->schema_.fields.size();
+    Status st = raw->client_->Scan(name, options, [&](const RecordBatch& b) -> Status {
+      if (b.num_rows == 0) return Status::OK();
+      if (b.columns.size() != width) {
+        return Status::Internal("the scan yielded " + std::to_string(b.columns.size()) +
+                                " columns, not " + std::to_string(width));
+      }
+      RecordBatch copy;
+      copy.schema = b.schema;
+      copy.num_rows = b.num_rows;
+      int64_t bytes = 0;
+      for (const Column& c : b.columns) {
+        copy.columns.push_back(c.Clone());
+        bytes += Bytes(c);
+      }
+      if (!raw->queue_.Push(std::move(copy), bytes)) {
+        return Status::Cancelled("the scan was closed");
+      }
+      return Status::OK();
+    });
+    raw->queue_.Finish(std::move(st));
+  });
+  return s;
+}
+
+ScanStream::~ScanStream() { Close(); }
+
+void ScanStream::Close() {
+  queue_.Cancel();
+  if (producer_.joinable()) producer_.join();
+}
+
+Result<std::optional<RecordBatch>> ScanStream::Next() { return queue_.Pop(); }
+
+Result<std::optional<RecordBatch>> ScanStream::NextInterruptible() {
+  for (;;) {
+    std::optional<Result<std::optional<RecordBatch>>> got;
+    {
+      py::gil_scoped_release release;
+      got = queue_.PopFor(std::chrono::milliseconds(50));
+    }
+    if (got) return std::move(*got);
+    if (PyErr_CheckSignals() != 0) {
+      {
+        py::gil_scoped_release release;
+        Close();
+      }
+      throw py::error_already_set();
+    }
+  }
+}
+
+py::object MakeScan(std::shared_ptr<ScanStream> s) { return py::cast(PyScan(std::move(s))); }
+
+void RegisterScan(py::module_& m) {
+  py::class_<PyScan>(m, "Scan")
+      .def("fields", &PyScan::fields)
+      .def("next", &PyScan::next)
+      .def("collect", &PyScan::collect)
+      .def("close", &PyScan::close);
+}
+
+}  // namespace tarn::python

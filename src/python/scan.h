@@ -1,0 +1,56 @@
+// A scan streamed to Python: a producer thread runs the SDK's Scan and hands copies of its
+// batches through a BoundedQueue, so a consumer (the Python batch iterator, an Arrow C stream)
+// holds at most the queue's bytes; closing or destroying the stream cancels the producer and
+// joins it.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "common/bounded_queue.h"
+#include "tarn/client.h"
+
+namespace tarn::python {
+
+namespace py = pybind11;
+
+class ScanStream {
+ public:
+  // Reads the dataset's schema at options.at (the fields of options.columns, in that order),
+  // then starts the producer. Call without the GIL. Errors: LoadDataset's.
+  static Result<std::shared_ptr<ScanStream>> Start(std::shared_ptr<Client> client, std::string name,
+                                                   ScanOptions options, int64_t max_bytes);
+  ~ScanStream();  // Close()
+  ScanStream(const ScanStream&) = delete;
+  ScanStream& operator=(const ScanStream&) = delete;
+
+  const Schema& schema() const { return schema_; }
+  // The next batch (nullopt at the end), waiting as long as it takes; the scan's error, once.
+  Result<std::optional<RecordBatch>> Next();
+  // The same with the GIL held on entry: the wait releases it and looks for a signal every 50
+  // ms; on one (Ctrl-C), closes the stream and throws its exception (KeyboardInterrupt).
+  Result<std::optional<RecordBatch>> NextInterruptible();
+  // Cancels the producer and joins it (idempotent).
+  void Close();
+
+ private:
+  ScanStream(std::shared_ptr<Client> client, Schema schema, int64_t max_bytes)
+      : client_(std::move(client)), schema_(std::move(schema)), queue_(max_bytes, 4) {}
+
+  std::shared_ptr<Client> client_;
+  Schema schema_;
+  BoundedQueue<RecordBatch> queue_;
+  std::thread producer_;
+  bool ended_ = false;
+};
+
+// A new _tarn.Scan (registered by RegisterScan, module.h) over `s`.
+py::object MakeScan(std::shared_ptr<ScanStream> s);
+
+}  // namespace tarn::python
