@@ -2,6 +2,7 @@
 and once against `tarn serve` (the `catalog` fixture of conftest.py)."""
 
 import datetime
+import shutil
 import time
 
 import pandas as pd
@@ -145,13 +146,35 @@ def test_expire_keeps_what_offsets_need(client):
         ds.expire(5)
 
 
-def test_add_files_registers_what_a_scan_wrote(client, tmp_path):
+def test_add_files_registers_parquet_already_in_the_warehouse(tmp_path):
+    # Embedded: the test places the file in the warehouse directory itself.
+    client = tarn.connect(str(tmp_path / "cat"))
+    client.create_workspace("w")
+    client.create_collection("w.c")
     src = client.create_dataset("w.c.src", "id INT64")
     src.append(pd.DataFrame({"id": [1, 2, 3]}), author="t")
-    paths = [f.file.path for f in src.files()]
+    (path,) = [f.file.path for f in src.files()]
     dst = client.create_dataset("w.c.dst", "id INT64")
-    with pytest.raises(errors.PathNotOwned):
-        dst.add_files(paths, author="t")
+    with pytest.raises(errors.PathNotOwned):  # another dataset's file
+        dst.add_files([path], author="t")
+    own = f"datasets/{dst.uuid}/data/imported.parquet"
+    warehouse = tmp_path / "cat" / "warehouse"
+    (warehouse / own).parent.mkdir(parents=True)
+    shutil.copy(warehouse / path, warehouse / own)
+    snap = dst.add_files([own], author="t", idempotency_key="import-1")
+    assert snap.operation == "add_files" and rows(dst) == [1, 2, 3]
+    assert dst.add_files([own], author="t", idempotency_key="import-1").snapshot_id == \
+        snap.snapshot_id  # the same key: the first commit's snapshot
+    with pytest.raises(errors.FileNotFound):
+        dst.add_files([f"datasets/{dst.uuid}/data/missing.parquet"], author="t")
+
+
+def test_an_append_with_the_same_idempotency_key_commits_once(client):
+    ds = client.create_dataset("w.c.d", "id INT64")
+    first = ds.append(pd.DataFrame({"id": [1]}), author="t", idempotency_key="batch-7")
+    again = ds.append(pd.DataFrame({"id": [1]}), author="t", idempotency_key="batch-7")
+    assert again.snapshot_id == first.snapshot_id
+    assert rows(ds) == [1] and len(list(ds.snapshots())) == 1
 
 
 def test_sql_to_pandas_and_into(client):

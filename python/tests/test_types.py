@@ -35,8 +35,9 @@ DTYPES = {"id": "int64", "b": "boolean", "i8": "Int8", "i16": "Int16", "i32": "I
           "st": "object", "m": "object", "nn_i": "int32", "nn_f": "float64", "nn_b": "bool"}
 
 
-def catalog(tmp_path, schema=SCHEMA):
-    c = tarn.connect(str(tmp_path / "cat"))
+def catalog(tmp_path, schema=SCHEMA, client=None):
+    """A catalog (`client`, else a new embedded one) with the dataset w.c.d of `schema`."""
+    c = client or tarn.connect(str(tmp_path / "cat"))
     c.create_workspace("w")
     c.create_collection("w.c")
     c.create_dataset("w.c.d", schema)
@@ -95,8 +96,11 @@ def scan_sorted(c, **kwargs):
         .reset_index(drop=True)
 
 
-def test_every_type_round_trips_with_its_dtype_and_nulls(tmp_path):
-    c = catalog(tmp_path)
+@pytest.mark.parametrize("where", ["embedded", "remote"])
+def test_every_type_round_trips_with_its_dtype_and_nulls(tmp_path, where, request):
+    # Remotely the batches cross the wire in tarn's own encoding both ways.
+    c = catalog(tmp_path, client=request.getfixturevalue("served").connect()
+                if where == "remote" else None)
     df = every_type_frame()
     assert set(df.columns) == set(DTYPES)
     c.load_dataset("w.c.d").append(df, author="t")

@@ -134,9 +134,10 @@ struct AddedFileChecks {
 // code=path_not_owned, one answer for every such case. Then each file must exist
 // (code=file_not_found), be a regular object (code=not_a_regular_file) and have the stated
 // size (code=file_size_mismatch). Pins part.expected_uuid to the incarnation checked. A keyed
-// part whose key already committed is not checked (the commit answers it as a replay).
-Status CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommit& part,
-                       const AddedFileChecks& checks);
+// part whose key already committed is not checked (the commit answers it as a replay): the
+// result is true then, so a caller skips its own reads of the files too.
+Result<bool> CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommit& part,
+                             const AddedFileChecks& checks);
 
 // kNotFound code=view_not_found (views.cc).
 Status ViewNotFound(const DatasetName& n);

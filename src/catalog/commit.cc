@@ -804,7 +804,7 @@ Result<std::vector<SnapshotInfo>> Catalog::Commit(std::vector<DatasetCommit> par
     if (p.operation == CommitOperation::kCompact) {
       return Status::InvalidArgument("a compaction commit is made by Compact, not sent");
     }
-    TARN_RETURN_NOT_OK(CheckAddedFiles(*metastore_, *warehouse_, p, {}));
+    TARN_RETURN_NOT_OK(CheckAddedFiles(*metastore_, *warehouse_, p, {}).status());
   }
   return CommitWritten(std::move(parts));
 }
@@ -816,7 +816,7 @@ Result<SnapshotInfo> Catalog::CommitStaged(DatasetCommit part, std::string_view 
   if (!checks.also_owned_prefix.empty() && checks.also_owned_prefix.back() != '/') {
     checks.also_owned_prefix += '/';
   }
-  TARN_RETURN_NOT_OK(CheckAddedFiles(*metastore_, *warehouse_, part, checks));
+  TARN_RETURN_NOT_OK(CheckAddedFiles(*metastore_, *warehouse_, part, checks).status());
   std::vector<DatasetCommit> parts;
   parts.push_back(std::move(part));
   TARN_ASSIGN_OR_RETURN(auto out, CommitWritten(std::move(parts)));

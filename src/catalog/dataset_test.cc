@@ -792,6 +792,26 @@ TEST_P(DatasetSuite, AddFilesFromFooters) {
   EXPECT_EQ(t->total_records, 2);
 }
 
+// A retry of a keyed add_files that landed answers with its snapshot; it used to fail with
+// file_changed (the replay skipped the size check the footer comparison relied on).
+TEST_P(DatasetSuite, AddFilesRetriedWithItsKeyReplays) {
+  Create("w.c.src", "id INT64 NOT NULL");
+  Append("w.c.src", {{"1"}, {"2"}});
+  auto bytes = cat_->warehouse().Get(Files("w.c.src")[0].file.path);
+  ASSERT_TRUE(bytes.ok());
+  auto dst = Create("w.c.dst", "id INT64 NOT NULL");
+  const std::string own = "datasets/" + dst.uuid + "/data/imported.parquet";
+  ASSERT_OK(cat_->warehouse().Put(own, *bytes));
+  CommitMeta meta = Meta();
+  meta.idempotency_key = "import-1";
+  auto first = cat_->AddFiles("w.c.dst", {own}, meta);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto again = cat_->AddFiles("w.c.dst", {own}, meta);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->snapshot_id, first->snapshot_id);
+  EXPECT_EQ(Rows("w.c.dst"), (std::vector<std::string>{"1", "2"}));
+}
+
 TEST_P(DatasetSuite, ChangeFeedOffsetsExpiryAndCleanup) {
   Create("w.c.t", "id INT64");
   Append("w.c.t", {{"1"}});

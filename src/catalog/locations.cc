@@ -79,9 +79,9 @@ std::vector<Result<ObjectInfo>> HeadAll(ObjectStore& store, const std::vector<st
 
 namespace catalog_internal {
 
-Status CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommit& part,
-                       const AddedFileChecks& checks) {
-  if (part.added.empty()) return Status::OK();
+Result<bool> CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommit& part,
+                             const AddedFileChecks& checks) {
+  if (part.added.empty()) return false;
   TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(part.dataset));
   for (DataFile& f : part.added) {
     auto key = WarehouseKey(warehouse, f.path);
@@ -123,12 +123,12 @@ Status CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommit& par
         return Status::OK();
       },
       TxMode::kReadOnly));
-  if (replay) return Status::OK();
+  if (replay) return true;
   if (!not_owned.empty()) return NotOwned(not_owned.front());
   // The commit lands in the incarnation whose prefix was checked, or fails as stale.
-  if (part.expected_uuid && *part.expected_uuid != uuid) return Status::OK();
+  if (part.expected_uuid && *part.expected_uuid != uuid) return false;
   part.expected_uuid = uuid;
-  if (!checks.head) return Status::OK();
+  if (!checks.head) return false;
 
   std::vector<std::string> keys;
   keys.reserve(part.added.size());
@@ -162,7 +162,7 @@ Status CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommit& par
           .WithField("path", f.path);
     }
   }
-  return Status::OK();
+  return false;
 }
 
 }  // namespace catalog_internal

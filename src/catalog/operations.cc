@@ -388,24 +388,27 @@ Result<SnapshotInfo> Catalog::DoAddFiles(std::string_view qualified,
   // may not register does not depend on what is there. Then existence and type, then footers.
   AddedFileChecks checks;
   checks.sizes_stated = false;
-  TARN_RETURN_NOT_OK(CheckAddedFiles(*metastore_, *warehouse_, part, checks));
-  for (auto& f : part.added) {
-    auto file = DataFileFromFooter(*warehouse_, f.path, ds.schema, ds.spec);
-    if (!file.ok()) {
-      const Status& st = file.status();
-      if (st.kind() == ErrorKind::kInvalidArgument) {
-        return st.WithContext("file '" + f.path +
-                              "'");  // a readable Parquet file that does not fit
+  TARN_ASSIGN_OR_RETURN(const bool replay, CheckAddedFiles(*metastore_, *warehouse_, part, checks));
+  // A retry of a keyed add that landed reads nothing: the commit answers with its snapshot.
+  if (!replay) {
+    for (auto& f : part.added) {
+      auto file = DataFileFromFooter(*warehouse_, f.path, ds.schema, ds.spec);
+      if (!file.ok()) {
+        const Status& st = file.status();
+        if (st.kind() == ErrorKind::kInvalidArgument) {
+          return st.WithContext("file '" + f.path +
+                                "'");  // a readable Parquet file that does not fit
+        }
+        return Status::Of(codes::kNotParquet, "file '" + f.path + "' is not a Parquet file")
+            .WithField("path", f.path);
       }
-      return Status::Of(codes::kNotParquet, "file '" + f.path + "' is not a Parquet file")
-          .WithField("path", f.path);
+      if (file->file_size_bytes != f.file_size_bytes) {
+        return Status::Of(codes::kFileChanged,
+                          "file '" + f.path + "' changed while it was being added")
+            .WithField("path", f.path);
+      }
+      f = std::move(*file);
     }
-    if (file->file_size_bytes != f.file_size_bytes) {
-      return Status::Of(codes::kFileChanged,
-                        "file '" + f.path + "' changed while it was being added")
-          .WithField("path", f.path);
-    }
-    f = std::move(*file);
   }
   std::vector<DatasetCommit> parts;
   parts.push_back(std::move(part));

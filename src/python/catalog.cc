@@ -73,8 +73,8 @@ std::string AlterSchema(Client& c, const std::string& name, const std::vector<st
                         std::optional<int64_t> read_snapshot_id) {
   std::vector<SchemaChange> parsed;
   for (const std::string& text : changes) parsed.push_back(Take(ParseSchemaChange(text)));
-  return Text(api::ToJson(
-      Take(Unlocked([&] { return c.AlterSchema(name, parsed, read_snapshot_id); }))));
+  return Text(
+      api::ToJson(Take(Unlocked([&] { return c.AlterSchema(name, parsed, read_snapshot_id); }))));
 }
 
 std::string SetPartitionSpec(Client& c, const std::string& name, const std::string& spec) {
@@ -204,8 +204,8 @@ std::string SqlInto(Client& c, const std::string& query, const std::string& targ
   } else if (mode == "overwrite") {
     into.mode = QueryIntoMode::kOverwrite;
   } else {
-    Raise(Status::InvalidArgument("mode is one of create, append and overwrite, not '" + mode +
-                                  "'"));
+    Raise(
+        Status::InvalidArgument("mode is one of create, append and overwrite, not '" + mode + "'"));
   }
   into.meta = meta;
   Result<QueryIntoResult> r = Interruptible([&](const std::atomic<bool>& cancelled) {

@@ -64,8 +64,7 @@ py::tuple Sql(Client& c, const std::string& query, double timeout_s, int threads
 // The query's rows committed into `target` ("create", "append", "overwrite"): the result as
 // {dataset, created, rows, snapshot, reads}. Ctrl-C stops it before its commit.
 std::string SqlInto(Client& c, const std::string& query, const std::string& target,
-                    const std::string& mode, const CommitMeta& meta, double timeout_s,
-                    int threads);
+                    const std::string& mode, const CommitMeta& meta, double timeout_s, int threads);
 
 // Adds the calls above to the native Client class (`cls`, a py::class_); `sdk` returns a bound
 // object's tarn::Client&.
@@ -87,14 +86,20 @@ void DefineCatalogCalls(Class& cls, Sdk sdk) {
       .def("set_properties",
            [sdk](Self& s, const std::string& level, const std::string& n,
                  const std::map<std::string, std::string>& set,
-                 const std::vector<std::string>& unset) { SetProperties(sdk(s), level, n, set, unset); })
+                 const std::vector<std::string>& unset) {
+             SetProperties(sdk(s), level, n, set, unset);
+           })
       .def("alter_schema",
            [sdk](Self& s, const std::string& n, const std::vector<std::string>& changes,
                  std::optional<int64_t> read) { return AlterSchema(sdk(s), n, changes, read); })
-      .def("set_partition_spec", [sdk](Self& s, const std::string& n,
-                                       const std::string& spec) { return SetPartitionSpec(sdk(s), n, spec); })
-      .def("set_sort_order", [sdk](Self& s, const std::string& n,
-                                   const std::string& order) { return SetSortOrder(sdk(s), n, order); })
+      .def("set_partition_spec",
+           [sdk](Self& s, const std::string& n, const std::string& spec) {
+             return SetPartitionSpec(sdk(s), n, spec);
+           })
+      .def("set_sort_order",
+           [sdk](Self& s, const std::string& n, const std::string& order) {
+             return SetSortOrder(sdk(s), n, order);
+           })
       .def("create_tag",
            [sdk](Self& s, const std::string& n, const std::string& tag,
                  std::optional<int64_t> snapshot, std::optional<int64_t> time_us,
@@ -141,16 +146,18 @@ void DefineCatalogCalls(Class& cls, Sdk sdk) {
                            const std::string& consumer) { return GetOffset(sdk(s), n, consumer); })
       .def("expire",
            [sdk](Self& s, const std::string& n, int64_t older_than_us, bool respect_offsets,
-                 bool dry_run) { return Expire(sdk(s), n, older_than_us, respect_offsets, dry_run); })
+                 bool dry_run) {
+             return Expire(sdk(s), n, older_than_us, respect_offsets, dry_run);
+           })
       .def("sql", [sdk](Self& s, const std::string& q, double timeout_s,
                         int threads) { return Sql(sdk(s), q, timeout_s, threads); })
-      .def("sql_into", [sdk](Self& s, const std::string& q, const std::string& target,
-                             const std::string& mode, const std::string& author,
-                             const std::string& message, std::optional<std::string> key,
-                             double timeout_s, int threads) {
-        return SqlInto(sdk(s), q, target, mode, Meta(sdk(s), author, message, key), timeout_s,
-                       threads);
-      });
+      .def("sql_into",
+           [sdk](Self& s, const std::string& q, const std::string& target, const std::string& mode,
+                 const std::string& author, const std::string& message,
+                 std::optional<std::string> key, double timeout_s, int threads) {
+             return SqlInto(sdk(s), q, target, mode, Meta(sdk(s), author, message, key), timeout_s,
+                            threads);
+           });
 }
 
 }  // namespace tarn::python

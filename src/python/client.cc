@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "arrow/arrow_c.h"
-#include "python/catalog.h"
 #include "common/bounded_queue.h"
+#include "python/catalog.h"
 #include "python/columns.h"
 #include "python/common.h"
 #include "python/module.h"
@@ -278,8 +278,7 @@ void RegisterClient(py::module_& m) {
   });
   py::class_<PyClient> cls(m, "Client");
   DefineCatalogCalls(cls, [](PyClient& p) -> Client& { return p.sdk(); });
-  cls
-      .def_property_readonly("remote", &PyClient::remote)
+  cls.def_property_readonly("remote", &PyClient::remote)
       .def_property_readonly("actor", &PyClient::actor)
       .def("create_workspace", &PyClient::create_workspace)
       .def("list_workspaces", &PyClient::list_workspaces)
