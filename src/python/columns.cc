@@ -757,6 +757,12 @@ void AppendObject(PyObject* v, Column* out) {
     case TypeId::kFloat64:
       return out->AppendFixed(Float(v, t));
     case TypeId::kDecimal: {
+      if (PyTypeObject* fast = DecimalFast(); fast != nullptr && Py_TYPE(v) == fast) {
+        if (const std::optional<int128> d = ReadDecimalRaw(v, t.precision(), t.scale())) {
+          out->AppendFixed(*d);
+          return;
+        }
+      }
       std::string text;
       if (PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject*>(Py().decimal)) ||
           PyUnicode_Check(v)) {
