@@ -5,10 +5,13 @@
 // The datetime C API (PyDate_FromDate...); PyDateTime_IMPORT fills this file's PyDateTimeAPI.
 #include <datetime.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -109,6 +112,144 @@ PyObject* DateObject(int64_t days) {
   return PyDate_FromDate(static_cast<int>(d.year), d.month, d.day);
 }
 
+// ---- Fast paths for the object columns of a scan (str, Decimal) ----
+
+// A str of UTF-8 bytes: ASCII (checked 8 bytes at a time) is copied straight into a 1-byte
+// compact str, anything else goes through the UTF-8 decoder (which picks UCS1/2/4).
+PyObject* StrObject(std::string_view v) {
+  const auto* s = reinterpret_cast<const unsigned char*>(v.data());
+  const size_t n = v.size();
+  uint64_t high = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s + i, 8);
+    high |= w;
+  }
+  for (; i < n; ++i) high |= s[i];
+  if ((high & 0x8080808080808080ULL) != 0) {
+    return PyUnicode_DecodeUTF8(v.data(), static_cast<Py_ssize_t>(n), "strict");
+  }
+  PyObject* o = PyUnicode_New(static_cast<Py_ssize_t>(n), 127);
+  if (o != nullptr && n > 0) std::memcpy(PyUnicode_1BYTE_DATA(o), s, n);
+  return o;
+}
+
+// decimal.Decimal objects made and read without text, through the layout of the C
+// implementation's objects (_decimal, CPython 3.3 to 3.12: PyDecObject around libmpdec's mpd_t,
+// 64-bit: base 10^19 words). CPython gives no C API for Decimal; this layout has not changed
+// since 3.3, and it is used only when the type's size is this layout's and objects made here
+// equal Decimal(str) (value, str, hash, as_tuple) for a set of checks run once (DecimalFast());
+// otherwise every value goes through Decimal(str) / str(d).
+struct MpdLayout {
+  uint8_t flags;
+  Py_ssize_t exp, digits, len, alloc;
+  uint64_t* data;
+};
+struct DecLayout {
+  PyObject_HEAD Py_hash_t hash;
+  MpdLayout dec;
+  uint64_t data[4];  // _Py_DEC_MINALLOC
+};
+constexpr uint8_t kMpdNeg = 1, kMpdSpecial = 2 | 4 | 8, kMpdStatic = 16, kMpdStaticData = 32;
+constexpr uint64_t kMpdRadix = 10000000000000000000ULL;  // 10^19
+
+int DigitsOf(uint64_t w) {
+  int d = 1;
+  for (uint64_t p = 10; d < 20 && w >= p; p *= 10) ++d;
+  return d;
+}
+
+// The Decimal of unscaled `v` at `scale` by the layout (no checks; see DecimalFast).
+PyObject* MakeDecimalRaw(PyTypeObject* type, int128 v, int scale) {
+  PyObject* o = type->tp_alloc(type, 0);
+  if (o == nullptr) return nullptr;
+  auto* d = reinterpret_cast<DecLayout*>(o);
+  uint128 m = v < 0 ? uint128(0) - static_cast<uint128>(v) : static_cast<uint128>(v);
+  Py_ssize_t len = 0;
+  if (m < kMpdRadix) {
+    d->data[len++] = static_cast<uint64_t>(m);
+  } else {
+    while (m != 0) {
+      d->data[len++] = static_cast<uint64_t>(m % kMpdRadix);
+      m /= kMpdRadix;
+    }
+  }
+  d->hash = -1;
+  d->dec.flags = static_cast<uint8_t>(kMpdStatic | kMpdStaticData | (v < 0 ? kMpdNeg : 0));
+  d->dec.exp = -scale;
+  d->dec.len = len;
+  d->dec.digits = DigitsOf(d->data[len - 1]) + 19 * (len - 1);
+  d->dec.alloc = 4;
+  d->dec.data = d->data;
+  return o;
+}
+
+// The unscaled value at `scale` of Decimal `o` read by the layout, when it is a finite value
+// whose text ParseDecimal reads as exactly that (no exponent notation, at most `scale` fraction
+// digits) and that fits `precision` digits; nullopt otherwise (then the text decides).
+std::optional<int128> ReadDecimalRaw(PyObject* o, int precision, int scale) {
+  const auto* d = reinterpret_cast<const DecLayout*>(o);
+  const MpdLayout& m = d->dec;
+  if ((m.flags & kMpdSpecial) != 0 || m.len < 1 || m.len > 2 || m.exp > 0 || -m.exp > scale ||
+      m.digits - 1 + m.exp < -6 || m.digits + scale + m.exp > precision) {
+    return std::nullopt;
+  }
+  uint128 mag = m.data[0];
+  if (m.len == 2) mag += static_cast<uint128>(m.data[1]) * kMpdRadix;
+  for (Py_ssize_t k = -m.exp; k < scale; ++k) mag *= 10;  // at most `precision` digits
+  const int128 v = static_cast<int128>(mag);
+  return (m.flags & kMpdNeg) != 0 ? -v : v;
+}
+
+// decimal.Decimal's type when the layout above holds for it (checked once), else nullptr.
+// TARN_PYTHON_DECIMAL_TEXT=1 in the environment turns the layout off (every value by text).
+PyTypeObject* DecimalFast() {
+  static PyTypeObject* const fast = []() -> PyTypeObject* {
+    auto* type = reinterpret_cast<PyTypeObject*>(Py().decimal);
+    if (std::getenv("TARN_PYTHON_DECIMAL_TEXT") != nullptr || sizeof(void*) != 8 ||
+        type->tp_basicsize != static_cast<Py_ssize_t>(sizeof(DecLayout)) ||
+        type->tp_itemsize != 0) {
+      return nullptr;
+    }
+    try {
+      py::module_ decimal = py::module_::import("decimal");
+      // The C implementation (not _pydecimal), built with 64-bit words.
+      if (!py::hasattr(decimal, "__libmpdec_version__") ||
+          decimal.attr("MAX_PREC").cast<int64_t>() != 999999999999999999LL) {
+        return nullptr;
+      }
+      const int128 e19 = static_cast<int128>(kMpdRadix);
+      const int128 e38m1 = e19 * e19 - 1;
+      const int128 values[] = {0,       1,       -1,         7,         -120,           123456789,
+                               e19 - 1, e19,     -e19,       e19 + 1,   e38m1,          -e38m1,
+                               e19 * 5, 1000000, -999999999, e38m1 / 7, -(e19 * 3 + 42)};
+      for (const int128 v : values) {
+        for (const int scale : {0, 1, 2, 6, 10, 19, 37, 38}) {
+          char buf[kMaxDecimalChars];
+          const size_t n = FormatDecimal(v, scale, buf);
+          py::object want = Steal(PyObject_CallOneArg(Py().decimal, py::str(buf, n).ptr()));
+          py::object made = Steal(MakeDecimalRaw(type, v, scale));
+          if (!want.equal(made) ||
+              py::str(want).cast<std::string>() != py::str(made).cast<std::string>() ||
+              py::hash(want) != py::hash(made) ||
+              !want.attr("as_tuple")().equal(made.attr("as_tuple")())) {
+            return nullptr;
+          }
+          // Read back, as an append does (None where the text would decide).
+          const std::optional<int128> read = ReadDecimalRaw(want.ptr(), 38, scale);
+          if (read && *read != v) return nullptr;
+        }
+      }
+    } catch (const std::exception&) {  // error_already_set, cast_error
+      PyErr_Clear();
+      return nullptr;
+    }
+    return type;
+  }();
+  return fast;
+}
+
 // One value of `c` as a Python object (a new reference; None for null): the "object" kind of
 // the mapping, used at the top level for the types without a numpy dtype and at every level
 // inside ARRAY, STRUCT and MAP (where numbers are int, float and bool, and timestamps
@@ -140,16 +281,17 @@ PyObject* ValueToPython(const Column& c, int64_t i) {
     case TypeId::kFloat64:
       return PyFloat_FromDouble(c.Value<double>(i));
     case TypeId::kDecimal: {
+      if (PyTypeObject* fast = DecimalFast()) {
+        return MakeDecimalRaw(fast, c.Value<int128>(i), c.type.scale());
+      }
       char buf[kMaxDecimalChars];
       const size_t n = FormatDecimal(c.Value<int128>(i), c.type.scale(), buf);
       py::object text = Steal(PyUnicode_FromStringAndSize(buf, static_cast<Py_ssize_t>(n)));
       return PyObject_CallOneArg(o.decimal, text.ptr());
     }
     case TypeId::kVarchar:
-    case TypeId::kJson: {
-      const std::string_view v = c.StringAt(i);
-      return PyUnicode_DecodeUTF8(v.data(), static_cast<Py_ssize_t>(v.size()), "strict");
-    }
+    case TypeId::kJson:
+      return StrObject(c.StringAt(i));
     case TypeId::kBlob: {
       const std::string_view v = c.StringAt(i);
       return PyBytes_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size()));
@@ -349,27 +491,43 @@ py::tuple ColumnToPython(const Field& f, const std::vector<const Column*>& parts
   int64_t row = 0;
   if (t.id() == TypeId::kDate) {
     // Dates repeat (days of a few years): each distinct day is made once and shared (a date is
-    // immutable), through a small direct-mapped cache.
+    // immutable), through a table of every day between the first and the last (when that span
+    // is at most kFlat days), else a direct-mapped cache.
+    constexpr int64_t kFlat = 1 << 20;
     constexpr size_t kSlots = 4096;
-    std::vector<std::pair<int32_t, PyObject*>> cache(kSlots, {0, nullptr});
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    for (const Column* c : parts) {
+      const int32_t* days = c->values<int32_t>();
+      for (int64_t i = 0; i < c->length; ++i) {
+        if (!c->IsValid(i)) continue;
+        lo = std::min(lo, days[i]);
+        hi = std::max(hi, days[i]);
+      }
+    }
+    const bool flat = lo <= hi && static_cast<int64_t>(hi) - lo < kFlat;
+    std::vector<std::pair<int32_t, PyObject*>> cache(
+        flat ? static_cast<size_t>(static_cast<int64_t>(hi) - lo + 1) : kSlots, {0, nullptr});
+    struct Release {
+      std::vector<std::pair<int32_t, PyObject*>>& cache;
+      ~Release() {
+        for (auto& s : cache) Py_XDECREF(s.second);
+      }
+    } release{cache};
     for (const Column* c : parts) {
       const int32_t* days = c->values<int32_t>();
       for (int64_t i = 0; i < c->length; ++i, ++row) {
         PyObject* v = Py_None;
         if (c->IsValid(i)) {
-          auto& slot = cache[static_cast<uint32_t>(days[i]) % kSlots];
+          auto& slot = cache[flat ? static_cast<size_t>(static_cast<int64_t>(days[i]) - lo)
+                                  : static_cast<uint32_t>(days[i]) % kSlots];
           if (slot.second == nullptr || slot.first != days[i]) {
             PyObject* made;
             try {
               made = DateObject(days[i]);
             } catch (const Unrepresentable& u) {
-              for (auto& s : cache) Py_XDECREF(s.second);
               RaiseRow(f, row, u.why);
             }
-            if (made == nullptr) {
-              for (auto& s : cache) Py_XDECREF(s.second);
-              throw py::error_already_set();
-            }
+            if (made == nullptr) throw py::error_already_set();
             Py_XDECREF(slot.second);
             slot = {days[i], made};
           }
@@ -380,7 +538,6 @@ py::tuple ColumnToPython(const Field& f, const std::vector<const Column*>& parts
         p[row] = v;
       }
     }
-    for (auto& s : cache) Py_XDECREF(s.second);
     return py::make_tuple("object", out, py::none());
   }
   for (const Column* c : parts) {
@@ -600,6 +757,12 @@ void AppendObject(PyObject* v, Column* out) {
     case TypeId::kFloat64:
       return out->AppendFixed(Float(v, t));
     case TypeId::kDecimal: {
+      if (PyTypeObject* fast = DecimalFast(); fast != nullptr && Py_TYPE(v) == fast) {
+        if (const std::optional<int128> d = ReadDecimalRaw(v, t.precision(), t.scale())) {
+          out->AppendFixed(*d);
+          return;
+        }
+      }
       std::string text;
       if (PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject*>(Py().decimal)) ||
           PyUnicode_Check(v)) {
