@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "common/text.h"
 #include "formats/error_codes.h"
 #include "formats/fast_parse.h"
 #include "formats/ndjson_reader.h"
@@ -61,19 +62,6 @@ inline bool FastParseInt(std::string_view s, T* out) {
     *out = static_cast<T>(v);
   }
   return true;
-}
-
-// Whether every byte is ASCII.
-bool AllAscii(const uint8_t* p, size_t n) {
-  uint64_t acc = 0;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    acc |= w;
-  }
-  for (; i < n; ++i) acc |= p[i];
-  return (acc & 0x8080808080808080ull) == 0;
 }
 
 // Counts of candidate delimiters in the first line (outside quotes); ',' when none occurs.
@@ -392,7 +380,8 @@ Status CsvReader::ConvertVariable(int t, int c, int64_t n, Column* out, int64_t*
     out->offsets[r + 1] = static_cast<int64_t>(w);
   }
   out->data.resize(w);
-  if (id == TypeId::kVarchar && !AllAscii(out->data.data(), w)) {
+  if (id == TypeId::kVarchar &&
+      !AllAscii(std::string_view(reinterpret_cast<const char*>(out->data.data()), w))) {
     for (int64_t r = 0; r < n; ++r) {
       std::string_view v(reinterpret_cast<const char*>(out->data.data()) + out->offsets[r],
                          static_cast<size_t>(out->offsets[r + 1] - out->offsets[r]));

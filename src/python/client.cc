@@ -145,37 +145,26 @@ class PyClient {
       }
       return batch;
     };
-    Result<SnapshotInfo> done = Interruptible([&](const std::atomic<bool>& cancelled) {
-      // A converter thread keeps two chunks ready while the SDK writes the one before them:
-      // the conversion (with the GIL) and the encoding (without) overlap.
-      BoundedQueue<RecordBatch> ready(std::numeric_limits<int64_t>::max(), 2);
-      std::thread converter([&] {
-        Status st;
-        for (int64_t begin = 0; begin < rows; begin += chunk) {
-          if (cancelled) {
-            st = Status::Cancelled("interrupted");
-            break;
+    // A converter thread keeps two chunks ready while the SDK writes the one before them: the
+    // conversion (with the GIL) and the encoding (without) overlap.
+    return CommitProduced(
+        commit, meta, std::numeric_limits<int64_t>::max(), 2,
+        [&](BoundedQueue<RecordBatch>& ready, const std::atomic<bool>& cancelled) {
+          Status st;
+          for (int64_t begin = 0; begin < rows; begin += chunk) {
+            if (cancelled) {
+              st = Status::Cancelled("interrupted");
+              break;
+            }
+            Result<RecordBatch> batch = convert(begin, std::min(rows, begin + chunk));
+            if (!batch.ok()) {
+              st = batch.status();
+              break;
+            }
+            if (!ready.Push(std::move(*batch), 1)) break;
           }
-          Result<RecordBatch> batch = convert(begin, std::min(rows, begin + chunk));
-          if (!batch.ok()) {
-            st = batch.status();
-            break;
-          }
-          if (!ready.Push(std::move(*batch), 1)) break;
-        }
-        ready.Finish(std::move(st));
-      });
-      Result<SnapshotInfo> r = commit(
-          [&]() -> Result<std::optional<RecordBatch>> {
-            if (cancelled) return Status::Cancelled("interrupted");
-            return ready.Pop();
-          },
-          meta);
-      ready.Cancel();
-      converter.join();
-      return r;
-    });
-    return Text(api::ToJson(Take(std::move(done))));
+          ready.Finish(std::move(st));
+        });
   }
 
   // Appends what an Arrow C stream (a PyCapsule "arrow_array_stream") yields, as one snapshot,
@@ -192,17 +181,32 @@ class PyClient {
     auto owned = std::make_shared<ArrowArrayStream>(*s);  // moved out: the capsule sees a released
     s->release = nullptr;                                 // stream
     CommitMeta meta = Meta(*c_, author, message, key);
+    // ImportStream pushes; AppendStream pulls: a thread of their own joins the two through a
+    // one-batch queue.
+    return CommitProduced(
+        commit, meta, 1, 1,
+        [&](BoundedQueue<RecordBatch>& queue, const std::atomic<bool>& cancelled) {
+          queue.Finish(arrow::ImportStream(owned.get(), [&](RecordBatch b) {
+            if (cancelled) return Status::Cancelled("interrupted");
+            return queue.Push(std::move(b), 1) ? Status::OK()
+                                               : Status::Cancelled("the append stopped");
+          }));
+        });
+  }
+
+ private:
+  using CommitFn =
+      std::function<Result<SnapshotInfo>(const Client::BatchSource&, const CommitMeta&)>;
+
+  // Commits, by `commit`, the batches `produce(queue, cancelled)` pushes from a thread of its own
+  // (it finishes the queue; at most `max_bytes` / `depth` batches wait), all under Interruptible:
+  // Ctrl-C stops the stream before its commit and raises KeyboardInterrupt.
+  template <typename Produce>
+  static std::string CommitProduced(const CommitFn& commit, const CommitMeta& meta,
+                                    int64_t max_bytes, size_t depth, Produce produce) {
     Result<SnapshotInfo> done = Interruptible([&](const std::atomic<bool>& cancelled) {
-      // ImportStream pushes; AppendStream pulls: a thread of their own joins the two through a
-      // one-batch queue.
-      BoundedQueue<RecordBatch> queue(1, 1);
-      std::thread reader([&] {
-        queue.Finish(arrow::ImportStream(owned.get(), [&](RecordBatch b) {
-          if (cancelled) return Status::Cancelled("interrupted");
-          return queue.Push(std::move(b), 1) ? Status::OK()
-                                             : Status::Cancelled("the append stopped");
-        }));
-      });
+      BoundedQueue<RecordBatch> queue(max_bytes, depth);
+      std::thread producer([&] { produce(queue, cancelled); });
       Result<SnapshotInfo> r = commit(
           [&]() -> Result<std::optional<RecordBatch>> {
             if (cancelled) return Status::Cancelled("interrupted");
@@ -210,18 +214,17 @@ class PyClient {
           },
           meta);
       queue.Cancel();
-      reader.join();
+      producer.join();
       return r;
     });
     return Text(api::ToJson(Take(std::move(done))));
   }
 
- private:
   // How the rows of an append call commit: `mode` "append" (AppendStream), "overwrite" without
   // `where` (every live row replaced: AppendStream of operation overwrite) or with it (the rows
   // `where` matches replaced: ReplaceWhere). Checked before any row is converted.
-  std::function<Result<SnapshotInfo>(const Client::BatchSource&, const CommitMeta&)> Committer(
-      const std::string& name, const std::string& mode, const std::optional<std::string>& where) {
+  CommitFn Committer(const std::string& name, const std::string& mode,
+                     const std::optional<std::string>& where) {
     if (mode == "append" && !where) {
       return [this, name](const Client::BatchSource& next, const CommitMeta& meta) {
         return c_->AppendStream(name, next, meta);

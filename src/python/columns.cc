@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/text.h"
 #include "python/common.h"
 #include "types/value_text.h"
 #include "types/variant.h"
@@ -117,21 +118,10 @@ PyObject* DateObject(int64_t days) {
 // A str of UTF-8 bytes: ASCII (checked 8 bytes at a time) is copied straight into a 1-byte
 // compact str, anything else goes through the UTF-8 decoder (which picks UCS1/2/4).
 PyObject* StrObject(std::string_view v) {
-  const auto* s = reinterpret_cast<const unsigned char*>(v.data());
-  const size_t n = v.size();
-  uint64_t high = 0;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s + i, 8);
-    high |= w;
-  }
-  for (; i < n; ++i) high |= s[i];
-  if ((high & 0x8080808080808080ULL) != 0) {
-    return PyUnicode_DecodeUTF8(v.data(), static_cast<Py_ssize_t>(n), "strict");
-  }
-  PyObject* o = PyUnicode_New(static_cast<Py_ssize_t>(n), 127);
-  if (o != nullptr && n > 0) std::memcpy(PyUnicode_1BYTE_DATA(o), s, n);
+  const auto n = static_cast<Py_ssize_t>(v.size());
+  if (!AllAscii(v)) return PyUnicode_DecodeUTF8(v.data(), n, "strict");
+  PyObject* o = PyUnicode_New(n, 127);
+  if (o != nullptr && n > 0) std::memcpy(PyUnicode_1BYTE_DATA(o), v.data(), v.size());
   return o;
 }
 
