@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "types/iceberg.h"
+
 namespace tarn::iceberg {
 namespace {
 
@@ -23,73 +25,53 @@ Status CheckIds(const DataType& type, const std::string& path) {
   return Status::OK();
 }
 
-// A timestamp of `unit`: "timestamp"/"timestamptz" for microseconds, the _ns names (v3) for
-// nanoseconds; seconds and milliseconds are stored in their own unit, which Iceberg's timestamp
-// (always microseconds) does not describe.
-std::optional<Json> Timestamp(bool zoned, TimeUnit unit, int version, std::string* why) {
-  const std::string base = zoned ? "timestamptz" : "timestamp";
-  if (unit == TimeUnit::kMicro) return Json(base);
-  if (unit == TimeUnit::kNano) {
-    if (version >= 3) return Json(base + "_ns");
-    *why = "nanosecond timestamps need Iceberg format version 3";
-    return std::nullopt;
+// Why an Iceberg reader of `version` cannot be shown a column of scalar `type` as its bound
+// encoding's type (types/iceberg.h IcebergTypeName) says, or "" when it can. The bounds and
+// hashes are Iceberg's for every type; what differs is how the data files store some values:
+//  - UINT32 and IPV4 are Parquet INT32 (UINT_32): a reader that ignores the annotation reads
+//    values above 2^31 as negative numbers, not as the longs the name promises;
+//  - UINT64 is Parquet INT64 (UINT_64), not the decimal(20,0) the name says;
+//  - TIMESTAMP[s] and [ms] are stored in their own unit, Iceberg's timestamp is microseconds;
+//  - TIME[ns] has no Iceberg type; [ns] timestamps and VARIANT need format version 3.
+std::string Unreadable(const DataType& type, int version) {
+  switch (type.id()) {
+    case TypeId::kUInt32:
+    case TypeId::kIpv4:
+      return "stored as Parquet INT32 (UINT_32): a reader that ignores the annotation would read "
+             "values above 2^31 as negative";
+    case TypeId::kUInt64:
+      return "stored as Parquet INT64 (UINT_64); no Iceberg type reads it as such";
+    case TypeId::kTime:
+      return type.unit() == TimeUnit::kMicro ? ""
+                                             : "Iceberg's time is microseconds; this is TIME[ns]";
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      if (type.unit() == TimeUnit::kSecond || type.unit() == TimeUnit::kMilli) {
+        return "stored in " +
+               std::string(type.unit() == TimeUnit::kSecond ? "seconds" : "milliseconds") +
+               "; Iceberg timestamps are microseconds";
+      }
+      if (type.unit() == TimeUnit::kNano && version < 3) {
+        return "nanosecond timestamps need Iceberg format version 3";
+      }
+      return "";
+    case TypeId::kVariant:
+      return version < 3 ? "variant needs Iceberg format version 3" : "";
+    default:
+      return "";
   }
-  *why = std::string("Iceberg timestamps are microseconds; this column is stored in ") +
-         (unit == TimeUnit::kSecond ? "seconds" : "milliseconds");
-  return std::nullopt;
 }
 
 }  // namespace
 
 std::optional<Json> IcebergType(const DataType& type, int version, const std::string& path,
                                 std::vector<OmittedColumn>* omitted, std::string* why) {
+  if (!type.is_nested()) {
+    *why = Unreadable(type, version);
+    if (!why->empty()) return std::nullopt;
+    return Json(IcebergTypeName(type));
+  }
   switch (type.id()) {
-    case TypeId::kBoolean:
-      return Json("boolean");
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-      return Json("int");  // Parquet INT32, every value fits
-    case TypeId::kInt64:
-      return Json("long");
-    case TypeId::kUInt32:
-    case TypeId::kIpv4:
-      *why =
-          "stored as Parquet INT32 (UINT_32): a reader that ignores the annotation would read "
-          "values above 2^31 as negative";
-      return std::nullopt;
-    case TypeId::kUInt64:
-      *why = "no Iceberg type holds unsigned 64-bit integers";
-      return std::nullopt;
-    case TypeId::kFloat32:
-      return Json("float");
-    case TypeId::kFloat64:
-      return Json("double");
-    case TypeId::kDecimal:
-      return Json("decimal(" + std::to_string(type.precision()) + ", " +
-                  std::to_string(type.scale()) + ")");
-    case TypeId::kVarchar:
-    case TypeId::kJson:
-      return Json("string");
-    case TypeId::kBlob:
-      return Json("binary");
-    case TypeId::kUuid:
-      return Json("uuid");
-    case TypeId::kDate:
-      return Json("date");
-    case TypeId::kTime:
-      if (type.unit() == TimeUnit::kMicro) return Json("time");
-      *why = "Iceberg's time is microseconds; this column is TIME[ns]";
-      return std::nullopt;
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-      return Timestamp(type.id() == TypeId::kTimestampTz, type.unit(), version, why);
-    case TypeId::kVariant:
-      if (version >= 3) return Json("variant");
-      *why = "variant needs Iceberg format version 3";
-      return std::nullopt;
     case TypeId::kArray: {
       const Field& e = type.element_field();
       std::string inner;
@@ -136,6 +118,8 @@ std::optional<Json> IcebergType(const DataType& type, int version, const std::st
       }
       return Json{{"type", "struct"}, {"fields", std::move(fields)}};
     }
+    default:
+      break;
   }
   *why = "type " + type.ToString() + " has no Iceberg form";
   return std::nullopt;

@@ -27,10 +27,9 @@ TEST(IcebergSchema, PrimitivesMapToTheSpecsNames) {
       "t TIME, ts TIMESTAMP[us], tz TIMESTAMPTZ[us]",
       2, &omitted);
   EXPECT_TRUE(omitted.empty());
-  const char* want[] = {"boolean", "int",       "int",        "int",    "int",
-                        "int",     "long",      "float",      "double", "decimal(10, 2)",
-                        "string",  "string",    "binary",     "uuid",   "date",
-                        "time",    "timestamp", "timestamptz"};
+  const char* want[] = {"boolean", "int",   "int",    "int",           "int",       "int",
+                        "long",    "float", "double", "decimal(10,2)", "string",    "string",
+                        "binary",  "uuid",  "date",   "time",          "timestamp", "timestamptz"};
   ASSERT_EQ(f.size(), std::size(want));
   for (size_t i = 0; i < f.size(); ++i) {
     EXPECT_EQ(f[i]["type"], want[i]) << f[i].dump();
