@@ -168,8 +168,11 @@ Status ContainerReader::NextBlock() {
   Decoder d(data + pos_, bytes_.size() - pos_);
   const std::string block_name = "block " + std::to_string(block_index_);
   auto where = [&] { return block_name + ": "; };
-  TARN_ASSIGN_OR_RETURN(int64_t count, d.ReadLong());
-  TARN_ASSIGN_OR_RETURN(int64_t size, d.ReadLong());
+  auto count_or = d.ReadLong();
+  if (!count_or.ok()) return count_or.status().WithContext("avro container: " + block_name);
+  auto size_or = d.ReadLong();
+  if (!size_or.ok()) return size_or.status().WithContext("avro container: " + block_name);
+  const int64_t count = *count_or, size = *size_or;
   if (count < 0) return Corrupt(where() + "a negative object count");
   if (size < 0) return Corrupt(where() + "a negative byte size");
   if (static_cast<uint64_t>(size) > d.remaining() ||
