@@ -304,4 +304,61 @@ Status Decompress(CompressionCodec codec, const uint8_t* in, size_t n, uint8_t* 
   return Status::InvalidArgument("unknown codec");
 }
 
+Status DeflateRaw(const uint8_t* in, size_t n, ByteBuffer* out, int level) {
+  if (n > (size_t{1} << 31)) return Status::TooLarge("deflate input over 2 GiB");
+  z_stream zs{};
+  // windowBits -15: a raw stream, no header or checksum.
+  if (deflateInit2(&zs, level < 0 ? 6 : level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    return Status::Internal("deflateInit2 failed");
+  }
+  size_t at = out->size();
+  uLong bound = deflateBound(&zs, static_cast<uLong>(n));
+  out->resize(at + bound);
+  zs.next_in = const_cast<Bytef*>(in);
+  zs.avail_in = static_cast<uInt>(n);
+  zs.next_out = out->data() + at;
+  zs.avail_out = static_cast<uInt>(bound);
+  int rc = deflate(&zs, Z_FINISH);
+  size_t produced = zs.total_out;
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) return Status::Internal("deflate compression failed");
+  out->resize(at + produced);
+  return Status::OK();
+}
+
+Status InflateRaw(const uint8_t* in, size_t n, size_t max_out, ByteBuffer* out) {
+  if (n > (size_t{1} << 31)) return Status::TooLarge("deflate input over 2 GiB");
+  z_stream zs{};
+  if (inflateInit2(&zs, -15) != Z_OK) return Status::Internal("inflateInit2 failed");
+  zs.next_in = const_cast<Bytef*>(in);
+  zs.avail_in = static_cast<uInt>(n);
+  const size_t start = out->size();
+  Status st;
+  while (true) {
+    size_t have = out->size() - start;
+    // One byte more than the limit allows, so that output past it is seen.
+    size_t room = std::min({std::max<size_t>(n * 4, 4096), max_out - have + 1, size_t{1} << 30});
+    out->resize(start + have + room);
+    zs.next_out = out->data() + start + have;
+    zs.avail_out = static_cast<uInt>(room);
+    int rc = inflate(&zs, Z_NO_FLUSH);
+    out->resize(start + have + (room - zs.avail_out));
+    if (out->size() - start > max_out) {
+      st = Status::TooLarge("deflate data inflates past " + std::to_string(max_out) + " bytes");
+    } else if (rc == Z_STREAM_END) {
+      if (zs.avail_in > 0) st = Status::Corruption("bytes after the end of the deflate data");
+    } else if (rc == Z_OK) {
+      continue;
+    } else if (rc == Z_BUF_ERROR) {  // no progress: the input ended inside the stream
+      st = Status::Corruption("truncated deflate data");
+    } else {
+      st = Status::Corruption("malformed deflate data");
+    }
+    break;
+  }
+  inflateEnd(&zs);
+  if (!st.ok()) out->resize(start);
+  return st;
+}
+
 }  // namespace tarn

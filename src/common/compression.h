@@ -33,4 +33,12 @@ Status Compress(CompressionCodec codec, const uint8_t* in, size_t n, ByteBuffer*
 Status Decompress(CompressionCodec codec, const uint8_t* in, size_t n, uint8_t* out,
                   size_t out_len);
 
+// Raw deflate (RFC 1951: no zlib or gzip wrapper), the "deflate" codec of Avro container files.
+// Compresses `n` bytes and appends the stream to *out. `level` < 0 means zlib's default (6).
+Status DeflateRaw(const uint8_t* in, size_t n, ByteBuffer* out, int level = -1);
+// Inflates one complete raw deflate stream of `n` bytes and appends its output to *out. Output
+// past `max_out` bytes is kTooLarge (a decompression bomb stops there); malformed or truncated
+// data, or bytes after the stream's end, is kCorruption.
+Status InflateRaw(const uint8_t* in, size_t n, size_t max_out, ByteBuffer* out);
+
 }  // namespace tarn

@@ -90,6 +90,43 @@ TEST(Compression, WrongSizeAndGarbageAreCorruption) {
   }
 }
 
+TEST(Compression, RawDeflateRoundTripsAndHasNoWrapper) {
+  ByteBuffer empty;
+  ASSERT_TRUE(DeflateRaw(nullptr, 0, &empty).ok());
+  EXPECT_EQ(empty, (ByteBuffer{0x03, 0x00}));  // one final fixed-Huffman block, no header
+  for (size_t n : {size_t{0}, size_t{1}, size_t{100}, size_t{1} << 20}) {
+    std::string in = Sample(n);
+    ByteBuffer z{0xAB};  // appends after what is there
+    ASSERT_TRUE(DeflateRaw(reinterpret_cast<const uint8_t*>(in.data()), n, &z).ok());
+    ASSERT_EQ(z[0], 0xAB);
+    ByteBuffer back{0xCD};
+    ASSERT_TRUE(InflateRaw(z.data() + 1, z.size() - 1, n, &back).ok()) << n;
+    ASSERT_EQ(back.size(), n + 1);
+    EXPECT_EQ(std::string(back.begin() + 1, back.end()), in);
+    if (n > 0) {
+      ByteBuffer small;
+      Status s = InflateRaw(z.data() + 1, z.size() - 1, n - 1, &small);
+      EXPECT_EQ(s.kind(), ErrorKind::kTooLarge) << n;
+      EXPECT_TRUE(small.empty());
+    }
+  }
+}
+
+TEST(Compression, RawDeflateErrorsAreCorruption) {
+  std::string in = Sample(10000);
+  ByteBuffer z;
+  ASSERT_TRUE(DeflateRaw(reinterpret_cast<const uint8_t*>(in.data()), in.size(), &z).ok());
+  ByteBuffer out;
+  EXPECT_EQ(InflateRaw(z.data(), z.size() / 2, 1 << 20, &out).kind(), ErrorKind::kCorruption);
+  EXPECT_TRUE(out.empty());
+  ByteBuffer longer = z;
+  longer.push_back(0);
+  EXPECT_EQ(InflateRaw(longer.data(), longer.size(), 1 << 20, &out).kind(), ErrorKind::kCorruption);
+  const uint8_t bad[] = {0xFF, 0xFF, 0xFF, 0xFF};  // block type 3: reserved
+  EXPECT_EQ(InflateRaw(bad, sizeof bad, 1 << 20, &out).kind(), ErrorKind::kCorruption);
+  EXPECT_EQ(InflateRaw(nullptr, 0, 1 << 20, &out).kind(), ErrorKind::kCorruption);
+}
+
 TEST(Compression, ParseNames) {
   EXPECT_EQ(*ParseCompressionCodec("ZSTD"), CompressionCodec::kZstd);
   EXPECT_EQ(*ParseCompressionCodec("uncompressed"), CompressionCodec::kNone);
