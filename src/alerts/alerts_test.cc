@@ -36,11 +36,6 @@ namespace {
 
 using nlohmann::json;
 
-#define ASSERT_OK(expr)                        \
-  if (::tarn::Status _st = (expr); _st.ok()) { \
-  } else /* NOLINT */                          \
-    GTEST_FAIL_AT(__FILE__, __LINE__) << _st.ToString()
-
 constexpr int64_t kHour = 3600LL * 1000000;
 constexpr int64_t kStart = 1700000000123456;  // 2023-11-14T22:13:20.123456Z
 

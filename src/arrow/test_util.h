@@ -14,21 +14,10 @@
 #include <vector>
 
 #include "arrow/arrow_c.h"
+#include "common/test_util.h"
 #include "tarn/column.h"
 #include "types/json_render.h"
 #include "types/value_text.h"
-
-#define ASSERT_OK(expr)                                       \
-  do {                                                        \
-    ::tarn::Status _st = (expr);                              \
-    ASSERT_TRUE(_st.ok()) << #expr << ": " << _st.ToString(); \
-  } while (false)
-
-#define ASSERT_OK_AND_ASSIGN(lhs, expr)                                   \
-  auto TARN_CONCAT(_r_, __LINE__) = (expr);                               \
-  ASSERT_TRUE(TARN_CONCAT(_r_, __LINE__).ok())                            \
-      << #expr << ": " << TARN_CONCAT(_r_, __LINE__).status().ToString(); \
-  lhs = std::move(TARN_CONCAT(_r_, __LINE__)).value()
 
 namespace tarn::arrow::testing {
 

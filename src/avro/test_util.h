@@ -13,18 +13,7 @@
 #include "avro/schema.h"
 #include "avro/value.h"
 #include "common/hex.h"
-
-#define ASSERT_OK(expr)                                       \
-  do {                                                        \
-    ::tarn::Status _st = (expr);                              \
-    ASSERT_TRUE(_st.ok()) << #expr << ": " << _st.ToString(); \
-  } while (false)
-
-#define ASSERT_OK_AND_ASSIGN(lhs, expr)                                   \
-  auto TARN_CONCAT(_r_, __LINE__) = (expr);                               \
-  ASSERT_TRUE(TARN_CONCAT(_r_, __LINE__).ok())                            \
-      << #expr << ": " << TARN_CONCAT(_r_, __LINE__).status().ToString(); \
-  lhs = std::move(TARN_CONCAT(_r_, __LINE__)).value()
+#include "common/test_util.h"
 
 namespace tarn::avro::testing {
 

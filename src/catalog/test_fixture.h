@@ -14,15 +14,11 @@
 
 #include "alerts/alerts.h"
 #include "catalog/catalog.h"
+#include "common/test_util.h"
 #include "metastore/test_util.h"
 #include "types/value_text.h"
 
 namespace tarn {
-
-#define ASSERT_OK(expr)                        \
-  if (::tarn::Status _st = (expr); _st.ok()) { \
-  } else /* NOLINT */                          \
-    GTEST_FAIL_AT(__FILE__, __LINE__) << _st.ToString()
 
 inline std::string FieldOf(const Status& st, const std::string& name) {
   for (const auto& [k, v] : st.fields()) {

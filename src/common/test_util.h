@@ -7,6 +7,21 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "tarn/status.h"
+
+// Fails the test (and returns from it) unless `expr`, a Status, is OK; more context may be
+// streamed: ASSERT_OK(st) << "while ...".
+#define ASSERT_OK(expr)                        \
+  if (::tarn::Status _st = (expr); _st.ok()) { \
+  } else /* NOLINT */                          \
+    GTEST_FAIL_AT(__FILE__, __LINE__) << #expr << ": " << _st.ToString()
+
+// `lhs = value` of `expr`, a Result, or fails the test naming the expression and its status.
+#define ASSERT_OK_AND_ASSIGN(lhs, expr)                                   \
+  auto TARN_CONCAT(_r_, __LINE__) = (expr);                               \
+  ASSERT_TRUE(TARN_CONCAT(_r_, __LINE__).ok())                            \
+      << #expr << ": " << TARN_CONCAT(_r_, __LINE__).status().ToString(); \
+  lhs = std::move(TARN_CONCAT(_r_, __LINE__)).value()
 
 namespace tarn::testing_util {
 

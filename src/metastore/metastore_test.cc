@@ -32,6 +32,7 @@
 #include "catalog/provenance.h"
 #include "catalog/store.h"
 #include "catalog/views_store.h"
+#include "common/test_util.h"
 #include "metastore/fault/fault_metastore.h"
 #include "metastore/test_util.h"
 #include "upload/store.h"
@@ -49,12 +50,6 @@ using testing_util::TestName;
 [[maybe_unused]] const size_t kSchemaSteps =
     catalog_store::CatalogTables().size() + access_store::AccessTables().size() +
     views_store::ViewTables().size() + upload::internal::UploadTables().size();
-
-// Usable with a trailing `<< "context"`.
-#define ASSERT_OK(expr)                        \
-  if (::tarn::Status _st = (expr); _st.ok()) { \
-  } else /* NOLINT */                          \
-    GTEST_FAIL_AT(__FILE__, __LINE__) << _st.ToString()
 
 Result<int64_t> QueryInt(Metastore& ms, const std::string& sql, const SqlParams& params = {}) {
   int64_t out = 0;

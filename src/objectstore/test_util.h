@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/test_util.h"
 #include "tarn/status.h"
 
 namespace tarn::testutil {
@@ -24,15 +25,3 @@ inline std::string Pattern(size_t n, uint32_t seed = 1) {
 }
 
 }  // namespace tarn::testutil
-
-#define ASSERT_OK(expr)                                       \
-  do {                                                        \
-    ::tarn::Status _st = (expr);                              \
-    ASSERT_TRUE(_st.ok()) << #expr << ": " << _st.ToString(); \
-  } while (false)
-
-#define ASSERT_OK_AND_ASSIGN(lhs, expr)                                   \
-  auto TARN_CONCAT(_r_, __LINE__) = (expr);                               \
-  ASSERT_TRUE(TARN_CONCAT(_r_, __LINE__).ok())                            \
-      << #expr << ": " << TARN_CONCAT(_r_, __LINE__).status().ToString(); \
-  lhs = std::move(TARN_CONCAT(_r_, __LINE__)).value()
