@@ -11,16 +11,9 @@ namespace tarn::avro {
 
 namespace {
 
-constexpr int kMaxDepth = 1000;
+using internal::Mismatch;
 
 Status Corrupt(std::string msg) { return Status::Corruption("avro: " + msg); }
-
-Status Mismatch(const Value& value, const Node& schema) {
-  std::string want = schema.type == Type::kUnion ? "a union" : std::string(TypeName(schema.type));
-  if (!schema.name.empty()) want += " " + schema.name;
-  return Status::InvalidArgument("avro: a " + std::string(TypeName(value.type())) +
-                                 " value where the schema has " + want);
-}
 
 void AppendLittleEndian(uint64_t bits, int n, ByteBuffer* out) {
   for (int i = 0; i < n; ++i) out->push_back(static_cast<uint8_t>(bits >> (8 * i)));
@@ -33,16 +26,13 @@ uint64_t ReadLittleEndian(const uint8_t* p, int n) {
 }
 
 Status EncodeValue(const Value& v, const Node& n, ByteBuffer* out, int depth) {
-  if (depth > kMaxDepth) return Status::InvalidArgument("avro: value nested too deeply");
+  if (depth > internal::kMaxValueDepth)
+    return Status::InvalidArgument("avro: value nested too deeply");
   if (n.type == Type::kUnion) {
-    if (v.type() != Type::kUnion) return Mismatch(v, n);
+    TARN_ASSIGN_OR_RETURN(const Node* branch, internal::UnionBranch(v, n));
     const Union& u = v.as<Union>();
-    if (u.branch < 0 || static_cast<size_t>(u.branch) >= n.branches.size()) {
-      return Status::InvalidArgument("avro: union branch " + std::to_string(u.branch) +
-                                     " of a union of " + std::to_string(n.branches.size()));
-    }
     AppendLong(u.branch, out);
-    return EncodeValue(*u.value, *n.branches[u.branch], out, depth + 1);
+    return EncodeValue(*u.value, *branch, out, depth + 1);
   }
   if (v.type() != n.type) return Mismatch(v, n);
   switch (n.type) {
@@ -270,8 +260,9 @@ Status Decoder::ReadBlockCount(bool items_may_encode_empty, int64_t* count,
 }
 
 Status Decoder::ReadValue(const Node& n, Value* out, int depth) {
-  if (depth > kMaxDepth) {
-    return Corrupt("values nested deeper than " + std::to_string(kMaxDepth) + " levels");
+  if (depth > internal::kMaxValueDepth) {
+    return Corrupt("values nested deeper than " + std::to_string(internal::kMaxValueDepth) +
+                   " levels");
   }
   switch (n.type) {
     case Type::kNull:

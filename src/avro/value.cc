@@ -56,12 +56,6 @@ struct Equal {
   bool operator()(const Fixed& v) const { return v.data == Other<Fixed>().data; }
 };
 
-Status Mismatch(const Value& value, const Node& schema) {
-  return Status::InvalidArgument(
-      "avro: a " + std::string(TypeName(value.type())) + " value where the schema has " +
-      std::string(schema.type == Type::kUnion ? "a union" : TypeName(schema.type)));
-}
-
 // Bytes as the code points U+0000..U+00FF, in UTF-8 (what the JSON encoding asks).
 std::string Latin1(std::string_view bytes) {
   std::string out;
@@ -77,18 +71,17 @@ Json Number(F v) {
   return static_cast<double>(v);
 }
 
+using internal::Mismatch;
 using internal::ValidUtf8;
 
 Result<Json> ToJsonValue(const Value& v, const Node& n, int depth) {
-  if (depth > 1000) return Status::InvalidArgument("avro: value nested too deeply");
+  if (depth > internal::kMaxValueDepth) {
+    return Status::InvalidArgument("avro: value nested too deeply");
+  }
   if (n.type == Type::kUnion) {
-    if (v.type() != Type::kUnion) return Mismatch(v, n);
+    TARN_ASSIGN_OR_RETURN(const Node* branch, internal::UnionBranch(v, n));
     const Union& u = v.as<Union>();
-    if (u.branch < 0 || static_cast<size_t>(u.branch) >= n.branches.size()) {
-      return Status::InvalidArgument("avro: union branch " + std::to_string(u.branch) +
-                                     " of a union of " + std::to_string(n.branches.size()));
-    }
-    const Node& b = *n.branches[u.branch];
+    const Node& b = *branch;
     TARN_ASSIGN_OR_RETURN(Json inner, ToJsonValue(*u.value, b, depth + 1));
     if (b.type == Type::kNull) return inner;
     Json out = Json::object();

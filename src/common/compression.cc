@@ -26,10 +26,12 @@ Status SizeMismatch(std::string_view codec, size_t got, size_t want) {
                             " bytes, expected " + std::to_string(want));
 }
 
-Status GzipCompress(const uint8_t* in, size_t n, ByteBuffer* out, int level) {
+// zlib's deflate of `in` appended to *out: windowBits 15 + 16 is the gzip wrapper, -15 a raw
+// stream (no header or checksum).
+Status Deflate(const uint8_t* in, size_t n, ByteBuffer* out, int level, int window_bits,
+               const char* what) {
   z_stream zs{};
-  // windowBits 15 + 16: gzip wrapper, as Parquet's GZIP codec requires.
-  if (deflateInit2(&zs, level < 0 ? 6 : level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+  if (deflateInit2(&zs, level < 0 ? 6 : level, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY) !=
       Z_OK) {
     return Status::Internal("deflateInit2 failed");
   }
@@ -43,9 +45,13 @@ Status GzipCompress(const uint8_t* in, size_t n, ByteBuffer* out, int level) {
   int rc = deflate(&zs, Z_FINISH);
   size_t produced = zs.total_out;
   deflateEnd(&zs);
-  if (rc != Z_STREAM_END) return Status::Internal("gzip compression failed");
+  if (rc != Z_STREAM_END) return Status::Internal(std::string(what) + " compression failed");
   out->resize(at + produced);
   return Status::OK();
+}
+
+Status GzipCompress(const uint8_t* in, size_t n, ByteBuffer* out, int level) {
+  return Deflate(in, n, out, level, 15 + 16, "gzip");  // the gzip wrapper Parquet's GZIP requires
 }
 
 Status GzipDecompress(const uint8_t* in, size_t n, uint8_t* out, size_t out_len) {
@@ -306,24 +312,7 @@ Status Decompress(CompressionCodec codec, const uint8_t* in, size_t n, uint8_t* 
 
 Status DeflateRaw(const uint8_t* in, size_t n, ByteBuffer* out, int level) {
   if (n > (size_t{1} << 31)) return Status::TooLarge("deflate input over 2 GiB");
-  z_stream zs{};
-  // windowBits -15: a raw stream, no header or checksum.
-  if (deflateInit2(&zs, level < 0 ? 6 : level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    return Status::Internal("deflateInit2 failed");
-  }
-  size_t at = out->size();
-  uLong bound = deflateBound(&zs, static_cast<uLong>(n));
-  out->resize(at + bound);
-  zs.next_in = const_cast<Bytef*>(in);
-  zs.avail_in = static_cast<uInt>(n);
-  zs.next_out = out->data() + at;
-  zs.avail_out = static_cast<uInt>(bound);
-  int rc = deflate(&zs, Z_FINISH);
-  size_t produced = zs.total_out;
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) return Status::Internal("deflate compression failed");
-  out->resize(at + produced);
-  return Status::OK();
+  return Deflate(in, n, out, level, -15, "deflate");
 }
 
 Status InflateRaw(const uint8_t* in, size_t n, size_t max_out, ByteBuffer* out) {
