@@ -25,6 +25,11 @@
 //       to keep as the current snapshot; then times one ExpireSnapshots call that expires all
 //       N (snapshots/s) and releases N - 1 files. --skip-expire stops before the expiry (to
 //       profile its statements on the database as it would find it).
+//   catalog_bench iceberg --metastore URI --warehouse DIR | --embedded DIR [--runs N]
+//                         [--dataset W.C.D]
+//       Iceberg metadata of the loaded dataset (issue 23): N times, one more file is committed
+//       (a new snapshot) and Client::IcebergTable times the first request (the snapshot's
+//       manifests produced) and then 20 more (found): p50/p99 of each, manifest bytes.
 //   catalog_bench report FILE
 //       Prints the table of bench/README.md from the JSON lines of a run.
 //
@@ -108,7 +113,8 @@ struct Args {
 
 Args ParseArgs(int argc, char** argv) {
   if (argc < 2) {
-    Die("usage: catalog_bench commit|sqlite-raw|load|plan|tick|expire|report ... (see source)");
+    Die("usage: catalog_bench commit|sqlite-raw|load|plan|iceberg|tick|expire|report ... (see "
+        "source)");
   }
   Args a;
   a.cmd = argv[1];
@@ -603,6 +609,62 @@ void RunLoad(const Args& a) {
   std::printf("%s\n", j.dump().c_str());
 }
 
+// Iceberg metadata of the loaded dataset: the first request of each new snapshot produces its
+// manifests (every live file), the next ones find them.
+void RunIceberg(const Args& a) {
+  std::string dataset = a.dataset.empty() ? "bench.plan.files" : a.dataset;
+  auto cat = OpenCatalog(a);
+  auto ds = cat->LoadDataset(dataset);
+  Check(ds.status(), "load dataset");
+  std::vector<double> first, again;
+  int64_t k = ds->total_files;
+  for (int r = 0; r < a.runs; ++r, ++k) {
+    tarn::DatasetCommit part;
+    part.dataset = dataset;
+    part.operation = tarn::CommitOperation::kAddFiles;
+    part.meta = Meta("one more file");
+    const int64_t day = kBaseDay + k / a.files_per_day;
+    part.added.push_back(MakeFile(*ds, k, day, k % a.files_per_day, a.files_per_day,
+                                  "datasets/bench/data/ts_day=" + std::to_string(day) + "/f" +
+                                      std::to_string(k) + ".parquet"));
+    Check(cat->CommitWritten({std::move(part)}).status(), "commit");
+    Clock::time_point t0 = Clock::now();
+    auto info = cat->IcebergTable(dataset, {});
+    Check(info.status(), "iceberg (first)");
+    first.push_back(Seconds(Clock::now() - t0) * 1e3);
+    if (!info->produced) Die("the first request of a new snapshot did not produce it");
+    for (int i = 0; i < 20; ++i) {
+      Clock::time_point t1 = Clock::now();
+      auto found = cat->IcebergTable(dataset, {});
+      Check(found.status(), "iceberg (again)");
+      again.push_back(Seconds(Clock::now() - t1) * 1e3);
+      if (found->produced || found->metadata_location != info->metadata_location) {
+        Die("a second request produced again or named another location");
+      }
+    }
+    std::fprintf(stderr, "catalog_bench: iceberg run %d: first %.0f ms\n", r, first.back());
+  }
+  int64_t manifest_bytes = 0;
+  auto objects = cat->warehouse().ListAll("datasets/" + ds->uuid + "/iceberg/");
+  Check(objects.status(), "list");
+  for (const auto& o : *objects) {
+    if (o.key.find("-m0.avro") != std::string::npos) {
+      manifest_bytes = std::max<int64_t>(manifest_bytes, static_cast<int64_t>(o.size));
+    }
+  }
+  Json j;
+  j["bench"] = "iceberg_load_table";
+  j["backend"] = Backend(a);
+  j["files"] = k;
+  j["runs"] = a.runs;
+  j["first_p50_ms"] = Percentile(first, 50);
+  j["first_p99_ms"] = Percentile(first, 99);
+  j["again_p50_ms"] = Percentile(again, 50);
+  j["again_p99_ms"] = Percentile(again, 99);
+  j["manifest_bytes"] = manifest_bytes;
+  std::printf("%s\n", j.dump().c_str());
+}
+
 // The peak resident set since the last ResetPeakRss (kB), from /proc/self/status VmHWM.
 int64_t ProcStatusKb(const char* key) {
   std::ifstream in("/proc/self/status");
@@ -997,6 +1059,8 @@ int main(int argc, char** argv) {
     RunLoad(a);
   } else if (a.cmd == "plan") {
     RunPlan(a);
+  } else if (a.cmd == "iceberg") {
+    RunIceberg(a);
   } else if (a.cmd == "report") {
     RunReport(a);
   } else if (a.cmd == "tick") {

@@ -27,7 +27,7 @@ add_library(tarn::tarn ALIAS tarn_sdk_full)
 set(TARN_INSTALLED_LIBS
     tarn_common tarn_types tarn_parquet tarn_table tarn_formats tarn_objectstore tarn_sdk tarn_api
     tarn_client tarn_metastore tarn_alerts tarn_schedule tarn_datafile tarn_catalog tarn_upload
-    tarn_connect tarn_sql)
+    tarn_connect tarn_sql tarn_avro tarn_iceberg)
 install(TARGETS ${TARN_INSTALLED_LIBS} tarn_sdk_client tarn_sdk_full EXPORT tarnTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/tarn DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

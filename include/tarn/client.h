@@ -46,6 +46,7 @@
 #include "tarn/alert.h"
 #include "tarn/column.h"
 #include "tarn/dataset.h"
+#include "tarn/iceberg.h"
 #include "tarn/integrity.h"
 #include "tarn/manifest.h"
 #include "tarn/provenance.h"
@@ -385,6 +386,18 @@ class Client {
   virtual Result<ManifestInfo> ExportManifest(
       std::string_view qualified, const SnapshotSelector& at,
       const std::function<Status(std::string_view bytes)>& write) = 0;
+
+  // ---- Iceberg (tarn/iceberg.h; docs/design/iceberg.md) ----
+  // The Iceberg table metadata of the dataset at request.at, produced when first asked and kept
+  // (immutable) under the dataset's prefix: the snapshot's manifests, a position delete file per
+  // deletion vector, the manifest list and the metadata JSON, which lists the snapshot, the
+  // snapshots its tags name (produced too) and those produced before. A second request finds
+  // them and writes at most a new metadata JSON (when tags or the produced set changed).
+  // Errors: not_found; snapshot_not_found, tag_not_found; snapshot_expired; iceberg_unsupported
+  // (kInvalidArgument) for a format version other than 2, a file_base given to a remote client,
+  // or a dataset a reader could not be shown (a partition over a column Iceberg cannot type).
+  virtual Result<IcebergTableInfo> IcebergTable(std::string_view qualified,
+                                                const IcebergRequest& request) = 0;
 
   // ---- change feed (C9) ----
   // The whole range (remotely fetched in pages of kMaxChangePage snapshots). Errors:

@@ -197,6 +197,10 @@ class HasTriggers(FailedPrecondition):
     """has_triggers: HTTP 409."""
     dataset: str
 
+class IcebergUnsupported(InvalidArgument):
+    """iceberg_unsupported: HTTP 422."""
+    dataset: str
+
 class IdTokenUnavailable(Unauthenticated):
     """id_token_unavailable: HTTP 401."""
 

@@ -176,7 +176,7 @@ def test_ctrl_c_during_an_append_commits_nothing(tmp_path):
     c.create_dataset("w.c.d", "id INT64 NOT NULL, s VARCHAR")
     ds = c.load_dataset("w.c.d")
     ds.append(pd.DataFrame({"id": [0], "s": ["first"]}), author="t")
-    n = 3_000_000
+    n = 10_000_000  # long enough that the interrupt lands in the stream, not in its commit
     big = pd.DataFrame({"id": np.arange(n, dtype=np.int64),
                         "s": np.array(["some text"] * n, dtype=object)})
     ds.APPEND_CHUNK_ROWS = 10_000  # many batches: the interrupt lands between two of them

@@ -1663,6 +1663,53 @@ Result<ExpiryResult> ExpiryResultFromJson(const Json& j) {
   return v;
 }
 
+Json ToJson(const IcebergTableInfo& v) {
+  Json omitted = Json::array();
+  for (const auto& o : v.omitted) omitted.push_back({{"path", o.path}, {"reason", o.reason}});
+  Json out{{"dataset", v.dataset},
+           {"dataset_uuid", v.dataset_uuid},
+           {"metadata_location", v.metadata_location},
+           {"metadata", Json::parse(v.metadata)},
+           {"produced", v.produced},
+           {"snapshots", v.snapshots},
+           {"omitted", std::move(omitted)}};
+  out["snapshot_id"] = v.snapshot_id ? Json(*v.snapshot_id) : Json(nullptr);
+  return out;
+}
+
+Result<IcebergTableInfo> IcebergTableInfoFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  IcebergTableInfo v;
+  TARN_ASSIGN_OR_RETURN(v.dataset, r.String("dataset"));
+  TARN_ASSIGN_OR_RETURN(v.dataset_uuid, r.String("dataset_uuid"));
+  TARN_ASSIGN_OR_RETURN(v.snapshot_id, r.OptInt("snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(v.metadata_location, r.String("metadata_location"));
+  TARN_ASSIGN_OR_RETURN(const Json* metadata, r.Value("metadata"));
+  if (!metadata->is_object()) return WrongType(r.Pointer("metadata"), *metadata, "an object");
+  v.metadata = metadata->dump();
+  TARN_ASSIGN_OR_RETURN(v.produced, r.Bool("produced", false));
+  TARN_ASSIGN_OR_RETURN(const Json* snapshots, r.Value("snapshots"));
+  TARN_RETURN_NOT_OK(ForEachIn(*snapshots, r.Pointer("snapshots"),
+                               [&](const Json& e, const std::string& p) -> Status {
+                                 if (!e.is_number_integer()) return WrongType(p, e, "an integer");
+                                 v.snapshots.push_back(e.get<int64_t>());
+                                 return Status::OK();
+                               }));
+  TARN_ASSIGN_OR_RETURN(const Json* omitted, r.Value("omitted"));
+  TARN_RETURN_NOT_OK(
+      ForEachIn(*omitted, r.Pointer("omitted"), [&](const Json& e, const std::string& p) -> Status {
+        TARN_ASSIGN_OR_RETURN(ObjectReader o, ObjectReader::Make(e, p));
+        IcebergOmittedColumn c;
+        TARN_ASSIGN_OR_RETURN(c.path, o.String("path"));
+        TARN_ASSIGN_OR_RETURN(c.reason, o.String("reason"));
+        TARN_RETURN_NOT_OK(o.Finish());
+        v.omitted.push_back(std::move(c));
+        return Status::OK();
+      }));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
 Json ToJson(const RetentionResult& v) {
   Json datasets = Json::array();
   for (const auto& d : v.datasets) {

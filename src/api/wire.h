@@ -22,6 +22,7 @@
 #include "tarn/alert.h"
 #include "tarn/column.h"
 #include "tarn/dataset.h"
+#include "tarn/iceberg.h"
 #include "tarn/integrity.h"
 #include "tarn/provenance.h"
 #include "tarn/status.h"
@@ -105,6 +106,9 @@ Json ToJson(const ExpiryOptions& v);
 Result<ExpiryOptions> ExpiryOptionsFromJson(const Json& j);
 Json ToJson(const ExpiryResult& v);
 Result<ExpiryResult> ExpiryResultFromJson(const Json& j);
+// The metadata travels as a JSON object ("metadata"), not as text.
+Json ToJson(const IcebergTableInfo& v);
+Result<IcebergTableInfo> IcebergTableInfoFromJson(const Json& j);
 Json ToJson(const CleanupResult& v);
 Result<CleanupResult> CleanupResultFromJson(const Json& j);
 Json ToJson(const AccessTokenInfo& v);

@@ -217,6 +217,17 @@ class Catalog : public Client {
   Result<ManifestInfo> ExportManifest(
       std::string_view qualified, const SnapshotSelector& at,
       const std::function<Status(std::string_view bytes)>& write) override;
+  // ---- Iceberg metadata (iceberg.cc; docs/design/iceberg.md) ----
+  Result<IcebergTableInfo> IcebergTable(std::string_view qualified,
+                                        const IcebergRequest& request) override;
+  // What the REST facade's file route serves: the live dataset whose uuid is `uuid`, and
+  // whether warehouse key `key` is one of its objects (under its prefix or a location granted
+  // to it). nullopt when no live dataset has the uuid.
+  struct DatasetObject {
+    std::string dataset;  // w.c.d
+    bool owned = false;
+  };
+  Result<std::optional<DatasetObject>> DatasetObjectOf(std::string_view uuid, std::string_view key);
   // Manifests manifest.on_commit failed to write since this catalog was opened (each also
   // raised as the alert manifest_write_failed).
   int64_t manifest_write_failures() const;

@@ -407,6 +407,26 @@ Result<std::optional<StoredVector>> VectorAt(Transaction& tx, int64_t file_id,
   return std::optional<StoredVector>(std::move(out));
 }
 
+Result<std::map<int64_t, int64_t>> VectorsAddedAt(Transaction& tx, int64_t dataset_id,
+                                                  const std::vector<int64_t>& vector_ids) {
+  constexpr size_t kChunk = 400;  // SQLite's default limit is 999 parameters
+  std::map<int64_t, int64_t> out;
+  for (size_t start = 0; start < vector_ids.size(); start += kChunk) {
+    const size_t n = std::min(kChunk, vector_ids.size() - start);
+    SqlParams params{dataset_id};
+    for (size_t i = start; i < start + n; ++i) params.push_back(vector_ids[i]);
+    TARN_ASSIGN_OR_RETURN(auto rows, tx.Query("SELECT id, added_snapshot_id FROM deletion_vectors "
+                                              "WHERE dataset_id = ? AND id IN " +
+                                                  Placeholders(1, n),
+                                              params));
+    for (const Row& r : rows) {
+      TARN_ASSIGN_OR_RETURN(int64_t id, r.Int64(0));
+      TARN_ASSIGN_OR_RETURN(out[id], r.Int64(1));
+    }
+  }
+  return out;
+}
+
 Result<std::vector<FileVectors>> VectorsNowAndAt(Transaction& tx, int64_t dataset_id,
                                                  int64_t target) {
   TARN_ASSIGN_OR_RETURN(

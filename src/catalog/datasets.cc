@@ -10,6 +10,7 @@
 #include "catalog/store.h"
 #include "common/random.h"
 #include "common/text.h"
+#include "iceberg/schema.h"
 #include "metastore/metastore.h"
 #include "parquet/bloom_filter.h"
 #include "table/field_path.h"
@@ -430,7 +431,7 @@ std::vector<std::string> BloomFilterColumns(const PropertyMap& properties, const
 }
 
 std::vector<int32_t> catalog_internal::BloomFilterFieldIds(const PropertyMap& properties,
-                                                        const Schema& schema) {
+                                                           const Schema& schema) {
   std::vector<int32_t> out;
   for (const std::string& name : BloomFilterColumns(properties, schema)) {
     out.push_back(ResolveColumnOrMember(schema, name)->field->field_id);
@@ -443,15 +444,16 @@ Status catalog_internal::ValidateBloomFilterSetting(const PropertyMap& props,
   auto it = props.find(kBloomFilterColumnsProperty);
   if (it == props.end()) return Status::OK();
   auto bad = [&](const std::string& why) {
-    return Status::Of(codes::kInvalidProperty, "property " +
-                                                   std::string(kBloomFilterColumnsProperty) +
-                                                   " is '" + it->second.substr(0, 200) + "': " + why)
+    return Status::Of(codes::kInvalidProperty,
+                      "property " + std::string(kBloomFilterColumnsProperty) + " is '" +
+                          it->second.substr(0, 200) + "': " + why)
         .WithField("property", kBloomFilterColumnsProperty);
   };
   for (const std::string& name : ColumnList(it->second)) {
     Result<FieldPath> path = ResolveColumnOrMember(schema, name);
     if (!path.ok()) {
-      if (name.find('.') == std::string::npos) return bad("no column '" + name.substr(0, 200) + "'");
+      if (name.find('.') == std::string::npos)
+        return bad("no column '" + name.substr(0, 200) + "'");
       return bad(path.status().message());
     }
     if (!parquet::BloomFilterSupports(path->field->type)) {
@@ -488,6 +490,9 @@ DataWriteOptions catalog_internal::DataWriteOptionsFor(const DatasetInfo& ds,
   DataWriteOptions options;
   options.prefix = DatasetPrefix(ds.uuid) + "data/";
   options.parquet.bloom_filter_columns = BloomFilterColumns(ds.properties, schema);
+  if (auto json = iceberg::ParquetSchemaJson(schema, ds.schema_id)) {
+    options.parquet.key_value_metadata.push_back({iceberg::kParquetSchemaKey, *json});
+  }
   return options;
 }
 

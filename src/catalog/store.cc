@@ -429,8 +429,47 @@ Result<std::vector<ObjectInfo>> Orphans(Transaction& tx, const std::vector<Objec
 
 // ---- manifests ----
 
+namespace {
+
+// The snapshot id `digits` prints (no leading zero but for 0 itself, at most 18 digits: no
+// overflow), nullopt for anything else.
+std::optional<int64_t> ParseSnapshotDigits(std::string_view digits) {
+  if (digits.empty() || digits.size() > 18 || (digits[0] == '0' && digits.size() > 1)) {
+    return std::nullopt;
+  }
+  int64_t id = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    id = id * 10 + (c - '0');
+  }
+  return id;
+}
+
+// "<flavour>/metadata/<id>-<name>" (what follows "datasets/<uuid>/iceberg/"): the snapshot id.
+std::optional<int64_t> ParseIcebergTail(std::string_view rest) {
+  const size_t slash = rest.find('/');
+  if (slash == 0 || slash == std::string_view::npos) return std::nullopt;
+  rest.remove_prefix(slash);
+  constexpr std::string_view kMetadata = "/metadata/";
+  if (rest.substr(0, kMetadata.size()) != kMetadata) return std::nullopt;
+  rest.remove_prefix(kMetadata.size());
+  const size_t dash = rest.find('-');
+  if (dash == std::string_view::npos || rest.find('/') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return ParseSnapshotDigits(rest.substr(0, dash));
+}
+
+}  // namespace
+
+std::string IcebergMetadataDir(std::string_view dataset_uuid, std::string_view flavour) {
+  return "datasets/" + std::string(dataset_uuid) + "/iceberg/" + std::string(flavour) +
+         "/metadata/";
+}
+
 std::optional<ManifestRef> ParseManifestKey(std::string_view key) {
   constexpr std::string_view kHead = "datasets/", kDir = "/manifests/", kTail = ".parquet";
+  constexpr std::string_view kIceberg = "/iceberg/";
   if (key.substr(0, kHead.size()) != kHead) return std::nullopt;
   key.remove_prefix(kHead.size());
   const size_t slash = key.find('/');
@@ -438,18 +477,21 @@ std::optional<ManifestRef> ParseManifestKey(std::string_view key) {
   ManifestRef ref;
   ref.dataset_uuid = std::string(key.substr(0, slash));
   key.remove_prefix(slash);
+  if (key.substr(0, kIceberg.size()) == kIceberg) {
+    auto id = ParseIcebergTail(key.substr(kIceberg.size()));
+    if (!id) return std::nullopt;
+    ref.snapshot_id = *id;
+    return ref;
+  }
   if (key.substr(0, kDir.size()) != kDir) return std::nullopt;
   key.remove_prefix(kDir.size());
   if (key.size() <= kTail.size() || key.substr(key.size() - kTail.size()) != kTail) {
     return std::nullopt;
   }
   key.remove_suffix(kTail.size());
-  // The decimal a snapshot id prints as: digits, no leading zero, at most 18 (no overflow).
-  if (key.empty() || key.size() > 18 || key[0] == '0') return std::nullopt;
-  for (char c : key) {
-    if (c < '0' || c > '9') return std::nullopt;
-    ref.snapshot_id = ref.snapshot_id * 10 + (c - '0');
-  }
+  auto id = ParseSnapshotDigits(key);
+  if (!id || *id == 0) return std::nullopt;  // snapshot ids start at 1
+  ref.snapshot_id = *id;
   return ref;
 }
 

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -338,6 +339,10 @@ struct FileVectors {
 // target; empty when no file is.
 Result<std::vector<FileVectors>> VectorsNowAndAt(Transaction& tx, int64_t dataset_id,
                                                  int64_t target);
+// The snapshot that added each of the dataset's deletion vectors `vector_ids` (ids without a
+// row are left out).
+Result<std::map<int64_t, int64_t>> VectorsAddedAt(Transaction& tx, int64_t dataset_id,
+                                                  const std::vector<int64_t>& vector_ids);
 // Copies a deletion vector to file `file_id`, live from `snapshot_id`, and returns its
 // cardinality (an id without a row is an error).
 Result<int64_t> CopyVector(Transaction& tx, int64_t vector_id, int64_t file_id,
@@ -532,12 +537,17 @@ Result<std::vector<ObjectInfo>> Orphans(Transaction& tx, const std::vector<Objec
 // ---- manifests (manifest.on_commit, tarn/manifest.h; store.cc) ----
 
 // The dataset uuid and snapshot id of a manifest key ("datasets/<uuid>/manifests/<id>.parquet",
-// ManifestKey), nullopt for any other key.
+// ManifestKey) or of an object of the Iceberg metadata of a snapshot (IcebergMetadataDir, then
+// "<id>-<name>": iceberg.cc), nullopt for any other key. Snapshot 0 names the metadata of a
+// dataset without snapshots (stale once it is old: a later request writes it again).
 struct ManifestRef {
   std::string dataset_uuid;
   int64_t snapshot_id = 0;
 };
 std::optional<ManifestRef> ParseManifestKey(std::string_view key);
+// Where the Iceberg metadata of a dataset is kept, for one way of naming objects (`flavour`, one
+// key segment): "datasets/<uuid>/iceberg/<flavour>/metadata/" (docs/design/iceberg.md).
+std::string IcebergMetadataDir(std::string_view dataset_uuid, std::string_view flavour);
 // Of `objects`, the manifest objects last modified at least `grace_us` before `now_us` whose
 // snapshot no longer exists (expired, or its dataset purged) and that no data_files row or
 // pending removal names: what Cleanup deletes. A few hundred keys a statement.

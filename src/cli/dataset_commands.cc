@@ -239,6 +239,41 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 
   {
     auto name = std::make_shared<std::string>();
+    auto sel = std::make_shared<SelectorArgs>();
+    auto format = std::make_shared<int>(kIcebergFormatVersion);
+    auto print = std::make_shared<bool>(false);
+    auto* cmd = ds->add_subcommand(
+        "iceberg",
+        "Produce (once) the Iceberg metadata of a snapshot and print where it is, for Iceberg "
+        "engines");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    AddSelector(cmd, sel.get());
+    cmd->add_option("--format-version", *format, "Iceberg format version (2)");
+    cmd->add_flag("--print", *print, "Print the metadata JSON instead of its location");
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      IcebergRequest req;
+      TARN_ASSIGN_OR_RETURN(req.at, sel->Resolve());
+      req.format_version = *format;
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+      TARN_ASSIGN_OR_RETURN(auto info, cat->IcebergTable(*name, req));
+      if (g->json) {
+        std::cout << Dump(api::ToJson(info)) << "\n";
+      } else if (*print) {
+        std::cout << Dump(json::parse(info.metadata)) << "\n";
+      } else {
+        std::cout << info.metadata_location << "\n";
+        for (const auto& o : info.omitted) {
+          std::cerr << "note: column " << o.path << " is not shown to Iceberg readers: " << o.reason
+                    << "\n";
+        }
+      }
+      return Status::OK();
+    });
+  }
+
+  {
+    auto name = std::make_shared<std::string>();
     auto new_name = std::make_shared<std::string>();
     auto* cmd = ds->add_subcommand("rename", "Rename a dataset within its collection");
     cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();

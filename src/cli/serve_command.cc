@@ -44,6 +44,7 @@ struct ServeOptions {
   double shutdown_grace = 30;
   std::string oidc_audience;
   std::string worker_url;
+  std::string public_url;  // empty: http://<--listen>
   int64_t job_lease = 900;
   std::string fsck_every;  // empty: no scheduled integrity sweep
   // Housekeeping (docs/design/maintenance.md "Housekeeping"): each step's interval.
@@ -139,6 +140,7 @@ Status Serve(const ServeOptions& s) {
   o.shutdown_grace_s = s.shutdown_grace;
   o.oidc_audience = s.oidc_audience;
   o.worker_url = s.worker_url;
+  o.public_url = s.public_url;
   o.job_lease_s = s.job_lease;
   if (o.worker_url.empty()) {
     if (const char* env = std::getenv("TARN_WORKER_URL")) o.worker_url = env;
@@ -200,8 +202,8 @@ Status Serve(const ServeOptions& s) {
   std::string host = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;
   std::fprintf(stderr, "tarn serve: listening on http://%s:%d\n", host.c_str(), srv->port());
   if (srv->metrics_port() > 0) {
-    std::string mhost = o.metrics_host.find(':') != std::string::npos ? "[" + o.metrics_host + "]"
-                                                                      : o.metrics_host;
+    std::string mhost =
+        o.metrics_host.find(':') != std::string::npos ? "[" + o.metrics_host + "]" : o.metrics_host;
     std::fprintf(stderr, "tarn serve: metrics for scrapers on http://%s:%d/metrics (no token)\n",
                  mhost.c_str(), srv->metrics_port());
   }
@@ -283,6 +285,9 @@ void RegisterServeCommand(CLI::App* app, GlobalOptions* /*global*/) {
   cmd->add_option("--worker-url", s->worker_url,
                   "Deliver refresh jobs to this tarn worker URL (default $TARN_WORKER_URL; "
                   "without it jobs stay queued for tarn jobs run)");
+  cmd->add_option("--public-url", s->public_url,
+                  "Base URL clients reach this server by; the Iceberg REST facade names a local "
+                  "warehouse's files under it (default http://<--listen>)");
   cmd->add_option("--job-lease", s->job_lease,
                   "Seconds a delivered job may run before another server delivers it again")
       ->capture_default_str();

@@ -12,6 +12,7 @@
 #include "api/wire.h"
 #include "client/error_codes.h"
 #include "client/id_token_source.h"
+#include "sdk/error_codes.h"
 
 namespace tarn::client {
 
@@ -1514,6 +1515,22 @@ Result<ExpiryResult> RemoteClient::ExpireSnapshots(std::string_view qualified,
   Json body = api::ToJson(options);
   TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", path + "/expire", &body, false));
   return Decode<ExpiryResult>(j, api::ExpiryResultFromJson, "expiry result");
+}
+
+Result<IcebergTableInfo> RemoteClient::IcebergTable(std::string_view qualified,
+                                                    const IcebergRequest& request) {
+  if (!request.file_base.empty()) {
+    return Status::Of(codes::kIcebergUnsupported,
+                      "a remote client cannot choose how the metadata names objects (file_base): "
+                      "the server's REST facade (/iceberg/v1) names them by its own file route")
+        .WithField("dataset", std::string(qualified));
+  }
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+  auto params = api::SelectorParams(request.at);
+  params.emplace_back("format_version", std::to_string(request.format_version));
+  TARN_ASSIGN_OR_RETURN(
+      Json j, transport_->Call("GET", path + "/iceberg" + QueryString(params), nullptr, true));
+  return Decode<IcebergTableInfo>(j, api::IcebergTableInfoFromJson, "iceberg table");
 }
 
 Result<RetentionResult> RemoteClient::ApplyRetention(const RetentionOptions& options) {

@@ -165,6 +165,10 @@ class RemoteClient : public Client {
       std::string_view qualified, const SnapshotSelector& at,
       const std::function<Status(std::string_view bytes)>& write) override;
 
+  // GET .../iceberg (the metadata named by the warehouse's URIs); a file_base is refused.
+  Result<IcebergTableInfo> IcebergTable(std::string_view qualified,
+                                        const IcebergRequest& request) override;
+
   Status CommitOffset(std::string_view qualified, std::string_view consumer,
                       int64_t snapshot_id) override;
   Result<std::optional<int64_t>> GetOffset(std::string_view qualified,

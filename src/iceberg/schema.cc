@@ -144,4 +144,11 @@ Result<Json> SchemaJson(const Schema& schema, int32_t schema_id, int format_vers
   return Json{{"type", "struct"}, {"schema-id", schema_id}, {"fields", std::move(fields)}};
 }
 
+std::optional<std::string> ParquetSchemaJson(const Schema& schema, int32_t schema_id) {
+  std::vector<OmittedColumn> omitted;
+  auto json = SchemaJson(schema, schema_id, kMaxFormatVersion, &omitted);
+  if (!json.ok()) return std::nullopt;
+  return json->dump();
+}
+
 }  // namespace tarn::iceberg

@@ -42,4 +42,11 @@ std::optional<Json> IcebergType(const DataType& type, int format_version, const 
 Result<Json> SchemaJson(const Schema& schema, int32_t schema_id, int format_version,
                         std::vector<OmittedColumn>* omitted);
 
+// The Parquet footer key under which Iceberg writers keep the schema a file was written with
+// (readers that map a file's columns through it find renamed columns by field id).
+inline constexpr char kParquetSchemaKey[] = "iceberg.schema";
+// SchemaJson of `schema` (format version 3: every column it can type) as compact text, for
+// kParquetSchemaKey; nullopt for a schema SchemaJson refuses (a field without an id).
+std::optional<std::string> ParquetSchemaJson(const Schema& schema, int32_t schema_id);
+
 }  // namespace tarn::iceberg

@@ -53,5 +53,9 @@ TARN_ERROR_CODE(kWindowUnbound, ErrorCode("window_unbound", ErrorKind::kInvalidA
 // A signal to a task whose trigger is not a signal.
 TARN_ERROR_CODE(kTaskNotSignalled,
                 ErrorCode("task_not_signalled", ErrorKind::kFailedPrecondition, "task trigger"));
+// Iceberg (tarn/iceberg.h): a dataset, a format version or a request that cannot be shown as an
+// Iceberg table.
+TARN_ERROR_CODE(kIcebergUnsupported,
+                ErrorCode("iceberg_unsupported", ErrorKind::kInvalidArgument, "dataset"));
 
 }  // namespace tarn::codes

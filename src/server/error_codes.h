@@ -23,6 +23,8 @@ TARN_ERROR_CODE(kMalformedRequest,
 TARN_ERROR_CODE(kMethodNotAllowed,
                 ErrorCode("method_not_allowed", ErrorKind::kInvalidArgument, "allow").Http(405));
 TARN_ERROR_CODE(kOverloaded, ErrorCode("overloaded", ErrorKind::kUnavailable));
+TARN_ERROR_CODE(kRangeNotSatisfiable,
+                ErrorCode("range_not_satisfiable", ErrorKind::kInvalidArgument, "size").Http(416));
 TARN_ERROR_CODE(kRequestTimeout,
                 ErrorCode("request_timeout", ErrorKind::kInvalidArgument).Http(408));
 TARN_ERROR_CODE(kRouteNotFound, ErrorCode("route_not_found", ErrorKind::kNotFound));

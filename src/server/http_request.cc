@@ -1,5 +1,7 @@
 #include "server/http_request.h"
 
+#include <algorithm>
+
 #include "common/hex.h"
 #include "server/error_codes.h"
 
@@ -107,6 +109,57 @@ Result<Framing> CheckFraming(const std::vector<std::string_view>& content_length
     out.chunked = true;
   }
   return out;
+}
+
+namespace {
+
+// 1 to 19 decimal digits (no sign, no space) as a number; nullopt otherwise.
+std::optional<uint64_t> RangeNumber(std::string_view s) {
+  if (s.empty() || s.size() > 19) return std::nullopt;
+  uint64_t n = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
+Result<std::optional<ByteRange>> ParseRange(std::string_view header, uint64_t size) {
+  const std::optional<ByteRange> whole;
+  std::string_view v = Trim(header);
+  constexpr std::string_view kUnit = "bytes=";
+  if (v.size() < kUnit.size() || Lower(v.substr(0, kUnit.size())) != kUnit) return whole;
+  v = Trim(v.substr(kUnit.size()));
+  if (v.find(',') != std::string_view::npos) return whole;  // several ranges
+  const size_t dash = v.find('-');
+  if (dash == std::string_view::npos) return whole;
+  const std::string_view first = Trim(v.substr(0, dash)), last = Trim(v.substr(dash + 1));
+  auto unsatisfiable = [&] {
+    return Status::Of(codes::kRangeNotSatisfiable,
+                      "the range " + std::string(header.substr(0, 64)) +
+                          " is outside the object of " + std::to_string(size) + " bytes")
+        .WithField("size", std::to_string(size));
+  };
+  if (first.empty()) {  // the last n bytes
+    auto n = RangeNumber(last);
+    if (!n) return whole;
+    if (*n == 0 || size == 0) return unsatisfiable();
+    const uint64_t length = std::min(*n, size);
+    return std::optional<ByteRange>(ByteRange{size - length, length});
+  }
+  auto from = RangeNumber(first);
+  if (!from) return whole;
+  uint64_t to = UINT64_MAX;
+  if (!last.empty()) {
+    auto n = RangeNumber(last);
+    if (!n || *n < *from) return whole;
+    to = *n;
+  }
+  if (*from >= size) return unsatisfiable();
+  to = std::min(to, size - 1);
+  return std::optional<ByteRange>(ByteRange{*from, to - *from + 1});
 }
 
 }  // namespace tarn::server::internal

@@ -56,4 +56,17 @@ struct Framing {
 Result<Framing> CheckFraming(const std::vector<std::string_view>& content_lengths,
                              const std::vector<std::string_view>& transfer_encodings);
 
+// One byte range of an object: `length` bytes from `offset`.
+struct ByteRange {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+// The single byte range a Range header asks of an object of `size` bytes (RFC 9110 14.1.2):
+// "bytes=a-b", "bytes=a-" or "bytes=-n" (the last n bytes), an end past the object clipped to
+// it. nullopt means the whole object: no header, another unit, several ranges or a malformed
+// value (a server may ignore any of these). kInvalidArgument code=range_not_satisfiable (416)
+// when the range starts at or past the end (or asks for the last 0 bytes).
+Result<std::optional<ByteRange>> ParseRange(std::string_view header, uint64_t size);
+
 }  // namespace tarn::server::internal

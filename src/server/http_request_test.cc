@@ -98,5 +98,48 @@ TEST(CheckFraming, RefusesEveryAmbiguity) {
   }
 }
 
+TEST(ParseRange, TakesOneRangeOfBytes) {
+  struct Case {
+    std::string header;
+    uint64_t offset, length;
+  };
+  for (const Case& c : std::vector<Case>{{"bytes=0-0", 0, 1},
+                                         {"bytes=4-11", 4, 8},
+                                         {"bytes=90-", 90, 10},
+                                         {"bytes=90-1000", 90, 10},  // clipped to the object
+                                         {"bytes=-8", 92, 8},
+                                         {"bytes=-1000", 0, 100},
+                                         {"Bytes= 4 - 11 ", 4, 8}}) {
+    auto r = ParseRange(c.header, 100);
+    ASSERT_TRUE(r.ok()) << c.header << ": " << r.status().ToString();
+    ASSERT_TRUE(r->has_value()) << c.header;
+    EXPECT_EQ((*r)->offset, c.offset) << c.header;
+    EXPECT_EQ((*r)->length, c.length) << c.header;
+  }
+}
+
+TEST(ParseRange, IgnoresWhatItDoesNotServe) {
+  // The whole object: no header, another unit, several ranges, malformed values.
+  for (const char* h : {"", "items=0-1", "bytes=0-1,4-5", "bytes=5-1", "bytes=a-b", "bytes=-",
+                        "bytes=1", "bytes=+1-2", "bytes=99999999999999999999-", "bytes=1-2-3"}) {
+    auto r = ParseRange(h, 100);
+    ASSERT_TRUE(r.ok()) << h << ": " << r.status().ToString();
+    EXPECT_FALSE(r->has_value()) << h;
+  }
+}
+
+TEST(ParseRange, RefusesARangePastTheEnd) {
+  for (const auto& [h, size] : std::vector<std::pair<std::string, uint64_t>>{{"bytes=100-", 100},
+                                                                             {"bytes=100-200", 100},
+                                                                             {"bytes=-0", 100},
+                                                                             {"bytes=0-", 0},
+                                                                             {"bytes=-5", 0}}) {
+    auto r = ParseRange(h, size);
+    ASSERT_FALSE(r.ok()) << h;
+    EXPECT_EQ(CodeOf(r.status()), "range_not_satisfiable") << h;
+    EXPECT_EQ(HttpStatusFor(r.status()), 416) << h;
+  }
+}
+
 }  // namespace
 }  // namespace tarn::server::internal

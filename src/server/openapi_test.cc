@@ -80,7 +80,7 @@ TEST(OpenApi, ListsExactlyTheRegisteredRoutes) {
     EXPECT_TRUE(spec["paths"][r.path].contains(Lower(r.method)))
         << "docs/openapi.json lacks " << r.method << " " << r.path;
   }
-  static const std::set<std::string> kMethods = {"get", "post", "put", "patch", "delete"};
+  static const std::set<std::string> kMethods = {"get", "head", "post", "put", "patch", "delete"};
   for (const auto& [path, item] : spec["paths"].items()) {
     for (const auto& [method, op] : item.items()) {
       if (!kMethods.count(method)) continue;

@@ -259,7 +259,8 @@ Status OpenApi(Call& c) {
 constexpr char kTokenExchangeGrant[] = "urn:ietf:params:oauth:grant-type:token-exchange";
 
 // RFC 8693 token exchange of an OpenID Connect ID token (docs/design/federation.md).
-Status FederatedTokenExchange(Call& c, const std::map<std::string, std::string>& form) {
+Result<auth::IssuedToken> FederatedTokenExchange(Call& c,
+                                                 const std::map<std::string, std::string>& form) {
   auto field = [&](const char* k) -> std::string {
     auto it = form.find(k);
     return it == form.end() ? "" : it->second;
@@ -280,37 +281,20 @@ Status FederatedTokenExchange(Call& c, const std::map<std::string, std::string>&
   TARN_ASSIGN_OR_RETURN(auto issued, c.authority().ExchangeIdToken(field("subject_token"),
                                                                    c.options().oidc_audience));
   c.set_log_actor(issued.principal.client_id);
-  c.ReplyJson(Json{{"access_token", issued.access_token},
-                   {"issued_token_type", "urn:ietf:params:oauth:token-type:access_token"},
-                   {"token_type", "Bearer"},
-                   {"expires_in", issued.expires_in_s}});
-  return Status::OK();
+  return issued;
 }
 
 Status TokenExchange(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto form, c.FormBody());
-  auto field = [&](const char* k) -> std::string {
-    auto it = form.find(k);
-    return it == form.end() ? "" : it->second;
-  };
-  if (field("grant_type") == kTokenExchangeGrant) return FederatedTokenExchange(c, form);
-  if (field("grant_type") != "client_credentials") {
-    return Status::Of(codes::kUnsupportedGrantType, "grant_type must be client_credentials or " +
-                                                        std::string(kTokenExchangeGrant))
-        .WithField("field", "grant_type");
+  TARN_ASSIGN_OR_RETURN(auto issued, ExchangeTokenForm(c, form));
+  Json out{{"access_token", issued.access_token},
+           {"token_type", "Bearer"},
+           {"expires_in", issued.expires_in_s}};
+  auto grant = form.find("grant_type");
+  if (grant != form.end() && grant->second == kTokenExchangeGrant) {
+    out["issued_token_type"] = "urn:ietf:params:oauth:token-type:access_token";
   }
-  for (const char* k : {"client_id", "client_secret"}) {
-    if (field(k).empty()) {
-      return Status::Of(codes::kMissingField, std::string(k) + " is required")
-          .WithField("field", k);
-    }
-  }
-  c.set_log_actor(field("client_id").substr(0, 128));
-  TARN_ASSIGN_OR_RETURN(auto issued,
-                        c.authority().Exchange(field("client_id"), field("client_secret")));
-  c.ReplyJson(Json{{"access_token", issued.access_token},
-                   {"token_type", "Bearer"},
-                   {"expires_in", issued.expires_in_s}});
+  c.ReplyJson(out);
   return Status::OK();
 }
 
@@ -1259,6 +1243,21 @@ Status ManifestRoute(Call& c) {
   return Status::OK();
 }
 
+// The Iceberg metadata of a snapshot (docs/design/iceberg.md; Client::IcebergTable), naming the
+// warehouse's own URIs. Produced on the first request (so a GET may write the metadata objects).
+Status IcebergTableRoute(Call& c) {
+  IcebergRequest request;
+  TARN_ASSIGN_OR_RETURN(request.at, Selector(c));
+  TARN_ASSIGN_OR_RETURN(auto version, QueryInt(c, "format_version"));
+  if (version) {
+    if (*version < 1 || *version > 99) return InvalidParam("format_version", "must be 2");
+    request.format_version = static_cast<int>(*version);
+  }
+  TARN_ASSIGN_OR_RETURN(auto info, c.catalog().IcebergTable(DsQ(c), request));
+  c.ReplyJson(api::ToJson(info));
+  return Status::OK();
+}
+
 Status ChangesRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(auto from, QueryInt(c, "from"));
   if (!from) return InvalidParam("from", "is required");
@@ -1762,8 +1761,31 @@ Status ReportJobOutcomeRoute(Call& c) {
 #define V "/v1/workspaces/{ws}/collections/{coll}/views"
 #define M "/v1/workspaces/{ws}/collections/{coll}/materialized_views"
 #define T "/v1/workspaces/{ws}/collections/{coll}/tasks"
+#define IN "/iceberg/v1/tarn/namespaces"
 
 }  // namespace
+
+Result<auth::IssuedToken> ExchangeTokenForm(Call& c,
+                                            const std::map<std::string, std::string>& form) {
+  auto field = [&](const char* k) -> std::string {
+    auto it = form.find(k);
+    return it == form.end() ? "" : it->second;
+  };
+  if (field("grant_type") == kTokenExchangeGrant) return FederatedTokenExchange(c, form);
+  if (field("grant_type") != "client_credentials") {
+    return Status::Of(codes::kUnsupportedGrantType, "grant_type must be client_credentials or " +
+                                                        std::string(kTokenExchangeGrant))
+        .WithField("field", "grant_type");
+  }
+  for (const char* k : {"client_id", "client_secret"}) {
+    if (field(k).empty()) {
+      return Status::Of(codes::kMissingField, std::string(k) + " is required")
+          .WithField("field", k);
+    }
+  }
+  c.set_log_actor(field("client_id").substr(0, 128));
+  return c.authority().Exchange(field("client_id"), field("client_secret"));
+}
 
 std::vector<std::string_view> QueryNames(const RouteDef& def) {
   std::vector<std::string_view> out;
@@ -1853,6 +1875,8 @@ const std::vector<RouteDef>& RouteTable() {
       {"GET", D "/scan", N::kReader, S::kPath, B::kNone, "", ScanRoute,
        AT " where columns with_row_ids added_after"},
       {"GET", D "/manifest", N::kReader, S::kPath, B::kNone, "", ManifestRoute, AT},
+      {"GET", D "/iceberg", N::kReader, S::kPath, B::kNone, "", IcebergTableRoute,
+       AT " format_version"},
       {"GET", D "/changes", N::kReader, S::kPath, B::kNone, "", ChangesRoute, "from to limit"},
       {"GET", D "/offsets/{consumer}", N::kReader, S::kPath, B::kNone, "", GetOffsetRoute},
       {"PUT", D "/offsets/{consumer}", N::kWriter, S::kPath, B::kJson, "offset.commit",
@@ -1924,6 +1948,46 @@ const std::vector<RouteDef>& RouteTable() {
        WritePartRoute, "encoding"},
       {"POST", "/v1/contracts/{id}/commit", N::kWriter, S::kBody, B::kJson, "contract.commit",
        CommitContractRoute},
+      // The Iceberg REST facade (iceberg_routes.cc; docs/design/iceberg.md), prefix "tarn":
+      // reads, the OAuth2 token exchange, the file route of a local warehouse, and every write
+      // of the spec answered 405. {namespace} and {table} are mapped onto ws, coll and ds, so
+      // S::kPath checks the role on them as on the /v1 routes.
+      {"GET", "/iceberg/v1/config", N::kToken, S::kNone, B::kNone, "", IcebergConfigRoute,
+       "warehouse"},
+      {"POST", "/iceberg/v1/oauth/tokens", N::kOpen, S::kNone, B::kForm, "", IcebergTokenRoute},
+      {"GET", IN, N::kToken, S::kNone, B::kNone, "", IcebergListNamespacesRoute,
+       "parent pageToken pageSize"},
+      {"POST", IN, N::kToken, S::kNone, B::kNone, "iceberg.write", IcebergReadOnlyRoute},
+      {"GET", IN "/{namespace}", N::kReader, S::kPath, B::kNone, "", IcebergLoadNamespaceRoute},
+      {"HEAD", IN "/{namespace}", N::kReader, S::kPath, B::kNone, "", IcebergNamespaceExistsRoute},
+      {"DELETE", IN "/{namespace}", N::kToken, S::kNone, B::kNone, "iceberg.write",
+       IcebergReadOnlyRoute},
+      {"POST", IN "/{namespace}/properties", N::kToken, S::kNone, B::kNone, "iceberg.write",
+       IcebergReadOnlyRoute},
+      {"GET", IN "/{namespace}/tables", N::kReader, S::kPath, B::kNone, "", IcebergListTablesRoute,
+       "pageToken pageSize"},
+      {"POST", IN "/{namespace}/tables", N::kToken, S::kNone, B::kNone, "iceberg.write",
+       IcebergReadOnlyRoute},
+      {"POST", IN "/{namespace}/register", N::kToken, S::kNone, B::kNone, "iceberg.write",
+       IcebergReadOnlyRoute},
+      {"GET", IN "/{namespace}/tables/{table}", N::kReader, S::kPath, B::kNone, "",
+       IcebergLoadTableRoute, "snapshots"},
+      {"HEAD", IN "/{namespace}/tables/{table}", N::kReader, S::kPath, B::kNone, "",
+       IcebergTableExistsRoute},
+      {"POST", IN "/{namespace}/tables/{table}", N::kToken, S::kNone, B::kNone, "iceberg.write",
+       IcebergReadOnlyRoute},
+      // dropTable's purgeRequested is read (and the call refused) like any other.
+      {"DELETE", IN "/{namespace}/tables/{table}", N::kToken, S::kNone, B::kNone, "iceberg.write",
+       IcebergReadOnlyRoute, "purgeRequested"},
+      {"POST", "/iceberg/v1/tarn/tables/rename", N::kToken, S::kNone, B::kNone, "iceberg.write",
+       IcebergReadOnlyRoute},
+      {"POST", "/iceberg/v1/tarn/transactions/commit", N::kToken, S::kNone, B::kNone,
+       "iceberg.write", IcebergReadOnlyRoute},
+      // The role is checked by the route, on the dataset the uuid names.
+      {"GET", "/iceberg/v1/tarn/files/{uuid}/{key}", N::kReader, S::kBody, B::kNone, "",
+       IcebergFileRoute, "", true},
+      {"HEAD", "/iceberg/v1/tarn/files/{uuid}/{key}", N::kReader, S::kBody, B::kNone, "",
+       IcebergFileRoute, "", true},
   };
 #undef AT
 #undef PAGE
@@ -1934,5 +1998,6 @@ const std::vector<RouteDef>& RouteTable() {
 #undef V
 #undef M
 #undef T
+#undef IN
 
 }  // namespace tarn::server::internal

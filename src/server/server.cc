@@ -50,6 +50,7 @@
 #include "server/errors.h"
 #include "server/http_request.h"
 #include "server/server_internal.h"
+#include "types/value_text.h"
 #include "upload/contract_service.h"
 
 namespace tarn::server {
@@ -158,6 +159,9 @@ struct RequestRecord {
   int64_t bytes_out = 0;
   std::string error_code;
   bool inflight = false;  // counted in the in-flight gauge
+  // The shape of its error body (the Iceberg facade's paths answer in the spec's shapes).
+  internal::ErrorShape error_shape = internal::ErrorShape::kTarn;
+  int stream_status = 200;  // the status of a streamed response, for the log and metrics
 };
 
 // 64 random bits as 16 hex digits: a per-thread generator seeded from the kernel (ids need to be
@@ -310,18 +314,21 @@ std::string ParamWhat(const std::string& name) {
   if (name == "consumer") return "consumer name";
   if (name == "client_id") return "client id";
   if (name == "id") return "contract id";
+  if (name == "table") return "table name";
+  if (name == "uuid") return "dataset uuid";
   return name;
 }
 
-// The regular expression of an OpenAPI path: {name} is one segment; the rest is literal.
-std::string PathRegex(std::string_view path, std::vector<std::string>* names) {
+// The regular expression of an OpenAPI path: {name} is one segment (the last one the rest of
+// the path, '/' included, when `tail`); the rest is literal.
+std::string PathRegex(std::string_view path, bool tail, std::vector<std::string>* names) {
   std::string re;
   for (size_t i = 0; i < path.size(); ++i) {
     char c = path[i];
     if (c == '{') {
       size_t end = path.find('}', i);
       names->emplace_back(path.substr(i + 1, end - i - 1));
-      re += "([^/]+)";
+      re += tail && end + 1 == path.size() ? "(.+)" : "([^/]+)";
       i = end;
     } else if (std::string_view(".^$|()[]*+?\\").find(c) != std::string_view::npos) {
       re += '\\';
@@ -790,8 +797,9 @@ class Session : public std::enable_shared_from_this<Session> {
         .ec;
   }
 
-  // Worker side: writes the head of a chunked response, its chunks, and its end.
-  beast::error_code WriteChunkedHead(http::response<http::empty_body>& res) {
+  // Worker side: writes the head of a streamed response (chunked, or of a known length), its
+  // chunks, and its end.
+  beast::error_code WriteStreamHead(http::response<http::empty_body>& res) {
     http::response_serializer<http::empty_body> sr(res);
     return RunBlocking([this, &sr](auto done) {
              ArmDeadline(IoDeadline(std::chrono::seconds(options_.write_timeout_s)));
@@ -804,6 +812,14 @@ class Session : public std::enable_shared_from_this<Session> {
              ArmDeadline(IoDeadline(std::chrono::seconds(options_.write_timeout_s)));
              net::async_write(
                  socket_, http::make_chunk(net::const_buffer(bytes.data(), bytes.size())), done);
+           })
+        .ec;
+  }
+  // Worker side: bytes of a response sent with Content-Length, as they are.
+  beast::error_code WriteRaw(std::string_view bytes) {
+    return RunBlocking([this, bytes](auto done) {
+             ArmDeadline(IoDeadline(std::chrono::seconds(options_.write_timeout_s)));
+             net::async_write(socket_, net::const_buffer(bytes.data(), bytes.size()), done);
            })
         .ec;
   }
@@ -831,7 +847,8 @@ class Session : public std::enable_shared_from_this<Session> {
       keep_alive = keep_alive && !server_.shutting_down() &&
                    requests_ < options_.max_requests_per_connection;
       res->keep_alive(keep_alive);
-      res->prepare_payload();
+      // A HEAD answer keeps the length its GET would have (Serve cleared the body).
+      if (!(res->body().empty() && res->has_content_length())) res->prepare_payload();
       auto bytes = std::make_shared<std::string>(Serialize(*res));
       ssize_t n = ::send(socket_.native_handle(), bytes->data(), bytes->size(),
                          MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -1128,7 +1145,7 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive =
         keep_alive && !server_.shutting_down() && requests_ < options_.max_requests_per_connection;
     if (res == nullptr) {  // a streamed response, already written
-      server_.LogRequest(rec, 200);
+      server_.LogRequest(rec, rec.stream_status);
       return keep_alive ? ReadHead() : Close();
     }
     res->keep_alive(keep_alive);
@@ -1202,6 +1219,15 @@ class HttpCall final : public Call {
     for (size_t i = 0; i < route.params.size() && i + 1 < match.size(); ++i) {
       // Each segment is decoded on its own (the target's escapes were checked already).
       params_.emplace_back(route.params[i], PercentDecode(match[i + 1].str()).value_or(""));
+    }
+    // The Iceberg facade's {namespace} (workspace or workspace<0x1F>collection) and {table} are
+    // the ws, coll and ds of the rest of the API: the role check and the audit use them.
+    if (auto levels = internal::SplitNamespace(Param("namespace")); levels.ok()) {
+      params_.emplace_back("ws", (*levels)[0]);
+      if (levels->size() == 2) {
+        params_.emplace_back("coll", (*levels)[1]);
+        if (!Param("table").empty()) params_.emplace_back("ds", Param("table"));
+      }
     }
     if (route.def->action[0] != '\0') {
       std::string target;
@@ -1348,11 +1374,26 @@ class HttpCall final : public Call {
     res_.result(http::status::no_content);
     res_.body().clear();
   }
+  void ReplyNotModified() override {
+    res_.result(http::status::not_modified);
+    res_.body().clear();
+  }
   void ReplyStream(std::string content_type, StreamFn fn) override {
     res_.result(http::status::ok);
     res_.body().clear();
     stream_type_ = std::move(content_type);
     stream_fn_ = std::move(fn);
+    stream_length_.reset();
+  }
+  void ReplySized(int http_status, std::string content_type, int64_t length, StreamFn fn) override {
+    res_.result(static_cast<unsigned>(http_status));
+    res_.body().clear();
+    stream_type_ = std::move(content_type);
+    stream_fn_ = std::move(fn);
+    stream_length_ = length;
+  }
+  void SetHeader(std::string_view name, std::string value) override {
+    res_.set(beast::string_view(name.data(), name.size()), value);
   }
 
   std::function<Status(const Status&)> ClientError() const override {
@@ -1375,9 +1416,13 @@ class HttpCall final : public Call {
   // Identifiers, bearer token and the role the path needs, then the route.
   Status Run() {
     for (const auto& [name, value] : params_) {
-      Status st = name == "name"     ? internal::ValidatePartName(value)
-                  : name == "object" ? ParseDatasetName(value).status()  // w.c.name
-                                     : ValidateIdentifier(ParamWhat(name), value);
+      Status st = name == "name"        ? internal::ValidatePartName(value)
+                  : name == "object"    ? ParseDatasetName(value).status()  // w.c.name
+                  : name == "namespace" ? internal::SplitNamespace(value).status()
+                  : name == "uuid"      ? ParseUuid(value).status()
+                  : name == "key"       ? ValidateKey(value)  // a warehouse key: no "..", no "//"
+                                        : ValidateIdentifier(ParamWhat(name), value);
+      if (st.kind() == ErrorKind::kNotFound) return st;  // a namespace of three levels
       if (!st.ok()) {
         return Status(st.kind(), st.message())
             .WithCode(codes::kInvalidIdentifier)
@@ -1532,6 +1577,7 @@ class HttpCall final : public Call {
   Status read_error_;
   std::string stream_type_;
   StreamFn stream_fn_;
+  std::optional<int64_t> stream_length_;              // ReplySized: the body's length
   std::unique_ptr<upload::ContractService> uploads_;  // the server's, acting as the caller
 
  private:
@@ -1579,9 +1625,9 @@ Status Server::Impl::ClientError(const Status& st, const std::string& request_id
 
 void Server::Impl::RenderError(Response& res, const Status& st, RequestRecord& rec) {
   Status shown = ClientError(st, rec.request_id);
-  int http = HttpStatusFor(shown);
+  auto [http, body] = internal::ErrorResponse(rec.error_shape, shown, HttpStatusFor(shown));
   res.result(static_cast<unsigned>(http));
-  res.body() = api::Dump(api::ErrorBody(shown));
+  res.body() = api::Dump(body);
   res.set(http::field::content_type, "application/json");
   if (http == 503) res.set(http::field::retry_after, "1");
   if (http == 401) res.set(http::field::www_authenticate, "Bearer realm=\"tarn\"");
@@ -1634,6 +1680,8 @@ std::shared_ptr<Exchange> Server::Impl::Serve(const std::shared_ptr<Exchange>& e
 
   const std::string& path = ex->target.path;
   const std::string& raw_path = ex->target.raw_path;
+  rec.error_shape = internal::ErrorShapeOf(raw_path);
+  const bool head_only = ex->head.method() == http::verb::head;
   const CompiledRoute* route = nullptr;
   std::smatch match;
   std::string method = rec.method;
@@ -1650,6 +1698,7 @@ std::shared_ptr<Exchange> Server::Impl::Serve(const std::shared_ptr<Exchange>& e
   for (char& c : lower_type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   StreamFn stream_fn;
   std::string stream_type;
+  std::optional<int64_t> stream_length;
 
   if (shutting_down_) {
     reply_error(Status::Of(codes::kShuttingDown, "the server is shutting down; retry"), true);
@@ -1659,6 +1708,8 @@ std::shared_ptr<Exchange> Server::Impl::Serve(const std::shared_ptr<Exchange>& e
   } else if (route == nullptr) {
     std::string allow;
     for (const auto& r : routes_) {
+      // The Iceberg facade's rows for the spec's writes only say they are not served.
+      if (r.def->fn == internal::IcebergReadOnlyRoute) continue;
       if (std::regex_match(raw_path, r.re)) {
         if (allow.find(r.def->method) != std::string::npos) continue;
         if (!allow.empty()) allow += ", ";
@@ -1739,26 +1790,47 @@ std::shared_ptr<Exchange> Server::Impl::Serve(const std::shared_ptr<Exchange>& e
     must_close = must_close || call.must_close_;
     stream_fn = std::move(call.stream_fn_);
     stream_type = std::move(call.stream_type_);
+    stream_length = call.stream_length_;
   }
 
   res->set("X-Request-Id", rec.request_id);
   bool keep_alive = ex->keep_alive && !must_close;
   Session& session = *ex->session;
   if (!stream_fn) {
+    if (head_only) {  // the head its GET would have: the length, no body
+      const size_t n = res->body().size();
+      res->body().clear();
+      const int status = res->result_int();
+      if (status >= 200 && status != 204 && status != 304) res->content_length(n);
+    }
     rec.bytes_out = static_cast<int64_t>(res->body().size());
     return session.Finish(std::move(res), std::move(rec), keep_alive);
   }
 
-  // A streamed response: the head, then each piece the producer writes as one chunk.
-  http::response<http::empty_body> head(http::status::ok, ex->head.version());
+  // A streamed response: the head, then each piece the producer writes (as one chunk, or as it
+  // is when the length is known).
+  http::response<http::empty_body> head(res->result(), ex->head.version());
   for (const auto& f : *res) head.set(f.name_string(), f.value());
   head.set(http::field::content_type, stream_type);
-  head.chunked(true);
+  if (stream_length) {
+    head.content_length(static_cast<uint64_t>(*stream_length));
+  } else {
+    head.chunked(true);
+  }
   head.keep_alive(keep_alive);
-  if (session.WriteChunkedHead(head)) return session.Finish(nullptr, std::move(rec), false);
-  StreamWrite write = [&session, &rec](std::string_view bytes) -> Status {
+  rec.stream_status = head.result_int();
+  if (session.WriteStreamHead(head)) return session.Finish(nullptr, std::move(rec), false);
+  if (head_only) return session.Finish(nullptr, std::move(rec), keep_alive);
+  StreamWrite write = [&session, &rec, stream_length](std::string_view bytes) -> Status {
     if (bytes.empty()) return Status::OK();
-    if (session.WriteChunk(bytes)) {
+    if (stream_length) {
+      if (rec.bytes_out + static_cast<int64_t>(bytes.size()) > *stream_length) {
+        return Status::Internal("a sized response's producer wrote past its length");
+      }
+      if (session.WriteRaw(bytes)) {
+        return Status::Of(codes::kClientGone, "the client stopped reading the response");
+      }
+    } else if (session.WriteChunk(bytes)) {
       return Status::Of(codes::kClientGone, "the client stopped reading the response");
     }
     rec.bytes_out += static_cast<int64_t>(bytes.size());
@@ -1773,7 +1845,12 @@ std::shared_ptr<Exchange> Server::Impl::Serve(const std::shared_ptr<Exchange>& e
     st = Status::Internal("unknown exception");
   }
   // A failed producer leaves the stream without its end: the client sees it truncated.
-  bool ended = st.ok() && !session.WriteLastChunk();
+  bool ended = stream_length ? st.ok() && rec.bytes_out == *stream_length
+                             : st.ok() && !session.WriteLastChunk();
+  if (st.ok() && stream_length && !ended) {
+    st = Status::Internal("a sized response's producer wrote " + std::to_string(rec.bytes_out) +
+                          " of its " + std::to_string(*stream_length) + " bytes");
+  }
   if (!st.ok() && st.kind() == ErrorKind::kInternal) {
     Log(std::move(
         LogLine("error").Str("request_id", rec.request_id).Str("message", st.ToString())));
@@ -1786,7 +1863,7 @@ void Server::Impl::Configure() {
   for (size_t i = 0; i < table.size(); ++i) {
     CompiledRoute c;
     c.def = &table[i];
-    c.pattern = PathRegex(table[i].path, &c.params);
+    c.pattern = PathRegex(table[i].path, table[i].tail, &c.params);
     c.re = std::regex(c.pattern);
     c.series = metrics_.RouteSeries(static_cast<int>(i));
     routes_.push_back(std::move(c));
@@ -1918,20 +1995,18 @@ class MetricsScrape : public std::enable_shared_from_this<MetricsScrape> {
 }  // namespace
 
 void Server::Impl::AcceptMetrics() {
-  metrics_acceptor_.async_accept(
-      net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
-        if (shutting_down_ || !metrics_acceptor_.is_open()) return;
-        if (ec) {
-          auto timer = std::make_shared<net::steady_timer>(metrics_acceptor_.get_executor(),
-                                                           std::chrono::milliseconds(50));
-          timer->async_wait([this, timer](beast::error_code) { AcceptMetrics(); });
-          return;
-        }
-        std::make_shared<MetricsScrape>(std::move(socket), [this] {
-          return metrics_.Render();
-        })->Run();
-        AcceptMetrics();
-      });
+  metrics_acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec,
+                                                                tcp::socket socket) {
+    if (shutting_down_ || !metrics_acceptor_.is_open()) return;
+    if (ec) {
+      auto timer = std::make_shared<net::steady_timer>(metrics_acceptor_.get_executor(),
+                                                       std::chrono::milliseconds(50));
+      timer->async_wait([this, timer](beast::error_code) { AcceptMetrics(); });
+      return;
+    }
+    std::make_shared<MetricsScrape>(std::move(socket), [this] { return metrics_.Render(); })->Run();
+    AcceptMetrics();
+  });
 }
 
 Status Server::Impl::Start() {
@@ -1963,6 +2038,13 @@ Status Server::Impl::Start() {
     return failed(ec.message());
   }
   port_ = acceptor_.local_endpoint(ec).port();
+  if (options_.public_url.empty()) {  // set before any request is read
+    std::string host = options_.host;
+    if (host == "0.0.0.0") host = "127.0.0.1";
+    if (host == "::") host = "::1";
+    if (host.find(':') != std::string::npos) host = "[" + host + "]";
+    options_.public_url = "http://" + host + ":" + std::to_string(port_.load());
+  }
   if (options_.metrics_port >= 0) {
     auto metrics_failed = [&](const std::string& why) {
       beast::error_code ignored;
@@ -2353,6 +2435,20 @@ Result<std::unique_ptr<Server>> Server::Make(std::shared_ptr<Catalog> catalog,
   }
   if (options.max_requests_per_connection < 1) {
     return bad("max requests per connection must be positive");
+  }
+  if (!options.public_url.empty()) {
+    std::string& u = options.public_url;
+    while (!u.empty() && u.back() == '/') u.pop_back();
+    const bool scheme = u.rfind("http://", 0) == 0 || u.rfind("https://", 0) == 0;
+    const size_t host_at = u.find("://") + 3;
+    bool clean = scheme && u.size() > host_at;
+    for (char ch : u) {
+      clean = clean && static_cast<unsigned char>(ch) > 0x20 && ch != 0x7f && ch != '?' &&
+              ch != '#' && ch != '"' && ch != '\\';
+    }
+    if (!clean) {
+      return bad("public url must be an http:// or https:// URL without query or fragment");
+    }
   }
   auth::AuthorityOptions ao;
   ao.token_ttl_s = options.token_ttl_s;

@@ -92,6 +92,12 @@ struct ServerOptions {
   // How often a server asks whether a housekeeping step is due (at most the shortest interval).
   double housekeeping_poll_interval_s = 60;
 
+  // The base URL clients reach this server by ("https://tarn.example.com", `tarn serve
+  // --public-url`): the Iceberg facade names a local warehouse's files by URLs of its file route
+  // under it. Empty: "http://<host>:<bound port>" (a wildcard host as the loopback address). It
+  // is never taken from a request's Host header, which a client chooses.
+  std::string public_url;
+
   // Refresh jobs (docs/design/views.md, "Delivery"): when set, the server's dispatcher POSTs
   // each queued job to this URL (`tarn worker`'s) with a job token whose audience is exactly
   // it. Empty: jobs stay queued (`tarn jobs run` over the same metastore runs them).
@@ -106,7 +112,7 @@ struct ServerOptions {
 
 // One route of the API, as registered and as docs/openapi.json lists it.
 struct RouteInfo {
-  std::string method;  // "GET", "POST", "PUT", "PATCH", "DELETE"
+  std::string method;  // "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"
   std::string path;    // OpenAPI form: "/v1/workspaces/{ws}"
   // The role the route needs ("open", "token" for any valid token, "reader", "writer",
   // "owner"), and "global" when it must be held on every workspace ("*").
@@ -129,8 +135,8 @@ class Server {
   ~Server();  // Shutdown() and Wait() when still running
 
   // Binds host:port (and the metrics listener's) and starts accepting in a background thread.
-  // kUnavailable (code=bind_failed) when an address cannot be bound; kFailedPrecondition when started
-  // twice.
+  // kUnavailable (code=bind_failed) when an address cannot be bound; kFailedPrecondition when
+  // started twice.
   Status Start();
   // The bound port (the chosen one when options.port was 0); 0 before Start.
   int port() const;

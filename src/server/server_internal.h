@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/wire.h"
@@ -19,6 +20,7 @@
 
 namespace tarn {
 class Catalog;
+class ObjectStore;
 namespace upload {
 class ContractService;
 }
@@ -54,6 +56,9 @@ struct RouteDef {
   // not listed is a programmer error (the request fails 500). openapi_test.cc compares it with
   // the route's query parameters in docs/openapi.json.
   const char* query = "";
+  // Whether the path's last {param} takes the rest of the path, '/' included (a warehouse key:
+  // the Iceberg facade's file route). It is decoded whole and checked as an object key.
+  bool tail = false;
 };
 const std::vector<RouteDef>& RouteTable();
 
@@ -117,8 +122,19 @@ class Call {
   virtual void ReplyText(std::string content_type, std::string body) = 0;
   // 204 No Content.
   virtual void ReplyNoContent() = 0;
+  // 304 Not Modified (a conditional GET whose validator still matches).
+  virtual void ReplyNotModified() = 0;
   // A chunked response produced by `fn` after the route returns (memory stays bounded).
   virtual void ReplyStream(std::string content_type, StreamFn fn) = 0;
+  // A response of exactly `length` bytes, sent with Content-Length (not chunked) and written by
+  // `fn` after the route returns; a HEAD request gets the head alone and `fn` is not called. A
+  // producer that fails, or writes more or fewer bytes, ends the connection: the client sees a
+  // short body.
+  virtual void ReplySized(int http_status, std::string content_type, int64_t length,
+                          StreamFn fn) = 0;
+  // A header of the response, whatever its outcome (ETag, Content-Range, Allow); the transport
+  // owns the framing headers (Content-Length, Transfer-Encoding, Connection).
+  virtual void SetHeader(std::string_view name, std::string value) = 0;
 
   // What an error may say to the client (PublicError over the server's redaction context,
   // src/server/errors.h); when it says less than `st`, the original goes to the server log
@@ -146,6 +162,48 @@ Status AcceptContractRoute(Call& c);
 Status WritePartRoute(Call& c);
 Status CommitContractRoute(Call& c);
 Status AbandonContractRoute(Call& c);
+
+// The Iceberg REST facade (iceberg_routes.cc; docs/design/iceberg.md "The REST facade"), listed
+// in the route table of routes.cc under /iceberg/v1. A namespace is a workspace or
+// workspace<0x1F>collection; the transport maps {namespace} and {table} onto the ws, coll and
+// ds parameters (SplitNamespace), so the path-scoped role check applies to them unchanged.
+Status IcebergConfigRoute(Call& c);
+Status IcebergTokenRoute(Call& c);
+Status IcebergListNamespacesRoute(Call& c);
+Status IcebergLoadNamespaceRoute(Call& c);
+Status IcebergNamespaceExistsRoute(Call& c);
+Status IcebergListTablesRoute(Call& c);
+Status IcebergLoadTableRoute(Call& c);
+Status IcebergTableExistsRoute(Call& c);
+Status IcebergFileRoute(Call& c);
+// Every write of the Iceberg REST spec: 405, the facade is read-only.
+Status IcebergReadOnlyRoute(Call& c);
+
+// The token a form of POST /v1/token asks for (routes.cc): grant_type client_credentials
+// (client_id, client_secret) or the RFC 8693 exchange of an OpenID Connect ID token
+// (docs/design/federation.md). Also the Iceberg facade's POST /iceberg/v1/oauth/tokens.
+Result<auth::IssuedToken> ExchangeTokenForm(Call& c,
+                                            const std::map<std::string, std::string>& form);
+
+// The levels of an Iceberg namespace ("ws" or "ws<0x1F>coll"), each an identifier (kInvalidArgument
+// code=invalid_identifier otherwise); more than two levels name no tarn namespace (kNotFound
+// code=collection_not_found).
+Result<std::vector<std::string>> SplitNamespace(std::string_view ns);
+
+// The table config loadTable gives for `warehouse`: for S3 what Iceberg's clients need to reach
+// the store (s3.endpoint when not AWS's, s3.path-style-access, client.region and s3.region);
+// empty otherwise (a local warehouse is read through the file route; gs:// is left to the client).
+api::Json IcebergStorageConfig(ObjectStore& warehouse);
+
+// The error body of a request: tarn's (api::ErrorBody), the Iceberg REST spec's
+// ({"error":{"message","type","code"}}, every path under /iceberg/ but the token route), or
+// OAuth2's ({"error","error_description"}, /iceberg/v1/oauth/tokens).
+enum class ErrorShape : uint8_t { kTarn, kIceberg, kOAuth };
+ErrorShape ErrorShapeOf(std::string_view raw_path);
+// The HTTP status and body of the error `shown` (already PublicError'd) whose own status is
+// `http`, in `shape`. The Iceberg shape answers 400 for tarn's 422 (the spec has no 422 on the
+// routes the facade serves; its clients read 400 as a bad request).
+std::pair<int, api::Json> ErrorResponse(ErrorShape shape, const Status& shown, int http);
 
 // Checks a part name of PUT /v1/contracts/{id}/parts/{name}: 1 to 255 bytes, printable, no '/'
 // or '\\', not "." or ".."; kInvalidArgument otherwise.

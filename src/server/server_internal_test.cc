@@ -1,9 +1,15 @@
 // The pure helpers of the server: form decoding, JSON nesting depth, request ids, the status of
-// an error, and the metrics text.
+// an error, the metrics text, and the Iceberg facade's namespaces, error shapes and storage
+// config.
 #include "server/server_internal.h"
 
 #include <gtest/gtest.h>
 
+#include "api/error_codes.h"
+#include "catalog/error_codes.h"
+#include "objectstore/memory/memory_store.h"
+#include "objectstore/s3/s3_store.h"
+#include "server/error_codes.h"
 #include "server/metrics.h"
 
 namespace tarn::server::internal {
@@ -90,6 +96,91 @@ TEST(Metrics, RendersCountersHistogramsAndEscapedLabels) {
   has(R"(tarn_errors_total{code="not_found"} 2)");
   has("tarn_inflight_requests 1");
   EXPECT_EQ(EscapeLabel("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
+}
+
+TEST(SplitNamespace, IsAWorkspaceOrACollection) {
+  auto one = SplitNamespace("ws");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(*one, std::vector<std::string>{"ws"});
+  const std::string sep = "\x1f";
+  auto two = SplitNamespace("ws" + sep + "coll");
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(*two, (std::vector<std::string>{"ws", "coll"}));
+  for (const std::string& bad : {std::string(), "ws" + sep, sep + "ws", std::string("9ws"),
+                                 std::string("ws.coll"), "ws" + sep + "c d"}) {
+    auto r = SplitNamespace(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().kind(), ErrorKind::kInvalidArgument) << bad;
+  }
+  auto deep = SplitNamespace("a" + sep + "b" + sep + "c");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().code(), "collection_not_found");
+}
+
+TEST(ErrorResponse, SpeaksEachShape) {
+  EXPECT_EQ(ErrorShapeOf("/v1/workspaces"), ErrorShape::kTarn);
+  EXPECT_EQ(ErrorShapeOf("/iceberg/v1/tarn/namespaces"), ErrorShape::kIceberg);
+  EXPECT_EQ(ErrorShapeOf("/iceberg/v1/config"), ErrorShape::kIceberg);
+  EXPECT_EQ(ErrorShapeOf("/iceberg/v1/oauth/tokens"), ErrorShape::kOAuth);
+
+  Status missing = Status::Of(codes::kDatasetNotFound, "no d").WithField("dataset", "w.c.d");
+  auto [tarn_http, tarn_body] = ErrorResponse(ErrorShape::kTarn, missing, 404);
+  EXPECT_EQ(tarn_http, 404);
+  EXPECT_EQ(tarn_body["error"]["code"], "dataset_not_found");
+  auto [http, body] = ErrorResponse(ErrorShape::kIceberg, missing, 404);
+  EXPECT_EQ(http, 404);
+  EXPECT_EQ(body, api::Json::parse(
+                      R"({"error":{"message":"no d","type":"NoSuchTableException","code":404}})"));
+  Status no_ns = Status::Of(codes::kWorkspaceNotFound, "no w");
+  EXPECT_EQ(ErrorResponse(ErrorShape::kIceberg, no_ns, 404).second["error"]["type"],
+            "NoSuchNamespaceException");
+  // tarn's 422 is the spec's 400.
+  auto [bad_http, bad_body] =
+      ErrorResponse(ErrorShape::kIceberg, Status::Of(codes::kUnknownParameter, "x"), 422);
+  EXPECT_EQ(bad_http, 400);
+  EXPECT_EQ(bad_body["error"]["code"], 400);
+  EXPECT_EQ(bad_body["error"]["type"], "BadRequestException");
+  for (const auto& [status, type] :
+       std::vector<std::pair<int, std::string>>{{401, "NotAuthorizedException"},
+                                                {403, "ForbiddenException"},
+                                                {405, "UnsupportedOperationException"},
+                                                {503, "ServiceUnavailableException"},
+                                                {500, "ServiceFailureException"}}) {
+    EXPECT_EQ(
+        ErrorResponse(ErrorShape::kIceberg, Status::Internal("x"), status).second["error"]["type"],
+        type);
+  }
+  auto [oauth_http, oauth] =
+      ErrorResponse(ErrorShape::kOAuth, Status::Unauthenticated("bad secret"), 401);
+  EXPECT_EQ(oauth_http, 401);
+  EXPECT_EQ(oauth,
+            api::Json::parse(R"({"error":"invalid_client","error_description":"bad secret"})"));
+  EXPECT_EQ(
+      ErrorResponse(ErrorShape::kOAuth, Status::Of(codes::kMissingField, "x"), 422).second["error"],
+      "invalid_request");
+}
+
+TEST(IcebergStorageConfig, TellsClientsHowToReachS3) {
+  S3Options o;
+  o.bucket = "lake";
+  o.endpoint = "http://127.0.0.1:7480";
+  o.region = "eu-west-3";
+  auto local = S3ObjectStore::Make(o);
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  EXPECT_EQ(IcebergStorageConfig(**local),
+            api::Json::parse(R"({"s3.endpoint":"http://127.0.0.1:7480",
+                                 "s3.path-style-access":"true","client.region":"eu-west-3",
+                                 "s3.region":"eu-west-3"})"));
+  S3Options aws;
+  aws.bucket = "lake";
+  aws.region = "us-west-2";
+  auto virtual_host = S3ObjectStore::Make(aws);
+  ASSERT_TRUE(virtual_host.ok());
+  EXPECT_EQ(IcebergStorageConfig(**virtual_host),
+            api::Json::parse(R"({"s3.path-style-access":"false","client.region":"us-west-2",
+                                 "s3.region":"us-west-2"})"));
+  MemoryObjectStore memory;  // not S3: the metadata names the file route's URLs instead
+  EXPECT_EQ(IcebergStorageConfig(memory), api::Json::object());
 }
 
 }  // namespace

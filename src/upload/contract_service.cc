@@ -25,6 +25,7 @@
 #include "formats/format.h"
 #include "formats/infer.h"
 #include "formats/sample.h"
+#include "iceberg/schema.h"
 #include "objectstore/object_store.h"
 #include "sdk/upload_error_codes.h"
 #include "table/schema_json.h"
@@ -1086,6 +1087,9 @@ Result<WriteResult> RunWrite(Catalog& cat, const ContractServiceOptions& options
     wo.prefix = StagingPrefix(r.id);
     // The bloom filters the dataset asks for (a dataset the commit creates asks for none).
     if (ds) wo.parquet.bloom_filter_columns = BloomFilterColumns(ds->properties, ws);
+    if (auto json = iceberg::ParquetSchemaJson(ws, ds ? ds->schema_id : 0)) {
+      wo.parquet.key_value_metadata.push_back({iceberg::kParquetSchemaKey, *json});
+    }
     auto flush = [&]() -> Status {
       if (buffer.empty()) return Status::OK();
       auto written = WriteDataFiles(cat.warehouse(), ws, spec, sort, buffer, wo);

@@ -27,7 +27,8 @@ export async function startServe({ bin, catalog, logPath, ownerId, ownerSecret, 
   const url = `http://127.0.0.1:${port}`;
   const log = () => (fs.existsSync(logPath) ? fs.readFileSync(logPath, 'utf8').slice(-4000) : '');
   const logFd = fs.openSync(logPath, 'w');
-  const argv = ['serve', '--catalog', catalog, '--listen', `127.0.0.1:${port}`, ...args];
+  // No catalog: `args` names the metastore and warehouse (--metastore, --warehouse).
+  const argv = ['serve', ...(catalog ? ['--catalog', catalog] : []), '--listen', `127.0.0.1:${port}`, ...args];
   const child = spawn(bin, argv, {
     env: {
       ...process.env,

@@ -562,6 +562,8 @@ class S3ObjectStore::Impl : public std::enable_shared_from_this<S3ObjectStore::I
   std::atomic<uint64_t> requests_{0};
   std::atomic<uint64_t> retries_{0};
 
+  bool path_style() const { return !path_base_.empty(); }
+
  private:
   std::string scheme_host_;  // "http://127.0.0.1:8000" or "https://bucket.s3.amazonaws.com"
   std::string host_header_;
@@ -853,6 +855,7 @@ S3ObjectStore::~S3ObjectStore() = default;
 
 const std::string& S3ObjectStore::uri() const { return impl_->uri; }
 const S3Options& S3ObjectStore::options() const { return impl_->opt; }
+bool S3ObjectStore::path_style() const { return impl_->path_style(); }
 
 S3Stats S3ObjectStore::stats() const {
   return S3Stats{impl_->requests_.load(), impl_->retries_.load()};

@@ -112,6 +112,9 @@ class S3ObjectStore : public ObjectStore {
 
   S3Stats stats() const;
   const S3Options& options() const;
+  // Whether requests name the bucket in the path (http://host/bucket/key) rather than the host:
+  // options().addressing, or what kAuto chose for the endpoint and bucket.
+  bool path_style() const;
 
   class Impl;
 
