@@ -398,6 +398,21 @@ class Client {
   // or a dataset a reader could not be shown (a partition over a column Iceberg cannot type).
   virtual Result<IcebergTableInfo> IcebergTable(std::string_view qualified,
                                                 const IcebergRequest& request) = 0;
+  // Creates dataset `qualified` from an existing Iceberg table's current snapshot, without
+  // copying data: its schema with the table's field ids, its default partition spec, its data
+  // files with their statistics (one add_files snapshot: each file checked as add_files checks
+  // it, the table's location granted to the dataset), and its position deletes as deletion
+  // vectors (a second snapshot). Everything is read and checked before the dataset is created;
+  // if a commit fails after, the dataset is dropped again. Owner role remotely.
+  // Errors: dataset_exists; path_outside_warehouse (the metadata or a file outside the
+  // warehouse); not_found for a missing metadata, manifest or delete file; iceberg_unsupported
+  // (kInvalidArgument) naming what tarn cannot hold (types, equality deletes, files of another
+  // partition spec than the table's default, formats other than Parquet); kCorruption for
+  // metadata or manifests that are not Iceberg; and the errors of GrantLocation and add_files
+  // (invalid_location when the table lies in a tarn-managed area, file_not_found,
+  // file_size_mismatch, path_not_owned).
+  virtual Result<IcebergRegisterResult> RegisterIcebergTable(
+      std::string_view qualified, const IcebergRegisterRequest& request) = 0;
 
   // ---- change feed (C9) ----
   // The whole range (remotely fetched in pages of kMaxChangePage snapshots). Errors:

@@ -48,4 +48,22 @@ struct IcebergTableInfo {
   std::vector<IcebergOmittedColumn> omitted;
 };
 
+// Registering an existing Iceberg table as a new dataset, without copying data (the catalog
+// seed's register_table): Client::RegisterIcebergTable, `tarn dataset register`.
+struct IcebergRegisterRequest {
+  // The table's metadata JSON: a warehouse key, or a path or URI inside the warehouse.
+  std::string metadata;
+  // Author and message of the snapshots the registration commits.
+  CommitMeta meta;
+};
+
+struct IcebergRegisterResult {
+  DatasetInfo dataset;                  // as created (its files committed)
+  int64_t source_snapshot_id = 0;       // the Iceberg snapshot registered; 0: the table had none
+  int64_t files = 0;                    // data files registered
+  int64_t records = 0;                  // rows in them
+  int64_t deleted_rows = 0;             // rows the table's position deletes removed
+  std::vector<SnapshotInfo> snapshots;  // add_files, then delete_rows when there were deletes
+};
+
 }  // namespace tarn

@@ -1710,6 +1710,40 @@ Result<IcebergTableInfo> IcebergTableInfoFromJson(const Json& j) {
   return v;
 }
 
+Json ToJson(const IcebergRegisterResult& v) {
+  Json snapshots = Json::array();
+  for (const SnapshotInfo& s : v.snapshots) snapshots.push_back(ToJson(s));
+  return Json{{"dataset", ToJson(v.dataset)},
+              {"source_snapshot_id", v.source_snapshot_id},
+              {"files", v.files},
+              {"records", v.records},
+              {"deleted_rows", v.deleted_rows},
+              {"snapshots", std::move(snapshots)}};
+}
+
+Result<IcebergRegisterResult> IcebergRegisterResultFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  IcebergRegisterResult v;
+  TARN_ASSIGN_OR_RETURN(const Json* dataset, r.Value("dataset"));
+  auto ds = DatasetFromJson(*dataset);
+  if (!ds.ok()) return AtField(ds.status(), r.Pointer("dataset"));
+  v.dataset = std::move(*ds);
+  TARN_ASSIGN_OR_RETURN(v.source_snapshot_id, r.Int("source_snapshot_id"));
+  TARN_ASSIGN_OR_RETURN(v.files, r.Int("files"));
+  TARN_ASSIGN_OR_RETURN(v.records, r.Int("records"));
+  TARN_ASSIGN_OR_RETURN(v.deleted_rows, r.Int("deleted_rows"));
+  TARN_ASSIGN_OR_RETURN(const Json* snapshots, r.Value("snapshots"));
+  TARN_RETURN_NOT_OK(ForEachIn(*snapshots, r.Pointer("snapshots"),
+                               [&](const Json& e, const std::string& p) -> Status {
+                                 auto s = SnapshotFromJson(e);
+                                 if (!s.ok()) return AtField(s.status(), p);
+                                 v.snapshots.push_back(std::move(*s));
+                                 return Status::OK();
+                               }));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
 Json ToJson(const RetentionResult& v) {
   Json datasets = Json::array();
   for (const auto& d : v.datasets) {

@@ -109,6 +109,8 @@ Result<ExpiryResult> ExpiryResultFromJson(const Json& j);
 // The metadata travels as a JSON object ("metadata"), not as text.
 Json ToJson(const IcebergTableInfo& v);
 Result<IcebergTableInfo> IcebergTableInfoFromJson(const Json& j);
+Json ToJson(const IcebergRegisterResult& v);
+Result<IcebergRegisterResult> IcebergRegisterResultFromJson(const Json& j);
 Json ToJson(const CleanupResult& v);
 Result<CleanupResult> CleanupResultFromJson(const Json& j);
 Json ToJson(const AccessTokenInfo& v);

@@ -220,6 +220,9 @@ class Catalog : public Client {
   // ---- Iceberg metadata (iceberg.cc; docs/design/iceberg.md) ----
   Result<IcebergTableInfo> IcebergTable(std::string_view qualified,
                                         const IcebergRequest& request) override;
+  // iceberg_register.cc.
+  Result<IcebergRegisterResult> RegisterIcebergTable(
+      std::string_view qualified, const IcebergRegisterRequest& request) override;
   // What the REST facade's file route serves: the live dataset whose uuid is `uuid`, and
   // whether warehouse key `key` is one of its objects (under its prefix or a location granted
   // to it). nullopt when no live dataset has the uuid.

@@ -5,6 +5,7 @@
 // rule's view of the objects. SQLite and PostgreSQL (test_fixture.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -15,9 +16,11 @@
 #include "catalog/store.h"
 #include "catalog/test_fixture.h"
 #include "common/io.h"
+#include "datafile/writer.h"
 #include "objectstore/object_store.h"
 #include "parquet/reader.h"
 #include "table/deletion_vector.h"
+#include "types/value_text.h"
 
 namespace tarn {
 namespace {
@@ -169,6 +172,7 @@ TEST_P(IcebergSuite, ManifestsNameEveryLiveFileAndDeletesBecomePositionDeleteFil
   EXPECT_EQ(m["current-snapshot-id"], 3);
   EXPECT_EQ(m["refs"]["main"]["snapshot-id"], 3);
   EXPECT_EQ(m["partition-specs"][0]["fields"][0]["name"], "region");
+  EXPECT_EQ(m["snapshots"][0]["summary"]["operation"], "delete");  // tarn's delete_rows
   // What the location names is what was returned.
   auto stored = cat_->warehouse().Get(KeyOf(info.metadata_location));
   ASSERT_TRUE(stored.ok());
@@ -342,6 +346,142 @@ TEST_P(IcebergSuite, ObjectsAreNeverOrphansAndGoWithTheirSnapshot) {
   ASSERT_TRUE(cleaned.ok());
   for (const std::string& o : cleaned->orphans) EXPECT_EQ(o.find("/iceberg/"), std::string::npos);
   EXPECT_TRUE(cat_->warehouse().Head(KeyOf(info.metadata_location)).ok());
+}
+
+// Every row of a dataset as text, sorted.
+std::vector<std::string> RowsOf(Catalog& cat, const std::string& name) {
+  std::vector<std::string> rows;
+  Status st = cat.Scan(name, {}, "", false, [&](const RecordBatch& b) {
+    for (int64_t r = 0; r < b.num_rows; ++r) {
+      std::string line;
+      for (size_t c = 0; c < b.columns.size(); ++c) {
+        line += b.schema.fields[c].name + "=" +
+                (b.columns[c].IsValid(r) ? ValueText(b.columns[c], r) : "null") + ";";
+      }
+      rows.push_back(std::move(line));
+    }
+    return Status::OK();
+  });
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+// Registering the Iceberg table tarn wrote for a dataset, from another catalog over the same
+// warehouse (a deployment moving its tables): the same rows, schema and field ids, partition
+// spec, files (no data copied) and deletes.
+TEST_P(IcebergSuite, RegisterRoundTripFromAnotherCatalogOverTheSameWarehouse) {
+  // The source's files live at a location granted to it (a table tarn does not own the prefix
+  // of), with a partition, stats and a deletion vector.
+  ASSERT_OK(cat_->GrantLocation("w.c.t", "external/t/"));
+  DataWriteOptions wo;
+  wo.prefix = "external/t/data/";
+  auto written = WriteDataFiles(
+      cat_->warehouse(), ds_.schema, ds_.spec, SortOrder{},
+      One(MakeBatch(ds_.schema, {{"1", "eu", "1.50"}, {"2", "us", "2.25"}, {"3", "eu", ""}})), wo);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  DatasetCommit add;
+  add.dataset = "w.c.t";
+  add.operation = CommitOperation::kAddFiles;
+  add.added = *written;
+  add.meta = Meta();
+  ASSERT_TRUE(cat_->Commit(std::move(add)).ok());
+  ASSERT_TRUE(cat_->DeleteRows("w.c.t", "id = 3", Meta()).ok());
+  IcebergTableInfo info = Produce();
+
+  auto other = Catalog::Open((dir_ / "other.db").string(), (dir_ / "warehouse").string(), clock_);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  Catalog& o = **other;
+  ASSERT_OK(o.CreateWorkspace("w"));
+  ASSERT_OK(o.CreateCollection("w.c"));
+  IcebergRegisterRequest req;
+  req.metadata = info.metadata_location;
+  req.meta = Meta();
+  auto reg = o.RegisterIcebergTable("w.c.copy", req);
+  ASSERT_TRUE(reg.ok()) << reg.status().ToString();
+  EXPECT_EQ(reg->source_snapshot_id, 2);
+  EXPECT_EQ(reg->files, 2);
+  EXPECT_EQ(reg->records, 3);
+  EXPECT_EQ(reg->deleted_rows, 1);
+  ASSERT_EQ(reg->snapshots.size(), 2u);
+  EXPECT_EQ(reg->snapshots[0].operation, "add_files");
+  EXPECT_EQ(reg->snapshots[1].operation, "delete_rows");
+  EXPECT_EQ(RowsOf(o, "w.c.copy"), RowsOf(*cat_, "w.c.t"));
+  EXPECT_EQ(RowsOf(o, "w.c.copy").size(), 2u);
+  EXPECT_EQ(reg->dataset.schema.ToString(), ds_.schema.ToString());
+  for (size_t i = 0; i < ds_.schema.fields.size(); ++i) {
+    EXPECT_EQ(reg->dataset.schema.fields[i].field_id, ds_.schema.fields[i].field_id);
+  }
+  EXPECT_EQ(reg->dataset.spec.ToString(reg->dataset.schema), "region");
+  // The same files, not copies, with the source's statistics.
+  std::map<std::string, DataFile> theirs, ours;
+  ASSERT_OK(cat_->PlanFiles("w.c.t", {}, "", [&](const PlannedFile& f) {
+    theirs[f.file.path] = f.file;
+    return Status::OK();
+  }));
+  ASSERT_OK(o.PlanFiles("w.c.copy", {}, "", [&](const PlannedFile& f) {
+    ours[f.file.path] = f.file;
+    return Status::OK();
+  }));
+  ASSERT_EQ(ours.size(), theirs.size());
+  for (const auto& [path, f] : theirs) {
+    ASSERT_TRUE(ours.count(path)) << path;
+    EXPECT_EQ(ours[path].columns, f.columns) << path;
+    EXPECT_EQ(ours[path].partition, f.partition) << path;
+    EXPECT_EQ(ours[path].record_count, f.record_count) << path;
+  }
+  // Pruning by the registered statistics works: one file holds region us.
+  int us = 0;
+  ASSERT_OK(o.PlanFiles("w.c.copy", {}, "region = 'us'", [&](const PlannedFile&) {
+    ++us;
+    return Status::OK();
+  }));
+  EXPECT_EQ(us, 1);
+
+  // Registering again under the same name: dataset_exists, nothing changed.
+  auto again = o.RegisterIcebergTable("w.c.copy", req);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(FieldOf(again.status(), "code"), "dataset_exists");
+}
+
+TEST_P(IcebergSuite, RegisterRefusalsLeaveNoDataset) {
+  Append({{"1", "eu", "1.00"}});
+  IcebergTableInfo info = Produce();
+  IcebergRegisterRequest req;
+  req.meta = Meta();
+  // The table's files are another dataset's own (under datasets/): its location cannot be
+  // granted, and the dataset the registration created is dropped again.
+  req.metadata = info.metadata_location;
+  auto own = cat_->RegisterIcebergTable("w.c.copy", req);
+  ASSERT_FALSE(own.ok());
+  EXPECT_EQ(FieldOf(own.status(), "code"), "invalid_location") << own.status().ToString();
+  EXPECT_EQ(cat_->LoadDataset("w.c.copy").status().kind(), ErrorKind::kNotFound);
+  // Missing metadata; metadata outside the warehouse; not Iceberg at all.
+  req.metadata = "external/none.metadata.json";
+  EXPECT_EQ(cat_->RegisterIcebergTable("w.c.copy", req).status().kind(), ErrorKind::kNotFound);
+  req.metadata = "/etc/passwd";
+  EXPECT_EQ(FieldOf(cat_->RegisterIcebergTable("w.c.copy", req).status(), "code"),
+            "path_outside_warehouse");
+  ASSERT_OK(cat_->warehouse().Put("external/bad.metadata.json", "{\"format-version\": 2}", {}));
+  req.metadata = "external/bad.metadata.json";
+  EXPECT_EQ(cat_->RegisterIcebergTable("w.c.copy", req).status().kind(), ErrorKind::kCorruption);
+  // A type tarn cannot hold is named.
+  ASSERT_OK(cat_->warehouse().Put(
+      "external/fixed.metadata.json",
+      R"({"format-version":2,"table-uuid":"0b1f6c3e-8a34-4d6e-9d2a-1c2b3a4d5e6f",
+          "location":"external/fixed","last-sequence-number":0,"last-updated-ms":1,
+          "last-column-id":1,"current-schema-id":0,"schemas":[{"type":"struct","schema-id":0,
+          "fields":[{"id":1,"name":"h","required":false,"type":"fixed[8]"}]}],
+          "default-spec-id":0,"partition-specs":[{"spec-id":0,"fields":[]}],
+          "last-partition-id":999,"default-sort-order-id":0,
+          "sort-orders":[{"order-id":0,"fields":[]}]})",
+      {}));
+  req.metadata = "external/fixed.metadata.json";
+  auto fixed = cat_->RegisterIcebergTable("w.c.copy", req);
+  ASSERT_FALSE(fixed.ok());
+  EXPECT_EQ(FieldOf(fixed.status(), "code"), "iceberg_unsupported") << fixed.status().ToString();
+  EXPECT_NE(fixed.status().message().find("fixed"), std::string::npos);
+  EXPECT_EQ(cat_->LoadDataset("w.c.copy").status().kind(), ErrorKind::kNotFound);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, IcebergSuite, ::testing::Values("sqlite", "postgres"),

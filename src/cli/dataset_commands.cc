@@ -274,6 +274,37 @@ void RegisterDataset(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
 
   {
     auto name = std::make_shared<std::string>();
+    auto metadata = std::make_shared<std::string>();
+    auto commit = std::make_shared<CommitArgs>();
+    auto* cmd = ds->add_subcommand(
+        "register",
+        "Create a dataset from an existing Iceberg table's current snapshot, without copying data");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    cmd->add_option("--iceberg-metadata", *metadata,
+                    "The table's metadata JSON: a path or URI inside the warehouse")
+        ->required();
+    AddCommitArgs(cmd, commit.get(), /*idempotency=*/false);
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+      IcebergRegisterRequest req;
+      req.metadata = *metadata;
+      req.meta = commit->Meta(*cat);
+      TARN_ASSIGN_OR_RETURN(auto out, cat->RegisterIcebergTable(*name, req));
+      if (g->json) {
+        std::cout << Dump(api::ToJson(out)) << "\n";
+      } else {
+        std::cout << "registered " << out.dataset.name.ToString() << " from Iceberg snapshot "
+                  << out.source_snapshot_id << ": " << out.files << " file"
+                  << (out.files == 1 ? "" : "s") << ", " << out.records - out.deleted_rows
+                  << " rows (" << out.deleted_rows << " deleted by position deletes)\n";
+      }
+      return Status::OK();
+    });
+  }
+
+  {
+    auto name = std::make_shared<std::string>();
     auto new_name = std::make_shared<std::string>();
     auto* cmd = ds->add_subcommand("rename", "Rename a dataset within its collection");
     cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();

@@ -1533,6 +1533,15 @@ Result<IcebergTableInfo> RemoteClient::IcebergTable(std::string_view qualified,
   return Decode<IcebergTableInfo>(j, api::IcebergTableInfoFromJson, "iceberg table");
 }
 
+Result<IcebergRegisterResult> RemoteClient::RegisterIcebergTable(
+    std::string_view qualified, const IcebergRegisterRequest& request) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+  Json body{{"metadata", request.metadata}, {"meta", api::ToJson(request.meta)}};
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", path + "/register", &body, false));
+  return Decode<IcebergRegisterResult>(j, api::IcebergRegisterResultFromJson,
+                                       "iceberg registration");
+}
+
 Result<RetentionResult> RemoteClient::ApplyRetention(const RetentionOptions& options) {
   std::string path = "/v1/retention";
   if (!options.workspace.empty()) {

@@ -168,6 +168,9 @@ class RemoteClient : public Client {
   // GET .../iceberg (the metadata named by the warehouse's URIs); a file_base is refused.
   Result<IcebergTableInfo> IcebergTable(std::string_view qualified,
                                         const IcebergRequest& request) override;
+  // POST .../register.
+  Result<IcebergRegisterResult> RegisterIcebergTable(
+      std::string_view qualified, const IcebergRegisterRequest& request) override;
 
   Status CommitOffset(std::string_view qualified, std::string_view consumer,
                       int64_t snapshot_id) override;

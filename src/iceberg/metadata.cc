@@ -21,7 +21,7 @@ std::set<int64_t> VisibleIds(const Json& schema_json) {
 
 std::string_view SummaryOperation(std::string_view op) {
   if (op == "append" || op == "add_files") return "append";
-  if (op == "delete") return "delete";
+  if (op == "delete_rows" || op == "delete_files") return "delete";
   if (op == "compact") return "replace";
   return "overwrite";
 }

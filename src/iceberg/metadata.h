@@ -53,8 +53,8 @@ struct TableMetadata {
 };
 
 // Iceberg's snapshot summary "operation" for a tarn snapshot operation: append and add_files
-// are "append", delete "delete", compact "replace", every other (overwrite, merge,
-// truncate_and_add_files, rollback) "overwrite".
+// are "append", delete_rows and delete_files "delete", compact "replace", every other (overwrite,
+// merge, truncate_and_add_files, rollback) "overwrite".
 std::string_view SummaryOperation(std::string_view tarn_operation);
 
 // The summary of a tarn snapshot: operation, added/deleted data files, records and file sizes,

@@ -171,7 +171,8 @@ TEST(IcebergMetadata, RefusesWhatAReaderCouldNotFollow) {
 TEST(IcebergMetadata, SummariesNameIcebergsOperations) {
   EXPECT_EQ(SummaryOperation("append"), "append");
   EXPECT_EQ(SummaryOperation("add_files"), "append");
-  EXPECT_EQ(SummaryOperation("delete"), "delete");
+  EXPECT_EQ(SummaryOperation("delete_rows"), "delete");  // tarn's operation names (sdk)
+  EXPECT_EQ(SummaryOperation("delete_files"), "delete");
   EXPECT_EQ(SummaryOperation("compact"), "replace");
   for (const char* op : {"overwrite", "merge", "truncate_and_add_files", "rollback"}) {
     EXPECT_EQ(SummaryOperation(op), "overwrite") << op;

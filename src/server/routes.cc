@@ -976,6 +976,24 @@ Status AddFilesRoute(Call& c) {
   return Status::OK();
 }
 
+// Registers an Iceberg table as a new dataset (tarn/iceberg.h). The request is audited as one
+// dataset.register row by the server (the registration's commits carry no audit row of their
+// own: it is one act).
+Status RegisterIcebergRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  IcebergRegisterRequest req;
+  TARN_ASSIGN_OR_RETURN(req.metadata, r.String("metadata"));
+  TARN_ASSIGN_OR_RETURN(req.meta, MetaField(c, r, "dataset.register"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  req.meta.audit.reset();
+  TARN_ASSIGN_OR_RETURN(req.metadata, KeyAt(c, req.metadata, "/metadata"));
+  TARN_ASSIGN_OR_RETURN(auto out, c.catalog().RegisterIcebergTable(DsQ(c), req));
+  c.metrics().CountCommits(static_cast<int64_t>(out.snapshots.size()));
+  c.ReplyJson(api::ToJson(out));
+  return Status::OK();
+}
+
 Status DeleteRowsRoute(Call& c) {
   TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
   TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
@@ -1861,6 +1879,8 @@ const std::vector<RouteDef>& RouteTable() {
       {"DELETE", D "/locations", N::kOwner, S::kPath, B::kNone, "dataset.location_revoke",
        RevokeLocationRoute, "prefix"},
       {"POST", D "/delete", N::kWriter, S::kPath, B::kJson, "dataset.delete_rows", DeleteRowsRoute},
+      {"POST", D "/register", N::kOwner, S::kPath, B::kJson, "dataset.register",
+       RegisterIcebergRoute},
       {"POST", D "/rollback", N::kWriter, S::kPath, B::kJson, "dataset.rollback", RollbackRoute},
       {"POST", "/v1/commits", N::kWriter, S::kBody, B::kJson, "commit", CommitRoute},
       {"GET", D "/snapshots", N::kReader, S::kPath, B::kNone, "", ListSnapshotsRoute, PAGE},

@@ -146,6 +146,7 @@ class RouteMatrix : public ::testing::Test {
     s["POST " + D + "/locations"] = Sample("", Json{{"prefix", "landing/ws/"}});
     s["DELETE " + D + "/locations"] = Sample("?prefix=landing/ws/");
     s["POST " + D + "/delete"] = Sample("", Json{{"where", "id = 1"}});
+    s["POST " + D + "/register"] = Sample("", Json{{"metadata", "external/none.metadata.json"}});
     s["POST " + D + "/rollback"] = Sample("", Json{{"to_snapshot_id", snapshot_id_}});
     s["POST /v1/commits"] = Sample(
         "",

@@ -147,3 +147,54 @@ test('through tarn serve: iceberg-js finds the table, icebird reads it through t
   // Writes are not advertised and answer 405.
   await assert.rejects(catalogClient.dropTable(id), (e) => e.status === 405);
 });
+
+let other = null;
+after(async () => (other ? other.stop() : null));
+
+test('register: the Iceberg table of one catalog becomes a dataset of another over the same warehouse', async () => {
+  const E = 'acme.sales.ext';
+  const warehouse = path.join(catalog, 'warehouse');
+  const schema = 'id INT64 NOT NULL, region VARCHAR, amount DECIMAL(10,2)';
+  cli(['dataset', 'create', E, '--schema', schema, '--partition', 'region']);
+  cli(['dataset', 'location', 'grant', E, 'external/ext/']);
+  fs.mkdirSync(path.join(warehouse, 'external', 'ext'), { recursive: true });
+  const files = [];
+  for (const [region, ids] of [['eu', [1, 2, 3]], ['us', [4, 5]]]) {
+    const input = path.join(dir, `ext-${region}.ndjson`);
+    fs.writeFileSync(input, ids.map((id) => JSON.stringify({ id, region, amount: `${id}.50` })).join('\n') + '\n');
+    const out = path.join(warehouse, 'external', 'ext', `${region}.parquet`);
+    cli(['convert', input, out, '--schema', schema]);
+    files.push(`external/ext/${region}.parquet`);
+  }
+  cli(['add-files', E, ...files]);
+  cli(['delete', E, '--where', 'id = 2']);
+  const produced = json(catalog, ['dataset', 'iceberg', E]);
+
+  other = await startServe({ bin, catalog: null, logPath: path.join(dir, 'other.log'), ownerId: OWNER_ID,
+    ownerSecret: OWNER_SECRET, args: ['--metastore', path.join(dir, 'other.db'), '--warehouse', warehouse] });
+  ok(other.url, ['workspace', 'create', 'acme']);
+  ok(other.url, ['collection', 'create', 'acme.sales']);
+  const reg = json(other.url, ['dataset', 'register', 'acme.sales.copy', '--iceberg-metadata',
+    produced.metadata_location, '-m', 'moved']);
+  assert.equal(reg.files, 2);
+  assert.equal(reg.records, 5);
+  assert.equal(reg.deleted_rows, 1);
+  assert.deepEqual(reg.snapshots.map((s) => s.operation), ['add_files', 'delete_rows']);
+  const rows = (target, name) => ok(target, ['scan', name, '--json']).split('\n').filter((l) => l)
+    .map((l) => JSON.parse(l)).sort((a, b) => a.id - b.id);
+  assert.deepEqual(rows(other.url, 'acme.sales.copy'), rows(catalog, E));
+  assert.deepEqual(rows(other.url, 'acme.sales.copy').map((r) => r.id), [1, 3, 4, 5]);
+  // The registered dataset is an Iceberg table again, read by icebird through its own facade.
+  const again = json(other.url, ['dataset', 'iceberg', 'acme.sales.copy']);
+  const got = await icebirdRows(again.metadata);
+  assert.deepEqual(got.map((r) => r.id), ['1', '3', '4', '5']);
+  // A second registration under the name is refused; a table tarn owns the prefix of is too.
+  const dup = run(other.url, ['dataset', 'register', 'acme.sales.copy', '--iceberg-metadata',
+    produced.metadata_location, '--json']);
+  assert.equal(dup.code, 3, dup.err);
+  assert.equal(JSON.parse(dup.err.trim().split('\n').pop()).error.code, 'dataset_exists');
+  const owned = run(other.url, ['dataset', 'register', 'acme.sales.own', '--iceberg-metadata',
+    metadataOf().metadata_location, '--json']);
+  assert.notEqual(owned.code, 0);
+  assert.equal(JSON.parse(owned.err.trim().split('\n').pop()).error.code, 'invalid_location');
+});
