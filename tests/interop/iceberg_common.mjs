@@ -62,6 +62,14 @@ export function rows(from, to, extra = {}) {
       small: empty ? null : -id * 1000,
       u: empty ? null : `0b1f6c3e-8a34-4d6e-9d2a-${String(id).padStart(12, '0')}`,
       n: empty ? null : 4000000000 + id,
+      b: empty ? null : Buffer.from(`bytes-${id}`).toString('base64'),
+      t: empty ? null : `0${id % 10}:${String(id % 60).padStart(2, '0')}:07.25`,
+      j: empty ? null : { k: id, tags: ['a', String(id)] },
+      i16: empty ? null : -id,
+      u16: empty ? null : 60000 + id,
+      st: empty ? null : { a: id * 2, b: `s${id}` },
+      li: empty ? null : [id, id + 1],
+      m: empty ? null : { [`k${id}`]: id, z: 0 },
       ...extra,
     });
   }
@@ -69,7 +77,9 @@ export function rows(from, to, extra = {}) {
 }
 
 export const SCHEMA = 'id INT64 NOT NULL, region VARCHAR, amount DECIMAL(10,2), ts TIMESTAMP[us], ' +
-  'tz TIMESTAMPTZ[us], d DATE, ok BOOLEAN, score FLOAT64, f FLOAT32, small INT32, u UUID, n UINT32';
+  'tz TIMESTAMPTZ[us], d DATE, ok BOOLEAN, score FLOAT64, f FLOAT32, small INT32, u UUID, n UINT32, ' +
+  'b BLOB, t TIME[us], j JSON, i16 INT16, u16 UINT16, st STRUCT<a: INT32, b: VARCHAR>, ' +
+  'li ARRAY<INT64>, m MAP<VARCHAR, INT64>';
 export const PARTITION = 'region, day(ts), bucket(4, id)';
 
 export function writeRows(dir, name, list) {
@@ -100,11 +110,36 @@ const uuidText = (bytes) => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 };
 
-// One value as text, by the Iceberg type of its column, from either side: icebird's JavaScript
-// values (BigInt, Date, Uint8Array, numbers) or `tarn scan --json`'s.
-function canonical(type, v) {
+// Microseconds of a time of day, from tarn's text ("10:11:12.5").
+function timeMicros(text) {
+  const [h, m, s] = text.split(':');
+  const [whole, frac = ''] = s.split('.');
+  return String(((Number(h) * 60 + Number(m)) * 60 + Number(whole)) * 1e6 + Number(frac.padEnd(6, '0')));
+}
+
+// One value as text (nested ones as plain JSON of such texts), by the Iceberg type of its
+// column, from either side: icebird's JavaScript values (BigInt, Date, Uint8Array, numbers,
+// objects) or `tarn scan --json`'s.
+function canonical(type, v, side) {
   if (v === null || v === undefined) return null;
-  if (typeof type !== 'string') return JSON.stringify(v);
+  if (typeof type !== 'string') {
+    if (type.type === 'struct') {
+      return Object.fromEntries(type.fields.map((f) => [f.name, canonical(f.type, v[f.name], side)]));
+    }
+    if (type.type === 'list') return [...v].map((e) => canonical(type.element, e, side));
+    if (type.type === 'map') {
+      // tarn scan: [{key, value}]; icebird: an object (or a Map) of key -> value.
+      const entries = Array.isArray(v) ? v.map((e) => [e.key, e.value])
+        : v instanceof Map ? [...v.entries()] : Object.entries(v);
+      return entries.map(([k, x]) => [canonical(type.key, k, side), canonical(type.value, x, side)])
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    }
+    return JSON.stringify(v);
+  }
+  // tarn scan: base64; icebird: bytes, or the text they spell.
+  if (type === 'binary') return side === 'tarn' ? v : Buffer.from(v).toString('base64');
+  if (type === 'time') return typeof v === 'bigint' || typeof v === 'number' ? String(v) : timeMicros(v);
+  if (type === 'string' && typeof v === 'object') return JSON.stringify(v);  // JSON, parsed
   if (type === 'long' || type === 'int') return String(v);
   if (type.startsWith('decimal')) {
     const scale = Number(/,\s*(\d+)\)/.exec(type)[1]);
@@ -120,10 +155,11 @@ function canonical(type, v) {
   return String(v);
 }
 
-// Rows as {column: text}, by the columns of an Iceberg schema, sorted by id.
-export function comparable(list, schema) {
+// Rows as {column: text}, by the columns of an Iceberg schema, sorted by id; `side` says whose
+// values they are ('tarn' or 'icebird').
+export function comparable(list, schema, side) {
   return list
-    .map((r) => Object.fromEntries(schema.fields.map((f) => [f.name, canonical(f.type, r[f.name])])))
+    .map((r) => Object.fromEntries(schema.fields.map((f) => [f.name, canonical(f.type, r[f.name], side)])))
     .sort((a, b) => Number(a.id) - Number(b.id));
 }
 
@@ -135,12 +171,12 @@ export function icebirdRaw(metadata) {
 // The rows icebird reads from a table metadata object, comparable.
 export async function icebirdRows(metadata) {
   const schema = metadata.schemas.find((s) => s['schema-id'] === metadata['current-schema-id']);
-  return comparable(await icebirdRaw(metadata), schema);
+  return comparable(await icebirdRaw(metadata), schema, 'icebird');
 }
 
 // `tarn scan --json` lines, comparable by the same schema.
 export function scanRows(out, metadata) {
   const schema = metadata.schemas.find((s) => s['schema-id'] === metadata['current-schema-id']);
   const list = out.split('\n').filter((l) => l).map((l) => JSON.parse(l));
-  return comparable(list, schema);
+  return comparable(list, schema, 'tarn');
 }
