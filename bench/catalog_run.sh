@@ -13,6 +13,8 @@
 # (default 1), BENCH_PLAN_FILES (default 1000000; 0 skips planning), BENCH_PLAN_RUNS (default
 # 20), BENCH_PLAN_SQLITE (default 0), BENCH_EXPIRE_SNAPSHOTS (default 100000; 0 skips expiry),
 # BENCH_EXPIRE_THREADS (default 32: writers committing them), BENCH_ONLY (commit|expire|plan),
+# BENCH_BOUNDS_INDEX (columns, e.g. id,ts,user_id: the commit runs again on datasets whose bounds
+# index holds them, to show what the index costs a commit),
 # TARN_BENCH_CATALOG_BIN (default build/bench/catalog_bench), TARN_BENCH_DIR (default a
 # temporary directory under /var/tmp, on disk, removed at the end; when set, it is kept with
 # results.jsonl).
@@ -28,6 +30,7 @@ plan_sqlite="${BENCH_PLAN_SQLITE:-0}"
 expire_snapshots="${BENCH_EXPIRE_SNAPSHOTS:-100000}"
 expire_threads="${BENCH_EXPIRE_THREADS:-32}"
 only="${BENCH_ONLY:-}"
+bounds="${BENCH_BOUNDS_INDEX:-}"
 [[ -x "$bin" ]] || { echo "catalog bench: $bin is not built (run: make build)" >&2; exit 1; }
 
 keep=0
@@ -104,6 +107,10 @@ if [[ -z "$only" || "$only" == commit ]]; then
   pgbench_run 8 2
   run pg-8t commit "${pg[@]}" --threads 8 --dataset bench.commits.t8
   run pg-8p commit "${pg[@]}" --procs 8 --dir "$dir" --dataset bench.commits.p8
+  if [[ -n "$bounds" ]]; then  # the same commits on datasets with the bounds index
+    run pg-1-bx commit "${pg[@]}" --threads 1 --dataset bench.commits.bx1 --bounds-index "$bounds"
+    run pg-8t-bx commit "${pg[@]}" --threads 8 --dataset bench.commits.bx8 --bounds-index "$bounds"
+  fi
 
   say "[commits] SQLite: raw inserts and tarn embedded, ${secs}s each (load $(load))"
   mkdir -p "$dir/sqlite-raw" "$dir/embedded"
@@ -115,6 +122,11 @@ if [[ -z "$only" || "$only" == commit ]]; then
   run raw-8m sqlite-raw "${raw[@]}" --threads 8 --mutex
   run sqlite-8t commit "${lite[@]}" --threads 8 --dataset bench.commits.t8
   run sqlite-8p commit "${lite[@]}" --procs 8 --dir "$dir" --dataset bench.commits.p8
+  if [[ -n "$bounds" ]]; then
+    run sqlite-1-bx commit "${lite[@]}" --threads 1 --dataset bench.commits.bx1 --bounds-index "$bounds"
+    run sqlite-8t-bx commit "${lite[@]}" --threads 8 --dataset bench.commits.bx8 \
+      --bounds-index "$bounds"
+  fi
   rm -rf "$dir/sqlite-raw" "$dir/embedded"
 fi
 

@@ -55,6 +55,13 @@ Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view 
 // each flat and not BOOLEAN (invalid_property otherwise, when set). Renames and drops of those
 // columns and members carry over to it.
 inline constexpr char kBloomFilterColumnsProperty[] = "parquet.bloom-filter-columns";
+// The dataset property naming the columns the bounds index holds (docs/design/catalog-core.md
+// "The bounds index"): predicates that confine one of them to ranges or values plan through an
+// index of the files' bounds instead of reading every live file's statistics. Comma-separated
+// column names or STRUCT member paths, each a scalar type (not VARIANT; invalid_property
+// otherwise). Setting it builds the index for the dataset's files in the same transaction (the
+// cost of a full listing); each commit then adds its files' rows. Renames and drops carry over.
+inline constexpr char kBoundsIndexColumnsProperty[] = "planning.bounds-index-columns";
 // The names of the columns and members (dotted) of `schema` that the data files written under
 // `properties` carry bloom filters for (the property's names as `schema` spells them; names it
 // no longer holds, or no longer as a field that supports a filter, are left out).

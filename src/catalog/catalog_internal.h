@@ -90,10 +90,20 @@ std::string DatasetPrefix(std::string_view uuid);
 // invalid_property (field property) when `props` sets kBloomFilterColumnsProperty to a name
 // that is not a flat, non-BOOLEAN column or STRUCT member of `schema` (datasets.cc).
 Status ValidateBloomFilterSetting(const PropertyMap& props, const Schema& schema);
-// The bloom filter property of `props` after a schema change from `before` to `after`: renamed
-// columns under their new names, dropped ones left out (nullopt: nothing to change).
-std::optional<std::string> BloomFilterSettingAfter(const PropertyMap& props, const Schema& before,
-                                                   const Schema& after);
+// invalid_property (field property) when `props` sets kBoundsIndexColumnsProperty to a name
+// that is not a scalar column or STRUCT member of `schema` (datasets.cc).
+Status ValidateBoundsIndexSetting(const PropertyMap& props, const Schema& schema);
+// A column list property `key` of `props` (kBloomFilterColumnsProperty,
+// kBoundsIndexColumnsProperty) after a schema change from `before` to `after`: renamed columns
+// under their new names, dropped ones left out (nullopt: nothing to change).
+std::optional<std::string> ColumnListSettingAfter(const PropertyMap& props, std::string_view key,
+                                                  const Schema& before, const Schema& after);
+// Brings the bounds index of dataset `dataset_id` in line with its kBoundsIndexColumnsProperty
+// in `props` and its schema `after` (changed from `before`, or nullptr when it did not change):
+// rows of fields that left it go, fields that joined it (or changed type) get rows for every
+// file row, and datasets.bounds_fields is updated. Run under the dataset's lock.
+Status SyncBoundsIndex(Transaction& tx, int64_t dataset_id, const PropertyMap& props,
+                       const Schema* before, const Schema& after);
 // The field ids of BloomFilterColumns(props, schema): the columns and members whose `=` and IN
 // predicates planning asks the files' bloom filters about.
 std::vector<int32_t> BloomFilterFieldIds(const PropertyMap& props, const Schema& schema);

@@ -595,7 +595,8 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
     }
   }
 
-  TARN_RETURN_NOT_OK(catalog_store::InsertDataFiles(tx, lk.id, new_files, spec, schema));
+  TARN_RETURN_NOT_OK(catalog_store::InsertDataFiles(
+      tx, lk.id, new_files, spec, schema, catalog_store::BoundsFieldsIn(lk.bounds_fields, schema)));
   // Snapshot rows, in one statement.
   std::vector<const SnapshotInfo*> snaps;
   snaps.reserve(todo.size());

@@ -91,7 +91,7 @@ Result<std::optional<LockedDataset>> LockDataset(Transaction& tx, const DatasetN
           "JOIN workspaces w ON w.id = c.workspace_id WHERE w.name = ? AND c.name = ?) "
           "RETURNING id, uuid, last_snapshot_id, next_row_id, last_commit_at, schema_id, "
           "spec_id, total_files, total_records, total_bytes, expired_through, trigger_count, "
-          "trigger_due_at, sources",
+          "trigger_due_at, sources, bounds_fields",
           {d.snapshots, d.snapshots, d.row_ids, d.files, d.records, d.bytes, now, now, now,
            n.dataset, n.workspace, n.collection}));
   if (!row) return std::optional<LockedDataset>();
@@ -112,6 +112,8 @@ Result<std::optional<LockedDataset>> LockDataset(Transaction& tx, const DatasetN
   TARN_ASSIGN_OR_RETURN(lk.trigger_due_at, row->Int64(12));
   TARN_ASSIGN_OR_RETURN(auto sources, row->Text(13));
   lk.sources = std::string(sources);
+  TARN_ASSIGN_OR_RETURN(auto bounds_fields, row->Text(14));
+  lk.bounds_fields = ParseBoundsFields(bounds_fields);
   return std::optional<LockedDataset>(std::move(lk));
 }
 
@@ -220,7 +222,8 @@ Status InsertSnapshots(Transaction& tx, int64_t dataset_id,
 // ---- data files ----
 
 Status InsertDataFiles(Transaction& tx, int64_t dataset_id, const std::vector<DataFile*>& files,
-                       const PartitionSpec& spec, const Schema& schema) {
+                       const PartitionSpec& spec, const Schema& schema,
+                       const std::vector<BoundsField>& bounds) {
   constexpr size_t kCols = 12, kChunk = 400;
   for (size_t start = 0; start < files.size(); start += kChunk) {
     size_t n = std::min(kChunk, files.size() - start);
@@ -243,7 +246,7 @@ Status InsertDataFiles(Transaction& tx, int64_t dataset_id, const std::vector<Da
                                Placeholders(n, kCols),
                            params));
   }
-  return Status::OK();
+  return InsertFileBounds(tx, dataset_id, files, bounds);
 }
 
 Result<RemovedFiles> MarkLiveFilesRemoved(Transaction& tx, int64_t dataset_id,
@@ -334,7 +337,9 @@ Result<int64_t> CopyFileRow(Transaction& tx, int64_t file_id, int64_t snapshot_i
                   "stats, first_row_id, partition_key, stats_pending FROM data_files WHERE id "
                   "= ? RETURNING id",
                   {snapshot_id, file_id}));
-  return ins->Int64(0);
+  TARN_ASSIGN_OR_RETURN(int64_t id, ins->Int64(0));
+  TARN_RETURN_NOT_OK(CopyFileBounds(tx, file_id, id));
+  return id;
 }
 
 Result<bool> CompactInputsUnchanged(Transaction& tx, int64_t dataset_id, int64_t read,

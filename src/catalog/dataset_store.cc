@@ -409,7 +409,7 @@ Status PurgeDatasetRows(Transaction& tx, int64_t dataset_id, int64_t now_us) {
       tx.Execute("UPDATE removal_ledger SET dataset_id = NULL WHERE dataset_id = ?", {dataset_id})
           .status());
   for (const char* table :
-       {"tags", "consumer_offsets", "deletion_vectors", "data_files", "snapshots",
+       {"tags", "consumer_offsets", "deletion_vectors", "file_bounds", "data_files", "snapshots",
         "dataset_schemas", "dataset_partition_specs", "dataset_locations"}) {
     TARN_RETURN_NOT_OK(
         tx.Execute(std::string("DELETE FROM ") + table + " WHERE dataset_id = ?", {dataset_id})

@@ -39,15 +39,8 @@ CommitMeta Meta(std::string message = "") {
   return m;
 }
 
-class DatasetSuite : public CatalogBackendTest {
+class DatasetSuite : public CollectionTest {
  protected:
-  void SetUp() override {
-    CatalogBackendTest::SetUp();
-    if (!cat_) return;
-    ASSERT_OK(cat_->CreateWorkspace("w"));
-    ASSERT_OK(cat_->CreateCollection("w.c"));
-  }
-
   DatasetInfo Create(const std::string& name, const std::string& schema,
                      const std::string& spec = "", const std::string& sort = "") {
     DatasetDefinition def;

@@ -439,15 +439,19 @@ std::vector<int32_t> catalog_internal::BloomFilterFieldIds(const PropertyMap& pr
   return out;
 }
 
-Status catalog_internal::ValidateBloomFilterSetting(const PropertyMap& props,
-                                                    const Schema& schema) {
-  auto it = props.find(kBloomFilterColumnsProperty);
+namespace {
+
+// invalid_property (field property) unless every name of the column list property `key` of
+// `props` (when set) resolves in `schema` to a field `supports` accepts; `what` says which do.
+Status ValidateColumnListSetting(const PropertyMap& props, const char* key, const Schema& schema,
+                                 bool (*supports)(const DataType&), const char* what) {
+  auto it = props.find(key);
   if (it == props.end()) return Status::OK();
   auto bad = [&](const std::string& why) {
     return Status::Of(codes::kInvalidProperty,
-                      "property " + std::string(kBloomFilterColumnsProperty) + " is '" +
-                          it->second.substr(0, 200) + "': " + why)
-        .WithField("property", kBloomFilterColumnsProperty);
+                      "property " + std::string(key) + " is '" + it->second.substr(0, 200) +
+                          "': " + why)
+        .WithField("property", key);
   };
   for (const std::string& name : ColumnList(it->second)) {
     Result<FieldPath> path = ResolveColumnOrMember(schema, name);
@@ -456,19 +460,86 @@ Status catalog_internal::ValidateBloomFilterSetting(const PropertyMap& props,
         return bad("no column '" + name.substr(0, 200) + "'");
       return bad(path.status().message());
     }
-    if (!parquet::BloomFilterSupports(path->field->type)) {
+    if (!supports(path->field->type)) {
       return bad((path->nested() ? "member '" : "column '") + DottedName(*path) + "' is " +
-                 path->field->type.ToString() +
-                 "; bloom filters are for flat columns and STRUCT members other than BOOLEAN");
+                 path->field->type.ToString() + "; " + what);
     }
   }
   return Status::OK();
 }
 
-std::optional<std::string> catalog_internal::BloomFilterSettingAfter(const PropertyMap& props,
-                                                                     const Schema& before,
-                                                                     const Schema& after) {
-  auto it = props.find(kBloomFilterColumnsProperty);
+}  // namespace
+
+Status catalog_internal::ValidateBloomFilterSetting(const PropertyMap& props,
+                                                    const Schema& schema) {
+  return ValidateColumnListSetting(
+      props, kBloomFilterColumnsProperty, schema,
+      [](const DataType& t) { return parquet::BloomFilterSupports(t); },
+      "bloom filters are for flat columns and STRUCT members other than BOOLEAN");
+}
+
+namespace {
+
+// What the bounds index can hold: scalar fields (points of table/bounds_index.h).
+bool BoundsIndexSupports(const DataType& type) {
+  return !type.is_nested() && type.id() != TypeId::kVariant;
+}
+
+// The field ids of the property's names that `schema` holds as fields the index supports.
+std::vector<int32_t> BoundsIndexFieldIds(const PropertyMap& properties, const Schema& schema) {
+  std::vector<int32_t> out;
+  auto it = properties.find(kBoundsIndexColumnsProperty);
+  if (it == properties.end()) return out;
+  for (const std::string& name : ColumnList(it->second)) {
+    Result<FieldPath> path = ResolveColumnOrMember(schema, name);
+    if (!path.ok() || !BoundsIndexSupports(path->field->type)) continue;
+    const int32_t id = path->field->field_id;
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  }
+  return out;
+}
+
+}  // namespace
+
+Status catalog_internal::ValidateBoundsIndexSetting(const PropertyMap& props,
+                                                    const Schema& schema) {
+  return ValidateColumnListSetting(props, kBoundsIndexColumnsProperty, schema,
+                                   BoundsIndexSupports,
+                                   "the bounds index holds scalar columns and STRUCT members");
+}
+
+Status catalog_internal::SyncBoundsIndex(Transaction& tx, int64_t dataset_id,
+                                         const PropertyMap& props, const Schema* before,
+                                         const Schema& after) {
+  TARN_ASSIGN_OR_RETURN(std::vector<int32_t> had, catalog_store::BoundsFields(tx, dataset_id));
+  const std::vector<int32_t> want = BoundsIndexFieldIds(props, after);
+  std::vector<int32_t> build;
+  for (int32_t id : want) {
+    const bool held = std::find(had.begin(), had.end(), id) != had.end();
+    bool retyped = false;
+    if (held && before != nullptr) {
+      const std::optional<FieldPath> old_path = FindFieldPath(*before, id);
+      const std::optional<FieldPath> new_path = FindFieldPath(after, id);
+      retyped = !old_path || !new_path || !(old_path->field->type == new_path->field->type);
+    }
+    if (!held || retyped) build.push_back(id);
+  }
+  for (int32_t id : had) {
+    if (std::find(want.begin(), want.end(), id) == want.end()) {
+      TARN_RETURN_NOT_OK(catalog_store::DeleteFieldBounds(tx, dataset_id, id));
+    }
+  }
+  TARN_RETURN_NOT_OK(
+      catalog_store::BuildFieldBounds(tx, dataset_id, catalog_store::BoundsFieldsIn(build, after)));
+  if (want == had) return Status::OK();
+  return catalog_store::SetBoundsFields(tx, dataset_id, want);
+}
+
+std::optional<std::string> catalog_internal::ColumnListSettingAfter(const PropertyMap& props,
+                                                                    std::string_view key,
+                                                                    const Schema& before,
+                                                                    const Schema& after) {
+  auto it = props.find(std::string(key));
   if (it == props.end()) return std::nullopt;
   std::string now;
   for (const std::string& name : ColumnList(it->second)) {
@@ -505,6 +576,7 @@ Result<DatasetInfo> Catalog::DoCreateDataset(std::string_view qualified, Dataset
   int32_t last_field_id = MaxFieldId(def.schema);
   TARN_RETURN_NOT_OK(AssignFieldIds(&def.schema, &last_field_id));
   TARN_RETURN_NOT_OK(ValidateBloomFilterSetting(def.properties, def.schema));
+  TARN_RETURN_NOT_OK(ValidateBoundsIndexSetting(def.properties, def.schema));
   TARN_ASSIGN_OR_RETURN(auto spec, PartitionSpec::Parse(def.partition_spec, def.schema, 0));
   TARN_ASSIGN_OR_RETURN(auto sort, SortOrder::Parse(def.sort_order, def.schema));
   catalog_store::NewDataset row;
@@ -527,7 +599,7 @@ Result<DatasetInfo> Catalog::DoCreateDataset(std::string_view qualified, Dataset
       return Status::Of(codes::kDatasetExists, "dataset '" + n.ToString() + "' already exists")
           .WithField("dataset", n.ToString());
     }
-    return Status::OK();
+    return SyncBoundsIndex(tx, *id, row.properties, nullptr, row.schema);
   }));
   return LoadDataset(qualified);
 }
@@ -653,6 +725,7 @@ Status Catalog::DoSetDatasetProperties(std::string_view qualified, const Propert
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
     TARN_RETURN_NOT_OK(ValidateBloomFilterSetting(set, ds.schema));
+    TARN_RETURN_NOT_OK(ValidateBoundsIndexSetting(set, ds.schema));
     std::string description = ds.description;
     for (const auto& k : unset) {
       if (k == kDescriptionProperty) description.clear();
@@ -665,8 +738,9 @@ Status Catalog::DoSetDatasetProperties(std::string_view qualified, const Propert
         ds.properties[k] = v;
       }
     }
-    return catalog_store::UpdateDatasetProperties(tx, ds.id, ds.properties, description,
-                                                  clock_->NowMicros());
+    TARN_RETURN_NOT_OK(catalog_store::UpdateDatasetProperties(tx, ds.id, ds.properties, description,
+                                                              clock_->NowMicros()));
+    return SyncBoundsIndex(tx, ds.id, ds.properties, nullptr, ds.schema);
   }));
   ManifestSettingsChanged();  // manifest.on_commit may have changed (manifest.cc)
   return Status::OK();
@@ -688,12 +762,20 @@ Result<DatasetInfo> Catalog::DoAlterSchema(std::string_view qualified,
         }
         TARN_ASSIGN_OR_RETURN(int64_t max_id, catalog_store::MaxSchemaId(tx, ds.id));
         int64_t now = clock_->NowMicros();
-        if (auto bloom = BloomFilterSettingAfter(ds.properties, ds.schema, schema)) {
-          // The columns that get bloom filters follow their renames and drops.
-          ds.properties[kBloomFilterColumnsProperty] = *bloom;
+        // The columns that get bloom filters or the bounds index follow their renames and
+        // drops.
+        bool changed = false;
+        for (const char* key : {kBloomFilterColumnsProperty, kBoundsIndexColumnsProperty}) {
+          if (auto now_set = ColumnListSettingAfter(ds.properties, key, ds.schema, schema)) {
+            ds.properties[key] = *now_set;
+            changed = true;
+          }
+        }
+        if (changed) {
           TARN_RETURN_NOT_OK(catalog_store::UpdateDatasetProperties(tx, ds.id, ds.properties,
                                                                     ds.description, now));
         }
+        TARN_RETURN_NOT_OK(SyncBoundsIndex(tx, ds.id, ds.properties, &ds.schema, schema));
         TARN_RETURN_NOT_OK(catalog_store::InsertSchema(tx, ds.id, max_id + 1, schema, now));
         return catalog_store::SetCurrentSchema(tx, ds.id, max_id + 1, last_field_id, now);
       },

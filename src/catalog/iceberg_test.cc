@@ -70,13 +70,11 @@ json Unwrap(const json& j) {
   return j;
 }
 
-class IcebergSuite : public CatalogBackendTest {
+class IcebergSuite : public CollectionTest {
  protected:
   void SetUp() override {
-    CatalogBackendTest::SetUp();
+    CollectionTest::SetUp();
     if (!cat_) return;
-    ASSERT_OK(cat_->CreateWorkspace("w"));
-    ASSERT_OK(cat_->CreateCollection("w.c"));
     DatasetDefinition def;
     def.schema = *Schema::Parse("id INT64 NOT NULL, region VARCHAR, amount DECIMAL(10,2)");
     def.partition_spec = "region";

@@ -97,6 +97,12 @@ Status DeleteDeadFiles(Transaction& tx, int64_t dataset_id, int64_t through) {
                                     DeadFile("deletion_vectors"),
                                 {dataset_id, through})
                          .status());
+  // Their bounds index rows likewise.
+  TARN_RETURN_NOT_OK(tx.Execute("DELETE FROM file_bounds WHERE dataset_id = ? AND data_file_id IN "
+                                "(SELECT f.id FROM data_files f WHERE f.dataset_id = ? AND " +
+                                    DeadFile("f") + ")",
+                                {dataset_id, dataset_id, through})
+                         .status());
   return tx
       .Execute("DELETE FROM data_files WHERE dataset_id = ? AND " + DeadFile("data_files"),
                {dataset_id, through})

@@ -40,13 +40,11 @@ struct State {
   bool operator==(const State&) const = default;
 };
 
-class MetastoreFaultSuite : public CatalogBackendTest {
+class MetastoreFaultSuite : public CollectionTest {
  protected:
   void SetUp() override {
-    CatalogBackendTest::SetUp();
+    CollectionTest::SetUp();
     if (!cat_) return;
-    ASSERT_OK(cat_->CreateWorkspace("w"));
-    ASSERT_OK(cat_->CreateCollection("w.c"));
     DatasetDefinition def;
     def.schema = *Schema::Parse("id INT64 NOT NULL, part VARCHAR");
     def.partition_spec = "part";

@@ -12,6 +12,7 @@
 #include "common/parallel.h"
 #include "datafile/reader.h"
 #include "metastore/metastore.h"
+#include "table/bounds_index.h"
 #include "table/deletion_vector.h"
 #include "table/field_path.h"
 #include "table/predicate.h"
@@ -107,6 +108,39 @@ class BloomProbe {
   ReadStats stats_;
 };
 
+// More candidates than this from the bounds index and planning reads every live file instead:
+// past a tenth of a million-file dataset the id lookups cost more than the full read saves.
+constexpr int64_t kMaxIndexCandidates = 100'000;
+
+// The bounds index's candidates (docs/design/catalog-core.md "The bounds index"): the ids of
+// the file rows (live or not) whose bounds of each indexed field the predicate confines meet
+// what it confines the field to, intersected over those fields. nullopt when no indexed field
+// is confined, or each confined one has more than kMaxIndexCandidates candidates.
+Result<std::optional<std::vector<int64_t>>> IndexCandidates(Transaction& tx, const DatasetInfo& ds,
+                                                            const BoundPredicate* pred) {
+  using Ids = std::optional<std::vector<int64_t>>;
+  if (pred == nullptr) return Ids();
+  TARN_ASSIGN_OR_RETURN(std::vector<int32_t> fields, catalog_store::BoundsFields(tx, ds.id));
+  Ids acc;
+  for (int32_t id : fields) {
+    std::optional<std::vector<bounds_index::Interval>> confined = bounds_index::Confine(*pred, id);
+    if (!confined) continue;
+    if (confined->empty()) return Ids(std::vector<int64_t>{});  // no row can match
+    TARN_ASSIGN_OR_RETURN(
+        Ids ids, catalog_store::BoundsCandidates(tx, ds.id, id, *confined, kMaxIndexCandidates));
+    if (!ids) continue;
+    if (!acc) {
+      acc = std::move(ids);
+      continue;
+    }
+    std::vector<int64_t> both;
+    std::set_intersection(acc->begin(), acc->end(), ids->begin(), ids->end(),
+                          std::back_inserter(both));
+    acc = std::move(both);
+  }
+  return acc;
+}
+
 catalog_store::LiveFileQuery LiveFilesOf(const DatasetInfo& ds, int64_t snapshot_id, bool current) {
   catalog_store::LiveFileQuery q;
   q.dataset_id = ds.id;
@@ -133,11 +167,13 @@ Status ForEachPlannedFileInPage(Transaction& tx, const DatasetInfo& ds, int64_t 
                         : want >= kMaxFilePage / 4 ? kMaxFilePage
                                                    : std::max<int64_t>(want * 4, 64);
   TARN_ASSIGN_OR_RETURN(auto pruner, FilePruner::Make(tx, ds, pred));
+  TARN_ASSIGN_OR_RETURN(auto indexed, IndexCandidates(tx, ds, pred));
   catalog_store::LiveFileQuery q = LiveFilesOf(ds, snapshot_id, current);
   q.path_after = page.after;
   q.path_before = page.before;
   q.descending = backward;
   q.limit = batch;
+  if (indexed) q.file_ids = &*indexed;  // one pass over the candidates, sorted here
   std::vector<PlannedFile> held;
   int64_t on_page = 0;
   while (on_page < want) {
@@ -150,6 +186,13 @@ Status ForEachPlannedFileInPage(Transaction& tx, const DatasetInfo& ds, int64_t 
       if (pruner.MayMatch(f.planned.file)) candidates.push_back(std::move(f.planned));
       return Status::OK();
     }));
+    if (indexed) {
+      std::sort(candidates.begin(), candidates.end(),
+                [&](const PlannedFile& a, const PlannedFile& b) {
+                  return backward ? a.file.path > b.file.path : a.file.path < b.file.path;
+                });
+      rows = 0;  // nothing more to read
+    }
     for (size_t at = 0; at < candidates.size() && on_page < want;) {
       const size_t n = probe ? std::min<size_t>(candidates.size() - at,
                                                  static_cast<size_t>(std::min<int64_t>(
@@ -184,6 +227,8 @@ Status catalog_internal::ForEachPlannedFile(
   catalog_store::LiveFileQuery q = LiveFilesOf(ds, snapshot_id, current);
   if (pred && !ds.spec.unpartitioned()) q.key_range = PartitionKeyRange(*pred, ds.spec, ds.schema);
   TARN_ASSIGN_OR_RETURN(auto pruner, FilePruner::Make(tx, ds, pred));
+  TARN_ASSIGN_OR_RETURN(auto indexed, IndexCandidates(tx, ds, pred));
+  if (indexed) q.file_ids = &*indexed;
   return catalog_store::LiveFiles(tx, q, [&](catalog_store::LiveFile& f) -> Status {
     if (!pruner.MayMatch(f.planned.file)) return Status::OK();
     return fn(f.planned, f.vector_id);

@@ -299,16 +299,20 @@ Status LiveFiles(Transaction& tx, const LiveFileQuery& q,
                      ", dv.cardinality, dv.positions, dv.id FROM data_files f LEFT JOIN "
                      "deletion_vectors dv ON dv.data_file_id = f.id AND ";
   SqlParams head_params;
+  // With ids the rows are found by primary key: `+` keeps both backends' planners from
+  // preferring an index on dataset_id (a scan of every live row of the dataset).
+  const std::string dataset = q.file_ids ? "+f.dataset_id = ?" : "f.dataset_id = ?";
   if (q.current) {
     head +=
-        "dv.removed_snapshot_id IS NULL WHERE f.dataset_id = ? AND "
-        "f.removed_snapshot_id IS NULL";
+        "dv.removed_snapshot_id IS NULL WHERE " + dataset + " AND f.removed_snapshot_id IS NULL";
     head_params = {q.dataset_id};
   } else {
     head +=
         "dv.added_snapshot_id <= ? AND (dv.removed_snapshot_id IS NULL OR "
-        "dv.removed_snapshot_id > ?) WHERE f.dataset_id = ? AND f.added_snapshot_id <= ? AND "
-        "(f.removed_snapshot_id IS NULL OR f.removed_snapshot_id > ?)";
+        "dv.removed_snapshot_id > ?) WHERE " +
+        dataset +
+        " AND f.added_snapshot_id <= ? AND (f.removed_snapshot_id IS NULL OR "
+        "f.removed_snapshot_id > ?)";
     head_params = {q.snapshot_id, q.snapshot_id, q.dataset_id, q.snapshot_id, q.snapshot_id};
   }
   if (q.path_after) {
@@ -318,6 +322,30 @@ Status LiveFiles(Transaction& tx, const LiveFileQuery& q,
   if (q.path_before) {
     head += " AND f.path < ?";
     head_params.emplace_back(*q.path_before);
+  }
+  auto row_fn = [&](const Row& r) -> Status {
+    LiveFile f;
+    TARN_ASSIGN_OR_RETURN(f.planned.file, DataFileFromRow(r));
+    constexpr int kVector = kDataFileColumnCount;  // dv.cardinality, dv.positions, dv.id
+    if (!r.IsNull(kVector)) {
+      TARN_ASSIGN_OR_RETURN(f.planned.deleted_rows, r.Int64(kVector));
+      TARN_ASSIGN_OR_RETURN(auto blob, r.Blob(kVector + 1));
+      f.planned.deletion_vector = std::string(blob);
+      TARN_ASSIGN_OR_RETURN(f.vector_id, r.Int64(kVector + 2));
+    }
+    return fn(f);
+  };
+  if (q.file_ids) {
+    constexpr size_t kChunk = 500;
+    const std::vector<int64_t>& ids = *q.file_ids;
+    for (size_t start = 0; start < ids.size(); start += kChunk) {
+      const size_t n = std::min(kChunk, ids.size() - start);
+      SqlParams params = head_params;
+      params.insert(params.end(), ids.begin() + static_cast<std::ptrdiff_t>(start),
+                    ids.begin() + static_cast<std::ptrdiff_t>(start + n));
+      TARN_RETURN_NOT_OK(tx.QueryEach(head + " AND f.id IN " + Placeholders(1, n), params, row_fn));
+    }
+    return Status::OK();
   }
   std::string sql;
   SqlParams params;
@@ -333,18 +361,7 @@ Status LiveFiles(Transaction& tx, const LiveFileQuery& q,
     sql += std::string(" ORDER BY ") + key + (q.descending ? " DESC" : "") + " LIMIT ?";
     params.emplace_back(*q.limit);
   }
-  return tx.QueryEach(sql, params, [&](const Row& r) -> Status {
-    LiveFile f;
-    TARN_ASSIGN_OR_RETURN(f.planned.file, DataFileFromRow(r));
-    constexpr int kVector = kDataFileColumnCount;  // dv.cardinality, dv.positions, dv.id
-    if (!r.IsNull(kVector)) {
-      TARN_ASSIGN_OR_RETURN(f.planned.deleted_rows, r.Int64(kVector));
-      TARN_ASSIGN_OR_RETURN(auto blob, r.Blob(kVector + 1));
-      f.planned.deletion_vector = std::string(blob);
-      TARN_ASSIGN_OR_RETURN(f.vector_id, r.Int64(kVector + 2));
-    }
-    return fn(f);
-  });
+  return tx.QueryEach(sql, params, row_fn);
 }
 
 Result<std::vector<DataFile>> ChangedFiles(Transaction& tx, int64_t dataset_id, int64_t from,

@@ -58,7 +58,11 @@ Result<StatsHydrationResult> Catalog::HydrateStats(std::string_view qualified,
     TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
       TARN_ASSIGN_OR_RETURN(updated,
                             catalog_store::FillPendingStats(tx, ds.id, f.path, read->columns));
-      return Status::OK();
+      if (updated == 0) return Status::OK();
+      // The bounds index held these rows as "unknown": now it can hold their bounds.
+      TARN_ASSIGN_OR_RETURN(auto fields, catalog_store::BoundsFields(tx, ds.id));
+      return catalog_store::RebuildFileBounds(tx, ds.id, f.path,
+                                              catalog_store::BoundsFieldsIn(fields, ds.schema));
     }));
     if (updated > 0) ++out.files_hydrated;
   }

@@ -13,14 +13,8 @@
 namespace tarn {
 namespace {
 
-class StatsHydrationSuite : public CatalogBackendTest {
+class StatsHydrationSuite : public CollectionTest {
  protected:
-  void SetUp() override {
-    CatalogBackendTest::SetUp();
-    if (!cat_) return;
-    ASSERT_OK(cat_->CreateWorkspace("w"));
-    ASSERT_OK(cat_->CreateCollection("w.c"));
-  }
   void Create(const std::string& name) {
     DatasetDefinition def;
     def.schema = *Schema::Parse("id INT64, region VARCHAR");
@@ -119,6 +113,35 @@ TEST_P(StatsHydrationSuite, PendingFilesAreNotPrunedUntilHydrated) {
   EXPECT_EQ(again->files_hydrated, 0);
   // No snapshot was made.
   EXPECT_EQ(cat_->LoadDataset("w.c.deferred")->current_snapshot_id, 2);
+}
+
+// The bounds index (docs/design/catalog-core.md "The bounds index") holds pending files as
+// "unknown" (a candidate for every query) and learns their bounds when they are filled in.
+TEST_P(StatsHydrationSuite, TheBoundsIndexLearnsHydratedBounds) {
+  Create("w.c.indexed");
+  ASSERT_OK(cat_->SetDatasetProperties("w.c.indexed", {{kBoundsIndexColumnsProperty, "id"}}));
+  Append("w.c.indexed", true, 0, 10, "eu");
+  Append("w.c.indexed", true, 100, 10, "us");
+  auto unknown = [&]() {
+    int64_t n = -1;
+    EXPECT_TRUE(cat_->metastore()
+                    .RunInTransaction([&](Transaction& tx) -> Status {
+                      TARN_ASSIGN_OR_RETURN(
+                          auto row, tx.QueryOne("SELECT COUNT(*) FROM file_bounds WHERE node IS "
+                                                "NULL"));
+                      TARN_ASSIGN_OR_RETURN(n, row->Int64(0));
+                      return Status::OK();
+                    })
+                    .ok());
+    return n;
+  };
+  EXPECT_EQ(unknown(), 2);
+  EXPECT_EQ(Files("w.c.indexed", "id = 105").size(), 2u);
+  ASSERT_TRUE(cat_->HydrateStats("w.c.indexed", {}).ok());
+  EXPECT_EQ(unknown(), 0);
+  EXPECT_EQ(Files("w.c.indexed", "id = 105").size(), 1u);
+  EXPECT_EQ(Files("w.c.indexed", "id >= 5 AND id <= 100").size(), 2u);
+  EXPECT_EQ(Files("w.c.indexed", "id = 50").size(), 0u);
 }
 
 TEST_P(StatsHydrationSuite, ALimitLeavesTheRestPending) {

@@ -352,6 +352,26 @@ DROP TABLE tags;
 ALTER TABLE tags_new RENAME TO tags;
 )sql";
 
+// The bounds index (docs/design/catalog-core.md "The bounds index"): for each file and each field
+// the dataset indexes (datasets.bounds_fields, comma-separated ids, read by the commit's lock),
+// the fork node and the points of the file's bounds (table/bounds_index.h); node NULL when the
+// bounds are unknown. A file whose field is null in every row has no row. The rows go with
+// their file row (expiry, purge) and are copied with it (rollback).
+constexpr char kBoundsIndex[] = R"sql(
+ALTER TABLE datasets ADD COLUMN bounds_fields TEXT NOT NULL DEFAULT '';
+CREATE TABLE file_bounds (
+  data_file_id BIGINT NOT NULL,
+  dataset_id BIGINT NOT NULL,
+  field_id BIGINT NOT NULL,
+  node BIGINT,
+  lo BIGINT,
+  hi BIGINT,
+  PRIMARY KEY (data_file_id, field_id)
+);
+CREATE INDEX file_bounds_lo ON file_bounds (dataset_id, field_id, node, lo);
+CREATE INDEX file_bounds_hi ON file_bounds (dataset_id, field_id, node, hi);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& CatalogTables() {
@@ -363,7 +383,8 @@ const std::vector<Migration>& CatalogTables() {
       {15, "row id watermark", kRowIdWatermark},
       {16, "deletion vectors by file", kVectorsByFile},
       {17, "deferred statistics", kDeferredStats},
-      {18, "expiry without foreign-key checks", kExpiryWithoutChecks, kExpiryWithoutChecksSqlite}};
+      {18, "expiry without foreign-key checks", kExpiryWithoutChecks, kExpiryWithoutChecksSqlite},
+      {19, "bounds index", kBoundsIndex}};
   return *steps;
 }
 

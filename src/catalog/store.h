@@ -1,7 +1,7 @@
 // The catalog's tables and every statement on them, as typed functions: the callers keep the
 // rules, the store keeps the SQL and the row mappings. Internal to the catalog module. Which
 // file holds what:
-//   store.cc             migrations 1, 2, 5, 12, 15, 16, 17 and 18 of the one global order;
+//   store.cc             migrations 1, 2, 5, 12, 15, 16, 17, 18 and 19 of the one global order;
 //                        data file paths, the orphan rule, stale manifests, the integrity
 //                        sweep's reads, periodic runs
 //   dataset_store.cc     workspaces, collections, datasets, schema/spec/sort versions, the
@@ -14,6 +14,7 @@
 //                        stats_hydration.cc)
 //   provenance_store.cc  migration 10 and every statement on the provenance tables
 //                        (provenance.h)
+//   bounds_store.cc      the bounds index (migration 19): its rows, their upkeep and its query
 // Access control and views have their own stores (access_store.h, views_store.h).
 #pragma once
 
@@ -28,6 +29,7 @@
 #include "catalog/provenance.h"
 #include "metastore/metastore.h"
 #include "objectstore/object_store.h"
+#include "table/bounds_index.h"
 #include "table/predicate.h"
 #include "tarn/dataset.h"
 #include "tarn/provenance.h"
@@ -45,6 +47,13 @@ Result<std::string> QualifiedNameAt(const Row& r, int first);
 // 15 (the snapshots' row id watermark), 16 (deletion vectors by file), 17 (deferred statistics)
 // and 18 (expiry without foreign-key checks), contributed to SchemaMigrations() (store.cc).
 const std::vector<Migration>& CatalogTables();
+
+// A field the dataset indexes, with its type in the schema of the moment
+// (bounds_store.cc).
+struct BoundsField {
+  int32_t field_id = 0;
+  DataType type;
+};
 
 // ---- workspaces (dataset_store.cc) ----
 
@@ -235,6 +244,7 @@ struct LockedDataset {
   int64_t trigger_count = 0;   // triggers on the dataset (migration 8): 0 = nothing to fire
   int64_t trigger_due_at = 0;  // before this time every trigger is in its floor (migration 9)
   std::string sources;         // the standing source list (migration 10, provenance.h)
+  std::vector<int32_t> bounds_fields;  // the fields the bounds index holds (migration 19)
 };
 // Locks the live dataset `n` (the per-dataset serialization point of commits: under
 // TxMode::kLockingWrite a concurrent commit waits here) and applies `delta`; commit time never
@@ -273,10 +283,11 @@ Status InsertSnapshots(Transaction& tx, int64_t dataset_id,
                        const std::vector<std::string>& sources);
 
 // Queues the inserts of data file rows (their added_snapshot_id and first_row_id already
-// assigned; the partition key from `spec` and `schema`), several hundred a statement. Nothing
-// for none.
+// assigned; the partition key from `spec` and `schema`), several hundred a statement, with
+// their bounds index rows for `bounds` (InsertFileBounds, queued too). Nothing for none.
 Status InsertDataFiles(Transaction& tx, int64_t dataset_id, const std::vector<DataFile*>& files,
-                       const PartitionSpec& spec, const Schema& schema);
+                       const PartitionSpec& spec, const Schema& schema,
+                       const std::vector<BoundsField>& bounds);
 // What marking files removed took out of the dataset.
 struct RemovedFiles {
   int64_t files = 0, records = 0, bytes = 0;
@@ -412,6 +423,9 @@ struct LiveFileQuery {
   std::optional<std::string> path_after, path_before;
   bool descending = false;
   std::optional<int64_t> limit;
+  // Only these file rows (the bounds index's candidates), a few hundred ids a statement; then
+  // `key_range`, `descending` and `limit` are not used and the order is unspecified.
+  const std::vector<int64_t>* file_ids = nullptr;
 };
 // A live file as LiveFiles returns it: the file with its live deletion vector and that
 // vector's row id.
@@ -430,6 +444,38 @@ Result<std::vector<DataFile>> ChangedFiles(Transaction& tx, int64_t dataset_id, 
 // The deletion vectors those snapshots added (or removed), likewise ordered.
 Result<std::vector<ChangeSet::VectorChange>> ChangedVectors(Transaction& tx, int64_t dataset_id,
                                                             int64_t from, int64_t to, bool removed);
+
+// ---- the bounds index (bounds_store.cc; migration 19, table/bounds_index.h) ----
+
+// The field ids of `datasets.bounds_fields` ("3,7"; empty: none).
+std::vector<int32_t> ParseBoundsFields(std::string_view text);
+// The fields the dataset indexes (its `bounds_fields`).
+Result<std::vector<int32_t>> BoundsFields(Transaction& tx, int64_t dataset_id);
+// The fields of `ids` in `schema`, with their types (ids no longer in it are left out).
+std::vector<BoundsField> BoundsFieldsIn(const std::vector<int32_t>& ids, const Schema& schema);
+// Sets them.
+Status SetBoundsFields(Transaction& tx, int64_t dataset_id, const std::vector<int32_t>& ids);
+// Queues the index rows of files just inserted as live rows (found by their live paths), a
+// few hundred rows a statement. Nothing when `fields` is empty.
+Status InsertFileBounds(Transaction& tx, int64_t dataset_id, const std::vector<DataFile*>& files,
+                        const std::vector<BoundsField>& fields);
+// The rows of every file row of the dataset (live and removed) for `fields`, replacing any.
+// Reads every file's statistics: the cost of a full listing.
+Status BuildFieldBounds(Transaction& tx, int64_t dataset_id,
+                        const std::vector<BoundsField>& fields);
+// The rows of the file rows at `path` (live or not) again, from their statistics (deferred
+// statistics just filled in). Nothing when `fields` is empty.
+Status RebuildFileBounds(Transaction& tx, int64_t dataset_id, std::string_view path,
+                         const std::vector<BoundsField>& fields);
+// Removes the rows of field `field_id`.
+Status DeleteFieldBounds(Transaction& tx, int64_t dataset_id, int32_t field_id);
+// Copies the rows of file row `from` to file row `to` (rollback's restore).
+Status CopyFileBounds(Transaction& tx, int64_t from, int64_t to);
+// The ids of the file rows whose entry for `field_id` meets any of `intervals` or is unknown,
+// sorted and distinct, whether live or not; nullopt when there are more than `limit`.
+Result<std::optional<std::vector<int64_t>>> BoundsCandidates(
+    Transaction& tx, int64_t dataset_id, int32_t field_id,
+    const std::vector<bounds_index::Interval>& intervals, int64_t limit);
 
 // ---- expiry (maintenance_store.cc) ----
 

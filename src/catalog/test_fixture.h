@@ -63,6 +63,17 @@ class CatalogBackendTest : public ::testing::TestWithParam<std::string> {
   std::unique_ptr<Catalog> cat_;
 };
 
+// A CatalogBackendTest whose catalog starts with workspace `w` and collection `w.c`.
+class CollectionTest : public CatalogBackendTest {
+ protected:
+  void SetUp() override {
+    CatalogBackendTest::SetUp();
+    if (!cat_) return;
+    ASSERT_OK(cat_->CreateWorkspace("w"));
+    ASSERT_OK(cat_->CreateCollection("w.c"));
+  }
+};
+
 // A CatalogBackendTest whose catalog's alerts go to a temporary file instead of stdout, where
 // Alerts() reads them (the cool-off still shared through the catalog's metastore).
 class AlertCapturingTest : public CatalogBackendTest {

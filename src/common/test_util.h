@@ -16,6 +16,12 @@
   } else /* NOLINT */                          \
     GTEST_FAIL_AT(__FILE__, __LINE__) << #expr << ": " << _st.ToString()
 
+// Fails the test (and goes on) unless `expr`, a Status, is OK.
+#define EXPECT_OK(expr)                        \
+  if (::tarn::Status _st = (expr); _st.ok()) { \
+  } else /* NOLINT */                          \
+    ADD_FAILURE_AT(__FILE__, __LINE__) << #expr << ": " << _st.ToString()
+
 // `lhs = value` of `expr`, a Result, or fails the test naming the expression and its status.
 #define ASSERT_OK_AND_ASSIGN(lhs, expr)                                   \
   auto TARN_CONCAT(_r_, __LINE__) = (expr);                               \

@@ -152,8 +152,8 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
             GetParam() == "sqlite" ? MetastoreBackend::kSqlite : MetastoreBackend::kPostgres);
   auto applied = ms->AppliedMigrations();
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
-  EXPECT_EQ(*applied,
-            std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}));
+  EXPECT_EQ(*applied, std::vector<int64_t>(
+                          {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}));
   for (const char* table : {"catalog_properties", "workspaces",
                             "collections",        "datasets",
                             "dataset_schemas",    "dataset_partition_specs",
@@ -176,8 +176,8 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(),
-            std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                                            13, 14, 15, 16, 17, 18, 19}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 1);
 }
 
@@ -856,13 +856,13 @@ TEST_P(MetastoreConformance, MissingStepsAreFilledIn) {
   auto ms = Open(o);
   ASSERT_TRUE(ms);
   EXPECT_EQ(*ms->AppliedMigrations(),
-            std::vector<int64_t>({1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}));
+            std::vector<int64_t>({1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}));
   EXPECT_FALSE(QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts").ok());
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(),
-            std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                                            13, 14, 15, 16, 17, 18, 19}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts"), 0);
 }
 
@@ -913,7 +913,7 @@ TEST_P(MetastoreConformance, ExpiryChecksGoAndTheRowsStay) {
 
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(ms->AppliedMigrations()->back(), 18);
+  EXPECT_EQ(ms->AppliedMigrations()->back(), SchemaMigrations().back().version);
   EXPECT_EQ(*QueryInt(*ms, "SELECT id FROM deletion_vectors WHERE data_file_id = ?", {file}),
             dv_id);
   EXPECT_EQ(*QueryInt(*ms, "SELECT snapshot_id FROM tags WHERE dataset_id = ? AND name = 't'", {d}),
@@ -1163,6 +1163,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
       {17, "deferred statistics", 166, 0x0daf2f5d95f2a81fULL},
       {18, "expiry without foreign-key checks", 296, 0x1868453037a65b1dULL, 2234,
        0x19a9ce0470451d13ULL},
+      {19, "bounds index", 427, 0x668569a518644d79ULL},
   };
   std::vector<Migration> all = SchemaMigrations();
   ASSERT_EQ(all.size(), released.size());
@@ -1177,7 +1178,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
     }
   }
   // Each module's own list is what it contributes.
-  EXPECT_EQ(catalog_store::CatalogTables().size(), 8u);
+  EXPECT_EQ(catalog_store::CatalogTables().size(), 9u);
   EXPECT_EQ(access_store::AccessTables().size(), 2u);
   EXPECT_EQ(views_store::ViewTables().size(), 5u);
   EXPECT_EQ(upload::internal::UploadTables().size(), 1u);

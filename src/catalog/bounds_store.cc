@@ -1,0 +1,246 @@
+// The bounds index's statements (store.h; the table is migration 19 in store.cc): its rows for
+// new files, their rebuild for a field, their copy on rollback, and the interval query the
+// planner asks (table/bounds_index.h has the arithmetic).
+#include <algorithm>
+#include <charconv>
+
+#include "catalog/catalog_internal.h"
+#include "catalog/store.h"
+#include "common/text.h"
+#include "table/field_path.h"
+
+namespace tarn::catalog_store {
+
+using catalog_internal::DataFileFromRow;
+using catalog_internal::kDataFileColumns;
+
+namespace {
+
+constexpr size_t kChunk = 400;  // rows a statement
+
+// The entries of `file` for `fields` (those that need a row), each with its field id.
+std::vector<std::pair<int32_t, bounds_index::Entry>> Entries(
+    const DataFile& file, const std::vector<BoundsField>& fields) {
+  std::vector<std::pair<int32_t, bounds_index::Entry>> out;
+  for (const BoundsField& f : fields) {
+    if (auto e = bounds_index::FileEntry(file, f.field_id, f.type))
+      out.emplace_back(f.field_id, *e);
+  }
+  return out;
+}
+
+// node, lo, hi of an entry (NULLs when unknown).
+void AppendEntry(const bounds_index::Entry& e, SqlParams* params) {
+  if (e.interval) {
+    params->insert(params->end(),
+                   {bounds_index::Fork(*e.interval), e.interval->lo, e.interval->hi});
+  } else {
+    params->insert(params->end(), {SqlValue::Null(), SqlValue::Null(), SqlValue::Null()});
+  }
+}
+
+// Rows of file rows known by id (the build reads them with their ids), queued a few hundred a
+// statement.
+class ByIdInserter {
+ public:
+  ByIdInserter(Transaction& tx, int64_t dataset_id) : tx_(tx), dataset_id_(dataset_id) {}
+  Status Add(int64_t file_id, const DataFile& file, const std::vector<BoundsField>& fields) {
+    for (const auto& [field_id, e] : Entries(file, fields)) {
+      params_.insert(params_.end(), {file_id, dataset_id_, int64_t{field_id}});
+      AppendEntry(e, &params_);
+      if (++rows_ >= kChunk) TARN_RETURN_NOT_OK(Flush());
+    }
+    return Status::OK();
+  }
+  Status Flush() {
+    if (rows_ == 0) return Status::OK();
+    TARN_RETURN_NOT_OK(tx_.ExecuteDeferred(
+        "INSERT INTO file_bounds (data_file_id, dataset_id, field_id, node, lo, hi) VALUES " +
+            Placeholders(rows_, 6),
+        params_));
+    params_.clear();
+    rows_ = 0;
+    return Status::OK();
+  }
+
+ private:
+  Transaction& tx_;
+  int64_t dataset_id_;
+  SqlParams params_;
+  size_t rows_ = 0;
+};
+
+}  // namespace
+
+std::vector<int32_t> ParseBoundsFields(std::string_view text) {
+  std::vector<int32_t> out;
+  for (const std::string& part : SplitOn(text, ',')) {
+    const std::string_view t = TrimSpace(part);
+    int32_t id = 0;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), id);
+    if (ec == std::errc() && end == t.data() + t.size() && id > 0) out.push_back(id);
+  }
+  return out;
+}
+
+Result<std::vector<int32_t>> BoundsFields(Transaction& tx, int64_t dataset_id) {
+  TARN_ASSIGN_OR_RETURN(
+      auto row, tx.QueryOne("SELECT bounds_fields FROM datasets WHERE id = ?", {dataset_id}));
+  if (!row) return std::vector<int32_t>{};
+  TARN_ASSIGN_OR_RETURN(auto text, row->Text(0));
+  return ParseBoundsFields(text);
+}
+
+std::vector<BoundsField> BoundsFieldsIn(const std::vector<int32_t>& ids, const Schema& schema) {
+  std::vector<BoundsField> out;
+  for (int32_t id : ids) {
+    const std::optional<FieldPath> path = FindFieldPath(schema, id);
+    if (!path || path->field->type.is_nested()) continue;
+    out.push_back(BoundsField{id, path->field->type});
+  }
+  return out;
+}
+
+Status SetBoundsFields(Transaction& tx, int64_t dataset_id, const std::vector<int32_t>& ids) {
+  std::string text;
+  for (int32_t id : ids) text += (text.empty() ? "" : ",") + std::to_string(id);
+  return tx.Execute("UPDATE datasets SET bounds_fields = ? WHERE id = ?", {text, dataset_id})
+      .status();
+}
+
+Status InsertFileBounds(Transaction& tx, int64_t dataset_id, const std::vector<DataFile*>& files,
+                        const std::vector<BoundsField>& fields) {
+  if (fields.empty()) return Status::OK();
+  // Each row finds its file row by live path in the statement itself (a lookup in the unique
+  // index of live paths), so it is queued with the files' insert: no round trip for their ids.
+  constexpr char kRow[] =
+      "((SELECT f.id FROM data_files f WHERE f.dataset_id = ? AND f.path = ? AND "
+      "f.removed_snapshot_id IS NULL), ?, ?, ?, ?, ?)";
+  SqlParams params;
+  std::string values;
+  size_t rows = 0;
+  auto flush = [&]() -> Status {
+    if (rows == 0) return Status::OK();
+    TARN_RETURN_NOT_OK(tx.ExecuteDeferred(
+        "INSERT INTO file_bounds (data_file_id, dataset_id, field_id, node, lo, hi) VALUES " +
+            values,
+        params));
+    params.clear();
+    values.clear();
+    rows = 0;
+    return Status::OK();
+  };
+  for (const DataFile* file : files) {
+    for (const auto& [field_id, e] : Entries(*file, fields)) {
+      values += rows ? ", " : "";
+      values += kRow;
+      params.insert(params.end(), {dataset_id, file->path, dataset_id, int64_t{field_id}});
+      AppendEntry(e, &params);
+      if (++rows >= kChunk) TARN_RETURN_NOT_OK(flush());
+    }
+  }
+  return flush();
+}
+
+namespace {
+
+// The rows of the dataset's file rows `where` selects (over data_files f, after the dataset
+// id's parameter) for `fields`, inserted by id.
+Status InsertRowsOf(Transaction& tx, int64_t dataset_id, const std::string& where,
+                    const SqlParams& where_params, const std::vector<BoundsField>& fields) {
+  // Read first (the connection streams), then insert.
+  std::vector<std::pair<int64_t, DataFile>> files;
+  SqlParams params = {dataset_id};
+  params.insert(params.end(), where_params.begin(), where_params.end());
+  TARN_RETURN_NOT_OK(tx.QueryEach(std::string("SELECT ") + kDataFileColumns +
+                                      " FROM data_files f WHERE f.dataset_id = ?" + where,
+                                  params, [&](const Row& r) -> Status {
+                                    TARN_ASSIGN_OR_RETURN(DataFile f, DataFileFromRow(r));
+                                    const int64_t id = f.file_id;
+                                    files.emplace_back(id, std::move(f));
+                                    return Status::OK();
+                                  }));
+  ByIdInserter inserter(tx, dataset_id);
+  for (const auto& [id, file] : files) TARN_RETURN_NOT_OK(inserter.Add(id, file, fields));
+  return inserter.Flush();
+}
+
+}  // namespace
+
+Status BuildFieldBounds(Transaction& tx, int64_t dataset_id,
+                        const std::vector<BoundsField>& fields) {
+  if (fields.empty()) return Status::OK();
+  for (const BoundsField& f : fields) {
+    TARN_RETURN_NOT_OK(DeleteFieldBounds(tx, dataset_id, f.field_id));
+  }
+  return InsertRowsOf(tx, dataset_id, "", {}, fields);
+}
+
+Status RebuildFileBounds(Transaction& tx, int64_t dataset_id, std::string_view path,
+                         const std::vector<BoundsField>& fields) {
+  if (fields.empty()) return Status::OK();
+  TARN_RETURN_NOT_OK(tx.Execute("DELETE FROM file_bounds WHERE data_file_id IN (SELECT f.id FROM "
+                                "data_files f WHERE f.dataset_id = ? AND f.path = ?)",
+                                {dataset_id, path})
+                         .status());
+  return InsertRowsOf(tx, dataset_id, " AND f.path = ?", {std::string(path)}, fields);
+}
+
+Status DeleteFieldBounds(Transaction& tx, int64_t dataset_id, int32_t field_id) {
+  return tx
+      .Execute("DELETE FROM file_bounds WHERE dataset_id = ? AND field_id = ?",
+               {dataset_id, int64_t{field_id}})
+      .status();
+}
+
+Status CopyFileBounds(Transaction& tx, int64_t from, int64_t to) {
+  return tx
+      .Execute(
+          "INSERT INTO file_bounds (data_file_id, dataset_id, field_id, node, lo, hi) SELECT ?, "
+          "dataset_id, field_id, node, lo, hi FROM file_bounds WHERE data_file_id = ?",
+          {to, from})
+      .status();
+}
+
+Result<std::optional<std::vector<int64_t>>> BoundsCandidates(
+    Transaction& tx, int64_t dataset_id, int32_t field_id,
+    const std::vector<bounds_index::Interval>& intervals, int64_t limit) {
+  // Each branch is an index range on (dataset_id, field_id, node, lo|hi) with equalities on its
+  // first three columns: no IN list, whose use of the index PostgreSQL decides from statistics
+  // that a freshly built index does not have yet (a scan of the whole field, measured). One
+  // statement per interval keeps under SQLite's 500 compound SELECTs.
+  const std::string head =
+      "SELECT data_file_id FROM file_bounds WHERE dataset_id = ? AND field_id = ?";
+  const SqlParams head_params = {dataset_id, int64_t{field_id}};
+  std::vector<int64_t> ids;
+  auto run = [&](const std::string& sql, SqlParams params) -> Result<bool> {
+    params.emplace_back(limit + 1 - static_cast<int64_t>(ids.size()));
+    TARN_RETURN_NOT_OK(tx.QueryEach(sql + " LIMIT ?", params, [&](const Row& r) -> Status {
+      TARN_ASSIGN_OR_RETURN(int64_t id, r.Int64(0));
+      ids.push_back(id);
+      return Status::OK();
+    }));
+    return static_cast<int64_t>(ids.size()) <= limit;
+  };
+  TARN_ASSIGN_OR_RETURN(bool within, run(head + " AND node IS NULL", head_params));
+  for (size_t i = 0; within && i < intervals.size(); ++i) {
+    const bounds_index::Probe probe = bounds_index::ProbeOf(intervals[i]);
+    std::string sql = head + " AND node >= ? AND node <= ?";
+    SqlParams params = head_params;
+    params.insert(params.end(), {probe.span.lo, probe.span.hi});
+    auto branch = [&](int64_t node, const char* bound, int64_t value) {
+      sql += " UNION ALL " + head + " AND node = ? AND " + bound + " ?";
+      params.insert(params.end(), head_params.begin(), head_params.end());
+      params.insert(params.end(), {node, value});
+    };
+    for (int64_t node : probe.left) branch(node, "hi >=", probe.span.lo);
+    for (int64_t node : probe.right) branch(node, "lo <=", probe.span.hi);
+    TARN_ASSIGN_OR_RETURN(within, run(sql, std::move(params)));
+  }
+  if (!within) return std::optional<std::vector<int64_t>>();
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return std::optional<std::vector<int64_t>>(std::move(ids));
+}
+
+}  // namespace tarn::catalog_store
