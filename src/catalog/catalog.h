@@ -227,9 +227,14 @@ class Catalog : public Client {
   // ---- Iceberg metadata (iceberg.cc; docs/design/iceberg.md) ----
   Result<IcebergTableInfo> IcebergTable(std::string_view qualified,
                                         const IcebergRequest& request) override;
-  // iceberg_register.cc.
+  // iceberg_register.cc. Reads the table's metadata, manifest lists, manifests and position
+  // delete files whole, each at most register_read_limit() bytes (a larger one is
+  // iceberg_unsupported naming it, before any byte of it is read).
   Result<IcebergRegisterResult> RegisterIcebergTable(
       std::string_view qualified, const IcebergRegisterRequest& request) override;
+  static constexpr int64_t kRegisterReadLimit = int64_t{256} << 20;
+  int64_t register_read_limit() const { return register_read_limit_; }
+  void set_register_read_limit(int64_t n) { register_read_limit_ = n; }
   // What the REST facade's file route serves: the live dataset whose uuid is `uuid`, and
   // whether warehouse key `key` is one of its objects (under its prefix or a location granted
   // to it). nullopt when no live dataset has the uuid.
@@ -569,6 +574,7 @@ class Catalog : public Client {
   static std::shared_ptr<ScanCounters> NewScanCounters();
   std::shared_ptr<ScanCounters> scan_counters_ = NewScanCounters();
   std::atomic<size_t> bloom_probe_limit_{kBloomProbeLimit};
+  std::atomic<int64_t> register_read_limit_{kRegisterReadLimit};
 };
 
 }  // namespace tarn

@@ -61,8 +61,18 @@ struct Registration {
 Result<IcebergRegisterResult> Catalog::RegisterIcebergTable(std::string_view qualified,
                                                             const IcebergRegisterRequest& request) {
   TARN_RETURN_NOT_OK(ParseDatasetName(qualified).status());
+  const int64_t limit = register_read_limit();
   auto read = [&](std::string_view uri) -> Result<std::string> {
     TARN_ASSIGN_OR_RETURN(std::string key, WarehouseKey(*warehouse_, uri));
+    // Each is read whole: a huge object named as one must not be (the owner may not know).
+    TARN_ASSIGN_OR_RETURN(ObjectInfo head, warehouse_->Head(key));
+    if (static_cast<int64_t>(head.size) > limit) {
+      return Unsupported(qualified, "'" + std::string(uri) + "' is " + std::to_string(head.size) +
+                                        " bytes; a metadata, manifest or delete file is read "
+                                        "whole, at most " +
+                                        std::to_string(limit) + " bytes")
+          .WithField("path", std::string(uri));
+    }
     return warehouse_->Get(key);
   };
   auto fail = [&](const Status& st) { return AsRegisterError(qualified, st); };

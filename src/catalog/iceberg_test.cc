@@ -480,6 +480,13 @@ TEST_P(IcebergSuite, RegisterRefusalsLeaveNoDataset) {
   EXPECT_EQ(FieldOf(fixed.status(), "code"), "iceberg_unsupported") << fixed.status().ToString();
   EXPECT_NE(fixed.status().message().find("fixed"), std::string::npos);
   EXPECT_EQ(cat_->LoadDataset("w.c.copy").status().kind(), ErrorKind::kNotFound);
+  // An object larger than the read limit is refused before it is read, naming it.
+  cat_->set_register_read_limit(100);
+  req.metadata = "external/fixed.metadata.json";
+  auto huge = cat_->RegisterIcebergTable("w.c.copy", req);
+  EXPECT_EQ(FieldOf(huge.status(), "code"), "iceberg_unsupported") << huge.status().ToString();
+  EXPECT_EQ(FieldOf(huge.status(), "path"), "external/fixed.metadata.json");
+  EXPECT_EQ(cat_->LoadDataset("w.c.copy").status().kind(), ErrorKind::kNotFound);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, IcebergSuite, ::testing::Values("sqlite", "postgres"),
