@@ -119,7 +119,9 @@ constexpr int64_t kMaxIndexCandidates = 100'000;
 Result<std::optional<std::vector<int64_t>>> IndexCandidates(Transaction& tx, const DatasetInfo& ds,
                                                             const BoundPredicate* pred) {
   using Ids = std::optional<std::vector<int64_t>>;
-  if (pred == nullptr) return Ids();
+  // The property and datasets.bounds_fields change in one transaction, and `ds` was read in
+  // this one: without the property there is no index and no need to ask for its fields.
+  if (pred == nullptr || !ds.properties.count(kBoundsIndexColumnsProperty)) return Ids();
   TARN_ASSIGN_OR_RETURN(std::vector<int32_t> fields, catalog_store::BoundsFields(tx, ds.id));
   Ids acc;
   for (int32_t id : fields) {
