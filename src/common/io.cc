@@ -83,6 +83,8 @@ std::string DirName(const std::string& path) {
 // it into place, then fsyncs the directory so the rename is durable.
 class LocalOutputStream : public OutputStream {
  public:
+  // `tmp` == `path`: a staging file (CreateLocalStagingFile), neither renamed nor its directory
+  // synced at Close.
   LocalOutputStream(int fd, std::string tmp, std::string path)
       : fd_(fd), tmp_(std::move(tmp)), path_(std::move(path)) {
     buffer_.reserve(kBufferSize);
@@ -116,6 +118,7 @@ class LocalOutputStream : public OutputStream {
       return ErrnoStatus("closing", tmp_, errno);
     }
     fd_ = -1;
+    if (tmp_ == path_) return Status::OK();  // staged: the caller renames it
     if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
       int err = errno;
       ::unlink(tmp_.c_str());
@@ -174,9 +177,11 @@ Result<std::shared_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path)
       new LocalFile(fd, static_cast<uint64_t>(st.st_size), path));
 }
 
-Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path, FileAccess access) {
-  // 64 random bits name the temporary file: no two writers (threads or processes) share one.
-  std::string tmp = path + ".tmp-" + std::to_string(RandomU64());
+namespace {
+
+// Opens `tmp` exclusively for a file that will be `path`.
+Result<std::unique_ptr<OutputStream>> OpenLocalOutput(const std::string& tmp,
+                                                      const std::string& path, FileAccess access) {
   const bool private_file = access == FileAccess::kOwnerOnly;
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, private_file ? 0600 : 0644);
   if (fd < 0) return ErrnoStatus("creating", path, errno);
@@ -188,6 +193,18 @@ Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path, F
     return ErrnoStatus("setting the mode of", path, err);
   }
   return std::unique_ptr<OutputStream>(new LocalOutputStream(fd, tmp, path));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path, FileAccess access) {
+  // 64 random bits name the temporary file: no two writers (threads or processes) share one.
+  return OpenLocalOutput(path + ".tmp-" + std::to_string(RandomU64()), path, access);
+}
+
+Result<std::unique_ptr<OutputStream>> CreateLocalStagingFile(const std::string& path,
+                                                             FileAccess access) {
+  return OpenLocalOutput(path, path, access);
 }
 
 Status CreateLocalDirectories(const std::string& path, FileAccess access) {

@@ -46,9 +46,15 @@ enum class FileAccess : uint8_t {
 };
 
 // Creates a local file; it appears at `path` atomically at Close (written to a temporary name,
-// fsynced, renamed). Without Close, nothing appears. The temporary already has its final mode.
+// fsynced, renamed, the directory fsynced). Without Close, nothing appears. The temporary already
+// has its final mode.
 Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path,
                                                       FileAccess access = FileAccess::kDefault);
+// Creates `path` itself, exclusively (an error when it exists), for a caller that renames it
+// into place: Close fsyncs the file and nothing else; without Close it is removed. For names
+// that are already temporaries (the local object store's staged writes).
+Result<std::unique_ptr<OutputStream>> CreateLocalStagingFile(const std::string& path,
+                                                             FileAccess access);
 // mkdir -p: the directories it creates get the mode of `access`; existing ones are left as
 // they are. kIOError / kPermissionDenied naming the component that failed.
 Status CreateLocalDirectories(const std::string& path, FileAccess access);

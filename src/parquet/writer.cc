@@ -20,13 +20,17 @@ constexpr char kMagic[] = "PAR1";
 // Rows encoded per parallel step; between steps the writer checks the row group's byte size.
 constexpr int64_t kSliceRows = 1 << 17;
 
-// A small persistent pool: Run(n, fn) runs fn(0..n-1) on the workers and the calling thread and
-// returns when every call has returned. Run is called from one thread at a time.
+// Below this many bytes of input a step runs on the calling thread: starting and waking
+// workers costs more than encoding a small slice (a 10-row append spawned a thread per file).
+constexpr int64_t kParallelBytes = 64 << 10;
+
+// A small persistent pool: Run(n, fn, worth) runs fn(0..n-1) on the workers and the calling
+// thread and returns when every call has returned; the workers start at the first step worth
+// running in parallel (most files of small appends never start them). Run is called from one
+// thread at a time.
 class TaskPool {
  public:
-  explicit TaskPool(int threads) {
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
-  }
+  explicit TaskPool(int threads) : threads_(threads) {}
   ~TaskPool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -36,10 +40,13 @@ class TaskPool {
     for (std::thread& t : workers_) t.join();
   }
 
-  void Run(int n, const std::function<void(int)>& fn) {
-    if (workers_.empty() || n <= 1) {
+  void Run(int n, const std::function<void(int)>& fn, bool worth) {
+    if (threads_ <= 1 || n <= 1 || !worth) {
       for (int i = 0; i < n; ++i) fn(i);
       return;
+    }
+    if (workers_.empty()) {
+      for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
     }
     {
       // A worker woken late for the previous round may still be inside Work(): let it leave
@@ -88,6 +95,7 @@ class TaskPool {
     }
   }
 
+  const int threads_;
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable wake_, done_;
@@ -181,7 +189,7 @@ class FileWriter::Impl {
       int64_t n =
           std::min({batch.num_rows - done, options_.row_group_rows - row_group_rows_, slice_rows});
       int64_t begin = done;
-      RunColumns([&](size_t i) {
+      RunColumns(n * row_bytes, [&](size_t i) {
         return columns_[i]->WriteRows(batch.columns[column_field_[i]], begin, begin + n);
       });
       TARN_RETURN_NOT_OK(Sticky());
@@ -312,9 +320,12 @@ class FileWriter::Impl {
     return Emit(reinterpret_cast<const char*>(b.data()), b.size());
   }
 
+  // `bytes`: about how much input the step has (is it worth the workers?).
   template <typename F>
-  void RunColumns(F fn) {
-    pool_.Run(static_cast<int>(columns_.size()), [&](int i) { statuses_[i] = fn(i); });
+  void RunColumns(int64_t bytes, F fn) {
+    pool_.Run(
+        static_cast<int>(columns_.size()), [&](int i) { statuses_[i] = fn(i); },
+        bytes >= kParallelBytes);
   }
 
   // The first failure of the last parallel step; it breaks the writer (columns are out of step).
@@ -347,9 +358,12 @@ class FileWriter::Impl {
     }
     if (tasks_.empty()) return Status::OK();
     task_statuses_.assign(tasks_.size(), Status::OK());
-    pool_.Run(static_cast<int>(tasks_.size()), [&](int t) {
-      task_statuses_[t] = columns_[tasks_[t].first]->CompressPage(tasks_[t].second);
-    });
+    pool_.Run(
+        static_cast<int>(tasks_.size()),
+        [&](int t) {
+          task_statuses_[t] = columns_[tasks_[t].first]->CompressPage(tasks_[t].second);
+        },
+        BufferedBytes() >= kParallelBytes);
     for (Status& st : task_statuses_) {
       if (!st.ok()) return Fail(std::move(st));
     }
@@ -364,7 +378,7 @@ class FileWriter::Impl {
   }
 
   Status FlushRowGroup() {
-    RunColumns([&](size_t i) { return columns_[i]->CloseChunk(); });
+    RunColumns(BufferedBytes(), [&](size_t i) { return columns_[i]->CloseChunk(); });
     TARN_RETURN_NOT_OK(Sticky());
     TARN_RETURN_NOT_OK(CompressPending());
     std::vector<EncodedChunk> chunks(columns_.size());

@@ -454,8 +454,11 @@ Result<std::unique_ptr<OutputStream>> LocalObjectStore::OpenWrite(std::string_vi
     std::string dir_path = ProcFdAvailable() ? "/proc/self/fd/" + std::to_string(pfd)
                                              : PathOf(key.substr(0, key.size() - leaf.size()));
     if (!dir_path.empty() && dir_path.back() != '/') dir_path += '/';
+    // A conditional create writes its unique stage name directly (renamed into place and the
+    // directory synced by LocalWriter::Close); a plain one goes through a temporary of its own.
     Result<std::unique_ptr<OutputStream>> inner =
-        CreateLocalFile(dir_path + stage, FileAccess::kOwnerOnly);
+        options.if_absent ? CreateLocalStagingFile(dir_path + stage, FileAccess::kOwnerOnly)
+                          : CreateLocalFile(dir_path + stage, FileAccess::kOwnerOnly);
     if (!inner.ok()) {
       if (inner.status().kind() == ErrorKind::kNotFound && attempt < 2) continue;
       return inner.status().WithContext("creating " + path);
