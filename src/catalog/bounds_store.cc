@@ -39,37 +39,6 @@ void AppendEntry(const bounds_index::Entry& e, SqlParams* params) {
   }
 }
 
-// Rows of file rows known by id (the build reads them with their ids), queued a few hundred a
-// statement.
-class ByIdInserter {
- public:
-  ByIdInserter(Transaction& tx, int64_t dataset_id) : tx_(tx), dataset_id_(dataset_id) {}
-  Status Add(int64_t file_id, const DataFile& file, const std::vector<BoundsField>& fields) {
-    for (const auto& [field_id, e] : Entries(file, fields)) {
-      params_.insert(params_.end(), {file_id, dataset_id_, int64_t{field_id}});
-      AppendEntry(e, &params_);
-      if (++rows_ >= kChunk) TARN_RETURN_NOT_OK(Flush());
-    }
-    return Status::OK();
-  }
-  Status Flush() {
-    if (rows_ == 0) return Status::OK();
-    TARN_RETURN_NOT_OK(tx_.ExecuteDeferred(
-        "INSERT INTO file_bounds (data_file_id, dataset_id, field_id, node, lo, hi) VALUES " +
-            Placeholders(rows_, 6),
-        params_));
-    params_.clear();
-    rows_ = 0;
-    return Status::OK();
-  }
-
- private:
-  Transaction& tx_;
-  int64_t dataset_id_;
-  SqlParams params_;
-  size_t rows_ = 0;
-};
-
 }  // namespace
 
 std::vector<int32_t> ParseBoundsFields(std::string_view text) {
@@ -145,24 +114,44 @@ Status InsertFileBounds(Transaction& tx, int64_t dataset_id, const std::vector<D
 namespace {
 
 // The rows of the dataset's file rows `where` selects (over data_files f, after the dataset
-// id's parameter) for `fields`, inserted by id.
+// id's parameter) for `fields`, inserted by id. The file rows stream and only their entries
+// are held (tens of bytes each, not the statistics: a million files' build holds tens of MB);
+// each statement of kChunk rows is sent at once, not queued to the commit.
 Status InsertRowsOf(Transaction& tx, int64_t dataset_id, const std::string& where,
                     const SqlParams& where_params, const std::vector<BoundsField>& fields) {
-  // Read first (the connection streams), then insert.
-  std::vector<std::pair<int64_t, DataFile>> files;
+  struct Pending {
+    int64_t file_id;
+    int32_t field_id;
+    bounds_index::Entry entry;
+  };
+  std::vector<Pending> rows;
   SqlParams params = {dataset_id};
   params.insert(params.end(), where_params.begin(), where_params.end());
   TARN_RETURN_NOT_OK(tx.QueryEach(std::string("SELECT ") + kDataFileColumns +
                                       " FROM data_files f WHERE f.dataset_id = ?" + where,
                                   params, [&](const Row& r) -> Status {
                                     TARN_ASSIGN_OR_RETURN(DataFile f, DataFileFromRow(r));
-                                    const int64_t id = f.file_id;
-                                    files.emplace_back(id, std::move(f));
+                                    for (auto& [field_id, e] : Entries(f, fields)) {
+                                      rows.push_back(Pending{f.file_id, field_id, e});
+                                    }
                                     return Status::OK();
                                   }));
-  ByIdInserter inserter(tx, dataset_id);
-  for (const auto& [id, file] : files) TARN_RETURN_NOT_OK(inserter.Add(id, file, fields));
-  return inserter.Flush();
+  for (size_t start = 0; start < rows.size(); start += kChunk) {
+    const size_t n = std::min(kChunk, rows.size() - start);
+    SqlParams insert;
+    insert.reserve(n * 6);
+    for (size_t i = start; i < start + n; ++i) {
+      insert.insert(insert.end(), {rows[i].file_id, dataset_id, int64_t{rows[i].field_id}});
+      AppendEntry(rows[i].entry, &insert);
+    }
+    TARN_RETURN_NOT_OK(
+        tx.Execute("INSERT INTO file_bounds (data_file_id, dataset_id, field_id, node, lo, hi) "
+                   "VALUES " +
+                       Placeholders(n, 6),
+                   insert)
+            .status());
+  }
+  return Status::OK();
 }
 
 }  // namespace
