@@ -80,6 +80,16 @@ Status RemoveWhere(Transaction& tx, int64_t dataset_id, int64_t snapshot_id,
 
 Result<std::optional<LockedDataset>> LockDataset(Transaction& tx, const DatasetName& n,
                                                  const LockDelta& d, int64_t now) {
+  if (tx.backend() == MetastoreBackend::kPostgres) {
+    // Commits queue for the row on an advisory lock first, granted in arrival order (sent
+    // with the UPDATE: no round trip). Waiting on the row lock itself, each waiter wakes when
+    // the holder ends, follows the row to the version that holder wrote and races for it
+    // again; 8 processes committing to one dataset spent a quarter more CPU per commit so and
+    // committed 15-27% less (bench/README.md "Commits from many processes").
+    TARN_RETURN_NOT_OK(tx.ExecuteDeferred(
+        "SELECT pg_advisory_xact_lock(7403, hashtext(current_schema() || '.' || ?))",
+        {n.ToString()}));
+  }
   TARN_ASSIGN_OR_RETURN(
       auto row,
       tx.QueryOne(
