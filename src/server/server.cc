@@ -1700,9 +1700,11 @@ std::shared_ptr<Exchange> Server::Impl::Serve(const std::shared_ptr<Exchange>& e
   std::string stream_type;
   std::optional<int64_t> stream_length;
 
-  if (shutting_down_) {
-    reply_error(Status::Of(codes::kShuttingDown, "the server is shutting down; retry"), true);
-  } else if (lower_type.rfind("multipart/", 0) == 0) {
+  // No shutdown check here: a request reaches a worker only once admitted (Session::Admit,
+  // which answers 503 shutting_down to one whose head came after the shutdown), and an admitted
+  // request is in flight, which the shutdown lets finish. Refusing it here too answered 503 to
+  // a request admitted just before the shutdown but not yet taken by a worker.
+  if (lower_type.rfind("multipart/", 0) == 0) {
     reply_error(Status::Of(codes::kUnsupportedMediaType, "multipart bodies are not accepted"),
                 true);
   } else if (route == nullptr) {
