@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
 # Service benchmark (bench/README.md, "Service: append commits over HTTP"): append commits per
-# second through `tarn serve` on PostgreSQL (fsync and synchronous_commit on) with 8 and 32
-# concurrent HTTP clients, beside the embedded library appending to the same database with the
-# same number of threads, in the same run. Each commit writes one small Parquet file (10 rows)
-# to a local warehouse and commits it as its own snapshot.
+# second through `tarn serve` with 8 and 32 concurrent HTTP clients, beside the embedded library
+# appending to the same metastore with the same number of threads, in the same run, on a durable
+# PostgreSQL (fsync and synchronous_commit on) and on SQLite. Each append writes one small
+# Parquet file (10 rows) to a local warehouse and commits it as its own snapshot. The reference
+# for small appends (issue 24, goal 2) is measured in the same run on the same metastore:
+# `catalog_bench commit`, commits that only register a file (no Parquet written), from the same
+# number of threads.
 #
 # Environment: BENCH_SECONDS (default 5), BENCH_WARMUP (default 1), BENCH_CLIENTS (default
-# "8 32"), TARN_BENCH_SERVE_BIN (default build/bench/serve_bench), TARN_BINARY (default
-# build/tarn), TARN_BENCH_DIR (default a temporary directory under /var/tmp, removed at the end).
+# "8 32"), BENCH_BACKENDS (default "postgres sqlite"), TARN_BENCH_SERVE_BIN (default
+# build/bench/serve_bench), TARN_BENCH_CATALOG_BIN (default build/bench/catalog_bench),
+# TARN_BINARY (default build/tarn), TARN_BENCH_DIR (default a temporary directory under /var/tmp,
+# removed at the end).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${TARN_BENCH_SERVE_BIN:-$root/build/bench/serve_bench}"
+cbin="${TARN_BENCH_CATALOG_BIN:-$root/build/bench/catalog_bench}"
 tarn="${TARN_BINARY:-$root/build/tarn}"
 secs="${BENCH_SECONDS:-5}"
 warm="${BENCH_WARMUP:-1}"
 clients="${BENCH_CLIENTS:-8 32}"
-for b in "$bin" "$tarn"; do
+backends="${BENCH_BACKENDS:-postgres sqlite}"
+for b in "$bin" "$cbin" "$tarn"; do
   [[ -x "$b" ]] || { echo "serve bench: $b is not built (run: make build)" >&2; exit 1; }
 done
 
@@ -33,7 +40,7 @@ server_pid=""
 cleanup() {
   [[ -n "$server_pid" ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
   TARN_PG_DIR="$dir/pg" "$root/scripts/pg.sh" stop "$dir/pg" >/dev/null 2>&1 || true
-  if ((keep)); then rm -rf "$dir/pg" "$dir/wh"; else rm -rf "$dir"; fi
+  if ((keep)); then rm -rf "$dir/pg" "$dir"/wh-* "$dir"/metastore.db*; else rm -rf "$dir"; fi
 }
 trap cleanup EXIT
 
@@ -43,47 +50,80 @@ say() { echo "serve bench: $*" >&2; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 say "machine: $(nproc) cores; load average at the start: $(load)"
 
-TARN_PG_DURABLE=1 "$root/scripts/pg.sh" start "$dir/pg" >/dev/null
-# shellcheck disable=SC1091
-source "$dir/pg/env"
-pg_uri="$TARN_TEST_PG_URI"
-mkdir -p "$dir/wh"
+stop_server() {
+  if [[ -n "$server_pid" ]]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+  fi
+}
 
 export TARN_BOOTSTRAP_CLIENT_ID=tarn_bench_owner
 export TARN_BOOTSTRAP_CLIENT_SECRET=bench-owner-secret-0123456789abcdef
-"$tarn" serve --metastore "$pg_uri" --warehouse "$dir/wh" --listen 127.0.0.1:0 \
-  --max-connections 128 2>"$dir/serve.log" &
-server_pid=$!
-port=""
-for _ in $(seq 1 200); do
-  port="$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$dir/serve.log" | head -n 1)"
-  [[ -n "$port" ]] && break
-  sleep 0.05
-done
-[[ -n "$port" ]] || { cat "$dir/serve.log" >&2; echo "serve bench: tarn serve did not start" >&2; exit 1; }
-say "tarn serve on port $port (pid $server_pid), PostgreSQL at $pg_uri"
 
-for n in $clients; do
-  say "[append] embedded, $n threads, ${secs}s (load $(load))"
-  "$bin" append --metastore "$pg_uri" --warehouse "$dir/wh" --clients "$n" --seconds "$secs" \
-    --warmup "$warm" --dataset "bench.embedded.c$n" --label "embedded-$n" >>"$results"
-  tail -n 1 "$results" >&2
-  say "[append] http, $n clients, ${secs}s (load $(load))"
-  TARN_CLIENT_ID="$TARN_BOOTSTRAP_CLIENT_ID" TARN_CLIENT_SECRET="$TARN_BOOTSTRAP_CLIENT_SECRET" \
-    "$bin" append --url "http://127.0.0.1:$port" --clients "$n" --seconds "$secs" \
-    --warmup "$warm" --dataset "bench.http.c$n" --label "http-$n" >>"$results"
-  tail -n 1 "$results" >&2
+# bench BACKEND METASTORE: the register-only reference, then embedded and HTTP appends, for each
+# number of writers, against one `tarn serve` on METASTORE.
+bench() {
+  local backend="$1" metastore="$2" wh="$dir/wh-$1"
+  mkdir -p "$wh"
+  "$tarn" serve --metastore "$metastore" --warehouse "$wh" --listen 127.0.0.1:0 \
+    --max-connections 128 2>"$dir/serve-$backend.log" &
+  server_pid=$!
+  local port=""
+  for _ in $(seq 1 200); do
+    port="$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' \
+      "$dir/serve-$backend.log" | head -n 1)"
+    [[ -n "$port" ]] && break
+    sleep 0.05
+  done
+  [[ -n "$port" ]] || { cat "$dir/serve-$backend.log" >&2; echo "serve bench: tarn serve did not start" >&2; exit 1; }
+  say "$backend: tarn serve on port $port (pid $server_pid)"
+  for n in $clients; do
+    say "[$backend] register only (catalog_bench commit), $n threads, ${secs}s (load $(load))"
+    "$cbin" commit --metastore "$metastore" --warehouse "$wh" --threads "$n" --seconds "$secs" \
+      --warmup "$warm" --dataset "bench.register.c$n" --label "$backend-register-$n" >>"$results"
+    tail -n 1 "$results" >&2
+    say "[$backend] append, embedded, $n threads, ${secs}s (load $(load))"
+    "$bin" append --metastore "$metastore" --warehouse "$wh" --clients "$n" --seconds "$secs" \
+      --warmup "$warm" --dataset "bench.embedded.c$n" --label "$backend-embedded-$n" >>"$results"
+    tail -n 1 "$results" >&2
+    say "[$backend] append, http, $n clients, ${secs}s (load $(load))"
+    TARN_CLIENT_ID="$TARN_BOOTSTRAP_CLIENT_ID" TARN_CLIENT_SECRET="$TARN_BOOTSTRAP_CLIENT_SECRET" \
+      "$bin" append --url "http://127.0.0.1:$port" --clients "$n" --seconds "$secs" \
+      --warmup "$warm" --dataset "bench.http.c$n" --label "$backend-http-$n" >>"$results"
+    tail -n 1 "$results" >&2
+  done
+  stop_server
+}
+
+for backend in $backends; do
+  case "$backend" in
+    postgres)
+      TARN_PG_DURABLE=1 "$root/scripts/pg.sh" start "$dir/pg" >/dev/null
+      # shellcheck disable=SC1091
+      source "$dir/pg/env"
+      say "PostgreSQL at $TARN_TEST_PG_URI"
+      bench postgres "$TARN_TEST_PG_URI"
+      TARN_PG_DIR="$dir/pg" "$root/scripts/pg.sh" stop "$dir/pg" >/dev/null 2>&1 || true
+      ;;
+    sqlite) bench sqlite "$dir/metastore.db" ;;
+    *) echo "serve bench: unknown backend $backend (postgres, sqlite)" >&2; exit 1 ;;
+  esac
 done
 say "load average at the end: $(load)"
 
+f() { sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p" <<<"$2"; }
 echo
-echo "| clients | embedded commits/s | HTTP commits/s | ratio | embedded p50 / p99 ms | HTTP p50 / p99 ms |"
-echo "|---|---|---|---|---|---|"
-for n in $clients; do
-  e="$(grep "\"label\":\"embedded-$n\"" "$results")"
-  h="$(grep "\"label\":\"http-$n\"" "$results")"
-  f() { sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p" <<<"$2"; }
-  awk -v n="$n" -v e="$(f per_s "$e")" -v h="$(f per_s "$h")" -v e50="$(f p50_ms "$e")" \
-    -v e99="$(f p99_ms "$e")" -v h50="$(f p50_ms "$h")" -v h99="$(f p99_ms "$h")" \
-    'BEGIN { printf "| %d | %.0f | %.0f | %.2f | %.1f / %.1f | %.1f / %.1f |\n", n, e, h, h / e, e50, e99, h50, h99 }'
+echo "| backend | writers | register only/s | embedded appends/s | HTTP appends/s | HTTP / embedded | embedded / register | HTTP / register | embedded p50 / p99 ms | HTTP p50 / p99 ms |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---|---|"
+for backend in $backends; do
+  for n in $clients; do
+    r="$(grep "\"label\":\"$backend-register-$n\"" "$results")"
+    e="$(grep "\"label\":\"$backend-embedded-$n\"" "$results")"
+    h="$(grep "\"label\":\"$backend-http-$n\"" "$results")"
+    awk -v b="$backend" -v n="$n" -v r="$(f per_s "$r")" -v e="$(f per_s "$e")" \
+      -v h="$(f per_s "$h")" -v e50="$(f p50_ms "$e")" -v e99="$(f p99_ms "$e")" \
+      -v h50="$(f p50_ms "$h")" -v h99="$(f p99_ms "$h")" \
+      'BEGIN { printf "| %s | %d | %.0f | %.0f | %.0f | **%.2f** | **%.2f** | **%.2f** | %.1f / %.1f | %.1f / %.1f |\n", b, n, r, e, h, h / e, e / r, h / r, e50, e99, h50, h99 }'
+  done
 done

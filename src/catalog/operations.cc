@@ -125,7 +125,16 @@ Result<DatasetInfo> PrepareAppend(Catalog& cat, std::string_view qualified, cons
   if (meta.author.empty()) {
     return Status::Of(codes::kAuthorRequired, "a commit needs an author");
   }
-  TARN_ASSIGN_OR_RETURN(auto ds, cat.LoadDataset(qualified));
+  // Its live row alone (schema, current spec, sort order, properties): one statement, where
+  // LoadDataset also reads every partition spec the dataset ever had.
+  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  DatasetInfo ds;
+  TARN_RETURN_NOT_OK(cat.metastore().RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(ds, LoadLiveDataset(tx, n));
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
   if (expected_uuid && *expected_uuid != ds.uuid) {
     return Status::Of(codes::kIncarnationChanged, "dataset '" + ds.name.ToString() +
                                                       "' was recreated (its uuid is " + ds.uuid +

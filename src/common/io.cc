@@ -79,16 +79,15 @@ std::string DirName(const std::string& path) {
   return path.substr(0, slash);
 }
 
-// Writes through a 1 MiB buffer to a temporary file beside the target; Close fsyncs and renames
+// Writes through a buffer of up to 1 MiB (grown as bytes come, so a small file never touches
+// a megabyte of fresh memory) to a temporary file beside the target; Close fsyncs and renames
 // it into place, then fsyncs the directory so the rename is durable.
 class LocalOutputStream : public OutputStream {
  public:
   // `tmp` == `path`: a staging file (CreateLocalStagingFile), neither renamed nor its directory
   // synced at Close.
   LocalOutputStream(int fd, std::string tmp, std::string path)
-      : fd_(fd), tmp_(std::move(tmp)), path_(std::move(path)) {
-    buffer_.reserve(kBufferSize);
-  }
+      : fd_(fd), tmp_(std::move(tmp)), path_(std::move(path)) {}
   ~LocalOutputStream() override {
     if (fd_ >= 0) {
       ::close(fd_);

@@ -1049,6 +1049,45 @@ TEST_P(MetastorePostgres, LostConnectionIsUnavailableAndRecovers) {
   EXPECT_EQ(*n, 0);
 }
 
+// A read-only transaction's BEGIN goes with its first statement and its COMMIT is not waited
+// for: on one pooled connection, each next transaction (a write, a read of many rows, a failing
+// statement) still starts after the previous read-only one ended.
+TEST_P(MetastorePostgres, ReadOnlyTransactionsPipelineOnOneConnection) {
+  MetastoreOptions options;
+  options.max_connections = 1;
+  auto ms = Open(options);
+  ASSERT_TRUE(ms);
+  CreateCounter(*ms);
+  for (int i = 1; i <= 20; ++i) {
+    auto before = QueryInt(*ms, "SELECT v FROM counters WHERE k = 1");
+    ASSERT_TRUE(before.ok()) << before.status().ToString();
+    EXPECT_EQ(*before, i - 1);
+    // Refused inside a read-only transaction: this runs in a new read-write one.
+    ASSERT_OK(ms->RunInTransaction([](Transaction& tx) -> Status {
+      return tx.Execute("UPDATE counters SET v = v + 1 WHERE k = 1").status();
+    }));
+    // A read whose statement fails, then a listing streamed row by row.
+    Status bad = ms->RunInTransaction(
+        [](Transaction& tx) { return tx.Execute("SELECT no_such_column FROM counters").status(); },
+        TxMode::kReadOnly);
+    EXPECT_FALSE(bad.ok());
+    int64_t rows = 0;
+    ASSERT_OK(ms->RunInTransaction(
+        [&](Transaction& tx) {
+          return tx.QueryEach("SELECT g FROM generate_series(1, 5000) AS g", {},
+                              [&](const Row&) -> Status {
+                                ++rows;
+                                return Status::OK();
+                              });
+        },
+        TxMode::kReadOnly));
+    EXPECT_EQ(rows, 5000);
+  }
+  auto after = QueryInt(*ms, "SELECT v FROM counters WHERE k = 1");
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(*after, 20);
+}
+
 TEST_P(MetastorePostgres, StalePooledConnectionIsReplaced) {
   auto ms = Open();
   ASSERT_TRUE(ms);

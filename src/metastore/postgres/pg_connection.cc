@@ -1,9 +1,12 @@
 // The PostgreSQL backend (libpq): statements prepared once per connection (named s1, s2, ...),
 // parameters sent as text (blobs in binary), rows streamed in single-row mode.
 //
-// Round trips are what a commit pays for beyond its flush, so writers pipeline (libpq pipeline
-// mode): BEGIN of a read-write transaction is sent with its first statement, and deferred
-// statements (ExecuteDeferred) go with the next statement or with COMMIT.
+// Round trips are what a commit pays for beyond its flush, so transactions pipeline (libpq
+// pipeline mode): BEGIN is sent with the first statement, and deferred statements
+// (ExecuteDeferred) go with the next statement or with COMMIT. The COMMIT of a read-only
+// transaction is sent without waiting for its reply, which the connection's next use reads
+// first: the transaction's reads are complete when the caller has its rows, so a read costs
+// the round trips of its statements and no more.
 #include <libpq-fe.h>
 
 #include <cerrno>
@@ -67,6 +70,7 @@ class PgConnection final : public Connection {
   ~PgConnection() override { PQfinish(conn_); }
 
   Status Begin(BeginMode mode) override {
+    read_only_ = false;
     switch (mode) {
       case BeginMode::kReadWrite:
         pending_begin_ = "BEGIN ISOLATION LEVEL SERIALIZABLE";
@@ -75,7 +79,9 @@ class PgConnection final : public Connection {
         pending_begin_ = "BEGIN ISOLATION LEVEL READ COMMITTED";
         return Status::OK();
       case BeginMode::kReadOnly:
-        return Simple("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+        pending_begin_ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+        read_only_ = true;
+        return Status::OK();
       case BeginMode::kMigration:
         // READ COMMITTED: every statement after the lock sees what the previous holder committed.
         TARN_RETURN_NOT_OK(Simple("BEGIN ISOLATION LEVEL READ COMMITTED"));
@@ -88,6 +94,12 @@ class PgConnection final : public Connection {
     Status st;
     if (!pending_begin_.empty() && deferred_.empty()) {
       pending_begin_.clear();  // nothing was sent: nothing to commit
+      return Status::OK();
+    }
+    if (read_only_ && deferred_.empty()) {
+      // Its reads are done and nothing can be lost: the reply is read by the next use.
+      if (!PQsendQuery(conn_, "COMMIT")) return Error(nullptr, "send");
+      commit_in_flight_ = true;
       return Status::OK();
     }
     if (!pending_begin_.empty() || !deferred_.empty()) {
@@ -112,6 +124,7 @@ class PgConnection final : public Connection {
   void Rollback() override {
     pending_begin_.clear();
     deferred_.clear();
+    if (!DrainCommit().ok()) return;
     if (PQstatus(conn_) != CONNECTION_OK) {
       broken_ = true;
       return;
@@ -167,6 +180,7 @@ class PgConnection final : public Connection {
 
   // Runs a parameterless command (or several) and drains its results.
   Status Simple(const std::string& sql) {
+    TARN_RETURN_NOT_OK(DrainCommit());
     if (!PQsendQuery(conn_, sql.c_str())) return Error(nullptr, "send");
     Status first;
     last_tag_.clear();
@@ -193,6 +207,8 @@ class PgConnection final : public Connection {
   };
 
   Result<Statement> Prepared(std::string_view sql) {
+    Status drained = DrainCommit();
+    if (!drained.ok()) return Unsent(std::move(drained));
     std::string key(sql);
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
@@ -207,7 +223,7 @@ class PgConnection final : public Connection {
     if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
       Status st = Error(res, "prepare");
       PQclear(res);
-      return st;
+      return Unsent(std::move(st));
     }
     PQclear(res);
     cache_.emplace(std::move(key), stmt);
@@ -257,6 +273,7 @@ class PgConnection final : public Connection {
   // pipeline and reads their results; the first error wins (later statements are aborted).
   Status Pipeline(const Statement* stmt, const SqlParams& params,
                   const std::function<Status(const Row&)>* fn, int64_t* affected, bool commit) {
+    TARN_RETURN_NOT_OK(DrainCommit());
     std::string begin = std::move(pending_begin_);
     pending_begin_.clear();
     std::vector<Deferred> deferred = std::move(deferred_);
@@ -291,6 +308,9 @@ class PgConnection final : public Connection {
     last_tag_.clear();
     const int last = sent - 1;  // the statement whose rows and count the caller wants
     for (int q = 0; q < sent; ++q) {
+      // Rows one at a time, as outside a pipeline (a listing may be long); activated per query,
+      // before its first result. Not fatal when refused: the rows then come in one result.
+      if (q == last && !commit && fn) PQsetSingleRowMode(conn_);
       while (PGresult* res = PQgetResult(conn_)) {
         ExecStatusType s = PQresultStatus(res);
         if (s == PGRES_PIPELINE_ABORTED) {
@@ -316,7 +336,29 @@ class PgConnection final : public Connection {
       if (st.ok()) st = Error(nullptr, "pipeline");
     }
     if (st.ok() && PQstatus(conn_) != CONNECTION_OK) st = Error(nullptr, "statement");
+    // The connection was lost in the round trip that began the transaction and held no COMMIT
+    // (a pooled connection that died while idle): nothing can have committed, so the
+    // transaction may run again on a new connection.
+    if (!st.ok() && broken() && !begin.empty() && !commit) st = MarkRetryable(std::move(st));
     return st;
+  }
+
+  // A lost connection before anything of the transaction was sent (its BEGIN is still pending):
+  // the transaction may run again on a new connection.
+  Status Unsent(Status st) {
+    if (!st.ok() && broken() && !pending_begin_.empty()) return MarkRetryable(std::move(st));
+    return st;
+  }
+
+  // Reads the reply of a read-only transaction's COMMIT (Commit) before the connection is used
+  // again. Its error changes nothing that transaction returned, so only a lost connection is
+  // reported (the next statement could not run).
+  Status DrainCommit() {
+    if (!commit_in_flight_) return Status::OK();
+    commit_in_flight_ = false;
+    while (PGresult* res = PQgetResult(conn_)) PQclear(res);
+    if (PQstatus(conn_) != CONNECTION_OK) return Error(nullptr, "commit");
+    return Status::OK();
   }
 
   // Handles one result of a statement: rows to `fn`, the count to `affected`, errors to `st`.
@@ -465,6 +507,8 @@ class PgConnection final : public Connection {
   bool broken_ = false;
   std::string last_tag_;
   std::string pending_begin_;       // BEGIN not yet sent (goes with the first statement)
+  bool read_only_ = false;          // the transaction began with BeginMode::kReadOnly
+  bool commit_in_flight_ = false;   // a read-only COMMIT's reply is still to be read
   std::vector<Deferred> deferred_;  // statements not yet sent (go with the next one or COMMIT)
   int64_t statement_counter_ = 0;
   std::unordered_map<std::string, Statement> cache_;

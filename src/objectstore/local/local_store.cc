@@ -176,12 +176,15 @@ class LocalWriter : public OutputStream {
     int pfd = parent_.get();
     int rc = ::renameat2(pfd, stage_.c_str(), pfd, leaf_.c_str(), RENAME_NOREPLACE);
     int err = rc == 0 ? 0 : errno;
+    bool linked = false;
     if (rc != 0 && (err == EINVAL || err == ENOSYS)) {
       // A file system without RENAME_NOREPLACE: link() fails atomically if the name exists.
+      linked = true;
       rc = ::linkat(pfd, stage_.c_str(), pfd, leaf_.c_str(), 0);
       err = rc == 0 ? 0 : errno;
     }
-    ::unlinkat(pfd, stage_.c_str(), 0);  // gone already after a successful rename
+    // A rename leaves no stage name behind; a link (or a failure) does.
+    if (rc != 0 || linked) ::unlinkat(pfd, stage_.c_str(), 0);
     if (rc != 0) {
       if (err == EEXIST) {
         return status_ = Status::FailedPrecondition(path_ + " already exists (conditional create)");
