@@ -20,6 +20,7 @@ inline constexpr char kFsckOrphanObject[] = "orphan_object";
 inline constexpr char kFsckSnapshotTotalMismatch[] = "snapshot_total_mismatch";
 inline constexpr char kFsckRowIdOverlap[] = "row_id_overlap";
 inline constexpr char kFsckReadPastWindow[] = "read_past_window";
+inline constexpr char kFsckBoundsIndexMismatch[] = "bounds_index_mismatch";
 
 // At most this many findings of one code are listed per dataset (per trigger graph for
 // cycles); the rest are counted in one more finding of that code whose detail says how many.

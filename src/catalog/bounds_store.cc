@@ -191,6 +191,69 @@ Status CopyFileBounds(Transaction& tx, int64_t from, int64_t to) {
       .status();
 }
 
+namespace {
+
+std::string Describe(const std::optional<bounds_index::Entry>& e) {
+  if (!e) return "no row";
+  if (!e->interval) return "unknown bounds";
+  return "points [" + std::to_string(e->interval->lo) + ", " + std::to_string(e->interval->hi) +
+         "]";
+}
+
+}  // namespace
+
+Status CheckFileBounds(Transaction& tx, int64_t dataset_id,
+                       const std::function<Status(const BoundsMismatch&)>& fn) {
+  TARN_ASSIGN_OR_RETURN(
+      auto row,
+      tx.QueryOne("SELECT schema_id, bounds_fields FROM datasets WHERE id = ?", {dataset_id}));
+  if (!row) return Status::OK();
+  TARN_ASSIGN_OR_RETURN(int64_t schema_id, row->Int64(0));
+  TARN_ASSIGN_OR_RETURN(auto ids_text, row->Text(1));
+  const std::vector<int32_t> ids = ParseBoundsFields(ids_text);
+  if (ids.empty()) return Status::OK();
+  TARN_ASSIGN_OR_RETURN(Schema schema, catalog_internal::LoadSchema(tx, dataset_id, schema_id));
+  for (const BoundsField& field : BoundsFieldsIn(ids, schema)) {
+    const std::optional<FieldPath> path = FindFieldPath(schema, field.field_id);
+    const std::string name = path ? path->Text() : std::to_string(field.field_id);
+    constexpr size_t c = catalog_internal::kDataFileColumnCount;
+    TARN_RETURN_NOT_OK(tx.QueryEach(
+        std::string("SELECT ") + kDataFileColumns +
+            ", b.data_file_id, b.node, b.lo, b.hi FROM data_files f LEFT JOIN file_bounds b ON "
+            "b.data_file_id = f.id AND b.field_id = ? WHERE f.dataset_id = ?",
+        {int64_t{field.field_id}, dataset_id}, [&](const Row& r) -> Status {
+          TARN_ASSIGN_OR_RETURN(DataFile f, DataFileFromRow(r));
+          const std::optional<bounds_index::Entry> want =
+              bounds_index::FileEntry(f, field.field_id, field.type);
+          std::optional<bounds_index::Entry> have;
+          bool node_ok = true;
+          if (!r.IsNull(c)) {
+            have.emplace();
+            if (!r.IsNull(c + 1) && !r.IsNull(c + 2) && !r.IsNull(c + 3)) {
+              TARN_ASSIGN_OR_RETURN(int64_t node, r.Int64(c + 1));
+              TARN_ASSIGN_OR_RETURN(int64_t lo, r.Int64(c + 2));
+              TARN_ASSIGN_OR_RETURN(int64_t hi, r.Int64(c + 3));
+              have->interval = bounds_index::Interval{lo, hi};
+              node_ok = lo >= 1 && lo <= hi && hi <= bounds_index::kRoot &&
+                        node == bounds_index::Fork(*have->interval);
+            } else if (!r.IsNull(c + 1) || !r.IsNull(c + 2) || !r.IsNull(c + 3)) {
+              node_ok = false;  // a partly unknown row: neither an interval nor unknown
+            }
+          }
+          if (want == have && node_ok) return Status::OK();
+          BoundsMismatch m;
+          m.path = f.path;
+          m.file_id = f.file_id;
+          m.field_id = field.field_id;
+          m.field = name;
+          m.want = Describe(want);
+          m.have = node_ok ? Describe(have) : Describe(have) + " at the wrong node";
+          return fn(m);
+        }));
+  }
+  return Status::OK();
+}
+
 Result<std::optional<std::vector<int64_t>>> BoundsCandidates(
     Transaction& tx, int64_t dataset_id, int32_t field_id,
     const std::vector<bounds_index::Interval>& intervals, int64_t limit) {

@@ -345,6 +345,44 @@ TEST_P(FsckSuite, LiveFilesSharingRowIdsOverlap) {
   EXPECT_EQ(r.findings.size(), 1u) << Dump(r);
 }
 
+TEST_P(FsckSuite, ABoundsIndexThatDisagreesWithTheStatisticsIsAMismatch) {
+  if (!cat_) return;
+  // src indexes id: its files (ids 1-2, 3-4) have one row each, built from their statistics.
+  ASSERT_OK(cat_->SetDatasetProperties("w.c.src", {{kBoundsIndexColumnsProperty, "id"}}));
+  ASSERT_TRUE(Append("w.c.src", {{"5"}, {"6"}}, std::nullopt).ok());  // a row by the commit
+  FsckReport clean = Sweep();
+  EXPECT_TRUE(Of(clean, kFsckBoundsIndexMismatch).empty()) << Dump(clean);
+
+  const std::string first = FileOf("w.c.src");
+  const std::string last = FileOf("w.c.src", true);
+  // A lost row (the planner would leave the file out of every plan on id), and a row whose
+  // bounds moved (it would be left out of plans it belongs to).
+  Sql("DELETE FROM file_bounds WHERE data_file_id = (SELECT id FROM data_files WHERE path = ?)",
+      {first});
+  Sql("UPDATE file_bounds SET lo = lo + 4, hi = hi + 4 WHERE data_file_id = (SELECT id FROM "
+      "data_files WHERE path = ?)",
+      {last});
+  FsckReport r = Sweep();
+  auto found = Of(r, kFsckBoundsIndexMismatch);
+  ASSERT_EQ(found.size(), 2u) << Dump(r);
+  std::string all = found[0].detail + "\n" + found[1].detail;
+  EXPECT_EQ(Count(all, "has no row for field id"), 1u) << all;
+  EXPECT_EQ(Count(all, "at the wrong node"), 1u) << all;
+  EXPECT_NE(all.find(first), std::string::npos) << all;
+  EXPECT_NE(all.find(last), std::string::npos) << all;
+  for (const auto& f : found) {
+    EXPECT_EQ(f.dataset, "w.c.src");
+    EXPECT_TRUE(f.platform);
+  }
+  EXPECT_FALSE(r.consistent());
+
+  // Building the index again (the property removed and set) repairs it.
+  ASSERT_OK(cat_->SetDatasetProperties("w.c.src", {}, {kBoundsIndexColumnsProperty}));
+  ASSERT_OK(cat_->SetDatasetProperties("w.c.src", {{kBoundsIndexColumnsProperty, "id"}}));
+  FsckReport repaired = Sweep();
+  EXPECT_TRUE(Of(repaired, kFsckBoundsIndexMismatch).empty()) << Dump(repaired);
+}
+
 TEST_P(FsckSuite, OrphansOlderThanTheGraceAreReportedAndNotAlerted) {
   if (!cat_) return;
   const std::string prefix = "datasets/" + uuid_["w.c.src"] + "/data/";

@@ -471,6 +471,22 @@ Status RebuildFileBounds(Transaction& tx, int64_t dataset_id, std::string_view p
 Status DeleteFieldBounds(Transaction& tx, int64_t dataset_id, int32_t field_id);
 // Copies the rows of file row `from` to file row `to` (rollback's restore).
 Status CopyFileBounds(Transaction& tx, int64_t from, int64_t to);
+// A file row whose index row for a field differs from what its statistics give
+// (CheckFileBounds): missing, stale (other bounds, or a file that needs none), or stored at the
+// wrong node. `want` and `have` say each side in words.
+struct BoundsMismatch {
+  std::string path;
+  int64_t file_id = 0;
+  int32_t field_id = 0;
+  std::string field;  // its name in the current schema
+  std::string want, have;
+};
+// Compares the index rows of every file row of the dataset (live and removed, as the planner
+// asks them) with the entries their statistics give for each field the dataset indexes
+// (`bounds_fields`, in the current schema); `fn` gets each mismatch. One streamed pass over the
+// file rows per indexed field: the cost of a full listing each.
+Status CheckFileBounds(Transaction& tx, int64_t dataset_id,
+                       const std::function<Status(const BoundsMismatch&)>& fn);
 // The ids of the file rows whose entry for `field_id` meets any of `intervals` or is unknown,
 // sorted and distinct, whether live or not; nullopt when there are more than `limit`.
 Result<std::optional<std::vector<int64_t>>> BoundsCandidates(
