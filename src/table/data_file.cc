@@ -407,6 +407,11 @@ Result<std::vector<ColumnStats>> StatsFromJson(std::string_view text) {
         !std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       return bad("field id \"" + key.substr(0, 20) + "\" is not a number");
     }
+    // One spelling per id, as StatsToJson writes it: "01" beside "1" would be a second entry
+    // for field 1 that no writer produces and no reader could tell from the first.
+    if (key.size() > 1 && key[0] == '0') {
+      return bad("field id \"" + key + "\" has a leading zero");
+    }
     int64_t id = std::stoll(key);
     if (id > INT32_MAX) return bad("field id " + key + " out of range");
     s.field_id = static_cast<int32_t>(id);

@@ -134,7 +134,12 @@ TEST(StatsJsonTest, Malformed) {
                           "{\"1\":{\"values\":1,\"nulls\":0,\"lower\":\"abc\"}}",
                           "{\"1\":{\"values\":1,\"nulls\":0,\"lower\":\"zz\"}}",
                           "{\"1\":{\"values\":1,\"nulls\":0,\"upper\":5}}",
-                          "{\"99999999999\":{\"values\":1,\"nulls\":0}}", "{\"1\":3}"}) {
+                          "{\"99999999999\":{\"values\":1,\"nulls\":0}}", "{\"1\":3}",
+                          // Another spelling of an id (found by table_text_fuzz: "1" and "01"
+                          // were two entries for field 1, which did not round-trip).
+                          "{\"01\":{\"values\":1,\"nulls\":0}}",
+                          "{\"1\":{\"values\":1,\"nulls\":0},\"01\":{\"values\":3,"
+                          "\"nulls\":0}}"}) {
     Result<std::vector<ColumnStats>> r = StatsFromJson(bad);
     EXPECT_FALSE(r.ok()) << bad;
     if (!r.ok()) {
