@@ -82,6 +82,12 @@ class Findings {
     found_.push_back(std::move(f));
   }
 
+  // Counts `n` findings of `code` for `dataset` that a check found but did not keep (it kept
+  // only the first kFsckMaxFindingsPerCode), for Close() to sum up with the rest.
+  void CountUnlisted(const std::string& code, const std::string& dataset, int64_t n) {
+    if (n > 0) counts_[{code, dataset}] += n;
+  }
+
   // The findings, with one more per (code, dataset) that passed the cap; in report order.
   std::vector<Found> Close() {
     for (const auto& [key, n] : counts_) {
@@ -667,9 +673,8 @@ Status Sweeper::Dataset(const catalog_store::SweepDataset& listed, PrefixWalk* w
                    std::to_string(m.file_id) + "), whose statistics give " + m.want,
                m.path + "\n" + std::to_string(m.field_id));
   }
-  for (int64_t i = static_cast<int64_t>(bounds.size()); i < bounds_mismatches; ++i) {
-    found->Add(2, kFsckBoundsIndexMismatch, d.name, d.name, std::string(), std::string());
-  }
+  found->CountUnlisted(kFsckBoundsIndexMismatch, d.name,
+                       bounds_mismatches - static_cast<int64_t>(bounds.size()));
 
   if (!options.check_objects) return Status::OK();
   // 5, 6: the dataset's prefix listed once; files elsewhere (granted locations, upload
