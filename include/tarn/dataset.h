@@ -308,6 +308,9 @@ struct LocationGrant {
 
 // What a scan reads (C8): a snapshot, a predicate, the columns (by name, in that order; empty:
 // every column of the schema) and whether to add the _tarn_row_id column.
+// ScanOptions::batch_rows by default.
+inline constexpr int64_t kDefaultScanBatchRows = 131072;
+
 struct ScanOptions {
   SnapshotSelector at;
   std::string where;
@@ -316,6 +319,12 @@ struct ScanOptions {
   // Only the rows of files added after this snapshot (an incremental read: what snapshots
   // (added_after, at] appended, as it is at `at`).
   std::optional<int64_t> added_after;
+  // Rows per batch at most. A file of more rows whose rows are all read is decoded a few pages
+  // at a time and handed over in batches of this many (after deletes, fewer), so a scan holds
+  // one batch of a large file, not the file, and a consumer can work on one batch while the
+  // next is decoded. A filtered read the statistics narrow is one batch per file. 0: one batch
+  // per file.
+  int64_t batch_rows = kDefaultScanBatchRows;
 };
 
 // A live file at a snapshot with its deletion vector, as planning returns it (C8).

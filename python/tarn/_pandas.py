@@ -35,7 +35,9 @@ def _array(kind: str, values, mask):
         return pd.arrays.DatetimeArray(values.view("datetime64[ns]"), dtype=_UTC)
     if kind == "timedelta":
         return values.view("timedelta64[ns]")
-    return values  # "object"
+    # "object": as a Series of that dtype, which pandas takes as it is; a bare object array
+    # is scanned for dates to convert (14 ms per 1,000,000 dates, to convert none).
+    return pd.Series(values, dtype=object, copy=False)
 
 
 def frame(columns) -> pd.DataFrame:

@@ -41,7 +41,7 @@ class ScanResult:
         """One DataFrame of every row, with the documented type mapping
         (docs/design/python.md)."""
         from ._pandas import frame
-        scan = self._c.scan(*self._args())
+        scan = self._c.scan(*self._args(), gather=True)
         try:
             return frame(scan.collect())
         finally:

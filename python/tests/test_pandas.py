@@ -214,3 +214,60 @@ def test_ctrl_c_while_reading_batches_stops_the_scan(tmp_path):
         timer.cancel()
     assert 0 < got < 600000
     assert threads() == before
+
+
+def test_a_file_larger_than_a_batch_reads_the_same_every_way(tmp_path):
+    # 300,000 rows in one file: the scan hands it over in batches of 131,072 rows, which
+    # to_pandas converts while the next is decoded (its numeric columns gathered apart).
+    n = 300_000
+    c = tarn.connect(str(tmp_path / "cat"))
+    c.create_workspace("w")
+    c.create_collection("w.c")
+    c.create_dataset("w.c.d", "id INT64 NOT NULL, n INT32, x FLOAT64, ok BOOLEAN, s VARCHAR, "
+                     "at TIMESTAMP[us], amount DECIMAL(10,2), day DATE")
+    i = np.arange(n, dtype=np.int64)
+    # Days: a narrow span in the first batch, then year 1 and 9999 in the later ones (too
+    # wide a span for a slot per day: the shared dates move to a cache mid-scan).
+    days = [datetime.date(2024, 1, 1) + datetime.timedelta(days=int(k % 50)) for k in range(n)]
+    days[200_000] = datetime.date(1, 1, 1)
+    days[299_999] = datetime.date(9999, 12, 31)
+    frame = pd.DataFrame({
+        "id": i,
+        "n": pd.array([None if k % 1000 == 999 else int(k % 70000) for k in range(n)],
+                      dtype="Int32"),
+        "x": i * 0.5,
+        "ok": i % 3 == 0,
+        "s": np.array([None if k % 777 == 0 else f"s{k}" for k in range(n)], dtype=object),
+        "at": (1_700_000_000_000_000 + i * 1_000_003).astype("datetime64[us]")
+        .astype("datetime64[ns]"),
+        "amount": np.array([decimal.Decimal(k).scaleb(-2) for k in range(n)], dtype=object),
+        "day": np.array(days, dtype=object),
+    })
+    ds = c.load_dataset("w.c.d")
+    ds.append(frame, author="t")
+    assert len(list(ds.files())) == 1
+    parts = list(ds.scan())
+    assert [len(p) for p in parts] == [131072, 131072, 300_000 - 2 * 131072]
+    whole = ds.scan().to_pandas()
+    pd.testing.assert_frame_equal(whole, pd.concat(parts, ignore_index=True))
+    assert str(whole["n"].dtype) == "Int32" and whole["n"].isna().sum() == n // 1000
+    assert whole["s"].isna().sum() == len(range(0, n, 777))
+    assert whole["day"][200_000] == datetime.date(1, 1, 1)
+    assert whole["day"][299_999] == datetime.date(9999, 12, 31)
+    # One object per distinct day, shared across batches.
+    assert whole["day"][5] is whole["day"][205]
+    expected = frame.copy()
+    expected["n"] = expected["n"].astype("Int32")
+    for col in ("id", "x", "ok", "at", "s", "amount", "day"):
+        got = whole[col].tolist()
+        assert got == expected[col].tolist(), col
+    assert whole["x"].dtype.name == "Float64" and whole["id"].dtype == np.int64
+    # A value out of datetime64[ns] in a later batch names its row in the whole scan.
+    c.create_dataset("w.c.far", "id INT64 NOT NULL, at TIMESTAMP[us]")
+    far = pd.DataFrame({"id": i, "at": pd.Series([datetime.datetime(2024, 1, 1)] * n,
+                                                 dtype=object)})
+    far.loc[140_000, "at"] = datetime.datetime(3000, 1, 1)
+    c.load_dataset("w.c.far").append(far, author="t")
+    with pytest.raises(tarn.errors.InvalidArgument) as e:
+        c.load_dataset("w.c.far").scan().to_pandas()
+    assert e.value.column == "at" and e.value.row == 140000

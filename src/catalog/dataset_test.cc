@@ -867,6 +867,46 @@ TEST_P(DatasetSuite, ChangeFeedOffsetsExpiryAndCleanup) {
   EXPECT_EQ(cat_->Cleanup()->objects_deleted, 0);
 }
 
+TEST_P(DatasetSuite, ScansHandOverALargeFileInBatches) {
+  auto ds = Create("w.c.t", "id INT64 NOT NULL, s VARCHAR");
+  std::vector<std::vector<std::string>> rows;
+  for (int i = 0; i < 1000; ++i) rows.push_back({std::to_string(i), "v" + std::to_string(i)});
+  std::vector<RecordBatch> batches;
+  batches.push_back(MakeBatch(ds.schema, rows));
+  auto snap = cat_->Append("w.c.t", batches, Meta());
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  ASSERT_EQ(snap->added_files, 1);
+  ASSERT_TRUE(cat_->DeleteRows("w.c.t", "id < 100 OR id = 500", Meta()).ok());
+  for (int64_t most : {int64_t{64}, int64_t{0}, kDefaultScanBatchRows}) {
+    SCOPED_TRACE("batch_rows " + std::to_string(most));
+    ScanOptions options;
+    options.batch_rows = most;
+    options.with_row_ids = true;
+    int handed = 0;
+    std::vector<int64_t> ids, row_ids;
+    ASSERT_OK(cat_->Scan("w.c.t", options, [&](const RecordBatch& b) {
+      ++handed;
+      EXPECT_GT(b.num_rows, 0);
+      if (most > 0) {
+        EXPECT_LE(b.num_rows, most);
+      }
+      for (int64_t r = 0; r < b.num_rows; ++r) {
+        ids.push_back(b.columns[0].Value<int64_t>(r));
+        row_ids.push_back(b.columns.back().Value<int64_t>(r));
+      }
+      return Status::OK();
+    }));
+    ASSERT_EQ(ids.size(), 899u);
+    for (size_t k = 0; k < ids.size(); ++k) {
+      const int64_t want = 100 + static_cast<int64_t>(k) + (k >= 400 ? 1 : 0);
+      ASSERT_EQ(ids[k], want);
+      ASSERT_EQ(row_ids[k], want);  // row ids are file positions: the file's first id is 0
+    }
+    // 1,000 rows are 16 batches of at most 64; the first is all deleted and not handed over.
+    EXPECT_EQ(handed, most == 64 ? 15 : 1);
+  }
+}
+
 TEST_P(DatasetSuite, AppendStreamIsOneSnapshotAndCleansUpOnError) {
   auto ds = Create("w.c.t", "id INT64 NOT NULL");
   int calls = 0;

@@ -398,10 +398,9 @@ Status Catalog::DoScan(std::string_view qualified, const ScanOptions& options,
       TARN_ASSIGN_OR_RETURN(deleted, DecodeDeletionVector(*f.deletion_vector));
     }
     read.min_row_id = f.file.StoresRowIds() ? watermark : std::nullopt;
-    TARN_ASSIGN_OR_RETURN(auto batch, ReadDataFile(*warehouse_, f.file, ds.schema, deleted,
-                                                   pred ? &*pred : nullptr, read));
-    if (batch.num_rows == 0) continue;
-    TARN_RETURN_NOT_OK(fn(batch));
+    TARN_RETURN_NOT_OK(ReadDataFileBatches(*warehouse_, f.file, ds.schema, deleted,
+                                           pred ? &*pred : nullptr, read, options.batch_rows,
+                                           [&](RecordBatch&& batch) { return fn(batch); }));
   }
   return Status::OK();
 }

@@ -723,6 +723,99 @@ TEST(ReadDataFile, DropsDeletedPositionsAndNumbersRows) {
   EXPECT_EQ(r.status().kind(), ErrorKind::kCorruption);
 }
 
+TEST(ReadDataFileBatches, SameRowsAsOneReadWithDeletesRowIdsAndNewColumns) {
+  // 10,000 rows in row groups of 3,000 and pages of 500; read with a column the file lacks,
+  // an INT32 widened to INT64, deletions around the group and batch edges, and row ids.
+  Schema written = MustSchema("id INT64 NOT NULL, s VARCHAR, n INT32");
+  RecordBatch b;
+  b.schema = written;
+  for (const Field& f : written.fields) b.columns.emplace_back(f.type);
+  for (int64_t i = 0; i < 10000; ++i) {
+    b.columns[0].AppendFixed<int64_t>(i);
+    if (i % 7 == 0) {
+      b.columns[1].AppendNull();
+    } else {
+      b.columns[1].AppendBytes("s" + std::to_string(i % 300));
+    }
+    b.columns[2].AppendFixed<int32_t>(static_cast<int32_t>(i * 3));
+  }
+  b.num_rows = 10000;
+  MemoryObjectStore store;
+  DataWriteOptions opts;
+  opts.parquet.row_group_rows = 3000;
+  opts.parquet.data_page_rows = 500;
+  ASSERT_OK_AND_ASSIGN(auto files, WriteDataFiles(store, written, PartitionSpec{}, SortOrder{},
+                                                  Vec(std::move(b)), opts));
+  DataFile f = files[0];
+  f.first_row_id = 5000;
+  Schema read = written;
+  read.fields[2].type = DataType::Int64();
+  Field extra;
+  extra.name = "extra";
+  extra.type = DataType::Int32();
+  extra.field_id = 99;
+  read.fields.push_back(extra);
+  const std::vector<uint64_t> deleted = {0, 1, 99, 100, 2999, 3000, 4500, 6001, 9998, 9999};
+  // A filter no page's statistics rule out: every row is read, the filter cuts each batch.
+  Result<BoundPredicate> some = ParseAndBindPredicate("s IS NOT NULL", read);
+  ASSERT_TRUE(some.ok()) << some.status().ToString();
+  const BoundPredicate* with_filter = &*some;
+  for (const BoundPredicate* filter : {static_cast<const BoundPredicate*>(nullptr), with_filter}) {
+    for (std::optional<int64_t> min_id : {std::optional<int64_t>{}, std::optional<int64_t>{9000}}) {
+      ReadOptions ro;
+      ro.with_row_ids = !min_id;
+      ro.min_row_id = min_id;
+      const RecordBatch whole = Read(store, f, read, deleted, filter, ro);
+      ASSERT_GT(whole.num_rows, 0);
+      for (int64_t most : {int64_t{100}, int64_t{999}, int64_t{3000}, int64_t{3001}, int64_t{0}}) {
+        SCOPED_TRACE("batches of " + std::to_string(most) + (filter ? ", filtered" : "") +
+                     (min_id ? ", min row id" : ""));
+        RecordBatch all;
+        int calls = 0;
+        Status st =
+            ReadDataFileBatches(store, f, read, deleted, filter, ro, most, [&](RecordBatch&& part) {
+              ++calls;
+              EXPECT_GT(part.num_rows, 0);
+              if (most > 0) {
+                EXPECT_LE(part.num_rows, most);
+              }
+              if (all.columns.empty()) {
+                all = std::move(part);
+                return Status::OK();
+              }
+              for (size_t k = 0; k < part.columns.size(); ++k) {
+                all.columns[k].AppendColumn(part.columns[k]);
+              }
+              all.num_rows += part.num_rows;
+              return Status::OK();
+            });
+        ASSERT_TRUE(st.ok()) << st.ToString();
+        EXPECT_EQ(Cells(all), Cells(whole));
+        EXPECT_EQ(all.schema.fields.size(), whole.schema.fields.size());
+        if (most == 100 && !min_id) {
+          EXPECT_GE(calls, filter ? 90 : 99);
+        }
+        if (most == 0) {
+          EXPECT_EQ(calls, 1);
+        }
+      }
+    }
+  }
+  // A position past the end is corrupt, before any batch; an error of the callback stops the
+  // read and comes back as it was.
+  int calls = 0;
+  Status st = ReadDataFileBatches(store, f, read, {10000}, nullptr, {}, 100, [&](RecordBatch&&) {
+    ++calls;
+    return Status::OK();
+  });
+  EXPECT_EQ(st.kind(), ErrorKind::kCorruption);
+  EXPECT_EQ(calls, 0);
+  st = ReadDataFileBatches(store, f, read, {}, nullptr, {}, 100,
+                           [&](RecordBatch&&) { return Status::Cancelled("stop here"); });
+  EXPECT_EQ(st.kind(), ErrorKind::kCancelled);
+  EXPECT_EQ(st.message(), "stop here");
+}
+
 TEST(ReadDataFile, FiltersRowsAfterDeletions) {
   Schema schema = MustSchema("id INT64 NOT NULL, s VARCHAR");
   RecordBatch b = BatchOf(schema, {{"1", "a"}, {"2", nullptr}, {"3", "c"}, {"4", "d"}, {"5", "e"}});

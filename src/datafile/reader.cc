@@ -110,18 +110,21 @@ std::vector<int> RowGroupsByBloomFilters(const RandomAccessFile& in,
   return kept;
 }
 
-Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
-                             const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
-                             const ReadOptions& options) {
+// The rows of ReadDataFile, handed to `fn` in batches of at most `batch_rows` rows (<= 0: one
+// batch) as ReadDataFileBatches says.
+Status ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
+                const std::vector<uint64_t>& deleted_in, const BoundPredicate* filter,
+                const ReadOptions& options, int64_t batch_rows, const BatchFn& fn) {
   if (options.min_row_id && !options.with_row_ids) {
     // The row ids decide which rows stay: read them, then drop them.
     ReadOptions with_ids = options;
     with_ids.with_row_ids = true;
-    TARN_ASSIGN_OR_RETURN(RecordBatch all,
-                          ReadImpl(store, file, schema, deleted, filter, with_ids));
-    all.schema.fields.pop_back();
-    all.columns.pop_back();
-    return all;
+    return ReadImpl(store, file, schema, deleted_in, filter, with_ids, batch_rows,
+                    [&](RecordBatch&& b) {
+                      b.schema.fields.pop_back();
+                      b.columns.pop_back();
+                      return fn(std::move(b));
+                    });
   }
   // Schema fields to return, then the extra ones only the filter reads. A STRUCT member asked
   // for reads its column and is cut out of it (`members`).
@@ -157,6 +160,18 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
   TARN_ASSIGN_OR_RETURN(std::unique_ptr<parquet::FileReader> reader,
                         OpenChecked(store, file, options.threads, &in));
   const int64_t file_rows = reader->num_rows();
+  // Deleted positions in order (each batch looks up its own range).
+  std::vector<uint64_t> sorted_deleted;
+  if (!std::is_sorted(deleted_in.begin(), deleted_in.end())) {
+    sorted_deleted = deleted_in;
+    std::sort(sorted_deleted.begin(), sorted_deleted.end());
+  }
+  const std::vector<uint64_t>& deleted = sorted_deleted.empty() ? deleted_in : sorted_deleted;
+  if (!deleted.empty() && deleted.back() >= static_cast<uint64_t>(file_rows)) {
+    return Status::Corruption("deleted position " + std::to_string(deleted.back()) +
+                              " is past the end of the file (" + std::to_string(file_rows) +
+                              " rows)");
+  }
 
   // Resolve each needed schema field to a file field.
   const Schema needed_schema = [&] {
@@ -204,7 +219,7 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
   const std::vector<parquet::RowGroup>& rgs = reader->metadata().row_groups;
   std::optional<parquet::RowSelection> selection;
   std::vector<std::pair<int64_t, int64_t>> spans;
-  int64_t rows = file_rows;
+  int64_t selected_rows = file_rows;
   int64_t skipped_by_bloom = 0, skipped_by_statistics = 0;
   if (filter != nullptr) {
     const std::vector<int> groups =
@@ -238,24 +253,140 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     }
     if (kept < file_rows) {
       selection = std::move(sel);
-      rows = kept;
+      selected_rows = kept;
     } else {
       spans.clear();
     }
   }
   if (!selection) spans.emplace_back(0, file_rows);
 
-  RecordBatch raw;
-  if (!file_fields.empty()) {
-    if (selection) {
-      TARN_ASSIGN_OR_RETURN(raw, reader->ReadRows(*selection, file_fields));
-    } else {
-      TARN_ASSIGN_OR_RETURN(raw, reader->ReadAll(file_fields));
+  // The rows of `raw` (read from the file positions `spans`, `rows` in all) made the schema's,
+  // filtered, and handed to `fn`.
+  auto finish = [&](RecordBatch raw, const std::vector<std::pair<int64_t, int64_t>>& spans,
+                    const int64_t rows) -> Status {
+    RecordBatch work;
+    work.schema = needed_schema;
+    work.num_rows = rows;
+    work.columns.reserve(needed.size());
+    for (size_t k = 0; k < needed.size(); ++k) {
+      const Field& f = needed_schema.fields[k];
+      if (read_pos[k] < 0) {
+        work.columns.push_back(Column::Nulls(f.type, rows));
+        continue;
+      }
+      // A file field used twice is only possible with duplicate ids in the schema; copy then.
+      const bool shared = std::count(read_pos.begin(), read_pos.end(), read_pos[k]) > 1;
+      Column& src = raw.columns[read_pos[k]];
+      if (src.type == f.type && !f.type.is_nested()) {
+        work.columns.push_back(shared ? src.Clone() : std::move(src));
+      } else {
+        // Nested columns always conform: their members are matched by field id.
+        Result<Column> cast = ConformColumn(shared ? src.Clone() : std::move(src), f.type);
+        if (!cast.ok()) return cast.status().WithContext("column '" + f.name + "'");
+        work.columns.push_back(std::move(cast).value());
+      }
     }
-    if (raw.num_rows != rows) {
-      return Status::Corruption("the row groups hold " + std::to_string(raw.num_rows) +
-                                " rows, the footer says " + std::to_string(rows));
+
+    // Rows to keep: not deleted, and passing the filter.
+    std::vector<uint8_t> mask;
+    if (filter != nullptr) {
+      TARN_ASSIGN_OR_RETURN(mask, EvaluatePredicate(*filter, work));
     }
+    if (!deleted.empty()) {
+      if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
+      // Positions are the file's; a row not read has no place in the mask.
+      size_t s = 0;
+      int64_t before = 0;  // rows read before spans[s]
+      auto it = std::lower_bound(deleted.begin(), deleted.end(),
+                                 static_cast<uint64_t>(spans.empty() ? 0 : spans.front().first));
+      for (;
+           it != deleted.end() && !spans.empty() && static_cast<int64_t>(*it) < spans.back().second;
+           ++it) {
+        const int64_t pos = static_cast<int64_t>(*it);
+        while (s < spans.size() && spans[s].second <= pos) {
+          before += spans[s].second - spans[s].first;
+          ++s;
+        }
+        if (s < spans.size() && spans[s].first <= pos) mask[before + pos - spans[s].first] = 0;
+      }
+    }
+
+    RecordBatch out;
+    out.num_rows = rows;
+    for (size_t k = 0; k < out_fields.size(); ++k) {
+      if (!members[k]) {
+        out.schema.fields.push_back(work.schema.fields[k]);
+        out.columns.push_back(std::move(work.columns[k]));
+        continue;
+      }
+      // Named by its path; nullable whatever it is declared (a struct around it may be null).
+      const FieldPath& m = *members[k];
+      out.schema.fields.push_back({m.Text(), m.field->type, true, m.field->field_id});
+      out.columns.push_back(TakeFieldPathColumn(std::move(work.columns[k]), m));
+    }
+    if (stored_ids_pos >= 0) {
+      Column& ids = raw.columns[stored_ids_pos];
+      if (ids.type != DataType::Int64() || ids.null_count() > 0) {
+        return Status::Corruption("the file's " + std::string(kRowIdColumnName) +
+                                  " column is not a NOT NULL INT64");
+      }
+      out.schema.fields.push_back(RowIdField());
+      out.columns.push_back(std::move(ids));
+    } else if (options.with_row_ids) {
+      if (file.first_row_id < 0) {
+        return Status::InvalidArgument("the file has no row ids assigned (first_row_id unset)");
+      }
+      if (file.first_row_id > std::numeric_limits<int64_t>::max() - file_rows) {
+        return Status::Corruption("row ids overflow: first_row_id " +
+                                  std::to_string(file.first_row_id));
+      }
+      Column ids(DataType::Int64());
+      ids.data.resize(static_cast<size_t>(rows) * sizeof(int64_t));
+      int64_t* v = ids.mutable_values<int64_t>();
+      for (const auto& [begin, end] : spans) {
+        for (int64_t i = begin; i < end; ++i) *v++ = file.first_row_id + i;
+      }
+      ids.length = rows;
+      out.schema.fields.push_back(RowIdField());
+      out.columns.push_back(std::move(ids));
+    }
+    if (options.min_row_id) {
+      const int64_t* ids = out.columns.back().values<int64_t>();
+      if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
+      for (int64_t i = 0; i < rows; ++i) {
+        if (ids[i] < *options.min_row_id) mask[i] = 0;
+      }
+    }
+    if (mask.empty()) return fn(std::move(out));
+    return fn(FilterRows(out, mask));
+  };
+
+  // A file larger than a batch with every row wanted streams; the rest is one read.
+  if (!selection && batch_rows > 0 && file_rows > batch_rows && !file_fields.empty()) {
+    int64_t start = 0;  // file position of the next batch
+    TARN_RETURN_NOT_OK(reader->ReadBatches(file_fields, batch_rows, [&](RecordBatch&& raw) {
+      const int64_t n = raw.num_rows;
+      start += n;
+      return finish(std::move(raw), {{start - n, start}}, n);
+    }));
+    if (start != file_rows) {
+      return Status::Corruption("the row groups hold " + std::to_string(start) +
+                                " rows, the footer says " + std::to_string(file_rows));
+    }
+  } else {
+    RecordBatch raw;
+    if (!file_fields.empty()) {
+      if (selection) {
+        TARN_ASSIGN_OR_RETURN(raw, reader->ReadRows(*selection, file_fields));
+      } else {
+        TARN_ASSIGN_OR_RETURN(raw, reader->ReadAll(file_fields));
+      }
+      if (raw.num_rows != selected_rows) {
+        return Status::Corruption("the row groups hold " + std::to_string(raw.num_rows) +
+                                  " rows, the footer says " + std::to_string(selected_rows));
+      }
+    }
+    TARN_RETURN_NOT_OK(finish(std::move(raw), spans, selected_rows));
   }
   if (options.stats != nullptr) {
     ReadStats& st = *options.stats;
@@ -271,102 +402,7 @@ Result<RecordBatch> ReadImpl(ObjectStore& store, const DataFile& file, const Sch
     st.data_pages_skipped += pages.data_pages_skipped;
   }
 
-  RecordBatch work;
-  work.schema = needed_schema;
-  work.num_rows = rows;
-  work.columns.reserve(needed.size());
-  for (size_t k = 0; k < needed.size(); ++k) {
-    const Field& f = needed_schema.fields[k];
-    if (read_pos[k] < 0) {
-      work.columns.push_back(Column::Nulls(f.type, rows));
-      continue;
-    }
-    // A file field used twice is only possible with duplicate ids in the schema; copy then.
-    const bool shared = std::count(read_pos.begin(), read_pos.end(), read_pos[k]) > 1;
-    Column& src = raw.columns[read_pos[k]];
-    if (src.type == f.type && !f.type.is_nested()) {
-      work.columns.push_back(shared ? src.Clone() : std::move(src));
-    } else {
-      // Nested columns always conform: their members are matched by field id.
-      Result<Column> cast = ConformColumn(shared ? src.Clone() : std::move(src), f.type);
-      if (!cast.ok()) return cast.status().WithContext("column '" + f.name + "'");
-      work.columns.push_back(std::move(cast).value());
-    }
-  }
-
-  // Rows to keep: not deleted, and passing the filter.
-  std::vector<uint8_t> mask;
-  if (filter != nullptr) {
-    TARN_ASSIGN_OR_RETURN(mask, EvaluatePredicate(*filter, work));
-  }
-  if (!deleted.empty()) {
-    if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
-    // Positions are the file's; a row not read has no place in the mask.
-    size_t s = 0;
-    int64_t before = 0;  // rows read before spans[s]
-    for (uint64_t p : deleted) {
-      if (p >= static_cast<uint64_t>(file_rows)) {
-        return Status::Corruption("deleted position " + std::to_string(p) +
-                                  " is past the end of the file (" + std::to_string(file_rows) +
-                                  " rows)");
-      }
-      const int64_t pos = static_cast<int64_t>(p);
-      while (s < spans.size() && spans[s].second <= pos) {
-        before += spans[s].second - spans[s].first;
-        ++s;
-      }
-      if (s < spans.size() && spans[s].first <= pos) mask[before + pos - spans[s].first] = 0;
-    }
-  }
-
-  RecordBatch out;
-  out.num_rows = rows;
-  for (size_t k = 0; k < out_fields.size(); ++k) {
-    if (!members[k]) {
-      out.schema.fields.push_back(work.schema.fields[k]);
-      out.columns.push_back(std::move(work.columns[k]));
-      continue;
-    }
-    // Named by its path; nullable whatever it is declared (a struct around it may be null).
-    const FieldPath& m = *members[k];
-    out.schema.fields.push_back({m.Text(), m.field->type, true, m.field->field_id});
-    out.columns.push_back(TakeFieldPathColumn(std::move(work.columns[k]), m));
-  }
-  if (stored_ids_pos >= 0) {
-    Column& ids = raw.columns[stored_ids_pos];
-    if (ids.type != DataType::Int64() || ids.null_count() > 0) {
-      return Status::Corruption("the file's " + std::string(kRowIdColumnName) +
-                                " column is not a NOT NULL INT64");
-    }
-    out.schema.fields.push_back(RowIdField());
-    out.columns.push_back(std::move(ids));
-  } else if (options.with_row_ids) {
-    if (file.first_row_id < 0) {
-      return Status::InvalidArgument("the file has no row ids assigned (first_row_id unset)");
-    }
-    if (file.first_row_id > std::numeric_limits<int64_t>::max() - file_rows) {
-      return Status::Corruption("row ids overflow: first_row_id " +
-                                std::to_string(file.first_row_id));
-    }
-    Column ids(DataType::Int64());
-    ids.data.resize(static_cast<size_t>(rows) * sizeof(int64_t));
-    int64_t* v = ids.mutable_values<int64_t>();
-    for (const auto& [begin, end] : spans) {
-      for (int64_t i = begin; i < end; ++i) *v++ = file.first_row_id + i;
-    }
-    ids.length = rows;
-    out.schema.fields.push_back(RowIdField());
-    out.columns.push_back(std::move(ids));
-  }
-  if (options.min_row_id) {
-    const int64_t* ids = out.columns.back().values<int64_t>();
-    if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
-    for (int64_t i = 0; i < rows; ++i) {
-      if (ids[i] < *options.min_row_id) mask[i] = 0;
-    }
-  }
-  if (mask.empty()) return out;
-  return FilterRows(out, mask);
+  return Status::OK();
 }
 
 }  // namespace
@@ -411,9 +447,29 @@ Field RowIdField() {
 Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const Schema& schema,
                                  const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
                                  const ReadOptions& options) {
-  Result<RecordBatch> r = ReadImpl(store, file, schema, deleted, filter, options);
-  if (!r.ok()) return r.status().WithContext("reading data file " + file.path);
-  return r;
+  std::optional<RecordBatch> out;
+  Status st = ReadImpl(store, file, schema, deleted, filter, options, 0, [&](RecordBatch&& b) {
+    out = std::move(b);
+    return Status::OK();
+  });
+  if (!st.ok()) return st.WithContext("reading data file " + file.path);
+  if (!out) return Status::Internal("reading data file " + file.path + " gave no batch");
+  return std::move(*out);
+}
+
+Status ReadDataFileBatches(ObjectStore& store, const DataFile& file, const Schema& schema,
+                           const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
+                           const ReadOptions& options, int64_t batch_rows, const BatchFn& fn) {
+  // The context names the file for the read's own errors, not for those of `fn`.
+  Status from_fn;
+  Status st =
+      ReadImpl(store, file, schema, deleted, filter, options, batch_rows, [&](RecordBatch&& b) {
+        if (b.num_rows == 0) return Status::OK();
+        from_fn = fn(std::move(b));
+        return from_fn;
+      });
+  if (st.ok() || !from_fn.ok()) return st;
+  return st.WithContext("reading data file " + file.path);
 }
 
 Result<parquet::RowSelection> SelectRowsByStatistics(const parquet::FileReader& reader,

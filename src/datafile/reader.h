@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -79,6 +80,20 @@ struct ReadOptions {
 Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const Schema& schema,
                                  const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
                                  const ReadOptions& options);
+
+// Receives the batches of a read; an error stops the read and is its result.
+using BatchFn = std::function<Status(RecordBatch&&)>;
+
+// ReadDataFile's rows in batches of at most `batch_rows` rows, in file order, for a reader that
+// need not hold a whole file: a file of more rows whose rows are all read (no filter, or one its
+// statistics rule nothing out of) is decoded a few pages at a time
+// (parquet::FileReader::ReadBatches), each batch then filtered and cut as ReadDataFile does, so
+// a batch may hold fewer rows. Any other read is one batch. A batch left without rows is not
+// handed on. `batch_rows` <= 0: one batch. Errors as ReadDataFile's, possibly after some
+// batches were handed on, or `fn`'s as it returned them.
+Status ReadDataFileBatches(ObjectStore& store, const DataFile& file, const Schema& schema,
+                           const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
+                           const ReadOptions& options, int64_t batch_rows, const BatchFn& fn);
 
 // Planning by bloom filters: false only when `file`'s bloom filters rule out every row group
 // for the equality and IN leaves of `filter` (bound to `schema`, matched to the file's fields

@@ -247,8 +247,19 @@ class ChunkDecoder {
   // Decodes every page in data[0, len) (at most `expected` levels in all, counting earlier
   // calls); unlike Run, ending with fewer levels is not an error.
   Status RunSome(const uint8_t* data, size_t len, int64_t expected);
+  // Decodes the page at data[*pos, len) (the `page`-th of the chunk, for messages) and moves
+  // *pos past it.
+  Status Step(const uint8_t* data, size_t len, int64_t expected, size_t* pos, int page);
+  // Levels decoded in all, and those (and the non-null values among them) not yet taken: the
+  // levels in scratch->def / scratch->rep are those not taken.
   int64_t num_levels() const { return num_levels_; }
-  int64_t dense() const { return dense_; }
+  int64_t pending_levels() const { return num_levels_ - taken_levels_; }
+  int64_t pending_dense() const { return dense_ - taken_dense_; }
+  // The pending levels were assembled: the next page's levels start the buffers again.
+  void TakeLevels() {
+    taken_levels_ = num_levels_;
+    taken_dense_ = dense_;
+  }
   int64_t data_pages() const { return data_pages_; }
 
  private:
@@ -288,6 +299,8 @@ class ChunkDecoder {
   uint32_t dict_size_ = 0;
   int64_t num_levels_ = 0;
   int64_t dense_ = 0;
+  int64_t taken_levels_ = 0;
+  int64_t taken_dense_ = 0;
   int64_t data_pages_ = 0;
 };
 
@@ -302,24 +315,27 @@ Status ChunkDecoder::Run(const uint8_t* data, size_t len, int64_t expected) {
 
 Status ChunkDecoder::RunSome(const uint8_t* data, size_t len, int64_t expected) {
   size_t pos = 0;
-  int page = 0;
-  while (num_levels_ < expected && pos < len) {
-    size_t header_len = 0;
-    auto header = DecodePageHeader(data + pos, len - pos, &header_len);
-    if (!header.ok())
-      return header.status().WithContext("page " + std::to_string(page) + " header");
-    pos += header_len;
-    const PageHeader& h = *header;
-    if (static_cast<uint64_t>(h.compressed_page_size) > len - pos) {
-      return Status::Corruption("page " + std::to_string(page) + ": compressed size " +
-                                std::to_string(h.compressed_page_size) +
-                                " runs past the end of the column chunk");
-    }
-    Status st = Page(h, data + pos, static_cast<size_t>(h.compressed_page_size), expected);
-    if (!st.ok()) return st.WithContext("page " + std::to_string(page));
-    pos += static_cast<size_t>(h.compressed_page_size);
-    ++page;
+  for (int page = 0; num_levels_ < expected && pos < len; ++page) {
+    TARN_RETURN_NOT_OK(Step(data, len, expected, &pos, page));
   }
+  return Status::OK();
+}
+
+Status ChunkDecoder::Step(const uint8_t* data, size_t len, int64_t expected, size_t* pos,
+                          int page) {
+  size_t header_len = 0;
+  auto header = DecodePageHeader(data + *pos, len - *pos, &header_len);
+  if (!header.ok()) return header.status().WithContext("page " + std::to_string(page) + " header");
+  *pos += header_len;
+  const PageHeader& h = *header;
+  if (static_cast<uint64_t>(h.compressed_page_size) > len - *pos) {
+    return Status::Corruption("page " + std::to_string(page) + ": compressed size " +
+                              std::to_string(h.compressed_page_size) +
+                              " runs past the end of the column chunk");
+  }
+  Status st = Page(h, data + *pos, static_cast<size_t>(h.compressed_page_size), expected);
+  if (!st.ok()) return st.WithContext("page " + std::to_string(page));
+  *pos += static_cast<size_t>(h.compressed_page_size);
   return Status::OK();
 }
 
@@ -464,7 +480,7 @@ Status ChunkDecoder::DataPageV1(const PageHeader& h, const uint8_t* body, size_t
   size_t len;
   TARN_RETURN_NOT_OK(PageBytes(h, body, body_len, 0, true, &p, &len));
   size_t off = 0;
-  const size_t at = static_cast<size_t>(num_levels_);
+  const size_t at = static_cast<size_t>(num_levels_ - taken_levels_);
   if (leaf_.max_rep_level > 0) {
     s_->rep.resize(at + n);
     size_t c;
@@ -508,7 +524,7 @@ Status ChunkDecoder::DataPageV2(const PageHeader& h, const uint8_t* body, size_t
   }
   const size_t rep_len = static_cast<size_t>(d.repetition_levels_byte_length);
   const size_t def_len = static_cast<size_t>(d.definition_levels_byte_length);
-  const size_t at = static_cast<size_t>(num_levels_);
+  const size_t at = static_cast<size_t>(num_levels_ - taken_levels_);
   if (leaf_.max_rep_level > 0) {
     s_->rep.resize(at + n);
     TARN_RETURN_NOT_OK(LevelsRle(leaf_.max_rep_level, body, rep_len, n, s_->rep.data() + at)
@@ -784,13 +800,13 @@ void Spread(Column* c, int out_width, int64_t base, int64_t dense, const uint8_t
 
 Status FinishFlat(const ChunkDecoder& dec, const LeafColumn& leaf, const LeafPlan& plan,
                   int64_t num_rows, Column* c, DecodeScratch* s) {
-  const int64_t n = dec.num_levels();
+  const int64_t n = dec.pending_levels();
   if (n != num_rows) {
     return Status::Corruption("column chunk holds " + std::to_string(n) + " values for " +
                               std::to_string(num_rows) + " rows");
   }
   const int64_t base = c->length;
-  const int64_t dense = dec.dense();
+  const int64_t dense = dec.pending_dense();
   if (dense == n) {
     AppendValidity(c, base, nullptr, n, false);
   } else {
@@ -853,7 +869,7 @@ Status AssembleNested(const ChunkDecoder& dec, const LeafColumn& leaf, const Lea
   for (auto& v : s->list_valid) v.clear();
   std::vector<char> any_null(depth, 0);
 
-  const int64_t n = dec.num_levels();
+  const int64_t n = dec.pending_levels();
   const int16_t* def = s->def.data();
   const int16_t* rep = s->rep.data();
   const bool has_def = leaf.max_def_level > 0;
@@ -911,7 +927,8 @@ Status AssembleNested(const ChunkDecoder& dec, const LeafColumn& leaf, const Lea
     const ByteBuffer& valid = s->list_valid[i];
     const int64_t slots = static_cast<int64_t>(valid.size());
     AppendValidity(cols[i], base[i], valid.data(), slots, any_null[i]);
-    if (i + 1 == depth) Spread(cols[i], plan.out_width, base[i], dec.dense(), valid.data(), slots);
+    if (i + 1 == depth)
+      Spread(cols[i], plan.out_width, base[i], dec.pending_dense(), valid.data(), slots);
     cols[i]->length = base[i] + slots;
   }
   return Status::OK();
@@ -1073,6 +1090,98 @@ Status DecodeColumnChunk(const uint8_t* data, size_t len, const ColumnMetaData& 
   TARN_RETURN_NOT_OK(dec.Run(data, len, meta.num_values));
   return FinishDecode(dec, leaf, plan, num_rows, out, values, scratch);
 }
+
+namespace {
+
+// Cuts a flat column to its first `rows` rows.
+void TruncateFlat(Column* c, int64_t rows, int out_width) {
+  const size_t n = static_cast<size_t>(rows);
+  if (out_width > 0) {
+    c->data.resize(n * static_cast<size_t>(out_width));
+  } else {
+    c->offsets.resize(n + 1);
+    c->data.resize(static_cast<size_t>(c->offsets[n]));
+  }
+  if (!c->validity.empty()) c->validity.resize(n);
+  c->length = rows;
+}
+
+}  // namespace
+
+struct FlatChunkStream::Impl {
+  Impl(ByteBuffer bytes, const ColumnMetaData& m, int64_t rows, const LeafColumn& l,
+       const LeafPlan& p, CompressionCodec codec)
+      : chunk(std::move(bytes)),
+        meta(m),
+        num_rows(rows),
+        leaf(l),
+        plan(p),
+        ready(p.target),
+        dec(leaf, plan, codec, &scratch, &ready) {}
+
+  ByteBuffer chunk;
+  const ColumnMetaData& meta;
+  const int64_t num_rows;
+  const LeafColumn& leaf;
+  const LeafPlan plan;
+  DecodeScratch scratch;
+  Column ready;  // rows decoded and not yet given out (the decoder's values column)
+  ChunkDecoder dec;
+  size_t pos = 0;  // of the next page in `chunk`
+  int page = 0;    // its number
+  int64_t given = 0;
+};
+
+FlatChunkStream::FlatChunkStream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+FlatChunkStream::~FlatChunkStream() = default;
+
+Result<std::unique_ptr<FlatChunkStream>> FlatChunkStream::Make(ByteBuffer chunk,
+                                                               const ColumnMetaData& meta,
+                                                               int64_t num_rows,
+                                                               const LeafColumn& leaf,
+                                                               const LeafPlan& plan) {
+  if (leaf.nodes.size() != 1 || leaf.max_rep_level > 0) {
+    return Status::Internal("a streamed column chunk must be of a flat column");
+  }
+  TARN_ASSIGN_OR_RETURN(CompressionCodec codec, MapCodec(meta.codec));
+  return std::unique_ptr<FlatChunkStream>(new FlatChunkStream(
+      std::make_unique<Impl>(std::move(chunk), meta, num_rows, leaf, plan, codec)));
+}
+
+Status FlatChunkStream::Next(int64_t rows, Column* out) {
+  Impl& s = *impl_;
+  if (rows < 0 || rows > s.num_rows - s.given) {
+    return Status::Internal("asked for " + std::to_string(rows) + " rows of a column chunk with " +
+                            std::to_string(s.num_rows - s.given) + " left");
+  }
+  const size_t len = s.chunk.size();
+  while (s.ready.length < rows && s.pos < len) {
+    TARN_RETURN_NOT_OK(s.dec.Step(s.chunk.data(), len, s.meta.num_values, &s.pos, s.page++));
+    const int64_t levels = s.dec.pending_levels();
+    if (levels == 0) continue;  // a dictionary page, or a page of no values
+    const int64_t base = s.ready.length;
+    TARN_RETURN_NOT_OK(FinishFlat(s.dec, s.leaf, s.plan, levels, &s.ready, &s.scratch));
+    if (s.plan.all_null) SetNull(&s.ready, base, s.plan.out_width);
+    s.dec.TakeLevels();
+  }
+  if (s.ready.length < rows) {
+    return Status::Corruption("column chunk ends after " +
+                              std::to_string(s.given + s.ready.length) + " of " +
+                              std::to_string(s.num_rows) + " rows");
+  }
+  // The rows asked for leave with the column; the rest of its last page stays.
+  Column all = std::move(s.ready);
+  s.ready = Column(s.plan.target);
+  if (all.length > rows) {
+    s.ready.AppendRows(all, rows, all.length);
+    TruncateFlat(&all, rows, s.plan.out_width);
+  }
+  *out = std::move(all);
+  s.given += rows;
+  return Status::OK();
+}
+
+int64_t FlatChunkStream::data_pages() const { return impl_->dec.data_pages(); }
 
 Status CheckAssembled(const Column& c) {
   if (c.type.id() == TypeId::kArray) return CheckAssembled(*c.child);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "common/io.h"
@@ -102,5 +103,27 @@ Status DecodeColumnPages(const uint8_t* head, size_t head_len, const std::vector
                          const ColumnMetaData& meta, const LeafColumn& leaf, const LeafPlan& plan,
                          Column* out, DecodeScratch* scratch);
 
+// Decodes the chunk of a flat column (a top-level primitive field: one leaf, no repetition) a
+// few pages at a time, for reading a row group in batches: a page is decoded once, its
+// dictionary once per chunk.
+class FlatChunkStream {
+ public:
+  // `chunk` holds the whole column chunk (from its first page) of a row group of `num_rows`
+  // rows; `meta` and `leaf` must outlive the stream. kInternal for a leaf that is not flat.
+  static Result<std::unique_ptr<FlatChunkStream>> Make(ByteBuffer chunk, const ColumnMetaData& meta,
+                                                       int64_t num_rows, const LeafColumn& leaf,
+                                                       const LeafPlan& plan);
+  ~FlatChunkStream();
+  // The chunk's next `rows` rows, as a column of the leaf's type (replacing *out). Errors name
+  // the page; kCorruption when the chunk ends before them.
+  Status Next(int64_t rows, Column* out);
+  // Data pages decoded so far.
+  int64_t data_pages() const;
+
+ private:
+  struct Impl;
+  explicit FlatChunkStream(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace tarn::parquet

@@ -607,14 +607,14 @@ TEST(PageIndexReader, ReadRowGroupSubsetCountsPages) {
 
 // Every type, lists, nulls, dictionary and plain, V1 and V2 pages, several row groups: reading a
 // random selection gives exactly the selected rows of a full read.
-TEST(PageIndexReader, RandomSelectionsEqualTheFullReadCut) {
+// `rows` rows of a column of every kind the reader decodes differently, with nulls (whole
+// stretches of them in `n`), random by `rng`.
+RecordBatch MixedBatch(int64_t rows, std::mt19937_64& rng) {
   const Schema schema = MustParse(
       "i INT64, s VARCHAR, d DECIMAL(38,4), u UUID, f FLOAT32, b BOOLEAN, n INT32, "
       "l ARRAY<VARCHAR>, ll ARRAY<ARRAY<INT16>>, t TIMESTAMP[ms], "
       "p STRUCT<a: INT32, l: ARRAY<VARCHAR>>, m MAP<VARCHAR, INT64>, q STRUCT<x: INT64>");
-  std::mt19937_64 rng(42);
   RecordBatch b = EmptyBatch(schema);
-  const int64_t rows = 20000;
   for (int64_t i = 0; i < rows; ++i) {
     auto maybe_null = [&](Column& c, auto append) {
       if (rng() % 10 == 0) {
@@ -685,7 +685,12 @@ TEST(PageIndexReader, RandomSelectionsEqualTheFullReadCut) {
     });
   }
   b.num_rows = rows;
+  return b;
+}
 
+TEST(PageIndexReader, RandomSelectionsEqualTheFullReadCut) {
+  std::mt19937_64 rng(42);
+  const RecordBatch b = MixedBatch(20000, rng);
   for (int version : {1, 2}) {
     for (bool dict : {true, false}) {
       SCOPED_TRACE("V" + std::to_string(version) + (dict ? " dictionary" : " plain"));
@@ -725,6 +730,111 @@ TEST(PageIndexReader, RandomSelectionsEqualTheFullReadCut) {
       }
     }
   }
+}
+
+// Every row of `all`, in order, across `batches`, each of at most `most` rows (unless 0).
+void ExpectConcatenation(const RecordBatch& all, const std::vector<RecordBatch>& batches,
+                         int64_t most) {
+  int64_t at = 0;
+  for (const RecordBatch& got : batches) {
+    ASSERT_GT(got.num_rows, 0);
+    if (most > 0) {
+      ASSERT_LE(got.num_rows, most);
+    }
+    ASSERT_EQ(got.columns.size(), all.columns.size());
+    for (size_t k = 0; k < all.columns.size(); ++k) {
+      ASSERT_EQ(got.columns[k].length, got.num_rows) << "column " << k;
+      ASSERT_EQ(got.columns[k].type, all.columns[k].type);
+      for (int64_t r = 0; r < got.num_rows; ++r) {
+        ASSERT_TRUE(SameValue(got.columns[k], r, all.columns[k], at + r))
+            << "column " << k << ", row " << at + r;
+      }
+    }
+    at += got.num_rows;
+  }
+  EXPECT_EQ(at, all.num_rows);
+}
+
+TEST(ReadBatches, ConcatenateToTheWholeReadAtEveryBatchSize) {
+  std::mt19937_64 rng(7);
+  const RecordBatch b = MixedBatch(20000, rng);
+  for (int version : {1, 2}) {
+    for (bool dict : {true, false}) {
+      SCOPED_TRACE("V" + std::to_string(version) + (dict ? " dictionary" : " plain"));
+      WriterOptions o;
+      o.data_page_bytes = 2048;  // pages of unlike rows in each column
+      o.row_group_rows = 7000;
+      o.enable_dictionary = dict;
+      o.data_page_version = version;
+      auto bytes = WriteFile(b, o);
+      ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+      for (int threads : {1, 2}) {
+        auto r = Open(*bytes, threads);
+        auto all = r->ReadAll();
+        ASSERT_TRUE(all.ok());
+        // Below a page, across pages, around a row group, and several groups in one batch.
+        for (int64_t most : {int64_t{97}, int64_t{2048}, int64_t{6999}, int64_t{7000},
+                             int64_t{7001}, int64_t{50000}, int64_t{0}}) {
+          SCOPED_TRACE("batches of " + std::to_string(most) + ", threads " +
+                       std::to_string(threads));
+          std::vector<RecordBatch> got;
+          const ReadStats before = r->stats();
+          Status st = r->ReadBatches({}, most, [&](RecordBatch&& batch) {
+            got.push_back(std::move(batch));
+            return Status::OK();
+          });
+          ASSERT_TRUE(st.ok()) << st.ToString();
+          ExpectConcatenation(*all, got, most);
+          const int64_t groups = most == 0 || most >= 20000 ? 1 : most > 7000 ? 3 : -1;
+          if (groups > 0) {
+            EXPECT_EQ(static_cast<int64_t>(got.size()), groups);
+          }
+          if (most == 97) {
+            EXPECT_EQ(static_cast<int64_t>(got.size()), 73 + 73 + 62);  // 7000, 7000, 6000 rows
+            // Each data page decoded once, whatever the batches.
+            const ReadStats whole_before = r->stats();
+            ASSERT_TRUE(r->ReadAll().ok());
+            EXPECT_EQ(r->stats().data_pages_read - whole_before.data_pages_read,
+                      whole_before.data_pages_read - before.data_pages_read);
+          }
+        }
+        // Some fields, in another order.
+        std::vector<RecordBatch> got;
+        ASSERT_TRUE(r->ReadBatches({11, 1, 0}, 1000, [&](RecordBatch&& batch) {
+                       got.push_back(std::move(batch));
+                       return Status::OK();
+                     }).ok());
+        auto some = r->ReadAll({11, 1, 0});
+        ASSERT_TRUE(some.ok());
+        ExpectConcatenation(*some, got, 1000);
+      }
+    }
+  }
+}
+
+TEST(ReadBatches, StopsAtTheCallersErrorAndReportsACorruptChunk) {
+  std::mt19937_64 rng(3);
+  const RecordBatch b = MixedBatch(5000, rng);
+  auto bytes = WriteFile(b);
+  ASSERT_TRUE(bytes.ok());
+  auto r = Open(*bytes);
+  int calls = 0;
+  Status st = r->ReadBatches({}, 1000, [&](RecordBatch&&) {
+    return ++calls == 2 ? Status::Cancelled("enough") : Status::OK();
+  });
+  EXPECT_EQ(st.kind(), ErrorKind::kCancelled);
+  EXPECT_EQ(calls, 2);
+  // The first data page header of the first column overwritten: an error naming the column,
+  // never a crash.
+  const ColumnMetaData& m = *r->metadata().row_groups[0].columns[0].meta_data;
+  std::string broken = *bytes;
+  const size_t at = static_cast<size_t>(m.data_page_offset);
+  for (size_t k = at; k < at + 16; ++k) broken[k] = static_cast<char>(0xff);
+  auto bad = Open(broken);
+  ASSERT_NE(bad, nullptr);
+  st = bad->ReadBatches({}, 1000, [](RecordBatch&&) { return Status::OK(); });
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("column 'i'"), std::string::npos) << st.ToString();
 }
 
 TEST(PageIndexReader, AFileWithoutPageIndexReadsTheSameRows) {

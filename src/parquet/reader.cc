@@ -363,14 +363,8 @@ Status ReadSelectedPages(const ReadRequest& req, const RowGroup& rg, const Colum
   return DecodeColumnPages(head_data, head_len, page_spans, m, leaf, plan, tmp, scratch);
 }
 
-// Reads `groups` (with their rows in `selection`, or whole when it is null) concatenated.
-// A group read in part is decoded into a column of its own and cut to the selected rows: a
-// one-leaf field decodes only the pages holding them (through the offset index, when the file
-// has one); a field of several leaves (STRUCT, MAP) decodes its chunks whole, as its leaves'
-// pages start at different rows.
-Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>& groups,
-                                  const std::vector<int>& fields,
-                                  const RowSelection* selection = nullptr) {
+// The top-level fields `fields` names (empty: every field tarn can read).
+Result<std::vector<int>> SelectFields(const ReadRequest& req, const std::vector<int>& fields) {
   const ParquetSchema& ps = *req.ps;
   const std::string& name = req.file->name();
   const int nfields = static_cast<int>(ps.schema.fields.size());
@@ -398,7 +392,20 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
       selected.push_back(f);
     }
   }
+  return selected;
+}
 
+// Reads `groups` (with their rows in `selection`, or whole when it is null) concatenated.
+// A group read in part is decoded into a column of its own and cut to the selected rows: a
+// one-leaf field decodes only the pages holding them (through the offset index, when the file
+// has one); a field of several leaves (STRUCT, MAP) decodes its chunks whole, as its leaves'
+// pages start at different rows.
+Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>& groups,
+                                  const std::vector<int>& fields,
+                                  const RowSelection* selection = nullptr) {
+  const ParquetSchema& ps = *req.ps;
+  const std::string& name = req.file->name();
+  TARN_ASSIGN_OR_RETURN(const std::vector<int> selected, SelectFields(req, fields));
   RecordBatch batch;
   int64_t total_rows = 0;
   for (int g : groups) {
@@ -583,7 +590,125 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
   return batch;
 }
 
+// Row group `g` (more than `batch_rows` rows) in batches of `batch_rows` rows, the last one
+// shorter (FileReader::ReadBatches). `selected`: top-level fields (SelectFields).
+Status StreamRowGroup(const ReadRequest& req, int g, const std::vector<int>& selected,
+                      int64_t batch_rows, const std::function<Status(RecordBatch&&)>& fn) {
+  const ParquetSchema& ps = *req.ps;
+  const std::string& name = req.file->name();
+  const RowGroup& rg = req.md->row_groups[g];
+  const int n = static_cast<int>(selected.size());
+  auto context = [&](const LeafColumn& leaf) {
+    return name + ": row group " + std::to_string(g) + ", column '" + JoinPath(leaf.path) + "'";
+  };
+  // Flat fields stream their chunks; the others are decoded whole (in one read) and cut.
+  std::vector<std::unique_ptr<FlatChunkStream>> streams(static_cast<size_t>(n));
+  std::vector<int> stream_of;               // batch column of each stream, in order
+  std::vector<int> whole_of, whole_fields;  // batch column and file field of the others
+  std::vector<const LeafColumn*> leaf_of(static_cast<size_t>(n), nullptr);
+  for (int k = 0; k < n; ++k) {
+    const Field& field = ps.schema.fields[selected[k]];
+    const std::vector<int>& leaves = ps.field_leaves[selected[k]];
+    if (leaves.size() != 1 || ps.leaves[leaves[0]].nodes.size() != 1) {
+      whole_of.push_back(k);
+      whole_fields.push_back(selected[k]);
+      continue;
+    }
+    const LeafColumn& leaf = ps.leaves[leaves[0]];
+    leaf_of[k] = &leaf;
+    auto plan = PlanLeaf(req.md->schema[leaf.schema_index], leaf, LeafTypeOf(field.type, leaf));
+    if (!plan.ok())
+      return plan.status().WithContext(name + ": column '" + JoinPath(leaf.path) + "'");
+    const ColumnMetaData& m = *rg.columns[leaves[0]].meta_data;
+    ByteBuffer chunk;
+    try {
+      chunk.resize(static_cast<size_t>(m.total_compressed_size));
+    } catch (const std::bad_alloc&) {
+      return Status::TooLarge("out of memory reading the column chunk").WithContext(context(leaf));
+    }
+    TARN_RETURN_NOT_OK(
+        req.file->ReadAt(static_cast<uint64_t>(ChunkStart(m)), chunk.size(), chunk.data()));
+    TARN_ASSIGN_OR_RETURN(streams[k],
+                          FlatChunkStream::Make(std::move(chunk), m, rg.num_rows, leaf, *plan));
+    stream_of.push_back(k);
+  }
+  RecordBatch whole;
+  if (!whole_fields.empty()) {
+    TARN_ASSIGN_OR_RETURN(whole, ReadRowGroups(req, {g}, whole_fields));
+  }
+  Status status;
+  for (int64_t start = 0; start < rg.num_rows && status.ok(); start += batch_rows) {
+    const int64_t rows = std::min(batch_rows, rg.num_rows - start);
+    RecordBatch batch;
+    batch.num_rows = rows;
+    batch.columns.resize(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) batch.schema.fields.push_back(ps.schema.fields[selected[k]]);
+    std::vector<Status> results(stream_of.size());
+    ParallelFor(static_cast<int>(stream_of.size()), req.options->threads, [&](int t, int) {
+      const int k = stream_of[t];
+      try {
+        results[t] = streams[k]->Next(rows, &batch.columns[k]);
+      } catch (const std::bad_alloc&) {
+        results[t] = Status::TooLarge("out of memory decoding the column chunk");
+      } catch (const std::length_error&) {
+        results[t] = Status::TooLarge("the column chunk decodes to more than a buffer can hold");
+      }
+      if (!results[t].ok()) results[t] = results[t].WithContext(context(*leaf_of[k]));
+    });
+    for (Status& st : results) {
+      if (!st.ok()) {
+        status = std::move(st);
+        break;
+      }
+    }
+    if (!status.ok()) break;
+    for (size_t j = 0; j < whole_of.size(); ++j) {
+      Column& c = batch.columns[whole_of[j]];
+      c = Column(whole.columns[j].type);
+      c.AppendRows(whole.columns[j], start, start + rows);
+    }
+    status = fn(std::move(batch));
+  }
+  int64_t pages = 0;
+  for (int k : stream_of) pages += streams[k]->data_pages();
+  req.pages_read->fetch_add(pages);
+  return status;
+}
+
 }  // namespace
+
+Status FileReader::ReadBatches(const std::vector<int>& fields, int64_t batch_rows,
+                               const std::function<Status(RecordBatch&&)>& fn) const {
+  if (batch_rows <= 0) {
+    TARN_ASSIGN_OR_RETURN(RecordBatch all, ReadAll(fields));
+    return fn(std::move(all));
+  }
+  ReadRequest req{file_.get(), &metadata_, &schema_, &options_, &pages_read_, &pages_skipped_};
+  TARN_ASSIGN_OR_RETURN(const std::vector<int> selected, SelectFields(req, fields));
+  // Row groups that fit in one batch together, read when the next would not fit.
+  std::vector<int> pending;
+  int64_t pending_rows = 0;
+  auto flush = [&]() -> Status {
+    if (pending.empty()) return Status::OK();
+    TARN_ASSIGN_OR_RETURN(RecordBatch b, ReadRowGroups(req, pending, fields));
+    pending.clear();
+    pending_rows = 0;
+    return fn(std::move(b));
+  };
+  for (int g = 0; g < num_row_groups(); ++g) {
+    const int64_t rows = metadata_.row_groups[g].num_rows;
+    if (rows == 0) continue;
+    if (rows <= batch_rows) {
+      if (pending_rows + rows > batch_rows) TARN_RETURN_NOT_OK(flush());
+      pending.push_back(g);
+      pending_rows += rows;
+      continue;
+    }
+    TARN_RETURN_NOT_OK(flush());
+    TARN_RETURN_NOT_OK(StreamRowGroup(req, g, selected, batch_rows, fn));
+  }
+  return flush();
+}
 
 Result<RecordBatch> FileReader::ReadRowGroup(int row_group, const std::vector<int>& fields) const {
   if (row_group < 0 || row_group >= num_row_groups()) {

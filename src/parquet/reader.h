@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -72,6 +73,16 @@ class FileReader {
   // not have one entry per row group or its ranges are not sorted, disjoint and inside their
   // group; kCorruption when a page disagrees with the offset index.
   Result<RecordBatch> ReadRows(const RowSelection& rows, const std::vector<int>& fields = {}) const;
+  // Every row group in order (fields as for ReadRowGroup), handed to `fn` in batches of at most
+  // `batch_rows` rows: consecutive row groups that fit together make one batch; a larger row
+  // group is decoded a few pages at a time and cut into batches of `batch_rows` (its last one
+  // shorter), so memory holds its compressed chunks and one batch, not the decoded group. A
+  // flat column's pages are each decoded once, with its dictionary once per chunk; a field of
+  // several leaves (STRUCT, MAP, LIST) is decoded whole per row group and cut. No batch for a
+  // file without rows. `batch_rows` <= 0: one batch of every row (ReadAll). Stops at the first
+  // error of the file or of `fn`, which it returns.
+  Status ReadBatches(const std::vector<int>& fields, int64_t batch_rows,
+                     const std::function<Status(RecordBatch&&)>& fn) const;
 
   // The page indexes of the chunks (row group, leaf column index into schema().leaves), in that
   // order, read with as few ranged reads as their layout allows (they lie together before the

@@ -342,6 +342,28 @@ TEST_P(DuckDbFixtureTest, RowGroupsConcatenateToReadAll) {
   EXPECT_EQ(offset, (*reader)->num_rows());
 }
 
+TEST_P(DuckDbFixtureTest, BatchesConcatenateToDuckDbValues) {
+  const Fixture& f = GetParam();
+  json expected = LoadExpectation(f.group);
+  auto reader = OpenFixture(f.name);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  for (int64_t most : {int64_t{3}, int64_t{1000}}) {
+    RecordBatch all;
+    Status st = (*reader)->ReadBatches({}, most, [&](RecordBatch&& b) {
+      EXPECT_LE(b.num_rows, most);
+      if (all.columns.empty()) {
+        all.schema = b.schema;
+        for (const Field& field : b.schema.fields) all.columns.emplace_back(field.type);
+      }
+      for (size_t k = 0; k < b.columns.size(); ++k) all.columns[k].AppendColumn(b.columns[k]);
+      all.num_rows += b.num_rows;
+      return Status::OK();
+    });
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    ExpectMatchesDuckDb(all, expected, f.name);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     All, DuckDbFixtureTest,
     ::testing::Values(Fixture{"types_v1", "types"}, Fixture{"types_v2", "types"},

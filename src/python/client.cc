@@ -99,11 +99,12 @@ class PyClient {
   }
 
   // A scan streamed batch by batch: a _tarn.Scan (scan.cc) whose next() gives each batch's
-  // columns (ColumnToPython) and collect() all the rest as one array per column.
+  // columns (ColumnToPython) and collect() all the rest as one array per column. With
+  // `gather`, it is read with collect() alone, which then overlaps more (ScanStream).
   py::object scan(const std::string& name, const std::vector<std::string>& columns,
                   const std::string& where, std::optional<int64_t> snapshot,
-                  std::optional<int64_t> time_us, std::optional<std::string> tag) {
-    return MakeScan(StartScan(name, columns, where, snapshot, time_us, tag));
+                  std::optional<int64_t> time_us, std::optional<std::string> tag, bool gather) {
+    return MakeScan(StartScan(name, columns, where, snapshot, time_us, tag, gather));
   }
 
   // Appends columns the Python layer prepared from a DataFrame (ColumnInput: for each field of
@@ -250,13 +251,13 @@ class PyClient {
                                         const std::vector<std::string>& columns,
                                         const std::string& where, std::optional<int64_t> snapshot,
                                         std::optional<int64_t> time_us,
-                                        std::optional<std::string> tag) {
+                                        std::optional<std::string> tag, bool gather = false) {
     ScanOptions options;
     options.columns = columns;
     options.where = where;
     options.at = At(snapshot, time_us, tag);
-    return Take(
-        Unlocked([&] { return ScanStream::Start(c_, name, std::move(options), kScanQueueBytes); }));
+    return Take(Unlocked(
+        [&] { return ScanStream::Start(c_, name, std::move(options), kScanQueueBytes, gather); }));
   }
 
   std::shared_ptr<Client> c_;
@@ -292,7 +293,8 @@ void RegisterClient(py::module_& m) {
       .def("delete_rows", &PyClient::delete_rows)
       .def("append_arrow", &PyClient::append_arrow)
       .def("scan_arrow", &PyClient::scan_arrow)
-      .def("scan", &PyClient::scan)
+      .def("scan", &PyClient::scan, py::arg("name"), py::arg("columns"), py::arg("where"),
+           py::arg("snapshot"), py::arg("time_us"), py::arg("tag"), py::arg("gather") = false)
       .def("append_columns", &PyClient::append_columns);
 }
 

@@ -4,6 +4,7 @@
 
 // The datetime C API (PyDate_FromDate...); PyDateTime_IMPORT fills this file's PyDateTimeAPI.
 #include <datetime.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <climits>
@@ -23,6 +24,13 @@
 #include "types/variant.h"
 
 namespace tarn::python {
+
+Status RowError(const Field& f, int64_t row, const std::string& why) {
+  return Status::Of(codes::kInvalidArgument,
+                    "column '" + f.name + "', row " + std::to_string(row) + ": " + why)
+      .WithField("column", f.name)
+      .WithField("row", std::to_string(row));
+}
 namespace {
 
 constexpr int64_t kNaT = INT64_MIN;
@@ -376,173 +384,313 @@ PyObject* ValueToPython(const Column& c, int64_t i) {
 }
 
 [[noreturn]] void RaiseRow(const Field& f, int64_t row, const std::string& why) {
-  Raise(Status::Of(codes::kInvalidArgument,
-                   "column '" + f.name + "', row " + std::to_string(row) + ": " + why)
-            .WithField("column", f.name)
-            .WithField("row", std::to_string(row)));
-}
-
-int64_t Total(const std::vector<const Column*>& parts) {
-  int64_t n = 0;
-  for (const Column* c : parts) n += c->length;
-  return n;
-}
-
-// Copies the values of fixed-width parts into one numpy array of T.
-template <typename T>
-py::array Fixed(const std::vector<const Column*>& parts) {
-  py::array_t<T> out(Total(parts));
-  auto* p = reinterpret_cast<char*>(out.mutable_data());
-  for (const Column* c : parts) {
-    const size_t n = static_cast<size_t>(c->length) * sizeof(T);
-    if (n > 0) std::memcpy(p, c->data.data(), n);
-    p += n;
-  }
-  return out;
-}
-
-py::object Mask(const std::vector<const Column*>& parts) {
-  py::array_t<bool> m(Total(parts));
-  bool* p = m.mutable_data();
-  for (const Column* c : parts) {
-    if (c->validity.empty()) {
-      std::memset(p, 0, static_cast<size_t>(c->length));
-    } else {
-      const uint8_t* v = c->validity.data();
-      for (int64_t i = 0; i < c->length; ++i) p[i] = v[i] == 0;
-    }
-    p += c->length;
-  }
-  return m;
+  Raise(RowError(f, row, why));
 }
 
 }  // namespace
 
 py::tuple ColumnToPython(const Field& f, const std::vector<const Column*>& parts) {
-  const DataType& t = f.type;
-  auto numbers = [&](const char* kind, py::array values) {
-    return py::make_tuple(kind, values, f.nullable ? Mask(parts) : py::none());
-  };
+  if (IsObjectColumn(f)) {
+    ObjectColumn out(f);
+    for (const Column* c : parts) out.Add(*c);
+    return out.Finish();
+  }
+  NumpyColumn out(f);
+  for (const Column* c : parts) Check(out.Add(*c));
+  return out.Finish();
+}
+
+// ---- NumpyColumn ----
+
+NumpyColumn::Memory::~Memory() {
+  if (data != nullptr) munmap(data, capacity);
+}
+
+// Mapped memory in huge-page multiples, asked to be backed by huge pages (as numpy does for its
+// large arrays): a gathered column faults in 2 MiB at a time, not 4 KiB, and grows by moving
+// its pages (mremap), never its bytes.
+void NumpyColumn::Memory::Grow(size_t more) {
+  if (size + more <= capacity) return;
+  constexpr size_t kHuge = size_t{2} << 20;
+  const size_t want = (std::max(size + more, capacity * 2) + kHuge - 1) / kHuge * kHuge;
+  void* p = data == nullptr
+                ? mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                : mremap(data, capacity, want, MREMAP_MAYMOVE);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  madvise(p, want, MADV_HUGEPAGE);  // advice only: without huge pages it is 4 KiB pages
+  data = static_cast<uint8_t*>(p);
+  capacity = want;
+}
+
+NumpyColumn::NumpyColumn(Field f) : field_(std::move(f)) {
+  const DataType& t = field_.type;
+  if (t.id() == TypeId::kTimestamp || t.id() == TypeId::kTimestampTz || t.id() == TypeId::kTime) {
+    static constexpr int64_t kToNanos[] = {1000000000, 1000000, 1000, 1};
+    to_nanos_ = kToNanos[static_cast<int>(t.unit())];
+  } else {
+    width_ = static_cast<size_t>(t.PhysicalWidth());
+  }
+}
+
+Status NumpyColumn::Add(const Column& c) {
+  const size_t n = static_cast<size_t>(c.length);
+  try {
+    if (to_nanos_ > 0) {
+      // int64 nanoseconds, NaT for null (no mask).
+      values_.Grow(n * sizeof(int64_t));
+      int64_t* p = reinterpret_cast<int64_t*>(values_.data + values_.size);
+      const int64_t* v = c.values<int64_t>();
+      for (size_t i = 0; i < n; ++i) {
+        if (!c.IsValid(static_cast<int64_t>(i))) {
+          p[i] = kNaT;
+        } else if (__builtin_mul_overflow(v[i], to_nanos_, &p[i]) || p[i] == kNaT) {
+          return RowError(field_, rows_ + static_cast<int64_t>(i),
+                          ValueText(c, static_cast<int64_t>(i)) +
+                              " is outside pandas' datetime64[ns] (years 1677-2262)");
+        }
+      }
+      values_.size += n * sizeof(int64_t);
+    } else {
+      values_.Grow(n * width_);
+      if (n > 0) std::memcpy(values_.data + values_.size, c.data.data(), n * width_);
+      values_.size += n * width_;
+      if (field_.nullable) {
+        mask_.Grow(n);
+        uint8_t* m = mask_.data + mask_.size;
+        if (c.validity.empty()) {
+          std::memset(m, 0, n);
+        } else {
+          const uint8_t* v = c.validity.data();
+          for (size_t i = 0; i < n; ++i) m[i] = v[i] == 0;
+        }
+        mask_.size += n;
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    return Status::TooLarge("out of memory gathering column '" + field_.name + "'");
+  }
+  rows_ += c.length;
+  return Status::OK();
+}
+
+namespace {
+
+// `m`'s bytes as a 1-D numpy array of `rows` values of `dtype`, owning them (no copy).
+py::array Adopt(NumpyColumn::Memory& m, const py::dtype& dtype, int64_t rows) {
+  if (rows == 0) return py::array(dtype, {int64_t{0}}, {});
+  auto* owned = new NumpyColumn::Memory(std::move(m));
+  py::capsule base(owned, [](void* p) { delete static_cast<NumpyColumn::Memory*>(p); });
+  return py::array(dtype, {rows}, {}, owned->data, base);
+}
+
+template <typename T>
+py::dtype DtypeOf() {
+  return py::dtype::of<T>();
+}
+
+}  // namespace
+
+py::tuple NumpyColumn::Finish() {
+  const DataType& t = field_.type;
+  const int64_t rows = rows_;
+  rows_ = 0;
+  if (to_nanos_ > 0) {
+    const char* kind = t.id() == TypeId::kTime        ? "timedelta"
+                       : t.id() == TypeId::kTimestamp ? "datetime"
+                                                      : "datetimetz";
+    return py::make_tuple(kind, Adopt(values_, DtypeOf<int64_t>(), rows), py::none());
+  }
+  // The pandas kind and numpy dtype of each type with one.
+  auto as = [](const char* kind, py::dtype dtype) { return std::make_pair(kind, dtype); };
+  std::pair<const char*, py::dtype> kd;
   switch (t.id()) {
     case TypeId::kBoolean:
-      return numbers("bool", Fixed<bool>(parts));
+      kd = as("bool", DtypeOf<bool>());
+      break;
     case TypeId::kInt8:
-      return numbers("int", Fixed<int8_t>(parts));
+      kd = as("int", DtypeOf<int8_t>());
+      break;
     case TypeId::kInt16:
-      return numbers("int", Fixed<int16_t>(parts));
+      kd = as("int", DtypeOf<int16_t>());
+      break;
     case TypeId::kInt32:
-      return numbers("int", Fixed<int32_t>(parts));
+      kd = as("int", DtypeOf<int32_t>());
+      break;
     case TypeId::kInt64:
-      return numbers("int", Fixed<int64_t>(parts));
+      kd = as("int", DtypeOf<int64_t>());
+      break;
     case TypeId::kUInt8:
-      return numbers("uint", Fixed<uint8_t>(parts));
+      kd = as("uint", DtypeOf<uint8_t>());
+      break;
     case TypeId::kUInt16:
-      return numbers("uint", Fixed<uint16_t>(parts));
+      kd = as("uint", DtypeOf<uint16_t>());
+      break;
     case TypeId::kUInt32:
-      return numbers("uint", Fixed<uint32_t>(parts));
+      kd = as("uint", DtypeOf<uint32_t>());
+      break;
     case TypeId::kUInt64:
-      return numbers("uint", Fixed<uint64_t>(parts));
+      kd = as("uint", DtypeOf<uint64_t>());
+      break;
     case TypeId::kFloat32:
-      return numbers("float", Fixed<float>(parts));
+      kd = as("float", DtypeOf<float>());
+      break;
     case TypeId::kFloat64:
-      return numbers("float", Fixed<double>(parts));
+      kd = as("float", DtypeOf<double>());
+      break;
+    default:
+      Raise(Status::Internal("column '" + field_.name + "' of type " + t.ToString() +
+                             " has no numpy dtype"));
+  }
+  const auto& [kind, dtype] = kd;
+  py::object mask = py::none();
+  if (field_.nullable) mask = Adopt(mask_, DtypeOf<bool>(), rows);
+  return py::make_tuple(kind, Adopt(values_, dtype, rows), mask);
+}
+
+bool IsObjectColumn(const Field& f) {
+  switch (f.type.id()) {
+    case TypeId::kBoolean:
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64:
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
-    case TypeId::kTime: {
-      if (t.id() == TypeId::kTime && t.unit() != TimeUnit::kNano) break;  // datetime.time
-      static constexpr int64_t kToNanos[] = {1000000000, 1000000, 1000, 1};
-      const int64_t factor = kToNanos[static_cast<int>(t.unit())];
-      py::array_t<int64_t> out(Total(parts));
-      int64_t* p = out.mutable_data();
-      int64_t row = 0;
-      for (const Column* c : parts) {
-        const int64_t* v = c->values<int64_t>();
-        for (int64_t i = 0; i < c->length; ++i, ++row) {
-          if (!c->IsValid(i)) {
-            p[row] = kNaT;
-          } else if (__builtin_mul_overflow(v[i], factor, &p[row]) || p[row] == kNaT) {
-            RaiseRow(f, row,
-                     ValueText(*c, i) + " is outside pandas' datetime64[ns] (years 1677-2262)");
-          }
-        }
-      }
-      const char* kind = t.id() == TypeId::kTime        ? "timedelta"
-                         : t.id() == TypeId::kTimestamp ? "datetime"
-                                                        : "datetimetz";
-      return py::make_tuple(kind, out, py::none());
-    }
+      return false;
+    case TypeId::kTime:
+      return f.type.unit() != TimeUnit::kNano;
     default:
-      break;
+      return true;
   }
+}
+
+namespace {
+// Days a DATE column keeps one slot each for (ObjectColumn), and the cache beyond that span.
+constexpr int64_t kFlatDays = 1 << 20;
+constexpr size_t kDateSlots = 4096;
+}  // namespace
+
+ObjectColumn::ObjectColumn(Field f) : field_(std::move(f)) {
   Py();  // imports (and the datetime C API) before the first value
-  const int64_t total = Total(parts);
-  py::array out(py::dtype("O"), {total}, {});
-  auto** p = static_cast<PyObject**>(out.mutable_data());
-  int64_t row = 0;
-  if (t.id() == TypeId::kDate) {
-    // Dates repeat (days of a few years): each distinct day is made once and shared (a date is
-    // immutable), through a table of every day between the first and the last (when that span
-    // is at most kFlat days), else a direct-mapped cache.
-    constexpr int64_t kFlat = 1 << 20;
-    constexpr size_t kSlots = 4096;
-    int32_t lo = INT32_MAX, hi = INT32_MIN;
-    for (const Column* c : parts) {
-      const int32_t* days = c->values<int32_t>();
-      for (int64_t i = 0; i < c->length; ++i) {
-        if (!c->IsValid(i)) continue;
-        lo = std::min(lo, days[i]);
-        hi = std::max(hi, days[i]);
-      }
-    }
-    const bool flat = lo <= hi && static_cast<int64_t>(hi) - lo < kFlat;
-    std::vector<std::pair<int32_t, PyObject*>> cache(
-        flat ? static_cast<size_t>(static_cast<int64_t>(hi) - lo + 1) : kSlots, {0, nullptr});
-    struct Release {
-      std::vector<std::pair<int32_t, PyObject*>>& cache;
-      ~Release() {
-        for (auto& s : cache) Py_XDECREF(s.second);
-      }
-    } release{cache};
-    for (const Column* c : parts) {
-      const int32_t* days = c->values<int32_t>();
-      for (int64_t i = 0; i < c->length; ++i, ++row) {
-        PyObject* v = Py_None;
-        if (c->IsValid(i)) {
-          auto& slot = cache[flat ? static_cast<size_t>(static_cast<int64_t>(days[i]) - lo)
-                                  : static_cast<uint32_t>(days[i]) % kSlots];
-          if (slot.second == nullptr || slot.first != days[i]) {
-            PyObject* made;
-            try {
-              made = DateObject(days[i]);
-            } catch (const Unrepresentable& u) {
-              RaiseRow(f, row, u.why);
-            }
-            if (made == nullptr) throw py::error_already_set();
-            Py_XDECREF(slot.second);
-            slot = {days[i], made};
-          }
-          v = slot.second;
-        }
-        Py_INCREF(v);
-        Py_XDECREF(p[row]);
-        p[row] = v;
-      }
-    }
-    return py::make_tuple("object", out, py::none());
+}
+
+ObjectColumn::~ObjectColumn() {
+  for (const std::vector<PyObject*>& part : parts_) {
+    for (PyObject* v : part) Py_DECREF(v);
   }
-  for (const Column* c : parts) {
-    for (int64_t i = 0; i < c->length; ++i, ++row) {
+  for (PyObject* v : days_) Py_XDECREF(v);
+  for (auto& slot : cache_) Py_XDECREF(slot.second);
+}
+
+void ObjectColumn::Add(const Column& c) {
+  // A part of its own per batch: no reallocation, no copy of what came before.
+  parts_.emplace_back().reserve(static_cast<size_t>(c.length));
+  std::vector<PyObject*>& out = parts_.back();
+  if (field_.type.id() == TypeId::kDate) {
+    AddDates(c, &out);
+  } else {
+    for (int64_t i = 0; i < c.length; ++i) {
       PyObject* v;
       try {
-        v = ValueToPython(*c, i);
+        v = ValueToPython(c, i);
       } catch (const Unrepresentable& u) {
-        RaiseRow(f, row, u.why);
+        RaiseRow(field_, rows_ + i, u.why);
       }
       if (v == nullptr) throw py::error_already_set();
-      Py_XDECREF(p[row]);
-      p[row] = v;
+      out.push_back(v);
     }
   }
+  rows_ += c.length;
+}
+
+// Dates repeat (days of a few years): each distinct day is made once and shared (a date is
+// immutable), through a slot per day between the first and the last day seen while they span
+// at most kFlatDays, else a direct-mapped cache.
+void ObjectColumn::AddDates(const Column& c, std::vector<PyObject*>* out) {
+  const int32_t* days = c.values<int32_t>();
+  int32_t lo = INT32_MAX, hi = INT32_MIN;
+  for (int64_t i = 0; i < c.length; ++i) {
+    if (!c.IsValid(i)) continue;
+    lo = std::min(lo, days[i]);
+    hi = std::max(hi, days[i]);
+  }
+  if (lo <= hi && cache_.empty()) {
+    const int64_t old_hi = days_.empty() ? hi : days_lo_ + static_cast<int64_t>(days_.size()) - 1;
+    const int64_t new_lo = days_.empty() ? lo : std::min<int64_t>(days_lo_, lo);
+    const int64_t new_hi = std::max<int64_t>(old_hi, hi);
+    if (new_hi - new_lo < kFlatDays) {
+      if (days_.empty() || new_lo < days_lo_ || new_hi > old_hi) {
+        std::vector<PyObject*> wider(static_cast<size_t>(new_hi - new_lo + 1), nullptr);
+        if (!days_.empty()) {
+          std::copy(days_.begin(), days_.end(), wider.begin() + (days_lo_ - new_lo));
+        }
+        days_.swap(wider);
+        days_lo_ = static_cast<int32_t>(new_lo);
+      }
+    } else {
+      // Too wide a span: the days made so far go to the cache, which serves from now on.
+      cache_.assign(kDateSlots, {0, nullptr});
+      for (size_t k = 0; k < days_.size(); ++k) {
+        if (days_[k] == nullptr) continue;
+        const int32_t day = days_lo_ + static_cast<int32_t>(k);
+        auto& slot = cache_[static_cast<uint32_t>(day) % kDateSlots];
+        Py_XDECREF(slot.second);
+        slot = {day, days_[k]};
+      }
+      days_.clear();
+    }
+  }
+  for (int64_t i = 0; i < c.length; ++i) {
+    PyObject* v = Py_None;
+    if (c.IsValid(i)) {
+      try {
+        v = Date(days[i]);
+      } catch (const Unrepresentable& u) {
+        RaiseRow(field_, rows_ + i, u.why);
+      }
+    }
+    Py_INCREF(v);
+    out->push_back(v);
+  }
+}
+
+// The shared date object of `day` (a borrowed reference).
+PyObject* ObjectColumn::Date(int32_t day) {
+  PyObject** slot;
+  if (cache_.empty()) {
+    slot = &days_[static_cast<size_t>(static_cast<int64_t>(day) - days_lo_)];
+    if (*slot != nullptr) return *slot;
+  } else {
+    auto& entry = cache_[static_cast<uint32_t>(day) % kDateSlots];
+    if (entry.second != nullptr && entry.first == day) return entry.second;
+    Py_XDECREF(entry.second);
+    entry = {day, nullptr};
+    slot = &entry.second;
+  }
+  PyObject* made = DateObject(day);
+  if (made == nullptr) throw py::error_already_set();
+  *slot = made;
+  return made;
+}
+
+py::tuple ObjectColumn::Finish() {
+  py::array out(py::dtype("O"), {rows_}, {});
+  auto** p = static_cast<PyObject**>(out.mutable_data());
+  for (std::vector<PyObject*>& part : parts_) {
+    for (PyObject* v : part) {
+      Py_XDECREF(*p);
+      *p++ = v;  // the array takes the reference
+    }
+    part = {};
+  }
+  parts_.clear();
+  rows_ = 0;
   return py::make_tuple("object", out, py::none());
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tarn/column.h"
@@ -26,6 +27,79 @@ namespace py = pybind11;
 //  - "object": a numpy object array of the Python values (ValueToPython), None for null.
 // The GIL held.
 py::tuple ColumnToPython(const Field& f, const std::vector<const Column*>& parts);
+
+// Whether ColumnToPython makes an "object" column of field `f`'s values.
+bool IsObjectColumn(const Field& f);
+
+// invalid_argument naming the column and the row (fields column, row): `why` the value at that
+// row cannot be handed over.
+Status RowError(const Field& f, int64_t row, const std::string& why);
+
+// A column of ColumnToPython's numpy kinds (not IsObjectColumn) gathered a part at a time
+// without the GIL, so that a scan's producer thread does it while the main thread converts
+// object columns; Finish hands the gathered memory to numpy without a copy.
+class NumpyColumn {
+ public:
+  // A growable block of mapped memory (columns.cc says why).
+  struct Memory {
+    uint8_t* data = nullptr;
+    size_t size = 0, capacity = 0;
+    Memory() = default;
+    Memory(Memory&& o) noexcept
+        : data(std::exchange(o.data, nullptr)),
+          size(std::exchange(o.size, 0)),
+          capacity(std::exchange(o.capacity, 0)) {}
+    Memory& operator=(Memory&&) = delete;
+    ~Memory();
+    // Room for `more` bytes after `size` (std::bad_alloc without).
+    void Grow(size_t more);
+  };
+
+  explicit NumpyColumn(Field f);
+  // Appends the rows of `c` (of the field's type): RowError for a timestamp outside
+  // datetime64[ns], too_large when memory runs out. No GIL needed.
+  Status Add(const Column& c);
+  // (kind, values, mask) as ColumnToPython gives them, owning the gathered memory; the column
+  // is empty after. The GIL held.
+  py::tuple Finish();
+
+ private:
+  Field field_;
+  size_t width_ = 0;      // bytes per value, copied as they are
+  int64_t to_nanos_ = 0;  // TIMESTAMP, TIMESTAMPTZ, TIME[ns]: the factor to nanoseconds
+  Memory values_, mask_;
+  int64_t rows_ = 0;
+};
+
+// The "object" column of ColumnToPython built a part at a time, so that a scan converts each
+// batch while the next one is decoded. Values of a DATE column share one object per distinct
+// day across parts. The GIL held for every call, destruction included.
+class ObjectColumn {
+ public:
+  explicit ObjectColumn(Field f);
+  ~ObjectColumn();
+  ObjectColumn(const ObjectColumn&) = delete;
+  ObjectColumn& operator=(const ObjectColumn&) = delete;
+
+  // Converts the rows of `c` (of the field's type), numbered after the rows added before: a
+  // value with no Python form raises invalid_argument naming the column and that row.
+  void Add(const Column& c);
+  // ("object", the numpy object array of every row added, None); the column is empty after.
+  py::tuple Finish();
+
+ private:
+  void AddDates(const Column& c, std::vector<PyObject*>* out);
+  PyObject* Date(int32_t day);
+
+  Field field_;
+  std::vector<std::vector<PyObject*>> parts_;  // owned references, one per row, per Add
+  int64_t rows_ = 0;
+  // Dates made so far: one slot per day from days_lo_ (while the days seen span at most
+  // kFlatDays), else a direct-mapped cache of (day, date).
+  int32_t days_lo_ = 0;
+  std::vector<PyObject*> days_;
+  std::vector<std::pair<int32_t, PyObject*>> cache_;
+};
 
 // A DataFrame column the Python layer prepared for field `f`, (kind, values, mask), turned into
 // tarn Columns a range of rows at a time:

@@ -2,6 +2,7 @@
 
 #include <pybind11/stl.h>
 
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,9 @@ class PyScan {
 
   // The next batch's columns, or None at the end.
   py::object next() {
+    if (s_->gathering()) {
+      Raise(Status::Internal("a scan started to gather is read with collect()"));
+    }
     std::optional<RecordBatch> b = Take(s_->NextInterruptible());
     if (!b) return py::none();
     std::vector<std::vector<const Column*>> parts(b->columns.size());
@@ -54,23 +58,44 @@ class PyScan {
     return Convert(s_->schema(), parts);
   }
 
-  // Every remaining row's columns, each as one array (also when there is no row).
+  // Every remaining row's columns, each as one array (also when there is no row). Object
+  // columns are converted batch by batch as they come, while the producer decodes the next
+  // (on the other core); the others are copied once at the end.
   py::list collect() {
+    const Schema& schema = s_->schema();
+    const size_t n = schema.fields.size();
+    std::vector<std::unique_ptr<ObjectColumn>> objects(n);
+    for (size_t k = 0; k < n; ++k) {
+      if (IsObjectColumn(schema.fields[k])) {
+        objects[k] = std::make_unique<ObjectColumn>(schema.fields[k]);
+      }
+    }
     std::vector<RecordBatch> all;
     for (;;) {
       std::optional<RecordBatch> b = Take(s_->NextInterruptible());
       if (!b) break;
+      for (size_t k = 0; k < n; ++k) {
+        if (!objects[k]) continue;
+        objects[k]->Add(b->columns[k]);
+        b->columns[k] = Column();  // converted: free it now
+      }
       all.push_back(std::move(*b));
     }
-    const size_t n = s_->schema().fields.size();
     py::list out;
     for (size_t k = 0; k < n; ++k) {
-      std::vector<const Column*> parts;
-      for (const RecordBatch& b : all) parts.push_back(&b.columns[k]);
-      const Field& f = s_->schema().fields[k];
-      py::tuple col = ColumnToPython(f, parts);
+      const Field& f = schema.fields[k];
+      py::tuple col;
+      if (objects[k]) {
+        col = objects[k]->Finish();
+      } else if (NumpyColumn* g = s_->gathered(k)) {
+        col = g->Finish();
+      } else {
+        std::vector<const Column*> parts;
+        for (const RecordBatch& b : all) parts.push_back(&b.columns[k]);
+        col = ColumnToPython(f, parts);
+        for (RecordBatch& b : all) b.columns[k] = Column();  // converted: free it now
+      }
       out.append(py::make_tuple(f.name, f.type.ToString(), col[0], col[1], col[2]));
-      for (RecordBatch& b : all) b.columns[k] = Column();  // converted: free it now
     }
     return out;
   }
@@ -88,7 +113,7 @@ class PyScan {
 
 Result<std::shared_ptr<ScanStream>> ScanStream::Start(std::shared_ptr<Client> client,
                                                       std::string name, ScanOptions options,
-                                                      int64_t max_bytes) {
+                                                      int64_t max_bytes, bool gather) {
   TARN_ASSIGN_OR_RETURN(DatasetInfo ds, client->LoadDataset(name, options.at));
   Schema schema;
   if (options.columns.empty()) {
@@ -101,8 +126,17 @@ Result<std::shared_ptr<ScanStream>> ScanStream::Start(std::shared_ptr<Client> cl
     }
   }
   std::shared_ptr<ScanStream> s(new ScanStream(client, std::move(schema), max_bytes));
+  bool queued = true;  // whether a batch has a column to queue
+  if (gather) {
+    queued = false;
+    for (const Field& f : s->schema_.fields) {
+      const bool object = IsObjectColumn(f);
+      s->gathered_.push_back(object ? nullptr : std::make_unique<NumpyColumn>(f));
+      queued = queued || object;
+    }
+  }
   ScanStream* raw = s.get();  // the stream outlives its producer: Close joins it
-  s->producer_ = std::thread([raw, name = std::move(name), options = std::move(options)] {
+  s->producer_ = std::thread([raw, queued, name = std::move(name), options = std::move(options)] {
     const size_t width = raw->schema_.fields.size();
     Status st = raw->client_->Scan(name, options, [&](const RecordBatch& b) -> Status {
       if (b.num_rows == 0) return Status::OK();
@@ -114,10 +148,17 @@ Result<std::shared_ptr<ScanStream>> ScanStream::Start(std::shared_ptr<Client> cl
       copy.schema = b.schema;
       copy.num_rows = b.num_rows;
       int64_t bytes = 0;
-      for (const Column& c : b.columns) {
+      for (size_t k = 0; k < width; ++k) {
+        const Column& c = b.columns[k];
+        if (NumpyColumn* g = raw->gathered(k)) {
+          TARN_RETURN_NOT_OK(g->Add(c));
+          copy.columns.emplace_back();
+          continue;
+        }
         copy.columns.push_back(c.Clone());
         bytes += Bytes(c);
       }
+      if (!queued) return Status::OK();
       if (!raw->queue_.Push(std::move(copy), bytes)) {
         return Status::Cancelled("the scan was closed");
       }

@@ -1,7 +1,9 @@
 // A scan streamed to Python: a producer thread runs the SDK's Scan and hands copies of its
 // batches through a BoundedQueue, so a consumer (the Python batch iterator, an Arrow C stream)
 // holds at most the queue's bytes; closing or destroying the stream cancels the producer and
-// joins it.
+// joins it. A stream started to gather (to_pandas) keeps the columns of a numpy dtype in the
+// producer, appended batch after batch (NumpyColumn), and queues only the object columns, which
+// the main thread converts while the producer decodes the next batch.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -14,6 +16,7 @@
 #include <thread>
 
 #include "common/bounded_queue.h"
+#include "python/columns.h"
 #include "tarn/client.h"
 
 namespace tarn::python {
@@ -23,9 +26,12 @@ namespace py = pybind11;
 class ScanStream {
  public:
   // Reads the dataset's schema at options.at (the fields of options.columns, in that order),
-  // then starts the producer. Call without the GIL. Errors: LoadDataset's.
+  // then starts the producer. With `gather`, the columns of a numpy dtype stay in the producer
+  // (gathered()) and the queued batches hold the other columns only (empty columns in their
+  // places). Call without the GIL. Errors: LoadDataset's.
   static Result<std::shared_ptr<ScanStream>> Start(std::shared_ptr<Client> client, std::string name,
-                                                   ScanOptions options, int64_t max_bytes);
+                                                   ScanOptions options, int64_t max_bytes,
+                                                   bool gather = false);
   ~ScanStream();  // Close()
   ScanStream(const ScanStream&) = delete;
   ScanStream& operator=(const ScanStream&) = delete;
@@ -38,6 +44,10 @@ class ScanStream {
   Result<std::optional<RecordBatch>> NextInterruptible();
   // Cancels the producer and joins it (idempotent).
   void Close();
+  // With `gather`: the gathered column of field k (null for an object column), complete once
+  // Next gave the end.
+  NumpyColumn* gathered(size_t k) { return gathered_.empty() ? nullptr : gathered_[k].get(); }
+  bool gathering() const { return !gathered_.empty(); }
 
  private:
   ScanStream(std::shared_ptr<Client> client, Schema schema, int64_t max_bytes)
@@ -46,6 +56,7 @@ class ScanStream {
   std::shared_ptr<Client> client_;
   Schema schema_;
   BoundedQueue<RecordBatch> queue_;
+  std::vector<std::unique_ptr<NumpyColumn>> gathered_;  // with `gather`, per field
   std::thread producer_;
   bool ended_ = false;
 };
