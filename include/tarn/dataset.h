@@ -309,7 +309,7 @@ struct LocationGrant {
 // What a scan reads (C8): a snapshot, a predicate, the columns (by name, in that order; empty:
 // every column of the schema) and whether to add the _tarn_row_id column.
 // ScanOptions::batch_rows by default.
-inline constexpr int64_t kDefaultScanBatchRows = 131072;
+inline constexpr int64_t kDefaultScanBatchRows = 16384;
 
 struct ScanOptions {
   SnapshotSelector at;

@@ -217,7 +217,7 @@ def test_ctrl_c_while_reading_batches_stops_the_scan(tmp_path):
 
 
 def test_a_file_larger_than_a_batch_reads_the_same_every_way(tmp_path):
-    # 300,000 rows in one file: the scan hands it over in batches of 131,072 rows, which
+    # 300,000 rows in one file: the scan hands it over in batches of 16,384 rows, which
     # to_pandas converts while the next is decoded (its numeric columns gathered apart).
     n = 300_000
     c = tarn.connect(str(tmp_path / "cat"))
@@ -247,7 +247,7 @@ def test_a_file_larger_than_a_batch_reads_the_same_every_way(tmp_path):
     ds.append(frame, author="t")
     assert len(list(ds.files())) == 1
     parts = list(ds.scan())
-    assert [len(p) for p in parts] == [131072, 131072, 300_000 - 2 * 131072]
+    assert [len(p) for p in parts] == [16384] * 18 + [300_000 - 18 * 16384]
     whole = ds.scan().to_pandas()
     pd.testing.assert_frame_equal(whole, pd.concat(parts, ignore_index=True))
     assert str(whole["n"].dtype) == "Int32" and whole["n"].isna().sum() == n // 1000

@@ -907,6 +907,50 @@ TEST_P(DatasetSuite, ScansHandOverALargeFileInBatches) {
   }
 }
 
+TEST_P(DatasetSuite, AppendStreamStartsANewFileEveryMillionRowsSortedOrNot) {
+  // Unsorted rows stream into the open file; sorted ones are buffered a file's worth at a
+  // time: the files come out the same size either way, and a failure leaves none behind.
+  for (const char* sort : {"", "id"}) {
+    SCOPED_TRACE(std::string("sort by '") + sort + "'");
+    const std::string name = std::string("w.c.t") + (*sort ? "_sorted" : "");
+    DatasetDefinition def;
+    def.schema = *Schema::Parse("id INT64 NOT NULL");
+    def.sort_order = sort;
+    ASSERT_TRUE(cat_->CreateDataset(name, def, false).ok());
+    auto ds = cat_->LoadDataset(name);
+    ASSERT_TRUE(ds.ok());
+    constexpr int64_t kBatch = 250000;
+    auto source = [&](int fail_at) {
+      return [&, fail_at, n = 0]() mutable -> Result<std::optional<RecordBatch>> {
+        if (++n == fail_at) return Status::InvalidArgument("bad input");
+        if (n > 5) return std::optional<RecordBatch>();
+        RecordBatch b;
+        b.schema = ds->schema;
+        b.columns.emplace_back(DataType::Int64());
+        for (int64_t i = 0; i < kBatch; ++i) b.columns[0].AppendFixed<int64_t>(n * kBatch - i);
+        b.num_rows = kBatch;
+        return std::optional<RecordBatch>(std::move(b));
+      };
+    };
+    auto objects = [&] {
+      auto listed = cat_->warehouse().List("datasets/", "", 1000);
+      EXPECT_TRUE(listed.ok());
+      return listed.ok() ? listed->objects.size() : 0;
+    };
+    const size_t before = objects();
+    auto failed = cat_->AppendStream(name, source(5), Meta());
+    EXPECT_EQ(failed.status().kind(), ErrorKind::kInvalidArgument);
+    EXPECT_EQ(objects(), before);  // the first file, finished, deleted too
+    auto snap = cat_->AppendStream(name, source(0), Meta());
+    ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+    EXPECT_EQ(snap->added_records, 5 * kBatch);
+    std::vector<int64_t> sizes;
+    for (const PlannedFile& f : Files(name)) sizes.push_back(f.file.record_count);
+    std::sort(sizes.begin(), sizes.end());
+    EXPECT_EQ(sizes, (std::vector<int64_t>{kBatch, Catalog::kAppendFlushRows}));
+  }
+}
+
 TEST_P(DatasetSuite, AppendStreamIsOneSnapshotAndCleansUpOnError) {
   auto ds = Create("w.c.t", "id INT64 NOT NULL");
   int calls = 0;

@@ -210,10 +210,65 @@ Result<SnapshotInfo> Catalog::DoAppend(std::string_view qualified,
 
 namespace {
 
+// WriteStream for rows that need neither sorting nor splitting by partition: each batch goes
+// into the open file as it arrives, so its encoding overlaps the making of the next batch, and
+// memory holds a batch and the file's open row group, not the file's rows.
+Status WriteStreamDirect(Catalog& cat, const DatasetInfo& ds, const Client::BatchSource& next,
+                         bool defer_stats, std::vector<DataFile>* files, int64_t* rows) {
+  DataWriteOptions options = DataWriteOptionsFor(ds, ds.schema);
+  options.defer_stats = defer_stats;
+  std::unique_ptr<DataFileWriter> open;  // destroyed unfinished: its file is deleted
+  int64_t file_bytes = 0;
+  auto finish = [&]() -> Status {
+    if (!open) return Status::OK();
+    Result<DataFile> written = open->Finish();
+    open.reset();
+    file_bytes = 0;
+    if (!written.ok()) return written.status();
+    files->push_back(std::move(*written));
+    return Status::OK();
+  };
+  Status st;
+  while (st.ok()) {
+    auto batch = next();
+    if (!batch.ok()) {
+      st = batch.status();
+      break;
+    }
+    if (!*batch) break;
+    const RecordBatch& b = **batch;
+    if (b.num_rows == 0) continue;
+    if (!open) {
+      auto opened =
+          DataFileWriter::Open(cat.warehouse(), ds.schema, ds.spec, PartitionValues{}, options);
+      if (!opened.ok()) {
+        st = opened.status();
+        break;
+      }
+      open = std::move(*opened);
+    }
+    st = open->Write(b);
+    if (!st.ok()) break;
+    *rows += b.num_rows;
+    file_bytes += BatchBytes(b);
+    if (open->rows() >= Catalog::kAppendFlushRows || file_bytes >= Catalog::kAppendFlushBytes) {
+      st = finish();
+    }
+  }
+  if (st.ok()) st = finish();
+  open.reset();
+  if (!st.ok()) DeleteQuietly(cat.warehouse(), *files);
+  return st;
+}
+
 // Writes the rows `next` yields as data files of `ds` (a file every ~kAppendFlushRows rows or
 // kAppendFlushBytes bytes); on an error, every file written is deleted again.
 Status WriteStream(Catalog& cat, const DatasetInfo& ds, const Client::BatchSource& next,
                    bool defer_stats, std::vector<DataFile>* files, int64_t* rows) {
+  if (ds.spec.unpartitioned() && ds.sort_order.unsorted()) {
+    return WriteStreamDirect(cat, ds, next, defer_stats, files, rows);
+  }
+  // Rows to sort or split: a file's worth is buffered, then written by WriteDataFiles.
   std::vector<RecordBatch> buffer;
   int64_t buffered_rows = 0, buffered_bytes = 0;
   auto flush = [&]() -> Status {

@@ -255,6 +255,51 @@ TEST(WriteDataFiles, MatchesColumnsByFieldIdAndFillsMissingNullable) {
   EXPECT_EQ(files[0].FindStats(3)->null_count, 2);
 }
 
+TEST(DataFileWriter, BatchByBatchIsTheFileOfWriteDataFiles) {
+  Schema schema = MustSchema("id INT64 NOT NULL, name VARCHAR, p STRUCT<a: INT32>, extra INT32");
+  Schema bs;  // batches without `extra`, name before id
+  bs.fields = {schema.fields[1], schema.fields[0]};
+  std::vector<RecordBatch> batches;
+  for (int b = 0; b < 3; ++b) {
+    std::vector<std::vector<const char*>> rows;
+    static const char* ids[] = {"1", "2", "3", "4", "5", "6"};
+    for (int r = 0; r < 2; ++r) rows.push_back({r == 0 ? "x" : nullptr, ids[b * 2 + r]});
+    batches.push_back(BatchOf(bs, rows));
+  }
+  MemoryObjectStore store;
+  DataWriteOptions opts;
+  opts.prefix = "d/data";
+  ASSERT_OK_AND_ASSIGN(auto whole,
+                       WriteDataFiles(store, schema, PartitionSpec{}, SortOrder{}, batches, opts));
+  ASSERT_EQ(whole.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(
+      auto w, DataFileWriter::Open(store, schema, PartitionSpec{}, PartitionValues{}, opts));
+  EXPECT_EQ(w->path().rfind("d/data/", 0), 0u) << w->path();
+  for (const RecordBatch& b : batches) ASSERT_OK(w->Write(b));
+  EXPECT_EQ(w->rows(), 6);
+  ASSERT_OK_AND_ASSIGN(DataFile streamed, w->Finish());
+  EXPECT_EQ(w->Finish().status().kind(), ErrorKind::kInternal);  // once
+  EXPECT_EQ(streamed.record_count, whole[0].record_count);
+  EXPECT_EQ(streamed.file_size_bytes, whole[0].file_size_bytes);
+  EXPECT_EQ(streamed.columns, whole[0].columns);  // the member `p.a` included
+  EXPECT_EQ(Cells(Read(store, streamed, schema)), Cells(Read(store, whole[0], schema)));
+  EXPECT_EQ(store.object_count(), 2u);
+  // Dropped before Finish, or after a refused batch: no file stays.
+  {
+    ASSERT_OK_AND_ASSIGN(auto dropped, DataFileWriter::Open(store, schema, PartitionSpec{},
+                                                            PartitionValues{}, opts));
+    ASSERT_OK(dropped->Write(batches[0]));
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(auto refused, DataFileWriter::Open(store, schema, PartitionSpec{},
+                                                            PartitionValues{}, opts));
+    ASSERT_OK(refused->Write(batches[0]));
+    RecordBatch null_id = BatchOf(bs, {{"y", nullptr}});
+    EXPECT_EQ(refused->Write(null_id).kind(), ErrorKind::kInvalidArgument);
+  }
+  EXPECT_EQ(store.object_count(), 2u);
+}
+
 TEST(WriteDataFiles, RefusesBadBatches) {
   Schema schema = MustSchema("id INT64 NOT NULL, v INT32");
   MemoryObjectStore store;

@@ -154,64 +154,119 @@ struct FileWrite {
   const Schema& schema;
   const PartitionSpec& spec;
   const DataWriteOptions& options;
-  std::string prefix;
   std::vector<std::string> written;
 
   // Writes `parts` (aligned batches) as one file.
   Result<DataFile> Write(const std::vector<const RecordBatch*>& parts,
                          const PartitionValues& values) {
-    std::string key = prefix;
-    if (!spec.unpartitioned()) key += PartitionPath(spec, schema, values) + "/";
-    key += NewUuidV4() + ".parquet";
-    WriteOptions wo;
-    wo.if_absent = true;
-    TARN_ASSIGN_OR_RETURN(std::unique_ptr<OutputStream> sink, store.OpenWrite(key, wo));
-    uint64_t bytes = 0;
-    written.push_back(key);
-    TARN_ASSIGN_OR_RETURN(
-        std::unique_ptr<parquet::FileWriter> writer,
-        parquet::FileWriter::Open(std::make_unique<CountingStream>(std::move(sink), &bytes), schema,
-                                  options.parquet));
-    DataFile df;
-    df.path = key;
-    df.spec_id = spec.spec_id;
-    df.partition = values;
-    df.stats_pending = options.defer_stats;
-    // Statistics of every column and every STRUCT member (by the member's field id, as
-    // Iceberg keeps them: a predicate on `payload.status` prunes by them).
-    std::vector<FieldPath> members;
-    if (!df.stats_pending) {
-      ForEachStructMember(schema, [&](const FieldPath& p) { members.push_back(p); });
-      df.columns.resize(schema.fields.size() + members.size());
-    }
-    for (const RecordBatch* b : parts) {
-      TARN_RETURN_NOT_OK(writer->Write(*b));
-      auto add = [&](size_t i, const Field& f, const Column& values) {
-        ColumnStats st = ComputeColumnStats(f.field_id, values);
-        if (df.record_count == 0) {
-          df.columns[i] = std::move(st);
-        } else {
-          MergeColumnStats(f.type, st, &df.columns[i]);
-        }
-      };
-      for (size_t i = 0; i < df.columns.size(); ++i) {
-        if (i < schema.fields.size()) {
-          add(i, schema.fields[i], b->columns[i]);
-          continue;
-        }
-        const FieldPath& p = members[i - schema.fields.size()];
-        Column scratch;
-        add(i, *p.field, FieldPathColumn(b->columns[p.indices[0]], p, &scratch));
-      }
-      df.record_count += b->num_rows;
-    }
-    TARN_RETURN_NOT_OK(writer->Close());
-    df.file_size_bytes = static_cast<int64_t>(bytes);
-    std::sort(df.columns.begin(), df.columns.end(),
-              [](const ColumnStats& a, const ColumnStats& b) { return a.field_id < b.field_id; });
-    return df;
+    TARN_ASSIGN_OR_RETURN(std::unique_ptr<DataFileWriter> w,
+                          DataFileWriter::Open(store, schema, spec, values, options));
+    written.push_back(w->path());
+    for (const RecordBatch* b : parts) TARN_RETURN_NOT_OK(w->Write(*b));
+    return w->Finish();
   }
 };
+
+}  // namespace
+
+struct DataFileWriter::State {
+  State(ObjectStore& st, Schema sc) : store(st), schema(std::move(sc)) {}
+  ObjectStore& store;
+  Schema schema;
+  uint64_t bytes = 0;
+  std::unique_ptr<parquet::FileWriter> writer;
+  DataFile df;
+  std::vector<FieldPath> members;  // STRUCT members, whose statistics are kept too
+  bool finished = false;
+};
+
+DataFileWriter::DataFileWriter(std::unique_ptr<State> s) : s_(std::move(s)) {}
+
+DataFileWriter::~DataFileWriter() {
+  if (s_ && !s_->finished) {
+    s_->writer.reset();  // an unclosed sink leaves no object; a half-closed one may
+    DiscardError(s_->store.DeleteMany({s_->df.path}), "deleting an unfinished data file");
+  }
+}
+
+Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Open(ObjectStore& store,
+                                                             const Schema& schema,
+                                                             const PartitionSpec& spec,
+                                                             const PartitionValues& values,
+                                                             const DataWriteOptions& options) {
+  std::string key = options.prefix;
+  if (!key.empty() && key.back() != '/') key += '/';
+  if (!spec.unpartitioned()) key += PartitionPath(spec, schema, values) + "/";
+  key += NewUuidV4() + ".parquet";
+  auto s = std::make_unique<State>(store, schema);
+  DataFile& df = s->df;
+  df.path = key;
+  df.spec_id = spec.spec_id;
+  df.partition = values;
+  df.stats_pending = options.defer_stats;
+  // Statistics of every column and every STRUCT member (by the member's field id, as
+  // Iceberg keeps them: a predicate on `payload.status` prunes by them).
+  if (!df.stats_pending) {
+    ForEachStructMember(schema, [&](const FieldPath& p) { s->members.push_back(p); });
+    df.columns.resize(schema.fields.size() + s->members.size());
+  }
+  WriteOptions wo;
+  wo.if_absent = true;
+  TARN_ASSIGN_OR_RETURN(std::unique_ptr<OutputStream> sink, store.OpenWrite(key, wo));
+  TARN_ASSIGN_OR_RETURN(s->writer, parquet::FileWriter::Open(
+                                       std::make_unique<CountingStream>(std::move(sink), &s->bytes),
+                                       schema, options.parquet));
+  return std::unique_ptr<DataFileWriter>(new DataFileWriter(std::move(s)));
+}
+
+const std::string& DataFileWriter::path() const { return s_->df.path; }
+
+int64_t DataFileWriter::rows() const { return s_->df.record_count; }
+
+Status DataFileWriter::Write(const RecordBatch& batch) {
+  if (s_->finished) return Status::Internal("a data file written after its Finish");
+  if (batch.num_rows == 0) return Status::OK();
+  RecordBatch aligned;
+  const RecordBatch* b = &batch;
+  if (!IsAligned(batch, s_->schema)) {
+    TARN_ASSIGN_OR_RETURN(aligned, Align(batch, s_->schema));
+    b = &aligned;
+  }
+  TARN_RETURN_NOT_OK(s_->writer->Write(*b));
+  DataFile& df = s_->df;
+  auto add = [&](size_t i, const Field& f, const Column& values) {
+    ColumnStats st = ComputeColumnStats(f.field_id, values);
+    if (df.record_count == 0) {
+      df.columns[i] = std::move(st);
+    } else {
+      MergeColumnStats(f.type, st, &df.columns[i]);
+    }
+  };
+  for (size_t i = 0; i < df.columns.size(); ++i) {
+    if (i < s_->schema.fields.size()) {
+      add(i, s_->schema.fields[i], b->columns[i]);
+      continue;
+    }
+    const FieldPath& p = s_->members[i - s_->schema.fields.size()];
+    Column scratch;
+    add(i, *p.field, FieldPathColumn(b->columns[p.indices[0]], p, &scratch));
+  }
+  df.record_count += b->num_rows;
+  return Status::OK();
+}
+
+Result<DataFile> DataFileWriter::Finish() {
+  if (s_->finished) return Status::Internal("a data file finished twice");
+  TARN_RETURN_NOT_OK(s_->writer->Close());
+  s_->finished = true;
+  DataFile df = std::move(s_->df);
+  df.file_size_bytes = static_cast<int64_t>(s_->bytes);
+  std::sort(df.columns.begin(), df.columns.end(),
+            [](const ColumnStats& a, const ColumnStats& b) { return a.field_id < b.field_id; });
+  return df;
+}
+
+namespace {
 
 Result<std::vector<DataFile>> WriteImpl(FileWrite& fw, const Schema& schema,
                                         const PartitionSpec& spec, const SortOrder& sort,
@@ -520,8 +575,7 @@ Result<std::vector<DataFile>> WriteDataFiles(ObjectStore& store, const Schema& s
                                              const PartitionSpec& spec, const SortOrder& sort,
                                              const std::vector<RecordBatch>& batches,
                                              const DataWriteOptions& options) {
-  FileWrite fw{store, schema, spec, options, options.prefix, {}};
-  if (!fw.prefix.empty() && fw.prefix.back() != '/') fw.prefix += '/';
+  FileWrite fw{store, schema, spec, options, {}};
   Result<std::vector<DataFile>> r = WriteImpl(fw, schema, spec, sort, batches);
   if (!r.ok() && !fw.written.empty()) {
     DiscardError(store.DeleteMany(fw.written), "deleting the files of a failed write");

@@ -3,6 +3,7 @@
 // file written elsewhere (add_files).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,36 @@ Result<std::vector<DataFile>> WriteDataFiles(ObjectStore& store, const Schema& s
                                              const PartitionSpec& spec, const SortOrder& sort,
                                              const std::vector<RecordBatch>& batches,
                                              const DataWriteOptions& options);
+
+// One data file of WriteDataFiles written a batch at a time, for rows that need neither sorting
+// nor splitting by partition (all of `values`' partition): the same key, columns, statistics
+// and errors, with memory bounded by the Parquet writer's row group, not the file. A writer
+// destroyed before Finish succeeded deletes its file (best effort).
+class DataFileWriter {
+ public:
+  // Opens `<prefix>[<partition path>/]<uuid v4>.parquet` for writing. Errors: the store's.
+  static Result<std::unique_ptr<DataFileWriter>> Open(ObjectStore& store, const Schema& schema,
+                                                      const PartitionSpec& spec,
+                                                      const PartitionValues& values,
+                                                      const DataWriteOptions& options);
+  ~DataFileWriter();
+  DataFileWriter(const DataFileWriter&) = delete;
+  DataFileWriter& operator=(const DataFileWriter&) = delete;
+
+  const std::string& path() const;
+  int64_t rows() const;  // written so far
+  // Appends the batch's rows, matched to the schema as WriteDataFiles matches them.
+  // Errors: WriteDataFiles's (the writer is unusable after one).
+  Status Write(const RecordBatch& batch);
+  // Closes the file and describes it (stats by field id ascending, partition values, spec
+  // id). Once.
+  Result<DataFile> Finish();
+
+ private:
+  struct State;
+  explicit DataFileWriter(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
+};
 
 // Describes an existing Parquet file from its footer (add_files): record count, size, and
 // ColumnStats by `schema` field id (file columns matched by Parquet field id, or by name when

@@ -402,22 +402,21 @@ py::tuple ColumnToPython(const Field& f, const std::vector<const Column*>& parts
 
 // ---- NumpyColumn ----
 
-NumpyColumn::Memory::~Memory() {
+MappedBuffer::~MappedBuffer() {
   if (data != nullptr) munmap(data, capacity);
 }
 
-// Mapped memory in huge-page multiples, asked to be backed by huge pages (as numpy does for its
-// large arrays): a gathered column faults in 2 MiB at a time, not 4 KiB, and grows by moving
-// its pages (mremap), never its bytes.
-void NumpyColumn::Memory::Grow(size_t more) {
+void MappedBuffer::Grow(size_t more) {
   if (size + more <= capacity) return;
-  constexpr size_t kHuge = size_t{2} << 20;
-  const size_t want = (std::max(size + more, capacity * 2) + kHuge - 1) / kHuge * kHuge;
+  constexpr size_t kStep = size_t{64} << 10;
+  constexpr size_t kHugeFrom = size_t{4} << 20;
+  const size_t want = (std::max(size + more, capacity * 2) + kStep - 1) / kStep * kStep;
   void* p = data == nullptr
                 ? mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
                 : mremap(data, capacity, want, MREMAP_MAYMOVE);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  madvise(p, want, MADV_HUGEPAGE);  // advice only: without huge pages it is 4 KiB pages
+  // As numpy does for its arrays of 4 MiB and more: faulted in 2 MiB at a time, not 4 KiB.
+  if (want >= kHugeFrom) madvise(p, want, MADV_HUGEPAGE);  // advice only
   data = static_cast<uint8_t*>(p);
   capacity = want;
 }
@@ -476,10 +475,10 @@ Status NumpyColumn::Add(const Column& c) {
 namespace {
 
 // `m`'s bytes as a 1-D numpy array of `rows` values of `dtype`, owning them (no copy).
-py::array Adopt(NumpyColumn::Memory& m, const py::dtype& dtype, int64_t rows) {
+py::array Adopt(MappedBuffer& m, const py::dtype& dtype, int64_t rows) {
   if (rows == 0) return py::array(dtype, {int64_t{0}}, {});
-  auto* owned = new NumpyColumn::Memory(std::move(m));
-  py::capsule base(owned, [](void* p) { delete static_cast<NumpyColumn::Memory*>(p); });
+  auto* owned = new MappedBuffer(std::move(m));
+  py::capsule base(owned, [](void* p) { delete static_cast<MappedBuffer*>(p); });
   return py::array(dtype, {rows}, {}, owned->data, base);
 }
 
@@ -580,20 +579,26 @@ ObjectColumn::ObjectColumn(Field f) : field_(std::move(f)) {
   Py();  // imports (and the datetime C API) before the first value
 }
 
+namespace {
+
+// Drops the references an object column's buffer holds (the GIL held).
+void DecRefAll(const MappedBuffer& m) {
+  auto* const* v = reinterpret_cast<PyObject* const*>(m.data);
+  for (size_t i = 0; i < m.size / sizeof(PyObject*); ++i) Py_XDECREF(v[i]);
+}
+
+}  // namespace
+
 ObjectColumn::~ObjectColumn() {
-  for (const std::vector<PyObject*>& part : parts_) {
-    for (PyObject* v : part) Py_DECREF(v);
-  }
+  DecRefAll(values_);
   for (PyObject* v : days_) Py_XDECREF(v);
   for (auto& slot : cache_) Py_XDECREF(slot.second);
 }
 
 void ObjectColumn::Add(const Column& c) {
-  // A part of its own per batch: no reallocation, no copy of what came before.
-  parts_.emplace_back().reserve(static_cast<size_t>(c.length));
-  std::vector<PyObject*>& out = parts_.back();
+  values_.Grow(static_cast<size_t>(c.length) * sizeof(PyObject*));
   if (field_.type.id() == TypeId::kDate) {
-    AddDates(c, &out);
+    AddDates(c);
   } else {
     for (int64_t i = 0; i < c.length; ++i) {
       PyObject* v;
@@ -603,7 +608,7 @@ void ObjectColumn::Add(const Column& c) {
         RaiseRow(field_, rows_ + i, u.why);
       }
       if (v == nullptr) throw py::error_already_set();
-      out.push_back(v);
+      Push(v);
     }
   }
   rows_ += c.length;
@@ -612,7 +617,7 @@ void ObjectColumn::Add(const Column& c) {
 // Dates repeat (days of a few years): each distinct day is made once and shared (a date is
 // immutable), through a slot per day between the first and the last day seen while they span
 // at most kFlatDays, else a direct-mapped cache.
-void ObjectColumn::AddDates(const Column& c, std::vector<PyObject*>* out) {
+void ObjectColumn::AddDates(const Column& c) {
   const int32_t* days = c.values<int32_t>();
   int32_t lo = INT32_MAX, hi = INT32_MIN;
   for (int64_t i = 0; i < c.length; ++i) {
@@ -656,7 +661,7 @@ void ObjectColumn::AddDates(const Column& c, std::vector<PyObject*>* out) {
       }
     }
     Py_INCREF(v);
-    out->push_back(v);
+    Push(v);
   }
 }
 
@@ -680,17 +685,20 @@ PyObject* ObjectColumn::Date(int32_t day) {
 }
 
 py::tuple ObjectColumn::Finish() {
-  py::array out(py::dtype("O"), {rows_}, {});
-  auto** p = static_cast<PyObject**>(out.mutable_data());
-  for (std::vector<PyObject*>& part : parts_) {
-    for (PyObject* v : part) {
-      Py_XDECREF(*p);
-      *p++ = v;  // the array takes the reference
-    }
-    part = {};
-  }
-  parts_.clear();
+  const int64_t rows = rows_;
   rows_ = 0;
+  if (rows == 0)
+    return py::make_tuple("object", py::array(py::dtype("O"), {int64_t{0}}, {}), py::none());
+  // The array adopts the buffer: a numpy array that does not own its data never drops the
+  // references in it (it does manage them on assignment), so its base drops them when the
+  // array goes.
+  auto* owned = new MappedBuffer(std::move(values_));
+  py::capsule base(owned, [](void* p) {
+    auto* m = static_cast<MappedBuffer*>(p);
+    DecRefAll(*m);
+    delete m;
+  });
+  py::array out(py::dtype("O"), {rows}, {}, owned->data, base);
   return py::make_tuple("object", out, py::none());
 }
 

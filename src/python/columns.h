@@ -31,6 +31,23 @@ py::tuple ColumnToPython(const Field& f, const std::vector<const Column*>& parts
 // Whether ColumnToPython makes an "object" column of field `f`'s values.
 bool IsObjectColumn(const Field& f);
 
+// A growable block of mapped memory that a numpy array can adopt without a copy, grown by
+// moving its pages (mremap), never its bytes; from 4 MiB on advised into huge pages, as numpy
+// advises its own large arrays.
+struct MappedBuffer {
+  uint8_t* data = nullptr;
+  size_t size = 0, capacity = 0;
+  MappedBuffer() = default;
+  MappedBuffer(MappedBuffer&& o) noexcept
+      : data(std::exchange(o.data, nullptr)),
+        size(std::exchange(o.size, 0)),
+        capacity(std::exchange(o.capacity, 0)) {}
+  MappedBuffer& operator=(MappedBuffer&&) = delete;
+  ~MappedBuffer();
+  // Room for `more` bytes after `size` (std::bad_alloc without).
+  void Grow(size_t more);
+};
+
 // invalid_argument naming the column and the row (fields column, row): `why` the value at that
 // row cannot be handed over.
 Status RowError(const Field& f, int64_t row, const std::string& why);
@@ -40,21 +57,6 @@ Status RowError(const Field& f, int64_t row, const std::string& why);
 // object columns; Finish hands the gathered memory to numpy without a copy.
 class NumpyColumn {
  public:
-  // A growable block of mapped memory (columns.cc says why).
-  struct Memory {
-    uint8_t* data = nullptr;
-    size_t size = 0, capacity = 0;
-    Memory() = default;
-    Memory(Memory&& o) noexcept
-        : data(std::exchange(o.data, nullptr)),
-          size(std::exchange(o.size, 0)),
-          capacity(std::exchange(o.capacity, 0)) {}
-    Memory& operator=(Memory&&) = delete;
-    ~Memory();
-    // Room for `more` bytes after `size` (std::bad_alloc without).
-    void Grow(size_t more);
-  };
-
   explicit NumpyColumn(Field f);
   // Appends the rows of `c` (of the field's type): RowError for a timestamp outside
   // datetime64[ns], too_large when memory runs out. No GIL needed.
@@ -67,7 +69,7 @@ class NumpyColumn {
   Field field_;
   size_t width_ = 0;      // bytes per value, copied as they are
   int64_t to_nanos_ = 0;  // TIMESTAMP, TIMESTAMPTZ, TIME[ns]: the factor to nanoseconds
-  Memory values_, mask_;
+  MappedBuffer values_, mask_;
   int64_t rows_ = 0;
 };
 
@@ -84,15 +86,22 @@ class ObjectColumn {
   // Converts the rows of `c` (of the field's type), numbered after the rows added before: a
   // value with no Python form raises invalid_argument naming the column and that row.
   void Add(const Column& c);
-  // ("object", the numpy object array of every row added, None); the column is empty after.
+  // ("object", the numpy object array of every row added, None): the array adopts the
+  // references where they were gathered (no copy); the column is empty after.
   py::tuple Finish();
 
  private:
-  void AddDates(const Column& c, std::vector<PyObject*>* out);
+  void AddDates(const Column& c);
   PyObject* Date(int32_t day);
 
+  // Appends an owned reference (room made by Add).
+  void Push(PyObject* v) {
+    *reinterpret_cast<PyObject**>(values_.data + values_.size) = v;
+    values_.size += sizeof(PyObject*);
+  }
+
   Field field_;
-  std::vector<std::vector<PyObject*>> parts_;  // owned references, one per row, per Add
+  MappedBuffer values_;  // owned references, one per row
   int64_t rows_ = 0;
   // Dates made so far: one slot per day from days_lo_ (while the days seen span at most
   // kFlatDays), else a direct-mapped cache of (day, date).
