@@ -260,9 +260,9 @@ Status ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
   }
   if (!selection) spans.emplace_back(0, file_rows);
 
-  // The rows of `raw` (read from the file positions `spans`, `rows` in all) made the schema's,
+  // The rows of `raw` (read from the file positions `read`, `rows` in all) made the schema's,
   // filtered, and handed to `fn`.
-  auto finish = [&](RecordBatch raw, const std::vector<std::pair<int64_t, int64_t>>& spans,
+  auto finish = [&](RecordBatch raw, const std::vector<std::pair<int64_t, int64_t>>& read,
                     const int64_t rows) -> Status {
     RecordBatch work;
     work.schema = needed_schema;
@@ -296,18 +296,17 @@ Status ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
       if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
       // Positions are the file's; a row not read has no place in the mask.
       size_t s = 0;
-      int64_t before = 0;  // rows read before spans[s]
+      int64_t before = 0;  // rows read before read[s]
       auto it = std::lower_bound(deleted.begin(), deleted.end(),
-                                 static_cast<uint64_t>(spans.empty() ? 0 : spans.front().first));
-      for (;
-           it != deleted.end() && !spans.empty() && static_cast<int64_t>(*it) < spans.back().second;
+                                 static_cast<uint64_t>(read.empty() ? 0 : read.front().first));
+      for (; it != deleted.end() && !read.empty() && static_cast<int64_t>(*it) < read.back().second;
            ++it) {
         const int64_t pos = static_cast<int64_t>(*it);
-        while (s < spans.size() && spans[s].second <= pos) {
-          before += spans[s].second - spans[s].first;
+        while (s < read.size() && read[s].second <= pos) {
+          before += read[s].second - read[s].first;
           ++s;
         }
-        if (s < spans.size() && spans[s].first <= pos) mask[before + pos - spans[s].first] = 0;
+        if (s < read.size() && read[s].first <= pos) mask[before + pos - read[s].first] = 0;
       }
     }
 
@@ -343,7 +342,7 @@ Status ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
       Column ids(DataType::Int64());
       ids.data.resize(static_cast<size_t>(rows) * sizeof(int64_t));
       int64_t* v = ids.mutable_values<int64_t>();
-      for (const auto& [begin, end] : spans) {
+      for (const auto& [begin, end] : read) {
         for (int64_t i = begin; i < end; ++i) *v++ = file.first_row_id + i;
       }
       ids.length = rows;
