@@ -86,7 +86,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   auto all = r.ReadAll();
-  (void)all;
+
+  // The same rows in small batches (row groups streamed a few pages at a time): well formed,
+  // and, where the whole read succeeded, as many rows in all.
+  auto batches = r.Batches({}, 7);
+  if (batches.ok()) {
+    int64_t rows_in_batches = 0;
+    bool failed = false;
+    for (int guard = 0; guard < 1 << 20; ++guard) {
+      auto next = (*batches)->Next();
+      if (!next.ok()) {
+        failed = true;
+        break;
+      }
+      if (!*next) break;
+      Require((*next)->num_rows <= 7, "a batch larger than asked");
+      for (const auto& col : (*next)->columns) {
+        Require(col.length == (*next)->num_rows, "batch column length differs from num_rows");
+        RequireWellFormed(col);
+      }
+      rows_in_batches += (*next)->num_rows;
+    }
+    if (all.ok() && !failed) {
+      Require(rows_in_batches == all->num_rows, "batches hold another number of rows");
+    }
+  }
 
   // The page index, and reads through it: the middle row of each row group and its last one
   // (pages skipped around them), checked like the batches above.

@@ -110,26 +110,74 @@ std::vector<int> RowGroupsByBloomFilters(const RandomAccessFile& in,
   return kept;
 }
 
-// The rows of ReadDataFile, handed to `fn` in batches of at most `batch_rows` rows (<= 0: one
-// batch) as ReadDataFileBatches says.
-Status ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
-                const std::vector<uint64_t>& deleted_in, const BoundPredicate* filter,
-                const ReadOptions& options, int64_t batch_rows, const BatchFn& fn) {
-  if (options.min_row_id && !options.with_row_ids) {
-    // The row ids decide which rows stay: read them, then drop them.
-    ReadOptions with_ids = options;
-    with_ids.with_row_ids = true;
-    return ReadImpl(store, file, schema, deleted_in, filter, with_ids, batch_rows,
-                    [&](RecordBatch&& b) {
-                      b.schema.fields.pop_back();
-                      b.columns.pop_back();
-                      return fn(std::move(b));
-                    });
-  }
+// One data file read as a dataset schema, a batch at a time (ReadDataFile,
+// ReadDataFileBatches, DataFileBatches): Open resolves the columns and the rows to read,
+// Next reads them.
+class FileRead {
+ public:
+  ~FileRead() { AddStats(); }
+
+  // `deleted` in any order; `filter` must outlive the read.
+  Status Open(ObjectStore& store, const DataFile& data_file, const Schema& schema,
+              std::vector<uint64_t> deleted_positions, const BoundPredicate* row_filter,
+              const ReadOptions& read_options, int64_t most_rows);
+  // The next batch (maybe without rows), nullopt after the last.
+  Result<std::optional<RecordBatch>> Next();
+
+ private:
+  // The rows of `raw` (read from the file positions `read`, `rows` in all) made the schema's
+  // and filtered.
+  Result<RecordBatch> Finish(RecordBatch raw, const std::vector<std::pair<int64_t, int64_t>>& read,
+                             int64_t rows);
+  // What the read did, into options.stats (once).
+  void AddStats();
+
+  DataFile file;
+  const BoundPredicate* filter = nullptr;
+  ReadOptions options;
+  int64_t batch_rows = 0;
+  bool drop_ids = false;          // row ids read only for min_row_id
+  std::vector<uint64_t> deleted;  // sorted
   // Schema fields to return, then the extra ones only the filter reads. A STRUCT member asked
   // for reads its column and is cut out of it (`members`).
   std::vector<int> out_fields;
   std::vector<std::optional<FieldPath>> members;
+  std::vector<int> needed;
+  Schema needed_schema;
+  std::unique_ptr<parquet::FileReader> reader;
+  int64_t file_rows = 0;
+  std::vector<int> file_fields;  // distinct file fields to read, in read order
+  std::vector<int> read_pos;     // per needed field: its place in file_fields, or -1
+  int stored_ids_pos = -1;       // the stored row ids' place in file_fields, or -1
+  // The rows to read: `selection` when a filter narrowed them, `spans` their file positions
+  // [begin, end) in order (deletion vectors and row ids are by position in the file).
+  int groups_in_file = 0;
+  std::optional<parquet::RowSelection> selection;
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  int64_t selected_rows = 0;
+  int64_t skipped_by_bloom = 0, skipped_by_statistics = 0;
+  // The read in progress: streamed batches (and the file position of the next), or one read.
+  std::unique_ptr<parquet::BatchReader> batches;
+  int64_t next_position = 0;
+  bool done = false;
+  bool stats_added = false;
+};
+
+Status FileRead::Open(ObjectStore& store, const DataFile& data_file, const Schema& schema,
+                      std::vector<uint64_t> deleted_positions, const BoundPredicate* row_filter,
+                      const ReadOptions& read_options, int64_t most_rows) {
+  file = data_file;
+  filter = row_filter;
+  options = read_options;
+  batch_rows = most_rows;
+  deleted = std::move(deleted_positions);
+  if (options.min_row_id && !options.with_row_ids) {
+    // The row ids decide which rows stay: read them, then drop them.
+    options.with_row_ids = true;
+    drop_ids = true;
+  }
+  // Schema fields to return, then the extra ones only the filter reads. A STRUCT member asked
+  // for reads its column and is cut out of it (`members`).
   if (options.field_ids.empty()) {
     for (size_t i = 0; i < schema.fields.size(); ++i) out_fields.push_back(static_cast<int>(i));
   } else {
@@ -144,7 +192,7 @@ Status ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
     }
   }
   members.resize(out_fields.size());
-  std::vector<int> needed = out_fields;
+  needed = out_fields;
   if (filter != nullptr) {
     for (int32_t id : ReferencedColumnIds(*filter)) {
       int idx = SchemaIndexOf(schema, id);
@@ -157,16 +205,10 @@ Status ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
   }
 
   std::shared_ptr<RandomAccessFile> in;
-  TARN_ASSIGN_OR_RETURN(std::unique_ptr<parquet::FileReader> reader,
-                        OpenChecked(store, file, options.threads, &in));
-  const int64_t file_rows = reader->num_rows();
+  TARN_ASSIGN_OR_RETURN(reader, OpenChecked(store, file, options.threads, &in));
+  file_rows = reader->num_rows();
   // Deleted positions in order (each batch looks up its own range).
-  std::vector<uint64_t> sorted_deleted;
-  if (!std::is_sorted(deleted_in.begin(), deleted_in.end())) {
-    sorted_deleted = deleted_in;
-    std::sort(sorted_deleted.begin(), sorted_deleted.end());
-  }
-  const std::vector<uint64_t>& deleted = sorted_deleted.empty() ? deleted_in : sorted_deleted;
+  if (!std::is_sorted(deleted.begin(), deleted.end())) std::sort(deleted.begin(), deleted.end());
   if (!deleted.empty() && deleted.back() >= static_cast<uint64_t>(file_rows)) {
     return Status::Corruption("deleted position " + std::to_string(deleted.back()) +
                               " is past the end of the file (" + std::to_string(file_rows) +
@@ -174,14 +216,9 @@ Status ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
   }
 
   // Resolve each needed schema field to a file field.
-  const Schema needed_schema = [&] {
-    Schema s;
-    for (int idx : needed) s.fields.push_back(schema.fields[idx]);
-    return s;
-  }();
+  for (int idx : needed) needed_schema.fields.push_back(schema.fields[idx]);
   const std::vector<int> match = MatchFileFields(reader->schema(), needed_schema);
-  std::vector<int> file_fields;  // distinct file fields to read, in read order
-  std::vector<int> read_pos(needed.size(), -1);
+  read_pos.assign(needed.size(), -1);
   for (size_t k = 0; k < needed.size(); ++k) {
     const Field& f = needed_schema.fields[k];
     if (match[k] < 0) {
@@ -197,7 +234,6 @@ Status ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
     if (it == file_fields.end()) file_fields.push_back(match[k]);
   }
   // A file that stores its rows' ids (compaction output): the column is read with the others.
-  int stored_ids_pos = -1;
   if (options.with_row_ids && file.StoresRowIds()) {
     Schema ids_schema;
     const Field idf = RowIdField();
@@ -215,12 +251,9 @@ Status ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
   // those (with prune_pages) the rows their page (or row group) statistics do not rule out.
   // `spans` are the file positions [begin, end) read, in order (deletion vectors and row ids
   // are by position in the file).
-  const int groups_in_file = reader->num_row_groups();
+  groups_in_file = reader->num_row_groups();
   const std::vector<parquet::RowGroup>& rgs = reader->metadata().row_groups;
-  std::optional<parquet::RowSelection> selection;
-  std::vector<std::pair<int64_t, int64_t>> spans;
-  int64_t selected_rows = file_rows;
-  int64_t skipped_by_bloom = 0, skipped_by_statistics = 0;
+  selected_rows = file_rows;
   if (filter != nullptr) {
     const std::vector<int> groups =
         RowGroupsByBloomFilters(*in, *reader, needed_schema, match, *filter, options.stats);
@@ -260,133 +293,156 @@ Status ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
   }
   if (!selection) spans.emplace_back(0, file_rows);
 
-  // The rows of `raw` (read from the file positions `read`, `rows` in all) made the schema's,
-  // filtered, and handed to `fn`.
-  auto finish = [&](RecordBatch raw, const std::vector<std::pair<int64_t, int64_t>>& read,
-                    const int64_t rows) -> Status {
-    RecordBatch work;
-    work.schema = needed_schema;
-    work.num_rows = rows;
-    work.columns.reserve(needed.size());
-    for (size_t k = 0; k < needed.size(); ++k) {
-      const Field& f = needed_schema.fields[k];
-      if (read_pos[k] < 0) {
-        work.columns.push_back(Column::Nulls(f.type, rows));
-        continue;
-      }
-      // A file field used twice is only possible with duplicate ids in the schema; copy then.
-      const bool shared = std::count(read_pos.begin(), read_pos.end(), read_pos[k]) > 1;
-      Column& src = raw.columns[read_pos[k]];
-      if (src.type == f.type && !f.type.is_nested()) {
-        work.columns.push_back(shared ? src.Clone() : std::move(src));
-      } else {
-        // Nested columns always conform: their members are matched by field id.
-        Result<Column> cast = ConformColumn(shared ? src.Clone() : std::move(src), f.type);
-        if (!cast.ok()) return cast.status().WithContext("column '" + f.name + "'");
-        work.columns.push_back(std::move(cast).value());
-      }
-    }
-
-    // Rows to keep: not deleted, and passing the filter.
-    std::vector<uint8_t> mask;
-    if (filter != nullptr) {
-      TARN_ASSIGN_OR_RETURN(mask, EvaluatePredicate(*filter, work));
-    }
-    if (!deleted.empty()) {
-      if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
-      // Positions are the file's; a row not read has no place in the mask.
-      size_t s = 0;
-      int64_t before = 0;  // rows read before read[s]
-      auto it = std::lower_bound(deleted.begin(), deleted.end(),
-                                 static_cast<uint64_t>(read.empty() ? 0 : read.front().first));
-      for (; it != deleted.end() && !read.empty() && static_cast<int64_t>(*it) < read.back().second;
-           ++it) {
-        const int64_t pos = static_cast<int64_t>(*it);
-        while (s < read.size() && read[s].second <= pos) {
-          before += read[s].second - read[s].first;
-          ++s;
-        }
-        if (s < read.size() && read[s].first <= pos) mask[before + pos - read[s].first] = 0;
-      }
-    }
-
-    RecordBatch out;
-    out.num_rows = rows;
-    for (size_t k = 0; k < out_fields.size(); ++k) {
-      if (!members[k]) {
-        out.schema.fields.push_back(work.schema.fields[k]);
-        out.columns.push_back(std::move(work.columns[k]));
-        continue;
-      }
-      // Named by its path; nullable whatever it is declared (a struct around it may be null).
-      const FieldPath& m = *members[k];
-      out.schema.fields.push_back({m.Text(), m.field->type, true, m.field->field_id});
-      out.columns.push_back(TakeFieldPathColumn(std::move(work.columns[k]), m));
-    }
-    if (stored_ids_pos >= 0) {
-      Column& ids = raw.columns[stored_ids_pos];
-      if (ids.type != DataType::Int64() || ids.null_count() > 0) {
-        return Status::Corruption("the file's " + std::string(kRowIdColumnName) +
-                                  " column is not a NOT NULL INT64");
-      }
-      out.schema.fields.push_back(RowIdField());
-      out.columns.push_back(std::move(ids));
-    } else if (options.with_row_ids) {
-      if (file.first_row_id < 0) {
-        return Status::InvalidArgument("the file has no row ids assigned (first_row_id unset)");
-      }
-      if (file.first_row_id > std::numeric_limits<int64_t>::max() - file_rows) {
-        return Status::Corruption("row ids overflow: first_row_id " +
-                                  std::to_string(file.first_row_id));
-      }
-      Column ids(DataType::Int64());
-      ids.data.resize(static_cast<size_t>(rows) * sizeof(int64_t));
-      int64_t* v = ids.mutable_values<int64_t>();
-      for (const auto& [begin, end] : read) {
-        for (int64_t i = begin; i < end; ++i) *v++ = file.first_row_id + i;
-      }
-      ids.length = rows;
-      out.schema.fields.push_back(RowIdField());
-      out.columns.push_back(std::move(ids));
-    }
-    if (options.min_row_id) {
-      const int64_t* ids = out.columns.back().values<int64_t>();
-      if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
-      for (int64_t i = 0; i < rows; ++i) {
-        if (ids[i] < *options.min_row_id) mask[i] = 0;
-      }
-    }
-    if (mask.empty()) return fn(std::move(out));
-    return fn(FilterRows(out, mask));
-  };
-
   // A file larger than a batch with every row wanted streams; the rest is one read.
   if (!selection && batch_rows > 0 && file_rows > batch_rows && !file_fields.empty()) {
-    int64_t start = 0;  // file position of the next batch
-    TARN_RETURN_NOT_OK(reader->ReadBatches(file_fields, batch_rows, [&](RecordBatch&& raw) {
-      const int64_t n = raw.num_rows;
-      start += n;
-      return finish(std::move(raw), {{start - n, start}}, n);
-    }));
-    if (start != file_rows) {
-      return Status::Corruption("the row groups hold " + std::to_string(start) +
-                                " rows, the footer says " + std::to_string(file_rows));
-    }
-  } else {
-    RecordBatch raw;
-    if (!file_fields.empty()) {
-      if (selection) {
-        TARN_ASSIGN_OR_RETURN(raw, reader->ReadRows(*selection, file_fields));
-      } else {
-        TARN_ASSIGN_OR_RETURN(raw, reader->ReadAll(file_fields));
-      }
-      if (raw.num_rows != selected_rows) {
-        return Status::Corruption("the row groups hold " + std::to_string(raw.num_rows) +
-                                  " rows, the footer says " + std::to_string(selected_rows));
-      }
-    }
-    TARN_RETURN_NOT_OK(finish(std::move(raw), spans, selected_rows));
+    TARN_ASSIGN_OR_RETURN(batches, reader->Batches(file_fields, batch_rows));
   }
+  return Status::OK();
+}
+
+Result<std::optional<RecordBatch>> FileRead::Next() {
+  if (done) return std::optional<RecordBatch>();
+  if (batches) {
+    TARN_ASSIGN_OR_RETURN(std::optional<RecordBatch> raw, batches->Next());
+    if (!raw) {
+      done = true;
+      AddStats();
+      if (next_position != file_rows) {
+        return Status::Corruption("the row groups hold " + std::to_string(next_position) +
+                                  " rows, the footer says " + std::to_string(file_rows));
+      }
+      return std::optional<RecordBatch>();
+    }
+    const int64_t n = raw->num_rows;
+    next_position += n;
+    TARN_ASSIGN_OR_RETURN(RecordBatch out,
+                          Finish(std::move(*raw), {{next_position - n, next_position}}, n));
+    return std::optional<RecordBatch>(std::move(out));
+  }
+  done = true;
+  RecordBatch raw;
+  if (!file_fields.empty()) {
+    if (selection) {
+      TARN_ASSIGN_OR_RETURN(raw, reader->ReadRows(*selection, file_fields));
+    } else {
+      TARN_ASSIGN_OR_RETURN(raw, reader->ReadAll(file_fields));
+    }
+    if (raw.num_rows != selected_rows) {
+      return Status::Corruption("the row groups hold " + std::to_string(raw.num_rows) +
+                                " rows, the footer says " + std::to_string(selected_rows));
+    }
+  }
+  AddStats();
+  TARN_ASSIGN_OR_RETURN(RecordBatch out, Finish(std::move(raw), spans, selected_rows));
+  return std::optional<RecordBatch>(std::move(out));
+}
+
+Result<RecordBatch> FileRead::Finish(RecordBatch raw,
+                                     const std::vector<std::pair<int64_t, int64_t>>& read,
+                                     const int64_t rows) {
+  RecordBatch work;
+  work.schema = needed_schema;
+  work.num_rows = rows;
+  work.columns.reserve(needed.size());
+  for (size_t k = 0; k < needed.size(); ++k) {
+    const Field& f = needed_schema.fields[k];
+    if (read_pos[k] < 0) {
+      work.columns.push_back(Column::Nulls(f.type, rows));
+      continue;
+    }
+    // A file field used twice is only possible with duplicate ids in the schema; copy then.
+    const bool shared = std::count(read_pos.begin(), read_pos.end(), read_pos[k]) > 1;
+    Column& src = raw.columns[read_pos[k]];
+    if (src.type == f.type && !f.type.is_nested()) {
+      work.columns.push_back(shared ? src.Clone() : std::move(src));
+    } else {
+      // Nested columns always conform: their members are matched by field id.
+      Result<Column> cast = ConformColumn(shared ? src.Clone() : std::move(src), f.type);
+      if (!cast.ok()) return cast.status().WithContext("column '" + f.name + "'");
+      work.columns.push_back(std::move(cast).value());
+    }
+  }
+
+  // Rows to keep: not deleted, and passing the filter.
+  std::vector<uint8_t> mask;
+  if (filter != nullptr) {
+    TARN_ASSIGN_OR_RETURN(mask, EvaluatePredicate(*filter, work));
+  }
+  if (!deleted.empty()) {
+    if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
+    // Positions are the file's; a row not read has no place in the mask.
+    size_t s = 0;
+    int64_t before = 0;  // rows read before read[s]
+    auto it = std::lower_bound(deleted.begin(), deleted.end(),
+                               static_cast<uint64_t>(read.empty() ? 0 : read.front().first));
+    for (; it != deleted.end() && !read.empty() && static_cast<int64_t>(*it) < read.back().second;
+         ++it) {
+      const int64_t pos = static_cast<int64_t>(*it);
+      while (s < read.size() && read[s].second <= pos) {
+        before += read[s].second - read[s].first;
+        ++s;
+      }
+      if (s < read.size() && read[s].first <= pos) mask[before + pos - read[s].first] = 0;
+    }
+  }
+
+  RecordBatch out;
+  out.num_rows = rows;
+  for (size_t k = 0; k < out_fields.size(); ++k) {
+    if (!members[k]) {
+      out.schema.fields.push_back(work.schema.fields[k]);
+      out.columns.push_back(std::move(work.columns[k]));
+      continue;
+    }
+    // Named by its path; nullable whatever it is declared (a struct around it may be null).
+    const FieldPath& m = *members[k];
+    out.schema.fields.push_back({m.Text(), m.field->type, true, m.field->field_id});
+    out.columns.push_back(TakeFieldPathColumn(std::move(work.columns[k]), m));
+  }
+  if (stored_ids_pos >= 0) {
+    Column& ids = raw.columns[stored_ids_pos];
+    if (ids.type != DataType::Int64() || ids.null_count() > 0) {
+      return Status::Corruption("the file's " + std::string(kRowIdColumnName) +
+                                " column is not a NOT NULL INT64");
+    }
+    out.schema.fields.push_back(RowIdField());
+    out.columns.push_back(std::move(ids));
+  } else if (options.with_row_ids) {
+    if (file.first_row_id < 0) {
+      return Status::InvalidArgument("the file has no row ids assigned (first_row_id unset)");
+    }
+    if (file.first_row_id > std::numeric_limits<int64_t>::max() - file_rows) {
+      return Status::Corruption("row ids overflow: first_row_id " +
+                                std::to_string(file.first_row_id));
+    }
+    Column ids(DataType::Int64());
+    ids.data.resize(static_cast<size_t>(rows) * sizeof(int64_t));
+    int64_t* v = ids.mutable_values<int64_t>();
+    for (const auto& [begin, end] : read) {
+      for (int64_t i = begin; i < end; ++i) *v++ = file.first_row_id + i;
+    }
+    ids.length = rows;
+    out.schema.fields.push_back(RowIdField());
+    out.columns.push_back(std::move(ids));
+  }
+  if (options.min_row_id) {
+    const int64_t* ids = out.columns.back().values<int64_t>();
+    if (mask.empty()) mask.assign(static_cast<size_t>(rows), 1);
+    for (int64_t i = 0; i < rows; ++i) {
+      if (ids[i] < *options.min_row_id) mask[i] = 0;
+    }
+  }
+  if (drop_ids) {
+    out.schema.fields.pop_back();
+    out.columns.pop_back();
+  }
+  if (mask.empty()) return out;
+  return FilterRows(out, mask);
+}
+
+void FileRead::AddStats() {
+  if (stats_added || reader == nullptr) return;
+  stats_added = true;
   if (options.stats != nullptr) {
     ReadStats& st = *options.stats;
     const parquet::ReadStats pages = reader->stats();
@@ -400,8 +456,6 @@ Status ReadImpl(ObjectStore& store, const DataFile& file, const Schema& schema,
     st.data_pages_read += pages.data_pages_read;
     st.data_pages_skipped += pages.data_pages_skipped;
   }
-
-  return Status::OK();
 }
 
 }  // namespace
@@ -446,29 +500,52 @@ Field RowIdField() {
 Result<RecordBatch> ReadDataFile(ObjectStore& store, const DataFile& file, const Schema& schema,
                                  const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
                                  const ReadOptions& options) {
-  std::optional<RecordBatch> out;
-  Status st = ReadImpl(store, file, schema, deleted, filter, options, 0, [&](RecordBatch&& b) {
-    out = std::move(b);
-    return Status::OK();
-  });
+  FileRead read;
+  Status st = read.Open(store, file, schema, deleted, filter, options, 0);
   if (!st.ok()) return st.WithContext("reading data file " + file.path);
-  if (!out) return Status::Internal("reading data file " + file.path + " gave no batch");
-  return std::move(*out);
+  Result<std::optional<RecordBatch>> out = read.Next();
+  if (!out.ok()) return out.status().WithContext("reading data file " + file.path);
+  if (!*out) return Status::Internal("reading data file " + file.path + " gave no batch");
+  return std::move(**out);
 }
 
 Status ReadDataFileBatches(ObjectStore& store, const DataFile& file, const Schema& schema,
                            const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
                            const ReadOptions& options, int64_t batch_rows, const BatchFn& fn) {
-  // The context names the file for the read's own errors, not for those of `fn`.
-  Status from_fn;
-  Status st =
-      ReadImpl(store, file, schema, deleted, filter, options, batch_rows, [&](RecordBatch&& b) {
-        if (b.num_rows == 0) return Status::OK();
-        from_fn = fn(std::move(b));
-        return from_fn;
-      });
-  if (st.ok() || !from_fn.ok()) return st;
-  return st.WithContext("reading data file " + file.path);
+  TARN_ASSIGN_OR_RETURN(
+      std::unique_ptr<DataFileBatches> batches,
+      DataFileBatches::Open(store, file, schema, deleted, filter, options, batch_rows));
+  for (;;) {
+    TARN_ASSIGN_OR_RETURN(std::optional<RecordBatch> b, batches->Next());
+    if (!b) return Status::OK();
+    TARN_RETURN_NOT_OK(fn(std::move(*b)));  // the caller's error as it is
+  }
+}
+
+struct DataFileBatches::State {
+  std::string path;
+  FileRead read;
+};
+
+DataFileBatches::DataFileBatches(std::unique_ptr<State> s) : s_(std::move(s)) {}
+DataFileBatches::~DataFileBatches() = default;
+
+Result<std::unique_ptr<DataFileBatches>> DataFileBatches::Open(
+    ObjectStore& store, const DataFile& file, const Schema& schema, std::vector<uint64_t> deleted,
+    const BoundPredicate* filter, const ReadOptions& options, int64_t batch_rows) {
+  auto s = std::make_unique<State>();
+  s->path = file.path;
+  Status st = s->read.Open(store, file, schema, std::move(deleted), filter, options, batch_rows);
+  if (!st.ok()) return st.WithContext("reading data file " + file.path);
+  return std::unique_ptr<DataFileBatches>(new DataFileBatches(std::move(s)));
+}
+
+Result<std::optional<RecordBatch>> DataFileBatches::Next() {
+  for (;;) {
+    Result<std::optional<RecordBatch>> b = s_->read.Next();
+    if (!b.ok()) return b.status().WithContext("reading data file " + s_->path);
+    if (!*b || (*b)->num_rows > 0) return b;  // a batch left without rows is not handed on
+  }
 }
 
 Result<parquet::RowSelection> SelectRowsByStatistics(const parquet::FileReader& reader,

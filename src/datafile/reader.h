@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -94,6 +95,27 @@ using BatchFn = std::function<Status(RecordBatch&&)>;
 Status ReadDataFileBatches(ObjectStore& store, const DataFile& file, const Schema& schema,
                            const std::vector<uint64_t>& deleted, const BoundPredicate* filter,
                            const ReadOptions& options, int64_t batch_rows, const BatchFn& fn);
+
+// ReadDataFileBatches pulled a batch at a time (for a reader that is itself pulled, like a
+// DuckDB table function). `filter` must outlive it; `deleted` in any order.
+class DataFileBatches {
+ public:
+  // Opens the file and resolves what to read (errors as ReadDataFile's, naming the file).
+  static Result<std::unique_ptr<DataFileBatches>> Open(
+      ObjectStore& store, const DataFile& file, const Schema& schema, std::vector<uint64_t> deleted,
+      const BoundPredicate* filter, const ReadOptions& options, int64_t batch_rows);
+  ~DataFileBatches();
+  DataFileBatches(const DataFileBatches&) = delete;
+  DataFileBatches& operator=(const DataFileBatches&) = delete;
+  // The next batch with rows; nullopt after the last. ReadOptions::stats gets what the read did
+  // when it ends or is dropped.
+  Result<std::optional<RecordBatch>> Next();
+
+ private:
+  struct State;
+  explicit DataFileBatches(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
+};
 
 // Planning by bloom filters: false only when `file`'s bloom filters rule out every row group
 // for the equality and IN leaves of `filter` (bound to `schema`, matched to the file's fields

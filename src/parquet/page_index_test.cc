@@ -812,6 +812,40 @@ TEST(ReadBatches, ConcatenateToTheWholeReadAtEveryBatchSize) {
   }
 }
 
+TEST(ReadBatches, PulledOneAtATimeAsTheyAreHandedOver) {
+  std::mt19937_64 rng(11);
+  const RecordBatch b = MixedBatch(9000, rng);
+  WriterOptions o;
+  o.row_group_rows = 2500;  // groups of 2,500, 2,500, 2,500 and 1,500 rows
+  auto bytes = WriteFile(b, o);
+  ASSERT_TRUE(bytes.ok());
+  auto r = Open(*bytes);
+  auto all = r->ReadAll();
+  ASSERT_TRUE(all.ok());
+  for (int64_t most : {int64_t{1000}, int64_t{5000}, int64_t{0}}) {
+    SCOPED_TRACE("batches of " + std::to_string(most));
+    auto batches = r->Batches({}, most);
+    ASSERT_TRUE(batches.ok()) << batches.status().ToString();
+    std::vector<RecordBatch> got;
+    for (;;) {
+      auto next = (*batches)->Next();
+      ASSERT_TRUE(next.ok()) << next.status().ToString();
+      if (!*next) break;
+      got.push_back(std::move(**next));
+    }
+    ExpectConcatenation(*all, got, most);
+    EXPECT_EQ(got.size(), most == 1000 ? 11u : most == 5000 ? 2u : 1u);  // 3+3+3+2; 2+2
+    auto again = (*batches)->Next();                                     // the end stays the end
+    ASSERT_TRUE(again.ok());
+    EXPECT_FALSE(*again);
+  }
+  // Dropped half way: nothing else to do.
+  auto batches = r->Batches({}, 700);
+  ASSERT_TRUE(batches.ok());
+  ASSERT_TRUE((*batches)->Next().ok());
+  EXPECT_EQ(r->Batches({99}, 700).status().kind(), ErrorKind::kInvalidArgument);
+}
+
 TEST(ReadBatches, StopsAtTheCallersErrorAndReportsACorruptChunk) {
   std::mt19937_64 rng(3);
   const RecordBatch b = MixedBatch(5000, rng);

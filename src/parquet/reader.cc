@@ -590,124 +590,194 @@ Result<RecordBatch> ReadRowGroups(const ReadRequest& req, const std::vector<int>
   return batch;
 }
 
-// Row group `g` (more than `batch_rows` rows) in batches of `batch_rows` rows, the last one
-// shorter (FileReader::ReadBatches). `selected`: top-level fields (SelectFields).
-Status StreamRowGroup(const ReadRequest& req, int g, const std::vector<int>& selected,
-                      int64_t batch_rows, const std::function<Status(RecordBatch&&)>& fn) {
+// A row group of more than a batch, being read batch by batch (BatchReader).
+struct StreamedGroup {
+  int group = -1;
+  int64_t rows = 0, start = 0;  // its rows, and the first not yet handed over
+  std::vector<std::unique_ptr<FlatChunkStream>> streams;  // per batch column; null for `whole`
+  std::vector<int> stream_of;                             // batch column of each stream
+  std::vector<const LeafColumn*> leaf_of;                 // per batch column, streams only
+  std::vector<int> whole_of;                              // batch column of each whole field
+  RecordBatch whole;  // the fields of several leaves, decoded whole, cut per batch
+
+  int64_t data_pages() const {
+    int64_t pages = 0;
+    for (int k : stream_of) pages += streams[k]->data_pages();
+    return pages;
+  }
+};
+
+// Opens row group `g` for streaming: the chunks of its flat fields read (each decoded a few
+// pages at a time later), its other fields decoded whole. `selected`: SelectFields's.
+Status OpenStreamedGroup(const ReadRequest& req, int g, const std::vector<int>& selected,
+                         StreamedGroup* out) {
   const ParquetSchema& ps = *req.ps;
   const std::string& name = req.file->name();
   const RowGroup& rg = req.md->row_groups[g];
   const int n = static_cast<int>(selected.size());
-  auto context = [&](const LeafColumn& leaf) {
-    return name + ": row group " + std::to_string(g) + ", column '" + JoinPath(leaf.path) + "'";
-  };
-  // Flat fields stream their chunks; the others are decoded whole (in one read) and cut.
-  std::vector<std::unique_ptr<FlatChunkStream>> streams(static_cast<size_t>(n));
-  std::vector<int> stream_of;               // batch column of each stream, in order
-  std::vector<int> whole_of, whole_fields;  // batch column and file field of the others
-  std::vector<const LeafColumn*> leaf_of(static_cast<size_t>(n), nullptr);
+  StreamedGroup& sg = *out;
+  sg = StreamedGroup();
+  sg.group = g;
+  sg.rows = rg.num_rows;
+  sg.streams.resize(static_cast<size_t>(n));
+  sg.leaf_of.assign(static_cast<size_t>(n), nullptr);
+  std::vector<int> whole_fields;
   for (int k = 0; k < n; ++k) {
     const Field& field = ps.schema.fields[selected[k]];
     const std::vector<int>& leaves = ps.field_leaves[selected[k]];
     if (leaves.size() != 1 || ps.leaves[leaves[0]].nodes.size() != 1) {
-      whole_of.push_back(k);
+      sg.whole_of.push_back(k);
       whole_fields.push_back(selected[k]);
       continue;
     }
     const LeafColumn& leaf = ps.leaves[leaves[0]];
-    leaf_of[k] = &leaf;
+    sg.leaf_of[k] = &leaf;
+    const std::string context =
+        name + ": row group " + std::to_string(g) + ", column '" + JoinPath(leaf.path) + "'";
     auto plan = PlanLeaf(req.md->schema[leaf.schema_index], leaf, LeafTypeOf(field.type, leaf));
-    if (!plan.ok())
-      return plan.status().WithContext(name + ": column '" + JoinPath(leaf.path) + "'");
+    if (!plan.ok()) return plan.status().WithContext(context);
     const ColumnMetaData& m = *rg.columns[leaves[0]].meta_data;
     ByteBuffer chunk;
     try {
       chunk.resize(static_cast<size_t>(m.total_compressed_size));
     } catch (const std::bad_alloc&) {
-      return Status::TooLarge("out of memory reading the column chunk").WithContext(context(leaf));
+      return Status::TooLarge("out of memory reading the column chunk").WithContext(context);
     }
     TARN_RETURN_NOT_OK(
         req.file->ReadAt(static_cast<uint64_t>(ChunkStart(m)), chunk.size(), chunk.data()));
-    TARN_ASSIGN_OR_RETURN(streams[k],
+    TARN_ASSIGN_OR_RETURN(sg.streams[k],
                           FlatChunkStream::Make(std::move(chunk), m, rg.num_rows, leaf, *plan));
-    stream_of.push_back(k);
+    sg.stream_of.push_back(k);
   }
-  RecordBatch whole;
   if (!whole_fields.empty()) {
-    TARN_ASSIGN_OR_RETURN(whole, ReadRowGroups(req, {g}, whole_fields));
+    TARN_ASSIGN_OR_RETURN(sg.whole, ReadRowGroups(req, {g}, whole_fields));
   }
-  Status status;
-  for (int64_t start = 0; start < rg.num_rows && status.ok(); start += batch_rows) {
-    const int64_t rows = std::min(batch_rows, rg.num_rows - start);
-    RecordBatch batch;
-    batch.num_rows = rows;
-    batch.columns.resize(static_cast<size_t>(n));
-    for (int k = 0; k < n; ++k) batch.schema.fields.push_back(ps.schema.fields[selected[k]]);
-    std::vector<Status> results(stream_of.size());
-    ParallelFor(static_cast<int>(stream_of.size()), req.options->threads, [&](int t, int) {
-      const int k = stream_of[t];
-      try {
-        results[t] = streams[k]->Next(rows, &batch.columns[k]);
-      } catch (const std::bad_alloc&) {
-        results[t] = Status::TooLarge("out of memory decoding the column chunk");
-      } catch (const std::length_error&) {
-        results[t] = Status::TooLarge("the column chunk decodes to more than a buffer can hold");
-      }
-      if (!results[t].ok()) results[t] = results[t].WithContext(context(*leaf_of[k]));
-    });
-    for (Status& st : results) {
-      if (!st.ok()) {
-        status = std::move(st);
-        break;
-      }
+  return Status::OK();
+}
+
+// The next `batch_rows` rows (or fewer, at its end) of a streamed row group.
+Result<RecordBatch> NextOfGroup(const ReadRequest& req, const std::vector<int>& selected,
+                                int64_t batch_rows, StreamedGroup* sg) {
+  const ParquetSchema& ps = *req.ps;
+  const int n = static_cast<int>(selected.size());
+  const int64_t rows = std::min(batch_rows, sg->rows - sg->start);
+  RecordBatch batch;
+  batch.num_rows = rows;
+  batch.columns.resize(static_cast<size_t>(n));
+  for (int k = 0; k < n; ++k) batch.schema.fields.push_back(ps.schema.fields[selected[k]]);
+  std::vector<Status> results(sg->stream_of.size());
+  ParallelFor(static_cast<int>(sg->stream_of.size()), req.options->threads, [&](int t, int) {
+    const int k = sg->stream_of[t];
+    try {
+      results[t] = sg->streams[k]->Next(rows, &batch.columns[k]);
+    } catch (const std::bad_alloc&) {
+      results[t] = Status::TooLarge("out of memory decoding the column chunk");
+    } catch (const std::length_error&) {
+      results[t] = Status::TooLarge("the column chunk decodes to more than a buffer can hold");
     }
-    if (!status.ok()) break;
-    for (size_t j = 0; j < whole_of.size(); ++j) {
-      Column& c = batch.columns[whole_of[j]];
-      c = Column(whole.columns[j].type);
-      c.AppendRows(whole.columns[j], start, start + rows);
+    if (!results[t].ok()) {
+      results[t] =
+          results[t].WithContext(req.file->name() + ": row group " + std::to_string(sg->group) +
+                                 ", column '" + JoinPath(sg->leaf_of[k]->path) + "'");
     }
-    status = fn(std::move(batch));
+  });
+  for (Status& st : results) {
+    if (!st.ok()) return st;
   }
-  int64_t pages = 0;
-  for (int k : stream_of) pages += streams[k]->data_pages();
-  req.pages_read->fetch_add(pages);
-  return status;
+  for (size_t j = 0; j < sg->whole_of.size(); ++j) {
+    Column& c = batch.columns[sg->whole_of[j]];
+    c = Column(sg->whole.columns[j].type);
+    c.AppendRows(sg->whole.columns[j], sg->start, sg->start + rows);
+  }
+  sg->start += rows;
+  return batch;
 }
 
 }  // namespace
 
+struct BatchReader::State {
+  State(const FileReader& r, ReadRequest q, std::vector<int> f, std::vector<int> sel, int64_t rows)
+      : reader(r), req(q), fields(std::move(f)), selected(std::move(sel)), batch_rows(rows) {}
+  const FileReader& reader;
+  ReadRequest req;
+  std::vector<int> fields, selected;
+  int64_t batch_rows = 0;
+  int next_group = 0;       // the first row group not yet begun
+  bool whole_done = false;  // batch_rows <= 0: the one batch was handed over
+  std::optional<StreamedGroup> streamed;
+};
+
+BatchReader::BatchReader(std::unique_ptr<State> s) : s_(std::move(s)) {}
+
+BatchReader::~BatchReader() {
+  if (s_ && s_->streamed) s_->req.pages_read->fetch_add(s_->streamed->data_pages());
+}
+
+Result<std::unique_ptr<BatchReader>> FileReader::Batches(const std::vector<int>& fields,
+                                                         int64_t batch_rows) const {
+  ReadRequest req{file_.get(), &metadata_, &schema_, &options_, &pages_read_, &pages_skipped_};
+  TARN_ASSIGN_OR_RETURN(std::vector<int> selected, SelectFields(req, fields));
+  auto s =
+      std::make_unique<BatchReader::State>(*this, req, fields, std::move(selected), batch_rows);
+  return std::unique_ptr<BatchReader>(new BatchReader(std::move(s)));
+}
+
+Result<std::optional<RecordBatch>> BatchReader::Next() {
+  State& s = *s_;
+  const FileMetaData& md = *s.req.md;
+  if (s.batch_rows <= 0) {
+    if (s.whole_done) return std::optional<RecordBatch>();
+    s.whole_done = true;
+    TARN_ASSIGN_OR_RETURN(RecordBatch all, s.reader.ReadAll(s.fields));
+    return std::optional<RecordBatch>(std::move(all));
+  }
+  for (;;) {
+    if (s.streamed) {
+      if (s.streamed->start < s.streamed->rows) {
+        TARN_ASSIGN_OR_RETURN(RecordBatch b,
+                              NextOfGroup(s.req, s.selected, s.batch_rows, &*s.streamed));
+        return std::optional<RecordBatch>(std::move(b));
+      }
+      s.req.pages_read->fetch_add(s.streamed->data_pages());
+      s.streamed.reset();
+    }
+    const int groups = static_cast<int>(md.row_groups.size());
+    // Row groups that fit in one batch together; a larger one is streamed.
+    std::vector<int> together;
+    int64_t together_rows = 0;
+    while (s.next_group < groups) {
+      const int64_t rows = md.row_groups[s.next_group].num_rows;
+      if (rows == 0) {
+        ++s.next_group;
+        continue;
+      }
+      if (rows > s.batch_rows || together_rows + rows > s.batch_rows) break;
+      together.push_back(s.next_group++);
+      together_rows += rows;
+    }
+    if (!together.empty()) {
+      TARN_ASSIGN_OR_RETURN(RecordBatch b, ReadRowGroups(s.req, together, s.fields));
+      return std::optional<RecordBatch>(std::move(b));
+    }
+    if (s.next_group >= groups) return std::optional<RecordBatch>();
+    s.streamed.emplace();
+    const int g = s.next_group++;
+    Status opened = OpenStreamedGroup(s.req, g, s.selected, &*s.streamed);
+    if (!opened.ok()) {
+      s.streamed.reset();
+      return opened;
+    }
+  }
+}
+
 Status FileReader::ReadBatches(const std::vector<int>& fields, int64_t batch_rows,
                                const std::function<Status(RecordBatch&&)>& fn) const {
-  if (batch_rows <= 0) {
-    TARN_ASSIGN_OR_RETURN(RecordBatch all, ReadAll(fields));
-    return fn(std::move(all));
+  TARN_ASSIGN_OR_RETURN(std::unique_ptr<BatchReader> batches, Batches(fields, batch_rows));
+  for (;;) {
+    TARN_ASSIGN_OR_RETURN(std::optional<RecordBatch> b, batches->Next());
+    if (!b) return Status::OK();
+    TARN_RETURN_NOT_OK(fn(std::move(*b)));
   }
-  ReadRequest req{file_.get(), &metadata_, &schema_, &options_, &pages_read_, &pages_skipped_};
-  TARN_ASSIGN_OR_RETURN(const std::vector<int> selected, SelectFields(req, fields));
-  // Row groups that fit in one batch together, read when the next would not fit.
-  std::vector<int> pending;
-  int64_t pending_rows = 0;
-  auto flush = [&]() -> Status {
-    if (pending.empty()) return Status::OK();
-    TARN_ASSIGN_OR_RETURN(RecordBatch b, ReadRowGroups(req, pending, fields));
-    pending.clear();
-    pending_rows = 0;
-    return fn(std::move(b));
-  };
-  for (int g = 0; g < num_row_groups(); ++g) {
-    const int64_t rows = metadata_.row_groups[g].num_rows;
-    if (rows == 0) continue;
-    if (rows <= batch_rows) {
-      if (pending_rows + rows > batch_rows) TARN_RETURN_NOT_OK(flush());
-      pending.push_back(g);
-      pending_rows += rows;
-      continue;
-    }
-    TARN_RETURN_NOT_OK(flush());
-    TARN_RETURN_NOT_OK(StreamRowGroup(req, g, selected, batch_rows, fn));
-  }
-  return flush();
 }
 
 Result<RecordBatch> FileReader::ReadRowGroup(int row_group, const std::vector<int>& fields) const {

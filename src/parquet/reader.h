@@ -44,6 +44,8 @@ struct ReadStats {
   int64_t row_groups_skipped = 0;  // row groups a RowSelection left out entirely
 };
 
+class BatchReader;
+
 class FileReader {
  public:
   // Reads and validates the footer. kCorruption if the file is not Parquet or is truncated.
@@ -83,6 +85,10 @@ class FileReader {
   // error of the file or of `fn`, which it returns.
   Status ReadBatches(const std::vector<int>& fields, int64_t batch_rows,
                      const std::function<Status(RecordBatch&&)>& fn) const;
+  // The batches of ReadBatches, pulled one at a time (the reader must outlive them).
+  // kInvalidArgument for fields as ReadRowGroup's.
+  Result<std::unique_ptr<BatchReader>> Batches(const std::vector<int>& fields,
+                                               int64_t batch_rows) const;
 
   // The page indexes of the chunks (row group, leaf column index into schema().leaves), in that
   // order, read with as few ranged reads as their layout allows (they lie together before the
@@ -102,6 +108,23 @@ class FileReader {
   FileMetaData metadata_;
   ParquetSchema schema_;
   mutable std::atomic<int64_t> pages_read_{0}, pages_skipped_{0}, groups_skipped_{0};
+};
+
+// FileReader::Batches: the next batch on each call. Not thread-safe (one puller); several may
+// read one FileReader at once.
+class BatchReader {
+ public:
+  ~BatchReader();
+  BatchReader(const BatchReader&) = delete;
+  BatchReader& operator=(const BatchReader&) = delete;
+  // The next batch; nullopt after the last. After an error the reader is done with.
+  Result<std::optional<RecordBatch>> Next();
+
+ private:
+  friend class FileReader;
+  struct State;
+  explicit BatchReader(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
 };
 
 }  // namespace tarn::parquet

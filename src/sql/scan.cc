@@ -16,8 +16,9 @@
 //
 // Bind loads the dataset once per query (QuerySession::Resolve) and declares its columns (the
 // types of vectors.h). Init plans the live files at the pinned snapshot, pruned by `where`.
-// Embedded, each DuckDB thread takes the next file and reads only the projected columns by
-// field id, deletion vector and `where` applied (datafile/reader.h); when DuckDB asks for no
+// Embedded, each DuckDB thread takes the next file and reads it a batch at a time
+// (DataFileBatches), only the projected columns by field id, deletion vector and `where`
+// applied (datafile/reader.h); when DuckDB asks for no
 // column of the dataset (it asks for one even for count(*)), rows are counted from the catalog
 // without reading data. Remote, one thread pulls the batches the server streams for the same
 // snapshot and predicate.
@@ -75,7 +76,8 @@ struct ScanGlobal {
 };
 
 struct ScanLocal {
-  RecordBatch batch;         // the current file's rows, or the stream's current batch
+  std::unique_ptr<DataFileBatches> file;  // embedded: the file being read, a batch at a time
+  RecordBatch batch;                      // the current batch of the file, or of the stream
   std::vector<int> columns;  // per output column: its index in `batch`, -1 for none
   int64_t offset = 0;
   int64_t pending_count = 0;  // count_only without `where`: rows still to emit
@@ -290,37 +292,50 @@ Result<bool> NextBatch(const ScanBind& bind, ScanGlobal& global, ScanLocal* loca
     TARN_RETURN_NOT_OK(MapColumns(global, local));
     return true;
   }
-  const size_t i = global.next.fetch_add(1);
-  if (i >= global.files.size()) return false;
-  const PlannedFile& f = global.files[i];
-  // Of a compacted file added in the window only the rows new since its start count.
-  const std::optional<int64_t> min_row_id =
-      f.file.StoresRowIds() ? global.min_row_id : std::optional<int64_t>();
-  if (global.count_only && !bind.predicate && !min_row_id) {
-    local->pending_count = f.file.record_count - f.deleted_rows;
-    local->batch = RecordBatch();
-    local->offset = 0;
-    return true;
+  for (;;) {
+    if (local->file) {
+      TARN_ASSIGN_OR_RETURN(std::optional<RecordBatch> b, local->file->Next());
+      if (b) {
+        local->offset = 0;
+        if (global.count_only) {
+          local->pending_count = b->num_rows;
+          local->batch = RecordBatch();
+          return true;
+        }
+        local->batch = std::move(*b);
+        TARN_RETURN_NOT_OK(MapColumns(global, local));
+        return true;
+      }
+      local->file.reset();
+    }
+    const size_t i = global.next.fetch_add(1);
+    if (i >= global.files.size()) return false;
+    const PlannedFile& f = global.files[i];
+    // Of a compacted file added in the window only the rows new since its start count.
+    const std::optional<int64_t> min_row_id =
+        f.file.StoresRowIds() ? global.min_row_id : std::optional<int64_t>();
+    if (global.count_only && !bind.predicate && !min_row_id) {
+      local->pending_count = f.file.record_count - f.deleted_rows;
+      local->batch = RecordBatch();
+      local->offset = 0;
+      return true;
+    }
+    std::vector<uint64_t> deleted;
+    if (f.deletion_vector) {
+      TARN_ASSIGN_OR_RETURN(deleted, DecodeDeletionVector(*f.deletion_vector));
+    }
+    ReadOptions options;
+    options.field_ids = global.field_ids;
+    options.with_row_ids = bind.row_ids;
+    options.min_row_id = min_row_id;
+    // A batch at a time, as Client::Scan reads: memory holds a batch of the file, not the
+    // file, and DuckDB copies each out of the cache it was decoded into.
+    TARN_ASSIGN_OR_RETURN(
+        local->file,
+        DataFileBatches::Open(*session.warehouse, f.file, bind.dataset->info.schema,
+                              std::move(deleted), bind.predicate ? &*bind.predicate : nullptr,
+                              options, kDefaultScanBatchRows));
   }
-  std::vector<uint64_t> deleted;
-  if (f.deletion_vector) {
-    TARN_ASSIGN_OR_RETURN(deleted, DecodeDeletionVector(*f.deletion_vector));
-  }
-  ReadOptions options;
-  options.field_ids = global.field_ids;
-  options.with_row_ids = bind.row_ids;
-  options.min_row_id = min_row_id;
-  TARN_ASSIGN_OR_RETURN(local->batch,
-                        ReadDataFile(*session.warehouse, f.file, bind.dataset->info.schema, deleted,
-                                     bind.predicate ? &*bind.predicate : nullptr, options));
-  local->offset = 0;
-  if (global.count_only) {
-    local->pending_count = local->batch.num_rows;
-    local->batch = RecordBatch();
-    return true;
-  }
-  TARN_RETURN_NOT_OK(MapColumns(global, local));
-  return true;
 }
 
 void Function(duckdb_function_info info, duckdb_data_chunk output) {

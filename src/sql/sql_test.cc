@@ -360,6 +360,37 @@ TEST_F(SqlTest, TimeTravelDeletesAndRowIds) {
             (Table{{"1"}}));
 }
 
+TEST_F(SqlTest, LargeFilesReadInBatchesWithDeletesFiltersAndRowIds) {
+  // Two files of 40,000 rows (more than a scan batch) with deleted rows: tarn's reader reads
+  // them a batch at a time on two threads.
+  Create("shop.sales.big", "id INT64, v VARCHAR");
+  for (int f = 0; f < 2; ++f) {
+    std::vector<std::vector<std::string>> rows;
+    for (int i = 0; i < 40000; ++i) {
+      const int id = f * 40000 + i;
+      rows.push_back({std::to_string(id), "v" + std::to_string(id % 7)});
+    }
+    Append("shop.sales.big", rows);
+  }
+  CommitMeta meta;
+  meta.author = "test";
+  ASSERT_OK(
+      cat_->DeleteRows("shop.sales.big", "id < 100 OR id = 16384 OR id = 40001 OR id > 79990", meta)
+          .status());
+  // 0..99, 16,384 (a batch edge), 40,001 (the second file) and 79,991..79,999 deleted.
+  EXPECT_EQ(Must("SELECT count(*), sum(id), min(id), max(id) FROM shop.sales.big"),
+            (Table{{"79889", "3199178710", "100", "79990"}}));
+  EXPECT_EQ(Must("SELECT count(*) FROM tarn_scan('shop.sales.big', filter := 'v = ''v3''')"),
+            Must("SELECT count(*) FROM shop.sales.big WHERE v = 'v3'"));
+  // Row ids are file positions plus the file's first id: here the same as `id`.
+  EXPECT_EQ(Must("SELECT count(*) FROM tarn_scan('shop.sales.big', row_ids := true) "
+                 "WHERE _tarn_row_id <> id"),
+            (Table{{"0"}}));
+  EXPECT_EQ(Must("SELECT id FROM tarn_scan('shop.sales.big') WHERE id BETWEEN 16383 AND 16385 "
+                 "ORDER BY id"),
+            (Table{{"16383"}, {"16385"}}));
+}
+
 TEST_F(SqlTest, SchemaEvolutionReadsByFieldId) {
   Create("shop.sales.e", "id INT32, name VARCHAR");
   Append("shop.sales.e", {{"1", "a"}});
