@@ -271,3 +271,31 @@ def test_a_file_larger_than_a_batch_reads_the_same_every_way(tmp_path):
     with pytest.raises(tarn.errors.InvalidArgument) as e:
         c.load_dataset("w.c.far").scan().to_pandas()
     assert e.value.column == "at" and e.value.row == 140000
+
+
+def test_ctrl_c_stops_a_to_pandas_of_numeric_columns_early(tmp_path):
+    # Numeric columns alone are gathered by the scan's thread, which queues nothing: it must
+    # still notice the interrupt at its next batch, not at the end of the scan.
+    c = tarn.connect(str(tmp_path / "cat"))
+    c.create_workspace("w")
+    c.create_collection("w.c")
+    c.create_dataset("w.c.d", "id INT64 NOT NULL, x FLOAT64")
+    n = 20_000_000
+    c.load_dataset("w.c.d").append(
+        pd.DataFrame({"id": np.arange(n, dtype=np.int64), "x": np.arange(n) * 0.5}), author="t")
+    ds = c.load_dataset("w.c.d")
+    t = time.perf_counter()
+    assert len(ds.scan().to_pandas()) == n
+    full = time.perf_counter() - t
+    before = threads()
+    timer = threading.Timer(0.02, os.kill, (os.getpid(), signal.SIGINT))
+    t = time.perf_counter()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            timer.start()
+            ds.scan().to_pandas()
+    finally:
+        timer.cancel()
+    # The wait looks for a signal every 50 ms; the whole scan takes several times that.
+    assert time.perf_counter() - t < full / 2, (time.perf_counter() - t, full)
+    assert threads() == before

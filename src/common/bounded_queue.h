@@ -97,6 +97,12 @@ class BoundedQueue {
     ready_.notify_all();
   }
 
+  // Whether the consumer gave up (for a producer that has nothing to Push for a while).
+  bool cancelled() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return cancelled_;
+  }
+
   int64_t queued_bytes() const {
     std::lock_guard<std::mutex> lock(mu_);
     return bytes_;

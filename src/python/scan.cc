@@ -158,7 +158,10 @@ Result<std::shared_ptr<ScanStream>> ScanStream::Start(std::shared_ptr<Client> cl
         copy.columns.push_back(c.Clone());
         bytes += Bytes(c);
       }
-      if (!queued) return Status::OK();
+      if (!queued) {
+        // Nothing to push: a closed stream (Ctrl-C) is noticed here instead.
+        return raw->queue_.cancelled() ? Status::Cancelled("the scan was closed") : Status::OK();
+      }
       if (!raw->queue_.Push(std::move(copy), bytes)) {
         return Status::Cancelled("the scan was closed");
       }
