@@ -482,92 +482,56 @@ py::array Adopt(MappedBuffer& m, const py::dtype& dtype, int64_t rows) {
   return py::array(dtype, {rows}, {}, owned->data, base);
 }
 
-template <typename T>
-py::dtype DtypeOf() {
-  return py::dtype::of<T>();
-}
-
 }  // namespace
 
 py::tuple NumpyColumn::Finish() {
-  const DataType& t = field_.type;
+  const char* kind = NumpyKind(field_.type);
+  if (kind == nullptr) {
+    Raise(Status::Internal("column '" + field_.name + "' of type " + field_.type.ToString() +
+                           " has no numpy dtype"));
+  }
   const int64_t rows = rows_;
   rows_ = 0;
   if (to_nanos_ > 0) {
-    const char* kind = t.id() == TypeId::kTime        ? "timedelta"
-                       : t.id() == TypeId::kTimestamp ? "datetime"
-                                                      : "datetimetz";
-    return py::make_tuple(kind, Adopt(values_, DtypeOf<int64_t>(), rows), py::none());
+    return py::make_tuple(kind, Adopt(values_, py::dtype("i8"), rows), py::none());
   }
-  // The pandas kind and numpy dtype of each type with one.
-  auto as = [](const char* kind, py::dtype dtype) { return std::make_pair(kind, dtype); };
-  std::pair<const char*, py::dtype> kd;
-  switch (t.id()) {
-    case TypeId::kBoolean:
-      kd = as("bool", DtypeOf<bool>());
-      break;
-    case TypeId::kInt8:
-      kd = as("int", DtypeOf<int8_t>());
-      break;
-    case TypeId::kInt16:
-      kd = as("int", DtypeOf<int16_t>());
-      break;
-    case TypeId::kInt32:
-      kd = as("int", DtypeOf<int32_t>());
-      break;
-    case TypeId::kInt64:
-      kd = as("int", DtypeOf<int64_t>());
-      break;
-    case TypeId::kUInt8:
-      kd = as("uint", DtypeOf<uint8_t>());
-      break;
-    case TypeId::kUInt16:
-      kd = as("uint", DtypeOf<uint16_t>());
-      break;
-    case TypeId::kUInt32:
-      kd = as("uint", DtypeOf<uint32_t>());
-      break;
-    case TypeId::kUInt64:
-      kd = as("uint", DtypeOf<uint64_t>());
-      break;
-    case TypeId::kFloat32:
-      kd = as("float", DtypeOf<float>());
-      break;
-    case TypeId::kFloat64:
-      kd = as("float", DtypeOf<double>());
-      break;
-    default:
-      Raise(Status::Internal("column '" + field_.name + "' of type " + t.ToString() +
-                             " has no numpy dtype"));
-  }
-  const auto& [kind, dtype] = kd;
+  // numpy's code for the kind at the column's width: ?, i1..i8, u1..u8, f4, f8.
+  const std::string code =
+      std::string(kind) == "bool" ? "?" : std::string(1, kind[0]) + std::to_string(width_);
   py::object mask = py::none();
-  if (field_.nullable) mask = Adopt(mask_, DtypeOf<bool>(), rows);
-  return py::make_tuple(kind, Adopt(values_, dtype, rows), mask);
+  if (field_.nullable) mask = Adopt(mask_, py::dtype("?"), rows);
+  return py::make_tuple(kind, Adopt(values_, py::dtype(code), rows), mask);
 }
 
-bool IsObjectColumn(const Field& f) {
-  switch (f.type.id()) {
+const char* NumpyKind(const DataType& t) {
+  switch (t.id()) {
     case TypeId::kBoolean:
+      return "bool";
     case TypeId::kInt8:
     case TypeId::kInt16:
     case TypeId::kInt32:
     case TypeId::kInt64:
+      return "int";
     case TypeId::kUInt8:
     case TypeId::kUInt16:
     case TypeId::kUInt32:
     case TypeId::kUInt64:
+      return "uint";
     case TypeId::kFloat32:
     case TypeId::kFloat64:
+      return "float";
     case TypeId::kTimestamp:
+      return "datetime";
     case TypeId::kTimestampTz:
-      return false;
+      return "datetimetz";
     case TypeId::kTime:
-      return f.type.unit() != TimeUnit::kNano;
+      return t.unit() == TimeUnit::kNano ? "timedelta" : nullptr;  // else datetime.time
     default:
-      return true;
+      return nullptr;
   }
 }
+
+bool IsObjectColumn(const Field& f) { return NumpyKind(f.type) == nullptr; }
 
 namespace {
 // Days a DATE column keeps one slot each for (ObjectColumn), and the cache beyond that span.

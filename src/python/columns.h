@@ -28,6 +28,9 @@ namespace py = pybind11;
 // The GIL held.
 py::tuple ColumnToPython(const Field& f, const std::vector<const Column*>& parts);
 
+// The kind ColumnToPython gives a column of type `t` with a numpy dtype ("bool", "int",
+// "uint", "float", "datetime", "datetimetz", "timedelta"); nullptr for an "object" column.
+const char* NumpyKind(const DataType& t);
 // Whether ColumnToPython makes an "object" column of field `f`'s values.
 bool IsObjectColumn(const Field& f);
 
