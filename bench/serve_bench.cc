@@ -3,12 +3,13 @@
 //
 //   serve_bench append (--url http://HOST:PORT | --metastore URI --warehouse DIR)
 //                      [--dataset W.C.D] [--clients N] [--rows R] [--seconds S] [--warmup S]
-//                      [--label L]
+//                      [--label L] [--inline SIZE]
 //       N threads, each appending batches of R rows (id INT64, v VARCHAR) as its own commits
 //       through tarn::Client::Append: remote with --url (credentials from TARN_CLIENT_ID /
 //       TARN_CLIENT_SECRET; one client per thread, as separate processes would have), embedded
 //       with --metastore/--warehouse (one Catalog shared by the threads, as one process would).
-//       The dataset is created when missing.
+//       The dataset is created when missing, with --inline as its inline.max_bytes (appends
+//       kept in the metastore: docs/design/catalog-core.md "Inlined appends").
 //
 // Prints one JSON object on stdout: commits, per_s, p50_ms, p99_ms.
 #include <algorithm>
@@ -42,7 +43,7 @@ void Check(const tarn::Status& st, const std::string& what) {
 }
 
 struct Args {
-  std::string url, metastore, warehouse, label;
+  std::string url, metastore, warehouse, label, inline_max;
   std::string dataset = "bench.serve.appends";
   int clients = 8;
   int rows = 10;
@@ -76,6 +77,8 @@ Args ParseArgs(int argc, char** argv) {
       a.warmup = std::stod(next());
     } else if (arg == "--label") {
       a.label = next();
+    } else if (arg == "--inline") {
+      a.inline_max = next();
     } else {
       Die("unknown argument " + std::string(arg));
     }
@@ -113,7 +116,7 @@ std::unique_ptr<tarn::Client> Open(const Args& a) {
   return std::move(*c);
 }
 
-void EnsureDataset(tarn::Client& c, const std::string& qualified) {
+void EnsureDataset(tarn::Client& c, const std::string& qualified, const std::string& inline_max) {
   auto dot1 = qualified.find('.');
   auto dot2 = qualified.find('.', dot1 + 1);
   if (dot1 == std::string::npos || dot2 == std::string::npos) Die("--dataset W.C.D");
@@ -122,6 +125,7 @@ void EnsureDataset(tarn::Client& c, const std::string& qualified) {
   tarn::DatasetDefinition def;
   def.schema.fields = {tarn::Field{"id", tarn::DataType::Int64(), false},
                        tarn::Field{"v", tarn::DataType::Varchar(), true}};
+  if (!inline_max.empty()) def.properties[tarn::kInlineMaxBytesProperty] = inline_max;
   Check(c.CreateDataset(qualified, def, true).status(), "dataset");
 }
 
@@ -137,7 +141,7 @@ double Percentile(std::vector<double> v, double p) {
 int main(int argc, char** argv) {
   Args a = ParseArgs(argc, argv);
   std::unique_ptr<tarn::Client> shared = Open(a);
-  EnsureDataset(*shared, a.dataset);
+  EnsureDataset(*shared, a.dataset, a.inline_max);
 
   std::vector<std::unique_ptr<tarn::Client>> remote;
   if (!a.url.empty()) {
@@ -181,6 +185,7 @@ int main(int argc, char** argv) {
   nlohmann::json out = {{"bench", "serve_append"},
                         {"mode", a.url.empty() ? "embedded" : "http"},
                         {"label", a.label},
+                        {"inline", a.inline_max},
                         {"clients", a.clients},
                         {"rows_per_commit", a.rows},
                         {"commits", commits.load()},

@@ -6,7 +6,9 @@
 # Parquet file (10 rows) to a local warehouse and commits it as its own snapshot. The reference
 # for small appends (issue 24, goal 2) is measured in the same run on the same metastore:
 # `catalog_bench commit`, commits that only register a file (no Parquet written), from the same
-# number of threads.
+# number of threads. With BENCH_INLINE (default 64KiB; empty: skipped), the same embedded and
+# HTTP appends also run into datasets with that inline.max_bytes, whose appends keep their file
+# in the metastore (docs/design/catalog-core.md "Inlined appends").
 #
 # Environment: BENCH_SECONDS (default 5), BENCH_WARMUP (default 1), BENCH_CLIENTS (default
 # "8 32"), BENCH_BACKENDS (default "postgres sqlite"), TARN_BENCH_SERVE_BIN (default
@@ -23,6 +25,7 @@ secs="${BENCH_SECONDS:-5}"
 warm="${BENCH_WARMUP:-1}"
 clients="${BENCH_CLIENTS:-8 32}"
 backends="${BENCH_BACKENDS:-postgres sqlite}"
+inline="${BENCH_INLINE-64KiB}"
 for b in "$bin" "$cbin" "$tarn"; do
   [[ -x "$b" ]] || { echo "serve bench: $b is not built (run: make build)" >&2; exit 1; }
 done
@@ -67,7 +70,7 @@ bench() {
   local backend="$1" metastore="$2" wh="$dir/wh-$1"
   mkdir -p "$wh"
   "$tarn" serve --metastore "$metastore" --warehouse "$wh" --listen 127.0.0.1:0 \
-    --max-connections 128 2>"$dir/serve-$backend.log" &
+    --max-connections 128 --no-housekeeping 2>"$dir/serve-$backend.log" &
   server_pid=$!
   local port=""
   for _ in $(seq 1 200); do
@@ -92,6 +95,18 @@ bench() {
       "$bin" append --url "http://127.0.0.1:$port" --clients "$n" --seconds "$secs" \
       --warmup "$warm" --dataset "bench.http.c$n" --label "$backend-http-$n" >>"$results"
     tail -n 1 "$results" >&2
+    [[ -n "$inline" ]] || continue
+    say "[$backend] inlined append, embedded, $n threads, ${secs}s (load $(load))"
+    "$bin" append --metastore "$metastore" --warehouse "$wh" --clients "$n" --seconds "$secs" \
+      --warmup "$warm" --dataset "bench.embedded_inline.c$n" --inline "$inline" \
+      --label "$backend-embedded-inline-$n" >>"$results"
+    tail -n 1 "$results" >&2
+    say "[$backend] inlined append, http, $n clients, ${secs}s (load $(load))"
+    TARN_CLIENT_ID="$TARN_BOOTSTRAP_CLIENT_ID" TARN_CLIENT_SECRET="$TARN_BOOTSTRAP_CLIENT_SECRET" \
+      "$bin" append --url "http://127.0.0.1:$port" --clients "$n" --seconds "$secs" \
+      --warmup "$warm" --dataset "bench.http_inline.c$n" --inline "$inline" \
+      --label "$backend-http-inline-$n" >>"$results"
+    tail -n 1 "$results" >&2
   done
   stop_server
 }
@@ -113,17 +128,26 @@ done
 say "load average at the end: $(load)"
 
 f() { sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p" <<<"$2"; }
-echo
-echo "| backend | writers | register only/s | embedded appends/s | HTTP appends/s | HTTP / embedded | embedded / register | HTTP / register | embedded p50 / p99 ms | HTTP p50 / p99 ms |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---|---|"
-for backend in $backends; do
-  for n in $clients; do
-    r="$(grep "\"label\":\"$backend-register-$n\"" "$results")"
-    e="$(grep "\"label\":\"$backend-embedded-$n\"" "$results")"
-    h="$(grep "\"label\":\"$backend-http-$n\"" "$results")"
-    awk -v b="$backend" -v n="$n" -v r="$(f per_s "$r")" -v e="$(f per_s "$e")" \
-      -v h="$(f per_s "$h")" -v e50="$(f p50_ms "$e")" -v e99="$(f p99_ms "$e")" \
-      -v h50="$(f p50_ms "$h")" -v h99="$(f p99_ms "$h")" \
-      'BEGIN { printf "| %s | %d | %.0f | %.0f | %.0f | **%.2f** | **%.2f** | **%.2f** | %.1f / %.1f | %.1f / %.1f |\n", b, n, r, e, h, h / e, e / r, h / r, e50, e99, h50, h99 }'
+# table EMBEDDED-LABEL HTTP-LABEL WHAT: one row per backend and number of writers.
+table() {
+  echo
+  echo "| backend | writers | register only/s | embedded $3/s | HTTP $3/s | HTTP / embedded | embedded / register | HTTP / register | embedded p50 / p99 ms | HTTP p50 / p99 ms |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---|---|"
+  for backend in $backends; do
+    for n in $clients; do
+      r="$(grep "\"label\":\"$backend-register-$n\"" "$results")"
+      e="$(grep "\"label\":\"$backend-$1-$n\"" "$results")"
+      h="$(grep "\"label\":\"$backend-$2-$n\"" "$results")"
+      awk -v b="$backend" -v n="$n" -v r="$(f per_s "$r")" -v e="$(f per_s "$e")" \
+        -v h="$(f per_s "$h")" -v e50="$(f p50_ms "$e")" -v e99="$(f p99_ms "$e")" \
+        -v h50="$(f p50_ms "$h")" -v h99="$(f p99_ms "$h")" \
+        'BEGIN { printf "| %s | %d | %.0f | %.0f | %.0f | **%.2f** | **%.2f** | **%.2f** | %.1f / %.1f | %.1f / %.1f |\n", b, n, r, e, h, h / e, e / r, h / r, e50, e99, h50, h99 }'
+    done
   done
-done
+}
+table embedded http appends
+if [[ -n "$inline" ]]; then
+  echo
+  echo "Inlined appends (inline.max_bytes $inline):"
+  table embedded-inline http-inline inlined
+fi

@@ -475,6 +475,12 @@ class Client {
   // not_found; kInvalidArgument for a negative limit; the store's.
   virtual Result<StatsHydrationResult> HydrateStats(std::string_view qualified,
                                                     const StatsHydrationOptions& options) = 0;
+  // Writes the dataset's inlined files (kInlineMaxBytesProperty) out to the warehouse at their
+  // paths and stops keeping their bytes in the metastore. No snapshot is made: the files, their
+  // rows and row ids stay as they are; readers that read the warehouse without tarn (an
+  // Iceberg engine, DuckDB's own reader) find them from then on. Files appended inlined later
+  // are kept until the next call. Remotely: writer. Errors: not_found; the store's.
+  virtual Result<InlineFlushResult> FlushInlined(std::string_view qualified) = 0;
 
   // ---- views (V1; tarn/view.h, docs/design/views.md) ----
   // Views and datasets of a collection share one namespace. `replace`: a new statement version

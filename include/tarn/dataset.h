@@ -248,6 +248,10 @@ struct DatasetCommit {
   std::optional<int32_t> written_spec_id;  // the spec the added files' partitions follow
   std::optional<int64_t> rollback_to;      // kRollback
   CommitMeta meta;
+  // The bytes of `added` files kept in the metastore instead of the warehouse, as (path, bytes)
+  // (inlined appends, below). Set by the catalog's own appends only: Commit refuses a part
+  // that carries any, and any added path under a dataset's "inline/" prefix.
+  std::vector<std::pair<std::string, std::string>> inlined;
 };
 
 struct SnapshotInfo {
@@ -464,6 +468,23 @@ struct StatsHydrationResult {
   // Live files still pending after the call: the failed ones and those beyond the limit.
   int64_t files_pending = 0;
   std::vector<StatsHydrationFailure> failures;  // each stays pending (retried next time)
+};
+
+// Inlined appends (docs/design/catalog-core.md "Inlined appends"): an append whose rows take at
+// most the dataset's `inline.max_bytes` (bytes of the rows in memory, as the append flushes by;
+// 0 or unset: never) keeps its data file's bytes in the metastore, in the commit's own
+// transaction, instead of writing, fsyncing and renaming a file in the warehouse. The file has
+// a path like any other (under "<dataset prefix>inline/") and every reader reads it through the
+// catalog; FlushInlined writes such files out to the warehouse at those same paths. At most
+// kMaxInlineBytes.
+inline constexpr char kInlineMaxBytesProperty[] = "inline.max_bytes";
+// Whether `path` (a warehouse key) names an inlined file: "datasets/<uuid>/inline/...".
+bool IsInlinedPath(std::string_view path);
+inline constexpr int64_t kMaxInlineBytes = 1 << 20;
+struct InlineFlushResult {
+  std::string dataset;
+  int64_t files_written = 0;  // written out to the warehouse and no longer kept inlined
+  int64_t bytes_written = 0;
 };
 
 // Compaction (C11; docs/design/maintenance.md "Compaction"). kAuto is kSortAware when the

@@ -244,3 +244,10 @@ class Dataset:
         if time_us is None:
             raise TypeError("older_than takes a datetime or a timedelta")
         return records(self._c.expire(self.name, time_us, respect_consumer_offsets, dry_run))
+
+    @native
+    def flush_inlined(self) -> Record:
+        """Writes the dataset's inlined files (property ``inline.max_bytes``) out to the
+        warehouse, for readers that read it without tarn; no snapshot is made. A Record of
+        dataset, files_written and bytes_written."""
+        return records(self._c.flush_inlined(self.name))

@@ -146,6 +146,20 @@ def test_expire_keeps_what_offsets_need(client):
         ds.expire(5)
 
 
+def test_flush_inlined_writes_out_what_a_small_append_kept(client):
+    ds = client.create_dataset("w.c.d", "id INT64")
+    ds.set_properties({"inline.max_bytes": "65536"})
+    ds.append(pd.DataFrame({"id": [1, 2, 3]}), author="t")
+    first = ds.flush_inlined()
+    assert (first.dataset, first.files_written) == ("w.c.d", 1) and first.bytes_written > 0
+    again = ds.flush_inlined()
+    assert (again.files_written, again.bytes_written) == (0, 0)
+    assert rows(ds) == [1, 2, 3]
+    ds.drop()
+    with pytest.raises(errors.NotFound):
+        ds.flush_inlined()
+
+
 def test_add_files_registers_parquet_already_in_the_warehouse(tmp_path):
     # Embedded: the test places the file in the warehouse directory itself.
     client = tarn.connect(str(tmp_path / "cat"))

@@ -1826,6 +1826,22 @@ Result<StatsHydrationResult> StatsHydrationResultFromJson(const Json& j) {
   return v;
 }
 
+Json ToJson(const InlineFlushResult& v) {
+  return Json{{"dataset", v.dataset},
+              {"files_written", v.files_written},
+              {"bytes_written", v.bytes_written}};
+}
+
+Result<InlineFlushResult> InlineFlushResultFromJson(const Json& j) {
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j));
+  InlineFlushResult v;
+  TARN_ASSIGN_OR_RETURN(v.dataset, r.String("dataset"));
+  TARN_ASSIGN_OR_RETURN(v.files_written, r.Int("files_written"));
+  TARN_ASSIGN_OR_RETURN(v.bytes_written, r.Int("bytes_written"));
+  TARN_RETURN_NOT_OK(r.Finish());
+  return v;
+}
+
 Json ToJson(const CompactionOptions& v) {
   return Json{{"rule", std::string(CompactionRuleName(v.rule))},
               {"dry_run", v.dry_run},

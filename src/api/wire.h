@@ -102,6 +102,8 @@ Json ToJson(const CompactionResult& v);
 Result<CompactionResult> CompactionResultFromJson(const Json& j);
 Json ToJson(const StatsHydrationResult& v);
 Result<StatsHydrationResult> StatsHydrationResultFromJson(const Json& j);
+Json ToJson(const InlineFlushResult& v);
+Result<InlineFlushResult> InlineFlushResultFromJson(const Json& j);
 Json ToJson(const ExpiryOptions& v);
 Result<ExpiryOptions> ExpiryOptionsFromJson(const Json& j);
 Json ToJson(const ExpiryResult& v);

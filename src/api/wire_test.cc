@@ -464,6 +464,11 @@ TEST(WireTest, MaintenanceAndTokenTypesRoundTrip) {
   EXPECT_EQ(RoundTrip(r, ExpiryResultFromJson).expired_through, 7);
   CleanupResult c{1, 2, 3, {"x/y.parquet", "ü"}};
   EXPECT_EQ(RoundTrip(c, CleanupResultFromJson).orphans, c.orphans);
+  InlineFlushResult f{"a.b.c", 2, 4096};
+  InlineFlushResult fb = RoundTrip(f, InlineFlushResultFromJson);
+  EXPECT_EQ(fb.dataset, "a.b.c");
+  EXPECT_EQ(fb.files_written, 2);
+  EXPECT_EQ(fb.bytes_written, 4096);
 
   AccessTokenInfo info;
   info.client_id = "tarn_ABCDEFGHIJKLMNOPQRST";

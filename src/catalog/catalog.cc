@@ -9,6 +9,7 @@
 #include "catalog/catalog_internal.h"
 #include "catalog/commit_queue.h"
 #include "catalog/error_codes.h"
+#include "catalog/inlined.h"
 #include "catalog/store.h"
 #include "catalog/views_store.h"
 #include "common/io.h"
@@ -39,10 +40,15 @@ Result<catalog_store::StoredCollection> LoadCollectionRow(Transaction& tx,
 Catalog::Catalog(std::unique_ptr<Metastore> metastore, std::shared_ptr<ObjectStore> warehouse,
                  std::shared_ptr<Clock> clock)
     : metastore_(std::move(metastore)),
-      warehouse_(std::move(warehouse)),
+      warehouse_(std::make_shared<catalog_internal::InliningStore>(metastore_.get(),
+                                                                   std::move(warehouse))),
       clock_(clock ? std::move(clock) : Clock::Real()),
       alerter_(DefaultAlerter(metastore_.get(), clock_.get())),
       commit_queue_(std::make_unique<CommitQueue>(metastore_.get(), clock_.get(), alerter_.get())) {
+}
+
+ObjectStore& Catalog::warehouse_files() {
+  return static_cast<catalog_internal::InliningStore&>(*warehouse_).files();
 }
 
 void Catalog::SetAlerter(std::shared_ptr<alerts::Alerter> alerter) {

@@ -109,7 +109,13 @@ class Catalog : public Client {
   virtual std::optional<std::string> local_actor() const { return std::nullopt; }
 
   Metastore& metastore() { return *metastore_; }
+  // The warehouse as the catalog reads it: the object store, and the bytes of inlined files
+  // kept in the metastore (inlined.h), so a data file's path reads the same either way.
   ObjectStore& warehouse() { return *warehouse_; }
+  // The object store itself, for what reads files without the catalog (DuckDB's own Parquet
+  // reader, an Iceberg engine given the store's settings): an inlined file is not in it until
+  // FlushInlined wrote it out.
+  ObjectStore& warehouse_files();
   // The clock this catalog reads; the upload service and the token authority over it read the
   // same one unless given their own.
   const Clock& clock() const { return *clock_; }
@@ -280,6 +286,8 @@ class Catalog : public Client {
   // Deferred statistics (stats_hydration.cc; docs/design/maintenance.md "Deferred statistics").
   Result<StatsHydrationResult> HydrateStats(std::string_view qualified,
                                             const StatsHydrationOptions& options) override;
+  // Inlined appends (inlined.cc; docs/design/catalog-core.md "Inlined appends").
+  Result<InlineFlushResult> FlushInlined(std::string_view qualified) override;
   // Compaction (compaction.cc; docs/design/maintenance.md "Compaction").
   Result<CompactionResult> Compact(std::string_view qualified, const CompactionOptions& options,
                                    CommitMeta meta) override;
@@ -516,12 +524,20 @@ class Catalog : public Client {
   // deletes released files and orphans past their grace, kCompact runs one compaction (rule
   // auto) of each live dataset whose property compaction.auto is true, kHydrate fills in the
   // statistics of every dataset's pending files (HydrateStats), kManifest writes the missing
-  // manifest of each current snapshot whose dataset has manifest.on_commit on (RefreshManifest).
-  // Each dataset's outcome
-  // is audited as actor tarn:housekeeping (action housekeeping.<step>); a dataset that fails
-  // is counted and the pass goes on. `cancelled` is asked between datasets.
-  enum class HousekeepingStep : uint8_t { kExpire, kCleanup, kCompact, kHydrate, kManifest };
-  // expire, cleanup, compact, hydrate, manifest
+  // manifest of each current snapshot whose dataset has manifest.on_commit on (RefreshManifest),
+  // kFlush writes out the inlined files of each live dataset that keeps any and whose
+  // compaction.auto is not true (FlushInlined; compaction moves those out itself). Each
+  // dataset's outcome is audited as actor tarn:housekeeping (action housekeeping.<step>); a
+  // dataset that fails is counted and the pass goes on. `cancelled` is asked between datasets.
+  enum class HousekeepingStep : uint8_t {
+    kExpire,
+    kCleanup,
+    kCompact,
+    kHydrate,
+    kManifest,
+    kFlush
+  };
+  // expire, cleanup, compact, hydrate, manifest, flush
   static std::string_view HousekeepingStepName(HousekeepingStep step);
   struct HousekeepingReport {
     int64_t datasets = 0;  // datasets the step acted on (a policy, compaction.auto)
@@ -531,6 +547,7 @@ class Catalog : public Client {
     int64_t files_rewritten = 0, bytes_rewritten = 0;   // kCompact: inputs replaced
     int64_t files_hydrated = 0;                         // kHydrate
     int64_t manifests_written = 0;                      // kManifest
+    int64_t files_flushed = 0, bytes_flushed = 0;       // kFlush: written out to the warehouse
   };
   Result<HousekeepingReport> RunHousekeeping(HousekeepingStep step,
                                              const std::function<bool()>& cancelled = nullptr);
@@ -561,6 +578,38 @@ class Catalog : public Client {
                             const std::vector<SnapshotInfo>& snapshots);
   // Forgets the cached manifest.on_commit settings (after this catalog changed properties).
   void ManifestSettingsChanged();
+  // Forgets what appends and manifest.on_commit keep of datasets' definitions, after this
+  // catalog changed one (created, renamed, dropped, altered, properties, spec, sort order).
+  void DefinitionsChanged();
+
+  // The live rows appends read (operations.cc PrepareAppend) are kept for
+  // kAppendDefinitionTtlUs, so that a stream of small appends does not read its dataset each
+  // time. Rows with a column the kept row does not know are written after a fresh read; an
+  // append that used a kept row and failed in a way a newer row could change (its rows did not
+  // conform to it, or the commit found another incarnation) is made once more after a fresh
+  // read; a stream that does not fit in memory (the inline limit) is written against a fresh
+  // row.
+  static constexpr int64_t kAppendDefinitionTtlUs = 1'000'000;
+  struct AppendDefinitions;
+  static std::shared_ptr<AppendDefinitions> NewAppendDefinitions();
+  struct PreparedAppend {
+    DatasetInfo ds;
+    bool kept = false;  // from the kept rows, not read now
+  };
+  // The dataset an append writes to, checked before any byte is written; a kept row when
+  // `may_keep` (an append, not an overwrite, which reads the current snapshot).
+  Result<PreparedAppend> PrepareAppend(std::string_view qualified, const CommitMeta& meta,
+                                       CommitOperation op,
+                                       const std::optional<std::string>& expected_uuid,
+                                       bool may_keep);
+  void ForgetAppendDefinition(std::string_view qualified);
+  // Writes `batches` (inlined or as files) and commits them, made once more after a fresh
+  // read when `prepared` was kept and proved stale.
+  Result<SnapshotInfo> AppendBatches(std::string_view qualified,
+                                     const std::vector<RecordBatch>& batches,
+                                     const CommitMeta& meta, CommitOperation op,
+                                     const std::optional<std::string>& expected_uuid,
+                                     PreparedAppend prepared);
   struct ManifestSettings;
   static std::shared_ptr<ManifestSettings> NewManifestSettings();
 
@@ -570,6 +619,7 @@ class Catalog : public Client {
   std::shared_ptr<alerts::Alerter> alerter_;  // after metastore_: it writes the cool-off table
   std::unique_ptr<CommitQueue> commit_queue_;
   std::shared_ptr<ManifestSettings> manifest_settings_ = NewManifestSettings();
+  std::shared_ptr<AppendDefinitions> append_definitions_ = NewAppendDefinitions();
   struct ScanCounters;  // scan_stats() (planning.cc)
   static std::shared_ptr<ScanCounters> NewScanCounters();
   std::shared_ptr<ScanCounters> scan_counters_ = NewScanCounters();

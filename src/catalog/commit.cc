@@ -10,12 +10,14 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "catalog/access_store.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/commit_queue.h"
 #include "catalog/error_codes.h"
+#include "catalog/inlined.h"
 #include "catalog/provenance.h"
 #include "catalog/store.h"
 #include "common/random.h"
@@ -82,6 +84,15 @@ Status ValidatePart(const DatasetCommit& p) {
       return Status::InvalidArgument("data file '" + f.path + "' names the reserved row id field " +
                                      std::to_string(kRowIdFieldId) + " in its statistics")
           .WithField("path", f.path);
+    }
+  }
+  if (!p.inlined.empty()) {
+    std::set<std::string_view> added;
+    for (const DataFile& f : p.added) added.insert(f.path);
+    for (const auto& [path, bytes] : p.inlined) {
+      if (!IsInlinedPath(path) || !added.count(path) || bytes.empty()) {
+        return Status::Internal("inlined bytes for '" + path + "', not an inlined added file");
+      }
     }
   }
   switch (p.operation) {
@@ -442,6 +453,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
   int64_t total_bytes = lk.total_bytes - append_sum.added_bytes;
   Delta other_sum;                   // totals of non-append parts, applied at the end
   std::vector<DataFile*> new_files;  // of every part, inserted together
+  std::vector<std::pair<std::string_view, std::string_view>> inlined;  // their kept bytes
   // The standing source list, carried through the group (docs/design/provenance.md).
   const provenance::SourceList sources_before = provenance::ParseSourceList(lk.sources);
   provenance::SourceList sources = sources_before;
@@ -455,6 +467,15 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
     const int64_t before = snap - 1;
     if (p.expected_uuid && *p.expected_uuid != lk.uuid) {
       return Incarnation(g.dataset, lk.uuid, *p.expected_uuid);
+    }
+    // Inlined files are named for the incarnation they were written for (the append's
+    // expected uuid, checked above).
+    for (const auto& f : p.inlined) {
+      if (f.first.rfind(InlinePrefix(lk.uuid), 0) != 0) {
+        return Status::Internal("inlined file '" + f.first + "' is not named for dataset '" +
+                                g.dataset + "' (uuid " + lk.uuid + ")");
+      }
+      inlined.emplace_back(f.first, f.second);
     }
     const bool compact = p.operation == CommitOperation::kCompact;
     if (compact) {
@@ -597,6 +618,7 @@ Status CommitDatasetGroup(Transaction& tx, DatasetGroup& g, const std::string& c
 
   TARN_RETURN_NOT_OK(catalog_store::InsertDataFiles(
       tx, lk.id, new_files, spec, schema, catalog_store::BoundsFieldsIn(lk.bounds_fields, schema)));
+  TARN_RETURN_NOT_OK(catalog_store::InsertInlinedFiles(tx, lk.id, inlined, now));
   // Snapshot rows, in one statement.
   std::vector<const SnapshotInfo*> snaps;
   snaps.reserve(todo.size());

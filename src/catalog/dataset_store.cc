@@ -408,9 +408,9 @@ Status PurgeDatasetRows(Transaction& tx, int64_t dataset_id, int64_t now_us) {
   TARN_RETURN_NOT_OK(
       tx.Execute("UPDATE removal_ledger SET dataset_id = NULL WHERE dataset_id = ?", {dataset_id})
           .status());
-  for (const char* table :
-       {"tags", "consumer_offsets", "deletion_vectors", "file_bounds", "data_files", "snapshots",
-        "dataset_schemas", "dataset_partition_specs", "dataset_locations"}) {
+  for (const char* table : {"tags", "consumer_offsets", "deletion_vectors", "file_bounds",
+                            "inlined_files", "data_files", "snapshots", "dataset_schemas",
+                            "dataset_partition_specs", "dataset_locations"}) {
     TARN_RETURN_NOT_OK(
         tx.Execute(std::string("DELETE FROM ") + table + " WHERE dataset_id = ?", {dataset_id})
             .status());

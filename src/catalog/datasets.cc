@@ -7,6 +7,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "catalog/inlined.h"
 #include "catalog/store.h"
 #include "common/random.h"
 #include "common/text.h"
@@ -556,6 +557,23 @@ std::optional<std::string> catalog_internal::ColumnListSettingAfter(const Proper
   return now;
 }
 
+namespace {
+
+// Runs `fn` when it goes out of scope: a definition change forgets what the catalog keeps of
+// datasets' definitions (appends, manifest.on_commit) once it ended, committed or not.
+class OnExit {
+ public:
+  explicit OnExit(std::function<void()> fn) : fn_(std::move(fn)) {}
+  OnExit(const OnExit&) = delete;
+  OnExit& operator=(const OnExit&) = delete;
+  ~OnExit() { fn_(); }
+
+ private:
+  std::function<void()> fn_;
+};
+
+}  // namespace
+
 DataWriteOptions catalog_internal::DataWriteOptionsFor(const DatasetInfo& ds,
                                                        const Schema& schema) {
   DataWriteOptions options;
@@ -569,10 +587,12 @@ DataWriteOptions catalog_internal::DataWriteOptionsFor(const DatasetInfo& ds,
 
 Result<DatasetInfo> Catalog::DoCreateDataset(std::string_view qualified, DatasetDefinition def,
                                              bool exists_ok) {
+  const OnExit forget([this] { DefinitionsChanged(); });  // committed or not
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(ValidateSchema(def.schema));
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(def.properties));
   TARN_RETURN_NOT_OK(ValidateManifestSetting(def.properties));
+  TARN_RETURN_NOT_OK(ValidateInlineSetting(def.properties));
   int32_t last_field_id = MaxFieldId(def.schema);
   TARN_RETURN_NOT_OK(AssignFieldIds(&def.schema, &last_field_id));
   TARN_RETURN_NOT_OK(ValidateBloomFilterSetting(def.properties, def.schema));
@@ -652,6 +672,7 @@ Result<std::vector<DatasetInfo>> Catalog::ListDatasets(std::string_view collecti
 }
 
 Status Catalog::RenameDataset(std::string_view qualified, std::string_view new_name) {
+  const OnExit forget([this] { DefinitionsChanged(); });  // committed or not
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(ValidateIdentifier("dataset name", new_name));
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
@@ -674,6 +695,7 @@ Status Catalog::RenameDataset(std::string_view qualified, std::string_view new_n
 
 Status Catalog::DoDropDataset(std::string_view qualified, bool purge,
                               std::optional<std::string> expected_uuid) {
+  const OnExit forget([this] { DefinitionsChanged(); });  // committed or not
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   std::vector<std::string> released;
   return metastore_->RunInTransaction([&](Transaction& tx) -> Status {
@@ -718,10 +740,12 @@ Status Catalog::DoDropDataset(std::string_view qualified, bool purge,
 
 Status Catalog::DoSetDatasetProperties(std::string_view qualified, const PropertyMap& set,
                                        const std::vector<std::string>& unset) {
+  const OnExit forget([this] { DefinitionsChanged(); });  // committed or not
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(ValidatePropertyKeys(set));
   TARN_RETURN_NOT_OK(ValidateManifestSetting(set));
   TARN_RETURN_NOT_OK(ValidateRetentionSetting(set));
+  TARN_RETURN_NOT_OK(ValidateInlineSetting(set));
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
     TARN_ASSIGN_OR_RETURN(auto ds, LockDataset(tx, n));
     TARN_RETURN_NOT_OK(ValidateBloomFilterSetting(set, ds.schema));
@@ -742,13 +766,13 @@ Status Catalog::DoSetDatasetProperties(std::string_view qualified, const Propert
                                                               clock_->NowMicros()));
     return SyncBoundsIndex(tx, ds.id, ds.properties, nullptr, ds.schema);
   }));
-  ManifestSettingsChanged();  // manifest.on_commit may have changed (manifest.cc)
   return Status::OK();
 }
 
 Result<DatasetInfo> Catalog::DoAlterSchema(std::string_view qualified,
                                            const std::vector<SchemaChange>& changes,
                                            std::optional<int64_t> read_snapshot_id) {
+  const OnExit forget([this] { DefinitionsChanged(); });  // committed or not
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   if (changes.empty()) return Status::InvalidArgument("no schema change given");
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
@@ -784,6 +808,7 @@ Result<DatasetInfo> Catalog::DoAlterSchema(std::string_view qualified,
 }
 
 Result<DatasetInfo> Catalog::SetPartitionSpec(std::string_view qualified, std::string_view text) {
+  const OnExit forget([this] { DefinitionsChanged(); });  // committed or not
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
@@ -801,6 +826,7 @@ Result<DatasetInfo> Catalog::SetPartitionSpec(std::string_view qualified, std::s
 }
 
 Result<DatasetInfo> Catalog::SetSortOrder(std::string_view qualified, std::string_view text) {
+  const OnExit forget([this] { DefinitionsChanged(); });  // committed or not
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {

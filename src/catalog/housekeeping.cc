@@ -1,6 +1,9 @@
 // Server-run housekeeping (C11; docs/design/maintenance.md "Housekeeping"): what one pass of a
 // step does over the whole catalog. `tarn serve` decides when (a slot per step claimed in
 // periodic_runs, so one server runs each slot); this file decides what, and audits it.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
@@ -15,6 +18,30 @@ using namespace catalog_internal;  // NOLINT: this file is part of the catalog
 namespace {
 
 constexpr char kActor[] = "tarn:housekeeping";
+
+// Calls `fn` for every live dataset with an id up to `last_id`, in id order, a page of 500 at a
+// time; stops when `cancelled` says so (asked before each dataset).
+Status EachLiveDataset(Metastore& ms, const std::function<bool()>& cancelled, int64_t last_id,
+                       const std::function<void(const catalog_store::SweepDataset&)>& fn) {
+  int64_t after_id = 0;
+  while (after_id < last_id) {
+    std::vector<catalog_store::SweepDataset> page;
+    TARN_RETURN_NOT_OK(ms.RunInTransaction(
+        [&](Transaction& tx) -> Status {
+          TARN_ASSIGN_OR_RETURN(page, catalog_store::LiveDatasetsPage(tx, "", after_id, 500));
+          return Status::OK();
+        },
+        TxMode::kReadOnly));
+    if (page.empty()) break;
+    after_id = page.back().id;
+    for (const auto& d : page) {
+      if (cancelled && cancelled()) return Status::OK();
+      if (d.id > last_id) return Status::OK();
+      fn(d);
+    }
+  }
+  return Status::OK();
+}
 
 AuditRecord AuditRow(std::string action, const std::string& dataset, const std::string& outcome,
                      nlohmann::json detail) {
@@ -42,6 +69,8 @@ std::string_view Catalog::HousekeepingStepName(HousekeepingStep step) {
       return "hydrate";
     case HousekeepingStep::kManifest:
       return "manifest";
+    case HousekeepingStep::kFlush:
+      return "flush";
   }
   return "expire";
 }
@@ -88,44 +117,30 @@ Result<Catalog::HousekeepingReport> Catalog::RunHousekeeping(
       break;
     }
     case HousekeepingStep::kCompact: {
-      int64_t after_id = 0;
-      for (;;) {
-        std::vector<catalog_store::SweepDataset> page;
-        TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
-            [&](Transaction& tx) -> Status {
-              TARN_ASSIGN_OR_RETURN(page, catalog_store::LiveDatasetsPage(tx, "", after_id, 500));
-              return Status::OK();
-            },
-            TxMode::kReadOnly));
-        if (page.empty()) break;
-        after_id = page.back().id;
-        for (const auto& d : page) {
-          if (cancelled && cancelled()) break;
-          auto ds = LoadDataset(d.name);
-          if (!ds.ok()) continue;  // dropped meanwhile
-          auto opt = ds->properties.find(kCompactionAutoProperty);
-          if (opt == ds->properties.end() || opt->second != "true") continue;
-          ++out.datasets;
-          CommitMeta meta;
-          meta.author = kActor;
-          AuditRecord commit_audit;
-          commit_audit.actor = kActor;
-          commit_audit.action = action;
-          meta.audit = commit_audit;  // written in the compaction's commit
-          auto r = Compact(d.name, {}, std::move(meta));
-          if (!r.ok()) {
-            ++out.failures;
-            audit.push_back(
-                AuditRow(action, d.name, "error",
-                         {{"code", r.status().code()}, {"message", r.status().message()}}));
-            continue;
-          }
-          if (!r->snapshot_id) continue;
-          out.files_rewritten += r->files_in();
-          out.bytes_rewritten += r->bytes_in();
+      TARN_RETURN_NOT_OK(EachLiveDataset(*metastore_, cancelled, INT64_MAX, [&](const auto& d) {
+        auto ds = LoadDataset(d.name);
+        if (!ds.ok()) return;  // dropped meanwhile
+        auto opt = ds->properties.find(kCompactionAutoProperty);
+        if (opt == ds->properties.end() || opt->second != "true") return;
+        ++out.datasets;
+        CommitMeta meta;
+        meta.author = kActor;
+        AuditRecord commit_audit;
+        commit_audit.actor = kActor;
+        commit_audit.action = action;
+        meta.audit = commit_audit;  // written in the compaction's commit
+        auto r = Compact(d.name, {}, std::move(meta));
+        if (!r.ok()) {
+          ++out.failures;
+          audit.push_back(
+              AuditRow(action, d.name, "error",
+                       {{"code", r.status().code()}, {"message", r.status().message()}}));
+          return;
         }
-        if (cancelled && cancelled()) break;
-      }
+        if (!r->snapshot_id) return;
+        out.files_rewritten += r->files_in();
+        out.bytes_rewritten += r->bytes_in();
+      }));
       break;
     }
     case HousekeepingStep::kHydrate: {
@@ -179,38 +194,73 @@ Result<Catalog::HousekeepingReport> Catalog::RunHousekeeping(
       break;
     }
     case HousekeepingStep::kManifest: {
-      int64_t after_id = 0;
-      for (;;) {
-        std::vector<catalog_store::SweepDataset> page;
-        TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
-            [&](Transaction& tx) -> Status {
-              TARN_ASSIGN_OR_RETURN(page, catalog_store::LiveDatasetsPage(tx, "", after_id, 500));
-              return Status::OK();
-            },
-            TxMode::kReadOnly));
-        if (page.empty()) break;
-        after_id = page.back().id;
-        for (const auto& d : page) {
-          if (cancelled && cancelled()) break;
-          if (!d.current_snapshot_id) continue;
-          auto r = RefreshManifest(d.name, /*rewrite=*/false);
-          if (!r.ok()) {
-            if (r.status().kind() == ErrorKind::kNotFound) continue;  // dropped meanwhile
-            ++out.datasets;
-            ++out.failures;
-            audit.push_back(
-                AuditRow(action, d.name, "error",
-                         {{"code", r.status().code()}, {"message", r.status().message()}}));
-            continue;
-          }
-          if (!*r) continue;
+      TARN_RETURN_NOT_OK(EachLiveDataset(*metastore_, cancelled, INT64_MAX, [&](const auto& d) {
+        if (!d.current_snapshot_id) return;
+        auto r = RefreshManifest(d.name, /*rewrite=*/false);
+        if (!r.ok()) {
+          if (r.status().kind() == ErrorKind::kNotFound) return;  // dropped meanwhile
           ++out.datasets;
-          ++out.manifests_written;
+          ++out.failures;
           audit.push_back(
-              AuditRow(action, d.name, "ok", {{"snapshot_id", *d.current_snapshot_id}}));
+              AuditRow(action, d.name, "error",
+                       {{"code", r.status().code()}, {"message", r.status().message()}}));
+          return;
         }
-        if (cancelled && cancelled()) break;
-      }
+        if (!*r) return;
+        ++out.datasets;
+        ++out.manifests_written;
+        audit.push_back(AuditRow(action, d.name, "ok", {{"snapshot_id", *d.current_snapshot_id}}));
+      }));
+      break;
+    }
+    case HousekeepingStep::kFlush: {
+      // The datasets that keep inlined files, read once: a catalog where nothing is inlined
+      // costs this one statement, and a dataset whose first inlined append lands during the
+      // pass waits for the next one.
+      std::vector<int64_t> keeping;
+      TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+          [&](Transaction& tx) -> Status {
+            TARN_ASSIGN_OR_RETURN(keeping, catalog_store::DatasetsWithInlinedFiles(tx));
+            return Status::OK();
+          },
+          TxMode::kReadOnly));
+      // A dataset's flush; nullopt for one with compaction.auto=true: the compact step rewrites
+      // its inlined files into warehouse files itself, and writing them out first would only
+      // add objects that compaction replaces.
+      auto flush = [&](const std::string& name) -> Result<std::optional<InlineFlushResult>> {
+        TARN_ASSIGN_OR_RETURN(auto ds, LoadDataset(name));
+        auto opt = ds.properties.find(kCompactionAutoProperty);
+        if (opt != ds.properties.end() && opt->second == "true") {
+          return std::optional<InlineFlushResult>();
+        }
+        TARN_ASSIGN_OR_RETURN(auto r, FlushInlined(name));
+        return std::optional<InlineFlushResult>(std::move(r));
+      };
+      if (keeping.empty()) break;
+      // None past the highest dataset that keeps any needs reading.
+      TARN_RETURN_NOT_OK(
+          EachLiveDataset(*metastore_, cancelled, keeping.back(), [&](const auto& d) {
+            if (!std::binary_search(keeping.begin(), keeping.end(), d.id)) return;
+            auto r = flush(d.name);
+            if (!r.ok()) {
+              if (r.status().kind() == ErrorKind::kNotFound) return;  // dropped meanwhile
+              ++out.datasets;
+              ++out.failures;
+              audit.push_back(
+                  AuditRow(action, d.name, "error",
+                           {{"code", r.status().code()}, {"message", r.status().message()}}));
+              return;
+            }
+            // Nothing written: compaction.auto, or another flush (by hand) took them meanwhile.
+            if (!*r || (*r)->files_written == 0) return;
+            const InlineFlushResult& f = **r;
+            ++out.datasets;
+            out.files_flushed += f.files_written;
+            out.bytes_flushed += f.bytes_written;
+            audit.push_back(
+                AuditRow(action, d.name, "ok",
+                         {{"files_written", f.files_written}, {"bytes_written", f.bytes_written}}));
+          }));
       break;
     }
   }

@@ -20,6 +20,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "catalog/inlined.h"
 #include "catalog/store.h"
 #include "common/digest.h"
 #include "common/hex.h"
@@ -255,10 +256,12 @@ Status ProduceSnapshot(Metastore& metastore, ObjectStore& warehouse, const Datas
   TARN_RETURN_NOT_OK(metastore.RunInTransaction(
       [&](Transaction& tx) -> Status {
         deletes.clear();
-        return ForEachPlannedFile(
+        std::vector<std::string> inlined;  // written out before the metadata names them
+        TARN_RETURN_NOT_OK(ForEachPlannedFile(
             tx, at, n, current, nullptr,
             [&](const PlannedFile& pf, std::optional<int64_t> vector_id) -> Status {
               const DataFile& f = pf.file;
+              if (IsInlinedPath(f.path)) inlined.push_back(f.path);
               iceberg::ManifestEntry e;
               e.status = f.added_snapshot_id == n ? iceberg::EntryStatus::kAdded
                                                   : iceberg::EntryStatus::kExisting;
@@ -291,7 +294,8 @@ Status ProduceSnapshot(Metastore& metastore, ObjectStore& warehouse, const Datas
               d.size = static_cast<int64_t>(bytes.size());
               deletes.push_back(std::move(d));
               return Status::OK();
-            });
+            }));
+        return WriteOutInlined(tx, warehouse, inlined);
       },
       TxMode::kReadOnly));
   std::vector<iceberg::ManifestFile> manifests;

@@ -162,6 +162,10 @@ class LocalCatalog final : public Catalog {
     return Audited("dataset.stats_hydrate", qualified, WorkspaceOf(qualified),
                    [&] { return Catalog::HydrateStats(qualified, options); });
   }
+  Result<InlineFlushResult> FlushInlined(std::string_view qualified) override {
+    return Audited("dataset.inline_flush", qualified, WorkspaceOf(qualified),
+                   [&] { return Catalog::FlushInlined(qualified); });
+  }
   Status DropView(std::string_view qualified) override {
     return Audited("view.drop", qualified, WorkspaceOf(qualified),
                    [&] { return Catalog::DropView(qualified); });

@@ -10,6 +10,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "catalog/inlined.h"
 #include "catalog/store.h"
 #include "common/parallel.h"
 #include "objectstore/object_store.h"
@@ -83,10 +84,17 @@ Result<bool> CheckAddedFiles(Metastore& ms, ObjectStore& warehouse, DatasetCommi
                              const AddedFileChecks& checks) {
   if (part.added.empty()) return false;
   TARN_ASSIGN_OR_RETURN(DatasetName n, ParseDatasetName(part.dataset));
+  if (!part.inlined.empty()) {
+    return Status::InvalidArgument(
+        "a commit may not carry inlined bytes: only tarn's own "
+        "appends keep files in the metastore");
+  }
   for (DataFile& f : part.added) {
     auto key = WarehouseKey(warehouse, f.path);
     if (!key.ok()) return key.status();
     f.path = std::move(*key);
+    // Named by tarn for the files it keeps in the metastore (inlined.h).
+    if (IsInlinedPath(f.path)) return NotOwned(f.path);
   }
   std::string uuid;
   bool replay = false;

@@ -16,6 +16,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "catalog/inlined.h"
 #include "catalog/store.h"
 #include "common/discard.h"
 #include "common/text.h"
@@ -317,8 +318,10 @@ Status NoSnapshotYet(const DatasetInfo& ds) {
 }
 
 // Writes the manifest of `ds` at `snapshot_id` (a snapshot it has) into the sink `open` returns,
-// inside the read transaction `tx`, and closes it.
-Status WriteManifest(Transaction& tx, const DatasetInfo& ds, int64_t snapshot_id,
+// inside the read transaction `tx`, and closes it. The inlined files it names are written out
+// to `files` (the warehouse) first, so that a reader of the manifest finds every file.
+Status WriteManifest(Transaction& tx, ObjectStore& files, const DatasetInfo& ds,
+                     int64_t snapshot_id,
                      const std::function<Result<std::unique_ptr<OutputStream>>()>& open,
                      ManifestInfo* info) {
   TARN_ASSIGN_OR_RETURN(auto found, catalog_store::SnapshotById(tx, ds.id, snapshot_id));
@@ -352,11 +355,14 @@ Status WriteManifest(Transaction& tx, const DatasetInfo& ds, int64_t snapshot_id
   TARN_ASSIGN_OR_RETURN(auto sink, open());
   TARN_ASSIGN_OR_RETURN(auto writer, ManifestWriter::Open(std::move(sink), std::move(meta)));
   const bool current = ds.current_snapshot_id == snapshot_id;
+  std::vector<std::string> inlined;  // written out before the manifest that names them
   TARN_RETURN_NOT_OK(
       ForEachPlannedFile(tx, at, snapshot_id, current, nullptr,
                          [&](const PlannedFile& f, std::optional<int64_t> vector_id) {
+                           if (IsInlinedPath(f.file.path)) inlined.push_back(f.file.path);
                            return writer->Add(f, vector_id, at.schema, specs);
                          }));
+  TARN_RETURN_NOT_OK(WriteOutInlined(tx, files, inlined));
   TARN_RETURN_NOT_OK(writer->Close());
   info->dataset = ds.name.ToString();
   info->dataset_uuid = ds.uuid;
@@ -419,7 +425,7 @@ Result<ManifestInfo> Catalog::ExportManifest(
         TARN_ASSIGN_OR_RETURN(auto resolved, ResolveSnapshot(tx, ds, at));
         if (!resolved.snapshot_id) return NoSnapshotYet(ds);
         return WriteManifest(
-            tx, ds, *resolved.snapshot_id,
+            tx, *warehouse_, ds, *resolved.snapshot_id,
             [&]() -> Result<std::unique_ptr<OutputStream>> {
               std::unique_ptr<OutputStream> sink = std::make_unique<CallbackStream>(write, &sent);
               return sink;
@@ -452,7 +458,7 @@ Result<bool> Catalog::RefreshManifest(std::string_view qualified, bool rewrite) 
         }
         ManifestInfo info;
         TARN_RETURN_NOT_OK(WriteManifest(
-            tx, ds, snapshot_id, [&] { return warehouse_->OpenWrite(key); }, &info));
+            tx, *warehouse_, ds, snapshot_id, [&] { return warehouse_->OpenWrite(key); }, &info));
         written = true;
         return Status::OK();
       },
@@ -513,7 +519,8 @@ void Catalog::WriteCommitManifests(const std::vector<DatasetCommit>& parts,
           ManifestInfo info;
           const std::string key = ManifestKey(s.dataset_uuid, s.snapshot_id);
           return WriteManifest(
-              tx, ds, s.snapshot_id, [&] { return warehouse_->OpenWrite(key); }, &info);
+              tx, *warehouse_, ds, s.snapshot_id, [&] { return warehouse_->OpenWrite(key); },
+              &info);
         },
         TxMode::kReadOnly);
     if (st.ok()) {

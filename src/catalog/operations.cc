@@ -1,12 +1,18 @@
 // The data operations built on Commit: append (tarn writes the Parquet), add_files (stats from
 // footers), delete_rows (deletion vectors from a predicate) and rollback.
+#include <algorithm>
+#include <mutex>
+#include <unordered_map>
+
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
+#include "catalog/inlined.h"
 #include "catalog/store.h"
 #include "common/discard.h"
 #include "datafile/reader.h"
 #include "datafile/writer.h"
+#include "objectstore/memory/memory_store.h"
 #include "objectstore/object_store.h"
 #include "table/deletion_vector.h"
 #include "table/predicate.h"
@@ -115,35 +121,6 @@ Result<std::string> WarehouseKey(const ObjectStore& warehouse, std::string_view 
 
 namespace {
 
-// The dataset an append writes to, checked before any byte is written.
-Result<DatasetInfo> PrepareAppend(Catalog& cat, std::string_view qualified, const CommitMeta& meta,
-                                  CommitOperation op,
-                                  const std::optional<std::string>& expected_uuid) {
-  if (op != CommitOperation::kAppend && op != CommitOperation::kOverwrite) {
-    return Status::InvalidArgument("Append writes rows for append or overwrite only");
-  }
-  if (meta.author.empty()) {
-    return Status::Of(codes::kAuthorRequired, "a commit needs an author");
-  }
-  // Its live row alone (schema, current spec, sort order, properties): one statement, where
-  // LoadDataset also reads every partition spec the dataset ever had.
-  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
-  DatasetInfo ds;
-  TARN_RETURN_NOT_OK(cat.metastore().RunInTransaction(
-      [&](Transaction& tx) -> Status {
-        TARN_ASSIGN_OR_RETURN(ds, LoadLiveDataset(tx, n));
-        return Status::OK();
-      },
-      TxMode::kReadOnly));
-  if (expected_uuid && *expected_uuid != ds.uuid) {
-    return Status::Of(codes::kIncarnationChanged, "dataset '" + ds.name.ToString() +
-                                                      "' was recreated (its uuid is " + ds.uuid +
-                                                      ", expected " + *expected_uuid + ")")
-        .WithField("dataset", ds.name.ToString());
-  }
-  return ds;
-}
-
 Status WriteChunk(Catalog& cat, const DatasetInfo& ds, const std::vector<RecordBatch>& batches,
                   bool defer_stats, std::vector<DataFile>* files) {
   DataWriteOptions options = DataWriteOptionsFor(ds, ds.schema);
@@ -154,12 +131,59 @@ Status WriteChunk(Catalog& cat, const DatasetInfo& ds, const std::vector<RecordB
   return Status::OK();
 }
 
+// The bytes of a dataset's rows that an append keeps in the metastore (inline.max_bytes).
+using InlinedBytes = std::vector<std::pair<std::string, std::string>>;
+
+// Writes rows of an inlined append (docs/design/catalog-core.md "Inlined appends"): the files
+// WriteDataFiles makes of them, encoded in memory and named under the dataset's inline prefix,
+// their bytes for the commit to keep.
+Status WriteInlined(const DatasetInfo& ds, const std::vector<RecordBatch>& batches,
+                    bool defer_stats, std::vector<DataFile>* files, InlinedBytes* inlined) {
+  MemoryObjectStore memory("inline");
+  DataWriteOptions options = DataWriteOptionsFor(ds, ds.schema);
+  options.prefix = InlinePrefix(ds.uuid);
+  options.defer_stats = defer_stats;
+  TARN_ASSIGN_OR_RETURN(
+      auto written, WriteDataFiles(memory, ds.schema, ds.spec, ds.sort_order, batches, options));
+  for (auto& f : written) {
+    TARN_ASSIGN_OR_RETURN(std::string bytes, memory.Get(f.path));
+    inlined->emplace_back(f.path, std::move(bytes));
+    files->push_back(std::move(f));
+  }
+  return Status::OK();
+}
+
+// Whether every column of `batches` is one of `schema`'s (by field id, by name without one).
+// The writer leaves other columns out, which is right against the dataset as it is, and wrong
+// against a kept row older than the column (Catalog::PrepareAppend).
+bool ColumnsKnown(const std::vector<RecordBatch>& batches, const Schema& schema) {
+  for (const auto& b : batches) {
+    for (const Field& f : b.schema.fields) {
+      const bool known = f.field_id >= 0
+                             ? std::any_of(schema.fields.begin(), schema.fields.end(),
+                                           [&](const Field& s) { return s.field_id == f.field_id; })
+                             : schema.FieldIndex(f.name) >= 0;
+      if (!known) return false;
+    }
+  }
+  return true;
+}
+
+int64_t BatchesBytes(const std::vector<RecordBatch>& batches) {
+  int64_t bytes = 0;
+  for (const auto& b : batches) bytes += BatchBytes(b);
+  return bytes;
+}
+
 // Commits the written files as one snapshot; on failure they are deleted unless the commit may
-// have landed.
+// have landed. Inlined files were never written: nothing of them is left to delete.
 Result<SnapshotInfo> FinishAppend(Catalog& cat, const DatasetInfo& ds, std::vector<DataFile> files,
-                                  int64_t rows, CommitMeta meta, CommitOperation op) {
+                                  InlinedBytes inlined, int64_t rows, CommitMeta meta,
+                                  CommitOperation op) {
+  // What this call wrote to the warehouse: none when the files are inlined (all or none are).
+  const std::vector<DataFile> written = inlined.empty() ? files : std::vector<DataFile>();
   if (rows == 0 && op == CommitOperation::kAppend) {
-    DeleteQuietly(cat.warehouse(), files);
+    DeleteQuietly(cat.warehouse(), written);
     return Status::Of(codes::kNoRows, "nothing to append: the input has no rows");
   }
   DatasetCommit part;
@@ -168,7 +192,8 @@ Result<SnapshotInfo> FinishAppend(Catalog& cat, const DatasetInfo& ds, std::vect
   part.operation = op;
   if (op == CommitOperation::kOverwrite) part.read_snapshot_id = ds.current_snapshot_id.value_or(0);
   part.written_spec_id = ds.spec.spec_id;
-  part.added = files;
+  part.added = std::move(files);
+  part.inlined = std::move(inlined);
   part.meta = std::move(meta);
   // Files this call just wrote under the dataset's own prefix: nothing to check.
   std::vector<DatasetCommit> parts;
@@ -178,8 +203,9 @@ Result<SnapshotInfo> FinishAppend(Catalog& cat, const DatasetInfo& ds, std::vect
       committed.ok() ? Result<SnapshotInfo>(std::move((*committed)[0])) : committed.status();
   // A replay of an earlier commit with the same key did not use these files. A failed commit
   // may have landed all the same (its COMMIT reply lost): then its files stay.
-  if (result.ok() ? result->idempotent_replay : !MayBeRegistered(cat.metastore(), files)) {
-    DeleteQuietly(cat.warehouse(), files);
+  if (!written.empty() &&
+      (result.ok() ? result->idempotent_replay : !MayBeRegistered(cat.metastore(), written))) {
+    DeleteQuietly(cat.warehouse(), written);
   }
   return result;
 }
@@ -194,18 +220,135 @@ Result<std::optional<SnapshotInfo>> EarlierCommit(Catalog& cat, std::string_view
 
 }  // namespace
 
+struct Catalog::AppendDefinitions {
+  struct Entry {
+    DatasetInfo ds;
+    int64_t read_at_us = 0;
+  };
+  std::mutex mu;
+  std::unordered_map<std::string, Entry> by_name;  // live rows as last read, by qualified name
+  // Moved by every DefinitionsChanged: a row read before a change this catalog made is not
+  // kept after it.
+  uint64_t generation = 0;
+};
+
+std::shared_ptr<Catalog::AppendDefinitions> Catalog::NewAppendDefinitions() {
+  return std::make_shared<AppendDefinitions>();
+}
+
+void Catalog::DefinitionsChanged() {
+  {
+    std::lock_guard<std::mutex> lock(append_definitions_->mu);
+    append_definitions_->by_name.clear();
+    ++append_definitions_->generation;
+  }
+  ManifestSettingsChanged();
+}
+
+Result<Catalog::PreparedAppend> Catalog::PrepareAppend(
+    std::string_view qualified, const CommitMeta& meta, CommitOperation op,
+    const std::optional<std::string>& expected_uuid, bool may_keep) {
+  if (op != CommitOperation::kAppend && op != CommitOperation::kOverwrite) {
+    return Status::InvalidArgument("Append writes rows for append or overwrite only");
+  }
+  if (meta.author.empty()) {
+    return Status::Of(codes::kAuthorRequired, "a commit needs an author");
+  }
+  TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
+  const std::string name = n.ToString();
+  PreparedAppend out;
+  // An overwrite reads the current snapshot, which only a fresh read knows.
+  may_keep = may_keep && op == CommitOperation::kAppend;
+  const int64_t now = clock_->NowMicros();
+  uint64_t generation = 0;
+  {
+    std::lock_guard<std::mutex> lock(append_definitions_->mu);
+    generation = append_definitions_->generation;
+    auto it =
+        may_keep ? append_definitions_->by_name.find(name) : append_definitions_->by_name.end();
+    if (it != append_definitions_->by_name.end() &&
+        now - it->second.read_at_us < kAppendDefinitionTtlUs &&
+        (!expected_uuid || *expected_uuid == it->second.ds.uuid)) {
+      out.ds = it->second.ds;
+      out.kept = true;
+      return out;
+    }
+  }
+  // Its live row alone (schema, current spec, sort order, properties): one statement, where
+  // LoadDataset also reads every partition spec the dataset ever had.
+  TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
+      [&](Transaction& tx) -> Status {
+        TARN_ASSIGN_OR_RETURN(out.ds, LoadLiveDataset(tx, n));
+        return Status::OK();
+      },
+      TxMode::kReadOnly));
+  {
+    std::lock_guard<std::mutex> lock(append_definitions_->mu);
+    if (append_definitions_->generation == generation) {
+      append_definitions_->by_name[name] = AppendDefinitions::Entry{out.ds, now};
+    }
+  }
+  if (expected_uuid && *expected_uuid != out.ds.uuid) {
+    return Status::Of(codes::kIncarnationChanged,
+                      "dataset '" + name + "' was recreated (its uuid is " + out.ds.uuid +
+                          ", expected " + *expected_uuid + ")")
+        .WithField("dataset", name);
+  }
+  return out;
+}
+
+void Catalog::ForgetAppendDefinition(std::string_view qualified) {
+  std::lock_guard<std::mutex> lock(append_definitions_->mu);
+  append_definitions_->by_name.erase(std::string(qualified));
+}
+
+Result<SnapshotInfo> Catalog::AppendBatches(std::string_view qualified,
+                                            const std::vector<RecordBatch>& batches,
+                                            const CommitMeta& meta, CommitOperation op,
+                                            const std::optional<std::string>& expected_uuid,
+                                            PreparedAppend prepared) {
+  if (prepared.kept && !ColumnsKnown(batches, prepared.ds.schema)) {
+    TARN_ASSIGN_OR_RETURN(prepared, PrepareAppend(qualified, meta, op, expected_uuid, false));
+  }
+  for (;;) {
+    const DatasetInfo& ds = prepared.ds;
+    TARN_ASSIGN_OR_RETURN(const int64_t inline_limit, InlineLimit(ds.properties));
+    int64_t rows = 0;
+    for (const auto& b : batches) rows += b.num_rows;
+    std::vector<DataFile> files;
+    InlinedBytes inlined;
+    Status written;
+    if (rows > 0 && inline_limit > 0 && BatchesBytes(batches) <= inline_limit) {
+      written = WriteInlined(ds, batches, meta.defer_stats, &files, &inlined);
+    } else if (rows > 0) {
+      written = WriteChunk(*this, ds, batches, meta.defer_stats, &files);
+    }
+    // A kept row may be older than a change another process made. Rows that did not conform to
+    // it (nothing was committed), and a commit refused for a kept row's incarnation (the
+    // dataset was recreated meanwhile; the refusal committed nothing), are made once more
+    // against a fresh read.
+    if (!written.ok()) {
+      if (!prepared.kept) return written;
+    } else {
+      auto committed =
+          FinishAppend(*this, ds, std::move(files), std::move(inlined), rows, meta, op);
+      if (committed.ok() || !prepared.kept || !committed.status().Is(codes::kIncarnationChanged)) {
+        return committed;
+      }
+    }
+    ForgetAppendDefinition(ds.name.ToString());
+    TARN_ASSIGN_OR_RETURN(prepared, PrepareAppend(qualified, meta, op, expected_uuid, false));
+  }
+}
+
 Result<SnapshotInfo> Catalog::DoAppend(std::string_view qualified,
                                        const std::vector<RecordBatch>& batches, CommitMeta meta,
                                        CommitOperation op,
                                        std::optional<std::string> expected_uuid) {
-  TARN_ASSIGN_OR_RETURN(auto ds, PrepareAppend(*this, qualified, meta, op, expected_uuid));
+  TARN_ASSIGN_OR_RETURN(auto prepared, PrepareAppend(qualified, meta, op, expected_uuid, true));
   TARN_ASSIGN_OR_RETURN(auto earlier, EarlierCommit(*this, qualified, meta));
   if (earlier) return std::move(*earlier);
-  int64_t rows = 0;
-  for (const auto& b : batches) rows += b.num_rows;
-  std::vector<DataFile> files;
-  if (rows > 0) TARN_RETURN_NOT_OK(WriteChunk(*this, ds, batches, meta.defer_stats, &files));
-  return FinishAppend(*this, ds, std::move(files), rows, std::move(meta), op);
+  return AppendBatches(qualified, batches, meta, op, expected_uuid, std::move(prepared));
 }
 
 namespace {
@@ -348,21 +491,53 @@ Result<std::vector<FileDeletes>> PlanDeletes(Catalog& cat, const DatasetInfo& ds
 Result<SnapshotInfo> Catalog::DoAppendStream(std::string_view qualified, const BatchSource& next,
                                              CommitMeta meta, CommitOperation op,
                                              std::optional<std::string> expected_uuid) {
-  TARN_ASSIGN_OR_RETURN(auto ds, PrepareAppend(*this, qualified, meta, op, expected_uuid));
+  TARN_ASSIGN_OR_RETURN(auto prepared, PrepareAppend(qualified, meta, op, expected_uuid, true));
   TARN_ASSIGN_OR_RETURN(auto earlier, EarlierCommit(*this, qualified, meta));
   if (earlier) return std::move(*earlier);
+  DatasetInfo& ds = prepared.ds;
+  TARN_ASSIGN_OR_RETURN(const int64_t inline_limit, InlineLimit(ds.properties));
+  // Batches up to the inline limit are read first: a stream that ends within it is inlined, a
+  // longer one is written from its first batch on.
+  std::vector<RecordBatch> head;
+  int64_t head_bytes = 0;
+  bool ended = inline_limit <= 0;
+  while (!ended && head_bytes <= inline_limit) {
+    TARN_ASSIGN_OR_RETURN(auto batch, next());
+    if (!batch) {
+      ended = true;
+      break;
+    }
+    if (batch->num_rows == 0) continue;
+    head_bytes += BatchBytes(*batch);
+    head.push_back(std::move(*batch));
+  }
+  // The whole stream is in memory: an append of batches (it may be made again).
+  if (inline_limit > 0 && ended) {
+    return AppendBatches(qualified, head, meta, op, expected_uuid, std::move(prepared));
+  }
+  // Rows that cannot be read again are written against a fresh row.
+  if (prepared.kept) {
+    TARN_ASSIGN_OR_RETURN(prepared, PrepareAppend(qualified, meta, op, expected_uuid, false));
+  }
+  size_t replayed = 0;
+  const BatchSource from_head = [&]() -> Result<std::optional<RecordBatch>> {
+    if (replayed < head.size()) return std::optional<RecordBatch>(std::move(head[replayed++]));
+    return next();
+  };
   std::vector<DataFile> files;
   int64_t rows = 0;
-  TARN_RETURN_NOT_OK(WriteStream(*this, ds, next, meta.defer_stats, &files, &rows));
-  return FinishAppend(*this, ds, std::move(files), rows, std::move(meta), op);
+  TARN_RETURN_NOT_OK(WriteStream(*this, ds, from_head, meta.defer_stats, &files, &rows));
+  return FinishAppend(*this, ds, std::move(files), {}, rows, std::move(meta), op);
 }
 
 Result<SnapshotInfo> Catalog::DoReplaceWhere(std::string_view qualified, std::string_view where,
                                              const BatchSource& next, CommitMeta meta,
                                              std::optional<std::string> expected_uuid,
                                              std::optional<int64_t> read_snapshot_id) {
-  TARN_ASSIGN_OR_RETURN(
-      auto ds, PrepareAppend(*this, qualified, meta, CommitOperation::kAppend, expected_uuid));
+  // A merge reads the current snapshot: never a kept row.
+  TARN_ASSIGN_OR_RETURN(auto prepared, PrepareAppend(qualified, meta, CommitOperation::kAppend,
+                                                     expected_uuid, false));
+  DatasetInfo ds = std::move(prepared.ds);
   TARN_ASSIGN_OR_RETURN(auto earlier, EarlierCommit(*this, qualified, meta));
   if (earlier) return std::move(*earlier);
   // A predicate that does not bind is refused before any byte is written.
@@ -373,12 +548,12 @@ Result<SnapshotInfo> Catalog::DoReplaceWhere(std::string_view qualified, std::st
   Status last;
   for (int attempt = 0; attempt < kDeleteAttempts; ++attempt) {
     if (attempt > 0) {
-      auto reloaded = PrepareAppend(*this, qualified, meta, CommitOperation::kAppend, ds.uuid);
+      auto reloaded = PrepareAppend(qualified, meta, CommitOperation::kAppend, ds.uuid, false);
       if (!reloaded.ok()) {
         DeleteQuietly(warehouse(), files);
         return reloaded.status();
       }
-      ds = std::move(*reloaded);
+      ds = std::move(reloaded->ds);
     }
     std::vector<FileDeletes> deletes;
     if (!where.empty()) {

@@ -372,6 +372,21 @@ CREATE INDEX file_bounds_lo ON file_bounds (dataset_id, field_id, node, lo);
 CREATE INDEX file_bounds_hi ON file_bounds (dataset_id, field_id, node, hi);
 )sql";
 
+// Inlined files (docs/design/catalog-core.md "Inlined appends"): the bytes of a small append's
+// data file, kept here in the commit's own transaction instead of being written to the
+// warehouse, by the file's path (a key under "<dataset prefix>inline/"). A row goes when its
+// file is deleted through the warehouse (Cleanup, after expiry) or written out there
+// (FlushInlined), and with its dataset (purge).
+constexpr char kInlinedFiles[] = R"sql(
+CREATE TABLE inlined_files (
+  path TEXT PRIMARY KEY,
+  dataset_id BIGINT NOT NULL,
+  bytes ${BLOB} NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX inlined_files_dataset ON inlined_files (dataset_id, path);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& CatalogTables() {
@@ -384,7 +399,8 @@ const std::vector<Migration>& CatalogTables() {
       {16, "deletion vectors by file", kVectorsByFile},
       {17, "deferred statistics", kDeferredStats},
       {18, "expiry without foreign-key checks", kExpiryWithoutChecks, kExpiryWithoutChecksSqlite},
-      {19, "bounds index", kBoundsIndex}};
+      {19, "bounds index", kBoundsIndex},
+      {20, "inlined files", kInlinedFiles}};
   return *steps;
 }
 

@@ -1,7 +1,7 @@
 // The catalog's tables and every statement on them, as typed functions: the callers keep the
 // rules, the store keeps the SQL and the row mappings. Internal to the catalog module. Which
 // file holds what:
-//   store.cc             migrations 1, 2, 5, 12, 15, 16, 17, 18 and 19 of the one global order;
+//   store.cc             migrations 1, 2, 5, 12, 15, 16, 17, 18, 19 and 20 of the one global order;
 //                        data file paths, the orphan rule, stale manifests, the integrity
 //                        sweep's reads, periodic runs
 //   dataset_store.cc     workspaces, collections, datasets, schema/spec/sort versions, the
@@ -15,6 +15,7 @@
 //   provenance_store.cc  migration 10 and every statement on the provenance tables
 //                        (provenance.h)
 //   bounds_store.cc      the bounds index (migration 19): its rows, their upkeep and its query
+//   inlined_store.cc     inlined files (migration 20): the bytes of small appends' files
 // Access control and views have their own stores (access_store.h, views_store.h).
 #pragma once
 
@@ -358,6 +359,36 @@ Result<std::map<int64_t, int64_t>> VectorsAddedAt(Transaction& tx, int64_t datas
 // cardinality (an id without a row is an error).
 Result<int64_t> CopyVector(Transaction& tx, int64_t vector_id, int64_t file_id,
                            int64_t snapshot_id);
+
+// ---- inlined files (inlined_store.cc) ----
+// The bytes of data files kept in the metastore (docs/design/catalog-core.md "Inlined
+// appends"), by path.
+
+struct InlinedFile {
+  std::string path;
+  std::string bytes;
+};
+// Deferred: sent with the commit's next statement. Each file is (path, bytes).
+Status InsertInlinedFiles(Transaction& tx, int64_t dataset_id,
+                          const std::vector<std::pair<std::string_view, std::string_view>>& files,
+                          int64_t now_us);
+// The bytes of one file, nullopt when none are kept for it (never inlined, written out, or
+// deleted).
+Result<std::optional<std::string>> InlinedFileBytes(Transaction& tx, std::string_view path);
+Status DeleteInlinedFiles(Transaction& tx, const std::vector<std::string>& paths);
+// A page of a dataset's inlined files by path: those after `after_path`, at most `limit`.
+Result<std::vector<InlinedFile>> InlinedFilesPage(Transaction& tx, int64_t dataset_id,
+                                                  std::string_view after_path, int64_t limit);
+// How many files a dataset keeps inlined, and their bytes.
+struct InlinedTotals {
+  int64_t files = 0;
+  int64_t bytes = 0;
+};
+Result<InlinedTotals> InlinedFileTotals(Transaction& tx, int64_t dataset_id);
+// The ids of the datasets (dropped ones included) that keep any inlined file, ascending: one
+// statement over the table's dataset index, so housekeeping's flush step costs nothing more
+// where nothing is inlined.
+Result<std::vector<int64_t>> DatasetsWithInlinedFiles(Transaction& tx);
 
 // ---- data_files (store.cc) ----
 

@@ -1266,6 +1266,28 @@ void RegisterMaintenance(CLI::App* app, GlobalOptions* g, CatalogOptions* co) {
     });
   }
   {
+    // Under `tarn dataset` (it acts on one dataset's storage, not its snapshots), but kept
+    // beside compact, the other way inlined files leave the metastore.
+    auto name = std::make_shared<std::string>();
+    auto* cmd = app->get_subcommand("dataset")->add_subcommand(
+        "flush-inlined",
+        "Write the dataset's inlined files (property inline.max_bytes) out to the warehouse "
+        "(no snapshot)");
+    cmd->add_option("DATASET", *name, "workspace.collection.dataset")->required();
+    SetCommand(cmd, [=]() -> Status {
+      TARN_RETURN_NOT_OK(CheckDatasetName(*name));
+      TARN_ASSIGN_OR_RETURN(auto cat, OpenClient(*co));
+      TARN_ASSIGN_OR_RETURN(auto r, cat->FlushInlined(*name));
+      if (g->json) {
+        std::cout << Dump(api::ToJson(r)) << "\n";
+        return Status::OK();
+      }
+      std::cout << "flushed " << r.files_written << (r.files_written == 1 ? " file" : " files")
+                << " (" << r.bytes_written << " bytes) of " << r.dataset << " to the warehouse\n";
+      return Status::OK();
+    });
+  }
+  {
     struct Args {
       std::string name;
       int64_t limit = 0;

@@ -49,7 +49,7 @@ struct ServeOptions {
   std::string fsck_every;  // empty: no scheduled integrity sweep
   // Housekeeping (docs/design/maintenance.md "Housekeeping"): each step's interval.
   std::string expire_every = "1h", cleanup_every = "1h", compact_every = "15m",
-              hydrate_every = "5m", manifest_every = "15m";
+              hydrate_every = "5m", manifest_every = "15m", flush_every = "10m";
   bool no_housekeeping = false;
   double schedule_tick = 60;
 };
@@ -159,7 +159,8 @@ Status Serve(const ServeOptions& s) {
         std::tuple{"--cleanup-every", &s.cleanup_every, &o.cleanup_interval_s},
         std::tuple{"--compact-every", &s.compact_every, &o.compact_interval_s},
         std::tuple{"--hydrate-every", &s.hydrate_every, &o.hydrate_interval_s},
-        std::tuple{"--manifest-every", &s.manifest_every, &o.manifest_interval_s}}) {
+        std::tuple{"--manifest-every", &s.manifest_every, &o.manifest_interval_s},
+        std::tuple{"--flush-every", &s.flush_every, &o.flush_interval_s}}) {
     auto every = ParseDuration(*text);
     if (!every.ok())
       return Status::InvalidArgument(std::string(flag) + ": " + every.status().message());
@@ -315,6 +316,10 @@ void RegisterServeCommand(CLI::App* app, GlobalOptions* /*global*/) {
   cmd->add_option("--manifest-every", s->manifest_every,
                   "Housekeeping: write the missing manifests of datasets with "
                   "manifest.on_commit=true this often (0s: never)")
+      ->capture_default_str();
+  cmd->add_option("--flush-every", s->flush_every,
+                  "Housekeeping: write the inlined files (inline.max_bytes) of datasets without "
+                  "compaction.auto=true out to the warehouse this often (0s: never)")
       ->capture_default_str();
   cmd->add_flag("--no-housekeeping", s->no_housekeeping,
                 "Run no housekeeping step on this server (another server, or a person, does)");

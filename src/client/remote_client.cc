@@ -1571,6 +1571,13 @@ Result<StatsHydrationResult> RemoteClient::HydrateStats(std::string_view qualifi
                                       "statistics hydration result");
 }
 
+Result<InlineFlushResult> RemoteClient::FlushInlined(std::string_view qualified) {
+  TARN_ASSIGN_OR_RETURN(std::string path, DatasetPath(qualified));
+  Json body = Json::object();
+  TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", path + "/inlined/flush", &body, false));
+  return Decode<InlineFlushResult>(j, api::InlineFlushResultFromJson, "inlined flush result");
+}
+
 Result<CleanupResult> RemoteClient::DoCleanup(bool delete_orphans) {
   Json body = {{"delete_orphans", delete_orphans}};
   TARN_ASSIGN_OR_RETURN(Json j, transport_->Call("POST", "/v1/cleanup", &body, false));

@@ -183,6 +183,8 @@ class RemoteClient : public Client {
                                    CommitMeta meta) override;
   Result<StatsHydrationResult> HydrateStats(std::string_view qualified,
                                             const StatsHydrationOptions& options) override;
+  // POST .../inlined/flush.
+  Result<InlineFlushResult> FlushInlined(std::string_view qualified) override;
   Result<RetentionResult> ApplyRetention(const RetentionOptions& options) override;
 
   Result<NewAccessToken> CreateAccessToken(const AccessTokenSpec& spec) override;

@@ -153,7 +153,7 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
   auto applied = ms->AppliedMigrations();
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
   EXPECT_EQ(*applied, std::vector<int64_t>(
-                          {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}));
+                          {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}));
   for (const char* table : {"catalog_properties", "workspaces",
                             "collections",        "datasets",
                             "dataset_schemas",    "dataset_partition_specs",
@@ -176,8 +176,9 @@ TEST_P(MetastoreConformance, OpenAppliesCatalogSchema) {
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-                                                            13, 14, 15, 16, 17, 18, 19}));
+  EXPECT_EQ(*ms->AppliedMigrations(),
+            std::vector<int64_t>(
+                {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM catalog_properties"), 1);
 }
 
@@ -855,14 +856,15 @@ TEST_P(MetastoreConformance, MissingStepsAreFilledIn) {
   o.migrations = without_uploads;
   auto ms = Open(o);
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(),
-            std::vector<int64_t>({1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}));
+  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                                            14, 15, 16, 17, 18, 19, 20}));
   EXPECT_FALSE(QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts").ok());
   ms.reset();
   ms = Open();
   ASSERT_TRUE(ms);
-  EXPECT_EQ(*ms->AppliedMigrations(), std::vector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-                                                            13, 14, 15, 16, 17, 18, 19}));
+  EXPECT_EQ(*ms->AppliedMigrations(),
+            std::vector<int64_t>(
+                {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}));
   EXPECT_EQ(*QueryInt(*ms, "SELECT COUNT(*) FROM upload_contracts"), 0);
 }
 
@@ -1203,6 +1205,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
       {18, "expiry without foreign-key checks", 296, 0x1868453037a65b1dULL, 2234,
        0x19a9ce0470451d13ULL},
       {19, "bounds index", 427, 0x668569a518644d79ULL},
+      {20, "inlined files", 215, 0xa55a2a9100a6951cULL},
   };
   std::vector<Migration> all = SchemaMigrations();
   ASSERT_EQ(all.size(), released.size());
@@ -1217,7 +1220,7 @@ TEST(Schema, ReleasedMigrationsAreUnchanged) {
     }
   }
   // Each module's own list is what it contributes.
-  EXPECT_EQ(catalog_store::CatalogTables().size(), 9u);
+  EXPECT_EQ(catalog_store::CatalogTables().size(), 10u);
   EXPECT_EQ(access_store::AccessTables().size(), 2u);
   EXPECT_EQ(views_store::ViewTables().size(), 5u);
   EXPECT_EQ(upload::internal::UploadTables().size(), 1u);

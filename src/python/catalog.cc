@@ -163,6 +163,10 @@ std::string Expire(Client& c, const std::string& name, int64_t older_than_us,
   return Text(api::ToJson(Take(Unlocked([&] { return c.ExpireSnapshots(name, o); }))));
 }
 
+std::string FlushInlined(Client& c, const std::string& name) {
+  return Text(api::ToJson(Take(Unlocked([&] { return c.FlushInlined(name); }))));
+}
+
 py::tuple Sql(Client& c, const std::string& query, double timeout_s, int threads) {
   std::vector<Column> batches;  // every column of every batch, in order
   size_t width = 0;

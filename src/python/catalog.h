@@ -58,6 +58,7 @@ void CommitOffset(Client& c, const std::string& name, const std::string& consume
 std::optional<int64_t> GetOffset(Client& c, const std::string& name, const std::string& consumer);
 std::string Expire(Client& c, const std::string& name, int64_t older_than_us,
                    bool respect_consumer_offsets, bool dry_run);
+std::string FlushInlined(Client& c, const std::string& name);
 // A query's rows column by column, as scan_columns returns them ([(name, type, kind, values,
 // mask)], columns.h), with the datasets it read: (columns, reads JSON). Ctrl-C stops it.
 py::tuple Sql(Client& c, const std::string& query, double timeout_s, int threads);
@@ -149,6 +150,8 @@ void DefineCatalogCalls(Class& cls, Sdk sdk) {
                  bool dry_run) {
              return Expire(sdk(s), n, older_than_us, respect_offsets, dry_run);
            })
+      .def("flush_inlined",
+           [sdk](Self& s, const std::string& n) { return FlushInlined(sdk(s), n); })
       .def("sql", [sdk](Self& s, const std::string& q, double timeout_s,
                         int threads) { return Sql(sdk(s), q, timeout_s, threads); })
       .def("sql_into",

@@ -244,6 +244,16 @@ Result<CommitOperation> ParseCommitOperation(std::string_view name) {
   return Status::InvalidArgument("unknown commit operation '" + std::string(name) + "'");
 }
 
+bool IsInlinedPath(std::string_view path) {
+  constexpr std::string_view kDatasets = "datasets/", kInline = "inline/";
+  if (path.substr(0, kDatasets.size()) != kDatasets) return false;
+  path.remove_prefix(kDatasets.size());
+  const size_t slash = path.find('/');
+  if (slash == std::string_view::npos || slash == 0) return false;
+  path.remove_prefix(slash + 1);
+  return path.size() > kInline.size() && path.substr(0, kInline.size()) == kInline;
+}
+
 std::string_view CompactionRuleName(CompactionRule rule) {
   switch (rule) {
     case CompactionRule::kAuto:

@@ -347,7 +347,7 @@ Status IcebergLoadTableRoute(Call& c) {
   if (mode == "refs") KeepReferencedSnapshots(metadata);
   c.ReplyJson(Json{{"metadata-location", info.metadata_location},
                    {"metadata", std::move(metadata)},
-                   {"config", IcebergStorageConfig(c.catalog().warehouse())}});
+                   {"config", IcebergStorageConfig(c.catalog().warehouse_files())}});
   return Status::OK();
 }
 

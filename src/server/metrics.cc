@@ -97,6 +97,8 @@ void Metrics::RecordHousekeeping(size_t step, const HousekeepingPass& pass) {
   h.bytes_rewritten += static_cast<uint64_t>(pass.bytes_rewritten);
   h.files_hydrated += static_cast<uint64_t>(pass.files_hydrated);
   h.manifests_written += static_cast<uint64_t>(pass.manifests_written);
+  h.files_flushed += static_cast<uint64_t>(pass.files_flushed);
+  h.bytes_flushed += static_cast<uint64_t>(pass.bytes_flushed);
 }
 
 std::string Metrics::Render() const {
@@ -171,7 +173,11 @@ std::string Metrics::Render() const {
       "# TYPE tarn_errors_total counter\n";
   std::string housekeeping;
   {
-    static constexpr const char* kSteps[] = {"expire", "cleanup", "compact", "hydrate", "manifest"};
+    // Catalog::HousekeepingStepName of each step in the enum's order, which indexes
+    // housekeeping_ (metrics do not include the catalog): a new step is added to both.
+    static constexpr const char* kSteps[] = {"expire",  "cleanup",  "compact",
+                                             "hydrate", "manifest", "flush"};
+    static_assert(std::size(kSteps) == std::tuple_size_v<decltype(housekeeping_)>);
     struct Metric {
       const char* name;
       const char* help;
@@ -202,6 +208,12 @@ std::string Metrics::Render() const {
         {"tarn_housekeeping_manifests_written_total",
          "Missing manifests (manifest.on_commit) housekeeping wrote.",
          &Housekeeping::manifests_written},
+        {"tarn_housekeeping_files_flushed_total",
+         "Inlined files housekeeping's flush wrote out to the warehouse.",
+         &Housekeeping::files_flushed},
+        {"tarn_housekeeping_bytes_flushed_total",
+         "Bytes of inlined files housekeeping's flush wrote out to the warehouse.",
+         &Housekeeping::bytes_flushed},
     };
     std::lock_guard<std::mutex> lock(housekeeping_mu_);
     for (const Metric& m : kMetrics) {

@@ -51,6 +51,7 @@ class Metrics {
     int64_t files_rewritten = 0, bytes_rewritten = 0;
     int64_t files_hydrated = 0;
     int64_t manifests_written = 0;
+    int64_t files_flushed = 0, bytes_flushed = 0;
   };
   void RecordHousekeeping(size_t step, const HousekeepingPass& pass);
 
@@ -83,9 +84,10 @@ class Metrics {
     uint64_t files_rewritten = 0, bytes_rewritten = 0;
     uint64_t files_hydrated = 0;
     uint64_t manifests_written = 0;
+    uint64_t files_flushed = 0, bytes_flushed = 0;
   };
   mutable std::mutex housekeeping_mu_;
-  std::array<Housekeeping, 5> housekeeping_{};
+  std::array<Housekeeping, 6> housekeeping_{};  // by Catalog::HousekeepingStep
   mutable std::mutex errors_mu_;
   std::map<std::string, uint64_t, std::less<>> errors_;
 };

@@ -1393,6 +1393,19 @@ Status HydrateStatsRoute(Call& c) {
   return Status::OK();
 }
 
+// The body takes no fields today ({} or no body); it is still read strictly, so a client that
+// sends options this server does not know is told (422 unknown_field) rather than ignored.
+Status FlushInlinedRoute(Call& c) {
+  TARN_ASSIGN_OR_RETURN(Json body, c.JsonBody());
+  TARN_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(body));
+  TARN_RETURN_NOT_OK(r.Finish());
+  TARN_ASSIGN_OR_RETURN(auto result, c.catalog().FlushInlined(DsQ(c)));
+  c.set_audit_detail(api::Dump(
+      Json{{"files_written", result.files_written}, {"bytes_written", result.bytes_written}}));
+  c.ReplyJson(api::ToJson(result));
+  return Status::OK();
+}
+
 // ---- views ----
 
 std::string ViewQ(Call& c) { return CollQ(c) + "." + c.Param("view"); }
@@ -1905,6 +1918,8 @@ const std::vector<RouteDef>& RouteTable() {
       {"POST", D "/compact", N::kOwner, S::kPath, B::kJson, "dataset.compact", CompactRoute},
       {"POST", D "/stats/hydrate", N::kWriter, S::kPath, B::kJson, "dataset.stats_hydrate",
        HydrateStatsRoute},
+      {"POST", D "/inlined/flush", N::kWriter, S::kPath, B::kJson, "dataset.inline_flush",
+       FlushInlinedRoute},
       {"GET", V, N::kReader, S::kPath, B::kNone, "", ListViewsRoute},
       {"POST", V, N::kOwner, S::kBody, B::kJson, "view.create", CreateViewRoute},
       {"GET", V "/{view}", N::kReader, S::kPath, B::kNone, "", GetViewRoute, "version"},

@@ -2294,7 +2294,8 @@ void Server::Impl::Housekeeping() {
                                            {Step::kCleanup, options_.cleanup_interval_s},
                                            {Step::kCompact, options_.compact_interval_s},
                                            {Step::kHydrate, options_.hydrate_interval_s},
-                                           {Step::kManifest, options_.manifest_interval_s}};
+                                           {Step::kManifest, options_.manifest_interval_s},
+                                           {Step::kFlush, options_.flush_interval_s}};
   double shortest = options_.housekeeping_poll_interval_s;
   for (const auto& [step, every] : steps) {
     if (every > 0) shortest = std::min(shortest, every);
@@ -2340,6 +2341,8 @@ void Server::Impl::RunHousekeepingOnce(Catalog::HousekeepingStep step, double in
   pass.bytes_rewritten = report->bytes_rewritten;
   pass.files_hydrated = report->files_hydrated;
   pass.manifests_written = report->manifests_written;
+  pass.files_flushed = report->files_flushed;
+  pass.bytes_flushed = report->bytes_flushed;
   metrics_.RecordHousekeeping(static_cast<size_t>(step), pass);
   Log(std::move(LogLine("housekeeping")
                     .Str("step", name)
@@ -2350,6 +2353,8 @@ void Server::Impl::RunHousekeepingOnce(Catalog::HousekeepingStep step, double in
                     .Int("files_rewritten", report->files_rewritten)
                     .Int("files_hydrated", report->files_hydrated)
                     .Int("manifests_written", report->manifests_written)
+                    .Int("files_flushed", report->files_flushed)
+                    .Int("bytes_flushed", report->bytes_flushed)
                     .Millis("duration_ms", pass.seconds)));
 }
 

@@ -79,16 +79,18 @@ struct ServerOptions {
   // How often a server with fsck_interval_s asks whether the sweep is due (at most the interval).
   double fsck_poll_interval_s = 60;
   // Server-run housekeeping (docs/design/maintenance.md "Housekeeping"; `tarn serve
-  // --no-housekeeping` sets all five to 0): how often each step runs over the whole catalog
+  // --no-housekeeping` sets all six to 0): how often each step runs over the whole catalog
   // (0: never, else at least 1 s): retention policies, cleanup (released files, orphans past
   // their grace), compaction of the datasets with compaction.auto=true, hydration of deferred
-  // statistics, the missing manifests of datasets with manifest.on_commit. Every server polls;
-  // one runs each slot of a step (table periodic_runs). Audited, logged and in /metrics.
+  // statistics, the missing manifests of datasets with manifest.on_commit, the flush of inlined
+  // files (inline.max_bytes) to the warehouse. Every server polls; one runs each slot of a step
+  // (table periodic_runs). Audited, logged and in /metrics.
   double expire_interval_s = 3600;
   double cleanup_interval_s = 3600;
   double compact_interval_s = 900;
   double hydrate_interval_s = 300;
   double manifest_interval_s = 900;
+  double flush_interval_s = 600;
   // How often a server asks whether a housekeeping step is due (at most the shortest interval).
   double housekeeping_poll_interval_s = 60;
 

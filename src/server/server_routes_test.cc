@@ -172,6 +172,7 @@ class RouteMatrix : public ::testing::Test {
     s["POST " + D + "/expire"] = Sample("", Json{{"older_than_us", 0}, {"dry_run", true}});
     s["POST " + D + "/compact"] = Sample("", Json{{"dry_run", true}});
     s["POST " + D + "/stats/hydrate"] = Sample("", Json{{"limit", 10}});
+    s["POST " + D + "/inlined/flush"] = Sample("", Json::object());
     const std::string V = "/v1/workspaces/{ws}/collections/{coll}/views";
     s["GET " + V] = {};
     s["POST " + V] = Sample("", Json{{"name", "v_new"}, {"sql", "SELECT 1"}});

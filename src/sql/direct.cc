@@ -1,6 +1,7 @@
 #include "sql/direct.h"
 
 #include <atomic>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -96,6 +97,15 @@ Result<std::optional<std::string>> DirectReadSource(QuerySession& session,
   // read "a1.parquet"): such a file is read by tarn.
   for (const DataFile& file : files) {
     if (file.path.find_first_of(kGlobCharacters) != std::string::npos) return tarn_scan;
+  }
+  // An inlined file (docs/design/catalog-core.md "Inlined appends") is read by tarn until it is
+  // written out: the object appears whole (the local store renames it into place) before the
+  // metastore forgets its bytes, so a file on disk is the file.
+  for (const DataFile& file : files) {
+    if (IsInlinedPath(file.path) &&
+        !std::filesystem::exists(session.direct_root + "/" + file.path)) {
+      return tarn_scan;
+    }
   }
   // Every file must hold each column as tarn_scan would read it: by field id, of the schema's
   // type or one that widens to it (DuckDB's cast of a widening is exact), or absent (NULL).

@@ -625,7 +625,7 @@ Result<QueryResult> RunQueryOwned(Client& client, std::string_view sql, const Qu
   if (auto* catalog = dynamic_cast<Catalog*>(&client)) {
     counting.emplace(catalog->warehouse());
     session.warehouse = &*counting;
-    if (auto* local = dynamic_cast<LocalObjectStore*>(&catalog->warehouse());
+    if (auto* local = dynamic_cast<LocalObjectStore*>(&catalog->warehouse_files());
         local && options.direct_reads) {
       session.direct_root = local->root();
     }

@@ -477,6 +477,27 @@ TEST_F(SqlTest, DirectReadsEqualTarnsReader) {
 
 // tarn's reader stays the reader wherever the direct one could differ, and the query may open
 // no file but those of the datasets it names.
+// Inlined files (docs/design/catalog-core.md "Inlined appends") are not in the warehouse's
+// directory: tarn's reader reads them until they are written out, then DuckDB's may.
+TEST_F(SqlTest, InlinedFilesAreReadByTarnUntilWrittenOut) {
+  Create("shop.sales.t", "id INT64, v VARCHAR");
+  ASSERT_OK(cat_->SetDatasetProperties("shop.sales.t", {{kInlineMaxBytesProperty, "64KiB"}}));
+  Append("shop.sales.t", {{"1", "a"}, {"2", "b"}});
+  Append("shop.sales.t", {{"3", "c"}});
+  QueryResult r;
+  auto rows = Rows("SELECT sum(id), string_agg(v, '' ORDER BY v) FROM shop.sales.t", &r);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (Table{{"6", "abc"}}));
+  EXPECT_EQ(r.direct_files, 0);
+  auto flushed = cat_->FlushInlined("shop.sales.t");
+  ASSERT_OK(flushed.status());
+  EXPECT_EQ(flushed->files_written, 2);
+  rows = Rows("SELECT sum(id), string_agg(v, '' ORDER BY v) FROM shop.sales.t", &r);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (Table{{"6", "abc"}}));
+  EXPECT_EQ(r.direct_files, 2);
+}
+
 TEST_F(SqlTest, DirectReadsOnlyWhereTheyAreExact) {
   Create("shop.sales.t", "id INT64, v VARCHAR");
   Create("shop.sales.other", "id INT64, secret VARCHAR");

@@ -3,7 +3,9 @@
 // `tarn files` shows stats_state and never prunes them by column bounds, `tarn stats hydrate`
 // fills them from the footers; over HTTP a commit says `"stats": "pending"` for a file a client
 // wrote itself, the hydrate route is a writer's, strict about its body, and the server's
-// housekeeping hydrates on its own (the metric moves).
+// housekeeping hydrates on its own (the metric moves). Beside it, the other call that fills in
+// what an append left for later: `tarn dataset flush-inlined` / `POST .../inlined/flush` writes
+// the files small appends kept in the metastore (inline.max_bytes) out to the warehouse, once.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -146,4 +148,75 @@ test('tarn serve hydrates on its own every --hydrate-every', T, async () => {
   assert.ok(m && Number(m[1]) >= 2, metrics.text.slice(-2000));
   const audit = json(url, ['audit', '--workspace', 'acme']);
   assert.ok(audit.some((a) => a.action === 'housekeeping.hydrate' && a.actor === 'tarn:housekeeping'));
+});
+
+// Inlined appends (docs/design/catalog-core.md "Inlined appends"): a dataset whose small
+// appends keep their file in the metastore, with one such append.
+const S = 'acme.sales.small';
+const SP = '/v1/workspaces/acme/collections/sales/datasets/small';
+
+function setUpInlined(t) {
+  ok(t, ['workspace', 'create', 'acme']);
+  ok(t, ['collection', 'create', 'acme.sales']);
+  ok(t, ['dataset', 'create', S, '--schema', 'id INT64, region VARCHAR', '--property', 'inline.max_bytes=65536']);
+  ok(t, ['append', S, eu]);
+  const files = json(t, ['files', S]);
+  assert.equal(files.length, 1);
+  return files[0];
+}
+
+test('embedded: dataset flush-inlined', T, () => {
+  const t = path.join(dir, 'inlined_embedded');
+  const file = setUpInlined(t);
+  // Kept in the metastore: no object in the warehouse until flushed.
+  const object = path.join(t, 'warehouse', file.path);
+  assert.ok(!fs.existsSync(object), object);
+  assert.equal(ok(t, ['dataset', 'flush-inlined', S]),
+    `flushed 1 file (${file.bytes} bytes) of ${S} to the warehouse\n`);
+  assert.ok(fs.existsSync(object), object);
+  assert.deepEqual(json(t, ['dataset', 'flush-inlined', S]), { dataset: S, files_written: 0, bytes_written: 0 });
+  assert.equal(ok(t, ['scan', S, '--json']).trim().split('\n').length, 3);
+  fails(t, ['dataset', 'flush-inlined', 'acme.sales.missing'], 'dataset_not_found', 3);
+});
+
+test('through tarn serve: POST .../inlined/flush writes each inlined file out once, a writer may', T, async () => {
+  const catalog = path.join(dir, 'inlined_served');
+  // No housekeeping flush: the test flushes by hand.
+  const server = await startServe({ bin, catalog, logPath: path.join(dir, 'inlined.log'), ownerId: OWNER_ID,
+    ownerSecret: OWNER_SECRET, args: ['--flush-every', '0s'] });
+  stops.push(server.stop);
+  const url = server.url;
+  const file = setUpInlined(url);
+  const object = path.join(catalog, 'warehouse', file.path);
+  assert.ok(!fs.existsSync(object), object);
+  const token = await mintToken(url, OWNER_ID, OWNER_SECRET);
+
+  // The body takes no fields; a reader may not.
+  const unknown = await api(url, token, 'POST', `${SP}/inlined/flush`, { now: true });
+  assert.equal(unknown.status, 422, unknown.text);
+  assert.equal(unknown.json.error.code, 'unknown_field');
+  const reader = json(url, ['token', 'create', '--workspace', 'acme', '--role', 'reader']);
+  const readerToken = await mintToken(url, reader.client_id, reader.client_secret);
+  const refused = await api(url, readerToken, 'POST', `${SP}/inlined/flush`, {});
+  assert.equal(refused.status, 403, refused.text);
+  assert.ok(!fs.existsSync(object), object);
+
+  const writer = json(url, ['token', 'create', '--workspace', 'acme', '--role', 'writer']);
+  const writerToken = await mintToken(url, writer.client_id, writer.client_secret);
+  const first = await api(url, writerToken, 'POST', `${SP}/inlined/flush`, {});
+  assert.equal(first.status, 200, first.text);
+  assert.deepEqual(first.json, { dataset: S, files_written: 1, bytes_written: file.bytes });
+  assert.ok(fs.existsSync(object), object);
+  const again = await api(url, writerToken, 'POST', `${SP}/inlined/flush`, {});
+  assert.equal(again.status, 200, again.text);
+  assert.deepEqual(again.json, { dataset: S, files_written: 0, bytes_written: 0 });
+  const audit = json(url, ['audit', '--workspace', 'acme']);
+  assert.ok(audit.some((a) => a.action === 'dataset.inline_flush' && a.actor === writer.client_id &&
+    a.detail.files_written === 1 && a.detail.bytes_written === file.bytes), JSON.stringify(audit.slice(0, 5)));
+
+  // The CLI through the server (RemoteClient::FlushInlined), for a later append.
+  ok(url, ['append', S, us]);
+  assert.match(ok(url, ['dataset', 'flush-inlined', S]),
+    /^flushed 1 file \(\d+ bytes\) of acme\.sales\.small to the warehouse$/m);
+  assert.equal(ok(url, ['scan', S, '--json']).trim().split('\n').length, 5);
 });
