@@ -576,6 +576,9 @@ class Catalog : public Client {
   static constexpr int64_t kManifestSettingTtlUs = 1'000'000;
   void WriteCommitManifests(const std::vector<DatasetCommit>& parts,
                             const std::vector<SnapshotInfo>& snapshots);
+  // Forgets the kept bytes of the inlined files an export (manifest, Iceberg metadata) wrote
+  // out to the warehouse (inlined.h ForgetWrittenOut), after its transaction; best effort.
+  void ForgetExportedInlined(const std::vector<std::string>& written_out);
   // Forgets the cached manifest.on_commit settings (after this catalog changed properties).
   void ManifestSettingsChanged();
   // Forgets what appends and manifest.on_commit keep of datasets' definitions, after this

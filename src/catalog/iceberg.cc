@@ -235,8 +235,11 @@ class ManifestSet {
 
 // Writes the manifests, delete files and manifest list of snapshot `snap` (a snapshot of
 // state.ds that has none yet under `naming`).
+// The inlined files the metadata names are written out first (`written_out`: their paths, for
+// the caller to forget; Catalog::ForgetExportedInlined).
 Status ProduceSnapshot(Metastore& metastore, ObjectStore& warehouse, const DatasetState& state,
-                       const SnapshotInfo& snap, const Naming& naming) {
+                       const SnapshotInfo& snap, const Naming& naming,
+                       std::vector<std::string>* written_out) {
   const std::string dir = catalog_store::IcebergMetadataDir(state.ds.uuid, naming.flavour);
   const int64_t n = snap.snapshot_id;
   DatasetInfo at = state.ds;
@@ -256,6 +259,7 @@ Status ProduceSnapshot(Metastore& metastore, ObjectStore& warehouse, const Datas
   TARN_RETURN_NOT_OK(metastore.RunInTransaction(
       [&](Transaction& tx) -> Status {
         deletes.clear();
+        written_out->clear();
         std::vector<std::string> inlined;  // written out before the metadata names them
         TARN_RETURN_NOT_OK(ForEachPlannedFile(
             tx, at, n, current, nullptr,
@@ -295,7 +299,7 @@ Status ProduceSnapshot(Metastore& metastore, ObjectStore& warehouse, const Datas
               deletes.push_back(std::move(d));
               return Status::OK();
             }));
-        return WriteOutInlined(tx, warehouse, inlined);
+        return WriteOutInlined(tx, warehouse, inlined, written_out);
       },
       TxMode::kReadOnly));
   std::vector<iceberg::ManifestFile> manifests;
@@ -410,7 +414,10 @@ Result<IcebergTableInfo> Catalog::IcebergTable(std::string_view qualified,
   IcebergTableInfo info;
   for (const auto& [id, snap] : wanted) {
     if (produced.count(id)) continue;
-    TARN_RETURN_NOT_OK(ProduceSnapshot(*metastore_, *warehouse_, state, snap, naming));
+    std::vector<std::string> written_out;
+    TARN_RETURN_NOT_OK(
+        ProduceSnapshot(*metastore_, *warehouse_, state, snap, naming, &written_out));
+    ForgetExportedInlined(written_out);
     produced.insert(id);
     if (id == state.snapshot_id) info.produced = true;
   }

@@ -2,6 +2,8 @@
 // reads through, the inline.max_bytes setting, and FlushInlined.
 #include "catalog/inlined.h"
 
+#include <set>
+
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
@@ -33,13 +35,40 @@ Status ValidateInlineSetting(const PropertyMap& properties) {
   return InlineLimit(properties).status();
 }
 
-Status WriteOutInlined(Transaction& tx, ObjectStore& store, const std::vector<std::string>& paths) {
+Status WriteOutInlined(Transaction& tx, ObjectStore& store, const std::vector<std::string>& paths,
+                       std::vector<std::string>* written) {
   for (const auto& path : paths) {
     if (!IsInlinedPath(path)) continue;
     TARN_ASSIGN_OR_RETURN(auto kept, catalog_store::InlinedFileBytes(tx, path));
-    if (kept) TARN_RETURN_NOT_OK(store.Put(path, *kept));
+    if (!kept) continue;
+    TARN_RETURN_NOT_OK(store.Put(path, *kept));
+    written->push_back(path);
   }
   return Status::OK();
+}
+
+Result<std::vector<std::string>> ForgetWrittenOut(Metastore& ms, ObjectStore& files,
+                                                  const std::vector<std::string>& written) {
+  if (written.empty()) return std::vector<std::string>();
+  std::vector<std::string> forgotten;
+  std::vector<std::string> dead;  // written for a file that no row names any more
+  TARN_RETURN_NOT_OK(ms.RunInTransaction([&](Transaction& tx) -> Status {
+    dead.clear();
+    TARN_ASSIGN_OR_RETURN(forgotten, catalog_store::DeleteInlinedFiles(tx, written));
+    // Bytes forgotten meanwhile: by another writer-out (its object is this one, and a row names
+    // it), or by Cleanup deleting a file expiry released, which may have deleted its object
+    // before it was written here again: that object is deleted once more.
+    if (forgotten.size() == written.size()) return Status::OK();
+    std::set<std::string_view> mine(forgotten.begin(), forgotten.end());
+    for (const auto& path : written) {
+      if (mine.count(path)) continue;
+      TARN_ASSIGN_OR_RETURN(bool registered, catalog_store::PathRegistered(tx, path));
+      if (!registered) dead.push_back(path);
+    }
+    return Status::OK();
+  }));
+  if (!dead.empty()) TARN_RETURN_NOT_OK(files.DeleteMany(dead));
+  return forgotten;
 }
 
 InliningStore::InliningStore(Metastore* metastore, std::shared_ptr<ObjectStore> files)
@@ -109,8 +138,9 @@ Status InliningStore::DeleteMany(const std::vector<std::string>& keys) {
     if (IsInlinedPath(k)) inlined.push_back(k);
   }
   if (!inlined.empty()) {
-    TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
-        [&](Transaction& tx) -> Status { return catalog_store::DeleteInlinedFiles(tx, inlined); }));
+    TARN_RETURN_NOT_OK(metastore_->RunInTransaction([&](Transaction& tx) -> Status {
+      return catalog_store::DeleteInlinedFiles(tx, inlined).status();
+    }));
   }
   // A flushed inlined file is an object too.
   return keys.size() == 1 ? files_->Delete(keys[0]) : files_->DeleteMany(keys);
@@ -143,17 +173,20 @@ Result<InlineFlushResult> Catalog::FlushInlined(std::string_view qualified) {
     if (page.empty()) break;
     after = page.back().path;
     // Each object is written before its bytes are forgotten: a reader between the two finds
-    // either. A file deleted meanwhile (Cleanup) may be written out again: an orphan Cleanup
-    // removes later.
+    // either (the same bytes).
     std::vector<std::string> written;
     for (const auto& f : page) {
       TARN_RETURN_NOT_OK(store->files().Put(f.path, f.bytes));
       written.push_back(f.path);
+    }
+    TARN_ASSIGN_OR_RETURN(auto forgotten,
+                          catalog_internal::ForgetWrittenOut(*metastore_, store->files(), written));
+    std::set<std::string_view> mine(forgotten.begin(), forgotten.end());
+    for (const auto& f : page) {
+      if (!mine.count(f.path)) continue;
+      ++out.files_written;
       out.bytes_written += static_cast<int64_t>(f.bytes.size());
     }
-    TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
-        [&](Transaction& tx) -> Status { return catalog_store::DeleteInlinedFiles(tx, written); }));
-    out.files_written += static_cast<int64_t>(written.size());
   }
   return out;
 }

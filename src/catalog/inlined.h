@@ -27,10 +27,18 @@ Result<int64_t> InlineLimit(const PropertyMap& properties);
 Status ValidateInlineSetting(const PropertyMap& properties);
 
 // Writes the inlined files among `paths` whose bytes the metastore keeps (as `tx` sees it) to
-// `store` at their paths, keeping the bytes (FlushInlined forgets them): for what names a
-// snapshot's files to readers outside tarn (a manifest, Iceberg metadata), before it is
-// written. Other paths are left alone.
-Status WriteOutInlined(Transaction& tx, ObjectStore& store, const std::vector<std::string>& paths);
+// `store` at their paths, adding them to `written`: for what names a snapshot's files to
+// readers outside tarn (a manifest, Iceberg metadata), before it is written. Other paths are
+// left alone. The caller forgets the bytes of `written` after its transaction
+// (ForgetWrittenOut), so that the next export does not write them again.
+Status WriteOutInlined(Transaction& tx, ObjectStore& store, const std::vector<std::string>& paths,
+                       std::vector<std::string>* written);
+// Forgets the kept bytes of inlined files whose objects `written` were written to `files`;
+// returns the paths it forgot. A path whose bytes were forgotten meanwhile and that no data
+// file row names (Cleanup deleted the file, maybe before the object was written again) has
+// its object deleted.
+Result<std::vector<std::string>> ForgetWrittenOut(Metastore& ms, ObjectStore& files,
+                                                  const std::vector<std::string>& written);
 
 // The catalog's warehouse: every call goes to `files`, the object store itself, except for an
 // inlined path (IsInlinedPath), which is read from the metastore while its bytes are kept there

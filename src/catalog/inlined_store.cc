@@ -37,16 +37,22 @@ Result<std::optional<std::string>> InlinedFileBytes(Transaction& tx, std::string
   return std::optional<std::string>(std::string(bytes));
 }
 
-Status DeleteInlinedFiles(Transaction& tx, const std::vector<std::string>& paths) {
+Result<std::vector<std::string>> DeleteInlinedFiles(Transaction& tx,
+                                                    const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
   for (size_t start = 0; start < paths.size(); start += kChunk) {
     const size_t n = std::min(kChunk, paths.size() - start);
     SqlParams params(paths.begin() + static_cast<std::ptrdiff_t>(start),
                      paths.begin() + static_cast<std::ptrdiff_t>(start + n));
-    TARN_RETURN_NOT_OK(
-        tx.Execute("DELETE FROM inlined_files WHERE path IN " + Placeholders(1, n), params)
-            .status());
+    TARN_ASSIGN_OR_RETURN(auto rows, tx.Query("DELETE FROM inlined_files WHERE path IN " +
+                                                  Placeholders(1, n) + " RETURNING path",
+                                              params));
+    for (const Row& r : rows) {
+      TARN_ASSIGN_OR_RETURN(std::string_view path, r.Text(0));
+      out.emplace_back(path);
+    }
   }
-  return Status::OK();
+  return out;
 }
 
 Result<std::vector<InlinedFile>> InlinedFilesPage(Transaction& tx, int64_t dataset_id,

@@ -3,6 +3,8 @@
 // reader reads it as a file of the warehouse, FlushInlined writes it out at the same path, the
 // things that name files to readers outside tarn (manifests, Iceberg metadata) write it out
 // first, and deletion, compaction, expiry, cleanup and purge take the kept bytes with the file.
+#include "catalog/inlined.h"
+
 #include <filesystem>
 #include <set>
 
@@ -282,20 +284,60 @@ TEST_P(InlinedSuite, ManifestsAndIcebergMetadataWriteTheFilesOutFirst) {
   ASSERT_OK(info.status());
   EXPECT_TRUE(OnDisk(first[0].path));
   EXPECT_EQ(info->files, 1);
+  // Written out, then forgotten: the next export does not write it again.
+  EXPECT_EQ(Kept(), 0);
 
   Append("w.c.t", 10, 10);
+  Append("w.c.t", 20, 10);
   auto files = Files("w.c.t");
-  ASSERT_EQ(files.size(), 2u);
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(Kept(), 2);
+  // Iceberg metadata of the snapshot before the last append: only its files are written out.
   IcebergRequest req;
+  req.at.snapshot_id = 2;
   auto table = cat_->IcebergTable("w.c.t", req);
   ASSERT_OK(table.status());
-  for (const auto& f : files) EXPECT_TRUE(OnDisk(f.path)) << f.path;
-  // Written out, still kept until a flush: either copy reads the same.
-  EXPECT_EQ(Kept(), 2);
-  EXPECT_EQ(Ids("w.c.t"), Range(0, 20));
+  EXPECT_EQ(Kept(), 1);
+  int on_disk = 0;
+  for (const auto& f : files) on_disk += OnDisk(f.path) ? 1 : 0;
+  EXPECT_EQ(on_disk, 2);
+  EXPECT_EQ(Ids("w.c.t"), Range(0, 30));
   ASSERT_OK(cat_->FlushInlined("w.c.t").status());
   EXPECT_EQ(Kept(), 0);
-  EXPECT_EQ(Ids("w.c.t"), Range(0, 20));
+  for (const auto& f : files) EXPECT_TRUE(OnDisk(f.path)) << f.path;
+  EXPECT_EQ(Ids("w.c.t"), Range(0, 30));
+}
+
+// A flush that writes a file out while Cleanup deletes it (expiry released it) leaves no
+// object behind: the bytes it meant to forget were gone, no row names the path, so the object
+// it wrote is deleted again.
+TEST_P(InlinedSuite, AnObjectWrittenOutForAFileCleanupDeletedIsDeletedAgain) {
+  Create("w.c.t");
+  Append("w.c.t", 0, 10);
+  const auto files = Files("w.c.t");
+  ASSERT_EQ(files.size(), 1u);
+  const std::string path = files[0].path;
+  // The race, by hand: the file's rows are gone and its bytes forgotten (what expiry and
+  // Cleanup do), then a writer-out writes the object it had read before.
+  auto* store = &static_cast<catalog_internal::InliningStore&>(cat_->warehouse()).files();
+  ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
+    TARN_RETURN_NOT_OK(tx.Execute("DELETE FROM file_bounds").status());
+    TARN_RETURN_NOT_OK(tx.Execute("DELETE FROM data_files WHERE path = ?", {path}).status());
+    return tx.Execute("DELETE FROM inlined_files WHERE path = ?", {path}).status();
+  }));
+  ASSERT_OK(store->Put(path, "bytes read before the delete"));
+  auto forgotten = catalog_internal::ForgetWrittenOut(cat_->metastore(), *store, {path});
+  ASSERT_OK(forgotten.status());
+  EXPECT_TRUE(forgotten->empty());
+  EXPECT_FALSE(OnDisk(path));
+  // A file still named by a row keeps its object, whoever forgot its bytes first.
+  Append("w.c.t", 10, 10);
+  const std::string live = Files("w.c.t")[0].path;
+  ASSERT_OK(cat_->FlushInlined("w.c.t").status());
+  forgotten = catalog_internal::ForgetWrittenOut(cat_->metastore(), *store, {live});
+  ASSERT_OK(forgotten.status());
+  EXPECT_TRUE(forgotten->empty());
+  EXPECT_TRUE(OnDisk(live));
 }
 
 TEST_P(InlinedSuite, NoCommitMayNameAnInlinePathOrCarryBytes) {

@@ -319,11 +319,14 @@ Status NoSnapshotYet(const DatasetInfo& ds) {
 
 // Writes the manifest of `ds` at `snapshot_id` (a snapshot it has) into the sink `open` returns,
 // inside the read transaction `tx`, and closes it. The inlined files it names are written out
-// to `files` (the warehouse) first, so that a reader of the manifest finds every file.
+// to `files` (the warehouse) first, so that a reader of the manifest finds every file; their
+// paths are `written_out`, for the caller to forget after the transaction
+// (ForgetWrittenOut).
 Status WriteManifest(Transaction& tx, ObjectStore& files, const DatasetInfo& ds,
                      int64_t snapshot_id,
                      const std::function<Result<std::unique_ptr<OutputStream>>()>& open,
-                     ManifestInfo* info) {
+                     ManifestInfo* info, std::vector<std::string>* written_out) {
+  written_out->clear();  // this attempt's
   TARN_ASSIGN_OR_RETURN(auto found, catalog_store::SnapshotById(tx, ds.id, snapshot_id));
   if (!found) return Status::Internal("resolved snapshot vanished");
   SnapshotInfo snap = std::move(*found);
@@ -362,7 +365,7 @@ Status WriteManifest(Transaction& tx, ObjectStore& files, const DatasetInfo& ds,
                            if (IsInlinedPath(f.file.path)) inlined.push_back(f.file.path);
                            return writer->Add(f, vector_id, at.schema, specs);
                          }));
-  TARN_RETURN_NOT_OK(WriteOutInlined(tx, files, inlined));
+  TARN_RETURN_NOT_OK(WriteOutInlined(tx, files, inlined, written_out));
   TARN_RETURN_NOT_OK(writer->Close());
   info->dataset = ds.name.ToString();
   info->dataset_uuid = ds.uuid;
@@ -416,6 +419,7 @@ Result<ManifestInfo> Catalog::ExportManifest(
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   ManifestInfo info;
   int64_t sent = 0;
+  std::vector<std::string> written_out;
   TARN_RETURN_NOT_OK(metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         // A read-only transaction is retried only on a lost race, which it cannot have; if one
@@ -430,11 +434,18 @@ Result<ManifestInfo> Catalog::ExportManifest(
               std::unique_ptr<OutputStream> sink = std::make_unique<CallbackStream>(write, &sent);
               return sink;
             },
-            &info);
+            &info, &written_out);
       },
       TxMode::kReadOnly));
+  ForgetExportedInlined(written_out);
   info.bytes = sent;
   return info;
+}
+
+void Catalog::ForgetExportedInlined(const std::vector<std::string>& written_out) {
+  // Best effort: bytes still kept are only written out again by the next export.
+  DiscardError(ForgetWrittenOut(*metastore_, warehouse_files(), written_out),
+               "forgetting the bytes of inlined files a manifest or Iceberg metadata wrote out");
 }
 
 int64_t Catalog::manifest_write_failures() const { return manifest_settings_->failures.load(); }
@@ -444,6 +455,7 @@ Result<bool> Catalog::RefreshManifest(std::string_view qualified, bool rewrite) 
   TARN_ASSIGN_OR_RETURN(auto n, ParseDatasetName(qualified));
   bool written = false;
   int64_t snapshot_id = 0;
+  std::vector<std::string> written_out;
   Status st = metastore_->RunInTransaction(
       [&](Transaction& tx) -> Status {
         written = false;
@@ -458,12 +470,16 @@ Result<bool> Catalog::RefreshManifest(std::string_view qualified, bool rewrite) 
         }
         ManifestInfo info;
         TARN_RETURN_NOT_OK(WriteManifest(
-            tx, *warehouse_, ds, snapshot_id, [&] { return warehouse_->OpenWrite(key); }, &info));
+            tx, *warehouse_, ds, snapshot_id, [&] { return warehouse_->OpenWrite(key); }, &info,
+            &written_out));
         written = true;
         return Status::OK();
       },
       TxMode::kReadOnly);
-  if (st.ok()) return written;
+  if (st.ok()) {
+    ForgetExportedInlined(written_out);
+    return written;
+  }
   if (snapshot_id > 0) {  // owed and not written (not: a dataset that is gone)
     manifest_settings_->failures.fetch_add(1);
     ReportManifestFailure(alerter_.get(), n.ToString(), snapshot_id, true, st);
@@ -502,6 +518,7 @@ void Catalog::WriteCommitManifests(const std::vector<DatasetCommit>& parts,
     // rename since the commit does not matter), its property, the snapshot, its files.
     std::string dataset = parts[i].dataset;
     bool read = false;  // whether `on` was read from the metastore
+    std::vector<std::string> written_out;
     Status st = metastore_->RunInTransaction(
         [&](Transaction& tx) -> Status {
           read = false;
@@ -519,11 +536,12 @@ void Catalog::WriteCommitManifests(const std::vector<DatasetCommit>& parts,
           ManifestInfo info;
           const std::string key = ManifestKey(s.dataset_uuid, s.snapshot_id);
           return WriteManifest(
-              tx, *warehouse_, ds, s.snapshot_id, [&] { return warehouse_->OpenWrite(key); },
-              &info);
+              tx, *warehouse_, ds, s.snapshot_id, [&] { return warehouse_->OpenWrite(key); }, &info,
+              &written_out);
         },
         TxMode::kReadOnly);
     if (st.ok()) {
+      ForgetExportedInlined(written_out);
       std::lock_guard<std::mutex> lock(settings.mu);
       // A change of the setting while it was read leaves it to be read again.
       if (settings.generation == generation) {

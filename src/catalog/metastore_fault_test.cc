@@ -37,6 +37,7 @@ struct State {
   int64_t next_row_id = 0, total_files = 0, total_records = 0;
   size_t snapshots = 0;
   int64_t rows = 0;
+  int64_t kept = 0;  // inlined files' bytes kept (rows of inlined_files)
   bool operator==(const State&) const = default;
 };
 
@@ -80,6 +81,12 @@ class MetastoreFaultSuite : public CollectionTest {
       return Status::OK();
     });
     EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
+      TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne("SELECT COUNT(*) FROM inlined_files"));
+      TARN_ASSIGN_OR_RETURN(s.kept, row->Int64(0));
+      return Status::OK();
+    }));
+    faults_->Reset();
     return s;
   }
 
@@ -121,6 +128,50 @@ TEST_P(MetastoreFaultSuite, FailureAtAnyStatementOfACommitLeavesNoPartialState) 
   State end = Read();
   EXPECT_EQ(end.snapshots, 3u);
   EXPECT_EQ(end.rows, 4);  // 3 + 3 appended, both id=2 rows deleted
+}
+
+// The same with inlined appends (docs/design/catalog-core.md "Inlined appends"): the kept bytes
+// are part of the commit's transaction, so a failure anywhere leaves none behind, and a lost
+// reply retried with its key keeps the file once.
+TEST_P(MetastoreFaultSuite, InlinedAppendsLeaveNoBytesBehind) {
+  faults_->Reset();
+  ASSERT_OK(cat_->SetDatasetProperties("w.c.t", {{kInlineMaxBytesProperty, "64KiB"}}));
+  ASSERT_TRUE(Append().ok());
+  EXPECT_EQ(Read().kept, 2);  // one file per partition value
+  bool committed = false;
+  for (uint64_t n = 1; n <= 200 && !committed; ++n) {
+    State before = Read();
+    uint64_t fired = faults_->faults_injected();
+    faults_->FailNthStatement(n);
+    Status st = Append().status();
+    bool hit = faults_->faults_injected() > fired;
+    State after = Read();
+    if (hit) {
+      EXPECT_FALSE(st.ok()) << "statement " << n;
+      EXPECT_TRUE(after == before) << "a failure at statement " << n << " left partial state";
+    } else {
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      EXPECT_EQ(after.kept, before.kept + 2);
+      committed = true;
+    }
+  }
+  EXPECT_TRUE(committed);
+  for (uint64_t n = 1; n <= 20; ++n) {
+    const std::string key = "inlined-" + std::to_string(n);
+    State before = Read();
+    uint64_t fired = faults_->faults_injected();
+    faults_->LoseNthCommitReply(n);
+    auto first = Append(key);
+    bool hit = faults_->faults_injected() > fired;
+    faults_->Reset();
+    auto retry = Append(key);
+    ASSERT_TRUE(retry.ok()) << retry.status().ToString();
+    State after = Read();
+    EXPECT_EQ(after.snapshots, before.snapshots + 1) << "COMMIT " << n;
+    EXPECT_EQ(after.kept, before.kept + 2) << "COMMIT " << n;
+    if (!hit) break;
+    EXPECT_FALSE(first.ok());
+  }
 }
 
 // A failure while a commit's triggers fire (after the commit) never fails the commit: it stands,

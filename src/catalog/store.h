@@ -375,7 +375,10 @@ Status InsertInlinedFiles(Transaction& tx, int64_t dataset_id,
 // The bytes of one file, nullopt when none are kept for it (never inlined, written out, or
 // deleted).
 Result<std::optional<std::string>> InlinedFileBytes(Transaction& tx, std::string_view path);
-Status DeleteInlinedFiles(Transaction& tx, const std::vector<std::string>& paths);
+// Forgets the kept bytes of `paths`; returns those that were kept (the others were forgotten
+// already, or never kept).
+Result<std::vector<std::string>> DeleteInlinedFiles(Transaction& tx,
+                                                    const std::vector<std::string>& paths);
 // A page of a dataset's inlined files by path: those after `after_path`, at most `limit`.
 Result<std::vector<InlinedFile>> InlinedFilesPage(Transaction& tx, int64_t dataset_id,
                                                   std::string_view after_path, int64_t limit);

@@ -2,7 +2,8 @@
 // - ConcurrentMix: threads of several processes mix appends, add_files commits, DDL, property
 //   updates, row deletes, consumer offsets, expiry, cleanup and readers on one dataset for a few
 //   seconds; then the global invariants of stress_util.h hold and the rows are exactly the
-//   acknowledged appends minus the acknowledged deletes.
+//   acknowledged appends minus the acknowledged deletes. ConcurrentMixInlined: the same with the
+//   dataset's small appends inlined (kept in the metastore) and flushed by the maintenance thread.
 // - CrashLoop / CrashLoopWithFaults: a child commits in a loop (keyed appends, deletes, DDL,
 //   properties, offsets) and reports every acknowledged commit through a pipe; the parent
 //   SIGKILLs it at a random moment, many times, and after each kill checks that every
@@ -53,13 +54,15 @@ std::string Join(const std::vector<std::string>& lines, size_t max = 25) {
 }
 
 // Creates the workspace, collection and dataset of the tests.
-Status CreateDataset(Catalog& cat, const std::string& partition) {
+Status CreateDataset(Catalog& cat, const std::string& partition, bool inlined = false) {
   TARN_RETURN_NOT_OK(cat.CreateWorkspace("w"));
   TARN_RETURN_NOT_OK(cat.CreateCollection("w.c"));
   DatasetDefinition def;
   TARN_ASSIGN_OR_RETURN(def.schema, Schema::Parse("id INT64 NOT NULL, v VARCHAR"));
   def.partition_spec = partition;
   def.sort_order = "id";
+  // Small appends kept in the metastore (docs/design/catalog-core.md "Inlined appends").
+  if (inlined) def.properties[kInlineMaxBytesProperty] = "64KiB";
   return cat.CreateDataset(kDataset, def).status();
 }
 
@@ -441,7 +444,7 @@ struct Maintenance {
 };
 
 void RunMaintenance(Catalog& cat, const std::vector<std::string>& consumers,
-                    Clock::time_point start, Clock::time_point deadline, uint64_t seed,
+                    Clock::time_point start, Clock::time_point deadline, uint64_t seed, bool flush,
                     Maintenance* m) {
   std::mt19937_64 rng(seed);
   int iteration = 0;
@@ -488,6 +491,14 @@ void RunMaintenance(Catalog& cat, const std::vector<std::string>& consumers,
                               " past consumer " + c + " at " + std::to_string(**off));
       }
     }
+    if (flush) {
+      auto f = cat.FlushInlined(kDataset);
+      if (!f.ok()) {
+        m->failures.push_back("FlushInlined: " + f.status().ToString());
+      } else {
+        m->counts["flushed"] += f->files_written;
+      }
+    }
     if (iteration % 3 == 0) {
       auto c = cat.Cleanup(false);
       if (!c.ok()) {
@@ -518,12 +529,21 @@ class CatalogStress : public ::testing::TestWithParam<std::string> {
   }
 
   bool sqlite() const { return GetParam() == "sqlite"; }
+  // ConcurrentMix, with the dataset's small appends inlined and flushed by the maintenance
+  // thread when `inlined`.
+  void RunConcurrentMix(bool inlined);
 
   std::optional<Backend> backend_;
   uint64_t seed_ = 0;
 };
 
-TEST_P(CatalogStress, ConcurrentMix) {
+TEST_P(CatalogStress, ConcurrentMix) { RunConcurrentMix(false); }
+
+// The same with inlined appends: every commit keeps its files' bytes in the metastore, and the
+// maintenance thread flushes them while workers append, delete and read.
+TEST_P(CatalogStress, ConcurrentMixInlined) { RunConcurrentMix(true); }
+
+void CatalogStress::RunConcurrentMix(bool inlined) {
   constexpr int kProcesses = 3;  // this one and two children
   constexpr int kThreads = 2;    // workers per process
   const auto duration = milliseconds(4000);
@@ -534,7 +554,7 @@ TEST_P(CatalogStress, ConcurrentMix) {
   {
     auto cat = backend_->Open();
     ASSERT_TRUE(cat.ok()) << cat.status().ToString();
-    ASSERT_TRUE(CreateDataset(**cat, "bucket(2, id)").ok());
+    ASSERT_TRUE(CreateDataset(**cat, "bucket(2, id)", inlined).ok());
     auto s = (*cat)->Append(kDataset, One(IdBatch(1, 3)), Meta("seed"));
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     setup.appended.emplace_back(1, 3);
@@ -584,8 +604,9 @@ TEST_P(CatalogStress, ConcurrentMix) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] { RunWorker(**cat, t, deadline, seed_ + t, &logs[t]); });
   }
-  threads.emplace_back(
-      [&] { RunMaintenance(**cat, consumers, start, deadline, seed_ + 77, &maintenance); });
+  threads.emplace_back([&] {
+    RunMaintenance(**cat, consumers, start, deadline, seed_ + 77, inlined, &maintenance);
+  });
   for (auto& t : threads) t.join();
 
   WorkerLog all;
@@ -615,6 +636,9 @@ TEST_P(CatalogStress, ConcurrentMix) {
     EXPECT_GT(all.counts[op], 0) << op << " never succeeded";
   }
   ASSERT_TRUE(maintenance.tagged.has_value());
+  if (inlined) {
+    EXPECT_GT(maintenance.counts["flushed"], 0) << "no append was inlined and flushed";
+  }
 
   // Offsets: each consumer is exactly where its last acknowledged commit put it.
   for (const auto& c : consumers) {
