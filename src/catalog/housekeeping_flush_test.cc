@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "catalog/test_fixture.h"
+#include "catalog/inlined_test_util.h"
 
 namespace tarn {
 namespace {
 
-class HousekeepingFlushSuite : public CollectionTest {
+class HousekeepingFlushSuite : public InlinedTest {
  protected:
   void Create(const std::string& name, PropertyMap properties) {
     DatasetDefinition def;
@@ -33,44 +33,6 @@ class HousekeepingFlushSuite : public CollectionTest {
     meta.receipt = Receipt();
     auto s = cat_->Append(ds, batches, std::move(meta));
     EXPECT_TRUE(s.ok()) << s.status().ToString();
-  }
-  std::vector<DataFile> Files(const std::string& ds) {
-    std::vector<DataFile> out;
-    EXPECT_OK(cat_->PlanFiles(ds, {}, "", [&](const PlannedFile& pf) {
-      out.push_back(pf.file);
-      return Status::OK();
-    }));
-    return out;
-  }
-  std::multiset<int64_t> Ids(const std::string& ds) {
-    std::multiset<int64_t> ids;
-    EXPECT_OK(cat_->Scan(ds, {}, [&](const RecordBatch& b) {
-      const int64_t* col = b.columns[0].values<int64_t>();
-      for (int64_t r = 0; r < b.num_rows; ++r) ids.insert(col[r]);
-      return Status::OK();
-    }));
-    return ids;
-  }
-  static std::multiset<int64_t> Range(int64_t from, int64_t n) {
-    std::multiset<int64_t> out;
-    for (int64_t i = from; i < from + n; ++i) out.insert(i);
-    return out;
-  }
-  bool OnDisk(const std::string& path) {
-    return std::filesystem::exists(dir_ / "warehouse" / path);
-  }
-  // Rows of inlined_files: all of them, or those of `path`.
-  int64_t Kept(const std::string& path = "") {
-    int64_t n = -1;
-    EXPECT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
-      TARN_ASSIGN_OR_RETURN(
-          auto row, path.empty()
-                        ? tx.QueryOne("SELECT COUNT(*) FROM inlined_files")
-                        : tx.QueryOne("SELECT COUNT(*) FROM inlined_files WHERE path = ?", {path}));
-      TARN_ASSIGN_OR_RETURN(n, row->Int64(0));
-      return Status::OK();
-    }));
-    return n;
   }
   // The audit rows of housekeeping's flush step.
   std::vector<AuditRecord> FlushAudit() {

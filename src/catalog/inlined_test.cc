@@ -10,13 +10,13 @@
 
 #include "catalog/catalog_internal.h"
 #include "catalog/error_codes.h"
-#include "catalog/test_fixture.h"
+#include "catalog/inlined_test_util.h"
 #include "tarn/iceberg.h"
 
 namespace tarn {
 namespace {
 
-class InlinedSuite : public CollectionTest {
+class InlinedSuite : public InlinedTest {
  protected:
   void Create(const std::string& name, const std::string& limit = "64KiB",
               const std::string& partition = "") {
@@ -50,41 +50,6 @@ class InlinedSuite : public CollectionTest {
     auto s = cat_->Append(ds, Batches(Rows(from, n)), Meta(std::move(key)));
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return s.ok() ? *s : SnapshotInfo();
-  }
-  std::vector<DataFile> Files(const std::string& ds, SnapshotSelector at = {}) {
-    std::vector<DataFile> out;
-    EXPECT_OK(cat_->PlanFiles(ds, at, "", [&](const PlannedFile& pf) {
-      out.push_back(pf.file);
-      return Status::OK();
-    }));
-    return out;
-  }
-  // The ids a scan reads, with their row ids when asked.
-  std::multiset<int64_t> Ids(const std::string& ds, ScanOptions options = {}) {
-    std::multiset<int64_t> ids;
-    EXPECT_OK(cat_->Scan(ds, options, [&](const RecordBatch& b) {
-      const int64_t* col = b.columns[0].values<int64_t>();
-      for (int64_t r = 0; r < b.num_rows; ++r) ids.insert(col[r]);
-      return Status::OK();
-    }));
-    return ids;
-  }
-  static std::multiset<int64_t> Range(int64_t from, int64_t n) {
-    std::multiset<int64_t> out;
-    for (int64_t i = from; i < from + n; ++i) out.insert(i);
-    return out;
-  }
-  bool OnDisk(const std::string& path) {
-    return std::filesystem::exists(dir_ / "warehouse" / path);
-  }
-  int64_t Kept(const std::string& where = "") {
-    int64_t n = -1;
-    EXPECT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) -> Status {
-      TARN_ASSIGN_OR_RETURN(auto row, tx.QueryOne("SELECT COUNT(*) FROM inlined_files" + where));
-      TARN_ASSIGN_OR_RETURN(n, row->Int64(0));
-      return Status::OK();
-    }));
-    return n;
   }
 };
 
