@@ -147,3 +147,43 @@ def test_dates_before_1970_and_across_a_wide_range(tmp_path, days):
     out = round_trip(tmp_path, "id INT64 NOT NULL, d DATE", frame)
     assert out["d"].tolist() == values
     assert all(type(v) is datetime.date for v in out["d"] if v is not None)
+
+
+def test_huge_page_arenas_keep_every_object_and_give_memory_back(tmp_path):
+    """The first conversion that makes objects moves pymalloc's arenas to regions advised for
+    huge pages (docs/design/python.md "Memory for Python objects"): the scan's values are the
+    same, arenas made before are freed by the allocator that made them, later objects come from
+    the regions, and emptied arenas are given back. TARN_PYTHON_HUGE_ARENAS=0 leaves pymalloc
+    alone."""
+    script = (
+        "import sys, gc, numpy as np, pandas as pd, tarn\n"
+        "from tarn import _tarn\n"
+        "first = _tarn._huge_arenas()\n"
+        "before = [str(i) * 3 for i in range(300000)]\n"
+        "c = tarn.connect(sys.argv[1]); c.create_workspace('w'); c.create_collection('w.c')\n"
+        "c.create_dataset('w.c.d', 'id INT64 NOT NULL, s VARCHAR')\n"
+        "ds = c.load_dataset('w.c.d')\n"
+        "n = 200000\n"
+        "ds.append(pd.DataFrame({'id': np.arange(n), 's': np.array([f'v{i}' for i in "
+        "range(n)], dtype=object)}))\n"
+        "df = ds.scan().to_pandas()\n"
+        "installed, regions, made, freed = _tarn._huge_arenas()\n"
+        "del before; gc.collect()\n"
+        "more = [str(i) for i in range(300000)]\n"
+        "same = sorted(df.s) == sorted(f'v{i}' for i in range(n))\n"
+        "made_more = _tarn._huge_arenas()[2] - made\n"
+        "del df, more; gc.collect()\n"
+        "print(first[0], installed, regions > 0, made > 0, made_more > 0,\n"
+        "      _tarn._huge_arenas()[3] > 0, same)\n")
+    outs = []
+    for n, setting in enumerate([None, "0"]):
+        env = dict(os.environ)
+        env.pop("TARN_PYTHON_HUGE_ARENAS", None)
+        env.pop("PYTHONMALLOC", None)  # pymalloc, whose arenas these are
+        if setting is not None:
+            env["TARN_PYTHON_HUGE_ARENAS"] = setting
+        outs.append(subprocess.run([sys.executable, "-c", script, str(tmp_path / f"c{n}")],
+                                   env=env, check=True, capture_output=True,
+                                   text=True).stdout.split())
+    assert outs[0] == ["False", "True", "True", "True", "True", "True", "True"]
+    assert outs[1] == ["False", "False", "False", "False", "False", "False", "True"]

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "python/arenas.h"
 #include "python/common.h"
 #include "tarn/status.h"
 
@@ -26,6 +27,8 @@ PYBIND11_MODULE(_tarn, m) {
     }
     return out;
   });
+  // (installed, regions, arenas made, arenas freed) of the huge-page arenas (arenas.h).
+  m.def("_huge_arenas", &tarn::python::HugePageArenaStats);
   tarn::python::RegisterScan(m);
   tarn::python::RegisterClient(m);
   tarn::python::RegisterUploads(m);
