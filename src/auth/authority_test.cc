@@ -312,6 +312,65 @@ TEST_P(AuthoritySuite, KeyMadeByAnotherServerIsFound) {
   EXPECT_TRUE(reopened->Verify("Bearer " + SignBearer(p, k2)).ok());
 }
 
+// A token verified once is kept (the signature and claims are not checked again), but every
+// use checks again what can change: its lifetime, its key, and revocation (above).
+TEST_P(AuthoritySuite, VerifiedTokensAreCheckedAgainOnEveryUse) {
+  NewAccessToken t = Create("*", Role::kWriter);
+  AuthorityOptions options;
+  options.token_ttl_s = 120;
+  auto authority = OpenAuthority(*cat_, OnTestClock(options));
+  ASSERT_TRUE(authority);
+  auto issued = authority->Exchange(t.info.client_id, t.client_secret);
+  ASSERT_TRUE(issued.ok()) << issued.status().ToString();
+  const std::string bearer = "Bearer " + issued->access_token;
+  for (int i = 0; i < 3; ++i) {
+    auto p = authority->Verify(bearer);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_EQ(p->client_id, t.info.client_id);
+    EXPECT_EQ(p->role, Role::kWriter);
+    EXPECT_EQ(p->token_id, issued->principal.token_id);
+  }
+  // The same token with its last byte changed, or cut short, is not the kept one.
+  std::string tampered = issued->access_token;
+  tampered.back() = tampered.back() == 'A' ? 'B' : 'A';
+  EXPECT_EQ(Code(authority->Verify("Bearer " + tampered).status()), "invalid_token");
+  EXPECT_EQ(Code(authority->Verify(bearer.substr(0, bearer.size() - 1)).status()), "invalid_token");
+  // It expires while kept.
+  test_clock_->Advance(std::chrono::seconds(119));
+  EXPECT_TRUE(authority->Verify(bearer).ok());
+  test_clock_->Advance(std::chrono::seconds(2));
+  EXPECT_EQ(FieldOf(authority->Verify(bearer).status(), "reason"), "expired");
+
+  // A kept token whose key is no longer loaded is refused: a key retired long ago is dropped
+  // when the keys are read again (here, for a token of a key made by another server).
+  auto add_key = [&](const std::string& kid, const std::string& secret) {
+    ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {
+      return tx
+          .Execute("INSERT INTO signing_keys (kid, secret, created_at) VALUES (?, ?, ?)",
+                   {kid, SqlValue::Blob(secret), int64_t{1}})
+          .status();
+    }));
+  };
+  Principal p = issued->principal;
+  p.issued_at_us = test_clock_->NowSeconds() * 1'000'000;
+  p.expires_at_us = p.issued_at_us + 600'000'000;
+  SigningKey k1{"kept1", std::string(32, '\x31')};
+  SigningKey k2{"kept2", std::string(32, '\x32')};
+  test_clock_->Advance(std::chrono::milliseconds(1050));
+  add_key(k1.kid, k1.secret);
+  const std::string by_k1 = "Bearer " + SignBearer(p, k1);
+  ASSERT_TRUE(authority->Verify(by_k1).ok());
+  ASSERT_TRUE(authority->Verify(by_k1).ok());
+  ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {
+    return tx.Execute("UPDATE signing_keys SET retired_at = 1 WHERE kid = ?", {k1.kid}).status();
+  }));
+  EXPECT_TRUE(authority->Verify(by_k1).ok());  // the keys were not read again yet
+  test_clock_->Advance(std::chrono::milliseconds(1050));
+  add_key(k2.kid, k2.secret);
+  ASSERT_TRUE(authority->Verify("Bearer " + SignBearer(p, k2)).ok());  // reads the keys
+  EXPECT_EQ(FieldOf(authority->Verify(by_k1).status(), "reason"), "unknown_key");
+}
+
 TEST_P(AuthoritySuite, BootstrapOwnerCreatedOnceUnderRaces) {
   auto other_cat = SecondCatalog();
   ASSERT_TRUE(other_cat);
