@@ -212,6 +212,7 @@ def test_ctrl_c_while_reading_batches_stops_the_scan(tmp_path):
                 time.sleep(0.05)  # a slow consumer: 30 batches take longer than the timer
     finally:
         timer.cancel()
+        timer.join()  # the timer's thread has ended before threads are counted
     assert 0 < got < 600000
     assert threads() == before
 
@@ -296,6 +297,7 @@ def test_ctrl_c_stops_a_to_pandas_of_numeric_columns_early(tmp_path):
             ds.scan().to_pandas()
     finally:
         timer.cancel()
+        timer.join()  # the timer's thread has ended before threads are counted
     # The wait looks for a signal every 50 ms; the whole scan takes several times that.
     assert time.perf_counter() - t < full / 2, (time.perf_counter() - t, full)
     assert threads() == before

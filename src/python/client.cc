@@ -147,17 +147,20 @@ class PyClient {
       return batch;
     };
     // A converter thread keeps two chunks ready while the SDK writes the one before them: the
-    // conversion (with the GIL) and the encoding (without) overlap.
+    // conversion (with the GIL) and the encoding (without) overlap. The first chunks are
+    // smaller (an eighth of `chunk`, doubling), so the encoding starts after a short
+    // conversion rather than a whole chunk's.
     return CommitProduced(
         commit, meta, std::numeric_limits<int64_t>::max(), 2,
         [&](BoundedQueue<RecordBatch>& ready, const std::atomic<bool>& cancelled) {
           Status st;
-          for (int64_t begin = 0; begin < rows; begin += chunk) {
+          int64_t step = std::max<int64_t>(1, chunk / 8);
+          for (int64_t begin = 0; begin < rows; begin += step, step = std::min(chunk, step * 2)) {
             if (cancelled) {
               st = Status::Cancelled("interrupted");
               break;
             }
-            Result<RecordBatch> batch = convert(begin, std::min(rows, begin + chunk));
+            Result<RecordBatch> batch = convert(begin, std::min(rows, begin + step));
             if (!batch.ok()) {
               st = batch.status();
               break;
