@@ -72,6 +72,16 @@ class AuthoritySuite : public CatalogBackendTest {
     return n;
   }
 
+  // A signing key written straight into the metastore, as another server would make it.
+  void AddSigningKey(const std::string& kid, const std::string& secret) {
+    ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {
+      return tx
+          .Execute("INSERT INTO signing_keys (kid, secret, created_at) VALUES (?, ?, ?)",
+                   {kid, SqlValue::Blob(secret), int64_t{1}})
+          .status();
+    }));
+  }
+
   std::shared_ptr<ManualClock> test_clock_ = std::make_shared<ManualClock>();
 };
 
@@ -273,14 +283,6 @@ TEST_P(AuthoritySuite, KeyMadeByAnotherServerIsFound) {
   NewAccessToken t = Create("*", Role::kOwner);
   auto authority = OpenAuthority(*cat_, OnTestClock());
   ASSERT_TRUE(authority);
-  auto add_key = [&](const std::string& kid, const std::string& secret) {
-    ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {
-      return tx
-          .Execute("INSERT INTO signing_keys (kid, secret, created_at) VALUES (?, ?, ?)",
-                   {kid, SqlValue::Blob(secret), int64_t{1}})
-          .status();
-    }));
-  };
   Principal p;
   p.client_id = t.info.client_id;
   p.workspace = "*";
@@ -292,11 +294,11 @@ TEST_P(AuthoritySuite, KeyMadeByAnotherServerIsFound) {
   SigningKey k1{"later1", std::string(32, '\x11')};
   SigningKey k2{"later2", std::string(32, '\x22')};
   test_clock_->Advance(std::chrono::milliseconds(1050));
-  add_key(k1.kid, k1.secret);
+  AddSigningKey(k1.kid, k1.secret);
   // Unknown kid: the keys are re-read (the last read is over a second old) and it is found.
   EXPECT_TRUE(authority->Verify("Bearer " + SignBearer(p, k1)).ok());
   // Right after that re-read another new key is not looked up again...
-  add_key(k2.kid, k2.secret);
+  AddSigningKey(k2.kid, k2.secret);
   EXPECT_EQ(FieldOf(authority->Verify("Bearer " + SignBearer(p, k2)).status(), "reason"),
             "unknown_key");
   // ...until a second has passed.
@@ -343,21 +345,13 @@ TEST_P(AuthoritySuite, VerifiedTokensAreCheckedAgainOnEveryUse) {
 
   // A kept token whose key is no longer loaded is refused: a key retired long ago is dropped
   // when the keys are read again (here, for a token of a key made by another server).
-  auto add_key = [&](const std::string& kid, const std::string& secret) {
-    ASSERT_OK(cat_->metastore().RunInTransaction([&](Transaction& tx) {
-      return tx
-          .Execute("INSERT INTO signing_keys (kid, secret, created_at) VALUES (?, ?, ?)",
-                   {kid, SqlValue::Blob(secret), int64_t{1}})
-          .status();
-    }));
-  };
   Principal p = issued->principal;
   p.issued_at_us = test_clock_->NowSeconds() * 1'000'000;
   p.expires_at_us = p.issued_at_us + 600'000'000;
   SigningKey k1{"kept1", std::string(32, '\x31')};
   SigningKey k2{"kept2", std::string(32, '\x32')};
   test_clock_->Advance(std::chrono::milliseconds(1050));
-  add_key(k1.kid, k1.secret);
+  AddSigningKey(k1.kid, k1.secret);
   const std::string by_k1 = "Bearer " + SignBearer(p, k1);
   ASSERT_TRUE(authority->Verify(by_k1).ok());
   ASSERT_TRUE(authority->Verify(by_k1).ok());
@@ -366,7 +360,7 @@ TEST_P(AuthoritySuite, VerifiedTokensAreCheckedAgainOnEveryUse) {
   }));
   EXPECT_TRUE(authority->Verify(by_k1).ok());  // the keys were not read again yet
   test_clock_->Advance(std::chrono::milliseconds(1050));
-  add_key(k2.kid, k2.secret);
+  AddSigningKey(k2.kid, k2.secret);
   ASSERT_TRUE(authority->Verify("Bearer " + SignBearer(p, k2)).ok());  // reads the keys
   EXPECT_EQ(FieldOf(authority->Verify(by_k1).status(), "reason"), "unknown_key");
 }
