@@ -80,15 +80,22 @@ Result<Catalog::HousekeepingReport> Catalog::RunHousekeeping(
   HousekeepingReport out;
   std::vector<AuditRecord> audit;
   const std::string action = "housekeeping." + std::string(HousekeepingStepName(step));
+  // A dataset the step failed on: counted, and an audit row with the error.
+  auto failed = [&](const std::string& dataset, const std::string& code,
+                    const std::string& message) {
+    ++out.failures;
+    audit.push_back(AuditRow(action, dataset, "error", {{"code", code}, {"message", message}}));
+  };
+  auto failed_with = [&](const std::string& dataset, const Status& st) {
+    failed(dataset, st.code(), st.message());
+  };
   switch (step) {
     case HousekeepingStep::kExpire: {
       TARN_ASSIGN_OR_RETURN(auto r, ApplyRetention({}));
       for (const auto& d : r.datasets) {
         ++out.datasets;
         if (!d.error_code.empty()) {
-          ++out.failures;
-          audit.push_back(
-              AuditRow(action, d.dataset, "error", {{"code", d.error_code}, {"message", d.error}}));
+          failed(d.dataset, d.error_code, d.error);
           continue;
         }
         out.snapshots_expired += d.expiry.expired_snapshots;
@@ -131,10 +138,7 @@ Result<Catalog::HousekeepingReport> Catalog::RunHousekeeping(
         meta.audit = commit_audit;  // written in the compaction's commit
         auto r = Compact(d.name, {}, std::move(meta));
         if (!r.ok()) {
-          ++out.failures;
-          audit.push_back(
-              AuditRow(action, d.name, "error",
-                       {{"code", r.status().code()}, {"message", r.status().message()}}));
+          failed_with(d.name, r.status());
           return;
         }
         if (!r->snapshot_id) return;
@@ -169,10 +173,7 @@ Result<Catalog::HousekeepingReport> Catalog::RunHousekeeping(
           ++out.datasets;
           auto r = HydrateStats(d->name, {});
           if (!r.ok()) {
-            ++out.failures;
-            audit.push_back(
-                AuditRow(action, d->name, "error",
-                         {{"code", r.status().code()}, {"message", r.status().message()}}));
+            failed_with(d->name, r.status());
             continue;
           }
           out.files_hydrated += r->files_hydrated;
@@ -200,10 +201,7 @@ Result<Catalog::HousekeepingReport> Catalog::RunHousekeeping(
         if (!r.ok()) {
           if (r.status().kind() == ErrorKind::kNotFound) return;  // dropped meanwhile
           ++out.datasets;
-          ++out.failures;
-          audit.push_back(
-              AuditRow(action, d.name, "error",
-                       {{"code", r.status().code()}, {"message", r.status().message()}}));
+          failed_with(d.name, r.status());
           return;
         }
         if (!*r) return;
@@ -245,10 +243,7 @@ Result<Catalog::HousekeepingReport> Catalog::RunHousekeeping(
             if (!r.ok()) {
               if (r.status().kind() == ErrorKind::kNotFound) return;  // dropped meanwhile
               ++out.datasets;
-              ++out.failures;
-              audit.push_back(
-                  AuditRow(action, d.name, "error",
-                           {{"code", r.status().code()}, {"message", r.status().message()}}));
+              failed_with(d.name, r.status());
               return;
             }
             // Nothing written: compaction.auto, or another flush (by hand) took them meanwhile.
