@@ -47,13 +47,16 @@ struct SigningKey {
 
 // An HS256 JWT for `p` (p.issued_at_us / p.expires_at_us are its iat / exp).
 std::string SignBearer(const Principal& p, const SigningKey& key);
+// The clock drift between servers a bearer token's iat is allowed (VerifyBearer's default; the
+// authority's kept tokens are checked with it too).
+constexpr int64_t kBearerSkewUs = 60'000'000;
 // Verifies a JWT: kUnauthenticated (code=invalid_token, with a reason field: malformed,
 // bad_signature, unknown_key, expired, not_yet_valid, bad_claims) for anything not a valid,
 // current token signed by one of `keys` (looked up by kid; nullptr = unknown). Constant-time
 // signature comparison. `skew_us` tolerates clock drift between servers for iat.
 Result<Principal> VerifyBearer(std::string_view token,
                                const std::function<const SigningKey*(std::string_view)>& keys,
-                               int64_t now_us, int64_t skew_us = 60'000'000);
+                               int64_t now_us, int64_t skew_us = kBearerSkewUs);
 
 struct IssuedToken {
   std::string access_token;

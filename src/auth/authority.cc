@@ -26,8 +26,6 @@ constexpr size_t kKeyBytes = 32;
 constexpr int64_t kKeyReloadIntervalUs = kMicros;
 // A failing revocation refresh keeps the last good set for this many refresh intervals.
 constexpr int64_t kRevocationGraceIntervals = 6;
-// Clock drift tolerated between servers for a token's iat (VerifyBearer's default).
-constexpr int64_t kSkewUs = 60'000'000;
 
 struct KeySet {
   std::unordered_map<std::string, SigningKey> by_kid;  // every key that may verify
@@ -383,7 +381,7 @@ class TokenAuthority::Impl {
     }
     std::shared_ptr<const KeySet> held = Keys();
     const int64_t now = NowMicros();
-    std::optional<Principal> found = verified_.Find(token, *held, now, kSkewUs);
+    std::optional<Principal> found = verified_.Find(token, *held, now, kBearerSkewUs);
     if (!found) {
       std::string signed_by;
       auto lookup = [&](std::string_view kid) -> const SigningKey* {
@@ -394,7 +392,7 @@ class TokenAuthority::Impl {
         it = held->by_kid.find(signed_by);
         return it == held->by_kid.end() ? nullptr : &it->second;
       };
-      TARN_ASSIGN_OR_RETURN(Principal verified, VerifyBearer(token, lookup, now, kSkewUs));
+      TARN_ASSIGN_OR_RETURN(Principal verified, VerifyBearer(token, lookup, now, kBearerSkewUs));
       verified_.Keep(token, std::move(signed_by), verified);
       found = std::move(verified);
     }
