@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     import pandas
 from ._dataset import Dataset
 from ._upload import UploadsMixin
-from ._util import Record, native, records, split_at
+from ._util import At, Record, native, record, record_list, split_at
 
 
 class Client(UploadsMixin):
@@ -33,7 +33,7 @@ class Client(UploadsMixin):
 
     @native
     def list_workspaces(self) -> List[Record]:
-        return records(self._c.list_workspaces())
+        return record_list(self._c.list_workspaces())
 
     @native
     def create_collection(self, name: str, exists_ok: bool = False,
@@ -41,21 +41,22 @@ class Client(UploadsMixin):
         self._c.create_collection(name, exists_ok, description)
 
     @native
-    def create_dataset(self, name: str, schema, partition_by: str = "", sort_by: str = "",
-                       description: str = "", exists_ok: bool = False) -> Dataset:
+    def create_dataset(self, name: str, schema: Union[str, Dict[str, str]],
+                       partition_by: str = "", sort_by: str = "", description: str = "",
+                       exists_ok: bool = False) -> Dataset:
         """`schema`: tarn's schema text ('id INT64 NOT NULL, name VARCHAR') or a dict of name
         to type text."""
         if isinstance(schema, dict):
             schema = ", ".join('"' + k.replace('"', '""') + '" ' + v for k, v in schema.items())
-        return Dataset(self, records(self._c.create_dataset(name, schema, partition_by, sort_by,
+        return Dataset(self, record(self._c.create_dataset(name, schema, partition_by, sort_by,
                                                             description, exists_ok)))
 
     @native
-    def load_dataset(self, name: str, at=None) -> Dataset:
+    def load_dataset(self, name: str, at: At = None) -> Dataset:
         """The dataset `name` (workspace.collection.dataset), at `at` when given (a snapshot id,
         a tag or a datetime; its schema is then that snapshot's)."""
         snapshot, time_us, tag = split_at(at)
-        return Dataset(self, records(self._c.load_dataset(name, snapshot, time_us, tag)))
+        return Dataset(self, record(self._c.load_dataset(name, snapshot, time_us, tag)))
 
     @native
     def drop_workspace(self, name: str) -> None:
@@ -64,7 +65,7 @@ class Client(UploadsMixin):
 
     @native
     def list_collections(self, workspace: str) -> List[Record]:
-        return records(self._c.list_collections(workspace))
+        return record_list(self._c.list_collections(workspace))
 
     @native
     def drop_collection(self, name: str) -> None:
@@ -73,7 +74,7 @@ class Client(UploadsMixin):
     @native
     def list_datasets(self, collection: str) -> List[Dataset]:
         """The live datasets of `collection` (workspace.collection)."""
-        return [Dataset(self, info) for info in records(self._c.list_datasets(collection))]
+        return [Dataset(self, info) for info in record_list(self._c.list_datasets(collection))]
 
     @native
     def drop_dataset(self, name: str, purge: bool = False,
@@ -108,12 +109,12 @@ class Client(UploadsMixin):
         create, append or overwrite) and the outcome returned ({dataset, created, rows,
         snapshot, reads}). `timeout` in seconds (0: none); Ctrl-C stops the query."""
         if into is not None:
-            return records(self._c.sql_into(query, into, mode, author, message,
+            return record(self._c.sql_into(query, into, mode, author, message,
                                              idempotency_key, float(timeout), int(threads)))
         from ._pandas import frame
         columns, reads = self._c.sql(query, float(timeout), int(threads))
         out = frame(columns)
-        out.attrs["reads"] = records(reads)
+        out.attrs["reads"] = record_list(reads)
         return out
 
 

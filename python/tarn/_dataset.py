@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import datetime
-from typing import Dict, Iterable, Iterator, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._scan import ScanResult
-from ._util import Record, native, records, split_at
+from ._util import At, Record, native, record, record_list, split_at
+
+if TYPE_CHECKING:
+    from ._client import Client
 
 
 class Dataset:
     """A dataset of the catalog, as loaded (``client.load_dataset``). Its attributes are the
     state at load (``refresh()`` reads it again); its calls act on the live dataset by name."""
 
-    def __init__(self, client, info: Record):
+    def __init__(self, client: "Client", info: Record) -> None:
         self._client = client
         self._c = client._c
         self.info = info
@@ -26,12 +29,13 @@ class Dataset:
     @property
     def uuid(self) -> str:
         """This incarnation of the name (a dataset dropped and created again has another)."""
-        return self.info["uuid"]
+        return str(self.info["uuid"])
 
     @property
     def snapshot_id(self) -> Optional[int]:
         """The snapshot loaded (the current one when loaded without `at`); None before any."""
-        return self.info.get("current_snapshot_id")
+        snapshot: Optional[int] = self.info.get("current_snapshot_id")
+        return snapshot
 
     @property
     def schema(self) -> List[Record]:
@@ -46,7 +50,8 @@ class Dataset:
         return f"<tarn.Dataset {self.name} snapshot {self.info.get('current_snapshot_id')}>"
 
     @native
-    def scan(self, columns=None, where: str = "", at=None) -> ScanResult:
+    def scan(self, columns: Optional[Iterable[str]] = None, where: str = "",
+             at: At = None) -> ScanResult:
         """The rows (of `columns`, matching `where`, at `at`: a snapshot id, a tag or a
         datetime), read when the result is consumed."""
         return ScanResult(self._c, self.name, columns, where, at)
@@ -55,7 +60,7 @@ class Dataset:
     APPEND_CHUNK_ROWS = 131072
 
     @native
-    def append(self, data, author: str = "", message: str = "",
+    def append(self, data: Any, author: str = "", message: str = "",
                idempotency_key: Optional[str] = None) -> Record:
         """Appends `data` as one snapshot: a pandas DataFrame (columns by name, the documented
         type mapping; a dataset column the frame lacks is null) or any object with
@@ -64,7 +69,7 @@ class Dataset:
         return self._write(data, author, message, idempotency_key, "append", None)
 
     @native
-    def overwrite(self, data, where: Optional[str] = None, author: str = "", message: str = "",
+    def overwrite(self, data: Any, where: Optional[str] = None, author: str = "", message: str = "",
                   idempotency_key: Optional[str] = None) -> Record:
         """Replaces every live row (or, with `where`, the rows it matches) by `data`, as one
         snapshot: readers see the old rows or the new ones, never both or neither. `data` as
@@ -72,7 +77,8 @@ class Dataset:
         (snapshot_id 0)."""
         return self._write(data, author, message, idempotency_key, "overwrite", where)
 
-    def _write(self, data, author, message, idempotency_key, mode, where) -> Record:
+    def _write(self, data: Any, author: str, message: str, idempotency_key: Optional[str],
+               mode: str, where: Optional[str]) -> Record:
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover
@@ -81,26 +87,26 @@ class Dataset:
             from ._pandas import columns_of
             fields = [(f["name"], f["type"]) for f in self._client.load_dataset(self.name)
                       .info["schema"]["fields"]]
-            return records(self._c.append_columns(self.name, columns_of(data, fields),
+            return record(self._c.append_columns(self.name, columns_of(data, fields),
                                                   len(data), author, message, idempotency_key,
                                                   self.APPEND_CHUNK_ROWS, mode, where))
         if not hasattr(data, "__arrow_c_stream__"):
             raise TypeError(f"{mode} takes a pandas DataFrame or an object with "
                             "__arrow_c_stream__ (the Arrow PyCapsule interface)")
-        return records(self._c.append_arrow(self.name, data.__arrow_c_stream__(), author,
+        return record(self._c.append_arrow(self.name, data.__arrow_c_stream__(), author,
                                             message, idempotency_key, mode, where))
 
     @native
     def delete(self, where: str, author: str = "", message: str = "") -> Record:
         """Deletes the rows `where` matches, as one snapshot (deletion vectors)."""
-        return records(self._c.delete_rows(self.name, where, author, message))
+        return record(self._c.delete_rows(self.name, where, author, message))
 
     # ---- administration ----
 
     @native
     def refresh(self) -> "Dataset":
         """Reads the dataset's current state again (returns self)."""
-        self.info = records(self._c.load_dataset(self.name, None, None, None))
+        self.info = record(self._c.load_dataset(self.name, None, None, None))
         return self
 
     @native
@@ -131,26 +137,26 @@ class Dataset:
         them). With `read_snapshot_id`, refused (CommitConflict) if the dataset changed since."""
         if isinstance(changes, str):
             changes = [changes]
-        self.info = records(self._c.alter_schema(self.name, list(changes), read_snapshot_id))
+        self.info = record(self._c.alter_schema(self.name, list(changes), read_snapshot_id))
         return self
 
     @native
     def set_partition_spec(self, spec: str) -> "Dataset":
         """Iceberg transforms: "day(at), bucket(16, id)"; files written before keep theirs."""
-        self.info = records(self._c.set_partition_spec(self.name, spec))
+        self.info = record(self._c.set_partition_spec(self.name, spec))
         return self
 
     @native
     def set_sort_order(self, order: str) -> "Dataset":
-        self.info = records(self._c.set_sort_order(self.name, order))
+        self.info = record(self._c.set_sort_order(self.name, order))
         return self
 
     # ---- snapshots, time travel, tags ----
 
     @native
-    def snapshot(self, at=None) -> Record:
+    def snapshot(self, at: At = None) -> Record:
         """One snapshot: `at` a snapshot id, a tag or a datetime (None: the current one)."""
-        return records(self._c.get_snapshot(self.name, *split_at(at)))
+        return record(self._c.get_snapshot(self.name, *split_at(at)))
 
     def snapshots(self, after: Optional[int] = None, before: Optional[int] = None,
                   reverse: bool = False, page_size: int = 1000) -> Iterator[Record]:
@@ -160,8 +166,8 @@ class Dataset:
         if reverse and before is None:
             before = 1 << 62  # `before` alone pages from the newest
         while True:
-            page = native(self._c.snapshots_page)(self.name, after, before, page_size)
-            page = records(page)
+            page = record_list(native(self._c.snapshots_page)(self.name, after, before,
+                                                              page_size))
             yield from (reversed(page) if reverse else page)
             if len(page) < page_size:
                 return
@@ -171,7 +177,7 @@ class Dataset:
                 after = page[-1]["snapshot_id"]
 
     @native
-    def create_tag(self, tag: str, at=None, replace: bool = False) -> None:
+    def create_tag(self, tag: str, at: At = None, replace: bool = False) -> None:
         """Names a snapshot (`at`: id, tag or datetime; None: the current one)."""
         self._c.create_tag(self.name, tag, *split_at(at), replace)
 
@@ -181,22 +187,23 @@ class Dataset:
 
     @native
     def tags(self) -> List[Record]:
-        return records(self._c.list_tags(self.name))
+        return record_list(self._c.list_tags(self.name))
 
     @native
     def rollback(self, to_snapshot: int, author: str = "", message: str = "") -> Record:
         """A new snapshot whose files are those of `to_snapshot`."""
-        return records(self._c.rollback(self.name, int(to_snapshot), author, message))
+        return record(self._c.rollback(self.name, int(to_snapshot), author, message))
 
     # ---- files ----
 
-    def files(self, at=None, where: str = "", page_size: int = 1000) -> Iterator[Record]:
+    def files(self, at: At = None, where: str = "",
+              page_size: int = 1000) -> Iterator[Record]:
         """The live data files (at `at`, those `where` may match: pruned by partition values,
         statistics and bloom filters), in path order, a page at a time."""
         snapshot, time_us, tag = split_at(at)
         after = None
         while True:
-            page = records(native(self._c.files_page)(self.name, snapshot, time_us, tag, where,
+            page = record_list(native(self._c.files_page)(self.name, snapshot, time_us, tag, where,
                                                       after, int(page_size)))
             yield from page
             if len(page) < page_size:
@@ -208,7 +215,7 @@ class Dataset:
                   idempotency_key: Optional[str] = None, replace: bool = False) -> Record:
         """Registers Parquet files already in the warehouse (paths relative to its root, under
         the dataset's prefix or a granted location); `replace` drops every live file first."""
-        return records(self._c.add_files(self.name, list(paths), author, message,
+        return record(self._c.add_files(self.name, list(paths), author, message,
                                          idempotency_key, replace))
 
     # ---- change feed ----
@@ -218,7 +225,7 @@ class Dataset:
                 limit: Optional[int] = None) -> Record:
         """What snapshots (from_snapshot, to_snapshot] added and removed: files and deleted
         rows (`next_from` continues a page of `limit` snapshots)."""
-        return records(self._c.changes(self.name, int(from_snapshot), to_snapshot, limit))
+        return record(self._c.changes(self.name, int(from_snapshot), to_snapshot, limit))
 
     @native
     def commit_offset(self, consumer: str, snapshot_id: int) -> None:
@@ -243,11 +250,11 @@ class Dataset:
         _, time_us, _ = split_at(older_than)
         if time_us is None:
             raise TypeError("older_than takes a datetime or a timedelta")
-        return records(self._c.expire(self.name, time_us, respect_consumer_offsets, dry_run))
+        return record(self._c.expire(self.name, time_us, respect_consumer_offsets, dry_run))
 
     @native
     def flush_inlined(self) -> Record:
         """Writes the dataset's inlined files (property ``inline.max_bytes``) out to the
         warehouse, for readers that read it without tarn; no snapshot is made. A Record of
         dataset, files_written and bytes_written."""
-        return records(self._c.flush_inlined(self.name))
+        return record(self._c.flush_inlined(self.name))

@@ -14,6 +14,8 @@ values fit), "ns" int64 nanoseconds (datetime64[ns] naive or tz-aware, timedelta
 
 from __future__ import annotations
 
+from typing import Any, Dict, List, NoReturn, Optional, Tuple
+
 import numpy as np
 import pandas as pd
 
@@ -22,7 +24,7 @@ from . import errors
 _UTC = pd.DatetimeTZDtype(tz="UTC")
 
 
-def _array(kind: str, values, mask):
+def _array(kind: str, values: Any, mask: Any) -> Any:
     if kind == "int" or kind == "uint":
         return pd.arrays.IntegerArray(values, mask) if mask is not None else values
     if kind == "float":
@@ -40,7 +42,7 @@ def _array(kind: str, values, mask):
     return pd.Series(values, dtype=object, copy=False)
 
 
-def frame(columns) -> pd.DataFrame:
+def frame(columns: List[Any]) -> pd.DataFrame:
     """The DataFrame of the extension's [(name, type text, kind, values, mask)]."""
     data = {name: _array(kind, values, mask) for name, _, kind, values, mask in columns}
     # In the dict's order: pandas 1.5 given columns= too goes through an object array of the
@@ -56,16 +58,17 @@ _NUMPY = {"BOOLEAN": np.dtype(np.bool_), "INT8": np.dtype(np.int8),
           "FLOAT64": np.dtype(np.float64)}
 
 
-def _refuse(column: str, row: int, why: str):
+def _refuse(column: str, row: int, why: str) -> NoReturn:
     raise errors.InvalidArgument(f"column '{column}', row {row}: {why}",
                                  {"column": column, "row": str(row)})
 
 
-def _first(bad) -> int:
+def _first(bad: Any) -> int:
     return int(np.flatnonzero(bad)[0])
 
 
-def _fit(column: str, want: np.dtype, values: np.ndarray, mask):
+def _fit(column: str, want: np.dtype[Any], values: np.ndarray[Any, Any],
+         mask: Any) -> Optional[Tuple[Any, Any]]:
     """(values of dtype `want`, mask) from a numeric numpy array, refusing a value that does
     not fit (naming its row); None when the column is not numeric in a way that can fit."""
     if values.dtype == want:
@@ -102,7 +105,7 @@ def _fit(column: str, want: np.dtype, values: np.ndarray, mask):
     return cast, mask
 
 
-def _column(column: str, type_text: str, series: pd.Series):
+def _column(column: str, type_text: str, series: pd.Series) -> Tuple[str, Any, Any]:
     """(kind, values, mask) of `series` for a field of type `type_text`."""
     dtype = series.dtype
     want = _NUMPY.get(type_text)
@@ -134,7 +137,8 @@ def _column(column: str, type_text: str, series: pd.Series):
     return ("object", np.ascontiguousarray(values), None)
 
 
-def columns_of(frame_: pd.DataFrame, fields) -> dict:
+def columns_of(frame_: pd.DataFrame,
+               fields: List[Tuple[str, str]]) -> Dict[str, Tuple[str, Any, Any]]:
     """The columns of `frame_` for the dataset fields [(name, type text)], by name; a column
     the dataset lacks is a ValueError naming it."""
     types = dict(fields)

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, List, Optional, Tuple
 
-from ._util import native, split_at
+from . import _tarn
+from ._util import At, native, split_at
 
 if TYPE_CHECKING:
     import pandas
@@ -19,18 +20,22 @@ class ScanResult:
     DuckDB), streamed the same way. Each call reads the dataset again, except the Arrow stream,
     which is handed over once."""
 
-    def __init__(self, native_client, name: str, columns, where: str, at):
+    def __init__(self, native_client: _tarn.Client, name: str,
+                 columns: Optional[Iterable[str]], where: str, at: At) -> None:
         self._c, self._name, self._where = native_client, name, where
         self._columns = list(columns or [])
         self._snapshot, self._time_us, self._tag = split_at(at)
         self._taken = False
 
-    def _args(self):
+    def _args(self) -> Tuple[str, List[str], str, Optional[int], Optional[int],
+                             Optional[str]]:
         return (self._name, self._columns, self._where, self._snapshot, self._time_us,
                 self._tag)
 
     @native
-    def __arrow_c_stream__(self, requested_schema=None):
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """An Arrow C stream (a PyCapsule "arrow_array_stream") of the rows, for pyarrow,
+        Polars, DuckDB or any consumer of the Arrow PyCapsule interface; taken once."""
         if self._taken:
             raise ValueError("this scan's stream was already taken")
         self._taken = True
@@ -47,7 +52,7 @@ class ScanResult:
         finally:
             scan.close()
 
-    def batches(self) -> Iterator:
+    def batches(self) -> Iterator["pandas.DataFrame"]:
         """A DataFrame per batch the scan reads (the same dtypes in every one), streamed.
         Abandoning the iterator (``break``, or dropping it) stops the scan's thread."""
         from ._pandas import frame
@@ -61,5 +66,5 @@ class ScanResult:
         finally:
             scan.close()
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator["pandas.DataFrame"]:
         return self.batches()

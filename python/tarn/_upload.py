@@ -12,9 +12,13 @@ import os
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _tarn, errors
-from ._util import Record, native, records
+from ._util import Record, native, record
 
 Progress = Optional[Callable[[int, int], Any]]
+#: Local files: one path, or several.
+Files = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
+#: Parts held in memory: (name, bytes) or (name, bytes, content_type) each.
+Samples = Iterable[Sequence[Any]]
 
 
 class Target:
@@ -23,7 +27,7 @@ class Target:
 
     __slots__ = ("workspace", "collection", "dataset")
 
-    def __init__(self, workspace: str, collection: str, dataset: str):
+    def __init__(self, workspace: str, collection: str, dataset: str) -> None:
         self.workspace = workspace
         self.collection = collection
         self.dataset = dataset
@@ -42,7 +46,7 @@ class Target:
     def __repr__(self) -> str:
         return f"Target({self.workspace!r}, {self.collection!r}, {self.dataset!r})"
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Target) and str(self) == str(other)
 
     def __hash__(self) -> int:
@@ -65,7 +69,7 @@ class Schema:
     __slots__ = ("source", "mode", "columns")
 
     def __init__(self, source: str, mode: str = "append",
-                 columns: Sequence[Tuple[str, str]] = ()):
+                 columns: Sequence[Tuple[str, str]] = ()) -> None:
         if mode not in ("append", "overwrite"):
             raise ValueError(f"the mode is 'append' or 'overwrite', not {mode!r}")
         self.source = source
@@ -117,12 +121,12 @@ class PlanEntry:
 
     __slots__ = ("column", "from_", "to", "action", "sample", "changes_values", "retyped")
 
-    def __init__(self, j: Mapping[str, Any]):
-        self.column = j["column"]
-        self.from_ = j["from"]
-        self.to = j["to"]
-        self.action = j["action"]
-        self.sample = j.get("sample", "")
+    def __init__(self, j: Mapping[str, Any]) -> None:
+        self.column: str = j["column"]
+        self.from_: str = j["from"]
+        self.to: str = j["to"]
+        self.action: str = j["action"]
+        self.sample: str = j.get("sample", "")
         self.changes_values = bool(j.get("changes_values", False))
         self.retyped = bool(j.get("retyped", False))
 
@@ -142,11 +146,11 @@ class Issue:
 
     __slots__ = ("code", "column", "detail", "severity", "fields")
 
-    def __init__(self, j: Mapping[str, Any]):
-        self.code = j["code"]
-        self.column = j.get("column", "")
-        self.detail = j.get("detail", "")
-        self.severity = j["severity"]
+    def __init__(self, j: Mapping[str, Any]) -> None:
+        self.code: str = j["code"]
+        self.column: str = j.get("column", "")
+        self.detail: str = j.get("detail", "")
+        self.severity: str = j["severity"]
         self.fields = errors.typed_fields(j.get("fields") or {})
 
     @property
@@ -162,7 +166,7 @@ class Issue:
                 f"severity={self.severity!r})")
 
 
-def _samples(samples) -> List[Tuple[str, bytes, str]]:
+def _samples(samples: Samples) -> List[Tuple[str, bytes, str]]:
     out = []
     for s in samples:
         if len(s) not in (2, 3):
@@ -174,7 +178,7 @@ def _samples(samples) -> List[Tuple[str, bytes, str]]:
     return out
 
 
-def _paths(files) -> List[str]:
+def _paths(files: Files) -> List[str]:
     if isinstance(files, (str, os.PathLike)):
         return [os.fspath(files)]
     return [os.fspath(f) for f in files]
@@ -187,7 +191,7 @@ class Contract:
     API's contract object (files, parts, rows_written, committed, ...). Its calls act on the
     live contract and update these attributes; ``refresh()`` reads them again."""
 
-    def __init__(self, uploads, info: Record, paths: Sequence[str] = ()):
+    def __init__(self, uploads: _tarn.Uploads, info: Record, paths: Sequence[str] = ()) -> None:
         self._u = uploads
         self._paths = list(paths)
         self._set(info)
@@ -197,16 +201,43 @@ class Contract:
         self.plan = [PlanEntry(e) for e in info["plan"]]
         self.issues = [Issue(i) for i in info["issues"]]
 
-    id = property(lambda self: self.info["id"])
-    state = property(lambda self: self.info["state"])
-    target = property(lambda self: self.info["target"])
-    fingerprint = property(lambda self: self.info["fingerprint"])
-    mode = property(lambda self: self.info["mode"], doc="create, append or overwrite")
-    schema_source = property(lambda self: self.info["schema_source"],
-                             doc="where the types came from: declared, inferred or dataset")
-    rows_written = property(lambda self: self.info["rows_written"])
-    committed = property(lambda self: self.info.get("committed"),
-                         doc="the commit's result once committed, else None")
+    @property
+    def id(self) -> str:
+        return str(self.info["id"])
+
+    @property
+    def state(self) -> str:
+        """proposed, accepted, writing, committed, stale, abandoned or expired."""
+        return str(self.info["state"])
+
+    @property
+    def target(self) -> str:
+        """workspace.collection.dataset."""
+        return str(self.info["target"])
+
+    @property
+    def fingerprint(self) -> str:
+        return str(self.info["fingerprint"])
+
+    @property
+    def mode(self) -> str:
+        """create, append or overwrite."""
+        return str(self.info["mode"])
+
+    @property
+    def schema_source(self) -> str:
+        """Where the types came from: declared, inferred or dataset."""
+        return str(self.info["schema_source"])
+
+    @property
+    def rows_written(self) -> int:
+        return int(self.info["rows_written"])
+
+    @property
+    def committed(self) -> Optional[Record]:
+        """The commit's result once committed, else None."""
+        result: Optional[Record] = self.info.get("committed")
+        return result
 
     @property
     def values(self) -> Dict[str, str]:
@@ -223,42 +254,44 @@ class Contract:
 
     @native
     def refresh(self) -> "Contract":
-        self._set(records(self._u.get_contract(self.id)))
+        self._set(record(self._u.get_contract(self.id)))
         return self
 
     @native
     def retype(self, **types: str) -> "Contract":
         """Writes these columns as these types (``source_ip="IPV4"``); the contract returns to
         proposed and must be accepted again."""
-        self._set(records(self._u.retype(self.id, {k: str(v) for k, v in types.items()})))
+        self._set(record(self._u.retype(self.id, {k: str(v) for k, v in types.items()})))
         return self
 
     @native
     def ignore(self, *columns: str) -> "Contract":
         """Reads these columns and does not write them; the contract returns to proposed."""
-        self._set(records(self._u.ignore(self.id, list(columns))))
+        self._set(record(self._u.ignore(self.id, list(columns))))
         return self
 
     @native
     def accept(self) -> "Contract":
         """Agrees to the plan as last read (its fingerprint is echoed: ProposalChanged when it
         moved since)."""
-        self._set(records(self._u.accept(self.id, self.fingerprint)))
+        self._set(record(self._u.accept(self.id, self.fingerprint)))
         return self
 
     @native
-    def write(self, path, progress: Progress = None) -> Record:
+    def write(self, path: Union[str, "os.PathLike[str]"], progress: Progress = None) -> Record:
         """Streams a local file into the contract as one part (converted and staged; nothing is
         visible before commit). ``progress(done, total)`` is called with the input bytes read
         so far and the total (-1 when unknown); when it raises, the write stops, stages
         nothing, and its exception is raised. Ctrl-C stops it the same way (KeyboardInterrupt).
         Returns the part (rows, bytes_read, bytes_written, ...)."""
         try:
-            return records(self._u.write(self.id, os.fspath(path), progress))["part"]
+            part: Record = record(self._u.write(self.id, os.fspath(path), progress))["part"]
+            return part
         finally:
             self._refresh_quietly()
 
-    def write_all(self, paths=None, progress: Progress = None) -> List[Record]:
+    def write_all(self, paths: Optional[Files] = None,
+                  progress: Progress = None) -> List[Record]:
         """Writes each file, one part each: ``paths``, or the files this contract was negotiated
         with in this process."""
         if paths is None:
@@ -269,15 +302,16 @@ class Contract:
         return [self.write(p, progress=progress) for p in _paths(paths)]
 
     @native
-    def write_bytes(self, data, name: str, content_type: Optional[str] = None,
-                    progress: Progress = None) -> Record:
+    def write_bytes(self, data: Union[bytes, bytearray, memoryview], name: str,
+                    content_type: Optional[str] = None, progress: Progress = None) -> Record:
         """Writes a part held in memory; ``name`` carries the format and codec suffixes
         (``gateway-0000.ndjson.zst``), ``content_type`` is optional. As ``write`` otherwise."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"write_bytes takes bytes, not {type(data).__name__}")
         try:
-            return records(self._u.write_bytes(self.id, name, bytes(data), content_type or "",
-                                               progress))["part"]
+            part: Record = record(self._u.write_bytes(self.id, name, bytes(data),
+                                                      content_type or "", progress))["part"]
+            return part
         finally:
             self._refresh_quietly()
 
@@ -289,7 +323,7 @@ class Contract:
         (``idempotent_replay``). Returns target, snapshot_id, commit_id, rows_written, files,
         bytes, created_dataset, idempotent_replay."""
         try:
-            return records(self._u.commit(self.id, message, idempotency_key, author))
+            return record(self._u.commit(self.id, message, idempotency_key, author))
         finally:
             self._refresh_quietly()
 
@@ -303,7 +337,7 @@ class Contract:
         # After a write or commit, successful or not, the state is read again when it can be;
         # the call's own outcome (returned or raised) is what the caller needs.
         try:
-            self._set(records(self._u.get_contract(self.id)))
+            self._set(record(self._u.get_contract(self.id)))
         except _tarn.Error:
             pass
 
@@ -325,25 +359,31 @@ def _blocking_error(contract: Contract) -> errors.TarnError:
     message += "; nothing was written"
     fields = {"code": issue.code, "column": issue.column, **issue.fields,
               "contract_id": contract.id}
-    cls = errors._BY_CODE.get(issue.code) or errors._BY_KIND["failed_precondition"]
+    cls = errors.class_of(issue.code)
+    if cls is errors.TarnError:  # a code this build does not know
+        cls = errors.FailedPrecondition
     return cls(message, fields)
 
 
 class UploadsMixin:
     """Client's upload calls: negotiate, contract, load."""
 
+    _c: _tarn.Client
+
     @property
-    def _uploads(self):
+    def _uploads(self) -> _tarn.Uploads:
         u = self.__dict__.get("_uploads_native")
         if u is None:
             u = native(_tarn.Uploads)(self._c)
+            assert isinstance(u, _tarn.Uploads)
             self.__dict__["_uploads_native"] = u
         return u
 
     @native
-    def negotiate(self, target: Union[Target, str], files=None, schema: Schema = _REQUIRED, *,
+    def negotiate(self, target: Union[Target, str], files: Optional[Files] = None,
+                  schema: Schema = _REQUIRED, *,
                   retype: Optional[Mapping[str, str]] = None,
-                  ignore: Optional[Sequence[str]] = None, samples=None,
+                  ignore: Optional[Sequence[str]] = None, samples: Optional[Samples] = None,
                   ttl_s: Optional[int] = None) -> Contract:
         """A contract for uploading ``files`` (local paths, each sampled here: nothing is
         written) or ``samples`` (``(name, bytes[, content_type])`` of parts held in memory;
@@ -361,7 +401,7 @@ class UploadsMixin:
         held = _samples(samples) if samples is not None else []
         if not paths and not held:
             raise ValueError("negotiate needs at least one file or sample")
-        info = records(self._uploads.negotiate(
+        info = record(self._uploads.negotiate(
             _target_name(target), paths, held, schema.source, schema.columns, schema.mode,
             {k: str(v) for k, v in (retype or {}).items()}, list(ignore or []), ttl_s))
         return Contract(self._uploads, info, paths)
@@ -369,9 +409,9 @@ class UploadsMixin:
     @native
     def contract(self, contract_id: str) -> Contract:
         """Reattaches to a contract by id (from this process or another) to continue it."""
-        return Contract(self._uploads, records(self._uploads.get_contract(contract_id)))
+        return Contract(self._uploads, record(self._uploads.get_contract(contract_id)))
 
-    def load(self, files, target: Union[Target, str], schema: Schema, *, message: str = "",
+    def load(self, files: Files, target: Union[Target, str], schema: Schema, *, message: str = "",
              idempotency_key: Optional[str] = None, author: str = "",
              retype: Optional[Mapping[str, str]] = None,
              ignore: Optional[Sequence[str]] = None, progress: Progress = None) -> Record:

@@ -38,9 +38,11 @@ def promote_column(name: str, type_: str) -> str:
 
 
 def move_column(name: str, after: Optional[str] = None, first: bool = False) -> str:
-    if first == (after is not None):
-        raise ValueError("move_column takes either after= or first=True")
-    return f"move {_q(name)} FIRST" if first else f"move {_q(name)} AFTER {_q(after)}"
+    if first and after is None:
+        return f"move {_q(name)} FIRST"
+    if not first and after is not None:
+        return f"move {_q(name)} AFTER {_q(after)}"
+    raise ValueError("move_column takes either after= or first=True")
 
 
 def set_nullable(name: str) -> str:

@@ -273,16 +273,6 @@ std::shared_ptr<Client> NativeClient(const py::handle& client) {
 }
 
 void RegisterClient(py::module_& m) {
-  m.def("connect", [](const std::string& target, const std::string& client_id,
-                      const std::string& client_secret, const std::string& token) {
-    ClientOptions o;
-    o.client_id = client_id;
-    o.client_secret = client_secret;
-    o.token = token;
-    o.FillFromEnvironment();
-    auto c = Take(Unlocked([&] { return Client::Connect(target, o); }));
-    return PyClient(std::shared_ptr<Client>(std::move(c)));
-  });
   py::class_<PyClient> cls(m, "Client");
   DefineCatalogCalls(cls, [](PyClient& p) -> Client& { return p.sdk(); });
   cls.def_property_readonly("remote", &PyClient::remote)
@@ -299,6 +289,17 @@ void RegisterClient(py::module_& m) {
       .def("scan", &PyClient::scan, py::arg("name"), py::arg("columns"), py::arg("where"),
            py::arg("snapshot"), py::arg("time_us"), py::arg("tag"), py::arg("gather") = false)
       .def("append_columns", &PyClient::append_columns);
+  // After the class: its signature (and so _tarn.pyi) names Client, not the C++ type.
+  m.def("connect", [](const std::string& target, const std::string& client_id,
+                      const std::string& client_secret, const std::string& token) {
+    ClientOptions o;
+    o.client_id = client_id;
+    o.client_secret = client_secret;
+    o.token = token;
+    o.FillFromEnvironment();
+    auto c = Take(Unlocked([&] { return Client::Connect(target, o); }));
+    return PyClient(std::shared_ptr<Client>(std::move(c)));
+  });
 }
 
 }  // namespace tarn::python

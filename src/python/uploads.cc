@@ -90,24 +90,27 @@ class PyUploads {
 
   // `files` are sampled here (SampleFiles); `samples` are (name, bytes, content_type) held in
   // memory, each sampled as SampleBytes does (the whole part, or a prefix ending at a record).
-  std::string negotiate(
-      const std::string& target, const std::vector<std::string>& files,
-      const std::vector<std::tuple<std::string, std::string, std::string>>& samples,
-      const std::string& source, const std::vector<std::pair<std::string, std::string>>& declared,
-      const std::string& mode, const std::map<std::string, std::string>& retype,
-      const std::vector<std::string>& ignore, std::optional<int64_t> ttl_s) {
+  std::string negotiate(const std::string& target, const std::vector<std::string>& files,
+                        const std::vector<std::tuple<std::string, py::bytes, std::string>>& samples,
+                        const std::string& source,
+                        const std::vector<std::pair<std::string, std::string>>& declared,
+                        const std::string& mode, const std::map<std::string, std::string>& retype,
+                        const std::vector<std::string>& ignore, std::optional<int64_t> ttl_s) {
     NegotiateRequest req;
     req.target = target;
     req.schema = SourceOf(source, declared, mode);
     req.retype = retype;
     req.ignore = ignore;
     req.ttl_s = ttl_s;
+    std::vector<std::string_view> held;  // the bytes objects' own buffers, read without the GIL
+    for (const auto& sample : samples) held.push_back(Bytes(std::get<1>(sample)));
     return Text(api::ToJson(Take(Unlocked([&]() -> Result<Contract> {
       if (!files.empty()) {
         TARN_ASSIGN_OR_RETURN(req.samples, SampleFiles(files));
       }
-      for (const auto& [name, bytes, type] : samples) {
-        TARN_ASSIGN_OR_RETURN(UploadSample s, SampleBytes(name, bytes, kSampleBytes, type));
+      for (size_t k = 0; k < samples.size(); ++k) {
+        const auto& [name, bytes, type] = samples[k];
+        TARN_ASSIGN_OR_RETURN(UploadSample s, SampleBytes(name, held[k], kSampleBytes, type));
         req.samples.push_back(std::move(s));
       }
       return u_->Negotiate(req);
