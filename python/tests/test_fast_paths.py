@@ -149,12 +149,13 @@ def test_dates_before_1970_and_across_a_wide_range(tmp_path, days):
     assert all(type(v) is datetime.date for v in out["d"] if v is not None)
 
 
-def test_huge_page_arenas_keep_every_object_and_give_memory_back(tmp_path):
+def test_huge_page_arenas_keep_every_object_and_reuse_memory(tmp_path):
     """The first conversion that makes objects moves pymalloc's arenas to regions advised for
     huge pages (docs/design/python.md "Memory for Python objects"): the scan's values are the
     same, arenas made before are freed by the allocator that made them, later objects come from
-    the regions, and emptied arenas are given back. TARN_PYTHON_HUGE_ARENAS=0 leaves pymalloc
-    alone."""
+    the regions, freed arenas are reused (a second scan maps no region), and emptied regions
+    are kept up to TARN_PYTHON_HUGE_ARENAS_KEEP MiB, unmapped beyond. TARN_PYTHON_HUGE_ARENAS=0
+    leaves pymalloc alone."""
     script = (
         "import sys, gc, numpy as np, pandas as pd, tarn\n"
         "from tarn import _tarn\n"
@@ -167,23 +168,70 @@ def test_huge_page_arenas_keep_every_object_and_give_memory_back(tmp_path):
         "ds.append(pd.DataFrame({'id': np.arange(n), 's': np.array([f'v{i}' for i in "
         "range(n)], dtype=object)}))\n"
         "df = ds.scan().to_pandas()\n"
-        "installed, regions, made, freed = _tarn._huge_arenas()\n"
+        "installed, regions, made, freed, kept, unmapped = _tarn._huge_arenas()\n"
         "del before; gc.collect()\n"
         "more = [str(i) for i in range(300000)]\n"
         "same = sorted(df.s) == sorted(f'v{i}' for i in range(n))\n"
         "made_more = _tarn._huge_arenas()[2] - made\n"
         "del df, more; gc.collect()\n"
-        "print(first[0], installed, regions > 0, made > 0, made_more > 0,\n"
-        "      _tarn._huge_arenas()[3] > 0, same)\n")
+        "after_free = _tarn._huge_arenas()\n"
+        "again = ds.scan().to_pandas()\n"
+        "same = same and sorted(again.s) == sorted(f'v{i}' for i in range(n))\n"
+        "last = _tarn._huge_arenas()\n"
+        "print(first[0], installed, regions > 0, made > 0, made_more > 0, after_free[3] > 0,\n"
+        "      last[1] == after_free[1], after_free[4] > 0, after_free[5] > 0, same)\n")
     outs = []
-    for n, setting in enumerate([None, "0"]):
+    for n, setting in enumerate([None, "0", "keep0"]):
         env = dict(os.environ)
         env.pop("TARN_PYTHON_HUGE_ARENAS", None)
+        env.pop("TARN_PYTHON_HUGE_ARENAS_KEEP", None)
         env.pop("PYTHONMALLOC", None)  # pymalloc, whose arenas these are
-        if setting is not None:
+        if setting == "0":
             env["TARN_PYTHON_HUGE_ARENAS"] = setting
+        if setting == "keep0":
+            env["TARN_PYTHON_HUGE_ARENAS_KEEP"] = "0"
         outs.append(subprocess.run([sys.executable, "-c", script, str(tmp_path / f"c{n}")],
                                    env=env, check=True, capture_output=True,
                                    text=True).stdout.split())
-    assert outs[0] == ["False", "True", "True", "True", "True", "True", "True"]
-    assert outs[1] == ["False", "False", "False", "False", "False", "False", "True"]
+    # Kept by default: the second scan reuses what the first one freed, nothing unmapped.
+    assert outs[0] == ["False", "True", "True", "True", "True", "True", "True", "True",
+                       "False", "True"]
+    assert outs[1] == ["False", "False", "False", "False", "False", "False", "True", "False",
+                       "False", "True"]
+    # Nothing kept: emptied regions are unmapped (the second scan maps again).
+    assert outs[2][:6] == outs[0][:6] and outs[2][7:] == ["False", "True", "True"]
+
+
+def test_a_scan_gathers_into_the_memory_of_the_scan_before(tmp_path):
+    """to_pandas reserves each gathered column at the size the dataset's row count says, in a
+    mapping an earlier array freed when one is cached (docs/design/python.md "Memory for Python
+    objects"); the values are those of the dataset whatever the memory held."""
+    c = tarn.connect(str(tmp_path / "cat"))
+    c.create_workspace("w")
+    c.create_collection("w.c")
+    c.create_dataset("w.c.d", "id INT64 NOT NULL, n INT32, x FLOAT64 NOT NULL, s VARCHAR")
+    n = 300_000
+    ids = np.arange(n, dtype=np.int64)
+    frame = pd.DataFrame({"id": ids, "n": pd.array(np.where(ids % 7 == 0, None, ids % 1000),
+                                                   dtype="Int32"),
+                          "x": ids * 0.25, "s": np.array([f"s{i}" for i in ids], dtype=object)})
+    ds = c.load_dataset("w.c.d")
+    ds.append(frame, author="t")
+    first = ds.scan().to_pandas()
+    pd.testing.assert_frame_equal(first, frame)
+    del first
+    cached = tarn._tarn._mapping_cache()
+    assert cached[0] > 0 and cached[1] >= n * 8  # the freed columns' mappings, kept
+    reused = cached[2]
+    # Different values in the same shape: every byte of the reused memory is written again.
+    ds.overwrite(frame.assign(id=ids[::-1].copy(), x=-frame.x, s=frame.s.str.upper()),
+                 author="t")
+    second = ds.scan().to_pandas()
+    assert tarn._tarn._mapping_cache()[2] > reused
+    assert second.id.tolist() == ids[::-1].tolist()
+    assert second.x.tolist() == (-frame.x).tolist()
+    assert second.s.tolist() == frame.s.str.upper().tolist()
+    assert second.n.isna().tolist() == frame.n.isna().tolist()
+    # A filtered scan reserves as much and hands over only its rows.
+    few = ds.scan(where="id < 10").to_pandas()
+    assert sorted(few.id.tolist()) == list(range(10))

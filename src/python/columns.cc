@@ -4,7 +4,6 @@
 
 // The datetime C API (PyDate_FromDate...); PyDateTime_IMPORT fills this file's PyDateTimeAPI.
 #include <datetime.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <climits>
@@ -403,32 +402,18 @@ py::tuple ColumnToPython(const Field& f, const std::vector<const Column*>& parts
 
 // ---- NumpyColumn ----
 
-MappedBuffer::~MappedBuffer() {
-  if (data != nullptr) munmap(data, capacity);
-}
-
-void MappedBuffer::Grow(size_t more) {
-  if (size + more <= capacity) return;
-  constexpr size_t kStep = size_t{64} << 10;
-  constexpr size_t kHugeFrom = size_t{4} << 20;
-  const size_t want = (std::max(size + more, capacity * 2) + kStep - 1) / kStep * kStep;
-  void* p = data == nullptr
-                ? mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                : mremap(data, capacity, want, MREMAP_MAYMOVE);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  // As numpy does for its arrays of 4 MiB and more: faulted in 2 MiB at a time, not 4 KiB.
-  if (want >= kHugeFrom) madvise(p, want, MADV_HUGEPAGE);  // advice only
-  data = static_cast<uint8_t*>(p);
-  capacity = want;
-}
-
-NumpyColumn::NumpyColumn(Field f) : field_(std::move(f)) {
+NumpyColumn::NumpyColumn(Field f, int64_t expected_rows) : field_(std::move(f)) {
   const DataType& t = field_.type;
   if (t.id() == TypeId::kTimestamp || t.id() == TypeId::kTimestampTz || t.id() == TypeId::kTime) {
     static constexpr int64_t kToNanos[] = {1000000000, 1000000, 1000, 1};
     to_nanos_ = kToNanos[static_cast<int>(t.unit())];
   } else {
     width_ = static_cast<size_t>(t.PhysicalWidth());
+  }
+  if (expected_rows > 0) {
+    const auto rows = static_cast<size_t>(expected_rows);
+    values_.Reserve(rows * (to_nanos_ > 0 ? sizeof(int64_t) : width_));
+    if (to_nanos_ == 0 && field_.nullable) mask_.Reserve(rows);
   }
 }
 
@@ -540,9 +525,10 @@ constexpr int64_t kFlatDays = 1 << 20;
 constexpr size_t kDateSlots = 4096;
 }  // namespace
 
-ObjectColumn::ObjectColumn(Field f) : field_(std::move(f)) {
+ObjectColumn::ObjectColumn(Field f, int64_t expected_rows) : field_(std::move(f)) {
   Py();  // imports (and the datetime C API) before the first value
   UseHugePageArenas();  // before the first object: their memory faulted in 2 MiB at a time
+  if (expected_rows > 0) values_.Reserve(static_cast<size_t>(expected_rows) * sizeof(PyObject*));
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "python/buffers.h"
 #include "tarn/column.h"
 #include "tarn/dataset.h"
 
@@ -34,23 +35,6 @@ const char* NumpyKind(const DataType& t);
 // Whether ColumnToPython makes an "object" column of field `f`'s values.
 bool IsObjectColumn(const Field& f);
 
-// A growable block of mapped memory that a numpy array can adopt without a copy, grown by
-// moving its pages (mremap), never its bytes; from 4 MiB on advised into huge pages, as numpy
-// advises its own large arrays.
-struct MappedBuffer {
-  uint8_t* data = nullptr;
-  size_t size = 0, capacity = 0;
-  MappedBuffer() = default;
-  MappedBuffer(MappedBuffer&& o) noexcept
-      : data(std::exchange(o.data, nullptr)),
-        size(std::exchange(o.size, 0)),
-        capacity(std::exchange(o.capacity, 0)) {}
-  MappedBuffer& operator=(MappedBuffer&&) = delete;
-  ~MappedBuffer();
-  // Room for `more` bytes after `size` (std::bad_alloc without).
-  void Grow(size_t more);
-};
-
 // invalid_argument naming the column and the row (fields column, row): `why` the value at that
 // row cannot be handed over.
 Status RowError(const Field& f, int64_t row, const std::string& why);
@@ -60,7 +44,8 @@ Status RowError(const Field& f, int64_t row, const std::string& why);
 // object columns; Finish hands the gathered memory to numpy without a copy.
 class NumpyColumn {
  public:
-  explicit NumpyColumn(Field f);
+  // `expected_rows` (an estimate, 0 for none) reserves the memory at once.
+  explicit NumpyColumn(Field f, int64_t expected_rows = 0);
   // Appends the rows of `c` (of the field's type): RowError for a timestamp outside
   // datetime64[ns], too_large when memory runs out. No GIL needed.
   Status Add(const Column& c);
@@ -81,7 +66,8 @@ class NumpyColumn {
 // day across parts. The GIL held for every call, destruction included.
 class ObjectColumn {
  public:
-  explicit ObjectColumn(Field f);
+  // `expected_rows` (an estimate, 0 for none) reserves the references' memory at once.
+  explicit ObjectColumn(Field f, int64_t expected_rows = 0);
   ~ObjectColumn();
   ObjectColumn(const ObjectColumn&) = delete;
   ObjectColumn& operator=(const ObjectColumn&) = delete;

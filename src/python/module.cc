@@ -8,6 +8,7 @@
 #include <string>
 
 #include "python/arenas.h"
+#include "python/buffers.h"
 #include "python/common.h"
 #include "tarn/status.h"
 
@@ -27,8 +28,14 @@ PYBIND11_MODULE(_tarn, m) {
     }
     return out;
   });
-  // (installed, regions, arenas made, arenas freed) of the huge-page arenas (arenas.h).
+  // (installed, regions mapped, arenas made, arenas freed, emptied regions kept, regions
+  // unmapped) of the huge-page arenas (arenas.h).
   m.def("_huge_arenas", &tarn::python::HugePageArenaStats);
+  // (mappings cached, bytes cached, mappings reused) of the column buffers' cache (buffers.h).
+  m.def("_mapping_cache", [] {
+    const tarn::python::MappingCacheStats s = tarn::python::MappingCacheState();
+    return pybind11::make_tuple(s.mappings, s.bytes, s.reused);
+  });
   tarn::python::RegisterScan(m);
   tarn::python::RegisterClient(m);
   tarn::python::RegisterUploads(m);

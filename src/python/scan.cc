@@ -2,6 +2,7 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -67,7 +68,7 @@ class PyScan {
     std::vector<std::unique_ptr<ObjectColumn>> objects(n);
     for (size_t k = 0; k < n; ++k) {
       if (IsObjectColumn(schema.fields[k])) {
-        objects[k] = std::make_unique<ObjectColumn>(schema.fields[k]);
+        objects[k] = std::make_unique<ObjectColumn>(schema.fields[k], s_->expected_rows());
       }
     }
     std::vector<RecordBatch> all;
@@ -125,13 +126,15 @@ Result<std::shared_ptr<ScanStream>> ScanStream::Start(std::shared_ptr<Client> cl
       if (i >= 0) schema.fields.push_back(ds.schema.fields[static_cast<size_t>(i)]);
     }
   }
-  std::shared_ptr<ScanStream> s(new ScanStream(client, std::move(schema), max_bytes));
+  std::shared_ptr<ScanStream> s(
+      new ScanStream(client, std::move(schema), max_bytes, std::max<int64_t>(0, ds.total_records)));
   bool queued = true;  // whether a batch has a column to queue
   if (gather) {
     queued = false;
     for (const Field& f : s->schema_.fields) {
       const bool object = IsObjectColumn(f);
-      s->gathered_.push_back(object ? nullptr : std::make_unique<NumpyColumn>(f));
+      s->gathered_.push_back(object ? nullptr
+                                    : std::make_unique<NumpyColumn>(f, s->expected_rows_));
       queued = queued || object;
     }
   }

@@ -48,13 +48,21 @@ class ScanStream {
   // Next gave the end.
   NumpyColumn* gathered(size_t k) { return gathered_.empty() ? nullptr : gathered_[k].get(); }
   bool gathering() const { return !gathered_.empty(); }
+  // The rows the scan reads at most, as the dataset's snapshot counts them (its live rows; a
+  // `where` keeps fewer): what a gathering consumer reserves.
+  int64_t expected_rows() const { return expected_rows_; }
 
  private:
-  ScanStream(std::shared_ptr<Client> client, Schema schema, int64_t max_bytes)
-      : client_(std::move(client)), schema_(std::move(schema)), queue_(max_bytes, 4) {}
+  ScanStream(std::shared_ptr<Client> client, Schema schema, int64_t max_bytes,
+             int64_t expected_rows)
+      : client_(std::move(client)),
+        schema_(std::move(schema)),
+        expected_rows_(expected_rows),
+        queue_(max_bytes, 4) {}
 
   std::shared_ptr<Client> client_;
   Schema schema_;
+  int64_t expected_rows_ = 0;
   BoundedQueue<RecordBatch> queue_;
   std::vector<std::unique_ptr<NumpyColumn>> gathered_;  // with `gather`, per field
   std::thread producer_;
