@@ -11,6 +11,7 @@
 
     cmake --build build -j 2 --target tarn_python_package python_bench
     PYTHONPATH=build/python /usr/bin/python3 bench/python_bench.py [--rows N] [--runs N]
+    PYTHONPATH=build/python /usr/bin/python3 bench/python_bench.py --appends-only --runs 8
 
 Figures are medians of --runs runs (default 5), one JSON line at the end.
 """
@@ -20,6 +21,7 @@ import datetime
 import decimal
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -62,14 +64,41 @@ def timed(fn):
     return time.perf_counter() - t0
 
 
+def appends_only(df: pd.DataFrame, runs: int) -> None:
+    wall, user, system = [], [], []
+    with tempfile.TemporaryDirectory(prefix="tarn-python-bench-") as cat:
+        c = tarn.connect(cat)
+        c.create_workspace("w")
+        c.create_collection("w.c")
+        for r in range(runs):
+            c.create_dataset(f"w.c.a{r}", SCHEMA)
+            target = c.load_dataset(f"w.c.a{r}")
+            os.sync()
+            before = resource.getrusage(resource.RUSAGE_SELF)
+            wall.append(timed(lambda: target.append(df, author="bench")))
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            user.append(after.ru_utime - before.ru_utime)
+            system.append(after.ru_stime - before.ru_stime)
+    result = {"rows": len(df), "runs": runs, "wall_s": statistics.mean(wall),
+              "user_s": statistics.mean(user), "system_s": statistics.mean(system)}
+    print(json.dumps(result))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "..", "build"))
+    ap.add_argument("--appends-only", action="store_true",
+                    help="only the Python appends, --runs of them in one process: the means "
+                         "of each one's wall time and CPU time (user, system), for comparing "
+                         "two builds of the conversion")
     args = ap.parse_args()
 
     df = table(args.rows)
+    if args.appends_only:
+        appends_only(df, args.runs)
+        return
     with tempfile.TemporaryDirectory(prefix="tarn-python-bench-") as cat:
         c = tarn.connect(cat)
         c.create_workspace("w")

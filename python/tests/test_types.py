@@ -136,6 +136,34 @@ def test_a_nullable_column_without_nulls_keeps_its_masked_dtype(tmp_path):
     assert [str(t) for t in empty.dtypes] == ["int64", "Int32", "Float64", "boolean"]
 
 
+def test_nan_of_any_float_type_is_null_between_other_values(tmp_path):
+    # An object column mixing types: NaN is null whether a float or a numpy.float64 (a float
+    # subclass), also after values of another type were seen; in a FLOAT64 column NaN is a value.
+    class Half(float):
+        pass
+
+    c = catalog(tmp_path, "id INT64 NOT NULL, dec DECIMAL(10,2), n INT64, d DATE, f FLOAT64")
+    nan = float("nan")
+    df = pd.DataFrame({
+        "id": [1, 2, 3, 4, 5],
+        "dec": np.array([decimal.Decimal("1.50"), np.float64("nan"), np.float64("nan"),
+                         decimal.Decimal("2"), Half("nan")], dtype=object),
+        "n": np.array([1, np.float64("nan"), 3, Half("nan"), 5], dtype=object),
+        "d": np.array([datetime.date(2024, 1, 1), nan, datetime.date(2024, 1, 2),
+                       np.float64("nan"), pd.Timestamp("2024-01-03")], dtype=object),
+        "f": np.array([1.0, np.float64("nan"), nan, decimal.Decimal("2.5"), None], dtype=object),
+    })
+    c.load_dataset("w.c.d").append(df, author="t")
+    back = scan_sorted(c)
+    assert back["dec"].tolist() == [decimal.Decimal("1.50"), None, None,
+                                    decimal.Decimal("2.00"), None]
+    assert back["n"].tolist() == [1, pd.NA, 3, pd.NA, 5]
+    assert back["d"].tolist() == [datetime.date(2024, 1, 1), None, datetime.date(2024, 1, 2),
+                                  None, datetime.date(2024, 1, 3)]
+    f = back["f"].tolist()
+    assert f[0] == 1.0 and np.isnan(f[1]) and np.isnan(f[2]) and f[3] == 2.5 and f[4] is pd.NA
+
+
 def test_other_shapes_are_accepted_on_append(tmp_path):
     c = catalog(tmp_path, "id INT64 NOT NULL, i16 INT16, u8 UINT8, f32 FLOAT32, dec DECIMAL(10,2), "
                 "d DATE, t TIME, ts TIMESTAMP[us], tz TIMESTAMPTZ[ms], u UUID, ip IPV4, "

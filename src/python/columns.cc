@@ -669,10 +669,21 @@ std::string TypeName(PyObject* v) { return Py_TYPE(v)->tp_name; }
   throw Refused{"a " + TypeName(v) + " does not convert to " + t.ToString()};
 }
 
-bool IsNull(PyObject* v, bool nan_is_a_value) {
+// Whether `v` is a null of pandas (None, pd.NA, pd.NaT) or, unless `nan_is_a_value`, a NaN.
+// `not_float`, when given, carries a type known not to be a float from one call to the next
+// (the caller keeps the values, and so their types, alive meanwhile).
+bool IsNull(PyObject* v, bool nan_is_a_value, PyTypeObject** not_float = nullptr) {
   const Objects& o = Py();
   if (v == Py_None || v == o.na || v == o.nat) return true;
-  return !nan_is_a_value && PyFloat_Check(v) && std::isnan(PyFloat_AS_DOUBLE(v));
+  if (nan_is_a_value) return false;
+  // NaN is null, in a float or a subclass (numpy.float64 is one). The subclass test walks the
+  // type's MRO: a type found not to be a float is remembered by the caller for the next value.
+  PyTypeObject* t = Py_TYPE(v);
+  if (t == &PyFloat_Type) return std::isnan(PyFloat_AS_DOUBLE(v));
+  if (not_float != nullptr && t == *not_float) return false;
+  if (PyFloat_Check(v)) return std::isnan(PyFloat_AS_DOUBLE(v));
+  if (not_float != nullptr) *not_float = t;
+  return false;
 }
 
 std::string_view Utf8(PyObject* s) {
@@ -895,7 +906,10 @@ void AppendObject(PyObject* v, Column* out) {
       return;
     }
     case TypeId::kDate: {
-      if (PyDateTime_Check(v)) {
+      if (PyDate_CheckExact(v)) {  // the common case first: no walk of the type's MRO
+        out->AppendFixed(static_cast<int32_t>(
+            DaysFromCivil(PyDateTime_GET_YEAR(v), PyDateTime_GET_MONTH(v), PyDateTime_GET_DAY(v))));
+      } else if (PyDateTime_Check(v)) {
         const int128 ns = EpochNanos(v);
         if (ns % kNanosPerDay != 0) throw Refused{"a datetime that is not at midnight"};
         out->AppendFixed(static_cast<int32_t>(ns / kNanosPerDay));
@@ -1171,11 +1185,18 @@ Result<Column> ColumnInput::SliceObjects(int64_t begin, int64_t end) const {
   const bool floating = field_.type.is_floating();
   PyObject* const* items = static_cast<PyObject* const*>(data_);
   Column col(field_.type);
+  // Room for every row at once (a value of a variable width adds its bytes as it comes).
+  if (const int width = field_.type.PhysicalWidth(); width > 0) {
+    col.data.reserve(static_cast<size_t>(end - begin) * static_cast<size_t>(width));
+  } else if (field_.type.is_variable_width()) {
+    col.offsets.reserve(static_cast<size_t>(end - begin) + 1);
+  }
+  PyTypeObject* not_float = nullptr;  // a type of this column's values that is not a float
   int64_t row = begin;
   try {
     for (; row < end; ++row) {
       PyObject* v = items[row];
-      if ((nulls_ != nullptr && nulls_[row]) || IsNull(v, floating)) {
+      if ((nulls_ != nullptr && nulls_[row]) || IsNull(v, floating, &not_float)) {
         col.AppendNull();
       } else {
         AppendObject(v, &col);
