@@ -2,7 +2,7 @@
 # Everything `make test` and CI run, in order:
 #   1. scripts/bootstrap.sh (missing Debian and npm packages)
 #   2. Release build (build/) and every ctest suite there: unit and integration
-#   3. ASan+UBSan build (build-asan/) and the unit suite under it
+#   3. ASan+UBSan build (build-asan/) and the unit suite and the Python suite under it
 #   4. libFuzzer build (build-fuzz/) and a short run of every fuzz target over its seeds
 # A failing phase does not stop the later ones (one run shows every problem); the script exits
 # non-zero if anything failed and ends with a summary whose last line is "tarn: N passed, N failed".
@@ -121,8 +121,8 @@ for phase in $phases; do
         total_failed=$((total_failed + 1))
       fi
       if [[ -f "$prefix-asan/CTestTestfile.cmake" ]]; then
-        heading "tests: unit suite under ASan+UBSan ($prefix-asan/)"
-        run_ctest "asan unit tests" "$prefix-asan" -L unit
+        heading "tests: unit and Python suites under ASan+UBSan ($prefix-asan/)"
+        run_ctest "asan tests" "$prefix-asan" -L 'unit|python'
       fi
       ;;
     fuzz)
