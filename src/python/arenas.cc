@@ -168,7 +168,7 @@ void UseHugePageArenas() {
   if (const char* k = std::getenv("TARN_PYTHON_HUGE_ARENAS_KEEP"); k != nullptr && *k != '\0') {
     char* end = nullptr;
     const long long v = std::strtoll(k, &end, 10);
-    if (end != nullptr && *end == '\0' && v >= 0 && v <= (int64_t{1} << 30)) keep_mib = v;
+    if (end != nullptr && *end == '\0' && v >= 0 && v <= (int64_t{1} << 20)) keep_mib = v;  // 1 TiB
   }
   s.keep = static_cast<size_t>(keep_mib) / (kRegion >> 20);
   try {
